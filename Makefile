@@ -1,0 +1,73 @@
+# nodescope build.
+#   make            release binary: build/nodescope
+#   make test       ASan+UBSan build, then every test (tests/run.sh)
+#   make fuzz       libFuzzer targets (clang): build/fuzz/fuzz_*
+# Sources are found by wildcard: a new module file needs no edit here.
+
+CC       ?= cc
+PKGS     := libdw libelf zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
+CSTD     := -std=c11 -D_GNU_SOURCE
+INCS     := -Isrc
+LIBS     := $(PKG_LIBS) -lm
+
+RELEASE_FLAGS := -O2 -g
+TEST_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+LIB_SRC  := $(sort $(wildcard src/*/*.c))
+MAIN_SRC := src/main.c
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+HDRS     := $(wildcard src/*/*.h) $(wildcard tests/unit/*.h)
+
+REL_OBJ  := $(patsubst src/%.c,build/rel/%.o,$(LIB_SRC))
+TST_OBJ  := $(patsubst src/%.c,build/tst/%.o,$(LIB_SRC))
+UNIT_BIN := $(patsubst tests/unit/%.c,build/tst/unit/%,$(UNIT_SRC))
+FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: all test test-build fuzz clean bench example
+all: build/nodescope
+
+build/nodescope: $(REL_OBJ) build/rel/main.o
+	$(CC) $(RELEASE_FLAGS) -o $@ $^ $(LIBS)
+
+build/rel/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(RELEASE_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+
+build/tst/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+
+build/tst/nodescope: $(TST_OBJ) build/tst/main.o
+	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
+
+build/tst/unit/%: tests/unit/%.c $(TST_OBJ) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(INCS) -Itests/unit $(PKG_CFLAGS) -o $@ $< $(TST_OBJ) $(LIBS)
+
+test-build: build/nodescope build/tst/nodescope $(UNIT_BIN) fuzz
+
+test: test-build
+	tests/run.sh
+
+# Fuzz targets link the library objects built with the fuzzer's sanitizers.
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_OBJ   := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
+build/fuzzobj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+build/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
+fuzz: $(FUZZ_BIN)
+
+clean:
+	rm -rf build
+
+# The README's first quick-start command: draw the bundled Node profile.
+example: build/nodescope
+	build/nodescope collapse examples/node-perf.txt -o build/example.folded
+	@echo "wrote build/example.folded"

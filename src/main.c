@@ -1,0 +1,44 @@
+/* nodescope: the subcommand table, nothing else. */
+#include "cli/cli.h"
+#include "util/diag.h"
+#include <stdio.h>
+#include <string.h>
+
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"collapse", cli_collapse, "fold stacks from perf script, DTrace, cpuprofile or folded input"},
+    /* new commands: one line here, one file in src/cli/, one declaration in cli.h */
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: nodescope COMMAND [OPTIONS] [ARGS]\n\n"
+               "Where a JavaScript program spends its time, and what it held when it died.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'nodescope COMMAND --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        puts("nodescope " NODESCOPE_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "nodescope: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,58 @@
+#include "util/diag.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int diag_verbosity = 0;
+
+static void emit(const char *kind, const char *file, long line, const char *fmt, va_list ap)
+{
+    fputs("nodescope: ", stderr);
+    if (file && line > 0) fprintf(stderr, "%s:%ld: ", file, line);
+    else if (file) fprintf(stderr, "%s: ", file);
+    if (kind) fputs(kind, stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void diag_error(const char *file, long line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit("error: ", file, line, fmt, ap);
+    va_end(ap);
+}
+
+void diag_warn(const char *file, long line, const char *fmt, ...)
+{
+    if (diag_verbosity < 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit("warning: ", file, line, fmt, ap);
+    va_end(ap);
+}
+
+void diag_info(const char *fmt, ...)
+{
+    if (diag_verbosity < 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(NULL, NULL, 0, fmt, ap);
+    va_end(ap);
+}
+
+#define MAX_ONCE 64
+static const char *once_keys[MAX_ONCE];
+static int once_n;
+
+void diag_warn_once(const char *key, const char *file, long line, const char *fmt, ...)
+{
+    for (int i = 0; i < once_n; i++)
+        if (once_keys[i] == key || strcmp(once_keys[i], key) == 0) return;
+    if (once_n < MAX_ONCE) once_keys[once_n++] = key;
+    if (diag_verbosity < 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit("warning: ", file, line, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,44 @@
+/* Hashing and two small hash tables used everywhere:
+ *   - strpool: interns byte strings; equal strings get the same stable pointer,
+ *     so later code compares names by pointer.
+ *   - u64map: open addressing map from a 64-bit key to a 32-bit value. */
+#ifndef UTIL_HASH_H
+#define UTIL_HASH_H
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t hash_bytes(const void *p, size_t n);
+static inline uint64_t hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+typedef struct strpool strpool_t;
+strpool_t *strpool_new(void);
+void strpool_free(strpool_t *sp);
+/* The interned copy (NUL-terminated) of s[0..n). */
+const char *strpool_intern(strpool_t *sp, const char *s, size_t n);
+const char *strpool_cstr(strpool_t *sp, const char *s);
+size_t strpool_count(const strpool_t *sp);
+
+typedef struct {
+    uint64_t *keys;
+    uint32_t *vals;
+    uint8_t *used;
+    size_t cap, count;
+} u64map_t;
+
+void u64map_init(u64map_t *m);
+void u64map_free(u64map_t *m);
+/* Returns a pointer to the value slot for key; *found tells whether it existed
+ * (a new slot's value is 0). The pointer is valid until the next insert. */
+uint32_t *u64map_upsert(u64map_t *m, uint64_t key, int *found);
+/* Returns 1 and sets *val when key exists. */
+int u64map_get(const u64map_t *m, uint64_t key, uint32_t *val);
+
+#endif

@@ -1,0 +1,81 @@
+#include "util/output.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int output_open(output_t *o, const char *path, char *const *inputs, int ninputs)
+{
+    memset(o, 0, sizeof *o);
+    if (!path || !strcmp(path, "-")) {
+        o->f = stdout;
+        return 0;
+    }
+    struct stat out_st, in_st;
+    if (stat(path, &out_st) == 0) {
+        for (int i = 0; i < ninputs; i++) {
+            if (inputs[i] && stat(inputs[i], &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+                in_st.st_ino == out_st.st_ino) {
+                diag_error(path, 0, "refusing to overwrite an input file; choose another output name");
+                return -1;
+            }
+        }
+    }
+    size_t n = strlen(path);
+    o->tmp = xmalloc(n + 16);
+    snprintf(o->tmp, n + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        diag_error(path, 0, "cannot create output: %s", strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        return -1;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+    o->f = fdopen(fd, "w");
+    o->path = xstrdup(path);
+    return 0;
+}
+
+int output_commit(output_t *o)
+{
+    if (!o->path) {
+        if (fflush(stdout) != 0) {
+            diag_error("<stdout>", 0, "write failed: %s", strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    int bad = ferror(o->f);
+    if (fclose(o->f) != 0) bad = 1;
+    o->f = NULL;
+    if (bad) {
+        diag_error(o->path, 0, "write failed: %s", strerror(errno));
+        output_abort(o);
+        return -1;
+    }
+    if (rename(o->tmp, o->path) != 0) {
+        diag_error(o->path, 0, "cannot write: %s", strerror(errno));
+        output_abort(o);
+        return -1;
+    }
+    free(o->tmp);
+    free(o->path);
+    o->tmp = o->path = NULL;
+    return 0;
+}
+
+void output_abort(output_t *o)
+{
+    if (o->f && o->f != stdout) fclose(o->f);
+    o->f = NULL;
+    if (o->tmp) unlink(o->tmp);
+    free(o->tmp);
+    free(o->path);
+    o->tmp = o->path = NULL;
+}

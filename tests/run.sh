@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs every test and ends with "N passed, N failed" (and ", N skipped").
+#   tests/run.sh            all tests (after `make test-build`; `make test` does both)
+#   tests/run.sh PATTERN    only tests whose name contains PATTERN
+# Kinds of test, found by location:
+#   build/tst/unit/test_*   unit tests (C, ASan+UBSan), from tests/unit/test_*.c
+#   tests/e2e/*.sh          end-to-end: real node, perf, gcore; exit 0 pass, 77 skip, else fail
+#   tests/browser/*.mjs     SVGs and profiles opened in headless Chromium (playwright-core)
+#   build/fuzz/fuzz_*       each fuzz target run briefly over its corpus in fuzz/corpus/NAME/
+# Environment for tests: NODESCOPE (the ASan build), NODESCOPE_RELEASE, TESTDATA, TMPDIR per test.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+pattern=${1:-}
+export NODESCOPE="$ROOT/build/tst/nodescope" NODESCOPE_RELEASE="$ROOT/build/nodescope" TESTDATA="$ROOT/tests/data"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export PATH="$ROOT/tests/node_modules/.bin:$PATH"
+logs="$ROOT/build/test-logs"
+mkdir -p "$logs"
+pass=0 fail=0 skip=0 failed=()
+
+run_one() {  # name, command...
+    local name=$1; shift
+    [[ -n "$pattern" && "$name" != *"$pattern"* ]] && return
+    local log="$logs/${name//\//_}.log" t0=$SECONDS rc
+    local tmp; tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodescope-test.XXXXXX")
+    (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1
+    rc=$?
+    rm -rf "$tmp"
+    local dt=$((SECONDS - t0))
+    if [ $rc -eq 0 ]; then pass=$((pass + 1)); echo "ok    $name (${dt}s)"
+    elif [ $rc -eq 77 ]; then skip=$((skip + 1)); echo "skip  $name: $(tail -n 1 "$log")"
+    else fail=$((fail + 1)); failed+=("$name"); echo "FAIL  $name (exit $rc, ${dt}s; log $log)"; tail -n 25 "$log" | sed 's/^/      /'
+    fi
+}
+
+for t in build/tst/unit/test_*; do [ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"; done
+for t in tests/e2e/*.sh; do [ -f "$t" ] && run_one "e2e/$(basename "$t" .sh)" bash "$t"; done
+for t in tests/browser/*.mjs; do [ -f "$t" ] && run_one "browser/$(basename "$t" .mjs)" node "$t"; done
+for f in build/fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    n=$(basename "$f")
+    corpus="fuzz/corpus/${n#fuzz_}"
+    mkdir -p "$corpus"
+    work=$(mktemp -d)
+    run_one "fuzz/$n" "$f" -max_total_time="${FUZZ_SECONDS:-15}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus"
+    rm -rf "$work"
+done
+
+[ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

@@ -22,8 +22,9 @@ typedef struct read_opts {
     /* timelines */
     int has_time_range;
     double from_ms, to_ms;     /* relative to the profile's start */
-    /* symbol resolution (perf script input), see symbols/ */
+    /* symbol resolution (perf script input), see symbols/resolver.h */
     const char *perf_map;      /* FILE or DIR; NULL = /tmp/perf-PID.map */
+    struct jit_resolver *resolver;   /* NULL = trust perf's labels */
 } read_opts_t;
 
 typedef struct format_reader {

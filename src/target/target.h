@@ -1,0 +1,82 @@
+/* A process image, whatever its origin: an ELF core file (+ the executable it
+ * came from) or a live process. One small interface used by v8/ and the CLI.
+ * Every read is checked: a read of unmapped or missing memory fails (returns -1),
+ * it never crashes. Implementations: target/core.c, target/live.c.
+ * CONTRACT (stable; owned by target/, consumed by v8/ and cli/). */
+#ifndef TARGET_TARGET_H
+#define TARGET_TARGET_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct target target_t;
+
+typedef struct {
+    uint64_t start, end;       /* [start, end) */
+    uint64_t file_offset;      /* offset in the mapped file, when there is one */
+    int prot;                  /* PROT_READ | PROT_WRITE | PROT_EXEC */
+    const char *path;          /* mapped file, or NULL for anonymous memory */
+    int present;               /* 1 if the contents are in the core (or live) */
+} target_mapping_t;
+
+typedef struct {
+    int tid;
+    const char *name;          /* thread name when known, or NULL */
+    uint64_t rip, rsp, rbp;
+    uint64_t regs[27];         /* x86-64 user_regs_struct order */
+} target_thread_t;
+
+typedef struct {
+    const char *name;          /* demangled when possible */
+    uint64_t addr, size;       /* symbol start (runtime address) and size */
+    const char *module;        /* basename of the ELF it came from */
+} target_symbol_t;
+
+/* Opens a core file. exe = the executable to use (NULL: found from the core's
+ * NT_FILE note). Errors are printed (naming the file and the problem) and NULL returned:
+ * missing or mismatched executable (build id differs), not a core, truncated headers. */
+target_t *target_open_core(const char *core_path, const char *exe);
+/* Attaches to a live process (ptrace: stopped while attached). target_close resumes it. */
+target_t *target_open_pid(int pid);
+void target_close(target_t *t);
+
+/* Reads n bytes at addr into dst; 0 on success, -1 if any byte is unavailable. */
+int target_read(target_t *t, uint64_t addr, void *dst, size_t n);
+/* Convenience readers; -1 when unreadable. */
+int target_read_u64(target_t *t, uint64_t addr, uint64_t *out);
+int target_read_u32(target_t *t, uint64_t addr, uint32_t *out);
+int target_read_u16(target_t *t, uint64_t addr, uint16_t *out);
+int target_read_u8(target_t *t, uint64_t addr, uint8_t *out);
+/* Direct pointer into the core's mapped bytes for [addr, addr+n) when contiguous and present,
+ * else NULL (live targets: NULL). Lets heap scans avoid copies. */
+const void *target_direct(target_t *t, uint64_t addr, size_t n);
+
+size_t target_mapping_count(const target_t *t);
+const target_mapping_t *target_mapping(const target_t *t, size_t i);
+const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr);
+
+size_t target_thread_count(const target_t *t);
+const target_thread_t *target_thread(const target_t *t, size_t i);
+
+/* Native symbol lookup across the executable and shared libraries (by address). */
+int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out);
+/* Value of a symbol of the executable (e.g. "v8dbg_type_JSFunction__JS_FUNCTION_TYPE"), read from the
+ * executable's file data (.data/.rodata) or the target's memory (.bss); 0 on success. Looks in
+ * .dynsym and .symtab. size_out receives the symbol size (may be NULL). */
+int target_exe_symbol_value(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out);
+/* Iterate the executable's symbols whose names start with prefix (e.g. "v8dbg_"). */
+typedef void (*target_symbol_cb)(void *ctx, const char *name, uint64_t addr, uint64_t size);
+void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx);
+
+/* Native unwind of a thread: fills pcs (and frame pointers, CFA-based where CFI was used) up to max
+ * frames; uses the ELF CFI (libdwfl) where frame pointers are missing, frame pointers through JIT code.
+ * Returns the number of frames. */
+typedef struct {
+    uint64_t pc, sp, fp;
+} target_frame_t;
+size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max);
+
+const char *target_exe_path(const target_t *t);
+const char *target_name(const target_t *t);   /* the core's path or "pid N" */
+
+#endif

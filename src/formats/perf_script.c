@@ -309,7 +309,9 @@ static void make_frames(reader_t *r, const char *pc, size_t pc_len, const char *
         while (i > 0 && is_hex(sym[i - 1])) i--;
         if (i >= 3 && i < n && sym[i - 1] == 'x' && sym[i - 2] == '0' && sym[i - 3] == '+') n = i - 3;
     }
-    if (n > 0 && sym[0] == '(') return;   /* perf's "(process name)" pseudo frames, skipped by the Perl script */
+    /* The Perl script skips every symbol starting with '(' (meant for "(process name)" pseudo frames);
+     * that also drops C++ "(anonymous namespace)::f" frames, which are kept here. */
+    if (n > 0 && sym[0] == '(' && (o->perl_compat || !starts(sym, n, "(anonymous namespace)"))) return;
     size_t part = 0, nparts = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !(sym[i] == '-' && i + 1 < n && sym[i + 1] == '>')) continue;
@@ -626,9 +628,29 @@ static int event_line(reader_t *r, const char *s, size_t n)
         break;
     }
     if (o->perl_compat) {
-        /* Perl reads period and event only when the line ends with "EVENT:", and ignores any frame on it. */
-        if (!(n > 0 && s[n - 1] == ':' && ev && ev + ev_len + 1 == s + n)) ev = NULL, last_num = NULL;
-        frame = NULL;
+        /* Perl matches ":\s*(\d+)*\s+(\S+):\s*$" on the whole line, and ignores any frame on it. */
+        ev = NULL, last_num = NULL, frame = NULL;
+        if (n > 1 && s[n - 1] == ':') {
+            size_t e = n - 1, b = e;
+            while (b > 0 && !is_space(s[b - 1])) b--;
+            size_t j = b;
+            while (j > 0 && is_space(s[j - 1])) j--;
+            if (b > e || j == b) goto no_event;
+            size_t d = j;
+            while (d > 0 && is_digit(s[d - 1])) d--;
+            size_t c = d;
+            while (c > 0 && is_space(s[c - 1])) c--;
+            if (c > 0 && s[c - 1] == ':') {
+                if (d < j) last_num = s + d;
+            } else if (j > 0 && s[j - 1] == ':') {
+                d = j;   /* no period */
+            } else {
+                goto no_event;
+            }
+            ev = s + b, ev_len = e - b;
+            /* the event name is \S+ up to the last ':' */
+        }
+    no_event:;
     }
     if (last_num) period = strtod(last_num, NULL);
     if (period <= 0) period = 1;
@@ -781,23 +803,31 @@ static int perf_sniff(const char *head, size_t n)
         } else {
             /* comm words, then a pid word, then a word ending in ':' */
             size_t start = i;
-            int pid_seen = 0, colon_after_pid = 0;
+            int pid_seen = 0, colon_after_pid = 0, hex_after_pid = 0, words_after_pid = 0;
             while (i < len) {
                 size_t t = i;
                 while (i < len && !is_space(s[i])) i++;
                 const char *a, *b;
                 size_t al, bl;
-                if (t > start && !pid_seen && parse_pid_tid(s + t, i - t, &a, &al, &b, &bl)) pid_seen = 1;
-                else if (pid_seen && i > t && s[i - 1] == ':') colon_after_pid = 1;
+                if (t > start && !pid_seen && parse_pid_tid(s + t, i - t, &a, &al, &b, &bl)) {
+                    pid_seen = 1;
+                } else if (pid_seen) {
+                    if (i > t && s[i - 1] == ':') colon_after_pid = 1;
+                    if (words_after_pid++ == 0) {
+                        size_t k = t;
+                        while (k < i && is_hex(s[k])) k++;
+                        hex_after_pid = k == i && i > t;
+                    }
+                }
                 while (i < len && is_space(s[i])) i++;
             }
-            if (pid_seen && colon_after_pid) events++;
-            else if (pid_seen && nl) events++, other++;   /* "-F comm,pid,ip,sym" single-line samples */
+            /* "comm PID TIME: PERIOD EVENT:", or "-F comm,pid,ip,sym" single-line samples "comm PID ADDR SYM" */
+            if (pid_seen && (colon_after_pid || (hex_after_pid && words_after_pid >= 2))) events++;
             else other++;
         }
     }
-    if (events == 0) return 0;
-    if (other > (events + frames) / 4 + 1) return 10;
+    if (events == 0 || memchr(head, 0, n)) return 0;
+    if (other > (events + frames) / 4 + 1) return 0;
     return frames ? 90 : 70;
 }
 

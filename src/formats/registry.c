@@ -5,11 +5,13 @@
 
 extern const format_reader_t format_folded_reader;
 extern const format_reader_t format_perf_reader;
+extern const format_reader_t format_dtrace_reader;
 extern const format_writer_t format_folded_writer;
 
 /* Readers, most specific first: ties in sniff confidence go to the earlier one. */
 static const format_reader_t *const readers[] = {
     &format_perf_reader,
+    &format_dtrace_reader,
     &format_folded_reader,
 };
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Bad input to collapse: a clear error naming the file (and line), exit 1, never a crash.
+set -u
+cd "$TEST_TMP"
+fail=0
+expect_error() {  # file, pattern in the message
+    local f=$1 pat=$2 rc
+    "$NODESCOPE" collapse "$f" > out.txt 2> err.txt; rc=$?
+    if [ $rc -ne 1 ]; then echo "FAIL: $f: exit $rc, expected 1"; cat err.txt; fail=1; return; fi
+    if ! grep -q "^nodescope: $f:[0-9: ]*error: .*$pat" err.txt; then echo "FAIL: $f: message: $(cat err.txt)"; fail=1; fi
+}
+: > empty.txt
+expect_error empty.txt "empty"
+head -c 100000 /dev/urandom > garbage.bin
+expect_error garbage.bin "binary"
+printf 'node 1 1.0: 1 cycles:\n\tab\x00\x01\x02 (x)\n' > nul.txt
+"$NODESCOPE" collapse nul.txt >/dev/null 2>&1; rc=$?
+[ $rc -le 1 ] || { echo "FAIL: NUL bytes: exit $rc"; fail=1; }
+printf 'this is not\na profile at all\n' > words.txt
+expect_error words.txt "unrecognised input"
+# perf script cut off in the middle of a sample: the complete part is still read, no crash
+head -c 30000 "$TESTDATA/perf/node_default.txt" > trunc.txt
+"$NODESCOPE" collapse trunc.txt > trunc.folded 2> err.txt || { echo "FAIL: truncated perf: exit $?"; cat err.txt; fail=1; }
+[ -s trunc.folded ] || { echo "FAIL: truncated perf: no output"; fail=1; }
+# ... and forced as the wrong format
+"$NODESCOPE" collapse --format dtrace "$TESTDATA/perf/node_default.txt" > /dev/null 2> err.txt; rc=$?
+[ $rc -eq 1 ] && grep -q "node_default.txt.*error" err.txt || { echo "FAIL: perf forced as dtrace: exit $rc: $(cat err.txt)"; fail=1; }
+# A 1.1 GB line from a pipe: refused with the line number, memory bounded, quickly
+start=$SECONDS
+{ printf 'node 1 1.0: 1 cycles:\n'; head -c 1100000000 /dev/zero | tr '\0' a; printf '\n'; } |
+    "$NODESCOPE_RELEASE" collapse --format perf - > /dev/null 2> err.txt; rc=${PIPESTATUS[1]}
+[ $rc -eq 1 ] && grep -q '<stdin>:2: error: line longer than' err.txt || { echo "FAIL: 1 GB line: exit $rc: $(cat err.txt)"; fail=1; }
+{ head -c 1100000000 /dev/zero | tr '\0' a; } | "$NODESCOPE_RELEASE" collapse - > /dev/null 2> err.txt; rc=${PIPESTATUS[1]}
+[ $rc -eq 1 ] && grep -q '<stdin>.*error' err.txt || { echo "FAIL: 1 GB line, detected: exit $rc: $(cat err.txt)"; fail=1; }
+echo "1 GB lines took $((SECONDS - start)) s"
+# DTrace input cut before its count
+printf '\n\n\n              node`main+0x1b\n              node`_start+0x83\n' > dt.txt
+"$NODESCOPE" collapse --format dtrace dt.txt > /dev/null 2> err.txt; rc=$?
+[ $rc -eq 1 ] && grep -q 'dt.txt:5: error: no DTrace stacks' err.txt || { echo "FAIL: dtrace without count: $rc $(cat err.txt)"; fail=1; }
+exit $fail

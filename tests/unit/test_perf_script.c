@@ -1,0 +1,286 @@
+/* perf script reader: fixtures recorded here with perf 6.1 and node 20
+ * (tests/data/perf/), plus hand-made edge cases built from real lines. */
+#include "check.h"
+#include "formats/folded.h"
+#include "formats/format.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include <stdlib.h>
+#include <string.h>
+
+static const char *data_dir(void)
+{
+    const char *d = getenv("TESTDATA");
+    return d ? d : "tests/data";
+}
+
+/* Reads TESTDATA/rel with the perf reader into a new profile (NULL on error). */
+static profile_t *read_file(const char *rel, const read_opts_t *o)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", data_dir(), rel);
+    profile_t *p = profile_new();
+    read_opts_t defaults = {0};
+    defaults.to_ms = 1e300;
+    if (format_read_path(path, p, o ? o : &defaults) != 0) {
+        profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static profile_t *read_text(const char *text, const read_opts_t *o)
+{
+    const format_reader_t *r = format_reader_by_name("perf");
+    input_t *in = input_from_memory("mem", text, strlen(text));
+    profile_t *p = profile_new();
+    read_opts_t defaults = {0};
+    int rc = r->read(in, p, o ? o : &defaults);
+    input_close(in);
+    if (rc) {
+        profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static char *folded(const profile_t *p)
+{
+    buf_t b = {0};
+    folded_write_buf(p, &b);
+    if (!b.data) buf_puts(&b, "");
+    return b.data;
+}
+
+static const profile_frame_t *find_frame(const profile_t *p, const char *name)
+{
+    for (size_t i = 0; i < p->nframes; i++)
+        if (!strcmp(p->frames[i].name, name)) return &p->frames[i];
+    return NULL;
+}
+
+/* Weight of stacks whose folded text contains needle. */
+static double weight_with(const char *text, const char *needle)
+{
+    double w = 0;
+    for (const char *l = text; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        const char *sp = l + len;
+        while (sp > l && sp[-1] != ' ') sp--;
+        if (memmem(l, len, needle, strlen(needle))) w += atof(sp);
+        l += len + (nl != NULL);
+    }
+    return w;
+}
+
+static void test_node_default(void)
+{
+    profile_t *p = read_file("perf/node_default.txt", NULL);
+    CHECK(p != NULL);
+    if (!p) return;
+    char *f = folded(p);
+    /* 28 samples of 2004008 ns each (perf's cpu-clock period) */
+    CHECK(p->total == 28.0 * 2004008);
+    CHECK_EQ_INT(p->nsamples, 28);
+    CHECK(p->samples[0].time_us == 2145946012.0 || p->samples[0].time_us > 2e9);
+    CHECK(p->end_us >= p->start_us);
+    /* offsets stripped, V8 tier markers and positions kept */
+    CHECK(strstr(f, "JS:*parseRecords /work/main/examples/busy.js:4:22") != NULL);
+    CHECK(strstr(f, "+0x") == NULL);
+    const profile_frame_t *fr = find_frame(p, "JS:*parseRecords /work/main/examples/busy.js:4:22");
+    CHECK(fr && fr->kind == FRAME_JS_TURBOFAN);
+    fr = find_frame(p, "entry_SYSCALL_64_after_hwframe");
+    if (!fr) fr = find_frame(p, "asm_exc_page_fault");
+    CHECK(fr && fr->kind == FRAME_KERNEL);
+    fr = find_frame(p, "node");
+    CHECK(fr && fr->kind == FRAME_PROCESS);
+    fr = find_frame(p, "__libc_start_call_main");
+    CHECK(fr && fr->kind == FRAME_NATIVE);
+    /* every line starts with the process frame */
+    CHECK(!strncmp(f, "node;", 5));
+    free(f);
+    profile_free(p);
+}
+
+static void test_annotations(void)
+{
+    read_opts_t o = {0};
+    o.annotate_kernel = o.annotate_jit = 1;
+    o.with_pid = 1;
+    profile_t *p = read_file("perf/node_default.txt", &o);
+    CHECK(p != NULL);
+    if (!p) return;
+    char *f = folded(p);
+    CHECK(strstr(f, "node-?;") == f);            /* default perf script prints no PID: Perl writes '?' */
+    CHECK(strstr(f, "_[k]") != NULL);
+    CHECK(strstr(f, "JS:*parseRecords /work/main/examples/busy.js:4:22_[j]") != NULL);
+    CHECK(strstr(f, "__libc_start_call_main_[") == NULL);
+    CHECK(find_frame(p, "asm_exc_page_fault_[k]") == NULL || find_frame(p, "asm_exc_page_fault_[k]")->kind == FRAME_KERNEL);
+    free(f);
+    profile_free(p);
+}
+
+static void test_multi_fields(void)
+{
+    read_opts_t o = {0};
+    o.with_tid = 1;
+    profile_t *p = read_file("perf/multi_fields.txt", &o);
+    CHECK(p != NULL);
+    if (!p) return;
+    char *f = folded(p);
+    /* several processes and threads, and a one-character comm ('t', a symlink to node) */
+    CHECK(strstr(f, "\nt-7579/7579;") != NULL || !strncmp(f, "t-7579/7579;", 12));
+    CHECK(strstr(f, "node-7580/7593;") != NULL);
+    CHECK(strstr(f, "sh-7577/7577;") != NULL);
+    CHECK(strstr(f, "2396.") == NULL);            /* no time in a frame (the Perl 1-char comm bug) */
+    free(f);
+    profile_free(p);
+}
+
+static void test_single_line(void)
+{
+    profile_t *p = read_file("perf/single_line.txt", NULL);
+    CHECK(p != NULL);
+    if (!p) return;
+    /* perf script -F comm,pid,ip,sym -G: 40 samples, one frame each, weight 1 (no period) */
+    CHECK(p->total == 40);
+    char *f = folded(p);
+    CHECK(strstr(f, "node;ext4_mpage_readpages ") != NULL);
+    free(f);
+    profile_free(p);
+}
+
+static void test_edge_cases(void)
+{
+    profile_t *p = read_file("perf/edge_cases.txt", NULL);
+    CHECK(p != NULL);
+    if (!p) return;
+    char *f = folded(p);
+    CHECK_STR(f,
+              "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
+              "net/http.(*Client).Do;(anonymous namespace)::Visit;std::function<int (int, int)>::operator;"
+              "JS:*fib /app/a.js:14:13;RegExp:(\\\\s+)|(x) 1001001\n"
+              "a;main;malloc 1001001\n"
+              "node;uv_run;JS:~<anonymous> /app/a.js:1:1 2002002\n");
+    free(f);
+    profile_free(p);
+
+    /* --perl-compat reproduces the Perl script's output for the same file */
+    read_opts_t o = {0};
+    o.perl_compat = 1;
+    p = read_file("perf/edge_cases.txt", &o);
+    CHECK(p != NULL);
+    if (!p) return;
+    f = folded(p);
+    CHECK_STR(f,
+              "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
+              "net/http.(*Client).Do;std::function<int ;JS:*fib /app/a.js:14:13;RegExp: 1001001\n"
+              "a_99076/99076_10314749.002559:;main;malloc 1001001\n");
+    free(f);
+    profile_free(p);
+
+    /* an explicit event filter */
+    read_opts_t e = {0};
+    e.event_filter = "page-faults";
+    p = read_file("perf/edge_cases.txt", &e);
+    CHECK(p != NULL);
+    if (!p) return;
+    f = folded(p);
+    CHECK_STR(f, "node;memset 1001001\n");
+    free(f);
+    profile_free(p);
+}
+
+static void test_addrs_and_time(void)
+{
+    const char *text = "node 10/11 100.000000: 5 cycles:\n"
+                       "\t7f00 [unknown] ([unknown])\n"
+                       "\t98930 main+0x4 (/usr/bin/node)\n"
+                       "\n"
+                       "node 10/11 100.002000: 7 cycles:\n"
+                       "\t7f08 [unknown] ([unknown])\n"
+                       "\t98930 main+0x4 (/usr/bin/node)\n"
+                       "\n"
+                       "node 10/11 100.010000: 9 cycles:\n"
+                       "\t98930 main+0x4 (/usr/bin/node)\n";
+    read_opts_t o = {0};
+    o.with_addrs = 1;
+    profile_t *p = read_text(text, &o);
+    CHECK(p != NULL);
+    if (!p) return;
+    char *f = folded(p);
+    CHECK_STR(f, "node;main 9\nnode;main;[unknown <7f00>] 5\nnode;main;[unknown <7f08>] 7\n");
+    CHECK_EQ_INT(p->nsamples, 3);
+    CHECK(p->nsamples == 3 && p->samples[1].time_us == 100002000.0 && p->samples[1].weight == 7);
+    free(f);
+    profile_free(p);
+
+    /* a time window relative to the first sample */
+    read_opts_t w = {0};
+    w.has_time_range = 1;
+    w.from_ms = 1;
+    w.to_ms = 5;
+    p = read_text(text, &w);
+    CHECK(p != NULL);
+    if (!p) return;
+    f = folded(p);
+    CHECK_STR(f, "node;main;[unknown] 7\n");
+    free(f);
+    profile_free(p);
+}
+
+static void test_errors_and_sniff(void)
+{
+    diag_verbosity = -1;
+    CHECK(read_text("", NULL) == NULL);
+    CHECK(read_text("\x01\x02garbage\x00\xff\n", NULL) == NULL);
+    CHECK(read_text("just some words\nand more\n", NULL) == NULL);
+    /* truncated in the middle of a callchain line: still reads what is complete */
+    profile_t *p = read_text("node 1 1.0: 3 cycles:\n\t98930 ma", NULL);
+    CHECK(p != NULL);
+    if (p) CHECK(p->total == 3);
+    profile_free(p);
+    diag_verbosity = 0;
+
+    const format_reader_t *perf = format_reader_by_name("perf");
+    const char *perf_head = "node  4692   510.896658:    3344481 cpu-clock:ppp: \n\tffffffff82238015 mas_find+0xb5 ([kernel.kallsyms])\n";
+    const char *dtrace_head = "\n\n              node`main+0x1b\n              node`_start+0x83\n               17\n";
+    const char *folded_head = "node;main;foo 12\nnode;main 3\n";
+    const format_reader_t *dt = format_reader_by_name("dtrace");
+    const format_reader_t *fo = format_reader_by_name("folded");
+    CHECK(dt != NULL && fo != NULL);
+    if (!dt || !fo) return;
+    CHECK(perf->sniff(perf_head, strlen(perf_head)) > dt->sniff(perf_head, strlen(perf_head)));
+    CHECK(perf->sniff(perf_head, strlen(perf_head)) > fo->sniff(perf_head, strlen(perf_head)));
+    CHECK(dt->sniff(dtrace_head, strlen(dtrace_head)) > perf->sniff(dtrace_head, strlen(dtrace_head)));
+    CHECK(dt->sniff(dtrace_head, strlen(dtrace_head)) > fo->sniff(dtrace_head, strlen(dtrace_head)));
+    CHECK(fo->sniff(folded_head, strlen(folded_head)) > perf->sniff(folded_head, strlen(folded_head)));
+    CHECK(fo->sniff(folded_head, strlen(folded_head)) > dt->sniff(folded_head, strlen(folded_head)));
+}
+
+static void test_shares(void)
+{
+    /* the busy.js fixture: parseRecords is the largest JS function */
+    profile_t *p = read_file("perf/node_default.txt", NULL);
+    if (!p) return;
+    char *f = folded(p);
+    double parse = weight_with(f, "parseRecords"), sort = weight_with(f, "sortNumbers");
+    CHECK(parse > sort);
+    CHECK(parse > 0 && sort > 0);
+    free(f);
+    profile_free(p);
+}
+
+int main(void)
+{
+    test_node_default();
+    test_annotations();
+    test_multi_fields();
+    test_single_line();
+    test_edge_cases();
+    test_addrs_and_time();
+    test_errors_and_sniff();
+    test_shares();
+    return check_summary("test_perf_script");
+}

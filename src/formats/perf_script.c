@@ -46,7 +46,8 @@ typedef struct {
     input_t *in;
 
     /* frame cache */
-    u64map_t line_index;   /* hash of raw text -> entry index + 1 */
+    struct line_slot { uint64_t hash; uint32_t entry; } *slots;   /* open addressing; entry 0 = empty */
+    size_t slot_mask;
     line_entry_t *entries;
     size_t nentries, entries_cap;
     buf_t keys;
@@ -84,9 +85,47 @@ typedef struct {
 
 /* ---- small text helpers ---- */
 
+/* The hot path hashes every callchain line: two independent multiply lanes over
+ * 16 bytes per step are about three times faster than hash_bytes here. */
+static inline uint64_t line_hash(const char *s, size_t n)
+{
+    const uint64_t k1 = 0xff51afd7ed558ccdULL, k2 = 0xc4ceb9fe1a85ec53ULL;
+    const size_t total = n;
+    uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0x2545f4914f6cdd1dULL, x, y;
+    while (n >= 16) {
+        memcpy(&x, s, 8);
+        memcpy(&y, s + 8, 8);
+        a = (a ^ x) * k1;
+        b = (b ^ y) * k2;
+        a ^= a >> 29;
+        b ^= b >> 31;
+        s += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        memcpy(&x, s, 8);
+        a = (a ^ x) * k1;
+        a ^= a >> 29;
+        s += 8;
+        n -= 8;
+    }
+    /* the last 0..7 bytes: an overlapping fixed-size load when possible (no memcpy call) */
+    y = 0;
+    if (n && total >= 8) {
+        memcpy(&y, s + n - 8, 8);
+        y >>= 8 * (8 - n);
+    } else {
+        for (size_t i = 0; i < n; i++) y |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    }
+    b = (b ^ y) * k2;
+    return hash_u64(a ^ (b >> 1) ^ (b << 63));
+}
+
 static int is_hex(char c) { return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f'); }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int is_space(char c) { return c == ' ' || c == '\t'; }
+/* Perl's \w for ASCII: what the Perl script accepts as an address */
+static int is_word(char c) { return is_digit(c) || ((c | 32) >= 'a' && (c | 32) <= 'z') || c == '_'; }
 
 static int starts(const char *s, size_t n, const char *prefix)
 {
@@ -333,13 +372,28 @@ static void make_frames(reader_t *r, const char *pc, size_t pc_len, const char *
     }
 }
 
+static void grow_slots(reader_t *r)
+{
+    size_t cap = (r->slot_mask + 1) * 2;
+    struct line_slot *n = xcalloc(cap, sizeof *n);
+    for (size_t i = 0; i <= r->slot_mask; i++) {
+        if (!r->slots[i].entry) continue;
+        size_t at = r->slots[i].hash & (cap - 1);
+        while (n[at].entry) at = (at + 1) & (cap - 1);
+        n[at] = r->slots[i];
+    }
+    free(r->slots);
+    r->slots = n;
+    r->slot_mask = cap - 1;
+}
+
 /* Frames of one callchain line (text after the leading blanks), appended leaf-first to the sample. */
 static void add_line(reader_t *r, const char *s, size_t n)
 {
     while (n > 0 && is_space(s[n - 1])) n--;
     const char *pc = s;
     size_t pc_len = 0;
-    while (pc_len < n && (is_hex(s[pc_len]) || s[pc_len] == '_' || isalnum((unsigned char)s[pc_len]))) pc_len++;
+    while (pc_len < n && is_word(s[pc_len])) pc_len++;
     size_t rest = pc_len;
     while (rest < n && is_space(s[rest])) rest++;
     if (pc_len == 0 || rest == n) {
@@ -350,15 +404,19 @@ static void add_line(reader_t *r, const char *s, size_t n)
     int key_pc = r->o->with_addrs || r->o->inline_frames;
     const char *key = key_pc ? s : s + rest;
     size_t key_len = key_pc ? n : n - rest;
-    uint64_t h = hash_bytes(key, key_len);
-    int found;
-    uint32_t *slot = u64map_upsert(&r->line_index, h, &found);
+    uint64_t h = line_hash(key, key_len);
+    size_t at = h & r->slot_mask;
     line_entry_t *e = NULL;
-    if (found) {
-        e = &r->entries[*slot - 1];
-        if (e->key_len != key_len || memcmp(r->keys.data + e->key_off, key, key_len)) e = NULL; /* collision */
+    while (r->slots[at].entry) {
+        if (r->slots[at].hash == h) {
+            line_entry_t *c = &r->entries[r->slots[at].entry - 1];
+            if (c->key_len == key_len && !memcmp(r->keys.data + c->key_off, key, key_len)) {
+                e = c;
+                break;
+            }
+        }
+        at = (at + 1) & r->slot_mask;
     }
-    line_entry_t tmp;
     if (!e) {
         /* New line: split "SYMBOL (MODULE)" at the last " (". */
         const char *sym = s + rest, *mod = "";
@@ -378,6 +436,7 @@ static void add_line(reader_t *r, const char *s, size_t n)
             if (!r->unrecognised++) r->first_unrecognised = r->in->line;
             return;
         }
+        line_entry_t tmp;
         tmp.first = (uint32_t)r->npool;
         make_frames(r, pc, pc_len, sym, sym_len, mod, mod_len);
         tmp.count = (uint32_t)(r->npool - tmp.first);
@@ -385,16 +444,12 @@ static void add_line(reader_t *r, const char *s, size_t n)
                        module_is_unknown(mod, mod_len);
         tmp.key_off = r->keys.len;
         tmp.key_len = (uint32_t)key_len;
-        if (!found) {
-            buf_append(&r->keys, key, key_len);
-            XGROW(r->entries, r->entries_cap, r->nentries + 1);
-            r->entries[r->nentries] = tmp;
-            slot = u64map_upsert(&r->line_index, h, &found);
-            *slot = (uint32_t)++r->nentries;
-            e = &r->entries[r->nentries - 1];
-        } else {
-            e = &tmp;   /* a hash collision: use it once, uncached */
-        }
+        buf_append(&r->keys, key, key_len);
+        XGROW(r->entries, r->entries_cap, r->nentries + 1);
+        r->entries[r->nentries++] = tmp;
+        r->slots[at] = (struct line_slot){h, (uint32_t)r->nentries};
+        e = &r->entries[r->nentries - 1];
+        if (r->nentries * 2 > r->slot_mask) grow_slots(r);
     }
     if (r->o->resolver && e->jit_like) {
         uint64_t addr = strtoull(pc, NULL, 16);
@@ -415,7 +470,7 @@ static void add_line(reader_t *r, const char *s, size_t n)
 
 static uint32_t leaf_for_stack(reader_t *r, const uint32_t *frames, size_t n)
 {
-    uint64_t h = hash_bytes(frames, n * sizeof *frames);
+    uint64_t h = line_hash((const char *)frames, n * sizeof *frames);
     int found;
     uint32_t *slot = u64map_upsert(&r->stack_index, h, &found);
     if (found) {
@@ -711,7 +766,7 @@ static int looks_like_frame(const char *s, size_t n)
 
 static void reader_free(reader_t *r)
 {
-    u64map_free(&r->line_index);
+    free(r->slots);
     u64map_free(&r->stack_index);
     free(r->entries);
     free(r->frame_pool);
@@ -725,7 +780,8 @@ static void reader_free(reader_t *r)
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
     reader_t r = {.p = p, .o = o, .in = in};
-    u64map_init(&r.line_index);
+    r.slot_mask = 1023;
+    r.slots = xcalloc(r.slot_mask + 1, sizeof *r.slots);
     u64map_init(&r.stack_index);
     char *line;
     size_t len;
@@ -750,8 +806,9 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
                 r.nleaf = 0;
                 continue;
             }
-            /* Indented: a callchain line, or an event line whose comm perf padded (-F). */
-            if (o->perl_compat || looks_like_frame(line + i, len - i)) {
+            /* Indented: a callchain line (perf indents those with a tab), or an event
+             * line whose comm perf padded with blanks (-F). */
+            if (c == '\t' || o->perl_compat || looks_like_frame(line + i, len - i)) {
                 if (r.in_sample) add_line(&r, line + i, len - i);
                 else if (!r.skipping && !r.unrecognised++) r.first_unrecognised = in->line;
                 continue;

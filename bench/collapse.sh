@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Benchmark: nodescope collapse vs stackcollapse-perf.pl vs node-stackvis on a 200+ MB
+# perf script recorded from a real Node workload (examples/busy.js).
+#   bench/collapse.sh            (re)uses bench/.cache/perf-busy.txt
+# Comparison tools are fetched at run time into bench/.cache (never committed):
+#   FlameGraph: $FLAMEGRAPH_DIR, else a git clone (or the local mirror the fetch tool made);
+#   stackvis:   npm install stackvis.
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CACHE=$ROOT/bench/.cache
+mkdir -p "$CACHE"
+NS=$ROOT/build/nodescope
+[ -x "$NS" ] || make -j2 >/dev/null
+
+# 1. The input: perf record of busy.js with V8's perf map, at a high rate, until 200+ MB.
+INPUT=$CACHE/perf-busy.txt
+if [ ! -s "$INPUT" ] || [ "$(stat -c %s "$INPUT")" -lt 200000000 ]; then
+    echo "recording a Node workload (about 15 s)..." >&2
+    tmp=$(mktemp -d)
+    (cd "$tmp" && perf record -q -g -F 9999 -o perf.data -- node --perf-basic-prof "$ROOT/examples/busy.js" 12 >/dev/null 2>&1)
+    perf script -i "$tmp/perf.data" > "$INPUT" 2>/dev/null
+    rm -rf "$tmp"
+fi
+SIZE=$(stat -c %s "$INPUT")
+MB=$(awk -v s="$SIZE" 'BEGIN{printf "%.1f", s/1e6}')
+echo "input: $INPUT, $MB MB, $(grep -c '^[^ \t#]' "$INPUT") samples"
+
+# 2. The comparison tools.
+FG=${FLAMEGRAPH_DIR:-$CACHE/FlameGraph}
+if [ ! -f "$FG/stackcollapse-perf.pl" ]; then
+    git clone -q --depth 1 https://github.com/brendangregg/FlameGraph "$FG" 2>/dev/null ||
+        { m=/work/.mirror/brendangregg+FlameGraph/repo; [ -d "$m" ] && mkdir -p "$FG" && git -C "$m" archive HEAD | tar -x -C "$FG"; } || true
+fi
+STACKVIS=$CACHE/node_modules/.bin/stackvis
+[ -x "$STACKVIS" ] || (cd "$CACHE" && npm install --silent --no-audit --no-fund stackvis >/dev/null 2>&1) || true
+
+# 3. Time each in one run: wall seconds, MB/s, peak RSS.
+run() {  # name, command...
+    local name=$1; shift
+    local t0 t1 log=$CACHE/time-$name.txt
+    t0=$(date +%s.%N)
+    /usr/bin/time -v "$@" < "$INPUT" > "$CACHE/out-$name.folded" 2> "$log" || { echo "$name: failed ($(tail -n 3 "$log"))"; return 1; }
+    t1=$(date +%s.%N)
+    local rss; rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$log")
+    awk -v n="$name" -v a="$t0" -v b="$t1" -v mb="$MB" -v rss="$rss" \
+        'BEGIN{s=b-a; printf "%-22s %8.2f s %9.1f MB/s   peak RSS %8.1f MB\n", n, s, mb/s, rss/1024}'
+    echo "$t0 $t1" > "$CACHE/wall-$name"
+}
+secs() { awk '{print $2-$1}' "$CACHE/wall-$1"; }
+
+run nodescope "$NS" collapse -
+have_pl=0; have_sv=0
+if [ -f "$FG/stackcollapse-perf.pl" ]; then run stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" && have_pl=1; else echo "stackcollapse-perf.pl: not available"; fi
+if [ -x "$STACKVIS" ]; then run stackvis "$STACKVIS" perf collapsed && have_sv=1; else echo "stackvis: not available"; fi
+
+ns=$(secs nodescope)
+[ $have_pl = 1 ] && awk -v a="$(secs stackcollapse-perf.pl)" -v b="$ns" 'BEGIN{printf "speed-up vs stackcollapse-perf.pl: %.1fx\n", a/b}'
+[ $have_sv = 1 ] && awk -v a="$(secs stackvis)" -v b="$ns" 'BEGIN{printf "speed-up vs stackvis: %.1fx\n", a/b}'
+if [ $have_pl = 1 ]; then
+    if cmp -s "$CACHE/out-nodescope.folded" "$CACHE/out-stackcollapse-perf.pl.folded"; then echo "output: identical to stackcollapse-perf.pl"
+    else echo "output: $(diff "$CACHE/out-nodescope.folded" "$CACHE/out-stackcollapse-perf.pl.folded" | grep -c '^<') of $(wc -l < "$CACHE/out-nodescope.folded") lines differ from stackcollapse-perf.pl (documented differences)"; fi
+fi

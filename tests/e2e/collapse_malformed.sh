@@ -37,4 +37,14 @@ echo "1 GB lines took $((SECONDS - start)) s"
 printf '\n\n\n              node`main+0x1b\n              node`_start+0x83\n' > dt.txt
 "$NODESCOPE" collapse --format dtrace dt.txt > /dev/null 2> err.txt; rc=$?
 [ $rc -eq 1 ] && grep -q 'dt.txt:5: error: no DTrace stacks' err.txt || { echo "FAIL: dtrace without count: $rc $(cat err.txt)"; fail=1; }
+# Line numbers in warnings are file line numbers in the parallel reader too
+for i in $(seq 20); do cat "$TESTDATA/perf/node_default.txt"; done > big.txt
+sed -i '12345s/.*/garbage line here/' big.txt
+printf 'node 1/2 9.5: 7 page-faults: \n\t98930 memset+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n' >> big.txt
+for t in 1 3; do
+    NODESCOPE_PERF_THREADS=$t "$NODESCOPE" collapse big.txt > /dev/null 2> err.txt
+    grep -q 'big.txt:12345: warning: ignored 1 unrecognised line' err.txt &&
+        grep -q "big.txt:$(grep -n page-faults big.txt | cut -d: -f1): warning: several event types" err.txt ||
+        { echo "FAIL: line numbers with $t threads: $(cat err.txt)"; fail=1; }
+done
 exit $fail

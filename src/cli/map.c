@@ -1,0 +1,324 @@
+/* nodescope map find|tidy|update|stats: inspect and repair perf-PID.map files. */
+#include "cli/cli.h"
+#include "profile/profile.h"
+#include "symbols/jit_resolver.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/input.h"
+#include "util/output.h"
+#include "util/xalloc.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void map_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: nodescope map find MAP ADDR\n"
+            "       nodescope map tidy MAP [-o OUT]\n"
+            "       nodescope map update MAP STACKS [-o OUT] [--ambiguous newest|oldest|mark] [--map-journal J]\n"
+            "       nodescope map stats MAP\n"
+            "\n"
+            "perf-PID.map files (V8 --perf-basic-prof, JSC, Java perf-map-agent, Python -X perf, .NET)\n"
+            "list 'START SIZE name'. Runtimes reuse freed code space, so later entries claim\n"
+            "addresses earlier ones had, and perf labels samples with stale names.\n"
+            "\n"
+            "  find    every entry covering ADDR (hex) in file order with its line number; the newest is marked\n"
+            "  tidy    drop entries overlapped by a later one; print the rest sorted by address (perf-map format)\n"
+            "  update  rewrite 'perf script' text: frames the map covers get the chosen name, other lines\n"
+            "          pass through byte for byte (--ambiguous: mark [default], newest, oldest; with\n"
+            "          --map-journal J from 'nodescope record --keep', each sample by its time)\n"
+            "  stats   entries, overlapping entries, reused ranges, and kinds of code\n"
+            "\n"
+            "  -o, --output FILE   write here instead of stdout (atomic; never the input)\n"
+            "  -h, --help          this text\n");
+}
+
+static int parse_addr(const char *s, uint64_t *out)
+{
+    char *end;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    *out = strtoull(s, &end, 16);
+    if (!*s || *end) {
+        diag_error(NULL, 0, "'%s' is not a hexadecimal address", s);
+        return -1;
+    }
+    return 0;
+}
+
+static int map_find(perfmap_t *m, const char *addr_text)
+{
+    uint64_t addr;
+    if (parse_addr(addr_text, &addr)) return EXIT_USAGE;
+    size_t total = perfmap_covering(m, addr, NULL, 0);
+    uint32_t *cand = xmalloc((total + 1) * sizeof *cand);
+    perfmap_covering(m, addr, cand, total);
+    if (!total) {
+        printf("no entry of %s covers 0x%llx\n", m->path, (unsigned long long)addr);
+        free(cand);
+        return EXIT_FAIL;
+    }
+    for (size_t i = 0; i < total; i++) {
+        const perfmap_entry_t *e = &m->entries[cand[i]];
+        printf("%s:%u: %llx %llx %s%s\n", m->path, e->line, (unsigned long long)e->start, (unsigned long long)e->size,
+               perfmap_name(m, e), i == total - 1 && total > 1 ? "   <- newest" : "");
+    }
+    if (total > 1) printf("%zu entries cover 0x%llx; perf may label it with any of them\n", total, (unsigned long long)addr);
+    free(cand);
+    return EXIT_OK;
+}
+
+static const perfmap_t *tidy_map;
+static int cmp_entry_start(const void *a, const void *b)
+{
+    const perfmap_entry_t *x = &tidy_map->entries[*(const uint32_t *)a], *y = &tidy_map->entries[*(const uint32_t *)b];
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return 0;
+}
+
+static int map_tidy(perfmap_t *m, const char *out_path, char **inputs)
+{
+    uint8_t *over = xmalloc(m->n + 1);
+    perfmap_overlapped_by_later(m, over);
+    uint32_t *keep = xmalloc((m->n + 1) * sizeof *keep);
+    size_t nkeep = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (!over[i]) keep[nkeep++] = (uint32_t)i;
+    tidy_map = m;
+    qsort(keep, nkeep, sizeof *keep, cmp_entry_start);
+    output_t out;
+    int rc = EXIT_FAIL;
+    if (output_open(&out, out_path, inputs, 1) == 0) {
+        buf_t b = {0};
+        for (size_t i = 0; i < nkeep; i++) {
+            const perfmap_entry_t *e = &m->entries[keep[i]];
+            buf_printf(&b, "%llx %llx ", (unsigned long long)e->start, (unsigned long long)e->size);
+            buf_append(&b, perfmap_name(m, e), e->name_len);
+            buf_putc(&b, '\n');
+            if (b.len > (1 << 20)) fwrite(b.data, 1, b.len, out.f), buf_clear(&b);
+        }
+        fwrite(b.data ? b.data : "", 1, b.len, out.f);
+        buf_free(&b);
+        if (output_commit(&out) == 0) rc = EXIT_OK;
+        diag_info("%s: kept %zu of %zu entries (%zu overlapped by a later entry)", m->path, nkeep, m->n, m->n - nkeep);
+    }
+    free(over);
+    free(keep);
+    return rc;
+}
+
+/* A perf script callchain line "\t  ADDR SYM+0xOFF (MODULE)": finds the address and the symbol/module span. */
+static int split_frame_line(const char *s, size_t n, uint64_t *addr, size_t *sym_start, size_t *mod_open)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i == 0 || i == n) return 0;
+    size_t a = i;
+    uint64_t v = 0;
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10), i++;
+    if (i == a || i - a > 16 || i == n || s[i] != ' ') return 0;
+    if (n < 2 || s[n - 1] != ')') return 0;
+    size_t open = n - 1;
+    while (open > i && !(s[open] == '(' && s[open - 1] == ' ')) open--;
+    if (open <= i) return 0;
+    *addr = v;
+    *sym_start = i + 1;
+    *mod_open = open - 1;   /* the space before '(' */
+    return 1;
+}
+
+static int module_is_map_or_unknown(const char *m, size_t n)
+{
+    return (n >= 4 && !memcmp(m + n - 4, ".map", 4) && memmem(m, n, "perf-", 5)) || (n == 9 && !memcmp(m, "[unknown]", 9));
+}
+
+/* The timestamp of a perf script event line ("comm PID/TID [CPU] 123.456789: ..."), in ns; 0 if none. */
+static uint64_t event_time_ns(const char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] != ' ' || !(s[i + 1] >= '0' && s[i + 1] <= '9')) continue;
+        size_t j = i + 1;
+        uint64_t sec = 0, frac = 0, digits = 0;
+        while (j < n && s[j] >= '0' && s[j] <= '9') sec = sec * 10 + (uint64_t)(s[j++] - '0');
+        if (j >= n || s[j] != '.') continue;
+        j++;
+        while (j < n && s[j] >= '0' && s[j] <= '9' && digits < 9) frac = frac * 10 + (uint64_t)(s[j++] - '0'), digits++;
+        while (j < n && s[j] >= '0' && s[j] <= '9') j++;
+        if (j < n && s[j] == ':' && digits) {
+            while (digits++ < 9) frac *= 10;
+            return sec * 1000000000u + frac;
+        }
+    }
+    return 0;
+}
+
+static int map_update(const char *map_path, const char *stacks, const char *out_path, jit_ambiguous_t policy,
+                      const char *journal, char **inputs)
+{
+    jit_resolver_t *r = jit_resolver_new(map_path, policy);
+    if (!r) return EXIT_FAIL;
+    if (journal && jit_resolver_load_journal(r, journal) != 0) {
+        jit_resolver_free(r);
+        return EXIT_FAIL;
+    }
+    input_t *in = input_open(stacks);
+    output_t out;
+    if (!in || output_open(&out, out_path, inputs, 2) != 0) {
+        input_close(in);
+        jit_resolver_free(r);
+        return EXIT_FAIL;
+    }
+    uint64_t now = 0;
+    char *line;
+    size_t len;
+    int rc;
+    while ((rc = input_getline(in, &line, &len)) > 0) {
+        uint64_t addr;
+        size_t sym, mod;
+        const char *name;
+        size_t nl;
+        if (len && line[0] != ' ' && line[0] != '\t' && line[0] != '#') now = event_time_ns(line, len);
+        if (split_frame_line(line, len, &addr, &sym, &mod) && module_is_map_or_unknown(line + mod + 2, len - mod - 3) &&
+            jit_resolver_lookup(r, 0, addr, now, &name, &nl)) {
+            jit_resolver_note(r, line + sym, mod - sym, name);
+            fwrite(line, 1, sym, out.f);
+            fwrite(name, 1, nl, out.f);
+            fwrite(line + mod, 1, len - mod, out.f);
+            fputc('\n', out.f);
+            continue;
+        }
+        fwrite(line, 1, len, out.f);
+        fputc('\n', out.f);
+    }
+    input_close(in);
+    if (rc < 0) {
+        output_abort(&out);
+        jit_resolver_free(r);
+        return EXIT_FAIL;
+    }
+    if (diag_verbosity > 0) jit_resolver_print_stats(r);
+    jit_resolver_free(r);
+    return output_commit(&out) == 0 ? EXIT_OK : EXIT_FAIL;
+}
+
+static int map_stats(perfmap_t *m)
+{
+    uint8_t *over = xmalloc(m->n + 1);
+    perfmap_overlapped_by_later(m, over);
+    size_t overlapped = 0, reused = 0;
+    for (size_t i = 0; i < m->n; i++) overlapped += over[i];
+    /* reused ranges: entries whose exact (start, size) appeared before */
+    u64map_t seen;
+    u64map_init(&seen);
+    unsigned long kinds[FRAME_KIND_COUNT] = {0};
+    unsigned long regexp = 0, bytecode = 0, builtin = 0, eval = 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const perfmap_entry_t *e = &m->entries[i];
+        int found;
+        u64map_upsert(&seen, hash_u64(e->start) ^ e->size, &found);
+        reused += found;
+        const char *name = perfmap_name(m, e);
+        kinds[profile_classify_name(name, e->name_len)]++;
+        regexp += !strncmp(name, "RegExp:", 7);
+        bytecode += !strncmp(name, "BytecodeHandler:", 16);
+        builtin += !strncmp(name, "Builtin:", 8);
+        eval += !strncmp(name, "Eval:", 5);
+        if (e->start < lo) lo = e->start;
+        if (e->start + e->size > hi) hi = e->start + e->size;
+    }
+    u64map_free(&seen);
+    printf("map:                 %s\n", m->path);
+    printf("entries:             %zu%s\n", m->n, m->malformed ? " (plus malformed lines skipped)" : "");
+    if (m->n) printf("address span:        %llx-%llx\n", (unsigned long long)lo, (unsigned long long)hi);
+    printf("overlapped by later: %zu (%.1f%%): their addresses were reused; perf may name samples after them\n",
+           overlapped, m->n ? 100.0 * (double)overlapped / (double)m->n : 0.0);
+    printf("same range again:    %zu entries repeat an earlier entry's exact address and size\n", reused);
+    printf("kinds:\n");
+    static const frame_kind_t order[] = {FRAME_JS_TURBOFAN, FRAME_JS_MAGLEV, FRAME_JS_BASELINE, FRAME_JS_INTERPRETED, FRAME_JS};
+    static const char *const label[] = {"JS TurboFan (*)", "JS Maglev (+)", "JS Sparkplug (^)", "JS interpreted (~)", "JS other"};
+    for (size_t i = 0; i < 5; i++) printf("  %-20s %lu\n", label[i], kinds[order[i]]);
+    printf("  %-20s %lu\n", "eval", eval);
+    printf("  %-20s %lu\n", "Builtin", builtin);
+    printf("  %-20s %lu\n", "BytecodeHandler", bytecode);
+    printf("  %-20s %lu\n", "RegExp", regexp);
+    printf("  %-20s %lu\n", "other", kinds[FRAME_NATIVE] + kinds[FRAME_UNKNOWN] + kinds[FRAME_BUILTIN] - builtin - bytecode - regexp);
+    free(over);
+    return EXIT_OK;
+}
+
+int cli_map(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"ambiguous", required_argument, 0, 'A'},
+        {"verbose", no_argument, 0, 'v'},      {"quiet", no_argument, 0, 'q'},
+        {"map-journal", required_argument, 0, 'J'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+    };
+    const char *out = NULL, *journal = NULL;
+    int policy = JIT_AMBIGUOUS_MARK, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:vqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'A':
+            if ((policy = jit_ambiguous_parse(optarg)) < 0) {
+                diag_error(NULL, 0, "--ambiguous takes newest, oldest or mark, not '%s'", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'J': journal = optarg; break;
+        case 'v': diag_verbosity = 1; break;
+        case 'q': diag_verbosity = -1; break;
+        case 'h': map_usage(stdout); return EXIT_OK;
+        default: map_usage(stderr); return EXIT_USAGE;
+        }
+    }
+    /* options may also follow the subcommand and its arguments */
+    char *args[4];
+    int nargs = 0;
+    for (int i = optind; i < argc; i++) {
+        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+            if (++i == argc) { map_usage(stderr); return EXIT_USAGE; }
+            out = argv[i];
+        } else if (!strcmp(argv[i], "--ambiguous")) {
+            if (++i == argc || (policy = jit_ambiguous_parse(argv[i])) < 0) {
+                diag_error(NULL, 0, "--ambiguous takes newest, oldest or mark");
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(argv[i], "--map-journal")) {
+            if (++i == argc) { map_usage(stderr); return EXIT_USAGE; }
+            journal = argv[i];
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            map_usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+            diag_verbosity = 1;
+        } else if (nargs < 4) {
+            args[nargs++] = argv[i];
+        } else {
+            map_usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    static const struct { const char *name; int nargs; } subs[] = {{"find", 3}, {"tidy", 2}, {"update", 3}, {"stats", 2}};
+    int which = -1;
+    for (int i = 0; i < 4 && nargs; i++)
+        if (!strcmp(args[0], subs[i].name)) which = i;
+    if (which < 0 || nargs != subs[which].nargs) {
+        if (nargs && which < 0) diag_error(NULL, 0, "unknown map command '%s'", args[0]);
+        map_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (which == 2) return map_update(args[1], args[2], out, (jit_ambiguous_t)policy, journal, args + 1);
+    perfmap_t *m = perfmap_load(args[1]);
+    if (!m) return EXIT_FAIL;
+    int rc;
+    switch (which) {
+    case 0: rc = map_find(m, args[2]); break;
+    case 1: rc = map_tidy(m, out, args + 1); break;
+    default: rc = map_stats(m); break;
+    }
+    perfmap_free(m);
+    return rc;
+}

@@ -21,9 +21,12 @@
 #include "util/input_bulk.h"
 #include "util/xalloc.h"
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static pthread_mutex_t resolver_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* The symbols/ engineer provides the real one; this keeps the build linking until then. */
 __attribute__((weak)) int jit_resolver_lookup(jit_resolver_t *r, int pid, uint64_t addr, uint64_t time_ns,
@@ -39,6 +42,7 @@ typedef struct {
     uint32_t key_len;
     uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
     uint8_t jit_like;      /* module is a perf map, a jitted-*.so or [unknown]: the resolver may rename it */
+    uint8_t jit_module;    /* a perf map or jitted-*.so: --jit annotates it */
 } line_entry_t;
 
 typedef struct {
@@ -83,6 +87,7 @@ typedef struct {
 
     long samples, unrecognised, first_unrecognised, event_lines;
     long line;               /* number of the line being read, for messages */
+    int parallel;            /* one of several workers: serialise resolver calls */
     long skipped_line;       /* first sample of another event type, skipped */
     char skipped_event[128];
 } reader_t;
@@ -444,6 +449,7 @@ static void add_line(reader_t *r, const char *s, size_t n)
         tmp.first = (uint32_t)r->npool;
         make_frames(r, pc, pc_len, sym, sym_len, mod, mod_len);
         tmp.count = (uint32_t)(r->npool - tmp.first);
+        tmp.jit_module = module_is_perf_map(mod, mod_len) || module_is_jitted_so(mod, mod_len);
         tmp.jit_like = module_is_perf_map(mod, mod_len) || module_is_jitted_so(mod, mod_len) ||
                        module_is_unknown(mod, mod_len);
         tmp.key_off = r->keys.len;
@@ -455,13 +461,22 @@ static void add_line(reader_t *r, const char *s, size_t n)
         e = &r->entries[r->nentries - 1];
         if (r->nentries * 2 > r->slot_mask) grow_slots(r);
     }
-    if (r->o->resolver && e->jit_like) {
+    if (r->o->resolver && e->jit_like && !r->o->perl_compat) {
         uint64_t addr = strtoull(pc, NULL, 16);
         const char *name;
         size_t len;
-        if (jit_resolver_lookup(r->o->resolver, r->pid, addr, r->time_ns, &name, &len)) {
+        /* the resolver loads maps lazily and counts: one caller at a time */
+        if (r->parallel) pthread_mutex_lock(&resolver_mu);
+        int found_name = jit_resolver_lookup(r->o->resolver, r->pid, addr, r->time_ns, &name, &len);
+        if (r->parallel) pthread_mutex_unlock(&resolver_mu);
+        if (found_name) {
+            /* the map's name, tidied and annotated like perf's label would have been */
+            buf_t *b = &r->scratch;
+            buf_clear(b);
+            tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
+            if (r->o->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
             XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
-            r->leaf_first[r->nleaf++] = profile_frame(r->p, name, len, "", 0, 0, profile_classify_name(name, len));
+            r->leaf_first[r->nleaf++] = profile_frame(r->p, b->data, b->len, "", 0, 0, profile_classify_name(b->data, b->len));
             return;
         }
     }
@@ -871,8 +886,8 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
  * workers fold blocks into profiles of their own, merged at the end (the timeline is
  * then re-sorted by time). The event filter and the time origin are taken from the
  * input's first sample before the workers start, so every worker agrees on them.
- * Used for regular files of 16 MB or more and pipes; not with --perl-compat, --inline
- * or a JIT resolver (those keep state that is not thread safe). */
+ * Used for regular files of 16 MB or more and pipes; not with --perl-compat or --inline
+ * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
 #include <pthread.h>
 #include <unistd.h>
 
@@ -880,7 +895,7 @@ enum { QUEUE_DEPTH = 2 };
 
 typedef struct {
     char *data;
-    size_t len;
+    size_t len, cap;
     long index;   /* block number */
 } block_t;
 
@@ -897,6 +912,7 @@ typedef struct {
     /* buffers are recycled: fresh 1 MB mallocs are fresh mmaps and page faults */
     char **spare;
     size_t nspare;
+    size_t block_size;
     long *block_lines;       /* line count of each block, filled in by the workers */
     size_t block_lines_cap;
 } block_queue_t;
@@ -936,7 +952,8 @@ static void *worker_main(void *arg)
         end_sample(&w->r);   /* blocks end at a sample boundary */
         w->r.in_sample = 0, w->r.nleaf = 0, w->r.skipping = 0;
         pthread_mutex_lock(&q->mu);
-        q->spare[q->nspare++] = b.data;
+        if (b.cap == 2 * q->block_size) q->spare[q->nspare++] = b.data;
+        else free(b.data);
         q->block_lines[b.index] = w->r.line - BLOCK_LINE(b.index, 1);
         pthread_mutex_unlock(&q->mu);
     }
@@ -984,6 +1001,7 @@ static int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, i
     pthread_cond_init(&q.room, NULL);
     worker_t *w = xcalloc((size_t)nworkers, sizeof *w);
     q.spare = xcalloc(QUEUE_DEPTH + (size_t)nworkers + 2, sizeof *q.spare);
+    q.block_size = block_size;
     int started = 0, rc = 0, too_long = 0;
     long nblocks = 0;
     size_t nsamples_before = p->nsamples;
@@ -991,12 +1009,18 @@ static int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, i
     size_t carry_len = 0;
     for (;;) {
         /* a block: what was left over, plus fresh bytes */
-        size_t cap = carry_len + block_size;
+        /* pooled buffers are 2 blocks big: the carried-over part plus a block of fresh bytes */
+        size_t cap = 2 * block_size;
         char *buf = NULL;
-        pthread_mutex_lock(&q.mu);
-        if (q.nspare) buf = q.spare[--q.nspare];
-        pthread_mutex_unlock(&q.mu);
-        buf = xrealloc(buf, cap);   /* same size, no copy, unless a long sample grew it */
+        if (carry_len > block_size) {
+            cap = carry_len + block_size;   /* a very long sample: a buffer of its own */
+            buf = xmalloc(cap);
+        } else {
+            pthread_mutex_lock(&q.mu);
+            if (q.nspare) buf = q.spare[--q.nspare];
+            pthread_mutex_unlock(&q.mu);
+            if (!buf) buf = xmalloc(cap);
+        }
         if (carry_len) memcpy(buf, carry, carry_len);
         free(carry);
         carry = NULL;
@@ -1042,6 +1066,7 @@ static int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, i
                 for (int k = 0; k < nworkers; k++) {
                     profile_t *wp = profile_new();
                     reader_init(&w[k].r, wp, o, in);
+                    w[k].r.parallel = 1;
                     memcpy(w[k].r.event, probe.event, sizeof probe.event);
                     w[k].r.event_defaulted = probe.event_defaulted;
                     w[k].r.have_start = probe.have_start;
@@ -1056,7 +1081,7 @@ static int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, i
             pthread_mutex_lock(&q.mu);
             XGROW(q.block_lines, q.block_lines_cap, (size_t)nblocks + 1);
             pthread_mutex_unlock(&q.mu);
-            queue_push(&q, (block_t){buf, cut, nblocks++});
+            queue_push(&q, (block_t){buf, cut, cap, nblocks++});
         } else {
             free(buf);
         }
@@ -1129,9 +1154,9 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int nworkers = (int)(forced > 0 ? forced : cpus > 8 ? 8 : cpus);
     int big = in->size < 0 || in->size >= (16 << 20);
-    if (nworkers < 2 || (!forced && !big) || o->perl_compat || o->inline_frames || o->resolver)
+    if (nworkers < 2 || (!forced && !big) || o->perl_compat || o->inline_frames)
         return perf_read_serial(in, p, o);
-    return perf_read_parallel(in, p, o, nworkers, forced ? 64 * 1024 : 1 << 20);
+    return perf_read_parallel(in, p, o, nworkers, forced ? 64 * 1024 : 512 * 1024);
 }
 
 /* ---- detection ---- */

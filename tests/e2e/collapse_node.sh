@@ -11,7 +11,6 @@ perf script -i perf.data > perf.txt 2>/dev/null
 rm -f perf.data
 NODESCOPE_PERF_THREADS=1 "$NODESCOPE" collapse perf.txt > out.folded || { echo "FAIL: collapse exited $?"; exit 1; }
 [ -s out.folded ] || { echo "FAIL: empty output"; exit 1; }
-for m in $(grep -o '/tmp/perf-[0-9]*\.map' perf.txt | sort -u); do rm -f "$m"; done   # V8's map, no longer needed
 
 # Shares of samples whose stack contains each function (weights are periods).
 read -r total parse sort fib js < <(awk '{w=$NF; t+=w;
@@ -36,4 +35,5 @@ sum=$(awk '/^[^ \t#].* [0-9]+ [^ ]+:[ ]*$/ {for (i=NF;i>0;i--) if ($i ~ /^[0-9]+
 for t in 2 3; do
     NODESCOPE_PERF_THREADS=$t "$NODESCOPE" collapse perf.txt | cmp -s - out.folded || { echo "FAIL: $t threads differ from serial"; fail=1; }
 done
+for m in $(grep -o '/tmp/perf-[0-9]*\.map' perf.txt | sort -u); do rm -f "$m"; done   # V8's map, no longer needed
 exit $fail

@@ -1006,23 +1006,25 @@ static int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, i
     long nblocks = 0;
     size_t nsamples_before = p->nsamples;
     char *carry = NULL;
-    size_t carry_len = 0;
+    size_t carry_len = 0, long_cap = 0;   /* long_cap: carry is a whole buffer of that size */
     for (;;) {
         /* a block: what was left over, plus fresh bytes */
         /* pooled buffers are 2 blocks big: the carried-over part plus a block of fresh bytes */
         size_t cap = 2 * block_size;
         char *buf = NULL;
-        if (carry_len > block_size) {
-            cap = carry_len + block_size;   /* a very long sample: a buffer of its own */
-            buf = xmalloc(cap);
+        if (long_cap) {
+            /* a very long sample or line: keep growing its own buffer, doubling */
+            cap = long_cap * 2;
+            buf = xrealloc(carry, cap);
+            long_cap = 0;
         } else {
             pthread_mutex_lock(&q.mu);
             if (q.nspare) buf = q.spare[--q.nspare];
             pthread_mutex_unlock(&q.mu);
             if (!buf) buf = xmalloc(cap);
+            if (carry_len) memcpy(buf, carry, carry_len);
+            free(carry);
         }
-        if (carry_len) memcpy(buf, carry, carry_len);
-        free(carry);
         carry = NULL;
         size_t len = carry_len;
         while (len < cap) {
@@ -1043,7 +1045,7 @@ static int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, i
                 rc = -1;
                 break;
             }
-            carry = buf, carry_len = len;
+            carry = buf, carry_len = len, long_cap = cap;
             continue;
         }
         carry_len = len - cut;

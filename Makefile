@@ -64,6 +64,9 @@ build/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
 	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
 fuzz: $(FUZZ_BIN)
 
+# Objects named only in pattern rules would count as intermediate and be deleted.
+.SECONDARY: $(FUZZ_OBJ) $(TST_OBJ) $(REL_OBJ)
+
 clean:
 	rm -rf build
 

@@ -183,7 +183,7 @@ size_t perfmap_covering(const perfmap_t *m, uint64_t addr, uint32_t *out, size_t
         }
     }
     size_t kept = count < max ? count : max;
-    qsort(out, kept, sizeof *out, cmp_u32);
+    if (kept > 1) qsort(out, kept, sizeof *out, cmp_u32);
     return count;
 }
 

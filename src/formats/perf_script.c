@@ -462,7 +462,8 @@ static void add_line(reader_t *r, const char *s, size_t n)
         if (r->nentries * 2 > r->slot_mask) grow_slots(r);
     }
     if (r->o->resolver && e->jit_like && !r->o->perl_compat) {
-        uint64_t addr = strtoull(pc, NULL, 16);
+        uint64_t addr = 0;
+        for (size_t k = 0; k < pc_len && is_hex(pc[k]); k++) addr = addr * 16 + (uint64_t)(is_digit(pc[k]) ? pc[k] - '0' : (pc[k] | 32) - 'a' + 10);
         const char *name;
         size_t len;
         /* the resolver loads maps lazily and counts: one caller at a time */
@@ -553,6 +554,14 @@ static int parse_time(const char *t, size_t n, double *us, uint64_t *ns)
     *ns = sec * 1000000000ULL + frac;
     *us = (double)sec * 1e6 + (double)frac / 1e3;
     return 1;
+}
+
+/* Bounded decimal parse: block text has no terminator after its last line. */
+static uint64_t parse_u64(const char *s, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n && is_digit(s[i]); i++) v = v * 10 + (uint64_t)(s[i] - '0');
+    return v;
 }
 
 static int all_digits(const char *s, size_t n)
@@ -664,6 +673,7 @@ static int event_line(reader_t *r, const char *s, size_t n)
     size_t ev_len = 0;
     size_t i = tok_end;
     const char *last_num = NULL;
+    size_t last_num_len = 0;
     while (i < n) {
         while (i < n && is_space(s[i])) i++;
         if (i >= n) break;
@@ -687,7 +697,7 @@ static int event_line(reader_t *r, const char *s, size_t n)
             size_t k = j;
             while (k < n && !is_space(s[k])) k++;
             if (k > j && s[k - 1] == ':') {
-                last_num = w;
+                last_num = w, last_num_len = wl;
                 continue;
             }
             frame = w;
@@ -715,7 +725,7 @@ static int event_line(reader_t *r, const char *s, size_t n)
             size_t c = d;
             while (c > 0 && is_space(s[c - 1])) c--;
             if (c > 0 && s[c - 1] == ':') {
-                if (d < j) last_num = s + d;
+                if (d < j) last_num = s + d, last_num_len = j - d;
             } else if (j > 0 && s[j - 1] == ':') {
                 d = j;   /* no period */
             } else {
@@ -726,7 +736,7 @@ static int event_line(reader_t *r, const char *s, size_t n)
         }
     no_event:;
     }
-    if (last_num) period = strtod(last_num, NULL);
+    if (last_num) period = (double)parse_u64(last_num, last_num_len);
     if (period <= 0) period = 1;
 
     if (!o->perl_compat) end_sample(r);
@@ -761,7 +771,7 @@ static int event_line(reader_t *r, const char *s, size_t n)
     r->has_time = has_time;
     r->time_us = time_us;
     r->time_ns = time_ns;
-    r->pid = pid ? atoi(pid) : tid_len ? atoi(tid) : 0;
+    r->pid = (int)(pid ? parse_u64(pid, pid_len) : parse_u64(tid, tid_len));
     if (has_time && !r->have_start) r->have_start = 1, r->start_us = time_us;
     set_process_frame(r, s, comm_len, pid, pid_len, tid, tid_len);
     if (frame) add_line(r, frame, (size_t)(s + n - frame));

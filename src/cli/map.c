@@ -68,31 +68,25 @@ static int map_find(perfmap_t *m, const char *addr_text)
     return EXIT_OK;
 }
 
-static const perfmap_t *tidy_map;
-static int cmp_entry_start(const void *a, const void *b)
-{
-    const perfmap_entry_t *x = &tidy_map->entries[*(const uint32_t *)a], *y = &tidy_map->entries[*(const uint32_t *)b];
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return 0;
-}
-
 static int map_tidy(perfmap_t *m, const char *out_path, char **inputs)
 {
     uint8_t *over = xmalloc(m->n + 1);
     perfmap_overlapped_by_later(m, over);
+    /* the map's index is already sorted by start */
     uint32_t *keep = xmalloc((m->n + 1) * sizeof *keep);
     size_t nkeep = 0;
     for (size_t i = 0; i < m->n; i++)
-        if (!over[i]) keep[nkeep++] = (uint32_t)i;
-    tidy_map = m;
-    qsort(keep, nkeep, sizeof *keep, cmp_entry_start);
+        if (!over[m->by_start[i]]) keep[nkeep++] = m->by_start[i];
     output_t out;
     int rc = EXIT_FAIL;
     if (output_open(&out, out_path, inputs, 1) == 0) {
         buf_t b = {0};
         for (size_t i = 0; i < nkeep; i++) {
             const perfmap_entry_t *e = &m->entries[keep[i]];
-            buf_printf(&b, "%llx %llx ", (unsigned long long)e->start, (unsigned long long)e->size);
+            buf_put_hex(&b, e->start);
+            buf_putc(&b, ' ');
+            buf_put_hex(&b, e->size);
+            buf_putc(&b, ' ');
             buf_append(&b, perfmap_name(m, e), e->name_len);
             buf_putc(&b, '\n');
             if (b.len > (1 << 20)) fwrite(b.data, 1, b.len, out.f), buf_clear(&b);

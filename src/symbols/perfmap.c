@@ -1,5 +1,6 @@
 #include "symbols/perfmap.h"
 #include "util/diag.h"
+#include "util/radix.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -37,21 +38,14 @@ static int parse_hex(const char **p, const char *end, uint64_t *out)
     return 0;
 }
 
-static const perfmap_t *sort_map;
-static int cmp_start(const void *a, const void *b)
-{
-    const perfmap_entry_t *x = &sort_map->entries[*(const uint32_t *)a], *y = &sort_map->entries[*(const uint32_t *)b];
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
 static void build_index(perfmap_t *m)
 {
     m->by_start = xmalloc((m->n + 1) * sizeof *m->by_start);
     m->max_end = xmalloc((m->n + 1) * sizeof *m->max_end);
-    for (size_t i = 0; i < m->n; i++) m->by_start[i] = (uint32_t)i;
-    sort_map = m;
-    qsort(m->by_start, m->n, sizeof *m->by_start, cmp_start);
+    uint64_t *keys = xmalloc((m->n + 1) * sizeof *keys);
+    for (size_t i = 0; i < m->n; i++) keys[i] = m->entries[i].start, m->by_start[i] = (uint32_t)i;
+    radix_sort_u64(keys, m->by_start, m->n);   /* stable: equal starts stay in file order */
+    free(keys);
     uint64_t mx = 0;
     for (size_t i = 0; i < m->n; i++) {
         const perfmap_entry_t *e = &m->entries[m->by_start[i]];
@@ -239,44 +233,31 @@ static uint32_t seg_query(const segtree_t *t, size_t node, size_t l, size_t r, s
     return t->tag[node] > m ? t->tag[node] : m;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static size_t coord_index(const uint64_t *c, size_t n, uint64_t v)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c[mid] < v) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 void perfmap_overlapped_by_later(const perfmap_t *m, uint8_t *out)
 {
     size_t n = m->n;
     if (!n) return;
+    /* Rank every start and end point: sort (point, which) pairs once, no searches afterwards. */
     uint64_t *c = xmalloc(2 * n * sizeof *c);
-    for (size_t i = 0; i < n; i++) c[2 * i] = m->entries[i].start, c[2 * i + 1] = m->entries[i].start + m->entries[i].size;
-    qsort(c, 2 * n, sizeof *c, cmp_u64);
-    size_t nc = 0;
-    for (size_t i = 0; i < 2 * n; i++)
-        if (!nc || c[nc - 1] != c[i]) c[nc++] = c[i];
-    segtree_t t = {xcalloc(4 * nc, sizeof(uint32_t)), xcalloc(4 * nc, sizeof(uint32_t)), nc};
-    size_t *lo = xmalloc(n * sizeof *lo), *hi = xmalloc(n * sizeof *hi);
+    uint32_t *which = xmalloc(2 * n * sizeof *which);
     for (size_t i = 0; i < n; i++) {
-        lo[i] = coord_index(c, nc, m->entries[i].start);
-        hi[i] = coord_index(c, nc, m->entries[i].start + m->entries[i].size);
-        seg_update(&t, 1, 0, nc, lo[i], hi[i], (uint32_t)i + 1);
+        c[2 * i] = m->entries[i].start, which[2 * i] = (uint32_t)(2 * i);
+        c[2 * i + 1] = m->entries[i].start + m->entries[i].size, which[2 * i + 1] = (uint32_t)(2 * i + 1);
     }
-    for (size_t i = 0; i < n; i++) out[i] = seg_query(&t, 1, 0, nc, lo[i], hi[i]) > i + 1;
-    free(lo);
-    free(hi);
+    radix_sort_u64(c, which, 2 * n);
+    uint32_t *rank = xmalloc(2 * n * sizeof *rank);
+    size_t nc = 0;
+    for (size_t i = 0; i < 2 * n; i++) {
+        if (i && c[i] != c[i - 1]) nc++;
+        rank[which[i]] = (uint32_t)nc;
+    }
+    nc++;
+    free(which);
+    free(c);
+    segtree_t t = {xcalloc(4 * nc, sizeof(uint32_t)), xcalloc(4 * nc, sizeof(uint32_t)), nc};
+    for (size_t i = 0; i < n; i++) seg_update(&t, 1, 0, nc, rank[2 * i], rank[2 * i + 1], (uint32_t)i + 1);
+    for (size_t i = 0; i < n; i++) out[i] = seg_query(&t, 1, 0, nc, rank[2 * i], rank[2 * i + 1]) > i + 1;
+    free(rank);
     free(t.mx);
     free(t.tag);
-    free(c);
 }

@@ -72,6 +72,17 @@ void buf_put_u64(buf_t *b, unsigned long long v)
     buf_append(b, tmp + i, (size_t)(24 - i));
 }
 
+void buf_put_hex(buf_t *b, unsigned long long v)
+{
+    char tmp[16];
+    int i = 16;
+    do {
+        tmp[--i] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    buf_append(b, tmp + i, (size_t)(16 - i));
+}
+
 void buf_put_weight(buf_t *b, double w)
 {
     if (w >= 0 && w < 1.8e19 && w == floor(w)) {

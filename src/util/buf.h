@@ -19,6 +19,8 @@ void buf_clear(buf_t *b);
 void buf_free(buf_t *b);
 /* Append a decimal; faster than printf on hot paths (writers of large outputs). */
 void buf_put_u64(buf_t *b, unsigned long long v);
+/* Lower-case hex without 0x. */
+void buf_put_hex(buf_t *b, unsigned long long v);
 /* Append a weight: integral values without a fraction, others with up to 6 significant decimals. */
 void buf_put_weight(buf_t *b, double w);
 

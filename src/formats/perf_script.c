@@ -1170,7 +1170,7 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
     int big = in->size < 0 || in->size >= (16 << 20);
     if (threads < 2 || cpus < 2 || (!forced && !big) || o->perl_compat || o->inline_frames)
         return perf_read_serial(in, p, o);
-    return perf_read_parallel(in, p, o, (int)(threads - 1), forced ? 64 * 1024 : 512 * 1024);
+    return perf_read_parallel(in, p, o, (int)(threads - 1), forced ? 64 * 1024 : 128 * 1024);
 }
 
 /* ---- detection ---- */

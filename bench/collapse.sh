@@ -36,12 +36,16 @@ STACKVIS=$CACHE/node_modules/.bin/stackvis
 [ -x "$STACKVIS" ] || (cd "$CACHE" && npm install --silent --no-audit --no-fund stackvis >/dev/null 2>&1) || true
 
 # 3. Time each in one run: wall seconds, MB/s, peak RSS.
-run() {  # name, command...
+run() {  # name, command...   (runs taking under 2 s are repeated: best of 3, the machine is shared)
     local name=$1; shift
-    local t0 t1 log=$CACHE/time-$name.txt
-    t0=$(date +%s.%N)
-    /usr/bin/time -v "$@" < "$INPUT" > "$CACHE/out-$name.folded" 2> "$log" || { echo "$name: failed ($(tail -n 3 "$log"))"; return 1; }
-    t1=$(date +%s.%N)
+    local t0 t1 log=$CACHE/time-$name.txt best="" a b
+    for try in 1 2 3; do
+        a=$(date +%s.%N)
+        /usr/bin/time -v "$@" < "$INPUT" > "$CACHE/out-$name.folded" 2> "$log" || { echo "$name: failed ($(tail -n 3 "$log"))"; return 1; }
+        b=$(date +%s.%N)
+        if [ -z "$best" ] || awk -v x="$b" -v y="$a" -v z="$best" 'BEGIN{exit !(x-y < z)}'; then best=$(awk -v x="$b" -v y="$a" 'BEGIN{print x-y}'); t0=$a; t1=$b; fi
+        awk -v x="$best" 'BEGIN{exit !(x >= 2)}' && break
+    done
     local rss; rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$log")
     awk -v n="$name" -v a="$t0" -v b="$t1" -v mb="$MB" -v rss="$rss" \
         'BEGIN{s=b-a; printf "%-22s %8.2f s %9.1f MB/s   peak RSS %8.1f MB\n", n, s, mb/s, rss/1024}'

@@ -15,16 +15,17 @@
  * Deliberate differences from stackcollapse-perf.pl (see README "Fold stacks");
  * read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
 #include "formats/format.h"
+#include "formats/perf_script.h"
 #include "symbols/resolver.h"
 #include "util/buf.h"
 #include "util/diag.h"
-#include "util/input_bulk.h"
 #include "util/xalloc.h"
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_mutex_t resolver_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -36,61 +37,6 @@ __attribute__((weak)) int jit_resolver_lookup(jit_resolver_t *r, int pid, uint64
     return 0;
 }
 
-/* One distinct callchain line and the frames it became (several with "->" or --inline). */
-typedef struct {
-    size_t key_off;        /* raw line text in reader.keys */
-    uint32_t key_len;
-    uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
-    uint8_t jit_like;      /* module is a perf map, a jitted-*.so or [unknown]: the resolver may rename it */
-    uint8_t jit_module;    /* a perf map or jitted-*.so: --jit annotates it */
-} line_entry_t;
-
-typedef struct {
-    profile_t *p;
-    const read_opts_t *o;
-    input_t *in;
-
-    /* frame cache */
-    struct line_slot { uint64_t hash; uint32_t entry; } *slots;   /* open addressing; entry 0 = empty */
-    size_t slot_mask;
-    line_entry_t *entries;
-    size_t nentries, entries_cap;
-    buf_t keys;
-    uint32_t *frame_pool;
-    size_t npool, pool_cap;
-    buf_t scratch, scratch2;
-
-    /* stack cache: hash of the root-first frame ids -> leaf node */
-    u64map_t stack_index;
-
-    /* current sample */
-    int in_sample;         /* an accepted event line was seen */
-    int skipping;          /* a filtered-out sample: ignore its callchain */
-    uint32_t *leaf_first;  /* frame ids, leaf first */
-    size_t nleaf, leaf_cap;
-    uint32_t *stack;
-    size_t stack_cap;
-    uint32_t proc_frame;
-    double period;
-    int has_time;
-    double time_us;
-    uint64_t time_ns;
-    int pid;
-
-    /* events */
-    char event[128];       /* the event samples are kept for ("" until the first one) */
-    int event_defaulted;
-
-    /* timeline */
-    int have_start;
-    double start_us;
-
-    long samples, unrecognised, first_unrecognised, event_lines;
-    long line;               /* number of the line being read, for messages */
-    int parallel;            /* one of several workers: serialise resolver calls */
-    long skipped_line;       /* first sample of another event type, skipped */
-    char skipped_event[128];
-} reader_t;
 
 /* ---- small text helpers ---- */
 
@@ -234,7 +180,7 @@ static size_t strip_params_perl(const char *s, size_t n)
 }
 
 /* Appends the tidied form of one "->" part of a symbol to b. */
-static void tidy_symbol(reader_t *r, const char *s, size_t n, const char *pc, size_t pc_len, const char *mod,
+static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *pc, size_t pc_len, const char *mod,
                         size_t mod_len, buf_t *b)
 {
     size_t at = b->len;
@@ -268,7 +214,7 @@ static void tidy_symbol(reader_t *r, const char *s, size_t n, const char *pc, si
 /* ---- --inline: addr2line, cached per (pc, module) ---- */
 
 /* Appends "a;b;c" (root-most first) for pc in mod, or nothing when addr2line does not know. */
-static void addr2line_frames(reader_t *r, const char *pc, size_t pc_len, const char *mod, size_t mod_len, buf_t *out)
+static void addr2line_frames(perf_reader_t *r, const char *pc, size_t pc_len, const char *mod, size_t mod_len, buf_t *out)
 {
     buf_t cmd = {0};
     buf_puts(&cmd, "addr2line -a 0x");
@@ -322,14 +268,14 @@ static frame_kind_t kind_for(const char *name, size_t n, const char *mod, size_t
     return k == FRAME_JS ? FRAME_NATIVE : k;
 }
 
-static void pool_push(reader_t *r, uint32_t f)
+static void pool_push(perf_reader_t *r, uint32_t f)
 {
     XGROW(r->frame_pool, r->pool_cap, r->npool + 1);
     r->frame_pool[r->npool++] = f;
 }
 
 /* Tidies pc/symbol/module into frames appended to the pool (root-most first). */
-static void make_frames(reader_t *r, const char *pc, size_t pc_len, const char *sym, size_t sym_len, const char *mod,
+static void make_frames(perf_reader_t *r, const char *pc, size_t pc_len, const char *sym, size_t sym_len, const char *mod,
                         size_t mod_len)
 {
     const read_opts_t *o = r->o;
@@ -381,7 +327,7 @@ static void make_frames(reader_t *r, const char *pc, size_t pc_len, const char *
     }
 }
 
-static void grow_slots(reader_t *r)
+static void grow_slots(perf_reader_t *r)
 {
     size_t cap = (r->slot_mask + 1) * 2;
     struct line_slot *n = xcalloc(cap, sizeof *n);
@@ -397,7 +343,7 @@ static void grow_slots(reader_t *r)
 }
 
 /* Frames of one callchain line (text after the leading blanks), appended leaf-first to the sample. */
-static void add_line(reader_t *r, const char *s, size_t n)
+static void add_line(perf_reader_t *r, const char *s, size_t n)
 {
     while (n > 0 && is_space(s[n - 1])) n--;
     const char *pc = s;
@@ -488,7 +434,7 @@ static void add_line(reader_t *r, const char *s, size_t n)
 
 /* ---- samples ---- */
 
-static uint32_t leaf_for_stack(reader_t *r, const uint32_t *frames, size_t n)
+static uint32_t leaf_for_stack(perf_reader_t *r, const uint32_t *frames, size_t n)
 {
     uint64_t h = line_hash((const char *)frames, n * sizeof *frames);
     int found;
@@ -510,7 +456,7 @@ static uint32_t leaf_for_stack(reader_t *r, const uint32_t *frames, size_t n)
     return leaf;
 }
 
-static void end_sample(reader_t *r)
+void perf_end_sample(perf_reader_t *r)
 {
     if (!r->in_sample) return;
     r->in_sample = 0;
@@ -611,7 +557,7 @@ static size_t perl_comm(const char *s, size_t n, size_t *tok, size_t *tok_end)
     return 0;
 }
 
-static void set_process_frame(reader_t *r, const char *comm, size_t comm_len, const char *pid, size_t pid_len,
+static void set_process_frame(perf_reader_t *r, const char *comm, size_t comm_len, const char *pid, size_t pid_len,
                               const char *tid, size_t tid_len)
 {
     buf_t *b = &r->scratch;
@@ -630,7 +576,7 @@ static void set_process_frame(reader_t *r, const char *comm, size_t comm_len, co
 }
 
 /* An event line. Returns 0, or 1 when it is not one. */
-static int event_line(reader_t *r, const char *s, size_t n)
+static int event_line(perf_reader_t *r, const char *s, size_t n)
 {
     const read_opts_t *o = r->o;
     while (n > 0 && is_space(s[n - 1])) n--;
@@ -739,7 +685,7 @@ static int event_line(reader_t *r, const char *s, size_t n)
     if (last_num) period = (double)parse_u64(last_num, last_num_len);
     if (period <= 0) period = 1;
 
-    if (!o->perl_compat) end_sample(r);
+    if (!o->perl_compat) perf_end_sample(r);
     r->skipping = 0;
     if (ev) {
         if (!r->event[0]) {
@@ -792,7 +738,7 @@ static int looks_like_frame(const char *s, size_t n)
     return !parse_pid_tid(s + t, i - t, &a, &al, &b, &bl);
 }
 
-static void reader_free(reader_t *r)
+void perf_reader_free(perf_reader_t *r)
 {
     free(r->slots);
     u64map_free(&r->stack_index);
@@ -806,12 +752,12 @@ static void reader_free(reader_t *r)
 }
 
 /* One line of perf script (without its '\n'); the loop body of both reading paths. */
-static void perf_line(reader_t *r, char *line, size_t len)
+void perf_line(perf_reader_t *r, char *line, size_t len)
 {
     const read_opts_t *o = r->o;
     if (len > 0 && line[len - 1] == '\r') len--;
     if (len == 0) {
-        if (r->in_sample || o->perl_compat) end_sample(r);
+        if (r->in_sample || o->perl_compat) perf_end_sample(r);
         r->in_sample = 0;
         r->nleaf = 0;
         r->skipping = 0;
@@ -824,7 +770,7 @@ static void perf_line(reader_t *r, char *line, size_t len)
         i = 1;
         while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
         if (i == len) {   /* a line of blanks ends a sample too */
-            end_sample(r);
+            perf_end_sample(r);
             r->nleaf = 0;
             return;
         }
@@ -843,7 +789,7 @@ static void perf_line(reader_t *r, char *line, size_t len)
     }
 }
 
-static void reader_init(reader_t *r, profile_t *p, const read_opts_t *o, input_t *in)
+void perf_reader_init(perf_reader_t *r, profile_t *p, const read_opts_t *o, input_t *in)
 {
     memset(r, 0, sizeof *r);
     r->p = p, r->o = o, r->in = in;
@@ -853,7 +799,7 @@ static void reader_init(reader_t *r, profile_t *p, const read_opts_t *o, input_t
 }
 
 /* Messages after reading; returns 0 or -1. */
-static int perf_report(input_t *in, const reader_t *r, int rc)
+int perf_report(input_t *in, const perf_reader_t *r, int rc)
 {
     if (rc < 0) return -1;
     if (r->event_lines == 0) {
@@ -875,8 +821,8 @@ static int perf_report(input_t *in, const reader_t *r, int rc)
 
 static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 {
-    reader_t r;
-    reader_init(&r, p, o, in);
+    perf_reader_t r;
+    perf_reader_init(&r, p, o, in);
     char *line;
     size_t len;
     int rc;
@@ -884,278 +830,11 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
         r.line = in->line;
         perf_line(&r, line, len);
     }
-    if (rc == 0 && !o->perl_compat) end_sample(&r);   /* the last sample needs no trailing blank line */
+    if (rc == 0 && !o->perl_compat) perf_end_sample(&r);   /* the last sample needs no trailing blank line */
     input_progress_done(in);
     int result = perf_report(in, &r, rc);
-    reader_free(&r);
+    perf_reader_free(&r);
     return result;
-}
-
-/* ---- parallel reading of large inputs ----
- * The main thread reads blocks that end at a sample boundary and counts their lines;
- * workers fold blocks into profiles of their own, merged at the end (the timeline is
- * then re-sorted by time). The event filter and the time origin are taken from the
- * input's first sample before the workers start, so every worker agrees on them.
- * Used for regular files of 16 MB or more and pipes; not with --perl-compat or --inline
- * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
-#include <pthread.h>
-#include <unistd.h>
-
-enum { QUEUE_DEPTH = 2 };
-
-typedef struct {
-    char *data;
-    size_t len, cap;
-    long index;   /* block number */
-} block_t;
-
-/* Line numbers: a worker numbers lines as (block number << 32) + line within the block;
- * they become file line numbers at the end, from every block's line count. */
-#define BLOCK_LINE(index, rel) (((long)(index) << 32) + (rel))
-
-typedef struct {
-    pthread_mutex_t mu;
-    pthread_cond_t have, room;
-    block_t q[QUEUE_DEPTH];
-    size_t head, count;
-    int done;
-    /* buffers are recycled: fresh 1 MB mallocs are fresh mmaps and page faults */
-    char **spare;
-    size_t nspare;
-    size_t block_size;
-    long *block_lines;       /* line count of each block, filled in by the workers */
-    size_t block_lines_cap;
-} block_queue_t;
-
-typedef struct {
-    reader_t r;
-    block_queue_t *q;
-    pthread_t thread;
-} worker_t;
-
-static void *worker_main(void *arg)
-{
-    worker_t *w = arg;
-    block_queue_t *q = w->q;
-    for (;;) {
-        pthread_mutex_lock(&q->mu);
-        while (!q->count && !q->done) pthread_cond_wait(&q->have, &q->mu);
-        if (!q->count) {
-            pthread_mutex_unlock(&q->mu);
-            break;
-        }
-        block_t b = q->q[q->head];
-        q->head = (q->head + 1) % QUEUE_DEPTH;
-        q->count--;
-        pthread_cond_signal(&q->room);
-        pthread_mutex_unlock(&q->mu);
-
-        w->r.line = BLOCK_LINE(b.index, 1);
-        for (size_t pos = 0; pos < b.len;) {
-            char *s = b.data + pos;
-            char *nl = memchr(s, '\n', b.len - pos);
-            size_t len = nl ? (size_t)(nl - s) : b.len - pos;
-            perf_line(&w->r, s, len);
-            w->r.line++;
-            pos += len + 1;
-        }
-        end_sample(&w->r);   /* blocks end at a sample boundary */
-        w->r.in_sample = 0, w->r.nleaf = 0, w->r.skipping = 0;
-        pthread_mutex_lock(&q->mu);
-        if (b.cap == 2 * q->block_size) q->spare[q->nspare++] = b.data;
-        else free(b.data);
-        q->block_lines[b.index] = w->r.line - BLOCK_LINE(b.index, 1);
-        pthread_mutex_unlock(&q->mu);
-    }
-    return NULL;
-}
-
-static void queue_push(block_queue_t *q, block_t b)
-{
-    pthread_mutex_lock(&q->mu);
-    while (q->count == QUEUE_DEPTH) pthread_cond_wait(&q->room, &q->mu);
-    q->q[(q->head + q->count) % QUEUE_DEPTH] = b;
-    q->count++;
-    pthread_cond_signal(&q->have);
-    pthread_mutex_unlock(&q->mu);
-}
-
-/* Where the next sample starts at or before data+n: after the last blank line, else before the
- * last line that does not start with a tab (an event line). 0 when there is none. */
-static size_t sample_boundary(const char *data, size_t n)
-{
-    const char *p = memrchr(data, '\n', n);
-    size_t first_plain = 0;
-    while (p && p > data) {
-        size_t at = (size_t)(p - data);
-        if (at + 1 < n && (data[at + 1] == '\n' || data[at + 1] != '\t')) {
-            if (data[at + 1] == '\n' || p[-1] == '\n') return at + 1;
-            if (!first_plain) first_plain = at + 1;
-        }
-        p = memrchr(data, '\n', at);
-    }
-    return first_plain;
-}
-
-static int cmp_samples_by_time(const void *a, const void *b)
-{
-    const profile_sample_t *x = a, *y = b;
-    return x->time_us < y->time_us ? -1 : x->time_us > y->time_us;
-}
-
-static int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size)
-{
-    block_queue_t q = {0};
-    pthread_mutex_init(&q.mu, NULL);
-    pthread_cond_init(&q.have, NULL);
-    pthread_cond_init(&q.room, NULL);
-    worker_t *w = xcalloc((size_t)nworkers, sizeof *w);
-    q.spare = xcalloc(QUEUE_DEPTH + (size_t)nworkers + 2, sizeof *q.spare);
-    q.block_size = block_size;
-    int started = 0, rc = 0, too_long = 0;
-    long nblocks = 0;
-    size_t nsamples_before = p->nsamples;
-    char *carry = NULL;
-    size_t carry_len = 0, long_cap = 0;   /* long_cap: carry is a whole buffer of that size */
-    for (;;) {
-        /* a block: what was left over, plus fresh bytes */
-        /* pooled buffers are 2 blocks big: the carried-over part plus a block of fresh bytes */
-        size_t cap = 2 * block_size;
-        char *buf = NULL;
-        if (long_cap) {
-            /* a very long sample or line: keep growing its own buffer, doubling */
-            cap = long_cap * 2;
-            buf = xrealloc(carry, cap);
-            long_cap = 0;
-        } else {
-            pthread_mutex_lock(&q.mu);
-            if (q.nspare) buf = q.spare[--q.nspare];
-            pthread_mutex_unlock(&q.mu);
-            if (!buf) buf = xmalloc(cap);
-            if (carry_len) memcpy(buf, carry, carry_len);
-            free(carry);
-        }
-        carry = NULL;
-        size_t len = carry_len;
-        while (len < cap) {
-            ssize_t k = input_read_bulk(in, buf + len, cap - len);
-            if (k <= 0) {
-                if (k < 0) rc = -1;
-                break;
-            }
-            len += (size_t)k;
-        }
-        int last = len < cap || rc < 0;
-        size_t cut = last ? len : sample_boundary(buf, len);
-        if (!last && cut == 0) {
-            /* no boundary: one very long sample or line; read on, up to the line limit */
-            if (len > in->max_line) {   /* reported below, once the line number is known */
-                too_long = 1;
-                carry = buf, carry_len = len;
-                rc = -1;
-                break;
-            }
-            carry = buf, carry_len = len, long_cap = cap;
-            continue;
-        }
-        carry_len = len - cut;
-        if (carry_len) {
-            carry = xmalloc(carry_len);
-            memcpy(carry, buf + cut, carry_len);
-        }
-        if (cut) {
-            if (!started) {
-                /* the first sample decides the event filter and the time origin for everyone */
-                reader_t probe;
-                profile_t *tmp = profile_new();
-                reader_init(&probe, tmp, o, in);
-                for (size_t pos = 0; pos < cut && !probe.event_lines;) {
-                    const char *nl = memchr(buf + pos, '\n', cut - pos);
-                    size_t l = nl ? (size_t)(nl - (buf + pos)) : cut - pos;
-                    perf_line(&probe, buf + pos, l);
-                    pos += l + 1;
-                }
-                for (int k = 0; k < nworkers; k++) {
-                    profile_t *wp = profile_new();
-                    reader_init(&w[k].r, wp, o, in);
-                    w[k].r.parallel = 1;
-                    memcpy(w[k].r.event, probe.event, sizeof probe.event);
-                    w[k].r.event_defaulted = probe.event_defaulted;
-                    w[k].r.have_start = probe.have_start;
-                    w[k].r.start_us = probe.start_us;
-                    w[k].q = &q;
-                    pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
-                }
-                reader_free(&probe);
-                profile_free(tmp);
-                started = 1;
-            }
-            pthread_mutex_lock(&q.mu);
-            XGROW(q.block_lines, q.block_lines_cap, (size_t)nblocks + 1);
-            pthread_mutex_unlock(&q.mu);
-            queue_push(&q, (block_t){buf, cut, cap, nblocks++});
-        } else {
-            free(buf);
-        }
-        if (last) break;
-    }
-    pthread_mutex_lock(&q.mu);
-    q.done = 1;
-    pthread_cond_broadcast(&q.have);
-    pthread_mutex_unlock(&q.mu);
-    /* fold the workers' profiles into p and their counts into one report */
-    reader_t sum;
-    memset(&sum, 0, sizeof sum);
-    for (int k = 0; k < nworkers && started; k++) {
-        pthread_join(w[k].thread, NULL);
-        reader_t *r = &w[k].r;
-        profile_merge(p, r->p, 1.0);
-        if (!sum.event[0]) memcpy(sum.event, r->event, sizeof sum.event);
-        sum.event_lines += r->event_lines;
-        sum.samples += r->samples;
-        if (r->nentries > sum.nentries) sum.nentries = r->nentries;
-        if (r->unrecognised && (!sum.unrecognised || r->first_unrecognised < sum.first_unrecognised))
-            sum.first_unrecognised = r->first_unrecognised;
-        sum.unrecognised += r->unrecognised;
-        if (r->skipped_line && (!sum.skipped_line || r->skipped_line < sum.skipped_line)) {
-            sum.skipped_line = r->skipped_line;
-            memcpy(sum.skipped_event, r->skipped_event, sizeof sum.skipped_event);
-        }
-        profile_free(r->p);
-        reader_free(r);
-    }
-    free(w);
-    /* block-relative line numbers -> file line numbers */
-    long *first = xmalloc(((size_t)nblocks + 1) * sizeof *first);
-    first[0] = 1;
-    for (long i = 0; i < nblocks; i++) first[i + 1] = first[i] + q.block_lines[i];
-    if (sum.unrecognised) sum.first_unrecognised = first[sum.first_unrecognised >> 32] + (sum.first_unrecognised & 0xffffffff) - 1;
-    if (sum.skipped_line) sum.skipped_line = first[sum.skipped_line >> 32] + (sum.skipped_line & 0xffffffff) - 1;
-    if (too_long) {
-        long line = first[nblocks];
-        for (const char *c = carry; (c = memchr(c, '\n', (size_t)(carry + carry_len - c))); c++) line++;
-        diag_error(in->name, line, "line longer than %zu MiB; this does not look like perf script output",
-                   in->max_line >> 20);
-    }
-    free(carry);
-    free(first);
-    free(q.block_lines);
-    for (size_t i = 0; i < q.nspare; i++) free(q.spare[i]);
-    free(q.spare);
-    pthread_mutex_destroy(&q.mu);
-    pthread_cond_destroy(&q.have);
-    pthread_cond_destroy(&q.room);
-    /* the timeline in time order again; bounds from it */
-    if (p->nsamples > nsamples_before) {
-        qsort(p->samples + nsamples_before, p->nsamples - nsamples_before, sizeof *p->samples, cmp_samples_by_time);
-        for (size_t i = 0; i < p->nsamples; i++) {
-            double t = p->samples[i].time_us;
-            if (i == 0 || t < p->start_us) p->start_us = t;
-            if (i == 0 || t > p->end_us) p->end_us = t;
-        }
-    }
-    input_progress_done(in);
-    return perf_report(in, &sum, rc);
 }
 
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)

@@ -1,0 +1,273 @@
+/* perf script: large inputs folded on several threads.
+ *
+ * The main thread reads blocks that end at a sample boundary;
+ * workers fold blocks into profiles of their own, merged at the end (the timeline is
+ * then re-sorted by time). The event filter and the time origin are taken from the
+ * input's first sample before the workers start, so every worker agrees on them.
+ * Used for regular files of 16 MB or more and pipes; not with --perl-compat or --inline
+ * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
+#include "formats/perf_script.h"
+#include "util/diag.h"
+#include "util/input_bulk.h"
+#include "util/xalloc.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { QUEUE_DEPTH = 2 };
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+    long index;   /* block number */
+} block_t;
+
+/* Line numbers: a worker numbers lines as (block number << 32) + line within the block;
+ * they become file line numbers at the end, from every block's line count. */
+#define BLOCK_LINE(index, rel) (((long)(index) << 32) + (rel))
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t have, room;
+    block_t q[QUEUE_DEPTH];
+    size_t head, count;
+    int done;
+    /* buffers are recycled: fresh 1 MB mallocs are fresh mmaps and page faults */
+    char **spare;
+    size_t nspare;
+    size_t block_size;
+    long *block_lines;       /* line count of each block, filled in by the workers */
+    size_t block_lines_cap;
+} block_queue_t;
+
+typedef struct {
+    perf_reader_t r;
+    block_queue_t *q;
+    pthread_t thread;
+} worker_t;
+
+static void *worker_main(void *arg)
+{
+    worker_t *w = arg;
+    block_queue_t *q = w->q;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        while (!q->count && !q->done) pthread_cond_wait(&q->have, &q->mu);
+        if (!q->count) {
+            pthread_mutex_unlock(&q->mu);
+            break;
+        }
+        block_t b = q->q[q->head];
+        q->head = (q->head + 1) % QUEUE_DEPTH;
+        q->count--;
+        pthread_cond_signal(&q->room);
+        pthread_mutex_unlock(&q->mu);
+
+        w->r.line = BLOCK_LINE(b.index, 1);
+        for (size_t pos = 0; pos < b.len;) {
+            char *s = b.data + pos;
+            char *nl = memchr(s, '\n', b.len - pos);
+            size_t len = nl ? (size_t)(nl - s) : b.len - pos;
+            perf_line(&w->r, s, len);
+            w->r.line++;
+            pos += len + 1;
+        }
+        perf_end_sample(&w->r);   /* blocks end at a sample boundary */
+        w->r.in_sample = 0, w->r.nleaf = 0, w->r.skipping = 0;
+        pthread_mutex_lock(&q->mu);
+        if (b.cap == 2 * q->block_size) q->spare[q->nspare++] = b.data;
+        else free(b.data);
+        q->block_lines[b.index] = w->r.line - BLOCK_LINE(b.index, 1);
+        pthread_mutex_unlock(&q->mu);
+    }
+    return NULL;
+}
+
+static void queue_push(block_queue_t *q, block_t b)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->count == QUEUE_DEPTH) pthread_cond_wait(&q->room, &q->mu);
+    q->q[(q->head + q->count) % QUEUE_DEPTH] = b;
+    q->count++;
+    pthread_cond_signal(&q->have);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Where the next sample starts at or before data+n: after the last blank line, else before the
+ * last line that does not start with a tab (an event line). 0 when there is none. */
+static size_t sample_boundary(const char *data, size_t n)
+{
+    const char *p = memrchr(data, '\n', n);
+    size_t first_plain = 0;
+    while (p && p > data) {
+        size_t at = (size_t)(p - data);
+        if (at + 1 < n && (data[at + 1] == '\n' || data[at + 1] != '\t')) {
+            if (data[at + 1] == '\n' || p[-1] == '\n') return at + 1;
+            if (!first_plain) first_plain = at + 1;
+        }
+        p = memrchr(data, '\n', at);
+    }
+    return first_plain;
+}
+
+static int cmp_samples_by_time(const void *a, const void *b)
+{
+    const profile_sample_t *x = a, *y = b;
+    return x->time_us < y->time_us ? -1 : x->time_us > y->time_us;
+}
+
+int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size)
+{
+    block_queue_t q = {0};
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_cond_init(&q.have, NULL);
+    pthread_cond_init(&q.room, NULL);
+    worker_t *w = xcalloc((size_t)nworkers, sizeof *w);
+    q.spare = xcalloc(QUEUE_DEPTH + (size_t)nworkers + 2, sizeof *q.spare);
+    q.block_size = block_size;
+    int started = 0, rc = 0, too_long = 0;
+    long nblocks = 0;
+    size_t nsamples_before = p->nsamples;
+    char *carry = NULL;
+    size_t carry_len = 0, long_cap = 0;   /* long_cap: carry is a whole buffer of that size */
+    for (;;) {
+        /* a block: what was left over, plus fresh bytes */
+        /* pooled buffers are 2 blocks big: the carried-over part plus a block of fresh bytes */
+        size_t cap = 2 * block_size;
+        char *buf = NULL;
+        if (long_cap) {
+            /* a very long sample or line: keep growing its own buffer, doubling */
+            cap = long_cap * 2;
+            buf = xrealloc(carry, cap);
+            long_cap = 0;
+        } else {
+            pthread_mutex_lock(&q.mu);
+            if (q.nspare) buf = q.spare[--q.nspare];
+            pthread_mutex_unlock(&q.mu);
+            if (!buf) buf = xmalloc(cap);
+            if (carry_len) memcpy(buf, carry, carry_len);
+            free(carry);
+        }
+        carry = NULL;
+        size_t len = carry_len;
+        while (len < cap) {
+            ssize_t k = input_read_bulk(in, buf + len, cap - len);
+            if (k <= 0) {
+                if (k < 0) rc = -1;
+                break;
+            }
+            len += (size_t)k;
+        }
+        int last = len < cap || rc < 0;
+        size_t cut = last ? len : sample_boundary(buf, len);
+        if (!last && cut == 0) {
+            /* no boundary: one very long sample or line; read on, up to the line limit */
+            if (len > in->max_line) {   /* reported below, once the line number is known */
+                too_long = 1;
+                carry = buf, carry_len = len;
+                rc = -1;
+                break;
+            }
+            carry = buf, carry_len = len, long_cap = cap;
+            continue;
+        }
+        carry_len = len - cut;
+        if (carry_len) {
+            carry = xmalloc(carry_len);
+            memcpy(carry, buf + cut, carry_len);
+        }
+        if (cut) {
+            if (!started) {
+                /* the first sample decides the event filter and the time origin for everyone */
+                perf_reader_t probe;
+                profile_t *tmp = profile_new();
+                perf_reader_init(&probe, tmp, o, in);
+                for (size_t pos = 0; pos < cut && !probe.event_lines;) {
+                    const char *nl = memchr(buf + pos, '\n', cut - pos);
+                    size_t l = nl ? (size_t)(nl - (buf + pos)) : cut - pos;
+                    perf_line(&probe, buf + pos, l);
+                    pos += l + 1;
+                }
+                for (int k = 0; k < nworkers; k++) {
+                    profile_t *wp = profile_new();
+                    perf_reader_init(&w[k].r, wp, o, in);
+                    w[k].r.parallel = 1;
+                    memcpy(w[k].r.event, probe.event, sizeof probe.event);
+                    w[k].r.event_defaulted = probe.event_defaulted;
+                    w[k].r.have_start = probe.have_start;
+                    w[k].r.start_us = probe.start_us;
+                    w[k].q = &q;
+                    pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
+                }
+                perf_reader_free(&probe);
+                profile_free(tmp);
+                started = 1;
+            }
+            pthread_mutex_lock(&q.mu);
+            XGROW(q.block_lines, q.block_lines_cap, (size_t)nblocks + 1);
+            pthread_mutex_unlock(&q.mu);
+            queue_push(&q, (block_t){buf, cut, cap, nblocks++});
+        } else {
+            free(buf);
+        }
+        if (last) break;
+    }
+    pthread_mutex_lock(&q.mu);
+    q.done = 1;
+    pthread_cond_broadcast(&q.have);
+    pthread_mutex_unlock(&q.mu);
+    /* fold the workers' profiles into p and their counts into one report */
+    perf_reader_t sum;
+    memset(&sum, 0, sizeof sum);
+    for (int k = 0; k < nworkers && started; k++) {
+        pthread_join(w[k].thread, NULL);
+        perf_reader_t *r = &w[k].r;
+        profile_merge(p, r->p, 1.0);
+        if (!sum.event[0]) memcpy(sum.event, r->event, sizeof sum.event);
+        sum.event_lines += r->event_lines;
+        sum.samples += r->samples;
+        if (r->nentries > sum.nentries) sum.nentries = r->nentries;
+        if (r->unrecognised && (!sum.unrecognised || r->first_unrecognised < sum.first_unrecognised))
+            sum.first_unrecognised = r->first_unrecognised;
+        sum.unrecognised += r->unrecognised;
+        if (r->skipped_line && (!sum.skipped_line || r->skipped_line < sum.skipped_line)) {
+            sum.skipped_line = r->skipped_line;
+            memcpy(sum.skipped_event, r->skipped_event, sizeof sum.skipped_event);
+        }
+        profile_free(r->p);
+        perf_reader_free(r);
+    }
+    free(w);
+    /* block-relative line numbers -> file line numbers */
+    long *first = xmalloc(((size_t)nblocks + 1) * sizeof *first);
+    first[0] = 1;
+    for (long i = 0; i < nblocks; i++) first[i + 1] = first[i] + q.block_lines[i];
+    if (sum.unrecognised) sum.first_unrecognised = first[sum.first_unrecognised >> 32] + (sum.first_unrecognised & 0xffffffff) - 1;
+    if (sum.skipped_line) sum.skipped_line = first[sum.skipped_line >> 32] + (sum.skipped_line & 0xffffffff) - 1;
+    if (too_long) {
+        long line = first[nblocks];
+        for (const char *c = carry; (c = memchr(c, '\n', (size_t)(carry + carry_len - c))); c++) line++;
+        diag_error(in->name, line, "line longer than %zu MiB; this does not look like perf script output",
+                   in->max_line >> 20);
+    }
+    free(carry);
+    free(first);
+    free(q.block_lines);
+    for (size_t i = 0; i < q.nspare; i++) free(q.spare[i]);
+    free(q.spare);
+    pthread_mutex_destroy(&q.mu);
+    pthread_cond_destroy(&q.have);
+    pthread_cond_destroy(&q.room);
+    /* the timeline in time order again; bounds from it */
+    if (p->nsamples > nsamples_before) {
+        qsort(p->samples + nsamples_before, p->nsamples - nsamples_before, sizeof *p->samples, cmp_samples_by_time);
+        for (size_t i = 0; i < p->nsamples; i++) {
+            double t = p->samples[i].time_us;
+            if (i == 0 || t < p->start_us) p->start_us = t;
+            if (i == 0 || t > p->end_us) p->end_us = t;
+        }
+    }
+    input_progress_done(in);
+    return perf_report(in, &sum, rc);
+}
+

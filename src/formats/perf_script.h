@@ -1,0 +1,78 @@
+/* Internals of the perf script reader shared by perf_script.c (parsing, the serial
+ * path) and perf_parallel.c (large inputs folded on several threads). Not a public API:
+ * other modules use format_perf_reader through the registry. */
+#ifndef FORMATS_PERF_SCRIPT_H
+#define FORMATS_PERF_SCRIPT_H
+#include "formats/format.h"
+#include "util/buf.h"
+#include "util/hash.h"
+#include <stdint.h>
+
+/* One distinct callchain line and the frames it became (several with "->" or --inline). */
+typedef struct {
+    size_t key_off;        /* raw line text in reader.keys */
+    uint32_t key_len;
+    uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
+    uint8_t jit_like;      /* module is a perf map, a jitted-*.so or [unknown]: the resolver may rename it */
+    uint8_t jit_module;    /* a perf map or jitted-*.so: --jit annotates it */
+} line_entry_t;
+
+typedef struct perf_reader {
+    profile_t *p;
+    const read_opts_t *o;
+    input_t *in;
+
+    /* frame cache */
+    struct line_slot { uint64_t hash; uint32_t entry; } *slots;   /* open addressing; entry 0 = empty */
+    size_t slot_mask;
+    line_entry_t *entries;
+    size_t nentries, entries_cap;
+    buf_t keys;
+    uint32_t *frame_pool;
+    size_t npool, pool_cap;
+    buf_t scratch, scratch2;
+
+    /* stack cache: hash of the root-first frame ids -> leaf node */
+    u64map_t stack_index;
+
+    /* current sample */
+    int in_sample;         /* an accepted event line was seen */
+    int skipping;          /* a filtered-out sample: ignore its callchain */
+    uint32_t *leaf_first;  /* frame ids, leaf first */
+    size_t nleaf, leaf_cap;
+    uint32_t *stack;
+    size_t stack_cap;
+    uint32_t proc_frame;
+    double period;
+    int has_time;
+    double time_us;
+    uint64_t time_ns;
+    int pid;
+
+    /* events */
+    char event[128];       /* the event samples are kept for ("" until the first one) */
+    int event_defaulted;
+
+    /* timeline */
+    int have_start;
+    double start_us;
+
+    long samples, unrecognised, first_unrecognised, event_lines;
+    long line;               /* number of the line being read, for messages */
+    int parallel;            /* one of several workers: serialise resolver calls */
+    long skipped_line;       /* first sample of another event type, skipped */
+    char skipped_event[128];
+} perf_reader_t;
+
+void perf_reader_init(perf_reader_t *r, profile_t *p, const read_opts_t *o, input_t *in);
+void perf_reader_free(perf_reader_t *r);
+/* Reads one line (without its '\n'; need not be NUL-terminated, is not modified). */
+void perf_line(perf_reader_t *r, char *line, size_t len);
+/* Folds the sample being read, if any, into r->p. */
+void perf_end_sample(perf_reader_t *r);
+/* Warnings and errors after reading (r->line numbers are file lines); 0 or -1. */
+int perf_report(input_t *in, const perf_reader_t *r, int rc);
+/* Reads in with nworkers threads, blocks of about block_size bytes. */
+int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size);
+
+#endif

@@ -10,7 +10,8 @@
  * --inline need it); only a miss pays for tidying and interning. Each finished
  * stack is then looked up in a stack cache (hash of its frame ids -> leaf node),
  * so the call tree is walked only for new stacks. Memory grows with unique
- * lines and stacks, plus 24 bytes of timeline per timestamped sample.
+ * lines and stacks, plus 24 bytes of timeline per timestamped sample. Large
+ * inputs are folded on several threads (perf_parallel.c).
  *
  * Deliberate differences from stackcollapse-perf.pl (see README "Fold stacks");
  * read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
@@ -183,7 +184,6 @@ static size_t strip_params_perl(const char *s, size_t n)
 static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *pc, size_t pc_len, const char *mod,
                         size_t mod_len, buf_t *b)
 {
-    size_t at = b->len;
     if (n == 9 && !memcmp(s, "[unknown]", 9)) {
         /* perf could not name it: show the module, as the Perl script does */
         buf_putc(b, '[');
@@ -208,7 +208,6 @@ static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *p
         if (c == '"' || c == '\'') continue;   /* the Perl script deletes quotes (V8 RegExp names) */
         buf_putc(b, c == ';' ? ':' : c);
     }
-    (void)at;
 }
 
 /* ---- --inline: addr2line, cached per (pc, module) ---- */

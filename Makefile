@@ -10,7 +10,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
 CSTD     := -std=c11 -D_GNU_SOURCE
-INCS     := -Isrc
+INCS     := -Isrc -Ibuild/gen
 LIBS     := $(PKG_LIBS) -lm
 
 RELEASE_FLAGS := -O2 -g
@@ -20,7 +20,9 @@ LIB_SRC  := $(sort $(wildcard src/*/*.c))
 MAIN_SRC := src/main.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
-HDRS     := $(wildcard src/*/*.h) $(wildcard tests/unit/*.h)
+# Browser scripts embedded in output (src/formats/*.js) become C string literals.
+GEN_JS   := $(patsubst src/formats/%.js,build/gen/%_js.inc,$(wildcard src/formats/*.js))
+HDRS     := $(wildcard src/*/*.h) $(wildcard tests/unit/*.h) $(GEN_JS)
 
 REL_OBJ  := $(patsubst src/%.c,build/rel/%.o,$(LIB_SRC))
 TST_OBJ  := $(patsubst src/%.c,build/tst/%.o,$(LIB_SRC))
@@ -32,6 +34,10 @@ all: build/nodescope
 
 build/nodescope: $(REL_OBJ) build/rel/main.o
 	$(CC) $(RELEASE_FLAGS) -o $@ $^ $(LIBS)
+
+build/gen/%_js.inc: src/formats/%.js
+	@mkdir -p $(dir $@)
+	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
 
 build/rel/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -65,12 +71,12 @@ build/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
 fuzz: $(FUZZ_BIN)
 
 # Objects named only in pattern rules would count as intermediate and be deleted.
-.SECONDARY: $(FUZZ_OBJ) $(TST_OBJ) $(REL_OBJ)
+.SECONDARY: $(FUZZ_OBJ) $(TST_OBJ) $(REL_OBJ) $(GEN_JS)
 
 clean:
 	rm -rf build
 
 # The README's first quick-start command: draw the bundled Node profile.
 example: build/nodescope
-	build/nodescope collapse examples/node-perf.txt -o build/example.folded
-	@echo "wrote build/example.folded"
+	build/nodescope flame --title "examples/busy.js (perf record -g, node --perf-basic-prof)" examples/node-perf.txt -o build/example.svg
+	@echo "wrote build/example.svg: open it in a browser"

@@ -11,6 +11,8 @@ static const struct command {
 } commands[] = {
     {"collapse", cli_collapse, "fold stacks from perf script, DTrace, cpuprofile or folded input"},
     {"map", cli_map, "find, tidy and apply perf-PID.map JIT symbol maps"},
+    {"flame", cli_flame, "draw an interactive SVG flame graph"},
+    {"diff", cli_diff, "draw a differential flame graph of two profiles"},
     {"record", cli_record, "profile a Node program with perf and correct JIT names by time"},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */
 };

@@ -9,6 +9,8 @@
 
 int cli_collapse(int argc, char **argv);
 int cli_map(int argc, char **argv);
+int cli_flame(int argc, char **argv);
+int cli_diff(int argc, char **argv);
 int cli_record(int argc, char **argv);
 
 /* Reads every path (none = stdin) into p with o; prints errors; returns 0 or -1. */

@@ -223,3 +223,27 @@ void profile_frame_label(const profile_t *p, uint32_t frame, buf_t *b)
         if (f->line > 0) buf_printf(b, ":%d:%d", f->line, f->column > 0 ? f->column : 0);
     }
 }
+
+profile_t *profile_reversed(const profile_t *p)
+{
+    profile_t *q = profile_new();
+    uint32_t *fmap = xmalloc((p->nframes + 1) * sizeof *fmap);
+    for (size_t i = 0; i < p->nframes; i++) {
+        const profile_frame_t *f = &p->frames[i];
+        fmap[i] = profile_frame(q, f->name, strlen(f->name), f->url, f->line, f->column, f->kind);
+    }
+    uint32_t *stack = NULL;
+    size_t cap = 0;
+    for (size_t i = 1; i < p->nnodes; i++) {
+        if (p->nodes[i].self == 0) continue;
+        size_t n = 0;
+        for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) {
+            XGROW(stack, cap, n + 1);
+            stack[n++] = fmap[p->nodes[x].frame];   /* leaf first: the reversed stack */
+        }
+        profile_add_stack(q, stack, n, p->nodes[i].self);
+    }
+    free(stack);
+    free(fmap);
+    return q;
+}

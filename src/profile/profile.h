@@ -118,6 +118,9 @@ size_t profile_stack_of(const profile_t *p, uint32_t node, uint32_t *out, size_t
 /* Adds every stack of src (with weights scaled by factor, and its timeline) into dst. */
 void profile_merge(profile_t *dst, const profile_t *src, double factor);
 
+/* A new profile with every stack reversed (leaf becomes root); no timeline. */
+profile_t *profile_reversed(const profile_t *p);
+
 /* Children of a node sorted by frame name (byte order), as flame graphs draw them.
  * Returns a malloc'ed array of node ids; *n receives the count. */
 uint32_t *profile_sorted_children(const profile_t *p, uint32_t node, size_t *n);

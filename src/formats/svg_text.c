@@ -1,0 +1,89 @@
+#include "formats/svg_text.h"
+#include <string.h>
+
+static const char replacement[] = "\xEF\xBF\xBD";
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) len = 2, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, min = 0x10000;
+    else return 0;
+    if (n < len) return 0;
+    unsigned cp = c & (0x7F >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+    /* U+FFFE/U+FFFF are not XML characters */
+    if (cp == 0xFFFE || cp == 0xFFFF) return 0;
+    return len;
+}
+
+/* Appends one character from s; returns the bytes consumed. */
+static size_t put_char(buf_t *b, const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    switch (c) {
+    case '&': buf_puts(b, "&amp;"); return 1;
+    case '<': buf_puts(b, "&lt;"); return 1;
+    case '>': buf_puts(b, "&gt;"); return 1;
+    case '"': buf_puts(b, "&quot;"); return 1;
+    case '\'': buf_puts(b, "&#39;"); return 1;
+    case '\t': buf_putc(b, ' '); return 1;
+    default: break;
+    }
+    if (c < 0x20 || c == 0x7F) {
+        buf_puts(b, replacement);
+        return 1;
+    }
+    size_t len = utf8_len(s, n);
+    if (!len) {
+        buf_puts(b, replacement);
+        return 1;
+    }
+    buf_append(b, s, len);
+    return len;
+}
+
+void svg_escape(buf_t *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) i += put_char(b, p + i, n - i);
+}
+
+void svg_escape_fit(buf_t *b, const char *s, size_t n, double max_chars)
+{
+    if (max_chars < 3) return;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t chars = 0, i = 0;
+    for (size_t k = 0; k < n; chars++) {
+        size_t len = utf8_len(p + k, n - k);
+        k += len ? len : 1;
+    }
+    if ((double)chars <= max_chars) {
+        svg_escape(b, s, n);
+        return;
+    }
+    size_t keep = (size_t)max_chars - 2;
+    for (size_t c = 0; c < keep && i < n; c++) i += put_char(b, p + i, n - i);
+    buf_puts(b, "..");
+}
+
+void svg_json_string(buf_t *b, const char *s)
+{
+    buf_putc(b, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') buf_printf(b, "\\u%04x", *p);
+        else buf_putc(b, (char)*p);
+    }
+    buf_putc(b, '"');
+}

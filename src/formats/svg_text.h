@@ -1,0 +1,15 @@
+/* Text for SVG/XML output: whatever bytes a frame name holds (markup, quotes,
+ * invalid UTF-8, control characters) come out as well-formed, inert text. */
+#ifndef FORMATS_SVG_TEXT_H
+#define FORMATS_SVG_TEXT_H
+#include "util/buf.h"
+#include <stddef.h>
+
+/* XML-escapes s[0..n): & < > " ' as entities, invalid UTF-8 and control characters as U+FFFD. */
+void svg_escape(buf_t *b, const char *s, size_t n);
+/* The same, cut to at most max_chars characters, ending in ".." when cut; nothing when fewer than 3 fit. */
+void svg_escape_fit(buf_t *b, const char *s, size_t n, double max_chars);
+/* A JSON string literal, safe inside XML text (also escapes < > &). */
+void svg_json_string(buf_t *b, const char *s);
+
+#endif

@@ -35,5 +35,10 @@ sum=$(awk '/^[^ \t#].* [0-9]+ [^ ]+:[ ]*$/ {for (i=NF;i>0;i--) if ($i ~ /^[0-9]+
 for t in 2 3; do
     NODESCOPE_PERF_THREADS=$t "$NODESCOPE" collapse perf.txt | cmp -s - out.folded || { echo "FAIL: $t threads differ from serial"; fail=1; }
 done
+# ... and the same perf script draws: the SVG names the hot JS function
+if "$NODESCOPE" flame --help >/dev/null 2>&1; then
+    "$NODESCOPE" flame perf.txt -o out.svg || { echo "FAIL: flame exited $?"; fail=1; }
+    grep -q 'parseRecords' out.svg || { echo "FAIL: parseRecords not in the flame graph"; fail=1; }
+fi
 for m in $(grep -o '/tmp/perf-[0-9]*\.map' perf.txt | sort -u); do rm -f "$m"; done   # V8's map, no longer needed
 exit $fail

@@ -13,23 +13,25 @@
   const unzoomBtn = document.getElementById('unzoom');
   const searchBtn = document.getElementById('search');
   const matchedText = document.getElementById('matched');
-  const groups = frames.children;
-  const n = groups.length;
+  const rects = frames.children;   // <rect class="f">, one per frame, in data order
+  const n = rects.length;
   const X = new Float64Array(n), W = new Float64Array(n), D = new Int32Array(n);
-  const names = new Array(n), values = new Array(n), fills = new Array(n), shown = new Array(n);
-  const textEls = labels.children;
+  const names = new Array(n), fills = new Array(n), shown = new Array(n).fill('');
+  const textEls = new Array(n).fill(null);   // labels exist only where a frame is wide enough
   for (let i = 0; i < n; i++) {
-    const g = groups[i], r = g.children[1];
+    const r = rects[i];
     X[i] = +r.getAttribute('x');
     W[i] = +r.getAttribute('width');
-    D[i] = +g.getAttribute('data-d');
-    const t = g.firstChild.textContent;
-    const m = /^([\s\S]*) \(([^()]*)\)$/.exec(t);
-    names[i] = m ? m[1] : t;
-    values[i] = m ? m[2] : '';
+    names[i] = cfg.names[cfg.frames[2 * i]];
+    D[i] = cfg.frames[2 * i + 1];
     fills[i] = r.getAttribute('fill');
-    shown[i] = textEls[i].textContent;
   }
+  for (const t of labels.children) {
+    const i = +t.getAttribute('data-i');
+    textEls[i] = t;
+    shown[i] = t.textContent;
+  }
+  const labelY = (i) => +rects[i].getAttribute('y') + cfg.frameHeight / 2 + cfg.fontsize / 3;
   const charW = cfg.fontsize * cfg.fontwidth;
   let zoomed = -1, scale = 1, offset = 0, searchRe = null;
 
@@ -46,12 +48,15 @@
       const text = visible ? fit(names[i], Math.min(x + w, cfg.viewWidth) - Math.max(x, 0) - 6) : '';
       if (text !== shown[i]) {
         shown[i] = text;
-        const el = textEls[i];
-        el.textContent = text;
-        if (text) el.setAttribute('x', (Math.max(x, 0) + 3).toFixed(1));
-      } else if (text) {
-        textEls[i].setAttribute('x', (Math.max(x, 0) + 3).toFixed(1));
+        let el = textEls[i];
+        if (!el && text) {
+          el = textEls[i] = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+          el.setAttribute('y', labelY(i).toFixed(1));
+          labels.appendChild(el);
+        }
+        if (el) el.textContent = text;
       }
+      if (text) textEls[i].setAttribute('x', (Math.max(x, 0) + 3).toFixed(1));
     }
   }
   function zoom(i) {
@@ -63,7 +68,7 @@
       // ancestors are stretched over the whole width: fade them like flamegraph.pl
       const anc = D[j] < D[i] && X[j] <= X[i] + 1e-6 && X[j] + W[j] >= X[i] + W[i] - 1e-6;
       const want = anc ? 'f parent' : 'f';
-      if (groups[j].getAttribute('class') !== want) groups[j].setAttribute('class', want);
+      if (rects[j].getAttribute('class') !== want) rects[j].setAttribute('class', want);
     }
     unzoomBtn.setAttribute('class', '');
     relabel();
@@ -73,21 +78,28 @@
     scale = 1;
     offset = 0;
     frames.removeAttribute('transform');
-    for (let j = 0; j < n; j++) if (groups[j].getAttribute('class') !== 'f') groups[j].setAttribute('class', 'f');
+    for (let j = 0; j < n; j++) if (rects[j].getAttribute('class') !== 'f') rects[j].setAttribute('class', 'f');
     unzoomBtn.setAttribute('class', 'hide');
     relabel();
   }
+  const indexOf = new Map();
   function frameIndex(target) {
-    const g = target.closest ? target.closest('g.f') : null;
-    if (!g || g.parentNode !== frames) return -1;
-    return Array.prototype.indexOf.call(groups, g);
+    if (!target || target.parentNode !== frames) return -1;
+    if (!indexOf.size) for (let i = 0; i < n; i++) indexOf.set(rects[i], i);
+    const i = indexOf.get(target);
+    return i === undefined ? -1 : i;
   }
-  function describe(i) {
-    return cfg.nametype + ' ' + names[i] + ' (' + values[i] + ')';
-  }
+  function tooltip(i) { return names[i] + ' (' + cfg.tips[i] + ')'; }
   frames.addEventListener('mouseover', function (e) {
     const i = frameIndex(e.target);
-    if (i >= 0) details.nodeValue = describe(i);
+    if (i < 0) return;
+    details.nodeValue = cfg.nametype + ' ' + tooltip(i);
+    // narrow frames carry no <title> in the file: add it for the browser's tooltip
+    if (!rects[i].firstChild) {
+      const t = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+      t.textContent = tooltip(i);
+      rects[i].appendChild(t);
+    }
   });
   frames.addEventListener('mouseout', function () { details.nodeValue = ' '; });
   frames.addEventListener('click', function (e) {
@@ -108,7 +120,7 @@
     const hits = [];
     for (let i = 0; i < n; i++) {
       const m = searchRe.test(names[i]);
-      const rect = groups[i].children[1];
+      const rect = rects[i];
       const want = m ? cfg.searchcolor : fills[i];
       if (rect.getAttribute('fill') !== want) rect.setAttribute('fill', want);
       if (m) hits.push(i);
@@ -119,7 +131,7 @@
       const s = X[i], e = X[i] + W[i];
       if (s >= end) { covered += W[i]; end = e; } else if (e > end) { covered += e - end; end = e; }
     }
-    const pct = cfg.viewWidth > 0 ? 100 * covered / cfg.rootWidth : 0;
+    const pct = cfg.viewWidth > 0 ? 100 * covered / cfg.viewWidth : 0;
     matchedText.textContent = 'Matched: ' + (pct >= 100 ? '100' : pct.toFixed(1)) + '%';
     searchBtn.textContent = 'Reset Search';
     searchBtn.setAttribute('class', 'active');
@@ -127,8 +139,7 @@
   function resetSearch() {
     searchRe = null;
     for (let i = 0; i < n; i++) {
-      const rect = groups[i].children[1];
-      if (rect.getAttribute('fill') !== fills[i]) rect.setAttribute('fill', fills[i]);
+      if (rects[i].getAttribute('fill') !== fills[i]) rects[i].setAttribute('fill', fills[i]);
     }
     matchedText.textContent = ' ';
     searchBtn.textContent = 'Search';
@@ -151,7 +162,11 @@
     }
   });
   // API for scripts and tests: nodescope.zoom(i), .unzoom(), .search(re), .resetSearch()
-  window.nodescope = { zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch, count: n };
+  window.nodescope = {
+    zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch, count: n,
+    find: function (name) { return names.indexOf(name); },
+    tooltip: tooltip,
+  };
   const params = new URLSearchParams(window.location.search);
   if (params.get('s')) search(params.get('s'));
   svg.setAttribute('data-ready', '1');

@@ -77,13 +77,22 @@ void svg_escape_fit(buf_t *b, const char *s, size_t n, double max_chars)
     buf_puts(b, "..");
 }
 
-void svg_json_string(buf_t *b, const char *s)
+void svg_json_string_n(buf_t *b, const char *s, size_t n)
 {
+    const unsigned char *p = (const unsigned char *)s;
     buf_putc(b, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&') buf_printf(b, "\\u%04x", *p);
-        else buf_putc(b, (char)*p);
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c == '"' || c == '\\') buf_printf(b, "\\%c", c), i++;
+        else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') buf_printf(b, "\\u%04x", c < 0x20 || c == 0x7f ? 0xfffd : c), i++;
+        else if (c < 0x80) buf_putc(b, (char)c), i++;
+        else {
+            size_t len = utf8_len(p + i, n - i);
+            if (len) buf_append(b, p + i, len), i += len;
+            else buf_puts(b, "\\ufffd"), i++;
+        }
     }
     buf_putc(b, '"');
 }
+
+void svg_json_string(buf_t *b, const char *s) { svg_json_string_n(b, s, strlen(s)); }

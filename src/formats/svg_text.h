@@ -11,5 +11,7 @@ void svg_escape(buf_t *b, const char *s, size_t n);
 void svg_escape_fit(buf_t *b, const char *s, size_t n, double max_chars);
 /* A JSON string literal, safe inside XML text (also escapes < > &). */
 void svg_json_string(buf_t *b, const char *s);
+/* The same for s[0..n), which may hold any bytes (invalid UTF-8 becomes U+FFFD). */
+void svg_json_string_n(buf_t *b, const char *s, size_t n);
 
 #endif

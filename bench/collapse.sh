@@ -3,7 +3,7 @@
 # perf script recorded from a real Node workload (examples/busy.js).
 #   bench/collapse.sh            (re)uses bench/.cache/perf-busy.txt
 # Comparison tools are fetched at run time into bench/.cache (never committed):
-#   FlameGraph: $FLAMEGRAPH_DIR, else a git clone (or the local mirror the fetch tool made);
+#   FlameGraph: $FLAMEGRAPH_DIR, else the local mirror the fetch tool made;
 #   stackvis:   npm install stackvis.
 set -eu
 cd "$(dirname "$0")/.."
@@ -29,8 +29,8 @@ echo "input: $INPUT, $MB MB, $(awk '/^[^ \t#]/' "$INPUT" | wc -l) samples"
 # 2. The comparison tools.
 FG=${FLAMEGRAPH_DIR:-$CACHE/FlameGraph}
 if [ ! -f "$FG/stackcollapse-perf.pl" ]; then
-    git clone -q --depth 1 https://github.com/brendangregg/FlameGraph "$FG" 2>/dev/null ||
-        { m=/work/.mirror/brendangregg+FlameGraph/repo; [ -d "$m" ] && mkdir -p "$FG" && git -C "$m" archive HEAD | tar -x -C "$FG"; } || true
+    { m=/work/.mirror/brendangregg+FlameGraph/repo; [ -d "$m" ] && mkdir -p "$FG" && git -C "$m" archive HEAD | tar -x -C "$FG"; } ||
+        echo "FlameGraph not found: set FLAMEGRAPH_DIR to a checkout of Brendan Gregg's FlameGraph" >&2
 fi
 STACKVIS=$CACHE/node_modules/.bin/stackvis
 [ -x "$STACKVIS" ] || (cd "$CACHE" && npm install --silent --no-audit --no-fund stackvis >/dev/null 2>&1) || true

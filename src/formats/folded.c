@@ -60,10 +60,18 @@ static int folded_sniff(const char *head, size_t n)
 
 uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
 {
-    const char *name = strpool_intern(p->strings, s, n);
+    /* one hash of the raw text finds a known frame; the name check guards collisions */
     int found;
-    uint32_t *slot = u64map_upsert(cache, (uint64_t)(uintptr_t)name, &found);
-    if (!found) *slot = profile_frame(p, name, n, "", 0, 0, profile_classify_name(name, n));
+    uint32_t *slot = u64map_upsert(cache, hash_bytes(s, n), &found);
+    if (found) {
+        const char *name = p->frames[*slot].name;
+        if (strlen(name) == n && !memcmp(name, s, n)) return *slot;
+        /* a collision: resolve through the string pool, without caching */
+        const char *iname = strpool_intern(p->strings, s, n);
+        return profile_frame(p, iname, n, "", 0, 0, profile_classify_name(iname, n));
+    }
+    const char *iname = strpool_intern(p->strings, s, n);
+    *slot = profile_frame(p, iname, n, "", 0, 0, profile_classify_name(iname, n));
     return *slot;
 }
 
@@ -75,8 +83,12 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
     long bad = 0, first_bad = 0;
     u64map_t cache;
     u64map_init(&cache);
-    uint32_t *stack = NULL;
-    size_t stack_cap = 0;
+    /* Consecutive lines usually share a prefix (sorted folded files): the previous
+     * line's text and node path let a line skip the frames it shares. */
+    buf_t prev = {0};
+    uint32_t *path = NULL;      /* path[d] = node of the previous line at depth d+1 */
+    size_t *ends = NULL;        /* ends[d] = offset in prev just past frame d */
+    size_t path_cap = 0, ends_cap = 0, prev_depth = 0;
     while ((rc = input_getline(in, &line, &len)) > 0) {
         if (len == 0 || line[0] == '#') continue;
         size_t sl;
@@ -85,18 +97,35 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
             if (!bad++) first_bad = in->line;
             continue;
         }
-        size_t depth = 0, start = 0;
-        for (size_t i = 0; i <= sl; i++) {
+        /* frames fully shared with the previous line */
+        size_t common = 0, lim = sl < prev.len ? sl : prev.len;
+        while (common < lim && line[common] == prev.data[common]) common++;
+        size_t depth = 0;
+        while (depth < prev_depth && ends[depth] <= common && (ends[depth] == sl || line[ends[depth]] == ';') &&
+               (ends[depth] == prev.len || prev.data[ends[depth]] == ';'))
+            depth++;
+        uint32_t node = depth ? path[depth - 1] : 0;
+        size_t start = depth ? ends[depth - 1] + 1 : 0;
+        for (size_t i = start; i <= sl; i++) {
             if (i < sl && line[i] != ';') continue;
             if (i > start) {
-                XGROW(stack, stack_cap, depth + 1);
-                stack[depth++] = folded_frame(p, &cache, line + start, i - start);
+                node = profile_child(p, node, folded_frame(p, &cache, line + start, i - start));
+                XGROW(path, path_cap, depth + 1);
+                XGROW(ends, ends_cap, depth + 1);
+                path[depth] = node;
+                ends[depth] = i;
+                depth++;
             }
             start = i + 1;
         }
-        if (depth) profile_add_stack(p, stack, depth, count);
+        prev_depth = depth;
+        buf_clear(&prev);
+        buf_append(&prev, line, sl);
+        if (depth) profile_add_self(p, node, count);
     }
-    free(stack);
+    free(path);
+    free(ends);
+    buf_free(&prev);
     u64map_free(&cache);
     if (rc < 0) return -1;
     if (bad) diag_warn(in->name, first_bad, "ignored %ld line%s that are not 'frame;frame;... COUNT'", bad, bad == 1 ? "" : "s");

@@ -1,4 +1,5 @@
 #include "symbols/perfmap.h"
+#include "symbols/jitdump.h"
 #include "util/diag.h"
 #include "util/radix.h"
 #include "util/xalloc.h"
@@ -38,7 +39,7 @@ static int parse_hex(const char **p, const char *end, uint64_t *out)
     return 0;
 }
 
-static void build_index(perfmap_t *m)
+void perfmap_build_index(perfmap_t *m)
 {
     m->by_start = xmalloc((m->n + 1) * sizeof *m->by_start);
     m->max_end = xmalloc((m->n + 1) * sizeof *m->max_end);
@@ -92,7 +93,7 @@ static perfmap_t *parse_owned(const char *name, char *text, size_t len)
     }
     if (m->malformed > MAX_WARNINGS)
         diag_warn(name, 0, "%lu malformed perf map lines skipped in all", m->malformed);
-    build_index(m);
+    perfmap_build_index(m);
     return m;
 }
 
@@ -116,6 +117,13 @@ perfmap_t *perfmap_load(const char *path)
         diag_error(path, 0, "not a regular file");
         close(fd);
         return NULL;
+    }
+    unsigned char magic[4];
+    if (pread(fd, magic, 4, 0) == 4 && (!memcmp(magic, "DTiJ", 4) || !memcmp(magic, "JiTD", 4))) {
+        close(fd);
+        perfmap_t *m = jitdump_load(path, NULL);
+        if (m) m->timestamps = 1;
+        return m;
     }
     size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
     char *text = xmalloc(cap + 1);

@@ -24,9 +24,11 @@ typedef struct perfmap {
     uint32_t *by_start;
     uint64_t *max_end;
     unsigned long malformed;
+    int timestamps;         /* read from a jitdump: file_offset holds each entry's creation time (ns) */
 } perfmap_t;
 
 /* Reads a map (up to its last complete line: a map still being written is fine).
+ * A jitdump (jit-PID.dump) is recognised by its magic and read with jitdump_load.
  * Malformed lines are skipped with a warning naming file and line. Returns NULL
  * (error printed) when the file cannot be read. */
 perfmap_t *perfmap_load(const char *path);
@@ -41,6 +43,9 @@ static inline const char *perfmap_name(const perfmap_t *m, const perfmap_entry_t
 size_t perfmap_covering(const perfmap_t *m, uint64_t addr, uint32_t *out, size_t max);
 /* Newest covering entry written at or before file offset limit (UINT64_MAX = any); -1 if none. */
 long perfmap_newest_before(const perfmap_t *m, uint64_t addr, uint64_t offset_limit);
+
+/* (Re)builds the address index after entries were filled in by hand (the jitdump reader). */
+void perfmap_build_index(perfmap_t *m);
 
 /* For each entry: 1 when a later entry (in file order) overlaps it. O(N log N). out[n]. */
 void perfmap_overlapped_by_later(const perfmap_t *m, uint8_t *out);

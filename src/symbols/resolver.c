@@ -183,8 +183,9 @@ int jit_resolver_lookup(jit_resolver_t *r, int pid, uint64_t addr, uint64_t time
         r->stats.unresolved++;
         return 0;
     }
-    if (r->njournal && time_ns) {
-        long k = perfmap_newest_before(m, addr, journal_size_at(r, time_ns));
+    if ((r->njournal || m->timestamps) && time_ns) {
+        /* by time: a jitdump carries each entry's creation time, a journal the map's size over time */
+        long k = perfmap_newest_before(m, addr, m->timestamps ? time_ns : journal_size_at(r, time_ns));
         if (k < 0) {
             r->stats.unresolved++;
             return 0;
@@ -239,5 +240,5 @@ void jit_resolver_print_stats(const jit_resolver_t *r)
     fprintf(stderr,
             "JIT frames: %lu looked up, %lu resolved from perf maps%s, %lu relabelled (perf named them otherwise), "
             "%lu ambiguous (several entries claim the address, no time to choose), %lu not in any map\n",
-            all, s->resolved, r->njournal ? " by time (journal)" : "", s->relabelled, s->ambiguous, s->unresolved);
+            all, s->resolved, r->njournal ? " by time (journal)" : r->single && r->single->timestamps ? " by time (jitdump)" : "", s->relabelled, s->ambiguous, s->unresolved);
 }

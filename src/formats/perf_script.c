@@ -30,15 +30,6 @@
 
 static pthread_mutex_t resolver_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* The symbols/ engineer provides the real one; this keeps the build linking until then. */
-__attribute__((weak)) int jit_resolver_lookup(jit_resolver_t *r, int pid, uint64_t addr, uint64_t time_ns,
-                                              const char **name_out, size_t *len_out)
-{
-    (void)r, (void)pid, (void)addr, (void)time_ns, (void)name_out, (void)len_out;
-    return 0;
-}
-
-
 /* ---- small text helpers ---- */
 
 /* The hot path hashes every callchain line: two independent multiply lanes over
@@ -421,8 +412,16 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
             buf_clear(b);
             tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
             if (r->o->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
+            uint32_t f = profile_frame(r->p, b->data, b->len, "", 0, 0, profile_classify_name(b->data, b->len));
+            /* count frames whose name differs from perf's own label (--stats) */
+            if (e->count == 1 && r->frame_pool[e->first] != f) {
+                const char *perf_name = r->p->frames[r->frame_pool[e->first]].name;
+                if (r->parallel) pthread_mutex_lock(&resolver_mu);
+                jit_resolver_note(r->o->resolver, perf_name, strlen(perf_name), r->p->frames[f].name);
+                if (r->parallel) pthread_mutex_unlock(&resolver_mu);
+            }
             XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
-            r->leaf_first[r->nleaf++] = profile_frame(r->p, b->data, b->len, "", 0, 0, profile_classify_name(b->data, b->len));
+            r->leaf_first[r->nleaf++] = f;
             return;
         }
     }

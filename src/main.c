@@ -13,6 +13,7 @@ static const struct command {
     {"map", cli_map, "find, tidy and apply perf-PID.map JIT symbol maps"},
     {"flame", cli_flame, "draw an interactive SVG flame graph"},
     {"diff", cli_diff, "draw a differential flame graph of two profiles"},
+    {"convert", cli_convert, "convert profiles (cpuprofile, folded, svg, perf script, DTrace)"},
     {"record", cli_record, "profile a Node program with perf and correct JIT names by time"},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */
 };

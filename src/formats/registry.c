@@ -8,9 +8,12 @@ extern const format_reader_t format_perf_reader;
 extern const format_reader_t format_dtrace_reader;
 extern const format_writer_t format_folded_writer;
 extern const format_writer_t format_svg_writer;
+extern const format_reader_t format_cpuprofile_reader;
+extern const format_writer_t format_cpuprofile_writer;
 
 /* Readers, most specific first: ties in sniff confidence go to the earlier one. */
 static const format_reader_t *const readers[] = {
+    &format_cpuprofile_reader,
     &format_perf_reader,
     &format_dtrace_reader,
     &format_folded_reader,
@@ -19,6 +22,7 @@ static const format_reader_t *const readers[] = {
 static const format_writer_t *const writers[] = {
     &format_folded_writer,
     &format_svg_writer,
+    &format_cpuprofile_writer,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))

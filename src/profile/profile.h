@@ -130,6 +130,10 @@ uint32_t *profile_sorted_children(const profile_t *p, uint32_t node, size_t *n);
 #include "util/buf.h"
 void profile_frame_label(const profile_t *p, uint32_t frame, buf_t *b);
 
+/* Function name, url, 1-based line and column of a frame: its own fields when it has a url,
+ * else parsed from a V8 code name ("JS:*fib /app/fib.js:1:13"). *url stays valid until the next call. */
+void profile_frame_split_v8(const profile_frame_t *f, buf_t *name, const char **url, int32_t *line, int32_t *col);
+
 /* Guess a frame's kind from its folded/perf text (V8 perf-map prefixes and tier markers,
  * "_[k]" annotations, kernel and library modules). Used by readers that only have text. */
 frame_kind_t profile_classify_name(const char *name, size_t len);

@@ -1,0 +1,448 @@
+/* Chrome DevTools .cpuprofile (node --cpu-prof, Deno, Chrome, the inspector's
+ * Profiler.stop result): read into the profile model and written back so that
+ * DevTools, speedscope and node's tooling load it.
+ *
+ * Reading normalizes: a node is (parent, function name, url, line, column of the
+ * definition), so nodes a producer split for the same function under the same
+ * parent merge (profile_child keys on exactly that); per-line hits stay per node
+ * as positionTicks. (root) is the tree's root; (program), (idle) and
+ * (garbage collector) become frames of their own kinds. */
+#include "formats/format.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/json.h"
+#include "util/xalloc.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    double id;
+    uint32_t frame;         /* profile frame; UINT32_MAX for (root) */
+    double hit_count;
+    uint32_t *children;     /* ids, as given */
+    size_t nchildren;
+    uint32_t *tick_lines;
+    double *tick_counts;
+    size_t nticks;
+} cp_node_t;
+
+typedef struct {
+    cp_node_t *nodes;
+    size_t n, cap;
+    double *samples, *deltas;
+    size_t nsamples, samples_cap, ndeltas, deltas_cap;
+    double start_time, end_time;
+    int have_start, have_end;
+} cp_t;
+
+static int sniff_cpuprofile(const char *head, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    if (i >= n || head[i] != '{') return 0;
+    if (memmem(head, n, "\"nodes\"", 7) && memmem(head, n, "\"callFrame\"", 11)) return 90;
+    if (memmem(head, n, "\"profile\"", 9) && memmem(head, n, "\"nodes\"", 7)) return 80;
+    return 0;
+}
+
+static frame_kind_t kind_of(const char *name, const char *url)
+{
+    if (!strcmp(name, "(garbage collector)")) return FRAME_GC;
+    if (!strcmp(name, "(idle)")) return FRAME_IDLE;
+    if (!strcmp(name, "(program)")) return FRAME_PROGRAM;
+    if (!strcmp(name, "(root)")) return FRAME_ROOT;
+    if (url[0]) return FRAME_JS;
+    frame_kind_t k = profile_classify_name(name, strlen(name));
+    return k == FRAME_NATIVE || k == FRAME_UNKNOWN ? FRAME_NATIVE : k;
+}
+
+/* Reads a number value (after its key); wrong types are an error. */
+static int want_number(json_t *j, double *out, const char *what)
+{
+    json_token_t t = json_next(j);
+    if (t == JSON_NUMBER) {
+        *out = j->num;
+        return 0;
+    }
+    if (t != JSON_ERROR) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "'%s' should be a number", what);
+        json_fail(j, msg);
+    }
+    return -1;
+}
+
+static int read_number_array(json_t *j, double **arr, size_t *n, size_t *cap, const char *what)
+{
+    json_token_t t = json_next(j);
+    if (t == JSON_NULL) return 0;
+    if (t != JSON_ARRAY_START) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "'%s' should be an array of numbers", what);
+        json_fail(j, msg);
+        return -1;
+    }
+    while ((t = json_next(j)) == JSON_NUMBER) {
+        XGROW(*arr, *cap, *n + 1);
+        (*arr)[(*n)++] = j->num;
+    }
+    if (t != JSON_ARRAY_END) {
+        if (t != JSON_ERROR) json_fail(j, "arrays of samples and deltas must hold only numbers");
+        return -1;
+    }
+    return 0;
+}
+
+static int read_call_frame(json_t *j, profile_t *p, uint32_t *frame)
+{
+    json_token_t t = json_next(j);
+    if (t != JSON_OBJECT_START) return json_fail(j, "'callFrame' should be an object"), -1;
+    buf_t name = {0}, url = {0};
+    double line = -1, col = -1;
+    int rc = 0;
+    while (rc == 0 && (t = json_next(j)) == JSON_KEY) {
+        if (!strcmp(j->str.data, "functionName") || !strcmp(j->str.data, "url")) {
+            buf_t *dst = j->str.data[0] == 'f' ? &name : &url;
+            if (json_next(j) != JSON_STRING) rc = (json_fail(j, "'functionName' and 'url' should be strings"), -1);
+            else buf_clear(dst), buf_append(dst, j->str.data, j->str.len);
+        } else if (!strcmp(j->str.data, "lineNumber")) {
+            rc = want_number(j, &line, "lineNumber");
+        } else if (!strcmp(j->str.data, "columnNumber")) {
+            rc = want_number(j, &col, "columnNumber");
+        } else {
+            rc = json_skip(j, json_next(j));
+        }
+    }
+    if (rc == 0 && t != JSON_OBJECT_END) rc = -1;
+    if (rc == 0) {
+        const char *nm = name.len ? name.data : "(anonymous)";
+        const char *u = url.len ? url.data : "";
+        /* 0-based in the file, 1-based in the model; -1 (unknown) becomes 0 */
+        int32_t l = line >= 0 && line < 1e9 ? (int32_t)line + 1 : 0, c = col >= 0 && col < 1e9 ? (int32_t)col + 1 : 0;
+        frame_kind_t k = kind_of(nm, u);
+        *frame = k == FRAME_ROOT ? UINT32_MAX : profile_frame(p, nm, strlen(nm), u, l, c, k);
+    }
+    buf_free(&name);
+    buf_free(&url);
+    return rc;
+}
+
+static int read_node(json_t *j, profile_t *p, cp_node_t *node)
+{
+    memset(node, 0, sizeof *node);
+    node->id = -1;
+    node->frame = UINT32_MAX;
+    int have_frame = 0, rc = 0;
+    json_token_t t;
+    size_t ccap = 0, tcap = 0, tcap2 = 0;
+    while (rc == 0 && (t = json_next(j)) == JSON_KEY) {
+        const char *k = j->str.data;
+        if (!strcmp(k, "id")) rc = want_number(j, &node->id, "id");
+        else if (!strcmp(k, "hitCount")) rc = want_number(j, &node->hit_count, "hitCount");
+        else if (!strcmp(k, "callFrame")) rc = read_call_frame(j, p, &node->frame), have_frame = 1;
+        else if (!strcmp(k, "children")) {
+            double *ids = NULL;
+            size_t n = 0, cap = 0;
+            rc = read_number_array(j, &ids, &n, &cap, "children");
+            for (size_t i = 0; i < n; i++) {
+                XGROW(node->children, ccap, node->nchildren + 1);
+                node->children[node->nchildren++] = ids[i] >= 0 && ids[i] < 4e9 ? (uint32_t)ids[i] : UINT32_MAX;
+            }
+            free(ids);
+        } else if (!strcmp(k, "positionTicks")) {
+            if ((t = json_next(j)) != JSON_ARRAY_START) rc = (json_fail(j, "'positionTicks' should be an array"), -1);
+            while (rc == 0 && (t = json_next(j)) == JSON_OBJECT_START) {
+                double line = 0, ticks = 0;
+                while (rc == 0 && (t = json_next(j)) == JSON_KEY) {
+                    if (!strcmp(j->str.data, "line")) rc = want_number(j, &line, "line");
+                    else if (!strcmp(j->str.data, "ticks")) rc = want_number(j, &ticks, "ticks");
+                    else rc = json_skip(j, json_next(j));
+                }
+                if (rc == 0 && line >= 1 && line < 1e9 && ticks > 0) {
+                    XGROW(node->tick_lines, tcap, node->nticks + 1);
+                    XGROW(node->tick_counts, tcap2, node->nticks + 1);
+                    node->tick_lines[node->nticks] = (uint32_t)line;
+                    node->tick_counts[node->nticks++] = ticks;
+                }
+            }
+            if (rc == 0 && t != JSON_ARRAY_END) rc = -1;
+        } else rc = json_skip(j, json_next(j));
+    }
+    if (rc == 0 && t != JSON_OBJECT_END) rc = -1;
+    if (rc == 0 && (node->id < 0 || !have_frame)) rc = (json_fail(j, "a node without 'id' or 'callFrame'"), -1);
+    return rc;
+}
+
+static void cp_free(cp_t *cp)
+{
+    for (size_t i = 0; i < cp->n; i++) {
+        free(cp->nodes[i].children);
+        free(cp->nodes[i].tick_lines);
+        free(cp->nodes[i].tick_counts);
+    }
+    free(cp->nodes);
+    free(cp->samples);
+    free(cp->deltas);
+}
+
+/* Parses the members of a profile object (after its '{'). Recurses into {"profile": {...}}. */
+static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
+{
+    json_token_t t;
+    int rc = 0;
+    while (rc == 0 && (t = json_next(j)) == JSON_KEY) {
+        const char *k = j->str.data;
+        if (!strcmp(k, "nodes")) {
+            if ((t = json_next(j)) != JSON_ARRAY_START) return json_fail(j, "'nodes' should be an array"), -1;
+            while ((t = json_next(j)) == JSON_OBJECT_START) {
+                XGROW(cp->nodes, cp->cap, cp->n + 1);
+                if (read_node(j, p, &cp->nodes[cp->n]) != 0) {
+                    cp->n++;
+                    return -1;
+                }
+                cp->n++;
+            }
+            if (t != JSON_ARRAY_END) return t == JSON_ERROR ? -1 : (json_fail(j, "'nodes' should hold objects"), -1);
+        } else if (!strcmp(k, "samples")) rc = read_number_array(j, &cp->samples, &cp->nsamples, &cp->samples_cap, "samples");
+        else if (!strcmp(k, "timeDeltas")) rc = read_number_array(j, &cp->deltas, &cp->ndeltas, &cp->deltas_cap, "timeDeltas");
+        else if (!strcmp(k, "startTime")) rc = want_number(j, &cp->start_time, "startTime"), cp->have_start = 1;
+        else if (!strcmp(k, "endTime")) rc = want_number(j, &cp->end_time, "endTime"), cp->have_end = 1;
+        else if (!strcmp(k, "profile")) {
+            if ((t = json_next(j)) != JSON_OBJECT_START) rc = json_skip(j, t);
+            else rc = read_profile_object(j, p, cp);
+        } else rc = json_skip(j, json_next(j));
+    }
+    if (rc == 0 && t != JSON_OBJECT_END) rc = -1;
+    return rc;
+}
+
+static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
+{
+    json_t j;
+    json_init(&j, in);
+    cp_t cp = {0};
+    int rc = -1;
+    json_token_t t = json_next(&j);
+    if (t != JSON_OBJECT_START) {
+        if (t != JSON_ERROR) json_fail(&j, "a .cpuprofile is a JSON object");
+        goto out;
+    }
+    if (read_profile_object(&j, p, &cp) != 0) goto out;
+    if (json_next(&j) != JSON_EOF) goto out;
+    if (!cp.n) {
+        diag_error(in->name, 0, "no 'nodes': not a .cpuprofile");
+        goto out;
+    }
+
+    /* id -> index; parents from children lists */
+    u64map_t index;
+    u64map_init(&index);
+    for (size_t i = 0; i < cp.n; i++) {
+        int found;
+        uint32_t *slot = u64map_upsert(&index, (uint64_t)cp.nodes[i].id, &found);
+        if (found) {
+            diag_error(in->name, 0, "node id %.0f appears twice", cp.nodes[i].id);
+            u64map_free(&index);
+            goto out;
+        }
+        *slot = (uint32_t)i;
+    }
+    uint32_t *parent = xmalloc(cp.n * sizeof *parent);
+    for (size_t i = 0; i < cp.n; i++) parent[i] = UINT32_MAX;
+    unsigned long dangling = 0, multi = 0;
+    for (size_t i = 0; i < cp.n; i++)
+        for (size_t c = 0; c < cp.nodes[i].nchildren; c++) {
+            uint32_t k;
+            if (!u64map_get(&index, cp.nodes[i].children[c], &k)) dangling++;
+            else if (parent[k] != UINT32_MAX || k == i) multi++;
+            else parent[k] = (uint32_t)i;
+        }
+    if (dangling) diag_warn(in->name, 0, "%lu children refer to missing nodes; ignored", dangling);
+    if (multi) diag_warn(in->name, 0, "%lu nodes listed under several parents (or themselves); kept under the first", multi);
+
+    /* Profile nodes in parent-first order (iterative DFS from every root), so a cycle
+     * (which has no root) is never entered. */
+    uint32_t *pnode = xmalloc(cp.n * sizeof *pnode), *stack = xmalloc(cp.n * sizeof *stack);
+    uint8_t *seen = xcalloc(cp.n, 1);
+    size_t reached = 0;
+    for (size_t r = 0; r < cp.n; r++) {
+        if (parent[r] != UINT32_MAX) continue;
+        size_t sn = 0;
+        stack[sn++] = (uint32_t)r;
+        seen[r] = 1;
+        while (sn) {
+            uint32_t i = stack[--sn];
+            reached++;
+            uint32_t up = parent[i] == UINT32_MAX ? 0 : pnode[parent[i]];
+            pnode[i] = cp.nodes[i].frame == UINT32_MAX ? up : profile_child(p, up, cp.nodes[i].frame);
+            for (size_t c = 0; c < cp.nodes[i].nchildren; c++) {
+                uint32_t k;
+                if (u64map_get(&index, cp.nodes[i].children[c], &k) && parent[k] == i && !seen[k]) {
+                    seen[k] = 1;
+                    stack[sn++] = k;
+                }
+            }
+        }
+    }
+    if (reached < cp.n)
+        diag_warn(in->name, 0, "%zu nodes form a cycle in 'children' and are unreachable; ignored", cp.n - reached);
+
+    /* weights: samples (with the timeline) when present, else hitCount */
+    double range_lo = -INFINITY, range_hi = INFINITY;
+    if (o->has_time_range) range_lo = cp.start_time + o->from_ms * 1000, range_hi = cp.start_time + o->to_ms * 1000;
+    if (cp.nsamples) {
+        double t_us = cp.start_time;
+        unsigned long missing = 0, negative = 0;
+        for (size_t s = 0; s < cp.nsamples; s++) {
+            double d = s < cp.ndeltas ? cp.deltas[s] : 0;
+            if (d < 0) negative++, d = 0;   /* clamp: time never runs backwards */
+            t_us += d;
+            uint32_t k;
+            if (!u64map_get(&index, (uint64_t)cp.samples[s], &k) || !seen[k]) {
+                missing++;
+                continue;
+            }
+            if (t_us < range_lo || t_us > range_hi) continue;
+            profile_add_self(p, pnode[k], 1);
+            profile_add_sample(p, t_us, pnode[k], 1);
+        }
+        if (missing) diag_warn(in->name, 0, "%lu samples refer to missing nodes; dropped", missing);
+        if (negative) diag_warn(in->name, 0, "%lu negative timeDeltas clamped to 0", negative);
+        if (cp.ndeltas && cp.ndeltas != cp.nsamples)
+            diag_warn(in->name, 0, "%zu samples but %zu timeDeltas", cp.nsamples, cp.ndeltas);
+        p->start_us = cp.start_time;
+        p->end_us = cp.have_end ? cp.end_time : t_us;
+    } else {
+        for (size_t i = 0; i < cp.n; i++)
+            if (seen[i] && cp.nodes[i].hit_count > 0) profile_add_self(p, pnode[i], cp.nodes[i].hit_count);
+    }
+    for (size_t i = 0; i < cp.n; i++)
+        if (seen[i] && pnode[i])
+            for (size_t t2 = 0; t2 < cp.nodes[i].nticks; t2++)
+                profile_add_line_ticks(p, pnode[i], (int32_t)cp.nodes[i].tick_lines[t2], cp.nodes[i].tick_counts[t2]);
+    diag_info("%s: %zu nodes read, %zu after merging nodes of the same function under the same parent, %zu samples",
+              in->name, cp.n, p->nnodes - 1, cp.nsamples);
+    free(pnode);
+    free(stack);
+    free(seen);
+    free(parent);
+    u64map_free(&index);
+    rc = 0;
+out:
+    cp_free(&cp);
+    json_free(&j);
+    return rc;
+}
+
+const format_reader_t format_cpuprofile_reader = {
+    .name = "cpuprofile",
+    .description = "Chrome DevTools .cpuprofile (node --cpu-prof, Deno, Chrome, inspector Profiler.stop)",
+    .sniff = sniff_cpuprofile,
+    .read = cpuprofile_read,
+};
+
+/* ---- writer ---- */
+
+static int cpuprofile_write(const profile_t *p, FILE *out, const write_opts_t *wo)
+{
+    buf_t b = {0}, label = {0};
+    /* hits per node: timeline samples when there is a timeline, else self weight in samples */
+    double *hits = xcalloc(p->nnodes, sizeof *hits);
+    if (p->nsamples)
+        for (size_t s = 0; s < p->nsamples; s++) hits[p->samples[s].node] += 1;
+    else
+        for (size_t i = 0; i < p->nnodes; i++) hits[i] = round(p->nodes[i].self);
+    /* positionTicks per node */
+    size_t *tick_start = xcalloc(p->nnodes + 1, sizeof *tick_start);
+    for (size_t t = 0; t < p->nticks; t++) tick_start[p->ticks[t].node + 1]++;
+    for (size_t i = 0; i < p->nnodes; i++) tick_start[i + 1] += tick_start[i];
+    size_t *fill = xcalloc(p->nnodes, sizeof *fill);
+    size_t *tick_order = xmalloc((p->nticks + 1) * sizeof *tick_order);
+    for (size_t t = 0; t < p->nticks; t++) {
+        uint32_t n = p->ticks[t].node;
+        tick_order[tick_start[n] + fill[n]++] = t;
+    }
+    buf_puts(&b, "{\"nodes\":[");
+    for (size_t i = 0; i < p->nnodes; i++) {
+        if (i) buf_putc(&b, ',');
+        buf_printf(&b, "{\"id\":%zu,\"callFrame\":{\"functionName\":", i + 1);
+        const char *url = "";
+        int32_t line = 0, col = 0;
+        if (i == 0) {
+            buf_puts(&b, "\"(root)\"");
+        } else {
+            const profile_frame_t *f = &p->frames[p->nodes[i].frame];
+            buf_clear(&label);
+            profile_frame_split_v8(f, &label, &url, &line, &col);
+            /* V8 writes anonymous functions with an empty name; the model shows "(anonymous)" */
+            if (!strcmp(label.data, "(anonymous)")) buf_clear(&label);
+            json_put_string(&b, label.data ? label.data : "", label.len);
+        }
+        buf_puts(&b, ",\"scriptId\":\"0\",\"url\":");
+        json_put_string(&b, url, strlen(url));
+        buf_printf(&b, ",\"lineNumber\":%d,\"columnNumber\":%d},\"hitCount\":%.0f", line - 1, col - 1, hits[i]);
+        if (p->nodes[i].first_child) {
+            buf_puts(&b, ",\"children\":[");
+            int first = 1;
+            for (uint32_t c = p->nodes[i].first_child; c; c = p->nodes[c].next_sibling) {
+                buf_printf(&b, "%s%u", first ? "" : ",", c + 1);
+                first = 0;
+            }
+            buf_putc(&b, ']');
+        }
+        if (tick_start[i + 1] > tick_start[i]) {
+            buf_puts(&b, ",\"positionTicks\":[");
+            for (size_t k = tick_start[i]; k < tick_start[i + 1]; k++) {
+                const profile_line_tick_t *t = &p->ticks[tick_order[k]];
+                buf_printf(&b, "%s{\"line\":%d,\"ticks\":%.0f}", k > tick_start[i] ? "," : "", t->line, round(t->ticks));
+            }
+            buf_putc(&b, ']');
+        }
+        buf_putc(&b, '}');
+        if (b.len > (1 << 20)) fwrite(b.data, 1, b.len, out), buf_clear(&b);
+    }
+    /* timeline: the real one in the producer's µs, or evenly spaced samples (1 ms apart) */
+    double start = p->nsamples ? p->samples[0].time_us : 0, last = start;
+    if (p->nsamples && p->start_us > 0 && p->start_us <= start) start = last = p->start_us;
+    buf_printf(&b, "],\"startTime\":%.0f,", start);
+    buf_puts(&b, "\"samples\":[");
+    size_t count = 0;
+    if (p->nsamples) {
+        for (size_t s = 0; s < p->nsamples; s++) buf_printf(&b, "%s%u", s ? "," : "", p->samples[s].node + 1);
+        count = p->nsamples;
+    } else {
+        for (size_t i = 0; i < p->nnodes; i++)
+            for (double h = 0; h < hits[i]; h++) buf_printf(&b, "%s%zu", count++ ? "," : "", i + 1);
+    }
+    buf_puts(&b, "],\"timeDeltas\":[");
+    for (size_t s = 0; s < count; s++) {
+        double d = 1000;
+        if (p->nsamples) {
+            d = p->samples[s].time_us - last;
+            if (d < 0) d = 0;
+            last = p->samples[s].time_us;
+        } else {
+            last += d;
+        }
+        buf_printf(&b, "%s%.0f", s ? "," : "", d);
+        if (b.len > (1 << 20)) fwrite(b.data, 1, b.len, out), buf_clear(&b);
+    }
+    double end = p->nsamples && p->end_us > last ? p->end_us : last;
+    buf_printf(&b, "],\"endTime\":%.0f}\n", end);
+    size_t len = b.len, w = fwrite(b.data, 1, len, out);
+    buf_free(&b);
+    buf_free(&label);
+    free(hits);
+    free(tick_start);
+    free(fill);
+    free(tick_order);
+    (void)wo;
+    return w == len ? 0 : -1;
+}
+
+const format_writer_t format_cpuprofile_writer = {
+    .name = "cpuprofile",
+    .extensions = ".cpuprofile",
+    .write = cpuprofile_write,
+};

@@ -1,0 +1,251 @@
+#include "util/json.h"
+#include "util/diag.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_STRING ((size_t)256 << 20)
+
+void json_init(json_t *j, input_t *in)
+{
+    memset(j, 0, sizeof *j);
+    j->in = in;
+    j->line = 1;
+}
+
+void json_free(json_t *j) { buf_free(&j->str); }
+
+void json_fail(json_t *j, const char *msg)
+{
+    if (!j->failed) diag_error(j->in->name, j->line, "%s", msg);
+    j->failed = 1;
+}
+
+static int peekc(json_t *j)
+{
+    const char *p;
+    return input_peek(j->in, &p, 1) ? (unsigned char)p[0] : -1;
+}
+
+static int getc_(json_t *j)
+{
+    unsigned char c;
+    if (input_read(j->in, &c, 1) != 1) return -1;
+    if (c == '\n') j->line++;
+    return c;
+}
+
+static int skip_ws(json_t *j)
+{
+    for (;;) {
+        const char *p;
+        size_t n = input_peek(j->in, &p, 4096);
+        if (!n) return -1;
+        size_t i = 0;
+        while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) {
+            if (p[i] == '\n') j->line++;
+            i++;
+        }
+        if (i < n) {
+            char tmp[4096];
+            if (i) input_read(j->in, tmp, i);
+            return (unsigned char)p[i];
+        }
+        char tmp[4096];
+        input_read(j->in, tmp, n);
+    }
+}
+
+static void put_utf8(buf_t *b, unsigned cp)
+{
+    char o[4];
+    if (cp < 0x80) buf_putc(b, (char)cp);
+    else if (cp < 0x800) o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 63)), buf_append(b, o, 2);
+    else if (cp < 0x10000)
+        o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | ((cp >> 6) & 63)), o[2] = (char)(0x80 | (cp & 63)), buf_append(b, o, 3);
+    else
+        o[0] = (char)(0xF0 | cp >> 18), o[1] = (char)(0x80 | ((cp >> 12) & 63)), o[2] = (char)(0x80 | ((cp >> 6) & 63)),
+        o[3] = (char)(0x80 | (cp & 63)), buf_append(b, o, 4);
+}
+
+static int hex4(json_t *j, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        int c = getc_(j);
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return -1;
+        v = v << 4 | (unsigned)d;
+    }
+    *out = v;
+    return 0;
+}
+
+static int read_string(json_t *j)
+{
+    buf_clear(&j->str);
+    for (;;) {
+        /* copy runs of plain characters at once */
+        const char *p;
+        size_t n = input_peek(j->in, &p, 65536), i = 0;
+        while (i < n && p[i] != '"' && p[i] != '\\' && (unsigned char)p[i] >= 0x20) i++;
+        if (i) {
+            buf_append(&j->str, p, i);
+            char tmp[4096];
+            for (size_t done = 0; done < i;) {
+                size_t k = i - done < sizeof tmp ? i - done : sizeof tmp;
+                input_read(j->in, tmp, k);
+                done += k;
+            }
+            if (j->str.len > MAX_STRING) return json_fail(j, "string longer than 256 MiB"), -1;
+        }
+        int c = getc_(j);
+        if (c < 0) return json_fail(j, "unterminated string (truncated file?)"), -1;
+        if (c == '"') return 0;
+        if (c < 0x20) return json_fail(j, "control character inside a string"), -1;
+        if (c != '\\') {
+            buf_putc(&j->str, (char)c);
+            continue;
+        }
+        c = getc_(j);
+        unsigned cp;
+        switch (c) {
+        case '"': case '\\': case '/': buf_putc(&j->str, (char)c); break;
+        case 'b': buf_putc(&j->str, '\b'); break;
+        case 'f': buf_putc(&j->str, '\f'); break;
+        case 'n': buf_putc(&j->str, '\n'); break;
+        case 'r': buf_putc(&j->str, '\r'); break;
+        case 't': buf_putc(&j->str, '\t'); break;
+        case 'u':
+            if (hex4(j, &cp)) return json_fail(j, "bad \\u escape"), -1;
+            if (cp >= 0xD800 && cp <= 0xDBFF && peekc(j) == '\\') {
+                unsigned lo;
+                getc_(j);
+                if (getc_(j) != 'u' || hex4(j, &lo)) return json_fail(j, "bad \\u escape"), -1;
+                if (lo >= 0xDC00 && lo <= 0xDFFF) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                else put_utf8(&j->str, 0xFFFD), cp = lo;
+            }
+            if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;   /* lone surrogate */
+            put_utf8(&j->str, cp);
+            break;
+        default: return json_fail(j, "bad escape in a string"), -1;
+        }
+    }
+}
+
+static int read_number(json_t *j, int first)
+{
+    char tmp[64];
+    size_t n = 0;
+    tmp[n++] = (char)first;
+    for (;;) {
+        int c = peekc(j);
+        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')) break;
+        if (n >= sizeof tmp - 1) return json_fail(j, "number too long"), -1;
+        tmp[n++] = (char)getc_(j);
+    }
+    tmp[n] = 0;
+    char *end;
+    j->num = strtod(tmp, &end);
+    if (*end || !isfinite(j->num)) return json_fail(j, "malformed number"), -1;
+    return 0;
+}
+
+static int literal(json_t *j, const char *rest)
+{
+    for (const char *r = rest; *r; r++)
+        if (getc_(j) != *r) return json_fail(j, "unexpected word; expected true, false or null"), -1;
+    return 0;
+}
+
+json_token_t json_next(json_t *j)
+{
+    if (j->failed) return JSON_ERROR;
+    int c = skip_ws(j);
+    if (c < 0) {
+        if (j->depth) return json_fail(j, "unexpected end of file (truncated JSON?)"), JSON_ERROR;
+        return JSON_EOF;
+    }
+    int in_obj = j->depth && j->stack[j->depth - 1] == '{';
+    /* closers */
+    if (c == '}' || c == ']') {
+        if (!j->depth || j->stack[j->depth - 1] != (c == '}' ? '{' : '[') || j->expect_value)
+            return json_fail(j, "unbalanced or misplaced bracket"), JSON_ERROR;
+        getc_(j);
+        j->depth--;
+        j->need_comma = 1;
+        return c == '}' ? JSON_OBJECT_END : JSON_ARRAY_END;
+    }
+    if (j->need_comma && j->depth) {
+        if (c != ',') return json_fail(j, in_obj ? "expected ',' or '}'" : "expected ',' or ']'"), JSON_ERROR;
+        getc_(j);
+        c = skip_ws(j);
+        if (c < 0) return json_fail(j, "unexpected end of file (truncated JSON?)"), JSON_ERROR;
+        j->need_comma = 0;
+    } else if (j->need_comma && !j->depth) {
+        return json_fail(j, "text after the end of the JSON value"), JSON_ERROR;
+    }
+    if (in_obj && !j->expect_value) {
+        if (c != '"') return json_fail(j, "expected a member name in quotes"), JSON_ERROR;
+        getc_(j);
+        if (read_string(j)) return JSON_ERROR;
+        if (skip_ws(j) != ':') return json_fail(j, "expected ':' after a member name"), JSON_ERROR;
+        getc_(j);
+        j->expect_value = 1;
+        return JSON_KEY;
+    }
+    j->expect_value = 0;
+    getc_(j);
+    json_token_t t;
+    switch (c) {
+    case '{':
+    case '[':
+        if (j->depth >= JSON_MAX_DEPTH) return json_fail(j, "nesting deeper than 512 levels"), JSON_ERROR;
+        j->stack[j->depth++] = (unsigned char)c;
+        j->need_comma = 0;
+        return c == '{' ? JSON_OBJECT_START : JSON_ARRAY_START;
+    case '"': t = read_string(j) ? JSON_ERROR : JSON_STRING; break;
+    case 't': t = literal(j, "rue") ? JSON_ERROR : JSON_TRUE; break;
+    case 'f': t = literal(j, "alse") ? JSON_ERROR : JSON_FALSE; break;
+    case 'n': t = literal(j, "ull") ? JSON_ERROR : JSON_NULL; break;
+    default:
+        if (c == '-' || (c >= '0' && c <= '9')) t = read_number(j, c) ? JSON_ERROR : JSON_NUMBER;
+        else return json_fail(j, "unexpected character; this is not JSON"), JSON_ERROR;
+    }
+    j->need_comma = 1;
+    return t;
+}
+
+int json_skip(json_t *j, json_token_t first)
+{
+    if (first != JSON_OBJECT_START && first != JSON_ARRAY_START) return first == JSON_ERROR ? -1 : 0;
+    int target = j->depth - 1;
+    while (j->depth > target) {
+        json_token_t t = json_next(j);
+        if (t == JSON_ERROR || t == JSON_EOF) return -1;
+    }
+    return 0;
+}
+
+void json_put_string(buf_t *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = p[i];
+        if (c == '"' || c == '\\') buf_putc(b, '\\'), buf_putc(b, (char)c);
+        else if (c == '\n') buf_puts(b, "\\n");
+        else if (c == '\t') buf_puts(b, "\\t");
+        else if (c < 0x20 || c == 0x7f) buf_printf(b, "\\u%04x", c);
+        else if (c < 0x80) buf_putc(b, (char)c);
+        else {
+            /* copy valid UTF-8 sequences, replace anything else */
+            size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+            int ok = len && i + len <= n;
+            for (size_t k = 1; ok && k < len; k++) ok = (p[i + k] & 0xC0) == 0x80;
+            if (ok) buf_append(b, p + i, len), i += len - 1;
+            else buf_puts(b, "\\ufffd");
+        }
+    }
+    buf_putc(b, '"');
+}

@@ -49,6 +49,19 @@ for m in "${majors[@]}"; do
     warm=$(grep -E '(^|;)warm [^;]*$' "n$m/p.folded" | awk '{s += $NF} END {print s+0}')
     [ "$hot" -gt "$warm" ] && [ "$warm" -gt 0 ] || { echo "FAIL: node $m: hot $hot, warm $warm"; exit 1; }
     "$NODESCOPE" flame "$prof" -o "n$m/p.svg" && grep -q 'JS' "n$m/p.svg"
+    # top: hot first, then warm; its shares agree with the folded counts; --json and --by file
+    "$NODESCOPE" top -n 3 "$prof" > "n$m/top.txt"
+    sed -n 2p "n$m/top.txt" | grep -q ' hot .*workload.js:4$' || { cat "n$m/top.txt"; echo "FAIL: top row is not hot"; exit 1; }
+    grep -q 'hot lines:' "n$m/top.txt" || { echo "FAIL: no hot lines from positionTicks"; exit 1; }
+    "$NODESCOPE" top --json "$prof" > "n$m/top.json"
+    node -e '
+      const t = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      const hot = t.rows.find((r) => r.name.startsWith("hot "));
+      const want = 100 * Number(process.argv[2]) / Number(process.argv[3]);
+      if (Math.abs(hot.selfPct - want) > 0.01) { console.error("FAIL: top says " + hot.selfPct + "%, folded " + want + "%"); process.exit(1); }
+      if (hot.lines.reduce((s, l) => s + l.ticks, 0) !== hot.self) { console.error("FAIL: hot line ticks do not add up to self"); process.exit(1); }
+    ' "n$m/top.json" "$hot" "$want"
+    "$NODESCOPE" top --by file -n 1 "$prof" | sed -n 2p | grep -q 'workload.js' || { echo "FAIL: --by file"; exit 1; }
     echo "node $m: ok (hot $hot, warm $warm of $want samples)"
 done
 

@@ -14,6 +14,7 @@ static const struct command {
     {"flame", cli_flame, "draw an interactive SVG flame graph"},
     {"diff", cli_diff, "draw a differential flame graph of two profiles"},
     {"convert", cli_convert, "convert profiles (cpuprofile, folded, svg, perf script, DTrace)"},
+    {"merge", cli_merge, "add or average several profiles"},
     {"top", cli_top, "the functions that take the time, and their hottest lines"},
     {"record", cli_record, "profile a Node program with perf and correct JIT names by time"},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */

@@ -11,6 +11,7 @@ int cli_collapse(int argc, char **argv);
 int cli_map(int argc, char **argv);
 int cli_convert(int argc, char **argv);
 int cli_top(int argc, char **argv);
+int cli_merge(int argc, char **argv);
 int cli_flame(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_record(int argc, char **argv);

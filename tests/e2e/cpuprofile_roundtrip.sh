@@ -65,6 +65,15 @@ for m in "${majors[@]}"; do
     echo "node $m: ok (hot $hot, warm $warm of $want samples)"
 done
 
+# merge: sums (and averages) every sample
+p20=n${majors[0]}/prof.cpuprofile
+"$NODESCOPE" merge "$p20" "$p20" -o merged.cpuprofile
+"$NODESCOPE" merge --avg "$p20" "$p20" "$p20" -o avg.folded
+n=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).samples.length)' "$p20")
+m=$(node -e 'console.log(JSON.parse(require("fs").readFileSync("merged.cpuprofile")).samples.length)')
+a=$(awk '{s += $NF} END {printf "%.0f", s}' avg.folded)
+[ "$m" -eq $((2 * n)) ] && [ "$a" -eq "$n" ] || { echo "FAIL: merge $m (want $((2 * n))), avg $a (want $n)"; exit 1; }
+
 # corrupt and hostile profiles
 prof=n${majors[0]}/prof.cpuprofile
 head -c 2000 "$prof" > trunc.cpuprofile

@@ -10,6 +10,7 @@ extern const format_writer_t format_folded_writer;
 extern const format_writer_t format_svg_writer;
 extern const format_reader_t format_cpuprofile_reader;
 extern const format_writer_t format_cpuprofile_writer;
+extern const format_writer_t format_pprof_writer;
 
 /* Readers, most specific first: ties in sniff confidence go to the earlier one. */
 static const format_reader_t *const readers[] = {
@@ -23,6 +24,7 @@ static const format_writer_t *const writers[] = {
     &format_folded_writer,
     &format_svg_writer,
     &format_cpuprofile_writer,
+    &format_pprof_writer,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))

@@ -65,6 +65,25 @@ for m in "${majors[@]}"; do
     echo "node $m: ok (hot $hot, warm $warm of $want samples)"
 done
 
+# pprof: an independent decoder (npm pprof-format) sees every sample and hot's self count
+[ -d "$ROOT/tests/node_modules/pprof-format" ] || { echo "pprof-format missing: run scripts/setup.sh"; exit 1; }
+p20=n${majors[0]}/prof.cpuprofile
+"$NODESCOPE" convert "$p20" -o p.pb.gz
+hot20=$(grep -E '(^|;)hot [^;]*$' "n${majors[0]}/p.folded" | awk '{s += $NF} END {print s+0}')
+node -e '
+const { Profile } = require(process.argv[1] + "/tests/node_modules/pprof-format");
+const p = Profile.decode(require("zlib").gunzipSync(require("fs").readFileSync("p.pb.gz")));
+const st = p.stringTable.strings, fn = new Map(p.function.map((f) => [Number(f.id), f])), loc = new Map(p.location.map((l) => [Number(l.id), l]));
+let total = 0, hot = 0;
+for (const s of p.sample) {
+  total += Number(s.value[0]);
+  const f = fn.get(Number(loc.get(Number(s.locationId[0])).line[0].functionId));
+  if (st[Number(f.name)] === "hot" && st[Number(f.filename)].endsWith("workload.js")) hot += Number(s.value[0]);
+}
+const want = JSON.parse(require("fs").readFileSync(process.argv[2])).samples.length;
+if (total !== want || hot !== Number(process.argv[3])) { console.error(`FAIL: pprof total ${total} (want ${want}), hot ${hot} (want ${process.argv[3]})`); process.exit(1); }
+console.log("pprof ok: " + total + " samples, hot " + hot);' "$ROOT" "$p20" "$hot20"
+
 # merge: sums (and averages) every sample
 p20=n${majors[0]}/prof.cpuprofile
 "$NODESCOPE" merge "$p20" "$p20" -o merged.cpuprofile

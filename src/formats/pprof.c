@@ -14,6 +14,7 @@
 #include "util/xalloc.h"
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 

@@ -217,6 +217,74 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
     return rc;
 }
 
+/* Bun before its fix (seed 002, oven-sh/bun#29241) keyed nodes on the sampled
+ * position: one node per executed line, callFrame line/column = that line, and no
+ * positionTicks anywhere. V8-based producers always give positionTicks to nodes
+ * with hits, so a profile with hits and no positionTicks at all is taken to be
+ * such a producer. Repair: every node of a function (same name and url) gets the
+ * function's earliest seen line/column as its definition site (the real one is not
+ * in the file), and its own hits become positionTicks on the line it carried;
+ * nodes then merge as usual. */
+static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const u64map_t *index)
+{
+    double hits = 0;
+    for (size_t i = 0; i < cp->n; i++) {
+        if (cp->nodes[i].nticks) return;
+        hits += cp->nodes[i].hit_count;
+    }
+    if (!(hits > 0) && !cp->nsamples) return;
+    /* own hits per node: from samples when there are any, else hitCount */
+    double *own = xcalloc(cp->n, sizeof *own);
+    for (size_t s = 0; s < cp->nsamples; s++) {
+        uint32_t k;
+        if (u64map_get(index, (uint64_t)cp->samples[s], &k)) own[k]++;
+    }
+    if (!cp->nsamples)
+        for (size_t i = 0; i < cp->n; i++) own[i] = cp->nodes[i].hit_count;
+    /* earliest position per function; names and urls are interned, so pointers identify them */
+    u64map_t first;
+    u64map_init(&first);
+    size_t split = 0;
+    for (size_t i = 0; i < cp->n; i++) {
+        uint32_t f = cp->nodes[i].frame;
+        if (f == UINT32_MAX || !p->frames[f].url[0]) continue;
+        uint64_t key = (uint64_t)(uintptr_t)p->frames[f].name * 31 + (uint64_t)(uintptr_t)p->frames[f].url;
+        int found;
+        uint32_t *slot = u64map_upsert(&first, key, &found);
+        const profile_frame_t *a = &p->frames[f];
+        if (!found) *slot = f;
+        else if (*slot != f) {
+            const profile_frame_t *b = &p->frames[*slot];
+            split++;
+            if (a->line < b->line || (a->line == b->line && a->column < b->column)) *slot = f;
+        }
+    }
+    if (split) {
+        size_t moved = 0;
+        for (size_t i = 0; i < cp->n; i++) {
+            cp_node_t *nd = &cp->nodes[i];
+            uint32_t f = nd->frame;
+            if (f == UINT32_MAX || !p->frames[f].url[0]) continue;
+            uint64_t key = (uint64_t)(uintptr_t)p->frames[f].name * 31 + (uint64_t)(uintptr_t)p->frames[f].url;
+            uint32_t def;
+            u64map_get(&first, key, &def);
+            if (own[i] > 0 && p->frames[f].line > 0) {
+                nd->tick_lines = xmalloc(sizeof *nd->tick_lines);
+                nd->tick_counts = xmalloc(sizeof *nd->tick_counts);
+                nd->tick_lines[0] = (uint32_t)p->frames[f].line;
+                nd->tick_counts[0] = own[i];
+                nd->nticks = 1;
+            }
+            if (def != f) nd->frame = def, moved++;
+        }
+        diag_info("%s: repaired a profile keyed on sampled positions (Bun before oven-sh/bun#29241): "
+                  "%zu nodes moved to their function's earliest line, own hits kept as positionTicks",
+                  in->name, moved);
+    }
+    u64map_free(&first);
+    free(own);
+}
+
 static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
     json_t j;
@@ -248,6 +316,7 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
         }
         *slot = (uint32_t)i;
     }
+    repair_sampled_positions(in, p, &cp, &index);
     uint32_t *parent = xmalloc(cp.n * sizeof *parent);
     for (size_t i = 0; i < cp.n; i++) parent[i] = UINT32_MAX;
     unsigned long dangling = 0, multi = 0;

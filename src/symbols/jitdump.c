@@ -1,6 +1,7 @@
 #include "symbols/jitdump.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/file.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -128,17 +129,9 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
 
 perfmap_t *jitdump_load(const char *path, jitdump_info_t *info)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        diag_error(path, 0, "cannot open jitdump: %s", strerror(errno));
-        return NULL;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_error(path, 0, "not a regular file");
-        close(fd);
-        return NULL;
-    }
+    int fd = file_open_regular(path, "jitdump", &st);
+    if (fd < 0) return NULL;
     size_t len = (size_t)st.st_size;
     void *data = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
     close(fd);

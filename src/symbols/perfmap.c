@@ -1,6 +1,7 @@
 #include "symbols/perfmap.h"
 #include "symbols/jitdump.h"
 #include "util/diag.h"
+#include "util/file.h"
 #include "util/radix.h"
 #include "util/xalloc.h"
 #include <errno.h>
@@ -107,17 +108,9 @@ perfmap_t *perfmap_parse(const char *name, const char *text, size_t len)
 
 perfmap_t *perfmap_load(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        diag_error(path, 0, "cannot open perf map: %s", strerror(errno));
-        return NULL;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        diag_error(path, 0, "not a regular file");
-        close(fd);
-        return NULL;
-    }
+    int fd = file_open_regular(path, "perf map", &st);
+    if (fd < 0) return NULL;
     unsigned char magic[4];
     if (pread(fd, magic, 4, 0) == 4 && (!memcmp(magic, "DTiJ", 4) || !memcmp(magic, "JiTD", 4))) {
         close(fd);

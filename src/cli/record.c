@@ -292,6 +292,10 @@ int cli_record(int argc, char **argv)
 done:
     if (!keep) remove_dir(dir);
     /* the program's own exit status wins when recording worked */
-    if (rc == EXIT_OK && !attach) return prog_status;
+    if (rc == EXIT_OK && !attach) {
+        /* perf reports 0 when it stopped on Ctrl-C; the program was interrupted all the same */
+        if (stop_requested && prog_status == 0) return 128 + stop_requested;
+        return prog_status;
+    }
     return rc;
 }

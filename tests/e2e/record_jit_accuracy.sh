@@ -43,6 +43,22 @@ set -e
 [ $rc -eq 3 ] || { echo "FAIL: exit status $rc, expected 3"; exit 1; }
 [ -s exit.folded ] || { echo "FAIL: no output after a failing program"; exit 1; }
 
+# Ctrl-C (SIGINT to the process group, as a terminal sends it): the program stops,
+# the profile is still written, the exit status says it was interrupted
+setsid "$NODESCOPE" record -o int.folded -- node -e 'const e = Date.now() + 60000; while (Date.now() < e);' > int.out 2>&1 &
+pid=$!
+sleep 3
+pg=$(ps -o pgid= -p $pid | tr -d ' ')
+[ "$pg" = "$pid" ] || { echo "FAIL: record is not its own process group"; exit 1; }
+kill -INT -- "-$pg"
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc -eq 130 ] || { cat int.out; echo "FAIL: Ctrl-C exit status $rc, expected 130"; exit 1; }
+[ -s int.folded ] || { cat int.out; echo "FAIL: no profile after Ctrl-C"; exit 1; }
+ls "${TMPDIR:-/tmp}" | grep -q nodescope-record && { echo "FAIL: temporary files left behind"; exit 1; }
+
 # usage errors
 set +e
 "$NODESCOPE" record -o x.folded; rc=$?

@@ -18,6 +18,7 @@
 
 typedef struct {
     double id;
+    double parent_id;       /* trace-event chunks name the parent instead of children; -1 = none */
     uint32_t frame;         /* profile frame; UINT32_MAX for (root) */
     double hit_count;
     uint32_t *children;     /* ids, as given */
@@ -32,17 +33,25 @@ typedef struct {
     size_t n, cap;
     double *samples, *deltas;
     size_t nsamples, samples_cap, ndeltas, deltas_cap;
+    double *lines;          /* trace events: 1-based line of each sample (0 = unknown), instead of positionTicks */
+    size_t nlines, lines_cap;
     double start_time, end_time;
     int have_start, have_end;
+    int saw_children;       /* some node had a 'children' list */
+    char event_id[40];      /* trace events: the profile id ("0x1"), "" = none */
+    unsigned long other_profiles;   /* trace-event chunks of other profile ids, skipped */
 } cp_t;
 
 static int sniff_cpuprofile(const char *head, size_t n)
 {
     size_t i = 0;
     while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
-    if (i >= n || head[i] != '{') return 0;
+    if (i >= n || (head[i] != '{' && head[i] != '[')) return 0;
+    if (head[i] == '[')   /* a bare array of trace events */
+        return memmem(head, n, "\"ProfileChunk\"", 14) || memmem(head, n, "\"cpuProfile\"", 12) ? 85 : 0;
     if (memmem(head, n, "\"nodes\"", 7) && memmem(head, n, "\"callFrame\"", 11)) return 90;
     if (memmem(head, n, "\"profile\"", 9) && memmem(head, n, "\"nodes\"", 7)) return 80;
+    if (memmem(head, n, "\"ProfileChunk\"", 14) || memmem(head, n, "\"cpuProfile\"", 12)) return 85;
     return 0;
 }
 
@@ -132,6 +141,7 @@ static int read_node(json_t *j, profile_t *p, cp_node_t *node)
 {
     memset(node, 0, sizeof *node);
     node->id = -1;
+    node->parent_id = -1;
     node->frame = UINT32_MAX;
     int have_frame = 0, rc = 0;
     json_token_t t;
@@ -140,6 +150,7 @@ static int read_node(json_t *j, profile_t *p, cp_node_t *node)
         const char *k = j->str.data;
         if (!strcmp(k, "id")) rc = want_number(j, &node->id, "id");
         else if (!strcmp(k, "hitCount")) rc = want_number(j, &node->hit_count, "hitCount");
+        else if (!strcmp(k, "parent")) rc = want_number(j, &node->parent_id, "parent");
         else if (!strcmp(k, "callFrame")) rc = read_call_frame(j, p, &node->frame), have_frame = 1;
         else if (!strcmp(k, "children")) {
             double *ids = NULL;
@@ -184,9 +195,67 @@ static void cp_free(cp_t *cp)
     free(cp->nodes);
     free(cp->samples);
     free(cp->deltas);
+    free(cp->lines);
 }
 
-/* Parses the members of a profile object (after its '{'). Recurses into {"profile": {...}}. */
+static int read_profile_object(json_t *j, profile_t *p, cp_t *cp);
+
+/* A trace-event array (after its '['): every event's members are read as a profile
+ * object, so Profile's args.data.startTime and ProfileChunk's args.data.cpuProfile
+ * {nodes, samples} and args.data.timeDeltas accumulate into one profile. */
+/* Appends one event's parts to the profile being built: Profile and ProfileChunk
+ * events of the first profile id seen; chunks of other ids (V8 may run several
+ * profiles at once, e.g. --cpu-prof beside the tracing profiler) are counted and skipped. */
+static void take_event(cp_t *cp, cp_t *ev)
+{
+    if (ev->event_id[0] && (ev->n || ev->nsamples || ev->ndeltas || ev->have_start)) {
+        if (!cp->event_id[0]) memcpy(cp->event_id, ev->event_id, sizeof cp->event_id);
+        else if (strcmp(cp->event_id, ev->event_id)) {
+            cp->other_profiles++;
+            cp_free(ev);
+            return;
+        }
+    }
+    for (size_t i = 0; i < ev->n; i++) {
+        XGROW(cp->nodes, cp->cap, cp->n + 1);
+        cp->nodes[cp->n++] = ev->nodes[i];
+    }
+    ev->n = 0;
+    for (size_t i = 0; i < ev->nsamples; i++) {
+        XGROW(cp->samples, cp->samples_cap, cp->nsamples + 1);
+        cp->samples[cp->nsamples++] = ev->samples[i];
+    }
+    /* one line per sample of this chunk (V8 sometimes writes one fewer): pad with 0 = unknown */
+    for (size_t i = 0; i < ev->nsamples; i++) {
+        XGROW(cp->lines, cp->lines_cap, cp->nlines + 1);
+        cp->lines[cp->nlines++] = i < ev->nlines ? ev->lines[i] : 0;
+    }
+    for (size_t i = 0; i < ev->ndeltas; i++) {
+        XGROW(cp->deltas, cp->deltas_cap, cp->ndeltas + 1);
+        cp->deltas[cp->ndeltas++] = ev->deltas[i];
+    }
+    if (ev->have_start && !cp->have_start) cp->start_time = ev->start_time, cp->have_start = 1;
+    if (ev->have_end) cp->end_time = ev->end_time, cp->have_end = 1;
+    cp->saw_children |= ev->saw_children;
+    cp_free(ev);
+}
+
+static int read_trace_events(json_t *j, profile_t *p, cp_t *cp)
+{
+    json_token_t t;
+    while ((t = json_next(j)) == JSON_OBJECT_START) {
+        cp_t ev = {0};
+        int rc = read_profile_object(j, p, &ev);
+        take_event(cp, &ev);
+        if (rc != 0) return -1;
+    }
+    if (t != JSON_ARRAY_END) return t == JSON_ERROR ? -1 : (json_fail(j, "trace events should be objects"), -1);
+    return 0;
+}
+
+/* Parses the members of a profile object (after its '{'). Recurses into {"profile": {...}}
+ * (inspector Profiler.stop result) and into trace events ({"traceEvents": [...]}, args,
+ * data, cpuProfile). */
 static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
 {
     json_token_t t;
@@ -201,14 +270,28 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
                     cp->n++;
                     return -1;
                 }
+                if (cp->nodes[cp->n].nchildren) cp->saw_children = 1;
                 cp->n++;
             }
             if (t != JSON_ARRAY_END) return t == JSON_ERROR ? -1 : (json_fail(j, "'nodes' should hold objects"), -1);
         } else if (!strcmp(k, "samples")) rc = read_number_array(j, &cp->samples, &cp->nsamples, &cp->samples_cap, "samples");
+        else if (!strcmp(k, "lines")) rc = read_number_array(j, &cp->lines, &cp->nlines, &cp->lines_cap, "lines");
         else if (!strcmp(k, "timeDeltas")) rc = read_number_array(j, &cp->deltas, &cp->ndeltas, &cp->deltas_cap, "timeDeltas");
-        else if (!strcmp(k, "startTime")) rc = want_number(j, &cp->start_time, "startTime"), cp->have_start = 1;
+        else if (!strcmp(k, "startTime")) {
+            double v = 0;
+            rc = want_number(j, &v, "startTime");
+            if (!cp->have_start) cp->start_time = v, cp->have_start = 1;   /* first wins: later trace events may carry others */
+        }
         else if (!strcmp(k, "endTime")) rc = want_number(j, &cp->end_time, "endTime"), cp->have_end = 1;
-        else if (!strcmp(k, "profile")) {
+        else if (!strcmp(k, "id")) {   /* a trace event's profile id */
+            t = json_next(j);
+            if (t == JSON_STRING) snprintf(cp->event_id, sizeof cp->event_id, "%s", j->str.data);
+            else if (t == JSON_NUMBER) snprintf(cp->event_id, sizeof cp->event_id, "%.0f", j->num);
+            else rc = json_skip(j, t);
+        } else if (!strcmp(k, "traceEvents")) {
+            if ((t = json_next(j)) != JSON_ARRAY_START) rc = json_skip(j, t);
+            else rc = read_trace_events(j, p, cp);
+        } else if (!strcmp(k, "profile") || !strcmp(k, "args") || !strcmp(k, "data") || !strcmp(k, "cpuProfile")) {
             if ((t = json_next(j)) != JSON_OBJECT_START) rc = json_skip(j, t);
             else rc = read_profile_object(j, p, cp);
         } else rc = json_skip(j, json_next(j));
@@ -233,6 +316,7 @@ static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const 
         hits += cp->nodes[i].hit_count;
     }
     if (!(hits > 0) && !cp->nsamples) return;
+    if (cp->event_id[0]) return;   /* trace-event chunks never carry positionTicks */
     /* own hits per node: from samples when there are any, else hitCount */
     double *own = xcalloc(cp->n, sizeof *own);
     for (size_t s = 0; s < cp->nsamples; s++) {
@@ -292,12 +376,16 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
     cp_t cp = {0};
     int rc = -1;
     json_token_t t = json_next(&j);
-    if (t != JSON_OBJECT_START) {
+    if (t == JSON_ARRAY_START) {
+        if (read_trace_events(&j, p, &cp) != 0) goto out;
+    } else if (t != JSON_OBJECT_START) {
         if (t != JSON_ERROR) json_fail(&j, "a .cpuprofile is a JSON object");
         goto out;
-    }
-    if (read_profile_object(&j, p, &cp) != 0) goto out;
+    } else if (read_profile_object(&j, p, &cp) != 0) goto out;
     if (json_next(&j) != JSON_EOF) goto out;
+    if (cp.other_profiles)
+        diag_warn(in->name, 0, "the trace holds several CPU profiles; read the first (id %s), skipped %lu events of others",
+                  cp.event_id, cp.other_profiles);
     if (!cp.n) {
         diag_error(in->name, 0, "no 'nodes': not a .cpuprofile");
         goto out;
@@ -316,6 +404,16 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
         }
         *slot = (uint32_t)i;
     }
+    /* trace-event chunks: children lists from the nodes' parent ids */
+    if (!cp.saw_children)
+        for (size_t i = 0; i < cp.n; i++) {
+            uint32_t k;
+            if (cp.nodes[i].parent_id < 0) continue;
+            if (!u64map_get(&index, (uint64_t)cp.nodes[i].parent_id, &k)) continue;   /* a root */
+            cp_node_t *up = &cp.nodes[k];
+            up->children = xrealloc(up->children, (up->nchildren + 1) * sizeof *up->children);
+            up->children[up->nchildren++] = (uint32_t)cp.nodes[i].id;
+        }
     repair_sampled_positions(in, p, &cp, &index);
     uint32_t *parent = xmalloc(cp.n * sizeof *parent);
     for (size_t i = 0; i < cp.n; i++) parent[i] = UINT32_MAX;
@@ -375,6 +473,8 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
             if (t_us < range_lo || t_us > range_hi) continue;
             profile_add_self(p, pnode[k], 1);
             profile_add_sample(p, t_us, pnode[k], 1);
+            if (cp.nlines == cp.nsamples && cp.lines[s] >= 1 && cp.lines[s] < 1e9 && pnode[k])
+                profile_add_line_ticks(p, pnode[k], (int32_t)cp.lines[s], 1);
         }
         if (missing) diag_warn(in->name, 0, "%lu samples refer to missing nodes; dropped", missing);
         if (negative) diag_warn(in->name, 0, "%lu negative timeDeltas clamped to 0", negative);

@@ -174,9 +174,10 @@ static int run(int argc, char **argv, int is_diff)
         diag_warn(NULL, 0, "stack count is low (%.0f); the graph may mislead", p->total);
     write_opts_t wo = {.flame = &fo};
     if (cli_write_profile(p, output, format_writer_by_name("svg"), &wo, files, nfiles) == 0) rc = EXIT_OK;
-    if (fo.dropped)
-        diag_info("%lu frames narrower than %g%s were not drawn (--minwidth)", fo.dropped, fo.minwidth,
-                  fo.minwidth_pct ? "%" : " px");
+    /* always said (not only with -v): a graph missing frames should not look complete */
+    if (fo.dropped && diag_verbosity >= 0)
+        fprintf(stderr, "nodescope: %lu frames narrower than %g%s were not drawn (--minwidth)\n", fo.dropped,
+                fo.minwidth, fo.minwidth_pct ? "%" : " px");
 done:
     cli_input_free(&in);
     profile_free(p);

@@ -1,6 +1,7 @@
 #include "util/json.h"
 #include "util/diag.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,6 +146,14 @@ static int read_number(json_t *j, int first)
         tmp[n++] = (char)getc_(j);
     }
     tmp[n] = 0;
+    /* fast path: short integers (ids, samples, time deltas are nearly all of a profile) */
+    size_t neg = tmp[0] == '-', k = neg;
+    uint64_t v = 0;
+    while (k < n && tmp[k] >= '0' && tmp[k] <= '9') v = v * 10 + (uint64_t)(tmp[k++] - '0');
+    if (k == n && n > neg && n - neg <= 15) {
+        j->num = neg ? -(double)v : (double)v;
+        return 0;
+    }
     char *end;
     j->num = strtod(tmp, &end);
     if (*end || !isfinite(j->num)) return json_fail(j, "malformed number"), -1;

@@ -328,7 +328,8 @@ static int write_svg(const profile_t *p, FILE *out, const write_opts_t *wo)
             buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">", lx + fs + 3, ly + fs - 3);
             svg_escape(&b, pal.legend[i].label, strlen(pal.legend[i].label));
             buf_puts(&b, "</text>");
-            lx += fs + 8 + strlen(pal.legend[i].label) * fs * o->fontwidth;
+            /* a whole font size of gap: the width is only estimated, and short capitals ("GC") run wide */
+            lx += fs + 3 + strlen(pal.legend[i].label) * fs * o->fontwidth + fs;
         }
         buf_puts(&b, "</g>\n");
     }

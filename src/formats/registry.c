@@ -11,6 +11,7 @@ extern const format_writer_t format_svg_writer;
 extern const format_reader_t format_cpuprofile_reader;
 extern const format_writer_t format_cpuprofile_writer;
 extern const format_writer_t format_pprof_writer;
+extern const format_writer_t format_txt_writer;
 
 /* Readers, most specific first: ties in sniff confidence go to the earlier one. */
 static const format_reader_t *const readers[] = {
@@ -25,6 +26,7 @@ static const format_writer_t *const writers[] = {
     &format_svg_writer,
     &format_cpuprofile_writer,
     &format_pprof_writer,
+    &format_txt_writer,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))

@@ -64,6 +64,9 @@ for m in "${majors[@]}"; do
       if (ticks > hot.self || ticks < hot.self - 3) { console.error("FAIL: hot line ticks " + ticks + " vs self " + hot.self); process.exit(1); }
     ' "n$m/top.json" "$hot" "$want"
     "$NODESCOPE" top --by file -n 1 "$prof" | sed -n 2p | grep -q 'workload.js' || { echo "FAIL: --by file"; exit 1; }
+    # the txt writer is top's table
+    "$NODESCOPE" convert "$prof" -o "n$m/report.txt"
+    "$NODESCOPE" top "$prof" | cmp -s - "n$m/report.txt" || { echo "FAIL: convert -o .txt differs from top"; exit 1; }
     echo "node $m: ok (hot $hot, warm $warm of $want samples)"
 done
 

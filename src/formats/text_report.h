@@ -1,0 +1,16 @@
+/* The `top` report as text or JSON; see text_report.c. */
+#ifndef FORMATS_TEXT_REPORT_H
+#define FORMATS_TEXT_REPORT_H
+#include "formats/format.h"
+#include "util/buf.h"
+
+typedef struct {
+    double limit;      /* rows; 0 = 20 */
+    int by_file;       /* group by source file instead of function */
+    int sort_total;    /* order by total instead of self */
+    int json;          /* JSON document instead of the table */
+} text_report_opts_t;
+
+void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out);
+
+#endif

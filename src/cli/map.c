@@ -62,6 +62,8 @@ static int map_find(perfmap_t *m, const char *addr_text)
         const perfmap_entry_t *e = &m->entries[cand[i]];
         printf("%s:%u: %llx %llx %s%s\n", m->path, e->line, (unsigned long long)e->start, (unsigned long long)e->size,
                perfmap_name(m, e), i == total - 1 && total > 1 ? "   <- newest" : "");
+        const perfmap_src_t *src = m->nsrc ? perfmap_source(m, cand[i], addr) : NULL;
+        if (src) printf("    source: %s:%u:%u (jitdump debug info)\n", m->text + src->file_off, src->line, src->column);
     }
     if (total > 1) printf("%zu entries cover 0x%llx; perf may label it with any of them\n", total, (unsigned long long)addr);
     free(cand);

@@ -40,7 +40,7 @@ static void add_entry(perfmap_t *m, size_t *cap, buf_t *names, uint64_t addr, ui
 {
     if (size == 0 || addr + size < addr || names->len + name_len + 1 > UINT32_MAX) return;
     XGROW(m->entries, *cap, m->n + 1);
-    m->entries[m->n++] = (perfmap_entry_t){addr, size, time, (uint32_t)names->len, (uint32_t)name_len, (uint32_t)m->n + 1};
+    m->entries[m->n++] = (perfmap_entry_t){addr, size, time, (uint32_t)names->len, (uint32_t)name_len, (uint32_t)m->n + 1, 0, 0};
     buf_append(names, name, name_len);
     buf_putc(names, 0);
 }
@@ -74,7 +74,10 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
     size_t cap = 0;
     buf_t names = {0};
     uint64_t last_time = 0;
-    size_t off = header_size;
+    size_t off = header_size, src_cap = 0;
+    /* DEBUG_INFO precedes the LOAD of the same code: its rows wait here */
+    uint64_t pending_addr = 0;
+    size_t pending_first = 0, pending_count = 0;
     while (off < len) {
         if (len - off < 16) {
             info->truncated = 1;
@@ -94,7 +97,13 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
             const char *nm = (const char *)data + body + 40;
             const char *nul = memchr(nm, 0, end - (body + 40));
             if (nul) {
+                size_t before = m->n;
                 add_entry(m, &cap, &names, code_addr, code_size, time, nm, (size_t)(nul - nm));
+                if (m->n > before && pending_count && pending_addr == code_addr) {
+                    m->entries[before].src_first = (uint32_t)pending_first;
+                    m->entries[before].src_count = (uint32_t)pending_count;
+                }
+                pending_count = 0;
                 info->loads++;
             }
         } else if (id == JIT_CODE_MOVE && end - body >= 48) {
@@ -109,7 +118,23 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
                 break;
             }
             info->moves++;
-        } else if (id == JIT_CODE_DEBUG_INFO) {
+        } else if (id == JIT_CODE_DEBUG_INFO && end - body >= 16) {
+            /* {code_addr, nr_entry, entries {addr, line, discrim (column), name}} */
+            pending_addr = rd64(&r, body);
+            uint64_t nr = rd64(&r, body + 8);
+            pending_first = m->nsrc;
+            pending_count = 0;
+            size_t at = body + 16;
+            for (uint64_t e = 0; e < nr && end - at >= 17; e++) {
+                const char *file = (const char *)data + at + 16;
+                const char *nul = memchr(file, 0, end - (at + 16));
+                if (!nul || names.len > UINT32_MAX - 4096) break;
+                XGROW(m->src, src_cap, m->nsrc + 1);
+                m->src[m->nsrc++] = (perfmap_src_t){rd64(&r, at), rd32(&r, at + 8), rd32(&r, at + 12), (uint32_t)names.len};
+                buf_append(&names, file, (size_t)(nul - file) + 1);
+                pending_count++;
+                at = (size_t)(nul + 1 - (const char *)data);
+            }
             info->debug_records++;
         } else if (id == JIT_CODE_CLOSE) {
             break;

@@ -89,7 +89,7 @@ static perfmap_t *parse_owned(const char *name, char *text, size_t len)
         XGROW(m->entries, cap, m->n + 1);
         /* file_offset: how many bytes the runtime had written once this line was complete */
         m->entries[m->n++] = (perfmap_entry_t){start, size, (uint64_t)(nl + 1 - text), (uint32_t)(s - text),
-                                               (uint32_t)(e - s), lineno};
+                                               (uint32_t)(e - s), lineno, 0, 0};
         text[e - text] = 0;   /* names become C strings in place */
     }
     if (m->malformed > MAX_WARNINGS)
@@ -143,9 +143,21 @@ perfmap_t *perfmap_load(const char *path)
     return parse_owned(path, text, len);
 }
 
+const perfmap_src_t *perfmap_source(const perfmap_t *m, size_t k, uint64_t addr)
+{
+    const perfmap_entry_t *e = &m->entries[k];
+    const perfmap_src_t *best = NULL;
+    for (uint32_t i = 0; i < e->src_count; i++) {
+        const perfmap_src_t *s = &m->src[e->src_first + i];
+        if (s->addr <= addr) best = s;
+    }
+    return best;
+}
+
 void perfmap_free(perfmap_t *m)
 {
     if (!m) return;
+    free(m->src);
     free(m->path);
     free(m->text);
     free(m->entries);

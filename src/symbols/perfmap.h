@@ -12,7 +12,15 @@ typedef struct {
     uint64_t file_offset;   /* byte offset of the line: where the runtime was when it wrote it */
     uint32_t name_off, name_len;
     uint32_t line;          /* 1-based line number in the file */
+    uint32_t src_first, src_count;   /* jitdump debug info: this entry's rows in perfmap_t.src */
 } perfmap_entry_t;
+
+/* Source position of a code address (jitdump JIT_CODE_DEBUG_INFO rows). */
+typedef struct {
+    uint64_t addr;          /* first code address of the row */
+    uint32_t line, column;  /* 1-based */
+    uint32_t file_off;      /* file name in perfmap_t.text */
+} perfmap_src_t;
 
 typedef struct perfmap {
     char *path;
@@ -25,6 +33,8 @@ typedef struct perfmap {
     uint64_t *max_end;
     unsigned long malformed;
     int timestamps;         /* read from a jitdump: file_offset holds each entry's creation time (ns) */
+    perfmap_src_t *src;     /* jitdump debug info, rows of one entry sorted by address */
+    size_t nsrc;
 } perfmap_t;
 
 /* Reads a map (up to its last complete line: a map still being written is fine).
@@ -43,6 +53,9 @@ static inline const char *perfmap_name(const perfmap_t *m, const perfmap_entry_t
 size_t perfmap_covering(const perfmap_t *m, uint64_t addr, uint32_t *out, size_t max);
 /* Newest covering entry written at or before file offset limit (UINT64_MAX = any); -1 if none. */
 long perfmap_newest_before(const perfmap_t *m, uint64_t addr, uint64_t offset_limit);
+
+/* The source position of addr inside entry k (jitdump debug info); NULL when unknown. */
+const perfmap_src_t *perfmap_source(const perfmap_t *m, size_t k, uint64_t addr);
 
 /* (Re)builds the address index after entries were filled in by hand (the jitdump reader). */
 void perfmap_build_index(perfmap_t *m);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# .cpuprofile from real `node --cpu-prof` on several Node majors: read, write,
+# .cpuprofile from real `node --cpu-prof` on Node 18, 20, 22 and 24: read, write,
 # read again keeps every sample, per-function self counts, positionTicks and the
 # time range; collapse/flame read it; the hot function is the one the workload
 # makes hot. Corrupt profiles give clear errors or repairs with warnings.
@@ -8,7 +8,7 @@ cd "$TEST_TMP"
 ROOT=$OLDPWD
 FIX=$ROOT/tests/fixtures/cpuprofile
 majors=()
-for m in 20 22; do [ -x "$ROOT/tests/.cache/node/$m/bin/node" ] && majors+=("$m"); done
+for m in 18 20 22 24; do [ -x "$ROOT/tests/.cache/node/$m/bin/node" ] && majors+=("$m"); done
 [ ${#majors[@]} -gt 0 ] || { echo "no Node builds in tests/.cache (run scripts/setup.sh)"; exit 77; }
 
 compare='
@@ -34,7 +34,7 @@ console.log("same: " + x.samples + " samples, " + Object.keys(x.self).length + "
 '
 for m in "${majors[@]}"; do
     node_bin=$ROOT/tests/.cache/node/$m/bin/node
-    mkdir -p "n$m" && (cd "n$m" && "$node_bin" --cpu-prof --cpu-prof-name=prof.cpuprofile "$FIX/workload.js" 1500 > /dev/null)
+    mkdir -p "n$m" && (cd "n$m" && "$node_bin" --cpu-prof --cpu-prof-name=prof.cpuprofile "$FIX/workload.js" 1000 > /dev/null)
     prof=n$m/prof.cpuprofile
     "$NODESCOPE" convert "$prof" -o "n$m/rt.cpuprofile"
     node -e "$compare" "$prof" "n$m/rt.cpuprofile"

@@ -38,6 +38,9 @@ typedef struct {
     double start_time, end_time;
     int have_start, have_end;
     int saw_children;       /* some node had a 'children' list */
+    int legacy;             /* old 'head' tree format: times in seconds, 'timestamps' */
+    double *stamps;         /* legacy: absolute µs per sample */
+    size_t nstamps, stamps_cap;
     char event_id[40];      /* trace events: the profile id ("0x1"), "" = none */
     unsigned long other_profiles;   /* trace-event chunks of other profile ids, skipped */
 } cp_t;
@@ -52,6 +55,7 @@ static int sniff_cpuprofile(const char *head, size_t n)
     if (memmem(head, n, "\"nodes\"", 7) && memmem(head, n, "\"callFrame\"", 11)) return 90;
     if (memmem(head, n, "\"profile\"", 9) && memmem(head, n, "\"nodes\"", 7)) return 80;
     if (memmem(head, n, "\"ProfileChunk\"", 14) || memmem(head, n, "\"cpuProfile\"", 12)) return 85;
+    if (memmem(head, n, "\"head\"", 6) && memmem(head, n, "\"functionName\"", 14)) return 80;   /* legacy */
     return 0;
 }
 
@@ -196,9 +200,68 @@ static void cp_free(cp_t *cp)
     free(cp->samples);
     free(cp->deltas);
     free(cp->lines);
+    free(cp->stamps);
 }
 
 static int read_profile_object(json_t *j, profile_t *p, cp_t *cp);
+
+/* The legacy format (Chrome before 2016): {"head": node} where a node carries
+ * functionName/url/lineNumber (1-based)/columnNumber itself and its children as
+ * nested node objects. Returns the node's id, or -1 after an error. Nesting is
+ * bounded by the JSON parser's depth limit. */
+static double read_legacy_node(json_t *j, profile_t *p, cp_t *cp)
+{
+    XGROW(cp->nodes, cp->cap, cp->n + 1);
+    size_t me = cp->n++;
+    cp_node_t *nd = &cp->nodes[me];
+    memset(nd, 0, sizeof *nd);
+    nd->id = -1;
+    nd->parent_id = -1;
+    buf_t name = {0}, url = {0};
+    double line = 0, col = 0, id = -1, hits = 0;
+    size_t ccap = 0;
+    json_token_t t;
+    int rc = 0;
+    while (rc == 0 && (t = json_next(j)) == JSON_KEY) {
+        const char *k = j->str.data;
+        if (!strcmp(k, "functionName") || !strcmp(k, "url")) {
+            buf_t *dst = k[0] == 'f' ? &name : &url;
+            if (json_next(j) != JSON_STRING) rc = (json_fail(j, "'functionName' and 'url' should be strings"), -1);
+            else buf_append(dst, j->str.data, j->str.len);
+        } else if (!strcmp(k, "lineNumber")) rc = want_number(j, &line, "lineNumber");
+        else if (!strcmp(k, "columnNumber")) rc = want_number(j, &col, "columnNumber");
+        else if (!strcmp(k, "id")) rc = want_number(j, &id, "id");
+        else if (!strcmp(k, "hitCount")) rc = want_number(j, &hits, "hitCount");
+        else if (!strcmp(k, "children")) {
+            if ((t = json_next(j)) != JSON_ARRAY_START) rc = (json_fail(j, "'children' should be an array of nodes"), -1);
+            while (rc == 0 && (t = json_next(j)) == JSON_OBJECT_START) {
+                double cid = read_legacy_node(j, p, cp);
+                if (cid < 0) rc = -1;
+                else {
+                    nd = &cp->nodes[me];   /* the array may have moved */
+                    XGROW(nd->children, ccap, nd->nchildren + 1);
+                    nd->children[nd->nchildren++] = cid < 4e9 ? (uint32_t)cid : UINT32_MAX;
+                }
+            }
+            if (rc == 0 && t != JSON_ARRAY_END) rc = (t == JSON_ERROR ? -1 : (json_fail(j, "'children' should hold node objects"), -1));
+        } else rc = json_skip(j, json_next(j));
+    }
+    if (rc == 0 && t != JSON_OBJECT_END) rc = -1;
+    nd = &cp->nodes[me];
+    if (rc == 0) {
+        const char *nm = name.len ? name.data : "(anonymous)";
+        const char *u = url.len ? url.data : "";
+        frame_kind_t kd = kind_of(nm, u);
+        int32_t l = line >= 1 && line < 1e9 ? (int32_t)line : 0, c = col >= 1 && col < 1e9 ? (int32_t)col : 0;
+        nd->frame = kd == FRAME_ROOT ? UINT32_MAX : profile_frame(p, nm, strlen(nm), u, l, c, kd);
+        nd->hit_count = hits;
+        nd->id = id >= 0 ? id : 3e9 + (double)me;   /* synthesized ids never clash with real ones */
+        if (nd->nchildren) cp->saw_children = 1;
+    }
+    buf_free(&name);
+    buf_free(&url);
+    return rc == 0 ? nd->id : -1;
+}
 
 /* A trace-event array (after its '['): every event's members are read as a profile
  * object, so Profile's args.data.startTime and ProfileChunk's args.data.cpuProfile
@@ -283,6 +346,10 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
             if (!cp->have_start) cp->start_time = v, cp->have_start = 1;   /* first wins: later trace events may carry others */
         }
         else if (!strcmp(k, "endTime")) rc = want_number(j, &cp->end_time, "endTime"), cp->have_end = 1;
+        else if (!strcmp(k, "head")) {
+            if ((t = json_next(j)) != JSON_OBJECT_START) rc = (json_fail(j, "'head' should be a node object"), -1);
+            else rc = read_legacy_node(j, p, cp) < 0 ? -1 : 0, cp->legacy = 1;
+        } else if (!strcmp(k, "timestamps")) rc = read_number_array(j, &cp->stamps, &cp->nstamps, &cp->stamps_cap, "timestamps");
         else if (!strcmp(k, "id")) {   /* a trace event's profile id */
             t = json_next(j);
             if (t == JSON_STRING) snprintf(cp->event_id, sizeof cp->event_id, "%s", j->str.data);
@@ -389,6 +456,14 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
     if (!cp.n) {
         diag_error(in->name, 0, "no 'nodes': not a .cpuprofile");
         goto out;
+    }
+    if (cp.legacy) {   /* seconds, and absolute sample timestamps in µs instead of deltas */
+        cp.start_time *= 1e6, cp.end_time *= 1e6;
+        if (!cp.ndeltas && cp.nstamps == cp.nsamples)
+            for (size_t s = 0; s < cp.nstamps; s++) {
+                XGROW(cp.deltas, cp.deltas_cap, cp.ndeltas + 1);
+                cp.deltas[cp.ndeltas++] = cp.stamps[s] - (s ? cp.stamps[s - 1] : cp.start_time);
+            }
     }
 
     /* id -> index; parents from children lists */

@@ -383,7 +383,7 @@ static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const 
         hits += cp->nodes[i].hit_count;
     }
     if (!(hits > 0) && !cp->nsamples) return;
-    if (cp->event_id[0]) return;   /* trace-event chunks never carry positionTicks */
+    if (cp->event_id[0] || cp->legacy) return;   /* trace-event chunks and the legacy format never carry positionTicks */
     /* own hits per node: from samples when there are any, else hitCount */
     double *own = xcalloc(cp->n, sizeof *own);
     for (size_t s = 0; s < cp->nsamples; s++) {

@@ -1,0 +1,84 @@
+/* The .cpuprofile reader on small hand-written profiles: nodes of one function
+ * under one parent merge, special nodes get their kinds, the inspector's
+ * {"profile": ...} wrapper, the timeline (first delta relative to startTime),
+ * --from-time/--to-time, and positionTicks. */
+#include "check.h"
+#include "formats/format.h"
+#include "util/diag.h"
+
+extern const format_reader_t format_cpuprofile_reader;
+
+static profile_t *read_text(const char *text, const read_opts_t *o)
+{
+    input_t *in = input_from_memory("t.cpuprofile", text, strlen(text));
+    profile_t *p = profile_new();
+    read_opts_t none = {0};
+    if (format_cpuprofile_reader.read(in, p, o ? o : &none) != 0) {
+        profile_free(p);
+        p = NULL;
+    }
+    input_close(in);
+    return p;
+}
+
+static const profile_frame_t *frame_named(const profile_t *p, const char *name)
+{
+    for (size_t i = 0; i < p->nframes; i++)
+        if (!strcmp(p->frames[i].name, name)) return &p->frames[i];
+    return NULL;
+}
+
+#define CF(name, url, line, col) "\"callFrame\":{\"functionName\":\"" name "\",\"url\":\"" url "\",\"lineNumber\":" #line ",\"columnNumber\":" #col "}"
+static const char *PROFILE =
+    "{\"profile\":{\"nodes\":["
+    "{\"id\":1," CF("(root)", "", -1, -1) ",\"children\":[2,3,4,5,6]},"
+    "{\"id\":2," CF("f", "a.js", 0, 10) ",\"hitCount\":1,\"positionTicks\":[{\"line\":2,\"ticks\":1}]},"
+    "{\"id\":3," CF("f", "a.js", 0, 10) ",\"hitCount\":2,\"positionTicks\":[{\"line\":3,\"ticks\":2}]},"
+    "{\"id\":4," CF("(program)", "", -1, -1) "},"
+    "{\"id\":5," CF("(idle)", "", -1, -1) "},"
+    "{\"id\":6," CF("(garbage collector)", "", -1, -1) "}],"
+    "\"startTime\":1000,\"endTime\":2000,\"samples\":[2,3,3,4,5,6],\"timeDeltas\":[100,100,100,100,100,100]}}";
+
+int main(void)
+{
+    diag_verbosity = -1;
+    profile_t *p = read_text(PROFILE, NULL);
+    CHECK(p != NULL);
+    if (p) {
+        /* root + f (ids 2 and 3 merged) + three special nodes */
+        CHECK_EQ_INT(p->nnodes, 5);
+        CHECK_EQ_INT(p->total, 6);
+        CHECK_EQ_INT(p->nsamples, 6);
+        CHECK_EQ_INT(p->samples[0].time_us, 1100);   /* first delta relative to startTime */
+        CHECK_EQ_INT(p->samples[5].time_us, 1600);
+        const profile_frame_t *f = frame_named(p, "f");
+        CHECK(f && f->line == 1 && f->column == 11 && !strcmp(f->url, "a.js") && f->kind == FRAME_JS);
+        CHECK(frame_named(p, "(program)") && frame_named(p, "(program)")->kind == FRAME_PROGRAM);
+        CHECK(frame_named(p, "(idle)") && frame_named(p, "(idle)")->kind == FRAME_IDLE);
+        CHECK(frame_named(p, "(garbage collector)") && frame_named(p, "(garbage collector)")->kind == FRAME_GC);
+        CHECK(!frame_named(p, "(root)"));   /* the tree's root, not a frame */
+        double ticks2 = 0, ticks3 = 0;
+        for (size_t i = 0; i < p->nticks; i++) {
+            if (p->ticks[i].line == 2) ticks2 += p->ticks[i].ticks;
+            if (p->ticks[i].line == 3) ticks3 += p->ticks[i].ticks;
+        }
+        CHECK_EQ_INT(ticks2, 1);
+        CHECK_EQ_INT(ticks3, 2);
+        profile_free(p);
+    }
+    /* a time window: 0.15 ms .. 0.35 ms from the start keeps the samples at 200 and 300 µs */
+    read_opts_t o = {0};
+    o.has_time_range = 1, o.from_ms = 0.15, o.to_ms = 0.35;
+    p = read_text(PROFILE, &o);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_INT(p->total, 2);
+        profile_free(p);
+    }
+    /* errors, not crashes */
+    CHECK(read_text("{\"nodes\":[{\"id\":1}]}", NULL) == NULL);
+    CHECK(read_text("{\"nodes\":[]}", NULL) == NULL);
+    CHECK(read_text("[1,2]", NULL) == NULL);
+    CHECK(read_text("{\"nodes\":[{\"id\":1," CF("(root)", "", -1, -1) "},{\"id\":1," CF("x", "", 0, 0) "}]}", NULL) == NULL);
+    return check_summary("test_cpuprofile");
+}

@@ -67,6 +67,11 @@ int target_exe_symbol_value(target_t *t, const char *name, uint64_t *addr_out, u
 /* Iterate the executable's symbols whose names start with prefix (e.g. "v8dbg_"). */
 typedef void (*target_symbol_cb)(void *ctx, const char *name, uint64_t addr, uint64_t size);
 void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx);
+/* NOTE for v8/ (added by target/): target_exe_symbol_value's addr_out receives the symbol's CONTENTS
+ * (its first min(size, 8) bytes, zero-extended: e.g. v8dbg_HeapObjectTag -> 1), not its address;
+ * sign-extend 4-byte ones yourself. target_exe_symbols' callback gets the runtime ADDRESS (bias applied).
+ * For the address of one symbol by name use target_exe_symbol_addr. */
+int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out);
 
 /* Native unwind of a thread: fills pcs (and frame pointers, CFA-based where CFI was used) up to max
  * frames; uses the ELF CFI (libdwfl) where frame pointers are missing, frame pointers through JIT code.

@@ -1,0 +1,267 @@
+/* ELF core files: the core is mmap'ed (never read whole), PT_LOADs give memory, NT_FILE names the
+ * mapped files (memory not dumped, e.g. file-backed text, is read from them), NT_PRSTATUS gives
+ * threads and registers. Every header and note is bounds-checked against the file size. */
+#include "target/target_internal.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PRSTATUS_PID_OFF 32    /* struct elf_prstatus (x86-64): pr_pid */
+#define PRSTATUS_REG_OFF 112   /* pr_reg: 27 x u64 user_regs_struct */
+
+static int seg_cmp(const void *a, const void *b) {
+    const target_seg_t *x = a, *y = b;
+    return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static int map_cmp(const void *a, const void *b) {
+    const target_mapping_t *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void parse_nt_file(target_t *t, const uint8_t *d, size_t n) {
+    if (n < 16) return;
+    uint64_t count, page;
+    memcpy(&count, d, 8);
+    memcpy(&page, d + 8, 8);
+    if (count > (n - 16) / 24) { diag_warn(t->name, 0, "NT_FILE note: %llu entries do not fit; ignored", (unsigned long long)count); return; }
+    const char *names = (const char *)d + 16 + count * 24, *end = (const char *)d + n;
+    t->maps = xcalloc(count ? count : 1, sizeof *t->maps);
+    for (uint64_t i = 0; i < count && names < end; i++) {
+        uint64_t e[3];
+        memcpy(e, d + 16 + i * 24, 24);
+        size_t len = strnlen(names, (size_t)(end - names));
+        if (e[1] <= e[0]) { names += len + 1; continue; }
+        target_mapping_t *m = &t->maps[t->nmaps++];
+        m->start = e[0]; m->end = e[1]; m->file_offset = e[2] * page;
+        m->path = xstrndup(names, len);
+        names += len + 1;
+    }
+}
+
+static void parse_prstatus(target_t *t, const uint8_t *d, size_t n) {
+    if (n < PRSTATUS_REG_OFF + 27 * 8) return;
+    t->threads = xrealloc(t->threads, (t->nthreads + 1) * sizeof *t->threads);
+    target_thread_t *th = &t->threads[t->nthreads++];
+    memset(th, 0, sizeof *th);
+    int32_t pid;
+    memcpy(&pid, d + PRSTATUS_PID_OFF, 4);
+    th->tid = pid;
+    memcpy(th->regs, d + PRSTATUS_REG_OFF, sizeof th->regs);
+    th->rbp = th->regs[4]; th->rip = th->regs[16]; th->rsp = th->regs[19];
+}
+
+static void parse_auxv(target_t *t, const uint8_t *d, size_t n) {
+    for (size_t off = 0; off + 16 <= n; off += 16) {
+        uint64_t k, v;
+        memcpy(&k, d + off, 8); memcpy(&v, d + off + 8, 8);
+        if (k == AT_ENTRY) t->at_entry = v;
+    }
+}
+
+static void parse_notes(target_t *t, const uint8_t *d, size_t n) {
+    size_t off = 0;
+    while (off + 12 <= n) {
+        uint32_t namesz, descsz, type;
+        memcpy(&namesz, d + off, 4); memcpy(&descsz, d + off + 4, 4); memcpy(&type, d + off + 8, 4);
+        size_t name_al = ((size_t)namesz + 3) & ~(size_t)3, desc_al = ((size_t)descsz + 3) & ~(size_t)3;
+        if (name_al > n - off - 12 || desc_al > n - off - 12 - name_al) {
+            diag_warn(t->name, 0, "truncated note at offset %zu; later notes ignored", off);
+            return;
+        }
+        const uint8_t *desc = d + off + 12 + name_al;
+        if (type == NT_PRSTATUS) parse_prstatus(t, desc, descsz);
+        else if (type == NT_FILE && !t->maps) parse_nt_file(t, desc, descsz);
+        else if (type == NT_AUXV) parse_auxv(t, desc, descsz);
+        off += 12 + name_al + desc_al;
+    }
+}
+
+/* Marks mappings present/prot from the PT_LOADs; adds anonymous mappings for PT_LOADs NT_FILE lacks. */
+static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum) {
+    for (size_t i = 0; i < phnum; i++) {
+        if (ph[i].p_type != PT_LOAD) continue;
+        int prot = ((ph[i].p_flags & PF_R) ? 1 : 0) | ((ph[i].p_flags & PF_W) ? 2 : 0) | ((ph[i].p_flags & PF_X) ? 4 : 0);
+        int found = 0;
+        for (size_t j = 0; j < t->nmaps; j++) {
+            target_mapping_t *m = &t->maps[j];
+            if (m->start >= ph[i].p_vaddr && m->start < ph[i].p_vaddr + ph[i].p_memsz) {
+                m->prot = prot;
+                m->present = ph[i].p_filesz > 0;
+                found = 1;
+            }
+        }
+        if (!found) {
+            t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
+            t->maps[t->nmaps++] = (target_mapping_t){ ph[i].p_vaddr, ph[i].p_vaddr + ph[i].p_memsz, 0, prot, NULL,
+                                                      ph[i].p_filesz > 0 };
+        }
+    }
+    qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
+}
+
+static void find_exe(target_t *t) {
+    const target_mapping_t *m = t->at_entry ? target_mapping_at(t, t->at_entry) : NULL;
+    if (m && m->path) t->exe_path = xstrdup(m->path);
+}
+
+target_t *target_open_core(const char *core_path, const char *exe) {
+    int fd = open(core_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { diag_error(core_path, 0, "cannot open: %s", strerror(errno)); return NULL; }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+        diag_error(core_path, 0, "not an ELF core file (too small or not a regular file)");
+        close(fd);
+        return NULL;
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) { diag_error(core_path, 0, "cannot map: %s", strerror(errno)); return NULL; }
+    const uint8_t *core = p;
+    size_t size = (size_t)st.st_size;
+    const Elf64_Ehdr *eh = p;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_CORE
+        || eh->e_machine != EM_X86_64) {
+        diag_error(core_path, 0, "not an x86-64 ELF core file");
+        munmap(p, size);
+        return NULL;
+    }
+    if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > size
+        || eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr)) {
+        diag_error(core_path, 0, "program headers out of the file (%u headers at offset %llu; truncated or corrupt core)",
+                   eh->e_phnum, (unsigned long long)eh->e_phoff);
+        munmap(p, size);
+        return NULL;
+    }
+    target_t *t = xcalloc(1, sizeof *t);
+    t->name = xstrdup(core_path);
+    t->core = core; t->core_size = size;
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(core + eh->e_phoff);
+    size_t truncated = 0;
+    t->segs = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *t->segs);
+    for (size_t i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type == PT_NOTE) {
+            if (ph[i].p_offset <= size && ph[i].p_filesz <= size - ph[i].p_offset)
+                parse_notes(t, core + ph[i].p_offset, ph[i].p_filesz);
+            else diag_warn(core_path, 0, "note segment out of the file; ignored");
+        } else if (ph[i].p_type == PT_LOAD && ph[i].p_memsz > 0 && ph[i].p_vaddr + ph[i].p_memsz > ph[i].p_vaddr) {
+            target_seg_t s = { ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_filesz, ph[i].p_offset };
+            if (s.filesz > s.memsz) s.filesz = s.memsz;
+            /* a truncated core keeps what is there: the rest reads as unavailable */
+            if (s.offset > size) { s.filesz = 0; truncated++; }
+            else if (s.filesz > size - s.offset) { s.filesz = size - s.offset; truncated++; }
+            t->segs[t->nsegs++] = s;
+        }
+    }
+    if (truncated) diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable", truncated);
+    qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
+    merge_segments(t, ph, eh->e_phnum);
+    if (exe) t->exe_path = xstrdup(exe);
+    else find_exe(t);
+    if (!t->exe_path) {
+        diag_error(core_path, 0, "cannot find the executable in the core's NT_FILE note; give it with --node PATH");
+        target_close(t);
+        return NULL;
+    }
+    if (access(t->exe_path, R_OK) != 0) {
+        diag_error(core_path, 0, "executable %s: %s (give the right one with --node PATH)", t->exe_path, strerror(errno));
+        target_close(t);
+        return NULL;
+    }
+    if (target_elf_load_modules(t) != 0) { target_close(t); return NULL; }
+    return t;
+}
+
+void target_close(target_t *t) {
+    if (!t) return;
+    if (t->pid) target_live_detach(t);
+    target_elf_free_modules(t);
+    if (t->core) munmap((void *)t->core, t->core_size);
+    for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);
+    free(t->maps); free(t->segs); free(t->threads); free(t->name); free(t->exe_path);
+    free(t);
+}
+
+/* The PT_LOAD containing addr, by binary search (segments are sorted). */
+static const target_seg_t *seg_at(const target_t *t, uint64_t addr) {
+    size_t lo = 0, hi = t->nsegs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->segs[mid].vaddr <= addr) lo = mid + 1; else hi = mid;
+    }
+    if (lo == 0) return NULL;
+    const target_seg_t *s = &t->segs[lo - 1];
+    return addr - s->vaddr < s->memsz ? s : NULL;
+}
+
+const void *target_direct(target_t *t, uint64_t addr, size_t n) {
+    if (!t->core) return NULL;
+    const target_seg_t *s = seg_at(t, addr);
+    if (!s || addr - s->vaddr > s->filesz || n > s->filesz - (addr - s->vaddr)) return NULL;
+    return t->core + s->offset + (addr - s->vaddr);
+}
+
+int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n) {
+    if (!m->path || m->path[0] != '/') return -1;
+    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    uint64_t off = m->file_offset + (addr - m->start);
+    ssize_t got = pread(fd, dst, n, (off_t)off);
+    close(fd);
+    if (got < 0) return -1;
+    if ((size_t)got < n) memset((char *)dst + got, 0, n - (size_t)got);   /* past the file's end: zero pages */
+    return 0;
+}
+
+int target_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+    if (t->pid) return target_read_live(t, addr, dst, n);
+    uint8_t *out = dst;
+    while (n > 0) {
+        const target_seg_t *s = seg_at(t, addr);
+        const target_mapping_t *m = target_mapping_at(t, addr);
+        uint64_t in_seg = s ? addr - s->vaddr : 0;
+        size_t chunk;
+        if (s && in_seg < s->filesz) {
+            chunk = (size_t)(s->filesz - in_seg) < n ? (size_t)(s->filesz - in_seg) : n;
+            memcpy(out, t->core + s->offset + in_seg, chunk);
+        } else if (m) {
+            uint64_t left = m->end - addr;
+            if (s && s->memsz - in_seg < left) left = s->memsz - in_seg;
+            chunk = left < n ? (size_t)left : n;
+            if (target_read_mapped_file(t, m, addr, out, chunk) != 0) return -1;
+        } else {
+            return -1;
+        }
+        out += chunk; addr += chunk; n -= chunk;
+    }
+    return 0;
+}
+
+int target_read_u64(target_t *t, uint64_t a, uint64_t *o) { return target_read(t, a, o, 8); }
+int target_read_u32(target_t *t, uint64_t a, uint32_t *o) { return target_read(t, a, o, 4); }
+int target_read_u16(target_t *t, uint64_t a, uint16_t *o) { return target_read(t, a, o, 2); }
+int target_read_u8(target_t *t, uint64_t a, uint8_t *o) { return target_read(t, a, o, 1); }
+
+size_t target_mapping_count(const target_t *t) { return t->nmaps; }
+const target_mapping_t *target_mapping(const target_t *t, size_t i) { return i < t->nmaps ? &t->maps[i] : NULL; }
+
+const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr) {
+    size_t lo = 0, hi = t->nmaps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->maps[mid].start <= addr) lo = mid + 1; else hi = mid;
+    }
+    return lo > 0 && addr < t->maps[lo - 1].end ? &t->maps[lo - 1] : NULL;
+}
+
+size_t target_thread_count(const target_t *t) { return t->nthreads; }
+const target_thread_t *target_thread(const target_t *t, size_t i) { return i < t->nthreads ? &t->threads[i] : NULL; }
+const char *target_exe_path(const target_t *t) { return t->exe_path; }
+const char *target_name(const target_t *t) { return t->name; }

@@ -1,0 +1,191 @@
+/* ELF symbol tables (.symtab and .dynsym, via libelf) of the executable and the shared libraries
+ * mapped in the target, with the load bias each was mapped at. Names are not demangled yet
+ * (libstdc++'s __cxa_demangle would need -lstdc++ in the Makefile). */
+#include "target/target_internal.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int sym_cmp(const void *a, const void *b) {
+    const target_elfsym_t *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Lowest PT_LOAD vaddr rounded to a page: the address the mapping at file offset 0 corresponds to. */
+static uint64_t first_load_vaddr(Elf *e) {
+    size_t n = 0;
+    if (elf_getphdrnum(e, &n) != 0) return 0;
+    uint64_t lo = UINT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < lo) lo = ph.p_vaddr;
+    }
+    return lo == UINT64_MAX ? 0 : lo & ~(uint64_t)0xfff;
+}
+
+static int load_module(target_t *t, const char *path, uint64_t map_start, int required) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (required) diag_error(target_name(t), 0, "cannot open executable %s: %s", path, strerror(errno));
+        return -1;
+    }
+    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF) {
+        if (required) diag_error(target_name(t), 0, "%s is not an ELF file", path);
+        if (e) elf_end(e);
+        close(fd);
+        return -1;
+    }
+    t->mods = xrealloc(t->mods, (t->nmods + 1) * sizeof *t->mods);
+    target_module_t *mod = &t->mods[t->nmods++];
+    memset(mod, 0, sizeof *mod);
+    mod->path = xstrdup(path);
+    mod->fd = fd;
+    mod->bias = map_start - first_load_vaddr(e);
+    size_t cap = 0;
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize) continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!d) continue;
+        size_t n = sh.sh_size / sh.sh_entsize;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Sym s;
+            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF || s.st_value == 0) continue;
+            int type = GELF_ST_TYPE(s.st_info);
+            if (type != STT_FUNC && type != STT_OBJECT) continue;
+            const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+            if (!name || !*name) continue;
+            xgrow((void **)&mod->syms, &cap, mod->nsyms + 1, sizeof *mod->syms);
+            target_elfsym_t *o = &mod->syms[mod->nsyms++];
+            o->name = xstrdup(name);
+            o->addr = s.st_value + mod->bias;
+            o->size = s.st_size;
+            o->is_func = type == STT_FUNC;
+            o->in_bss = 1;
+            Elf_Scn *home = s.st_shndx < SHN_LORESERVE ? elf_getscn(e, s.st_shndx) : NULL;
+            GElf_Shdr hs;
+            if (home && gelf_getshdr(home, &hs) && hs.sh_type != SHT_NOBITS && s.st_value >= hs.sh_addr) {
+                o->in_bss = 0;
+                o->file_off = hs.sh_offset + (s.st_value - hs.sh_addr);
+            }
+        }
+    }
+    elf_end(e);
+    qsort(mod->syms, mod->nsyms, sizeof *mod->syms, sym_cmp);
+    return 0;
+}
+
+int target_elf_load_modules(target_t *t) {
+    elf_version(EV_CURRENT);
+    /* the executable: its mapping at file offset 0 gives the bias (0 if not mapped, e.g. --node on a stripped core) */
+    uint64_t exe_start = 0;
+    for (size_t i = 0; i < t->nmaps; i++)
+        if (t->maps[i].path && t->maps[i].file_offset == 0 && strcmp(t->maps[i].path, t->exe_path) == 0) {
+            exe_start = t->maps[i].start;
+            break;
+        }
+    if (!exe_start) {
+        /* --node with another path: take the mapping of the same basename */
+        const char *base = strrchr(t->exe_path, '/');
+        base = base ? base + 1 : t->exe_path;
+        for (size_t i = 0; i < t->nmaps && !exe_start; i++) {
+            const char *p = t->maps[i].path, *b = p ? strrchr(p, '/') : NULL;
+            if (b && t->maps[i].file_offset == 0 && strcmp(b + 1, base) == 0) exe_start = t->maps[i].start;
+        }
+    }
+    if (load_module(t, t->exe_path, exe_start, 1) != 0) return -1;
+    for (size_t i = 0; i < t->nmaps; i++) {
+        const target_mapping_t *m = &t->maps[i];
+        if (!m->path || m->file_offset != 0 || m->path[0] != '/' || strcmp(m->path, t->exe_path) == 0) continue;
+        int seen = 0;
+        for (size_t j = 0; j < t->nmods; j++) seen |= strcmp(t->mods[j].path, m->path) == 0;
+        if (!seen) load_module(t, m->path, m->start, 0);
+    }
+    t->mods_loaded = 1;
+    return 0;
+}
+
+void target_elf_free_modules(target_t *t) {
+    for (size_t i = 0; i < t->nmods; i++) {
+        for (size_t j = 0; j < t->mods[i].nsyms; j++) free(t->mods[i].syms[j].name);
+        free(t->mods[i].syms);
+        free(t->mods[i].path);
+        if (t->mods[i].fd >= 0) close(t->mods[i].fd);
+    }
+    free(t->mods);
+    t->mods = NULL; t->nmods = 0;
+}
+
+static const char *base_name(const char *p) {
+    const char *b = strrchr(p, '/');
+    return b ? b + 1 : p;
+}
+
+int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out) {
+    const target_mapping_t *m = target_mapping_at(t, addr);
+    for (size_t i = 0; i < t->nmods; i++) {
+        target_module_t *mod = &t->mods[i];
+        if (m && m->path && strcmp(m->path, mod->path) != 0) continue;
+        size_t lo = 0, hi = mod->nsyms;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (mod->syms[mid].addr <= addr) lo = mid + 1; else hi = mid;
+        }
+        /* the nearest function starting at or below addr that covers it (size 0: accept) */
+        for (size_t k = lo; k > 0 && k + 64 > lo; k--) {
+            const target_elfsym_t *s = &mod->syms[k - 1];
+            if (!s->is_func) continue;
+            if (s->size && addr >= s->addr + s->size) continue;
+            out->name = s->name; out->addr = s->addr; out->size = s->size; out->module = base_name(mod->path);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static const target_elfsym_t *exe_sym(target_t *t, const char *name) {
+    if (!t->nmods) return NULL;
+    target_module_t *mod = &t->mods[0];
+    for (size_t i = 0; i < mod->nsyms; i++)
+        if (strcmp(mod->syms[i].name, name) == 0) return &mod->syms[i];
+    return NULL;
+}
+
+int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, uint64_t *size_out) {
+    const target_elfsym_t *s = exe_sym(t, name);
+    if (!s) return -1;
+    uint64_t v = 0;
+    size_t n = s->size && s->size <= 8 ? (size_t)s->size : 8;
+    if (s->in_bss) {
+        if (target_read(t, s->addr, &v, n) != 0) return -1;
+    } else if (pread(t->mods[0].fd, &v, n, (off_t)s->file_off) != (ssize_t)n) {
+        return -1;
+    }
+    if (value_out) *value_out = v;
+    if (size_out) *size_out = s->size;
+    return 0;
+}
+
+int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out) {
+    const target_elfsym_t *s = exe_sym(t, name);
+    if (!s) return -1;
+    if (addr_out) *addr_out = s->addr;
+    if (size_out) *size_out = s->size;
+    return 0;
+}
+
+void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx) {
+    if (!t->nmods) return;
+    size_t plen = strlen(prefix);
+    target_module_t *mod = &t->mods[0];
+    for (size_t i = 0; i < mod->nsyms; i++)
+        if (strncmp(mod->syms[i].name, prefix, plen) == 0) cb(ctx, mod->syms[i].name, mod->syms[i].addr, mod->syms[i].size);
+}

@@ -1,0 +1,48 @@
+/* Private state shared by the target/ implementation files (core.c, elf.c, live.c, unwind.c). */
+#ifndef TARGET_TARGET_INTERNAL_H
+#define TARGET_TARGET_INTERNAL_H
+#include "target/target.h"
+
+typedef struct {
+    uint64_t vaddr, memsz, filesz, offset;   /* one PT_LOAD of the core */
+} target_seg_t;
+
+typedef struct {
+    char *name;
+    uint64_t addr, size;      /* runtime address (bias applied) */
+    int is_func;
+    int in_bss;               /* SHT_NOBITS: contents only in the target's memory */
+    uint64_t file_off;        /* offset of the contents in the ELF file, when not bss */
+} target_elfsym_t;
+
+typedef struct {
+    char *path;
+    uint64_t bias;
+    target_elfsym_t *syms;    /* sorted by addr */
+    size_t nsyms;
+    int fd;                   /* for reading symbol contents; -1 if unavailable */
+} target_module_t;
+
+struct target {
+    char *name;
+    char *exe_path;
+    int pid;                           /* live target, else 0 */
+    const uint8_t *core;               /* mmap of the core file */
+    size_t core_size;
+    target_seg_t *segs; size_t nsegs;  /* sorted by vaddr */
+    target_mapping_t *maps; size_t nmaps;
+    target_thread_t *threads; size_t nthreads;
+    target_module_t *mods; size_t nmods;   /* mods[0] is the executable once loaded */
+    int mods_loaded;
+    uint64_t at_entry;
+};
+
+/* elf.c */
+int target_elf_load_modules(target_t *t);
+void target_elf_free_modules(target_t *t);
+/* file-backed read fallback (core.c): bytes of a mapped file */
+int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n);
+/* live.c */
+int target_read_live(target_t *t, uint64_t addr, void *dst, size_t n);
+void target_live_detach(target_t *t);
+#endif

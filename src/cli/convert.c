@@ -12,12 +12,13 @@ static void convert_usage(FILE *f)
             "\n"
             "Convert profiles: inputs are detected (%s; several are merged), the output\n"
             "format comes from OUT's extension: .cpuprofile (Chrome DevTools, speedscope,\n"
-            "node), .folded, .svg (flame graph), or --to NAME. Profiles with a timeline keep\n"
-            "it (perf script timestamps, cpuprofile samples); without one a .cpuprofile\n"
-            "gets evenly spaced samples, 1 ms apart, in tree order.\n"
+            "node), .folded, .svg (flame graph), .pb.gz/.pprof (pprof), .txt (top's table),\n"
+            "or --to NAME. cpuprofile input includes trace-event files and the legacy format.\n"
+            "Profiles with a timeline keep it (perf script timestamps, cpuprofile samples);\n"
+            "without one a .cpuprofile gets evenly spaced samples, 1 ms apart, in tree order.\n"
             "\n"
             "  -o, --output FILE   where to write (required; '-' = stdout with --to)\n"
-            "      --to NAME       output format: folded, svg, cpuprofile\n"
+            "      --to NAME       output format: folded, svg, cpuprofile, pprof, txt\n"
             "  -q, --quiet / -v, --verbose / -h, --help\n"
             "%s",
             format_reader_names(), cli_input_help);

@@ -104,7 +104,7 @@ static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum) {
                                                       ph[i].p_filesz > 0 };
         }
     }
-    qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
+    if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
 }
 
 static void find_exe(target_t *t) {
@@ -143,7 +143,9 @@ target_t *target_open_core(const char *core_path, const char *exe) {
     target_t *t = xcalloc(1, sizeof *t);
     t->name = xstrdup(core_path);
     t->core = core; t->core_size = size;
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(core + eh->e_phoff);
+    /* copied out: e_phoff in a corrupt core need not be aligned */
+    Elf64_Phdr *ph = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *ph);
+    memcpy(ph, core + eh->e_phoff, eh->e_phnum * sizeof *ph);
     size_t truncated = 0;
     t->segs = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *t->segs);
     for (size_t i = 0; i < eh->e_phnum; i++) {
@@ -163,6 +165,7 @@ target_t *target_open_core(const char *core_path, const char *exe) {
     if (truncated) diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable", truncated);
     qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
     merge_segments(t, ph, eh->e_phnum);
+    free(ph);
     if (exe) t->exe_path = xstrdup(exe);
     else find_exe(t);
     if (!t->exe_path) {

@@ -79,7 +79,7 @@ static int load_module(target_t *t, const char *path, uint64_t map_start, int re
         }
     }
     elf_end(e);
-    qsort(mod->syms, mod->nsyms, sizeof *mod->syms, sym_cmp);
+    if (mod->nsyms > 1) qsort(mod->syms, mod->nsyms, sizeof *mod->syms, sym_cmp);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <elf.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -83,6 +84,59 @@ static int load_module(target_t *t, const char *path, uint64_t map_start, int re
     return 0;
 }
 
+/* Reads n bytes at an ELF "position": a file offset (fd >= 0) or a target address (fd < 0). */
+static int pos_read(target_t *t, int fd, uint64_t pos, void *dst, size_t n) {
+    if (fd >= 0) return pread(fd, dst, n, (off_t)pos) == (ssize_t)n ? 0 : -1;
+    return target_read(t, pos, dst, n);
+}
+
+/* The GNU build id of an ELF image, from its program headers' PT_NOTEs: in a file (fd >= 0, base 0)
+ * or mapped in the target at base (fd < 0; notes at base + p_vaddr - first page). Returns its length or 0. */
+static size_t elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size_t cap) {
+    Elf64_Ehdr eh;
+    if (pos_read(t, fd, base, &eh, sizeof eh) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0
+        || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+        return 0;
+    Elf64_Phdr ph[64];
+    if (pos_read(t, fd, base + eh.e_phoff, ph, eh.e_phnum * sizeof *ph) != 0) return 0;
+    uint64_t first = UINT64_MAX;
+    for (int i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < first) first = ph[i].p_vaddr & ~(uint64_t)0xfff;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        if (ph[i].p_type != PT_NOTE || ph[i].p_filesz > 4096) continue;
+        uint8_t note[4096];
+        uint64_t pos = fd >= 0 ? ph[i].p_offset : base + ph[i].p_vaddr - first;
+        if (pos_read(t, fd, pos, note, ph[i].p_filesz) != 0) continue;
+        for (size_t off = 0; off + 12 <= ph[i].p_filesz;) {
+            uint32_t nsz, dsz, type;
+            memcpy(&nsz, note + off, 4); memcpy(&dsz, note + off + 4, 4); memcpy(&type, note + off + 8, 4);
+            size_t nal = (nsz + 3u) & ~3u, dal = (dsz + 3u) & ~3u;
+            if (nal > ph[i].p_filesz - off - 12 || dal > ph[i].p_filesz - off - 12 - nal) break;
+            if (type == NT_GNU_BUILD_ID && nsz == 4 && memcmp(note + off + 12, "GNU", 4) == 0 && dsz <= cap) {
+                memcpy(id, note + off + 12 + nal, dsz);
+                return dsz;
+            }
+            off += 12 + nal + dal;
+        }
+    }
+    return 0;
+}
+
+/* The executable must be the one the core was made from: its build id is compared with the one in
+ * the core's copy of its first page (when the core lacks that page the read falls back to the
+ * mapped file itself, and the check cannot tell). */
+static int check_build_id(target_t *t, uint64_t exe_start) {
+    if (!exe_start || !t->core) return 0;
+    uint8_t a[64], b[64];
+    size_t na = elf_build_id(t, t->mods[0].fd, 0, a, sizeof a), nb = elf_build_id(t, -1, exe_start, b, sizeof b);
+    if (na && nb && (na != nb || memcmp(a, b, na) != 0)) {
+        diag_error(target_name(t), 0, "executable %s does not match the core (build ids differ); give the right one with --node PATH",
+                   t->exe_path);
+        return -1;
+    }
+    return 0;
+}
+
 int target_elf_load_modules(target_t *t) {
     elf_version(EV_CURRENT);
     /* the executable: its mapping at file offset 0 gives the bias (0 if not mapped, e.g. --node on a stripped core) */
@@ -102,6 +156,7 @@ int target_elf_load_modules(target_t *t) {
         }
     }
     if (load_module(t, t->exe_path, exe_start, 1) != 0) return -1;
+    if (check_build_id(t, exe_start) != 0) return -1;
     for (size_t i = 0; i < t->nmaps; i++) {
         const target_mapping_t *m = &t->maps[i];
         if (!m->path || m->file_offset != 0 || m->path[0] != '/' || strcmp(m->path, t->exe_path) == 0) continue;

@@ -62,7 +62,12 @@ static void check_target(target_t *t, int pid, const char *node) {
     size_t nf = target_unwind(t, 0, fr, 64);
     CHECK(nf >= 1 && fr[0].pc == th->rip);
     target_symbol_t s;
+    /* blocked in open() on the FIFO: the main thread is inside libc */
     CHECK_EQ_INT(target_symbolize(t, th->rip, &s), 0);
+    CHECK(s.module && strncmp(s.module, "libc", 4) == 0);
+    if (getenv("TARGET_VERBOSE"))
+        for (size_t i = 0; i < nf; i++)
+            if (target_symbolize(t, fr[i].pc, &s) == 0) fprintf(stderr, "#%zu %s %s\n", i, s.name, s.module);
     (void)node;
 }
 
@@ -91,6 +96,17 @@ static void run_node(const char *node, const char *tmp) {
     if (t) {
         check_target(t, pid, node);
         uint64_t v;
+        /* CFI out of libc's open(), then the frame-pointer chain through JIT code down to node::Start */
+        target_frame_t fr[128];
+        size_t nf = target_unwind(t, 0, fr, 128);
+        int saw_uv = 0, saw_start = 0;
+        target_symbol_t s;
+        for (size_t i = 0; i < nf; i++)
+            if (target_symbolize(t, fr[i].pc, &s) == 0) {
+                saw_uv |= strcmp(s.name, "uv_fs_open") == 0;
+                saw_start |= strncmp(s.name, "_ZN4node5Start", 14) == 0;
+            }
+        CHECK(saw_uv && saw_start);
         CHECK_EQ_INT(target_exe_symbol_value(t, "v8dbg_SmiTag", &v, NULL), 0);   /* a .bss one */
         CHECK_EQ_INT((long long)(int32_t)v, gdb_value(node, core, "v8dbg_SmiTag"));
         CHECK_EQ_INT(target_exe_symbol_value(t, "v8dbg_type_JSFunction__JS_FUNCTION_TYPE", &v, NULL), 0);

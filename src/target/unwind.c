@@ -1,6 +1,6 @@
 /* Native unwinding. Cores: elfutils libdwfl CFI first (threads blocked in libc have no frame pointer),
  * then, where CFI stops (V8 JIT code has no CFI), the frame-pointer chain from the last frame's rbp.
- * Live targets: frame-pointer chain only for now. */
+ * Live targets the same, through dwfl_linux_proc_attach on the threads we already hold stopped. */
 #include "target/target_internal.h"
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -42,6 +42,19 @@ static size_t cfi_unwind(target_t *t, int tid, target_frame_t *frames, size_t ma
     return c.n;
 }
 
+/* CFI unwind of one thread of a live process we already hold stopped with ptrace. */
+static size_t cfi_unwind_live(target_t *t, int tid, target_frame_t *frames, size_t max) {
+    static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_linux_proc_find_elf,
+                                              .find_debuginfo = dwfl_standard_find_debuginfo };
+    Dwfl *d = dwfl_begin(&callbacks);
+    cfi_ctx_t c = { frames, 0, max };
+    if (d && dwfl_linux_proc_report(d, t->pid) == 0 && dwfl_report_end(d, NULL, NULL) == 0
+        && dwfl_linux_proc_attach(d, t->pid, true) == 0)
+        dwfl_getthread_frames(d, tid, cfi_frame, &c);
+    if (d) dwfl_end(d);
+    return c.n;
+}
+
 /* Follows saved rbp links from fp; frames appended after n. */
 static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *frames, size_t n, size_t max) {
     while (n < max && fp && fp >= sp && (fp & 7) == 0) {
@@ -58,7 +71,7 @@ static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *f
 size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max) {
     const target_thread_t *th = target_thread(t, thread_index);
     if (!th || max == 0) return 0;
-    size_t n = t->core ? cfi_unwind(t, th->tid, frames, max) : 0;
+    size_t n = t->core ? cfi_unwind(t, th->tid, frames, max) : cfi_unwind_live(t, th->tid, frames, max);
     if (n == 0 || frames[0].pc != th->rip) {
         n = 0;
         frames[n++] = (target_frame_t){ th->rip, th->rsp, th->rbp };

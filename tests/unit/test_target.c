@@ -86,7 +86,17 @@ static void run_node(const char *node, const char *tmp) {
     sleep(1);   /* node starts its threads and blocks in open() on the FIFO */
     target_t *t = target_open_pid(pid);
     CHECK(t != NULL);
-    if (t) { check_target(t, pid, node); target_close(t); }
+    if (t) {
+        check_target(t, pid, node);
+        target_frame_t fr[128];
+        size_t nf = target_unwind(t, 0, fr, 128);
+        int saw_start = 0;
+        target_symbol_t s;
+        for (size_t i = 0; i < nf; i++)
+            if (target_symbolize(t, fr[i].pc, &s) == 0) saw_start |= strncmp(s.name, "_ZN4node5Start", 14) == 0;
+        CHECK(saw_start);
+        target_close(t);
+    }
     /* only anonymous private memory: keeps the core small; text comes from the files */
     snprintf(cmd, sizeof cmd, "echo 1 > /proc/%d/coredump_filter && gcore -o %s %d >/dev/null 2>&1 && mv %s.%d %s",
              pid, core, pid, core, pid, core);

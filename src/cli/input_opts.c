@@ -7,7 +7,7 @@
 
 enum { OPT_FORMAT = 1000, OPT_PID, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE, OPT_CONTEXT,
        OPT_EVENT, OPT_NOPROC, OPT_PERL, OPT_PERFMAP, OPT_FROM, OPT_TO, OPT_AMBIG, OPT_JOURNAL, OPT_NORESOLVE,
-       OPT_STATS };
+       OPT_STATS, OPT_JITDUMP };
 
 static const struct option input_longopts[] = {
     {"format", required_argument, 0, OPT_FORMAT},      {"pid", no_argument, 0, OPT_PID},
@@ -19,7 +19,8 @@ static const struct option input_longopts[] = {
     {"perf-map", required_argument, 0, OPT_PERFMAP},   {"from-time", required_argument, 0, OPT_FROM},
     {"to-time", required_argument, 0, OPT_TO},         {"ambiguous", required_argument, 0, OPT_AMBIG},
     {"map-journal", required_argument, 0, OPT_JOURNAL}, {"no-resolve", no_argument, 0, OPT_NORESOLVE},
-    {"stats", no_argument, 0, OPT_STATS},              {0, 0, 0, 0},
+    {"stats", no_argument, 0, OPT_STATS},              {"jitdump", required_argument, 0, OPT_JITDUMP},
+    {0, 0, 0, 0},
 };
 
 const char cli_input_help[] =
@@ -37,6 +38,8 @@ const char cli_input_help[] =
     "      --no-process       do not prepend the process name frame\n"
     "      --perf-map FILE|DIR  perf: JIT symbol map(s) to re-resolve JS frames\n"
     "                         (default /tmp/perf-PID.map for every PID in the input)\n"
+    "      --jitdump FILE     perf: resolve JS frames from V8's jit-PID.dump (node --perf-prof,\n"
+    "                         perf record -k CLOCK_MONOTONIC): the code live at each sample's time\n"
     "      --ambiguous newest|oldest|mark  perf: where several map entries cover an address and\n"
     "                         there is no time to choose: the newest, the oldest, or (default)\n"
     "                         mark the frame ambiguous and name the candidates\n"
@@ -82,6 +85,7 @@ int cli_input_option(cli_input_t *in, int code, const char *arg)
     case OPT_NOPROC: ro->no_process_frame = 1; return 1;
     case OPT_PERL: ro->perl_compat = 1; return 1;
     case OPT_PERFMAP: ro->perf_map = arg; return 1;
+    case OPT_JITDUMP: ro->perf_map = arg; return 1; /* the resolver tells a dump from a map by its magic */
     case OPT_FROM:
     case OPT_TO:
         if (cli_parse_double(code == OPT_FROM ? "--from-time" : "--to-time", arg, code == OPT_FROM ? &ro->from_ms : &ro->to_ms))

@@ -20,6 +20,9 @@ if (s.wrongPct >= 0.5) { console.error("FAIL: " + s.wrongPct + "% wrong (limit 0
 "$NODESCOPE" collapse --perf-map "$dump" --stats perf.txt -o out.folded 2> stats.txt
 grep -q 'by time (jitdump)' stats.txt || { cat stats.txt; exit 1; }
 grep -q 'JS:[*^~+]gen[0-9]*_f' out.folded
+# --jitdump FILE names the same thing explicitly and must resolve identically
+"$NODESCOPE" collapse --jitdump "$dump" perf.txt -o out2.folded 2> /dev/null
+cmp -s out.folded out2.folded || { echo "FAIL: --jitdump differs from --perf-map DUMP"; exit 1; }
 # a truncated dump still gives the records before the cut, with a warning
 head -c $(( $(stat -c %s "$dump") / 2 )) "$dump" > half.dump
 "$NODESCOPE" map stats half.dump > half.txt 2> half.err

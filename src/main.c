@@ -17,6 +17,7 @@ static const struct command {
     {"merge", cli_merge, "add or average several profiles"},
     {"top", cli_top, "the functions that take the time, and their hottest lines"},
     {"record", cli_record, "profile a Node program with perf and correct JIT names by time"},
+    {"core", cli_core, "stacks of a Node.js core file or live process"},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */
 };
 

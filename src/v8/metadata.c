@@ -1,0 +1,63 @@
+/* Collects the v8dbg_* constants once, sorted, so decoders look them up by name in O(log n). */
+#include "v8/metadata.h"
+#include "util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    target_t *t;
+    v8_metadata_t *md;
+    size_t cap;
+} collect_ctx_t;
+
+static void collect(void *vctx, const char *name, uint64_t addr, uint64_t size)
+{
+    collect_ctx_t *c = vctx;
+    uint64_t value = 0, sz = 0;
+    (void)addr;
+    (void)size;
+    if (target_exe_symbol_value(c->t, name, &value, &sz) != 0) return;
+    /* 4-byte symbols are C ints: negative offsets must stay negative. */
+    int64_t v = sz == 4 ? (int64_t)(int32_t)(uint32_t)value : (int64_t)value;
+    if (c->md->count == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 256;
+        c->md->items = xrealloc(c->md->items, c->cap * sizeof *c->md->items);
+    }
+    c->md->items[c->md->count].name = xstrdup(name + strlen("v8dbg_"));
+    c->md->items[c->md->count].value = v;
+    c->md->count++;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const v8_constant_t *)a)->name, ((const v8_constant_t *)b)->name);
+}
+
+int v8_metadata_load(target_t *t, v8_metadata_t *md)
+{
+    collect_ctx_t c = {t, md, 0};
+    md->items = NULL;
+    md->count = 0;
+    target_exe_symbols(t, "v8dbg_", collect, &c);
+    if (!md->count) return -1;
+    qsort(md->items, md->count, sizeof *md->items, by_name);
+    return 0;
+}
+
+int v8_metadata_get(const v8_metadata_t *md, const char *name, int64_t *out)
+{
+    v8_constant_t key = {(char *)name, 0};
+    if (!md->count) return -1;
+    const v8_constant_t *hit = bsearch(&key, md->items, md->count, sizeof key, by_name);
+    if (!hit) return -1;
+    *out = hit->value;
+    return 0;
+}
+
+void v8_metadata_free(v8_metadata_t *md)
+{
+    for (size_t i = 0; i < md->count; i++) free(md->items[i].name);
+    free(md->items);
+    md->items = NULL;
+    md->count = 0;
+}

@@ -293,8 +293,9 @@ done:
     if (!keep) remove_dir(dir);
     /* the program's own exit status wins when recording worked */
     if (rc == EXIT_OK && !attach) {
-        /* perf reports 0 when it stopped on Ctrl-C; the program was interrupted all the same */
-        if (stop_requested && prog_status == 0) return 128 + stop_requested;
+        /* On Ctrl-C perf reports 0, or the SIGTERM it sent the program when that came
+         * first; either way the program was interrupted by the user's signal. */
+        if (stop_requested && (prog_status == 0 || prog_status > 128)) return 128 + stop_requested;
         return prog_status;
     }
     return rc;

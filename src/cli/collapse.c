@@ -48,6 +48,7 @@ int cli_collapse(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    in.ro.no_timeline = 1;   /* folded output has no use for it */
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
     if (cli_input_read(&in, argv + optind, argc - optind, p) == 0 &&

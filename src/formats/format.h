@@ -20,6 +20,7 @@ typedef struct read_opts {
     int no_process_frame;      /* do not prepend the comm frame */
     int perl_compat;           /* reproduce stackcollapse-perf.pl's known bugs (tests only) */
     /* timelines */
+    int no_timeline;           /* the caller needs no per-sample timeline (folded output): save its memory */
     int has_time_range;
     double from_ms, to_ms;     /* relative to the profile's start */
     /* symbol resolution (perf script input), see symbols/resolver.h */

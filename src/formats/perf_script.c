@@ -471,7 +471,7 @@ void perf_end_sample(perf_reader_t *r)
     }
     uint32_t leaf = leaf_for_stack(r, r->stack, n);
     profile_add_self(r->p, leaf, r->period);
-    if (r->has_time) {
+    if (r->has_time && !r->o->no_timeline) {
         profile_t *p = r->p;
         if (p->nsamples == 0 || r->time_us < p->start_us) p->start_us = r->time_us;
         if (p->nsamples == 0 || r->time_us > p->end_us) p->end_us = r->time_us;

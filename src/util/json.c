@@ -84,7 +84,10 @@ static int hex4(json_t *j, unsigned *out)
 
 static int read_string(json_t *j)
 {
+    /* allocate on first use so an empty string is "" (never a NULL data pointer) */
     buf_clear(&j->str);
+    buf_putc(&j->str, 0);
+    j->str.len = 0;
     for (;;) {
         /* copy runs of plain characters at once */
         const char *p;

@@ -1,53 +1,68 @@
-/* nodescope core: look inside a Node.js core file (or a live pid) after the fact.
- * This first piece prints each thread's native stack, symbolized; JIT frames (no
- * symbol) are shown by address until the V8 frame decoder (v8/frames.c) lands. */
+/* nodescope core: look inside a Node.js core file, or a live process, after the fact.
+ * Opens the target and V8's layout once, then runs one command from the command line or
+ * many from the interactive prompt (cli/core_prompt.c). */
 #include "cli/cli.h"
-#include "target/target.h"
+#include "cli/core_cmds.h"
 #include "util/diag.h"
-#include "v8/metadata.h"
-#include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CORE_MAX_FRAMES 4096
+static const core_cmd_t commands[] = {
+    {"stack", core_cmd_stack, "[-v] [-a] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void core_usage(FILE *f)
 {
-    fprintf(f, "usage: nodescope core CORE [--node BIN] stack [--thread N|--all-threads]\n"
-               "       nodescope core --pid PID stack [...]\n\n"
-               "Print the native stack of a thread of a Node.js core file or live process.\n"
-               "Frames without a native symbol (JIT code: JavaScript) are printed by address.\n\n"
-               "options:\n"
-               "  --node BIN      the node executable the core came from (default: from the core)\n"
-               "  --pid PID       attach to a live process instead (stopped while read)\n"
-               "  --thread N      the thread with this index (default 0, the main thread)\n"
-               "  --all-threads   every thread\n"
-               "  -h, --help      this text\n");
+    fprintf(f, "usage: nodescope core CORE [--node BIN] COMMAND [ARGS]\n"
+               "       nodescope core --pid PID COMMAND [ARGS]\n\n"
+               "Look inside a Node.js core file (gcore, or the kernel's) or a live process (stopped only\n"
+               "while it is read). The node executable is found from the core; --node overrides it.\n\n"
+               "commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-8s %-48s %s\n", commands[i].name, commands[i].args, commands[i].help);
+    fprintf(f, "\noptions:\n"
+               "  --node BIN   the node executable the core came from\n"
+               "  --pid PID    a live process instead of a core file\n"
+               "  -h, --help   this text; `nodescope core CORE COMMAND --help` for a command\n");
 }
 
-static void print_thread(target_t *t, size_t ti, target_frame_t *frames)
+int core_parse_addr(const char *cmd, const char *s, uint64_t *out)
 {
-    const target_thread_t *th = target_thread(t, ti);
-    printf("thread %zu (tid %d%s%s)\n", ti, th->tid, th->name ? ", " : "", th->name ? th->name : "");
-    size_t n = target_unwind(t, ti, frames, CORE_MAX_FRAMES);
-    for (size_t i = 0; i < n; i++) {
-        target_symbol_t sym;
-        /* Return addresses point after the call: look up pc-1 so a call at a function's end names it. */
-        uint64_t lookup = i ? frames[i].pc - 1 : frames[i].pc;
-        if (target_symbolize(t, lookup, &sym) == 0 && sym.name)
-            printf("  #%-3zu native: %s+0x%llx (%s)\n", i, sym.name, (unsigned long long)(frames[i].pc - sym.addr),
-                   sym.module ? sym.module : "?");
-        else
-            printf("  #%-3zu jit/unknown: 0x%llx\n", i, (unsigned long long)frames[i].pc);
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 0);
+    if (errno || end == s || *end) {
+        fprintf(stderr, "nodescope: core %s: '%s' is not an address (try 0x...)\n", cmd, s);
+        return -1;
     }
+    *out = x;
+    return 0;
+}
+
+int core_need_v8(const core_session_t *s, const char *cmd)
+{
+    if (s->v) return 0;
+    diag_error(target_name(s->t), 0, "%s needs V8's postmortem metadata, which %s lacks", cmd, target_exe_path(s->t));
+    return -1;
+}
+
+static int run_command(core_session_t *s, int argc, char **argv)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[0], commands[i].name)) return commands[i].run(s, argc, argv);
+    fprintf(stderr, "nodescope: core: unknown command '%s' (commands:", argv[0]);
+    for (size_t i = 0; i < NCOMMANDS; i++) fprintf(stderr, " %s", commands[i].name);
+    fprintf(stderr, ")\n");
+    return EXIT_USAGE;
 }
 
 int cli_core(int argc, char **argv)
 {
-    const char *core = NULL, *node = NULL, *cmd = NULL;
-    int pid = 0, all = 0;
-    long thread = 0;
-    for (int i = 1; i < argc; i++) {
+    const char *core = NULL, *node = NULL;
+    int pid = 0, i = 1;
+    for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             core_usage(stdout);
@@ -61,56 +76,37 @@ int cli_core(int argc, char **argv)
                 fprintf(stderr, "nodescope: core: --pid needs a process id, not '%s'\n", argv[i]);
                 return EXIT_USAGE;
             }
-        } else if (!strcmp(a, "--thread") && i + 1 < argc) {
-            char *end;
-            thread = strtol(argv[++i], &end, 10);
-            if (*end || thread < 0) {
-                fprintf(stderr, "nodescope: core: --thread needs a thread index, not '%s'\n", argv[i]);
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--all-threads")) {
-            all = 1;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "nodescope: core: unknown option '%s'\n", a);
             core_usage(stderr);
             return EXIT_USAGE;
         } else if (!core && !pid) {
             core = a;
-        } else if (!cmd) {
-            cmd = a;
         } else {
-            fprintf(stderr, "nodescope: core: unexpected argument '%s'\n", a);
-            return EXIT_USAGE;
+            break;   /* the command and its arguments */
         }
     }
-    if ((!core && !pid) || !cmd) {
+    if (!core && !pid) {
         core_usage(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(cmd, "stack")) {
-        fprintf(stderr, "nodescope: core: unknown command '%s' (this version has: stack)\n", cmd);
+    if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+        core_usage(stdout);
+        return EXIT_OK;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "nodescope: core: name a command (the interactive prompt is not in this build)\n");
+        core_usage(stderr);
         return EXIT_USAGE;
     }
-    target_t *t = pid ? target_open_pid(pid) : target_open_core(core, node);
-    if (!t) return EXIT_FAIL;
-    v8_metadata_t md;
-    if (v8_metadata_load(t, &md) != 0)
-        diag_warn(target_exe_path(t), 0, "no v8dbg_ postmortem metadata: not a node binary?");
-    else
-        diag_info("%zu V8 postmortem constants", md.count);
-    size_t nthreads = target_thread_count(t);
-    if (!all && (size_t)thread >= nthreads) {
-        diag_error(target_name(t), 0, "no thread %ld (the target has %zu)", thread, nthreads);
-        v8_metadata_free(&md);
-        target_close(t);
-        return EXIT_FAIL;
-    }
-    target_frame_t *frames = malloc(CORE_MAX_FRAMES * sizeof *frames);
-    if (!frames) abort();
-    for (size_t ti = all ? 0 : (size_t)thread; ti < (all ? nthreads : (size_t)thread + 1); ti++)
-        print_thread(t, ti, frames);
-    free(frames);
-    v8_metadata_free(&md);
-    target_close(t);
-    return EXIT_OK;
+    core_session_t s = {NULL, NULL};
+    for (int k = i + 1; k < argc; k++)   /* a command's --help needs no target */
+        if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) return run_command(&s, argc - i, argv + i);
+    s.t = pid ? target_open_pid(pid) : target_open_core(core, node);
+    if (!s.t) return EXIT_FAIL;
+    s.v = v8_open(s.t);
+    int rc = run_command(&s, argc - i, argv + i);
+    v8_close(s.v);
+    target_close(s.t);
+    return rc;
 }

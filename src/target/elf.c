@@ -172,6 +172,7 @@ void target_elf_free_modules(target_t *t) {
     for (size_t i = 0; i < t->nmods; i++) {
         for (size_t j = 0; j < t->mods[i].nsyms; j++) free(t->mods[i].syms[j].name);
         free(t->mods[i].syms);
+        free(t->mods[i].by_name);
         free(t->mods[i].path);
         if (t->mods[i].fd >= 0) close(t->mods[i].fd);
     }
@@ -206,12 +207,23 @@ int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out) {
     return -1;
 }
 
+static int by_sym_name(const void *a, const void *b) {
+    return strcmp((*(const target_elfsym_t *const *)a)->name, (*(const target_elfsym_t *const *)b)->name);
+}
+
+/* By name through a sorted index: V8's metadata alone is ~500 lookups in ~100k symbols. */
 static const target_elfsym_t *exe_sym(target_t *t, const char *name) {
     if (!t->nmods) return NULL;
     target_module_t *mod = &t->mods[0];
-    for (size_t i = 0; i < mod->nsyms; i++)
-        if (strcmp(mod->syms[i].name, name) == 0) return &mod->syms[i];
-    return NULL;
+    if (!mod->by_name && mod->nsyms) {
+        mod->by_name = xmalloc(mod->nsyms * sizeof *mod->by_name);
+        for (size_t i = 0; i < mod->nsyms; i++) mod->by_name[i] = &mod->syms[i];
+        qsort(mod->by_name, mod->nsyms, sizeof *mod->by_name, by_sym_name);
+    }
+    target_elfsym_t key = { .name = (char *)name };
+    const target_elfsym_t *kp = &key;
+    const target_elfsym_t **hit = mod->nsyms ? bsearch(&kp, mod->by_name, mod->nsyms, sizeof kp, by_sym_name) : NULL;
+    return hit ? *hit : NULL;
 }
 
 int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, uint64_t *size_out) {

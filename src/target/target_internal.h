@@ -20,6 +20,7 @@ typedef struct {
     uint64_t bias;
     target_elfsym_t *syms;    /* sorted by addr */
     size_t nsyms;
+    const target_elfsym_t **by_name;   /* the same symbols sorted by name, built on first lookup */
     int fd;                   /* for reading symbol contents; -1 if unavailable */
 } target_module_t;
 

@@ -1,0 +1,35 @@
+/* nodescope core: the commands that run against an open target (a core file or a live pid).
+ * cli/core.c opens the target and dispatches; each command lives in its own file and is
+ * reachable both from the command line and from the interactive prompt. */
+#ifndef CLI_CORE_CMDS_H
+#define CLI_CORE_CMDS_H
+#include "target/target.h"
+#include "v8/v8.h"
+#include <stdio.h>
+
+typedef struct {
+    target_t *t;
+    v8_t *v;        /* NULL when the executable has no usable V8 metadata */
+} core_session_t;
+
+/* Each takes argv[0] = the command name; returns an EXIT_* code; prints to stdout. */
+typedef int (*core_cmd_fn)(core_session_t *s, int argc, char **argv);
+typedef struct {
+    const char *name;
+    core_cmd_fn run;
+    const char *args;   /* usage after the name */
+    const char *help;   /* one line */
+} core_cmd_t;
+
+int core_cmd_stack(core_session_t *s, int argc, char **argv);
+int core_cmd_type(core_session_t *s, int argc, char **argv);
+int core_cmd_v8print(core_session_t *s, int argc, char **argv);
+int core_cmd_str(core_session_t *s, int argc, char **argv);
+int core_cmd_array(core_session_t *s, int argc, char **argv);
+
+/* Parses an address ("0x7f...", decimal); prints an error and returns -1 when it is not one. */
+int core_parse_addr(const char *cmd, const char *s, uint64_t *out);
+/* Commands that need V8 call this: prints why when s->v is NULL. */
+int core_need_v8(const core_session_t *s, const char *cmd);
+
+#endif

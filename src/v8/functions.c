@@ -1,0 +1,231 @@
+/* Functions and scripts: a JSFunction's name, script and definition site; character offsets to
+ * line:column; V8's source position tables. */
+#include "v8/v8_internal.h"
+#include "util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_MAX_BYTES 1024
+#define SCRIPT_MAX_UNITS (256u << 20)   /* longest source scanned for line starts */
+#define POSITION_TABLE_MAX (16u << 20)  /* bytes of one source position table */
+#define SCOPE_INFO_MAX_INLINED_LOCALS 75  /* V8 keeps more context local names in a hash table */
+#define SCOPE_INFO_SCAN 10
+
+/* ---- line starts ---- */
+
+typedef struct {
+    int64_t *starts;
+    size_t n, cap;
+    int64_t unit;
+} line_scan_t;
+
+static void on_unit(void *ctx, uint32_t unit)
+{
+    line_scan_t *s = ctx;
+    s->unit++;
+    if (unit == '\n' && s->unit < (int64_t)SCRIPT_MAX_UNITS) {
+        XGROW(s->starts, s->cap, s->n + 1);
+        s->starts[s->n++] = s->unit;
+    }
+}
+
+static const v8_script_lines_t *script_lines(v8_t *v, uint64_t script)
+{
+    for (unsigned i = 0; i < V8_SCRIPT_CACHE; i++)
+        if (v->script_lines[i].script == script && v->script_lines[i].starts) return &v->script_lines[i];
+    uint64_t source;
+    if (v8_read_field(v, script, v->L.script_source, &source) != 0) return NULL;
+    line_scan_t s = {NULL, 0, 0, 0};
+    XGROW(s.starts, s.cap, 1);
+    s.starts[s.n++] = 0;
+    if (v8_string_scan(v, source, on_unit, &s) != 0) {
+        free(s.starts);
+        return NULL;
+    }
+    v8_script_lines_t *slot = &v->script_lines[v->script_lines_next++ % V8_SCRIPT_CACHE];
+    free(slot->starts);
+    *slot = (v8_script_lines_t){script, s.starts, s.n};
+    return slot;
+}
+
+int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *col)
+{
+    if (pos < 0) return -1;
+    const v8_script_lines_t *sl = script_lines(v, script);
+    if (!sl) return -1;
+    size_t lo = 0, hi = sl->n;   /* the last line start <= pos */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sl->starts[mid] <= pos) lo = mid;
+        else hi = mid;
+    }
+    *line = (int)lo + 1;
+    *col = (int)(pos - sl->starts[lo]) + 1;
+    return 0;
+}
+
+void v8_functions_cleanup(v8_t *v)
+{
+    for (unsigned i = 0; i < V8_SCRIPT_CACHE; i++) free(v->script_lines[i].starts);
+    memset(v->script_lines, 0, sizeof v->script_lines);
+}
+
+/* ---- source position tables ---- */
+
+/* One zig-zag VLQ integer (7 bits a byte, high bit = more). */
+static int read_vlq(const unsigned char *p, size_t n, size_t *i, int64_t *out)
+{
+    uint64_t bits = 0;
+    int shift = 0;
+    for (;;) {
+        if (*i >= n || shift > 63) return -1;
+        unsigned char b = p[(*i)++];
+        bits |= (uint64_t)(b & 0x7f) << shift;
+        shift += 7;
+        if (!(b & 0x80)) break;
+    }
+    *out = (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1);
+    return 0;
+}
+
+int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *pos, int *inlined)
+{
+    const v8_layout_t *L = &v->L;
+    int64_t len;
+    if (!v8_has_type(v, table, L->type_byte_array) || v8_read_smi(v, table, L->bytearray_length, &len) != 0 || len <= 0 ||
+        len > (int64_t)POSITION_TABLE_MAX)
+        return -1;
+    unsigned char *bytes = xmalloc((size_t)len);
+    if (target_read(v->t, table - (uint64_t)L->heap_tag + (uint64_t)L->bytearray_data, bytes, (size_t)len) != 0) {
+        free(bytes);
+        return -1;
+    }
+    /* Entries are (code offset delta, position delta); a negative code delta marks an expression
+     * position (the delta is then -(d+1)). Offsets start at -1, V8's function-entry offset. */
+    int64_t offset = -1, raw = 0, best = -1;
+    size_t i = 0;
+    while (i < (size_t)len) {
+        int64_t d, p;
+        if (read_vlq(bytes, (size_t)len, &i, &d) != 0 || read_vlq(bytes, (size_t)len, &i, &p) != 0) break;
+        offset += d >= 0 ? d : -(d + 1);
+        raw += p;
+        if (offset > code_offset) break;
+        best = raw;
+    }
+    free(bytes);
+    if (best < 0) return -1;
+    /* SourcePosition: bit 0 external, bits 1..30 script offset + 1, bits 31.. inlining id + 1 */
+    *pos = (int64_t)(((uint64_t)best >> 1) & 0x3fffffff) - 1;
+    *inlined = (int)((uint64_t)best >> 31);
+    return *pos >= 0 ? 0 : -1;
+}
+
+/* ---- names ---- */
+
+static char *string_or_null(v8_t *v, uint64_t value)
+{
+    buf_t b = {0};
+    int trunc;
+    if (v8_string(v, value, &b, NAME_MAX_BYTES, &trunc) != 0) {
+        buf_free(&b);
+        return NULL;
+    }
+    if (trunc) buf_puts(&b, "...");
+    return b.data ? b.data : xstrdup("");
+}
+
+/* A ScopeInfo keeps, after its context locals, the function's name and variable slot, the inferred
+ * name, the start and end positions, then the outer ScopeInfo; which are present depends on
+ * flag bits that change between V8 versions. So read the slots that follow and take them by
+ * type: the first two non-empty strings are the name and inferred name, the first increasing
+ * pair of Smis the positions, which end the part we want. A map means we ran into the next
+ * object: stop there too. */
+static void scope_info_names(v8_t *v, uint64_t scope, char **name, char **inferred, int64_t *start)
+{
+    const v8_layout_t *L = &v->L;
+    int64_t nlocals;
+    if (L->scope_ncontextlocals_slot < 0 || L->scope_first_vars_slot < 0 ||
+        v8_read_smi(v, scope, 8 + 8 * L->scope_ncontextlocals_slot, &nlocals) != 0 || nlocals < 0 || nlocals > 1 << 20)
+        return;
+    int64_t slot = L->scope_first_vars_slot + (nlocals > SCOPE_INFO_MAX_INLINED_LOCALS ? 1 : nlocals) + nlocals;
+    uint64_t prev = 0;
+    int prev_smi = 0;
+    for (int k = 0; k < SCOPE_INFO_SCAN; k++) {
+        uint64_t w;
+        int type;
+        if (v8_read_field(v, scope, 8 + 8 * (slot + k), &w) != 0) break;
+        if (v8_is_smi(v, w)) {
+            if (prev_smi && v8_smi_value(v, prev) >= 0 && v8_smi_value(v, prev) < v8_smi_value(v, w)) {
+                *start = v8_smi_value(v, prev);
+                break;
+            }
+            prev = w;
+            prev_smi = 1;
+            continue;
+        }
+        prev_smi = 0;
+        if (v8_instance_type(v, w, &type) != 0 || type == L->type_map || type == L->type_scope_info) break;
+        if (v8_is_string_type(v, type)) {
+            char *s = string_or_null(v, w);
+            if (s && *s && !*name) *name = s;
+            else if (s && *s && !*inferred) *inferred = s;
+            else free(s);
+        }
+    }
+}
+
+int v8_function_info(v8_t *v, uint64_t fn, v8_function_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    memset(out, 0, sizeof *out);
+    out->function = fn;
+    out->start_pos = -1;
+    out->param_count = -1;
+    uint64_t shared, nos, script, data;
+    if (v8_read_field(v, fn, L->fn_shared, &shared) != 0 || !v8_has_type(v, shared, L->type_sfi)) return -1;
+    out->shared = shared;
+    if (v8_read_field(v, shared, L->sfi_name_or_scope, &nos) == 0) {
+        int type;
+        if (v8_instance_type(v, nos, &type) == 0 && v8_is_string_type(v, type)) out->name = string_or_null(v, nos);
+        else if (type == L->type_scope_info) scope_info_names(v, nos, &out->name, &out->inferred, &out->start_pos);
+    }
+    if (L->sfi_function_data >= 0 && v8_read_field(v, shared, L->sfi_function_data, &data) == 0 && L->uncompiled_inferred >= 0) {
+        int type;
+        const char *tn = v8_instance_type(v, data, &type) == 0 ? v8_type_name(v, type) : NULL;
+        if (tn && !strncmp(tn, "UNCOMPILED_DATA", 15)) {
+            uint64_t inf;
+            int32_t start;
+            if (!out->inferred && v8_read_field(v, data, L->uncompiled_inferred, &inf) == 0) {
+                out->inferred = string_or_null(v, inf);
+                if (out->inferred && !*out->inferred) { free(out->inferred); out->inferred = NULL; }
+            }
+            if (out->start_pos < 0 && v8_read_i32(v, data, L->uncompiled_start, &start) == 0 && start >= 0) out->start_pos = start;
+        }
+    }
+    if (!out->name) out->name = xstrdup("");
+    uint16_t pc;
+    if (v8_read_u16(v, shared, L->sfi_param_count, &pc) == 0) out->param_count = pc > 0 ? pc - 1 : 0;
+    if (v8_read_field(v, shared, L->sfi_script, &script) == 0 && v8_has_type(v, script, L->type_script)) {
+        uint64_t name;
+        int64_t stype;
+        out->script = script;
+        if (v8_read_field(v, script, L->script_name, &name) == 0) out->script_name = string_or_null(v, name);
+        out->script_type = v8_read_smi(v, script, L->script_type, &stype) == 0 ? (int)stype : -1;
+        /* the definition is reported at the `function` keyword, as DevTools does, when V8 kept its offset */
+        uint16_t tok;
+        int64_t def = out->start_pos;
+        if (def >= 0 && L->sfi_token_offset >= 0 && v8_read_u16(v, shared, L->sfi_token_offset, &tok) == 0 && tok != 0xffff &&
+            tok <= def)
+            def -= tok;
+        if (def >= 0) v8_script_line_col(v, script, def, &out->def_line, &out->def_col);
+    }
+    return 0;
+}
+
+void v8_function_free(v8_function_t *f)
+{
+    free(f->name);
+    free(f->inferred);
+    free(f->script_name);
+    memset(f, 0, sizeof *f);
+}

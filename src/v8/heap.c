@@ -1,0 +1,128 @@
+/* The v8 handle and tagged values: Smis, heap objects, their maps and instance types. */
+#include "v8/v8_internal.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+v8_t *v8_open(target_t *t)
+{
+    v8_t *v = xcalloc(1, sizeof *v);
+    v->t = t;
+    if (v8_metadata_load(t, &v->md) != 0) {
+        diag_error(target_exe_path(t), 0,
+                   "no V8 postmortem metadata (v8dbg_* symbols): not a node binary, or a stripped one; "
+                   "pass the node that produced the core with --node");
+        free(v);
+        return NULL;
+    }
+    if (v8_layout_resolve(v) != 0) {
+        v8_close(v);
+        return NULL;
+    }
+    uint64_t addr, size;
+    if (target_exe_symbol_addr(t, "Builtins_InterpreterEntryTrampoline", &addr, &size) == 0) {
+        v->interp_lo = addr;
+        v->interp_hi = addr + (size ? size : 1);
+    }
+    return v;
+}
+
+void v8_close(v8_t *v)
+{
+    if (!v) return;
+    v8_functions_cleanup(v);
+    v8_metadata_free(&v->md);
+    for (size_t i = 0; i < v->ntype_strings; i++) free(v->type_strings[i]);
+    free(v->type_strings);
+    free(v->types);
+    free(v);
+}
+
+target_t *v8_target(const v8_t *v) { return v->t; }
+const char *v8_version(const v8_t *v) { return v->version; }
+
+int v8_is_smi(const v8_t *v, uint64_t value) { return (value & (uint64_t)v->L.smi_tag_mask) == 0; }
+
+int64_t v8_smi_value(const v8_t *v, uint64_t value) { return (int64_t)value >> v->L.smi_shift; }
+
+int v8_is_heap_object(const v8_t *v, uint64_t value)
+{
+    return (value & (uint64_t)v->L.heap_tag_mask) == (uint64_t)v->L.heap_tag && value > 4096;
+}
+
+int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out)
+{
+    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    return target_read_u64(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
+}
+
+int v8_read_u8(v8_t *v, uint64_t obj, int64_t off, uint8_t *out)
+{
+    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    return target_read_u8(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
+}
+
+int v8_read_u16(v8_t *v, uint64_t obj, int64_t off, uint16_t *out)
+{
+    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    return target_read_u16(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
+}
+
+int v8_read_i32(v8_t *v, uint64_t obj, int64_t off, int32_t *out)
+{
+    uint32_t x;
+    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    if (target_read_u32(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, &x) != 0) return -1;
+    *out = (int32_t)x;
+    return 0;
+}
+
+int v8_read_smi(v8_t *v, uint64_t obj, int64_t off, int64_t *out)
+{
+    uint64_t w;
+    if (v8_read_field(v, obj, off, &w) != 0 || !v8_is_smi(v, w)) return -1;
+    *out = v8_smi_value(v, w);
+    return 0;
+}
+
+int v8_instance_type(v8_t *v, uint64_t value, int *type)
+{
+    uint64_t map;
+    uint16_t t;
+    if (v8_read_field(v, value, v->L.obj_map, &map) != 0) return -1;
+    if (v8_read_u16(v, map, v->L.map_type, &t) != 0) return -1;
+    *type = t;
+    return 0;
+}
+
+int v8_has_type(v8_t *v, uint64_t value, int type)
+{
+    int t;
+    return type >= 0 && v8_instance_type(v, value, &t) == 0 && t == type;
+}
+
+static const v8_type_entry_t *type_entry(const v8_t *v, int type)
+{
+    size_t lo = 0, hi = v->ntypes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->types[mid].type < type) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < v->ntypes && v->types[lo].type == type ? &v->types[lo] : NULL;
+}
+
+const char *v8_type_name(const v8_t *v, int type)
+{
+    const v8_type_entry_t *e = type_entry(v, type);
+    return e ? e->name : NULL;
+}
+
+const char *v8_class_name(const v8_t *v, int type)
+{
+    const v8_type_entry_t *e = type_entry(v, type);
+    return e ? e->class_name : NULL;
+}
+
+int v8_is_string_type(const v8_t *v, int type) { return type >= 0 && type < v->L.first_nonstring; }

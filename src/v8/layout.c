@@ -1,0 +1,260 @@
+/* Resolves V8's layout for one node binary: constants from the v8dbg_* metadata first; what the
+ * metadata lacks comes from one small table keyed by V8 version (fallbacks below), each entry
+ * checked against real cores of that Node major (tests/e2e/core_js_stack.sh). */
+#include "v8/v8_internal.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Facts V8 does not export, by first V8 version they hold for. Offsets from the untagged start. */
+typedef struct {
+    int major, minor;            /* applies to this version and later, until the next entry */
+    int64_t fn_code, fp_argc, jsarray_length, bca_source_positions, code_instruction_start,
+        code_instruction_size, code_flags, ext_data_cache, sfi_param_count_includes_receiver;
+} v8_fallback_t;
+
+static const v8_fallback_t fallbacks[] = {
+    /* Node 18: V8 10.2 */
+    {10, 2, 48, -24, 24, 32, -1, -1, -1, 24, 1},
+    /* Node 20: V8 11.3 (verified on gcore and kernel cores, see docs/v8-layouts.md) */
+    {11, 3, 48, -24, 24, 32, 40, 56, 48, 24, 1},
+    /* Node 22: V8 12.4 */
+    {12, 4, 48, -24, 24, 32, 40, 56, 48, 24, 1},
+    /* Node 24: V8 13.6 */
+    {13, 6, 48, -24, 24, 32, 40, 56, 48, 24, 1},
+};
+
+static const v8_fallback_t *fallback_for(const v8_t *v)
+{
+    const v8_fallback_t *best = NULL;
+    for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++) {
+        const v8_fallback_t *f = &fallbacks[i];
+        if (f->major < v->major || (f->major == v->major && f->minor <= v->minor)) best = f;
+    }
+    return best ? best : &fallbacks[0];
+}
+
+typedef struct {
+    v8_t *v;
+    const char *missing[16];
+    int nmissing;
+} resolver_t;
+
+/* The first of several alternative metadata names that exists, else dflt. */
+static int64_t opt(resolver_t *r, int64_t dflt, const char *a, const char *b)
+{
+    int64_t x;
+    if (a && v8_metadata_get(&r->v->md, a, &x) == 0) return x;
+    if (b && v8_metadata_get(&r->v->md, b, &x) == 0) return x;
+    return dflt;
+}
+
+/* Like opt, but the value is essential: remember the name when it is absent. */
+static int64_t need(resolver_t *r, const char *a, const char *b)
+{
+    int64_t x = opt(r, -1, a, b);
+    if (x == -1 && r->nmissing < 16) r->missing[r->nmissing++] = a;
+    return x;
+}
+
+static int type_of(resolver_t *r, const char *suffix)
+{
+    /* instance types are looked up by INSTANCE_TYPE name among all type_* entries */
+    for (size_t i = 0; i < r->v->ntypes; i++)
+        if (!strcmp(r->v->types[i].name, suffix)) return r->v->types[i].type;
+    return -1;
+}
+
+static int by_type(const void *a, const void *b)
+{
+    const v8_type_entry_t *x = a, *y = b;
+    return (x->type > y->type) - (x->type < y->type);
+}
+
+/* type_<Class>__<INSTANCE_TYPE> entries -> a table sorted by type number. */
+static void load_types(v8_t *v)
+{
+    for (size_t i = 0; i < v->md.count; i++) {
+        const char *n = v->md.items[i].name;
+        if (strncmp(n, "type_", 5)) continue;
+        const char *sep = strstr(n + 5, "__");
+        if (!sep) continue;
+        char *cls = xstrndup(n + 5, (size_t)(sep - (n + 5)));
+        char *inst = xstrdup(sep + 2);
+        v->type_strings = xrealloc(v->type_strings, (v->ntype_strings + 2) * sizeof *v->type_strings);
+        v->type_strings[v->ntype_strings++] = cls;
+        v->type_strings[v->ntype_strings++] = inst;
+        v->types = xrealloc(v->types, (v->ntypes + 1) * sizeof *v->types);
+        v->types[v->ntypes++] = (v8_type_entry_t){(int)v->md.items[i].value, inst, cls};
+    }
+    qsort(v->types, v->ntypes, sizeof *v->types, by_type);
+}
+
+static void read_version(v8_t *v)
+{
+    static const char *names[4] = {"_ZN2v88internal7Version6major_E", "_ZN2v88internal7Version6minor_E",
+                                   "_ZN2v88internal7Version6build_E", "_ZN2v88internal7Version6patch_E"};
+    int *dst[4] = {&v->major, &v->minor, &v->build, &v->patch};
+    for (int i = 0; i < 4; i++) {
+        uint64_t x = 0;
+        *dst[i] = target_exe_symbol_value(v->t, names[i], &x, NULL) == 0 ? (int)(uint32_t)x : 0;
+    }
+    snprintf(v->version, sizeof v->version, "%d.%d.%d.%d", v->major, v->minor, v->build, v->patch);
+}
+
+int v8_layout_resolve(v8_t *v)
+{
+    resolver_t r = {v, {0}, 0};
+    v8_layout_t *L = &v->L;
+    read_version(v);
+    load_types(v);
+    const v8_fallback_t *fb = fallback_for(v);
+
+    L->heap_tag = need(&r, "HeapObjectTag", NULL);
+    L->heap_tag_mask = need(&r, "HeapObjectTagMask", NULL);
+    L->smi_tag_mask = need(&r, "SmiTagMask", NULL);
+    /* Smi value = word >> (SmiShiftSize + tag size 1) */
+    L->smi_shift = need(&r, "SmiShiftSize", NULL) + 1;
+
+    L->obj_map = need(&r, "class_HeapObject__map__Map", NULL);
+    L->map_type = need(&r, "class_Map__instance_type__uint16_t", NULL);
+    L->map_bit_field2 = opt(&r, -1, "class_Map__bit_field2__char", NULL);
+    L->map_bit_field3 = opt(&r, -1, "class_Map__bit_field3__int", NULL);
+    L->map_prototype = opt(&r, -1, "class_Map__prototype__HeapObject", "class_Map__prototype__Object");
+    L->map_constructor = opt(&r, -1, "class_Map__constructor_or_back_pointer__Object", NULL);
+    L->map_descriptors = opt(&r, -1, "class_Map__instance_descriptors__DescriptorArray", NULL);
+    L->map_inobject_start = opt(&r, -1, "class_Map__inobject_properties_start_or_constructor_function_index__char", NULL);
+    L->map_instance_size = opt(&r, -1, "class_Map__instance_size_in_words__char", NULL);
+
+    L->first_nonstring = need(&r, "FirstNonstringType", NULL);
+    L->str_repr_mask = need(&r, "StringRepresentationMask", NULL);
+    L->str_enc_mask = need(&r, "StringEncodingMask", NULL);
+    L->str_one_byte = need(&r, "OneByteStringTag", NULL);
+    L->str_seq = need(&r, "SeqStringTag", NULL);
+    L->str_cons = need(&r, "ConsStringTag", NULL);
+    L->str_external = need(&r, "ExternalStringTag", NULL);
+    L->str_sliced = need(&r, "SlicedStringTag", NULL);
+    L->str_thin = opt(&r, 5, "ThinStringTag", NULL);
+    L->str_length = need(&r, "class_String__length__int32_t", NULL);
+    /* sequential characters follow the String header; the metadata names the field in some versions */
+    L->str_seq_chars = opt(&r, L->str_length + 4, "class_SeqOneByteString__chars__char", "class_SeqString__chars__char");
+    L->cons_first = need(&r, "class_ConsString__first__String", NULL);
+    L->cons_second = need(&r, "class_ConsString__second__String", NULL);
+    L->sliced_parent = need(&r, "class_SlicedString__parent__String", NULL);
+    L->sliced_offset = need(&r, "class_SlicedString__offset__SMI", NULL);
+    L->thin_actual = opt(&r, L->str_length + 4, "class_ThinString__actual__String", NULL);
+    L->ext_resource = need(&r, "class_ExternalString__resource__Object", NULL);
+    L->ext_data_cache = fb->ext_data_cache;
+    L->ext_uncached_mask = opt(&r, 0x10, "UncachedExternalStringTag", "kUncachedExternalStringMask");
+    {
+        uint64_t x = 0;
+        /* node's ExternalString resources keep the data pointer at this offset (set at startup) */
+        L->node_ext_data = target_exe_symbol_value(v->t, "nodedbg_offset_ExternalString__data__uintptr_t", &x, NULL) == 0 && x
+                               ? (int64_t)x : 8;
+    }
+
+    L->fn_shared = need(&r, "class_JSFunction__shared__SharedFunctionInfo", NULL);
+    L->fn_context = opt(&r, -1, "class_JSFunction__context__Context", NULL);
+    L->fn_code = fb->fn_code;
+    L->sfi_function_data = opt(&r, -1, "class_SharedFunctionInfo__function_data__Object",
+                               "class_SharedFunctionInfo__trusted_function_data__Object");
+    L->sfi_name_or_scope = need(&r, "class_SharedFunctionInfo__name_or_scope_info__Object", NULL);
+    L->sfi_script = need(&r, "class_SharedFunctionInfo__script_or_debug_info__HeapObject",
+                         "class_SharedFunctionInfo__script__Object");
+    L->sfi_param_count = opt(&r, -1, "class_SharedFunctionInfo__internal_formal_parameter_count__uint16_t",
+                             "class_SharedFunctionInfo__formal_parameter_count__uint16_t");
+    L->sfi_length = opt(&r, -1, "class_SharedFunctionInfo__length__uint16_t", NULL);
+    L->sfi_token_offset = opt(&r, -1, "class_SharedFunctionInfo__raw_function_token_offset__int16_t", NULL);
+    L->sfi_flags = opt(&r, -1, "class_SharedFunctionInfo__flags__int", NULL);
+    L->uncompiled_inferred = opt(&r, -1, "class_UncompiledData__inferred_name__String", NULL);
+    L->uncompiled_start = opt(&r, -1, "class_UncompiledData__start_position__int32_t", NULL);
+    L->script_source = need(&r, "class_Script__source__Object", NULL);
+    L->script_name = need(&r, "class_Script__name__Object", NULL);
+    L->script_type = opt(&r, -1, "class_Script__type__SMI", NULL);
+    L->script_line_ends = opt(&r, -1, "class_Script__line_ends__Object", NULL);
+    L->script_eval_from_shared = opt(&r, -1, "class_Script__eval_from_shared_or_wrapped_arguments__Object", NULL);
+    L->script_eval_from_position = opt(&r, -1, "class_Script__eval_from_position__SMI", NULL);
+    L->scope_nparams_slot = opt(&r, -1, "scopeinfo_idx_nparams", NULL);
+    L->scope_ncontextlocals_slot = opt(&r, -1, "scopeinfo_idx_ncontextlocals", NULL);
+    L->scope_first_vars_slot = opt(&r, -1, "scopeinfo_idx_first_vars", NULL);
+    L->bca_header = need(&r, "class_BytecodeArray__data__uintptr_t", NULL);
+    L->bca_source_positions = fb->bca_source_positions;
+    L->fixed_array_length = need(&r, "class_FixedArrayBase__length__SMI", NULL);
+    L->fixed_array_data = need(&r, "class_FixedArray__data__uintptr_t", NULL);
+    /* ByteArray: a FixedArrayBase; its bytes follow the length */
+    L->bytearray_length = L->fixed_array_length;
+    L->bytearray_data = L->fixed_array_data;
+    L->code_instruction_start = fb->code_instruction_start;
+    L->code_instruction_size = fb->code_instruction_size;
+    L->code_flags = fb->code_flags;
+    L->code_kind_mask = opt(&r, -1, "CodeKindFieldMask", NULL);
+    L->code_kind_shift = opt(&r, 0, "CodeKindFieldShift", NULL);
+    L->code_source_positions = opt(&r, -1, "class_Code__source_position_table__ByteArray", NULL);
+    L->kind_interpreted = opt(&r, -1, "CodeKindInterpretedFunction", NULL);
+    L->kind_baseline = opt(&r, -1, "CodeKindBaseline", NULL);
+    L->kind_maglev = opt(&r, -1, "CodeKindMaglev", NULL);
+    L->kind_turbofan = opt(&r, -1, "CodeKindTurbofan", NULL);
+    L->kind_builtin = opt(&r, -1, "CodeKindBuiltin", NULL);
+
+    L->fp_context = need(&r, "off_fp_context_or_frame_type", "off_fp_context");
+    L->fp_function = need(&r, "off_fp_function", NULL);
+    L->fp_args = need(&r, "off_fp_args", NULL);
+    L->fp_argc = fb->fp_argc;
+    L->fp_bytecode_array = opt(&r, -1, "off_fp_bytecode_array", NULL);
+    L->fp_bytecode_offset = opt(&r, -1, "off_fp_bytecode_offset", NULL);
+    L->ft_entry = opt(&r, -1, "frametype_EntryFrame", NULL);
+    L->ft_construct_entry = opt(&r, -1, "frametype_ConstructEntryFrame", NULL);
+    L->ft_exit = opt(&r, -1, "frametype_ExitFrame", NULL);
+    L->ft_interpreted = opt(&r, -1, "frametype_InterpretedFrame", NULL);
+    L->ft_baseline = opt(&r, -1, "frametype_BaselineFrame", NULL);
+    L->ft_maglev = opt(&r, -1, "frametype_MaglevFrame", NULL);
+    L->ft_turbofan = opt(&r, -1, "frametype_TurbofanFrame", "frametype_OptimizedFrame");
+
+    L->heap_number_value = opt(&r, 8, "class_HeapNumber__value__double", NULL);
+    L->oddball_kind = opt(&r, -1, "class_Oddball__kind_offset__int", NULL);
+    L->oddball_to_string = opt(&r, -1, "class_Oddball__to_string__String", NULL);
+    L->symbol_name = opt(&r, -1, "class_Symbol__name__Object", NULL);
+    L->jsarray_length = opt(&r, fb->jsarray_length, "class_JSArray__length__Object", "class_JSArray__length__SMI");
+    L->jsobj_properties = opt(&r, 8, "class_JSReceiver__raw_properties_or_hash__Object", "class_JSObject__properties__FixedArray");
+    L->jsobj_elements = opt(&r, 16, "class_JSObject__elements__Object", NULL);
+    L->view_byte_length = opt(&r, -1, "class_JSArrayBufferView__byte_length__size_t", NULL);
+    L->view_byte_offset = opt(&r, -1, "class_JSArrayBufferView__byte_offset__size_t", NULL);
+    L->typed_length = opt(&r, -1, "class_JSTypedArray__length__Object", "class_JSTypedArray__length__size_t");
+
+    static const char *oddball_names[V8_ODDBALL_N] = {"OddballFalse", "OddballTrue", "OddballTheHole", "OddballNull",
+                                                      "OddballUndefined", "OddballUninitialized", "OddballException",
+                                                      "OddballArgumentsMarker", "OddballOther"};
+    for (int i = 0; i < V8_ODDBALL_N; i++) L->oddball_kinds[i] = opt(&r, -1, oddball_names[i], NULL);
+
+    L->type_map = type_of(&r, "MAP_TYPE");
+    L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");
+    L->type_script = type_of(&r, "SCRIPT_TYPE");
+    L->type_scope_info = type_of(&r, "SCOPE_INFO_TYPE");
+    L->type_bytecode_array = type_of(&r, "BYTECODE_ARRAY_TYPE");
+    L->type_code = type_of(&r, "CODE_TYPE");
+    L->type_instruction_stream = type_of(&r, "INSTRUCTION_STREAM_TYPE");
+    L->type_heap_number = type_of(&r, "HEAP_NUMBER_TYPE");
+    L->type_oddball = type_of(&r, "ODDBALL_TYPE");
+    L->type_fixed_array = type_of(&r, "FIXED_ARRAY_TYPE");
+    L->type_js_function = type_of(&r, "JS_FUNCTION_TYPE");
+    L->type_js_array = type_of(&r, "JS_ARRAY_TYPE");
+    L->type_js_object = type_of(&r, "JS_OBJECT_TYPE");
+    L->type_symbol = type_of(&r, "SYMBOL_TYPE");
+    L->type_byte_array = type_of(&r, "BYTE_ARRAY_TYPE");
+    L->type_js_typed_array = type_of(&r, "JS_TYPED_ARRAY_TYPE");
+    L->type_js_array_buffer = type_of(&r, "JS_ARRAY_BUFFER_TYPE");
+    L->type_feedback_vector = type_of(&r, "FEEDBACK_VECTOR_TYPE");
+    if (L->type_sfi < 0 && r.nmissing < 16) r.missing[r.nmissing++] = "type_SharedFunctionInfo";
+
+    if (r.nmissing) {
+        buf_t b = {0};
+        for (int i = 0; i < r.nmissing; i++) buf_printf(&b, "%s%s", i ? ", " : "", r.missing[i]);
+        diag_error(target_exe_path(v->t), 0, "V8 %s: postmortem metadata lacks %s; this node is not supported",
+                   v->version, b.data);
+        buf_free(&b);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* Knowledge of V8's heap and stack, driven by the node binary's v8dbg_* metadata.
+ * Everything read from the target is untrusted: each read is checked, each walk bounded,
+ * and a failure is an error return, never a crash. v8/ never prints: it returns data
+ * (strings go into a caller's buf_t) and cli/ formats it.
+ * CONTRACT (owned by v8/, consumed by cli/ and the live sampler). */
+#ifndef V8_V8_H
+#define V8_V8_H
+#include "target/target.h"
+#include "util/buf.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct v8 v8_t;
+
+/* Loads the metadata and resolves every layout constant. NULL (and a message naming the
+ * executable and what is missing) when the target's executable is not a supported node. */
+v8_t *v8_open(target_t *t);
+void v8_close(v8_t *v);
+target_t *v8_target(const v8_t *v);
+/* "11.3.244.8" */
+const char *v8_version(const v8_t *v);
+
+/* ---- tagged values ---- */
+int v8_is_smi(const v8_t *v, uint64_t value);
+int64_t v8_smi_value(const v8_t *v, uint64_t value);
+int v8_is_heap_object(const v8_t *v, uint64_t value);
+/* The instance type of a heap object (reads its map): 0 on success, -1 when unreadable. */
+int v8_instance_type(v8_t *v, uint64_t value, int *type);
+/* "JS_FUNCTION_TYPE" and the like, from the metadata; NULL when the metadata has no name. */
+const char *v8_type_name(const v8_t *v, int type);
+/* A friendlier class name for a type ("JSFunction", "SharedFunctionInfo"), or NULL. */
+const char *v8_class_name(const v8_t *v, int type);
+/* Reads the tagged field at byte offset off of heap object obj (offset from the untagged start). */
+int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out);
+int v8_is_string_type(const v8_t *v, int type);
+
+/* ---- strings ---- */
+/* Appends the string's characters as UTF-8 (lone surrogates as U+FFFD), at most max_bytes of
+ * them (then *truncated = 1). Handles sequential, cons, sliced, thin and external strings.
+ * 0 on success, -1 when value is not a readable string (out may hold a partial prefix). */
+int v8_string(v8_t *v, uint64_t value, buf_t *out, size_t max_bytes, int *truncated);
+/* A string's representation for `str -v`: "SeqOneByteString", "ConsString", ...; length in chars. */
+int v8_string_info(v8_t *v, uint64_t value, const char **repr, int64_t *length);
+
+/* ---- functions and scripts ---- */
+typedef struct {
+    uint64_t function, shared, script;
+    char *name;           /* the function's own name, "" for anonymous */
+    char *inferred;       /* the name V8 inferred ("Module._compile"), or NULL */
+    char *script_name;    /* file or url; NULL when the function has no script (builtins) */
+    int script_type;      /* V8's Script::Type (0 native, 2 normal, 3 eval?: as in the metadata) */
+    int64_t start_pos;    /* definition: character offset in the script, -1 unknown */
+    int def_line, def_col;/* 1-based definition site, 0 when unknown */
+    int param_count;      /* formal parameters, without the receiver; -1 unknown */
+} v8_function_t;
+int v8_function_info(v8_t *v, uint64_t jsfunction, v8_function_t *out);
+void v8_function_free(v8_function_t *f);
+/* Character offset -> 1-based line and column in the script's source. */
+int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *col);
+
+/* ---- the stack ---- */
+typedef enum {
+    V8_FRAME_NATIVE,        /* C/C++ code with a symbol (or none: unknown) */
+    V8_FRAME_JS,            /* a JavaScript function */
+    V8_FRAME_V8_INTERNAL,   /* typed V8 frames: entry, exit, construct, stub, builtin, ... */
+} v8_frame_kind_t;
+
+typedef enum {
+    V8_TIER_NONE, V8_TIER_INTERPRETED, V8_TIER_BASELINE, V8_TIER_MAGLEV, V8_TIER_TURBOFAN, V8_TIER_BUILTIN,
+} v8_tier_t;
+
+typedef struct {
+    v8_frame_kind_t kind;
+    uint64_t pc, sp, fp;
+    /* V8_FRAME_V8_INTERNAL: the frame type name ("EntryFrame", "ConstructFrame", ...) */
+    const char *frame_type;
+    /* V8_FRAME_JS */
+    v8_tier_t tier;
+    uint64_t function;        /* the JSFunction */
+    int argc;                 /* arguments actually passed (without the receiver), -1 unknown */
+    uint64_t args_addr;       /* address of the receiver slot; argument i is at args_addr + 8*(i+1) */
+    int line, col;            /* 1-based position executing in this frame, 0 when unknown */
+    int position_is_definition;/* 1 when line:col fell back to the definition site */
+    int is_construct;         /* called with `new` (a ConstructFrame is its caller) */
+} v8_frame_t;
+
+/* Walks a thread's stack: native frames from the target's unwinder, JS frames decoded.
+ * Returns the number of frames written (at most max). */
+size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max);
+const char *v8_tier_name(v8_tier_t tier);
+/* Reads argument i (-1 = the receiver, `this`) of a JS frame. */
+int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out);
+
+/* ---- values ---- */
+/* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,
+ * <Object: Widget>, <Buffer 16 bytes>, <Array 3>, <Function: name>, ... */
+void v8_describe(v8_t *v, uint64_t value, buf_t *out);
+/* The constructor name of a JS object ("Widget", "Object"), appended to out; -1 if none found. */
+int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);
+
+#endif

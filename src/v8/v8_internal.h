@@ -1,0 +1,98 @@
+/* Inside v8/: the resolved layout and the handle. Not for other modules. */
+#ifndef V8_V8_INTERNAL_H
+#define V8_V8_INTERNAL_H
+#include "v8/metadata.h"
+#include "v8/v8.h"
+
+/* Byte offsets from an object's untagged start; -1 when unknown for this V8. */
+typedef struct {
+    /* tagging */
+    int64_t heap_tag, heap_tag_mask, smi_tag_mask, smi_shift;
+    /* maps */
+    int64_t obj_map, map_type, map_bit_field2, map_bit_field3, map_prototype, map_constructor,
+        map_descriptors, map_inobject_start, map_instance_size;
+    /* strings */
+    int64_t first_nonstring, str_repr_mask, str_enc_mask, str_one_byte, str_seq, str_cons, str_external,
+        str_sliced, str_thin;
+    int64_t str_length, str_seq_chars, cons_first, cons_second, sliced_parent, sliced_offset, thin_actual,
+        ext_resource, ext_data_cache, ext_uncached_mask, node_ext_data;
+    /* functions and code */
+    int64_t fn_shared, fn_context, fn_code;
+    int64_t sfi_function_data, sfi_name_or_scope, sfi_script, sfi_param_count, sfi_length, sfi_flags, sfi_token_offset;
+    int64_t uncompiled_inferred, uncompiled_start;
+    int64_t script_source, script_name, script_type, script_line_ends, script_eval_from_shared,
+        script_eval_from_position;
+    int64_t scope_flags, scope_nparams_slot, scope_ncontextlocals_slot, scope_first_vars_slot;
+    int64_t bca_source_positions, bca_header;   /* BytecodeArray: position table; bytes start */
+    int64_t bytearray_length, bytearray_data;
+    int64_t code_instruction_start, code_instruction_size, code_flags, code_kind_mask, code_kind_shift,
+        code_source_positions;
+    int64_t kind_interpreted, kind_baseline, kind_maglev, kind_turbofan, kind_builtin;
+    /* frames */
+    int64_t fp_context, fp_function, fp_argc, fp_args, fp_bytecode_array, fp_bytecode_offset;
+    int64_t ft_entry, ft_construct_entry, ft_exit, ft_interpreted, ft_baseline, ft_maglev, ft_turbofan;
+    /* values */
+    int64_t heap_number_value, oddball_kind, oddball_to_string, fixed_array_length, fixed_array_data,
+        symbol_name, jsarray_length, jsobj_properties, jsobj_elements;
+    int64_t view_byte_length, view_byte_offset, typed_length;
+    /* instance types */
+    int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code,
+        type_instruction_stream, type_heap_number, type_oddball, type_fixed_array, type_js_function,
+        type_js_array, type_js_object, type_symbol, type_byte_array, type_js_typed_array,
+        type_js_array_buffer, type_feedback_vector;
+    int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
+} v8_layout_t;
+
+typedef struct {
+    int type;
+    const char *name;         /* INSTANCE_TYPE name */
+    const char *class_name;   /* C++ class */
+} v8_type_entry_t;
+
+/* Where each line of one script starts (character offsets), computed once per script. */
+typedef struct {
+    uint64_t script;
+    int64_t *starts;
+    size_t n;
+} v8_script_lines_t;
+#define V8_SCRIPT_CACHE 32
+
+struct v8 {
+    target_t *t;
+    v8_metadata_t md;
+    v8_layout_t L;
+    int major, minor, build, patch;
+    char version[48];
+    v8_type_entry_t *types;    /* sorted by type */
+    size_t ntypes;
+    char **type_strings;       /* owned name storage */
+    size_t ntype_strings;
+    uint64_t interp_lo, interp_hi;  /* Builtins_InterpreterEntryTrampoline range, 0 if unknown */
+    v8_script_lines_t script_lines[V8_SCRIPT_CACHE];
+    unsigned script_lines_next;
+};
+/* functions.c: frees the script line cache. */
+void v8_functions_cleanup(v8_t *v);
+/* Decodes a source position table (a ByteArray) and returns the source position of the last
+ * entry whose code offset is <= code_offset; -1 when the table is absent or corrupt.
+ * *inlined receives the inlining id (0 = not inlined). */
+int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *pos, int *inlined);
+
+/* layout.c: fills v->L; -1 (message printed) when something essential is missing. */
+int v8_layout_resolve(v8_t *v);
+/* Oddball kinds by index. */
+enum { V8_ODDBALL_FALSE, V8_ODDBALL_TRUE, V8_ODDBALL_HOLE, V8_ODDBALL_NULL, V8_ODDBALL_UNDEFINED,
+       V8_ODDBALL_UNINITIALIZED, V8_ODDBALL_EXCEPTION, V8_ODDBALL_ARGS_MARKER, V8_ODDBALL_OTHER, V8_ODDBALL_N };
+
+/* Typed reads at obj (tagged) + off; -1 when unreadable. */
+int v8_read_u8(v8_t *v, uint64_t obj, int64_t off, uint8_t *out);
+int v8_read_u16(v8_t *v, uint64_t obj, int64_t off, uint16_t *out);
+int v8_read_i32(v8_t *v, uint64_t obj, int64_t off, int32_t *out);
+/* A Smi field: -1 when unreadable or not a Smi. */
+int v8_read_smi(v8_t *v, uint64_t obj, int64_t off, int64_t *out);
+/* Calls cb with each UTF-16 code unit of a string (for line counting); 0 on success. */
+int v8_string_scan(v8_t *v, uint64_t value, void (*cb)(void *ctx, uint32_t unit), void *ctx);
+/* 1 when value is a heap object of the given instance type. */
+int v8_has_type(v8_t *v, uint64_t value, int type);
+
+#endif

@@ -1,0 +1,133 @@
+/* One-line descriptions of tagged values (arguments in `stack -v`, elements in `array`). */
+#include "v8/v8_internal.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHORT_STRING 40
+#define MAP_CHAIN_MAX 64
+
+static void put_number(buf_t *out, double d)
+{
+    char tmp[40];
+    if (isnan(d)) { buf_puts(out, "NaN"); return; }
+    if (isinf(d)) { buf_puts(out, d > 0 ? "Infinity" : "-Infinity"); return; }
+    snprintf(tmp, sizeof tmp, "%.15g", d);
+    if (strtod(tmp, NULL) != d) snprintf(tmp, sizeof tmp, "%.17g", d);
+    buf_puts(out, tmp);
+}
+
+/* A JS string literal: quoted, with quotes, backslashes and control characters escaped. */
+static void put_quoted(v8_t *v, uint64_t str, buf_t *out)
+{
+    buf_t raw = {0};
+    int trunc = 0;
+    int rc = v8_string(v, str, &raw, SHORT_STRING, &trunc);
+    buf_putc(out, '"');
+    for (size_t i = 0; i < raw.len; i++) {
+        unsigned char c = (unsigned char)raw.data[i];
+        if (c == '"' || c == '\\') { buf_putc(out, '\\'); buf_putc(out, (char)c); }
+        else if (c == '\n') buf_puts(out, "\\n");
+        else if (c < 0x20 || c == 0x7f) buf_printf(out, "\\x%02x", c);
+        else buf_putc(out, (char)c);
+    }
+    buf_putc(out, '"');
+    if (trunc) buf_puts(out, "...");
+    if (rc != 0) buf_puts(out, " <unreadable string>");
+    buf_free(&raw);
+}
+
+int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t map, ctor;
+    if (v8_read_field(v, obj, L->obj_map, &map) != 0 || L->map_constructor < 0) return -1;
+    /* transition maps point back to their parent; the root map holds the constructor */
+    for (int i = 0; i < MAP_CHAIN_MAX; i++) {
+        if (v8_read_field(v, map, L->map_constructor, &ctor) != 0) return -1;
+        if (!v8_has_type(v, ctor, L->type_map)) break;
+        map = ctor;
+    }
+    v8_function_t info;
+    if (v8_function_info(v, ctor, &info) != 0) return -1;
+    buf_puts(out, *info.name ? info.name : "(anonymous)");
+    v8_function_free(&info);
+    return 0;
+}
+
+static int is_buffer_name(const char *s) { return !strcmp(s, "FastBuffer") || !strcmp(s, "Buffer"); }
+
+void v8_describe(v8_t *v, uint64_t value, buf_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    int type;
+    if (v8_is_smi(v, value)) { buf_printf(out, "%lld", (long long)v8_smi_value(v, value)); return; }
+    if (!v8_is_heap_object(v, value) || v8_instance_type(v, value, &type) != 0) {
+        buf_printf(out, "<unreadable 0x%llx>", (unsigned long long)value);
+        return;
+    }
+    if (v8_is_string_type(v, type)) { put_quoted(v, value, out); return; }
+    if (type == L->type_heap_number) {
+        uint64_t bits;
+        double d;
+        if (v8_read_field(v, value, L->heap_number_value, &bits) != 0) { buf_puts(out, "<HeapNumber ?>"); return; }
+        memcpy(&d, &bits, sizeof d);
+        put_number(out, d);
+        return;
+    }
+    if (type == L->type_oddball) {
+        uint64_t s;
+        buf_t name = {0};
+        int trunc;
+        if (v8_read_field(v, value, L->oddball_to_string, &s) == 0 && v8_string(v, s, &name, 32, &trunc) == 0 && name.len)
+            buf_puts(out, !strcmp(name.data, "hole") ? "<hole>" : name.data);
+        else
+            buf_puts(out, "<Oddball>");
+        buf_free(&name);
+        return;
+    }
+    if (type == L->type_symbol) {
+        uint64_t desc;
+        buf_puts(out, "Symbol(");
+        if (v8_read_field(v, value, L->symbol_name, &desc) == 0 && !v8_is_smi(v, desc)) {
+            int t2;
+            if (v8_instance_type(v, desc, &t2) == 0 && v8_is_string_type(v, t2)) {
+                int trunc;
+                v8_string(v, desc, out, SHORT_STRING, &trunc);
+            }
+        }
+        buf_putc(out, ')');
+        return;
+    }
+    v8_function_t fi;
+    if (v8_function_info(v, value, &fi) == 0) {
+        buf_puts(out, "<Function: ");
+        buf_puts(out, *fi.name ? fi.name : fi.inferred ? fi.inferred : "(anonymous)");
+        buf_putc(out, '>');
+        v8_function_free(&fi);
+        return;
+    }
+    if (type == L->type_js_array) {
+        int64_t len;
+        if (v8_read_smi(v, value, L->jsarray_length, &len) == 0) buf_printf(out, "<Array %lld>", (long long)len);
+        else buf_puts(out, "<Array>");
+        return;
+    }
+    buf_t ctor = {0};
+    int have_ctor = v8_constructor_name(v, value, &ctor) == 0;
+    if (type == L->type_js_typed_array) {
+        uint64_t n;
+        const char *name = have_ctor ? ctor.data : "TypedArray";
+        int ok = v8_read_field(v, value, L->view_byte_length, &n) == 0;
+        if (is_buffer_name(name)) buf_printf(out, ok ? "<Buffer %llu bytes>" : "<Buffer>", (unsigned long long)n);
+        else buf_printf(out, ok ? "<%s %llu bytes>" : "<%s>", name, (unsigned long long)n);
+    } else if (have_ctor) {
+        const char *tn = v8_class_name(v, type);
+        buf_printf(out, "<%s: %s>", tn && strncmp(tn, "JSObject", 8) ? tn + (tn[0] == 'J' && tn[1] == 'S' ? 2 : 0) : "Object", ctor.data);
+    } else {
+        const char *tn = v8_class_name(v, type);
+        buf_printf(out, "<%s>", tn ? tn : "object");
+    }
+    buf_free(&ctor);
+}

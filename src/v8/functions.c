@@ -92,7 +92,10 @@ int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *po
 {
     const v8_layout_t *L = &v->L;
     int64_t len;
-    if (!v8_has_type(v, table, L->type_byte_array) || v8_read_smi(v, table, L->bytearray_length, &len) != 0 || len <= 0 ||
+    int type;
+    /* V8 12 keeps position tables of bytecode and code in trusted space */
+    if (v8_instance_type(v, table, &type) != 0 || (type != L->type_byte_array && type != L->type_trusted_byte_array) ||
+        v8_read_smi(v, table, L->bytearray_length, &len) != 0 || len <= 0 ||
         len > (int64_t)POSITION_TABLE_MAX)
         return -1;
     unsigned char *bytes = xmalloc((size_t)len);

@@ -20,10 +20,10 @@ static const v8_fallback_t fallbacks[] = {
     {10, 2, 48, -24, 24, 32, -1, -1, -1, 24, 1},
     /* Node 20: V8 11.3 (verified on gcore and kernel cores, see docs/v8-layouts.md) */
     {11, 3, 48, -24, 24, 32, 40, 56, 48, 24, 1},
-    /* Node 22: V8 12.4 */
-    {12, 4, 48, -24, 24, 32, 40, 56, 48, 24, 1},
+    /* Node 22: V8 12.4 (BytecodeArray became a trusted object: its position table moved up) */
+    {12, 4, 48, -24, 24, 24, 40, 52, 48, 24, 1},
     /* Node 24: V8 13.6 */
-    {13, 6, 48, -24, 24, 32, 40, 56, 48, 24, 1},
+    {13, 6, 48, -24, 24, 24, 40, 52, 48, 24, 1},
 };
 
 static const v8_fallback_t *fallback_for(const v8_t *v)
@@ -42,12 +42,29 @@ typedef struct {
     int nmissing;
 } resolver_t;
 
+/* One metadata name: class fields ("class_C__field__Type") match on "class_C__field__" whatever
+ * the type suffix, which V8 renames between versions (Object -> Tagged_Object_). */
+static int lookup(resolver_t *r, const char *name, int64_t *x)
+{
+    if (!strncmp(name, "class_", 6)) {
+        char prefix[160];
+        const char *type = strstr(name + 6, "__");
+        type = type ? strstr(type + 2, "__") : NULL;
+        if (type && (size_t)(type + 2 - name) < sizeof prefix) {
+            memcpy(prefix, name, (size_t)(type + 2 - name));
+            prefix[type + 2 - name] = 0;
+            return v8_metadata_get_prefix(&r->v->md, prefix, x);
+        }
+    }
+    return v8_metadata_get(&r->v->md, name, x);
+}
+
 /* The first of several alternative metadata names that exists, else dflt. */
 static int64_t opt(resolver_t *r, int64_t dflt, const char *a, const char *b)
 {
     int64_t x;
-    if (a && v8_metadata_get(&r->v->md, a, &x) == 0) return x;
-    if (b && v8_metadata_get(&r->v->md, b, &x) == 0) return x;
+    if (a && lookup(r, a, &x) == 0) return x;
+    if (b && lookup(r, b, &x) == 0) return x;
     return dflt;
 }
 
@@ -157,10 +174,11 @@ int v8_layout_resolve(v8_t *v)
 
     L->fn_shared = need(&r, "class_JSFunction__shared__SharedFunctionInfo", NULL);
     L->fn_context = opt(&r, -1, "class_JSFunction__context__Context", NULL);
-    L->fn_code = fb->fn_code;
+    L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code", NULL);
     L->sfi_function_data = opt(&r, -1, "class_SharedFunctionInfo__function_data__Object",
                                "class_SharedFunctionInfo__trusted_function_data__Object");
     L->sfi_name_or_scope = need(&r, "class_SharedFunctionInfo__name_or_scope_info__Object", NULL);
+    /* V8 12 split script_or_debug_info into script (and raw_script) */
     L->sfi_script = need(&r, "class_SharedFunctionInfo__script_or_debug_info__HeapObject",
                          "class_SharedFunctionInfo__script__Object");
     L->sfi_param_count = opt(&r, -1, "class_SharedFunctionInfo__internal_formal_parameter_count__uint16_t",
@@ -186,9 +204,9 @@ int v8_layout_resolve(v8_t *v)
     /* ByteArray: a FixedArrayBase; its bytes follow the length */
     L->bytearray_length = L->fixed_array_length;
     L->bytearray_data = L->fixed_array_data;
-    L->code_instruction_start = fb->code_instruction_start;
-    L->code_instruction_size = fb->code_instruction_size;
-    L->code_flags = fb->code_flags;
+    L->code_instruction_start = opt(&r, fb->code_instruction_start, "class_Code__instruction_start__Address", NULL);
+    L->code_instruction_size = opt(&r, fb->code_instruction_size, "class_Code__instruction_size__int", NULL);
+    L->code_flags = opt(&r, fb->code_flags, "class_Code__flags__uint32_t", NULL);
     L->code_kind_mask = opt(&r, -1, "CodeKindFieldMask", NULL);
     L->code_kind_shift = opt(&r, 0, "CodeKindFieldShift", NULL);
     L->code_source_positions = opt(&r, -1, "class_Code__source_position_table__ByteArray", NULL);
@@ -213,7 +231,7 @@ int v8_layout_resolve(v8_t *v)
     L->ft_turbofan = opt(&r, -1, "frametype_TurbofanFrame", "frametype_OptimizedFrame");
 
     L->heap_number_value = opt(&r, 8, "class_HeapNumber__value__double", NULL);
-    L->oddball_kind = opt(&r, -1, "class_Oddball__kind_offset__int", NULL);
+    L->oddball_kind = opt(&r, -1, "class_Oddball__kind_offset__int", "class_Oddball__kind__int");
     L->oddball_to_string = opt(&r, -1, "class_Oddball__to_string__String", NULL);
     L->symbol_name = opt(&r, -1, "class_Symbol__name__Object", NULL);
     L->jsarray_length = opt(&r, fb->jsarray_length, "class_JSArray__length__Object", "class_JSArray__length__SMI");
@@ -237,12 +255,14 @@ int v8_layout_resolve(v8_t *v)
     L->type_instruction_stream = type_of(&r, "INSTRUCTION_STREAM_TYPE");
     L->type_heap_number = type_of(&r, "HEAP_NUMBER_TYPE");
     L->type_oddball = type_of(&r, "ODDBALL_TYPE");
+    L->type_hole = type_of(&r, "HOLE_TYPE");   /* V8 12+: the hole is no longer an oddball */
     L->type_fixed_array = type_of(&r, "FIXED_ARRAY_TYPE");
     L->type_js_function = type_of(&r, "JS_FUNCTION_TYPE");
     L->type_js_array = type_of(&r, "JS_ARRAY_TYPE");
     L->type_js_object = type_of(&r, "JS_OBJECT_TYPE");
     L->type_symbol = type_of(&r, "SYMBOL_TYPE");
     L->type_byte_array = type_of(&r, "BYTE_ARRAY_TYPE");
+    L->type_trusted_byte_array = type_of(&r, "TRUSTED_BYTE_ARRAY_TYPE");
     L->type_js_typed_array = type_of(&r, "JS_TYPED_ARRAY_TYPE");
     L->type_js_array_buffer = type_of(&r, "JS_ARRAY_BUFFER_TYPE");
     L->type_feedback_vector = type_of(&r, "FEEDBACK_VECTOR_TYPE");

@@ -54,6 +54,19 @@ int v8_metadata_get(const v8_metadata_t *md, const char *name, int64_t *out)
     return 0;
 }
 
+int v8_metadata_get_prefix(const v8_metadata_t *md, const char *prefix, int64_t *out)
+{
+    size_t lo = 0, hi = md->count, n = strlen(prefix);
+    while (lo < hi) {   /* the first name >= prefix */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(md->items[mid].name, prefix) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == md->count || strncmp(md->items[lo].name, prefix, n)) return -1;
+    *out = md->items[lo].value;
+    return 0;
+}
+
 void v8_metadata_free(v8_metadata_t *md)
 {
     for (size_t i = 0; i < md->count; i++) free(md->items[i].name);

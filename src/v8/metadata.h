@@ -21,6 +21,9 @@ typedef struct {
 int v8_metadata_load(target_t *t, v8_metadata_t *md);
 /* Looks a constant up by name (without "v8dbg_"); 0 and *out set when present, -1 when absent. */
 int v8_metadata_get(const v8_metadata_t *md, const char *name, int64_t *out);
+/* The first constant whose name starts with prefix (class fields change their type suffix between
+ * V8 versions: "class_Script__source__Object" vs "..._Tagged_Object_"); 0 when found. */
+int v8_metadata_get_prefix(const v8_metadata_t *md, const char *prefix, int64_t *out);
 void v8_metadata_free(v8_metadata_t *md);
 
 #endif

@@ -37,8 +37,8 @@ typedef struct {
     int64_t view_byte_length, view_byte_offset, typed_length;
     /* instance types */
     int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code,
-        type_instruction_stream, type_heap_number, type_oddball, type_fixed_array, type_js_function,
-        type_js_array, type_js_object, type_symbol, type_byte_array, type_js_typed_array,
+        type_instruction_stream, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
+        type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
         type_js_array_buffer, type_feedback_vector;
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
 } v8_layout_t;

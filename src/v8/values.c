@@ -38,6 +38,37 @@ static void put_quoted(v8_t *v, uint64_t str, buf_t *out)
     buf_free(&raw);
 }
 
+/* true, false, null, undefined, <hole>: V8 12 dropped the to_string field, so fall back on the kind */
+static void put_oddball(v8_t *v, uint64_t value, int type, buf_t *out)
+{
+    static const char *names[V8_ODDBALL_N] = {"false", "true", "<hole>", "null", "undefined", "<uninitialized>",
+                                              "<exception>", "<arguments marker>", "<oddball>"};
+    const v8_layout_t *L = &v->L;
+    uint64_t s, kind;
+    buf_t name = {0};
+    int trunc;
+    if (type == L->type_hole) {
+        buf_puts(out, "<hole>");
+        return;
+    }
+    if (v8_read_field(v, value, L->oddball_to_string, &s) == 0 && v8_string(v, s, &name, 32, &trunc) == 0 && name.len) {
+        buf_puts(out, !strcmp(name.data, "hole") ? "<hole>" : name.data);
+        buf_free(&name);
+        return;
+    }
+    buf_free(&name);
+    if (v8_read_field(v, value, L->oddball_kind, &kind) == 0) {
+        /* the kind is a Smi in some versions, a raw int in others */
+        int64_t k = v8_is_smi(v, kind) && kind >> 32 ? v8_smi_value(v, kind) : (int64_t)(uint32_t)kind;
+        for (int i = 0; i < V8_ODDBALL_N; i++)
+            if (L->oddball_kinds[i] >= 0 && L->oddball_kinds[i] == k) {
+                buf_puts(out, names[i]);
+                return;
+            }
+    }
+    buf_puts(out, "<oddball>");
+}
+
 int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
 {
     const v8_layout_t *L = &v->L;
@@ -76,15 +107,8 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out)
         put_number(out, d);
         return;
     }
-    if (type == L->type_oddball) {
-        uint64_t s;
-        buf_t name = {0};
-        int trunc;
-        if (v8_read_field(v, value, L->oddball_to_string, &s) == 0 && v8_string(v, s, &name, 32, &trunc) == 0 && name.len)
-            buf_puts(out, !strcmp(name.data, "hole") ? "<hole>" : name.data);
-        else
-            buf_puts(out, "<Oddball>");
-        buf_free(&name);
+    if (type == L->type_oddball || (type == L->type_hole && L->type_hole >= 0)) {
+        put_oddball(v, value, type, out);
         return;
     }
     if (type == L->type_symbol) {

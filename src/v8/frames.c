@@ -146,7 +146,8 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
     }
     free(native);
     for (size_t i = 0; i + 1 < n; i++)
-        if (frames[i].kind == V8_FRAME_JS && frames[i + 1].kind == V8_FRAME_V8_INTERNAL && !strcmp(frames[i + 1].frame_type, "ConstructFrame"))
+        if (frames[i].kind == V8_FRAME_JS && frames[i + 1].kind == V8_FRAME_V8_INTERNAL &&
+            (!strcmp(frames[i + 1].frame_type, "ConstructFrame") || !strcmp(frames[i + 1].frame_type, "FastConstructFrame")))
             frames[i].is_construct = 1;
     return n;
 }

@@ -1,0 +1,62 @@
+#!/bin/bash
+# core stack against the truth Node prints itself, on every Node major we have (18, 20, 22, 24):
+#  - a gcore of stack_truth.js blocked in fs.readFileSync on a FIFO under nested calls, class
+#    constructors (derived), a getter, a method, closures, an arrow, an anonymous function,
+#    eval, an async function and recursion 1000 deep: every frame of the fixture file has the
+#    name, line and column of the program's own `new Error().stack` (compare_stack.js), and -v
+#    shows the argument values that were passed, exactly as many as were passed;
+#  - a kernel core (ulimit -c, --abort-on-uncaught-exception) of throw_truth.js, the same check.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
+command -v gcore >/dev/null || { echo "skip: no gcore"; exit 77; }
+dir=$TEST_TMP/core_js_stack; rm -rf "$dir"; mkdir -p "$dir"
+printf "leak:libdw.so\n" > "$dir/lsan.supp"; export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+fail() { echo "FAIL (node $v): $*"; exit 1; }
+tested=0
+for v in 18 20 22 24; do
+    NODE=$HERE/../.cache/node/$v/bin/node
+    [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
+    w=$dir/$v; mkdir -p "$w"; mkfifo "$w/fifo"
+    "$NODE" "$FIX/stack_truth.js" "$w/fifo" "$w/truth.json" & pid=$!
+    for _ in $(seq 100); do [ -s "$w/truth.json" ] && break; sleep 0.1; done
+    [ -s "$w/truth.json" ] || fail "fixture never got ready"
+    sleep 0.3
+    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
+    kill "$pid"; wait "$pid" 2>/dev/null; pid=
+    core=$(ls "$w"/core.*)
+    timeout 60 "$NODESCOPE" core "$core" --node "$NODE" stack --json > "$w/ns.json" || fail "stack --json exited $?"
+    node "$FIX/compare_stack.js" "$w/truth.json" "$w/ns.json" "$FIX/stack_truth.js" || fail "gcore stack differs from Error().stack"
+    timeout 60 "$NODESCOPE" core "$core" --node "$NODE" stack -v > "$w/v.txt" || fail "stack -v exited $?"
+    # arguments: values and exact counts (block(label, count) was given 2; the outermost recurse 1000)
+    grep -A4 'js:     block at' "$w/v.txt" > "$w/block.txt"
+    grep -q 'arg1: "pre-rexb"' "$w/block.txt" && grep -q 'arg2: 7' "$w/block.txt" || { cat "$w/block.txt"; fail "block's arguments"; }
+    grep -q 'arg3' "$w/block.txt" && fail "block shows a third argument"
+    grep -A3 'js:     recurse at' "$w/v.txt" | grep -c 'arg1: ' | grep -qx 1000 || fail "not 1000 recurse frames with arguments"
+    grep -A3 'js:     recurse at' "$w/v.txt" | grep 'arg1: ' | tail -1 | grep -q 'arg1: 1000$' || fail "outermost recurse should have n = 1000"
+    grep -A5 'js:     evalEntry at' "$w/v.txt" | tr '\n' ' ' | grep -q 'arg1: <Object: Object> *arg2: 42.5 *arg3: "rex"' || fail "evalEntry's arguments"
+    grep -A4 'js:     arrow at' "$w/v.txt" | tr '\n' ' ' | grep -q 'arg1: "rex" *arg2: "b"' || fail "arrow's arguments"
+    grep -A4 'js:     new Dog at' "$w/v.txt" | grep -q 'arg2: <.* 16 bytes>' || fail "Dog's Buffer argument"
+    grep -q 'native: uv_fs_open' "$w/v.txt" || fail "no native uv_fs_open frame"
+    grep -q 'js:     openSync at node:fs:' "$w/v.txt" || fail "no openSync frame of node:fs"
+    rm -f "$core"
+
+    # kernel core at an uncaught exception
+    (cd "$w" && ulimit -c unlimited && "$NODE" --abort-on-uncaught-exception "$FIX/throw_truth.js" "$w/truth2.json" >/dev/null 2>&1)
+    kcore=$(ls "$w"/core "$w"/core.[0-9]* 2>/dev/null | head -1)
+    if [ -z "$kcore" ]; then
+        echo "node $v: no kernel core in the working directory (core_pattern: $(cat /proc/sys/kernel/core_pattern)): not tested"
+    else
+        echo "node $v: kernel core $(du -m "$kcore" | cut -f1) MB"
+        timeout 60 "$NODESCOPE" core "$kcore" --node "$NODE" stack --json > "$w/k.json" || fail "kernel core: stack exited $?"
+        node "$FIX/compare_stack.js" "$w/truth2.json" "$w/k.json" "$FIX/throw_truth.js" || fail "kernel core stack differs from Error().stack"
+        rm -f "$kcore"
+    fi
+    tested=$((tested + 1))
+    echo "node $v ok"
+done
+[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+echo ok

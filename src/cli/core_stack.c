@@ -52,22 +52,24 @@ static void print_position(const v8_frame_t *f, const v8_function_t *fi, buf_t *
 static void print_js(core_session_t *s, const v8_frame_t *f, const stack_opts_t *o, buf_t *b)
 {
     v8_function_t fi;
-    if (v8_function_info(s->v, f->function, &fi) != 0) {
+    if (v8_shared_info(s->v, f->shared, &fi) != 0) {
         buf_printf(b, "js:     <unreadable function 0x%llx>", (unsigned long long)f->function);
         return;
     }
     buf_printf(b, "js:     %s%s", f->is_construct ? "new " : "", frame_name(&fi));
     if (fi.inferred && strcmp(fi.inferred, fi.name)) buf_printf(b, " (as %s)", fi.inferred);
     print_position(f, &fi, b);
-    buf_printf(b, " [%s%s]", v8_tier_name(f->tier), f->position_is_definition ? "; position is the definition" : "");
+    buf_printf(b, " [%s%s%s]", v8_tier_name(f->tier), f->inlined ? ", inlined" : "",
+               f->position_is_definition ? "; position is the definition" : "");
     if (o->verbose) {
         if (fi.def_line) buf_printf(b, "\n          defined at %s:%d:%d", fi.script_name ? fi.script_name : "<anonymous>", fi.def_line, fi.def_col);
         uint64_t val;
+        if (f->inlined) buf_puts(b, "\n          (inlined into the next frame's code: no arguments of its own)");
         if (v8_frame_arg(s->v, f, -1, &val) == 0) {
             buf_puts(b, "\n          this: ");
             v8_describe(s->v, val, b);
         }
-        int n = f->argc >= 0 ? f->argc : fi.param_count;
+        int n = f->inlined ? 0 : f->argc >= 0 ? f->argc : fi.param_count;
         for (int i = 0; i < n && i < MAX_PRINTED_ARGS; i++) {
             buf_printf(b, "\n          arg%d: ", i + 1);
             if (v8_frame_arg(s->v, f, i, &val) == 0) v8_describe(s->v, val, b);
@@ -138,7 +140,7 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
     buf_printf(b, "{\"pc\":\"0x%llx\",\"fp\":\"0x%llx\"", (unsigned long long)f->pc, (unsigned long long)f->fp);
     if (f->kind == V8_FRAME_JS) {
         v8_function_t fi;
-        int ok = v8_function_info(s->v, f->function, &fi) == 0;
+        int ok = v8_shared_info(s->v, f->shared, &fi) == 0;
         buf_puts(b, ",\"kind\":\"js\"");
         json_str(b, "name", ok ? fi.name : NULL);
         json_str(b, "inferred", ok ? fi.inferred : NULL);
@@ -146,7 +148,7 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
         buf_printf(b, ",\"line\":%d,\"column\":%d,\"position_is_definition\":%s,\"construct\":%s", f->line, f->col,
                    f->position_is_definition ? "true" : "false", f->is_construct ? "true" : "false");
         json_str(b, "tier", v8_tier_name(f->tier));
-        buf_printf(b, ",\"function\":\"0x%llx\"", (unsigned long long)f->function);
+        buf_printf(b, ",\"function\":\"0x%llx\",\"inlined\":%s", (unsigned long long)f->function, f->inlined ? "true" : "false");
         if (ok && fi.def_line) buf_printf(b, ",\"definition\":{\"line\":%d,\"column\":%d}", fi.def_line, fi.def_col);
         uint64_t val;
         if (v8_frame_arg(s->v, f, -1, &val) == 0) {
@@ -154,7 +156,7 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
             json_value(s, b, val);
         }
         buf_puts(b, ",\"arguments\":[");
-        int n = f->argc >= 0 ? f->argc : ok ? fi.param_count : 0;
+        int n = f->inlined ? 0 : f->argc >= 0 ? f->argc : ok ? fi.param_count : 0;
         for (int k = 0; k < n && k < MAX_PRINTED_ARGS; k++) {
             if (k) buf_putc(b, ',');
             if (v8_frame_arg(s->v, f, k, &val) == 0) json_value(s, b, val);

@@ -45,115 +45,153 @@ static int interpreted_position(v8_t *v, uint64_t bca, int64_t offset_smi, int64
     return v8_source_position(v, table, offset, pos, &inlined);
 }
 
-/* The Code object a frame's pc is in, if it is the function's current code. */
-static int function_code(v8_t *v, uint64_t fn, uint64_t pc, uint64_t *code, int64_t *kind, uint64_t *start)
+static v8_tier_t tier_of_kind(const v8_layout_t *L, int64_t kind)
 {
-    const v8_layout_t *L = &v->L;
-    uint32_t size, flags;
-    if (L->fn_code < 0 || L->code_instruction_start < 0 || v8_read_field(v, fn, L->fn_code, code) != 0 ||
-        !v8_has_type(v, *code, L->type_code) || v8_read_field(v, *code, L->code_instruction_start, start) != 0 ||
-        target_read_u32(v->t, *code - (uint64_t)L->heap_tag + (uint64_t)L->code_instruction_size, &size) != 0 ||
-        target_read_u32(v->t, *code - (uint64_t)L->heap_tag + (uint64_t)L->code_flags, &flags) != 0)
-        return -1;
-    if (pc < *start || pc >= *start + size) return -1;
-    *kind = L->code_kind_mask >= 0 ? (int64_t)((flags >> L->code_kind_shift) & (uint64_t)L->code_kind_mask) : -1;
-    return 0;
+    return kind == L->kind_maglev ? V8_TIER_MAGLEV : kind == L->kind_turbofan ? V8_TIER_TURBOFAN
+         : kind == L->kind_baseline ? V8_TIER_BASELINE : kind == L->kind_builtin ? V8_TIER_BUILTIN : V8_TIER_NONE;
 }
 
-/* Decodes the JS frame at fp; 0 when it is one. */
-static int js_frame(v8_t *v, v8_frame_t *f, int innermost)
+/* Sets f's line:column from a script offset in the function's script, else its definition. */
+static void set_position(v8_t *v, v8_frame_t *f, const v8_function_t *info, int64_t pos)
+{
+    if (pos >= 0 && info->script && v8_script_line_col(v, info->script, pos, &f->line, &f->col) == 0) {
+        f->position_is_definition = 0;
+    } else if (info->def_line) {
+        f->line = info->def_line;
+        f->col = info->def_col;
+        f->position_is_definition = 1;
+    }
+}
+
+#define MAX_INLINED 64
+
+/* Decodes the JS frame at f->fp into out[0..] (more than one when optimized code inlined
+ * functions: innermost first); returns the number of frames written, 0 if it is not one. */
+static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *out, size_t room)
 {
     const v8_layout_t *L = &v->L;
     uint64_t fn, argc, bca, off;
     v8_function_t info;
-    if (slot(v, f->fp, L->fp_function, &fn) != 0 || v8_function_info(v, fn, &info) != 0) return -1;
-    f->kind = V8_FRAME_JS;
-    f->function = fn;
-    f->args_addr = f->fp + (uint64_t)L->fp_args;
-    f->argc = slot(v, f->fp, L->fp_argc, &argc) == 0 && argc >= 1 && argc <= MAX_ARGC ? (int)argc - 1 : -1;
+    if (room == 0 || slot(v, f->fp, L->fp_function, &fn) != 0 || v8_function_info(v, fn, &info) != 0) return 0;
+    v8_frame_t js = *f;
+    js.kind = V8_FRAME_JS;
+    js.function = fn;
+    js.shared = info.shared;
+    js.args_addr = f->fp + (uint64_t)L->fp_args;
+    js.argc = slot(v, f->fp, L->fp_argc, &argc) == 0 && argc >= 1 && argc <= MAX_ARGC ? (int)argc - 1 : -1;
+    /* a return address points after its call: positions are looked up for the call itself */
+    int64_t back = innermost ? 0 : 1;
     int64_t pos = -1;
+    v8_code_t code;
     if (slot(v, f->fp, L->fp_bytecode_array, &bca) == 0 && v8_has_type(v, bca, L->type_bytecode_array) &&
         slot(v, f->fp, L->fp_bytecode_offset, &off) == 0) {
         if (v8_is_smi(v, off)) {
-            f->tier = V8_TIER_INTERPRETED;
+            js.tier = V8_TIER_INTERPRETED;
             interpreted_position(v, bca, v8_smi_value(v, off), &pos);
         } else {
-            f->tier = V8_TIER_BASELINE;   /* the slot holds the feedback vector; pc -> offset not decoded */
+            /* baseline: the slot holds the feedback vector; the pc maps to a bytecode offset */
+            int64_t offset, inl;
+            js.tier = V8_TIER_BASELINE;
+            if (v8_code_for_pc(v, fn, info.shared, f->pc, &code) == 0 &&
+                v8_baseline_bytecode_offset(v, &code, bca, (int64_t)(f->pc - code.start), &offset) == 0)
+                interpreted_position(v, bca, offset + (L->bca_header - L->heap_tag), &pos);
+            (void)inl;
         }
-    } else {
-        uint64_t code, start, table;
-        int64_t kind;
-        int inlined;
-        f->tier = V8_TIER_NONE;
-        if (function_code(v, fn, f->pc, &code, &kind, &start) == 0) {
-            f->tier = kind == L->kind_maglev ? V8_TIER_MAGLEV : kind == L->kind_turbofan ? V8_TIER_TURBOFAN
-                    : kind == L->kind_builtin ? V8_TIER_BUILTIN : V8_TIER_NONE;
-            /* a return address points after its call: look up the call itself */
-            int64_t pc_off = (int64_t)(f->pc - start) - (innermost ? 0 : 1);
-            if (L->code_source_positions >= 0 && v8_read_field(v, code, L->code_source_positions, &table) == 0 &&
-                v8_source_position(v, table, pc_off, &pos, &inlined) == 0 && inlined)
-                pos = -1;   /* inside inlined code: the outer position needs the inlining table */
-        }
-        if (!info.script) f->tier = V8_TIER_BUILTIN;
+        set_position(v, &js, &info, pos);
+        out[0] = js;
+        v8_function_free(&info);
+        return 1;
     }
-    if (pos >= 0 && info.script && v8_script_line_col(v, info.script, pos, &f->line, &f->col) == 0) {
-        f->position_is_definition = 0;
-    } else if (info.def_line) {
-        f->line = info.def_line;
-        f->col = info.def_col;
-        f->position_is_definition = 1;
+    js.tier = info.script ? V8_TIER_NONE : V8_TIER_BUILTIN;
+    uint64_t shared[MAX_INLINED];
+    int64_t spos[MAX_INLINED];
+    int n = 0;
+    if (v8_code_for_pc(v, fn, info.shared, f->pc, &code) == 0) {
+        v8_tier_t t = tier_of_kind(L, code.kind);
+        if (t != V8_TIER_NONE) js.tier = t;
+        if (t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV)
+            n = v8_optimized_positions(v, &code, info.shared, (int64_t)(f->pc - code.start) - back, shared, spos, MAX_INLINED);
+    }
+    if (n <= 1 || (size_t)n > room) {
+        set_position(v, &js, &info, n == 1 ? spos[0] : -1);
+        out[0] = js;
+        v8_function_free(&info);
+        return 1;
+    }
+    /* inlined functions first: they have no frame, arguments or receiver of their own */
+    for (int i = 0; i < n; i++) {
+        v8_frame_t *o = &out[i];
+        v8_function_t in;
+        *o = js;
+        if (i < n - 1) {
+            o->inlined = 1;
+            o->function = 0;
+            o->shared = shared[i];
+            o->argc = -1;
+            o->args_addr = 0;
+            if (v8_shared_info(v, shared[i], &in) == 0) {
+                set_position(v, o, &in, spos[i]);
+                v8_function_free(&in);
+            }
+        } else {
+            set_position(v, o, &info, spos[i]);
+        }
     }
     v8_function_free(&info);
-    return 0;
+    return (size_t)n;
 }
 
-/* Decodes the frame at f->fp when its pc is not named native code. */
-static void v8_frame(v8_t *v, v8_frame_t *f, int innermost)
+/* Decodes the frame f whose pc is not named native code into out[0..]; returns how many frames
+ * it wrote (f itself, unchanged, when it is none of V8's). */
+static size_t v8_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *out, size_t room)
 {
     const v8_layout_t *L = &v->L;
     uint64_t marker;
-    if (!f->fp || slot(v, f->fp, L->fp_context, &marker) != 0) return;
+    out[0] = *f;
+    if (!f->fp || slot(v, f->fp, L->fp_context, &marker) != 0) return 1;
     /* typed frames store (type << 1) in the context slot: an even small value, never a pointer */
     if ((marker & 1) == 0 && marker < 256) {
         const char *name = frame_type_name(v, (int64_t)(marker >> 1));
         if (name) {
-            f->kind = V8_FRAME_V8_INTERNAL;
-            f->frame_type = name;
+            out[0].kind = V8_FRAME_V8_INTERNAL;
+            out[0].frame_type = name;
         }
-        return;
+        return 1;
     }
-    js_frame(v, f, innermost);
+    size_t n = js_frame(v, f, innermost, out, room);
+    return n ? n : 1;
 }
 
 size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
 {
     target_frame_t *native = malloc(max * sizeof *native);
     if (!native) return 0;
-    size_t n = target_unwind(v->t, thread_index, native, max);
-    for (size_t i = 0; i < n; i++) {
-        v8_frame_t *f = &frames[i];
-        memset(f, 0, sizeof *f);
-        f->kind = V8_FRAME_NATIVE;
-        f->pc = native[i].pc;
-        f->sp = native[i].sp;
-        f->fp = native[i].fp;
-        f->argc = -1;
+    size_t n = target_unwind(v->t, thread_index, native, max), out = 0;
+    for (size_t i = 0; i < n && out < max; i++) {
+        v8_frame_t f;
+        memset(&f, 0, sizeof f);
+        f.kind = V8_FRAME_NATIVE;
+        f.pc = native[i].pc;
+        f.sp = native[i].sp;
+        f.fp = native[i].fp;
+        f.argc = -1;
         target_symbol_t sym;
-        uint64_t lookup = i ? f->pc - 1 : f->pc;
+        uint64_t lookup = i ? f.pc - 1 : f.pc;
         int named = target_symbolize(v->t, lookup, &sym) == 0 && sym.name;
         /* embedded builtins have symbols but run JS-visible frames (interpreter, entry trampolines) */
-        if (!named || !strncmp(sym.name, "Builtins_", 9)) v8_frame(v, f, i == 0);
+        if (!named || !strncmp(sym.name, "Builtins_", 9)) out += v8_frame(v, &f, i == 0, &frames[out], max - out);
+        else frames[out++] = f;
     }
     free(native);
-    for (size_t i = 0; i + 1 < n; i++)
+    for (size_t i = 0; i + 1 < out; i++)
         if (frames[i].kind == V8_FRAME_JS && frames[i + 1].kind == V8_FRAME_V8_INTERNAL &&
             (!strcmp(frames[i + 1].frame_type, "ConstructFrame") || !strcmp(frames[i + 1].frame_type, "FastConstructFrame")))
             frames[i].is_construct = 1;
-    return n;
+    return out;
 }
 
 int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out)
 {
-    if (f->kind != V8_FRAME_JS || i < -1 || (f->argc >= 0 && i >= f->argc)) return -1;
+    if (f->kind != V8_FRAME_JS || f->inlined || i < -1 || (f->argc >= 0 && i >= f->argc)) return -1;
     return target_read_u64(v->t, f->args_addr + 8 * (uint64_t)(i + 1), out);
 }

@@ -90,6 +90,16 @@ static int read_vlq(const unsigned char *p, size_t n, size_t *i, int64_t *out)
 
 int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *pos, int *inlined)
 {
+    int64_t best;
+    if (v8_source_position_raw(v, table, code_offset, &best) != 0) return -1;
+    /* SourcePosition: bit 0 external, bits 1..30 script offset + 1, bits 31.. inlining id + 1 */
+    *pos = (int64_t)(((uint64_t)best >> 1) & 0x3fffffff) - 1;
+    *inlined = (int)((uint64_t)best >> 31);
+    return *pos >= 0 ? 0 : -1;
+}
+
+int v8_source_position_raw(v8_t *v, uint64_t table, int64_t code_offset, int64_t *raw_out)
+{
     const v8_layout_t *L = &v->L;
     int64_t len;
     int type;
@@ -117,10 +127,8 @@ int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *po
     }
     free(bytes);
     if (best < 0) return -1;
-    /* SourcePosition: bit 0 external, bits 1..30 script offset + 1, bits 31.. inlining id + 1 */
-    *pos = (int64_t)(((uint64_t)best >> 1) & 0x3fffffff) - 1;
-    *inlined = (int)((uint64_t)best >> 31);
-    return *pos >= 0 ? 0 : -1;
+    *raw_out = best;
+    return 0;
 }
 
 /* ---- names ---- */
@@ -179,13 +187,21 @@ static void scope_info_names(v8_t *v, uint64_t scope, char **name, char **inferr
 
 int v8_function_info(v8_t *v, uint64_t fn, v8_function_t *out)
 {
+    uint64_t shared;
+    memset(out, 0, sizeof *out);
+    if (v8_read_field(v, fn, v->L.fn_shared, &shared) != 0 || v8_shared_info(v, shared, out) != 0) return -1;
+    out->function = fn;
+    return 0;
+}
+
+int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
+{
     const v8_layout_t *L = &v->L;
     memset(out, 0, sizeof *out);
-    out->function = fn;
     out->start_pos = -1;
     out->param_count = -1;
-    uint64_t shared, nos, script, data;
-    if (v8_read_field(v, fn, L->fn_shared, &shared) != 0 || !v8_has_type(v, shared, L->type_sfi)) return -1;
+    uint64_t nos, script, data;
+    if (!v8_has_type(v, shared, L->type_sfi)) return -1;
     out->shared = shared;
     if (v8_read_field(v, shared, L->sfi_name_or_scope, &nos) == 0) {
         int type;

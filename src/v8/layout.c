@@ -8,22 +8,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Facts V8 does not export, by first V8 version they hold for. Offsets from the untagged start. */
+/* Facts V8 does not export, by the first V8 version they hold for; each applies until the next
+ * entry. Offsets are from the untagged object start; -1 = not in this version. Every entry was
+ * read off real cores of that Node major (tests/e2e/core_js_stack.sh, core_optimized_stack.sh). */
 typedef struct {
-    int major, minor;            /* applies to this version and later, until the next entry */
-    int64_t fn_code, fp_argc, jsarray_length, bca_source_positions, code_instruction_start,
-        code_instruction_size, code_flags, ext_data_cache, sfi_param_count_includes_receiver;
+    int major, minor;
+    int64_t fn_code;              /* JSFunction -> Code (when the metadata lacks it) */
+    int64_t fp_argc;              /* frame slot: argument count including the receiver */
+    int64_t jsarray_length;
+    int64_t bca_source_positions; /* BytecodeArray -> source position table */
+    int64_t code_instruction_start, code_instruction_size, code_flags;
+    int64_t code_deopt_data, code_source_positions;
+    int64_t istream_code;         /* InstructionStream -> its Code */
+    int64_t ext_data_cache;       /* ExternalString: cached data pointer */
 } v8_fallback_t;
 
 static const v8_fallback_t fallbacks[] = {
-    /* Node 18: V8 10.2 */
-    {10, 2, 48, -24, 24, 32, -1, -1, -1, 24, 1},
-    /* Node 20: V8 11.3 (verified on gcore and kernel cores, see docs/v8-layouts.md) */
-    {11, 3, 48, -24, 24, 32, 40, 56, 48, 24, 1},
-    /* Node 22: V8 12.4 (BytecodeArray became a trusted object: its position table moved up) */
-    {12, 4, 48, -24, 24, 24, 40, 52, 48, 24, 1},
-    /* Node 24: V8 13.6 */
-    {13, 6, 48, -24, 24, 24, 40, 52, 48, 24, 1},
+    /* Node 18, V8 10.2: Code objects hold their instructions (no InstructionStream) */
+    {.major = 10, .minor = 2, .fn_code = 48, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 32,
+     .code_instruction_start = -1, .code_instruction_size = -1, .code_flags = -1, .code_deopt_data = 16,
+     .code_source_positions = 24, .istream_code = -1, .ext_data_cache = 24},
+    /* Node 20, V8 11.3 */
+    {.major = 11, .minor = 3, .fn_code = 48, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 32,
+     .code_instruction_start = 40, .code_instruction_size = 56, .code_flags = 48, .code_deopt_data = 16,
+     .code_source_positions = 24, .istream_code = 8, .ext_data_cache = 24},
+    /* Node 22, V8 12.4: bytecode and code moved to trusted space, their tables moved up */
+    {.major = 12, .minor = 4, .fn_code = -1, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 24,
+     .code_instruction_start = 40, .code_instruction_size = 52, .code_flags = 48, .code_deopt_data = 8,
+     .code_source_positions = 16, .istream_code = 8, .ext_data_cache = 24},
+    /* Node 24, V8 13.6: JSFunction reaches its code through the dispatch table (not read) */
+    {.major = 13, .minor = 6, .fn_code = -1, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 24,
+     .code_instruction_start = 40, .code_instruction_size = 56, .code_flags = 52, .code_deopt_data = 8,
+     .code_source_positions = 16, .istream_code = 8, .ext_data_cache = 24},
 };
 
 static const v8_fallback_t *fallback_for(const v8_t *v)
@@ -207,13 +223,21 @@ int v8_layout_resolve(v8_t *v)
     L->code_instruction_start = opt(&r, fb->code_instruction_start, "class_Code__instruction_start__Address", NULL);
     L->code_instruction_size = opt(&r, fb->code_instruction_size, "class_Code__instruction_size__int", NULL);
     L->code_flags = opt(&r, fb->code_flags, "class_Code__flags__uint32_t", NULL);
+    L->code_deopt_data = opt(&r, fb->code_deopt_data, "class_Code__deoptimization_data__FixedArray", NULL);
+    L->istream_code = fb->istream_code;
+    /* V8 10.2 puts the instructions inside the Code object; its "instruction_start" is their offset */
+    L->code_inline_instructions = type_of(&r, "INSTRUCTION_STREAM_TYPE") < 0;
     L->code_kind_mask = opt(&r, -1, "CodeKindFieldMask", NULL);
     L->code_kind_shift = opt(&r, 0, "CodeKindFieldShift", NULL);
-    L->code_source_positions = opt(&r, -1, "class_Code__source_position_table__ByteArray", NULL);
+    L->code_source_positions = opt(&r, fb->code_source_positions, "class_Code__source_position_table__ByteArray", NULL);
     L->kind_interpreted = opt(&r, -1, "CodeKindInterpretedFunction", NULL);
     L->kind_baseline = opt(&r, -1, "CodeKindBaseline", NULL);
-    L->kind_maglev = opt(&r, -1, "CodeKindMaglev", NULL);
-    L->kind_turbofan = opt(&r, -1, "CodeKindTurbofan", NULL);
+    /* CodeKind runs INTERPRETED_FUNCTION, BASELINE, MAGLEV, TURBOFAN in every version we support */
+    L->kind_maglev = opt(&r, L->kind_baseline >= 0 ? L->kind_baseline + 1 : -1, "CodeKindMaglev", NULL);
+    L->kind_turbofan = opt(&r, L->kind_baseline >= 0 ? L->kind_baseline + 2 : -1, "CodeKindTurbofan", NULL);
+    L->deopt_inlined_count = opt(&r, 1, "DeoptimizationDataInlinedFunctionCountIndex", NULL);
+    L->deopt_literals = opt(&r, 2, "DeoptimizationDataLiteralArrayIndex", NULL);
+    L->deopt_inlining_positions = opt(&r, 7, "DeoptimizationDataInliningPositionsIndex", NULL);
     L->kind_builtin = opt(&r, -1, "CodeKindBuiltin", NULL);
 
     L->fp_context = need(&r, "off_fp_context_or_frame_type", "off_fp_context");
@@ -253,6 +277,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_bytecode_array = type_of(&r, "BYTECODE_ARRAY_TYPE");
     L->type_code = type_of(&r, "CODE_TYPE");
     L->type_instruction_stream = type_of(&r, "INSTRUCTION_STREAM_TYPE");
+    L->type_sfi_wrapper = type_of(&r, "SHARED_FUNCTION_INFO_WRAPPER_TYPE");
     L->type_heap_number = type_of(&r, "HEAP_NUMBER_TYPE");
     L->type_oddball = type_of(&r, "ODDBALL_TYPE");
     L->type_hole = type_of(&r, "HOLE_TYPE");   /* V8 12+: the hole is no longer an oddball */

@@ -54,6 +54,8 @@ typedef struct {
     int param_count;      /* formal parameters, without the receiver; -1 unknown */
 } v8_function_t;
 int v8_function_info(v8_t *v, uint64_t jsfunction, v8_function_t *out);
+/* The same from a SharedFunctionInfo (function = 0): what inlined frames have. */
+int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out);
 void v8_function_free(v8_function_t *f);
 /* Character offset -> 1-based line and column in the script's source. */
 int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *col);
@@ -76,7 +78,9 @@ typedef struct {
     const char *frame_type;
     /* V8_FRAME_JS */
     v8_tier_t tier;
-    uint64_t function;        /* the JSFunction */
+    uint64_t function;        /* the JSFunction; 0 for a function inlined into its caller's code */
+    uint64_t shared;          /* its SharedFunctionInfo */
+    int inlined;              /* 1: no frame of its own, inlined into the optimized code of the next frame */
     int argc;                 /* arguments actually passed (without the receiver), -1 unknown */
     uint64_t args_addr;       /* address of the receiver slot; argument i is at args_addr + 8*(i+1) */
     int line, col;            /* 1-based position executing in this frame, 0 when unknown */

@@ -26,7 +26,8 @@ typedef struct {
     int64_t bca_source_positions, bca_header;   /* BytecodeArray: position table; bytes start */
     int64_t bytearray_length, bytearray_data;
     int64_t code_instruction_start, code_instruction_size, code_flags, code_kind_mask, code_kind_shift,
-        code_source_positions;
+        code_source_positions, code_deopt_data, istream_code, code_inline_instructions;
+    int64_t deopt_inlined_count, deopt_literals, deopt_inlining_positions;   /* DeoptimizationData indices */
     int64_t kind_interpreted, kind_baseline, kind_maglev, kind_turbofan, kind_builtin;
     /* frames */
     int64_t fp_context, fp_function, fp_argc, fp_args, fp_bytecode_array, fp_bytecode_offset;
@@ -37,7 +38,7 @@ typedef struct {
     int64_t view_byte_length, view_byte_offset, typed_length;
     /* instance types */
     int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code,
-        type_instruction_stream, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
+        type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
         type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
         type_js_array_buffer, type_feedback_vector;
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
@@ -70,7 +71,26 @@ struct v8 {
     uint64_t interp_lo, interp_hi;  /* Builtins_InterpreterEntryTrampoline range, 0 if unknown */
     v8_script_lines_t script_lines[V8_SCRIPT_CACHE];
     unsigned script_lines_next;
+    uint64_t code_header_map;        /* the map of code headers, once one was found (code.c) */
+    unsigned char *bc_sizes;         /* V8's kBytecodeSizes [3][bc_count] (code.c) */
+    int bc_count, bc_sizes_loaded;
 };
+
+/* code.c: the Code object a pc is in */
+typedef struct {
+    uint64_t code, start;
+    uint32_t size;
+    int64_t kind;   /* CodeKind */
+} v8_code_t;
+int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t *out);
+/* The functions (innermost inlined first, the code's own function last) and script offsets at
+ * pc_offset of optimized code; returns how many (0 when the tables are unreadable). */
+int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, int64_t pc_offset, uint64_t *shared,
+                           int64_t *pos, int max);
+/* The bytecode offset a baseline (Sparkplug) code pc corresponds to. */
+int v8_baseline_bytecode_offset(v8_t *v, const v8_code_t *c, uint64_t bca, int64_t pc_offset, int64_t *offset);
+/* Like v8_source_position, the raw SourcePosition value (with its inlining id). */
+int v8_source_position_raw(v8_t *v, uint64_t table, int64_t code_offset, int64_t *raw);
 /* functions.c: frees the script line cache. */
 void v8_functions_cleanup(v8_t *v);
 /* Decodes a source position table (a ByteArray) and returns the source position of the last

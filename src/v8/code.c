@@ -1,0 +1,232 @@
+/* Code objects: which one a pc is in, what tier it is, and the source position of a pc in it:
+ * through the optimized code's position table and inlining tables (one physical frame can be
+ * several JS functions), or, for baseline (Sparkplug) code, through its pc -> bytecode offset
+ * table walked in step with the bytecodes (whose sizes come from V8's own table in the binary). */
+#include "v8/v8_internal.h"
+#include "util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define CODE_SCAN_BYTES (8u << 20)   /* how far back from a pc to look for its code's header */
+#define SCAN_CHUNK 4096
+#define MAX_INLINING_DEPTH 64
+#define MAX_BYTECODE_BYTES (4u << 20)
+#define MAX_OFFSET_TABLE (4u << 20)
+
+/* 0 when code is a Code object whose instructions contain pc; fills out. */
+static int code_check(v8_t *v, uint64_t code, uint64_t pc, v8_code_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    uint32_t size, flags;
+    uint64_t start;
+    if (!v8_has_type(v, code, L->type_code) || L->code_instruction_start < 0) return -1;
+    if (L->code_inline_instructions) start = code - (uint64_t)L->heap_tag + (uint64_t)L->code_instruction_start;
+    else if (v8_read_field(v, code, L->code_instruction_start, &start) != 0) return -1;
+    uint64_t base = code - (uint64_t)L->heap_tag;
+    if (target_read_u32(v->t, base + (uint64_t)L->code_instruction_size, &size) != 0 ||
+        target_read_u32(v->t, base + (uint64_t)L->code_flags, &flags) != 0 || pc < start || pc >= start + size)
+        return -1;
+    out->code = code;
+    out->start = start;
+    out->size = size;
+    out->kind = L->code_kind_mask >= 0 ? (int64_t)((flags >> L->code_kind_shift) & (uint64_t)L->code_kind_mask) : -1;
+    return 0;
+}
+
+/* Is word the map of a code header (InstructionStream, or Code where it holds the instructions)? */
+static int is_code_header_map(v8_t *v, uint64_t word)
+{
+    const v8_layout_t *L = &v->L;
+    uint16_t type;
+    if (v->code_header_map) return word == v->code_header_map;
+    if (!v8_is_heap_object(v, word) || v8_read_u16(v, word, L->map_type, &type) != 0) return 0;
+    int want = L->code_inline_instructions ? L->type_code : L->type_instruction_stream;
+    return want >= 0 && type == want && v8_has_type(v, word, L->type_map);
+}
+
+/* Walks back from pc to the header of the code it is in. */
+static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t buf[SCAN_CHUNK / 8];
+    uint64_t hi = (pc & ~(uint64_t)7) + 8;
+    for (uint64_t scanned = 0; scanned < CODE_SCAN_BYTES && hi >= SCAN_CHUNK; scanned += SCAN_CHUNK, hi -= SCAN_CHUNK) {
+        uint64_t lo = hi - SCAN_CHUNK;
+        if (target_read(v->t, lo, buf, sizeof buf) != 0) return -1;
+        for (int i = SCAN_CHUNK / 8 - 1; i >= 0; i--) {
+            if (!is_code_header_map(v, buf[i])) continue;
+            uint64_t obj = lo + 8 * (uint64_t)i + (uint64_t)L->heap_tag, code = obj;
+            if (!L->code_inline_instructions && v8_read_field(v, obj, L->istream_code, &code) != 0) continue;
+            if (code_check(v, code, pc, out) == 0) {
+                v->code_header_map = buf[i];
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
+int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t code;
+    /* the function's current code, then the baseline code its SharedFunctionInfo may hold */
+    if (fn && L->fn_code >= 0 && v8_read_field(v, fn, L->fn_code, &code) == 0 && code_check(v, code, pc, out) == 0) return 0;
+    if (shared && L->sfi_function_data >= 0 && v8_read_field(v, shared, L->sfi_function_data, &code) == 0 &&
+        code_check(v, code, pc, out) == 0)
+        return 0;
+    return code_by_scan(v, pc, out);
+}
+
+static int fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out)
+{
+    int64_t len;
+    if (index < 0 || v8_read_smi(v, array, v->L.fixed_array_length, &len) != 0 || index >= len) return -1;
+    return v8_read_field(v, array, v->L.fixed_array_data + 8 * index, out);
+}
+
+/* A SharedFunctionInfo from a literal: weak references lose their tag; V8 13 wraps SFIs. */
+static uint64_t literal_shared(v8_t *v, uint64_t lit)
+{
+    const v8_layout_t *L = &v->L;
+    lit &= ~(uint64_t)2;
+    if (L->type_sfi_wrapper >= 0 && v8_has_type(v, lit, L->type_sfi_wrapper)) {
+        uint64_t inner;
+        if (v8_read_field(v, lit, 8, &inner) == 0) lit = inner;
+    }
+    return v8_has_type(v, lit, L->type_sfi) ? lit : 0;
+}
+
+int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, int64_t pc_offset, uint64_t *shared,
+                           int64_t *pos, int max)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t table, deopt = 0, literals = 0, inlining = 0;
+    int64_t raw;
+    if (L->code_source_positions < 0 || v8_read_field(v, c->code, L->code_source_positions, &table) != 0 ||
+        v8_source_position_raw(v, table, pc_offset, &raw) != 0)
+        return 0;
+    if (v8_read_field(v, c->code, L->code_deopt_data, &deopt) == 0) {
+        fixed_array_get(v, deopt, L->deopt_literals, &literals);
+        fixed_array_get(v, deopt, L->deopt_inlining_positions, &inlining);
+    }
+    int n = 0;
+    while (n < max && n < MAX_INLINING_DEPTH) {
+        /* SourcePosition: bits 1..30 script offset + 1, bits 31..46 inlining id + 1 (0: not inlined) */
+        int64_t offset = (int64_t)(((uint64_t)raw >> 1) & 0x3fffffff) - 1;
+        uint64_t id = ((uint64_t)raw >> 31) & 0xffff;
+        if (id == 0) {
+            shared[n] = outer_shared;
+            pos[n++] = offset;
+            break;
+        }
+        /* InliningPosition {SourcePosition position; int inlined_function_id;}: 16 bytes each */
+        uint64_t entry = inlining - (uint64_t)L->heap_tag + (uint64_t)L->bytearray_data + 16 * (id - 1);
+        int64_t len;
+        uint64_t next, lit;
+        uint32_t fid;
+        if (!inlining || v8_read_smi(v, inlining, L->bytearray_length, &len) != 0 || (int64_t)(16 * id) > len ||
+            target_read_u64(v->t, entry, &next) != 0 || target_read_u32(v->t, entry + 8, &fid) != 0 ||
+            fixed_array_get(v, literals, (int32_t)fid, &lit) != 0)
+            break;
+        shared[n] = literal_shared(v, lit);
+        pos[n++] = offset;
+        raw = (int64_t)next;
+    }
+    return n;
+}
+
+/* V8's table of bytecode sizes by operand scale ([3][count] bytes), read once from the binary. */
+static int bytecode_sizes(v8_t *v)
+{
+    if (v->bc_sizes_loaded) return v->bc_sizes ? 0 : -1;
+    v->bc_sizes_loaded = 1;
+    uint64_t addr, size;
+    if (target_exe_symbol_addr(v->t, "_ZN2v88internal11interpreter9Bytecodes14kBytecodeSizesE", &addr, &size) != 0 ||
+        size % 3 || size == 0 || size > 3 * 1024)
+        return -1;
+    v->bc_sizes = xmalloc(size);
+    if (target_read(v->t, addr, v->bc_sizes, size) != 0) {
+        free(v->bc_sizes);
+        v->bc_sizes = NULL;
+        return -1;
+    }
+    v->bc_count = (int)(size / 3);
+    return 0;
+}
+
+/* Size of the bytecode at bytes[i] (with its Wide/ExtraWide prefix), 0 when malformed. */
+static size_t bytecode_size(const v8_t *v, const unsigned char *bytes, size_t n, size_t i)
+{
+    int scale = 0;
+    size_t prefix = 0;
+    /* prefixes: Wide 0, ExtraWide 1, DebugBreakWide 2, DebugBreakExtraWide 3 */
+    if (bytes[i] <= 3) {
+        scale = bytes[i] & 1 ? 2 : 1;
+        prefix = 1;
+        if (i + 1 >= n) return 0;
+    }
+    unsigned bc = bytes[i + prefix];
+    if ((int)bc >= v->bc_count) return 0;
+    size_t size = prefix + v->bc_sizes[scale * v->bc_count + bc];
+    return size && i + size <= n ? size : 0;
+}
+
+static int read_uvlq(const unsigned char *p, size_t n, size_t *i, uint64_t *out)
+{
+    uint64_t x = 0;
+    for (int shift = 0; *i < n && shift < 64; shift += 7) {
+        unsigned char b = p[(*i)++];
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *out = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static unsigned char *read_byte_array(v8_t *v, uint64_t array, int64_t data_off, size_t max, size_t *n)
+{
+    int64_t len;
+    if (v8_read_smi(v, array, v->L.fixed_array_length, &len) != 0 || len <= 0 || (size_t)len > max) return NULL;
+    unsigned char *b = xmalloc((size_t)len);
+    if (target_read(v->t, array - (uint64_t)v->L.heap_tag + (uint64_t)data_off, b, (size_t)len) != 0) {
+        free(b);
+        return NULL;
+    }
+    *n = (size_t)len;
+    return b;
+}
+
+int v8_baseline_bytecode_offset(v8_t *v, const v8_code_t *c, uint64_t bca, int64_t pc_offset, int64_t *offset)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t table;
+    size_t nt, nb;
+    if (bytecode_sizes(v) != 0 || v8_read_field(v, c->code, L->code_source_positions, &table) != 0) return -1;
+    unsigned char *t = read_byte_array(v, table, L->bytearray_data, MAX_OFFSET_TABLE, &nt);
+    unsigned char *b = t ? read_byte_array(v, bca, L->bca_header, MAX_BYTECODE_BYTES, &nb) : NULL;
+    int rc = -1;
+    if (t && b) {
+        /* the table holds, for each bytecode in order, the pc delta to the end of its code;
+         * the prologue comes first and counts as the function-entry offset -1 */
+        size_t ti = 0, bi = 0;
+        uint64_t delta, end;
+        int64_t current = -1;
+        if (read_uvlq(t, nt, &ti, &end) == 0) {
+            rc = 0;
+            while ((int64_t)end < pc_offset) {
+                size_t size = bi < nb ? bytecode_size(v, b, nb, bi) : 0;
+                if (!size || read_uvlq(t, nt, &ti, &delta) != 0) { rc = -1; break; }
+                current = (int64_t)bi;
+                bi += size;
+                end += delta;
+            }
+            *offset = current;
+        }
+    }
+    free(t);
+    free(b);
+    return rc;
+}

@@ -212,6 +212,11 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
         diag_warn(target_name(s->t), 0, "no V8 metadata: JavaScript frames are shown by address only");
     }
     size_t nthreads = target_thread_count(s->t);
+    if (nthreads == 0) {
+        diag_error(target_name(s->t), 0, "no thread registers in the target (a core whose notes are missing is "
+                   "truncated: gcore writes them last); nothing to unwind");
+        return EXIT_FAIL;
+    }
     if (!all_threads && (size_t)thread >= nthreads) {
         diag_error(target_name(s->t), 0, "no thread %ld (the target has %zu)", thread, nthreads);
         return EXIT_FAIL;

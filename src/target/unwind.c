@@ -2,6 +2,7 @@
  * then, where CFI stops (V8 JIT code has no CFI), the frame-pointer chain from the last frame's rbp.
  * Live targets the same, through dwfl_linux_proc_attach on the threads we already hold stopped. */
 #include "target/target_internal.h"
+#include "util/diag.h"
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <string.h>
@@ -61,7 +62,11 @@ static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *f
         uint64_t next_fp, ret;
         if (target_read_u64(t, fp, &next_fp) != 0 || target_read_u64(t, fp + 8, &ret) != 0 || ret == 0) break;
         frames[n++] = (target_frame_t){ ret, fp + 16, next_fp };
-        if (next_fp <= fp) break;   /* the stack grows down: a chain that does not go up is corrupt */
+        if (next_fp <= fp) {   /* the stack grows down: a chain that does not go up is corrupt */
+            if (next_fp) diag_warn(t->name, 0, "frame chain goes backwards at fp 0x%llx (-> 0x%llx): corrupt stack; stopped",
+                                   (unsigned long long)fp, (unsigned long long)next_fp);
+            break;
+        }
         sp = fp + 16;
         fp = next_fp;
     }

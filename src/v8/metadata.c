@@ -16,7 +16,12 @@ static void collect(void *vctx, const char *name, uint64_t addr, uint64_t size)
     uint64_t value = 0, sz = 0;
     (void)addr;
     (void)size;
-    if (target_exe_symbol_value(c->t, name, &value, &sz) != 0) return;
+    /* v8dbg_ values are compile-time constants: one that cannot be read lives in .bss, where only
+     * zero-initialised ones go, and the core lacks that page (truncated): its value is 0. */
+    if (target_exe_symbol_value(c->t, name, &value, &sz) != 0) {
+        value = 0;
+        sz = size;
+    }
     /* 4-byte symbols are C ints: negative offsets must stay negative. */
     int64_t v = sz == 4 ? (int64_t)(int32_t)(uint32_t)value : (int64_t)value;
     if (c->md->count == c->cap) {

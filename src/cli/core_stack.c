@@ -47,6 +47,7 @@ static void print_position(const v8_frame_t *f, const v8_function_t *fi, buf_t *
     else if (fi->script) buf_puts(b, " at <anonymous>");
     else buf_puts(b, " (native)");
     if (fi->script && f->line) buf_printf(b, ":%d:%d", f->line, f->col);
+    if (fi->eval_origin) buf_printf(b, " (eval at %s)", fi->eval_origin);
 }
 
 static void print_js(core_session_t *s, const v8_frame_t *f, const stack_opts_t *o, buf_t *b)
@@ -145,6 +146,7 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
         json_str(b, "name", ok ? fi.name : NULL);
         json_str(b, "inferred", ok ? fi.inferred : NULL);
         json_str(b, "file", ok ? fi.script_name : NULL);
+        json_str(b, "eval_origin", ok ? fi.eval_origin : NULL);
         buf_printf(b, ",\"line\":%d,\"column\":%d,\"position_is_definition\":%s,\"construct\":%s", f->line, f->col,
                    f->position_is_definition ? "true" : "false", f->is_construct ? "true" : "false");
         json_str(b, "tier", v8_tier_name(f->tier));

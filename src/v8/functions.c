@@ -194,7 +194,34 @@ int v8_function_info(v8_t *v, uint64_t fn, v8_function_t *out)
     return 0;
 }
 
-int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
+static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth);
+
+int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out) { return shared_info(v, shared, out, 0); }
+
+/* Where eval'd code came from, as V8 words it: "evalEntry (/app/x.js:39:40)". */
+static char *eval_origin(v8_t *v, uint64_t script, int depth)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t from;
+    int64_t pos;
+    v8_function_t fi;
+    if (depth > 0 || L->script_eval_from_shared < 0 || v8_read_field(v, script, L->script_eval_from_shared, &from) != 0 ||
+        shared_info(v, from, &fi, depth + 1) != 0)
+        return NULL;
+    buf_t b = {0};
+    buf_printf(&b, "%s (%s", *fi.name ? fi.name : fi.inferred ? fi.inferred : "<anonymous>",
+               fi.script_name ? fi.script_name : "<anonymous>");
+    int line, col;
+    /* a negative position is a bytecode offset V8 has not translated yet: left out */
+    if (fi.script && v8_read_smi(v, script, L->script_eval_from_position, &pos) == 0 && pos >= 0 &&
+        v8_script_line_col(v, fi.script, pos, &line, &col) == 0)
+        buf_printf(&b, ":%d:%d", line, col);
+    buf_putc(&b, ')');
+    v8_function_free(&fi);
+    return b.data;
+}
+
+static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
 {
     const v8_layout_t *L = &v->L;
     memset(out, 0, sizeof *out);
@@ -237,6 +264,12 @@ int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
             tok <= def)
             def -= tok;
         if (def >= 0) v8_script_line_col(v, script, def, &out->def_line, &out->def_col);
+        out->eval_origin = eval_origin(v, script, depth);
+        /* V8 calls the top level of eval'd code "eval" */
+        if (out->eval_origin && !*out->name && out->start_pos <= 0) {
+            free(out->name);
+            out->name = xstrdup("eval");
+        }
     }
     return 0;
 }
@@ -246,5 +279,6 @@ void v8_function_free(v8_function_t *f)
     free(f->name);
     free(f->inferred);
     free(f->script_name);
+    free(f->eval_origin);
     memset(f, 0, sizeof *f);
 }

@@ -208,7 +208,8 @@ int v8_layout_resolve(v8_t *v)
     L->script_name = need(&r, "class_Script__name__Object", NULL);
     L->script_type = opt(&r, -1, "class_Script__type__SMI", NULL);
     L->script_line_ends = opt(&r, -1, "class_Script__line_ends__Object", NULL);
-    L->script_eval_from_shared = opt(&r, -1, "class_Script__eval_from_shared_or_wrapped_arguments__Object", NULL);
+    L->script_eval_from_shared = opt(&r, -1, "class_Script__eval_from_shared_or_wrapped_arguments__Object",
+                                     "class_Script__eval_from_shared_or_wrapped_arguments_or_sfi_table__Object");
     L->script_eval_from_position = opt(&r, -1, "class_Script__eval_from_position__SMI", NULL);
     L->scope_nparams_slot = opt(&r, -1, "scopeinfo_idx_nparams", NULL);
     L->scope_ncontextlocals_slot = opt(&r, -1, "scopeinfo_idx_ncontextlocals", NULL);

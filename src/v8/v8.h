@@ -48,7 +48,8 @@ typedef struct {
     char *name;           /* the function's own name, "" for anonymous */
     char *inferred;       /* the name V8 inferred ("Module._compile"), or NULL */
     char *script_name;    /* file or url; NULL when the function has no script (builtins) */
-    int script_type;      /* V8's Script::Type (0 native, 2 normal, 3 eval?: as in the metadata) */
+    int script_type;      /* V8's Script::Type */
+    char *eval_origin;    /* code from eval: where eval was called, "fn (file:line:col)"; else NULL */
     int64_t start_pos;    /* definition: character offset in the script, -1 unknown */
     int def_line, def_col;/* 1-based definition site, 0 when unknown */
     int param_count;      /* formal parameters, without the receiver; -1 unknown */

@@ -1,10 +1,9 @@
-/* Native unwinding. Cores: elfutils libdwfl CFI first (threads blocked in libc have no frame pointer),
- * then, where CFI stops (V8 JIT code has no CFI), the frame-pointer chain from the last frame's rbp.
- * Live targets the same, through dwfl_linux_proc_attach on the threads we already hold stopped. */
+/* Native unwinding, cores and live processes alike: elfutils libdwfl CFI first (threads blocked in
+ * libc have no frame pointer), then, where CFI stops (V8 JIT code has no CFI), the frame-pointer
+ * chain from the last frame's rbp. */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include <elfutils/libdwfl.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,34 +24,62 @@ static int cfi_frame(Dwfl_Frame *state, void *arg) {
     return DWARF_CB_OK;
 }
 
-/* CFI unwind of one thread of a core; returns the frame count (0 if libdwfl cannot). */
-static size_t cfi_unwind(target_t *t, int tid, target_frame_t *frames, size_t max) {
-    static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_build_id_find_elf,
-                                              .find_debuginfo = dwfl_standard_find_debuginfo };
-    int fd = open(t->name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    Elf *core = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    Dwfl *d = core ? dwfl_begin(&callbacks) : NULL;
-    cfi_ctx_t c = { frames, 0, max };
-    if (d && dwfl_core_file_report(d, core, t->exe_path) >= 0 && dwfl_report_end(d, NULL, NULL) == 0
-        && dwfl_core_file_attach(d, core) >= 0)
-        dwfl_getthread_frames(d, tid, cfi_frame, &c);
-    if (d) dwfl_end(d);
-    if (core) elf_end(core);
-    close(fd);
-    return c.n;
+/* libdwfl unwinds with the modules' CFI, but every register and memory read goes through our
+ * target: the core stays mapped and untouched except for the stack words actually read (letting
+ * libdwfl open the core itself made it fault in hundreds of MB of a large core). */
+typedef struct {
+    target_t *t;
+    const target_thread_t *th;
+    int given;   /* next_thread has handed out our one thread */
+} cfi_state_t;
+
+static pid_t cfi_next_thread(Dwfl *dwfl, void *arg, void **thread_argp) {
+    cfi_state_t *st = arg;
+    (void)dwfl;
+    if (st->given) return 0;
+    st->given = 1;
+    *thread_argp = st;
+    return st->th->tid;
 }
 
-/* CFI unwind of one thread of a live process we already hold stopped with ptrace. */
-static size_t cfi_unwind_live(target_t *t, int tid, target_frame_t *frames, size_t max) {
-    static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_linux_proc_find_elf,
+static bool cfi_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg) {
+    cfi_state_t *st = arg;
+    uint64_t w;
+    (void)dwfl;
+    if (target_read_u64(st->t, addr, &w) != 0) return false;
+    *result = w;
+    return true;
+}
+
+static bool cfi_set_initial_registers(Dwfl_Thread *thread, void *arg) {
+    const cfi_state_t *st = arg;
+    const uint64_t *r = st->th->regs;   /* user_regs_struct order */
+    /* DWARF x86-64 numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then rip (16) */
+    Dwarf_Word dw[17] = { r[10], r[12], r[11], r[5], r[13], r[14], r[4], r[19],
+                          r[9], r[8], r[7], r[6], r[3], r[2], r[1], r[0], r[16] };
+    return dwfl_thread_state_registers(thread, 0, 17, dw);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+    .next_thread = cfi_next_thread,
+    .memory_read = cfi_memory_read,
+    .set_initial_registers = cfi_set_initial_registers,
+};
+
+/* CFI unwind of one thread (core or live) with the target's modules; returns the frame count. */
+static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
+    static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_build_id_find_elf,
                                               .find_debuginfo = dwfl_standard_find_debuginfo };
     Dwfl *d = dwfl_begin(&callbacks);
     cfi_ctx_t c = { frames, 0, max };
-    if (d && dwfl_linux_proc_report(d, t->pid) == 0 && dwfl_report_end(d, NULL, NULL) == 0
-        && dwfl_linux_proc_attach(d, t->pid, true) == 0)
-        dwfl_getthread_frames(d, tid, cfi_frame, &c);
-    if (d) dwfl_end(d);
+    cfi_state_t st = { t, th, 0 };
+    if (!d) return 0;
+    dwfl_report_begin(d);
+    for (size_t i = 0; i < t->nmods; i++)
+        dwfl_report_elf(d, t->mods[i].path, t->mods[i].path, -1, t->mods[i].bias, false);
+    if (dwfl_report_end(d, NULL, NULL) == 0 && dwfl_attach_state(d, NULL, t->pid ? t->pid : th->tid, &thread_callbacks, &st))
+        dwfl_getthread_frames(d, th->tid, cfi_frame, &c);
+    dwfl_end(d);
     return c.n;
 }
 
@@ -76,7 +103,7 @@ static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *f
 size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max) {
     const target_thread_t *th = target_thread(t, thread_index);
     if (!th || max == 0) return 0;
-    size_t n = t->core ? cfi_unwind(t, th->tid, frames, max) : cfi_unwind_live(t, th->tid, frames, max);
+    size_t n = cfi_unwind(t, th, frames, max);
     if (n == 0 || frames[0].pc != th->rip) {
         n = 0;
         frames[n++] = (target_frame_t){ th->rip, th->rsp, th->rbp };

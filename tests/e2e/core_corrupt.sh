@@ -37,6 +37,14 @@ run() {   # label, core file: exit 0 or 1, no sanitizer report, no hang
     echo "$2: exit $rc, $(grep -c '^js:' "$dir/out") JS frames; stderr: $(grep -v -e '^-*$' -e Suppress -e 'count *bytes' -e 'libdw' "$dir/err" | head -2 | tr '\n' ' ')"
 }
 run "$core" "intact"
+# the wrong node, or none: a clear error naming the problem
+other=$HERE/../.cache/node/22/bin/node
+if [ -x "$other" ]; then
+    "$NODESCOPE" core "$core" --node "$other" stack > /dev/null 2> "$dir/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q 'build ids differ' "$dir/err" || { echo "FAIL: a Node 22 binary for a Node 20 core: exit $rc"; cat "$dir/err"; exit 1; }
+fi
+"$NODESCOPE" core "$core" --node "$dir/missing-node" stack > /dev/null 2> "$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'missing-node' "$dir/err" || { echo "FAIL: a missing --node: exit $rc"; cat "$dir/err"; exit 1; }
 grep -q '^js:     block at' "$dir/out" || { echo "FAIL: the intact core has no block frame"; exit 1; }
 
 for pct in 1 10 50 90 99; do

@@ -266,6 +266,32 @@ int v8_layout_resolve(v8_t *v)
     L->view_byte_offset = opt(&r, -1, "class_JSArrayBufferView__byte_offset__size_t", NULL);
     L->typed_length = opt(&r, -1, "class_JSTypedArray__length__Object", "class_JSTypedArray__length__size_t");
 
+    L->bf3_dict_shift = opt(&r, 21, "bit_field3_is_dictionary_map_shift", NULL);
+    L->bf3_nod_mask = opt(&r, 0xffc00, "bit_field3_number_of_own_descriptors_mask", NULL);
+    L->bf3_nod_shift = opt(&r, 10, "bit_field3_number_of_own_descriptors_shift", NULL);
+    L->bf2_kind_mask = opt(&r, 0xfc, "bit_field2_elements_kind_mask", NULL);
+    L->bf2_kind_shift = opt(&r, 2, "bit_field2_elements_kind_shift", NULL);
+    L->desc_header = opt(&r, 24, "class_DescriptorArray__header_size__uintptr_t", NULL);
+    L->desc_key = opt(&r, 0, "prop_desc_key", NULL);
+    L->desc_details = opt(&r, 1, "prop_desc_details", NULL);
+    L->desc_value = opt(&r, 2, "prop_desc_value", NULL);
+    L->desc_size = opt(&r, 3, "prop_desc_size", NULL);
+    L->prop_kind_mask = opt(&r, 1, "prop_kind_mask", NULL);
+    L->prop_location_mask = opt(&r, 32, "prop_location_mask", NULL);
+    L->prop_location_shift = opt(&r, 5, "prop_location_shift", NULL);
+    L->prop_location_field = opt(&r, 0, "prop_location_Field", NULL);
+    L->prop_index_mask = opt(&r, 0x1ff80000, "prop_index_mask", NULL);
+    L->prop_index_shift = opt(&r, 19, "prop_index_shift", NULL);
+    L->dict_prefix_start = opt(&r, 3, "namedictionary_prefix_start_index", NULL);
+    L->dict_prefix_size = opt(&r, 3, "namedictionaryshape_prefix_size", NULL);
+    L->dict_entry_size = opt(&r, 3, "namedictionaryshape_entry_size", NULL);
+    L->numdict_prefix_size = opt(&r, 1, "numberdictionaryshape_prefix_size", NULL);
+    L->numdict_entry_size = opt(&r, 3, "numberdictionaryshape_entry_size", NULL);
+    L->kind_dictionary_elements = opt(&r, 13, "elements_dictionary_elements", NULL);
+    L->type_fixed_double_array = type_of(&r, "FIXED_DOUBLE_ARRAY_TYPE");
+    L->type_property_array = type_of(&r, "PROPERTY_ARRAY_TYPE");
+    L->type_descriptor_array = type_of(&r, "DESCRIPTOR_ARRAY_TYPE");
+
     static const char *oddball_names[V8_ODDBALL_N] = {"OddballFalse", "OddballTrue", "OddballTheHole", "OddballNull",
                                                       "OddballUndefined", "OddballUninitialized", "OddballException",
                                                       "OddballArgumentsMarker", "OddballOther"};

@@ -100,7 +100,25 @@ int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out);
 /* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,
  * <Object: Widget>, <Buffer 16 bytes>, <Array 3>, <Function: name>, ... */
 void v8_describe(v8_t *v, uint64_t value, buf_t *out);
-/* The constructor name of a JS object ("Widget", "Object"), appended to out; -1 if none found. */
+/* The constructor name of a JS object as V8 finds it ("Widget", "Buffer"), appended to out;
+ * -1 if none found. */
 int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);
+
+/* ---- objects ---- */
+typedef struct {
+    const char *key;     /* property name (UTF-8, a symbol as Symbol(desc)) or element index */
+    uint64_t value;      /* tagged value (raw bits for a double element) */
+    int is_double;       /* an unboxed double element: d holds it */
+    double d;
+    int is_accessor;     /* value is an AccessorPair (getter/setter) */
+} v8_property_t;
+/* Return nonzero to stop the walk. */
+typedef int (*v8_property_cb)(void *ctx, const v8_property_t *p);
+/* Own named properties, in descriptor (fast mode) or hash-table (dictionary mode) order. */
+int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx);
+/* Own elements (array indices), holes skipped, at most limit of them (a JSArray: up to its length). */
+int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int64_t limit);
+/* An own data property by name; 0 and *out set when found. */
+int v8_object_get(v8_t *v, uint64_t obj, const char *name, uint64_t *out);
 
 #endif

@@ -36,6 +36,14 @@ typedef struct {
     int64_t heap_number_value, oddball_kind, oddball_to_string, fixed_array_length, fixed_array_data,
         symbol_name, jsarray_length, jsobj_properties, jsobj_elements;
     int64_t view_byte_length, view_byte_offset, typed_length;
+    /* properties and elements */
+    int64_t bf3_dict_shift, bf3_nod_mask, bf3_nod_shift, bf2_kind_mask, bf2_kind_shift;
+    int64_t desc_header, desc_key, desc_details, desc_value, desc_size;
+    int64_t prop_kind_mask, prop_location_mask, prop_location_shift, prop_location_field, prop_index_mask,
+        prop_index_shift;
+    int64_t dict_prefix_start, dict_prefix_size, dict_entry_size, numdict_prefix_size, numdict_entry_size;
+    int64_t kind_dictionary_elements;
+    int type_fixed_double_array, type_property_array, type_descriptor_array;
     /* instance types */
     int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code,
         type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,

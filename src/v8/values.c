@@ -6,7 +6,6 @@
 #include <string.h>
 
 #define SHORT_STRING 40
-#define MAP_CHAIN_MAX 64
 
 static void put_number(buf_t *out, double d)
 {
@@ -67,24 +66,6 @@ static void put_oddball(v8_t *v, uint64_t value, int type, buf_t *out)
             }
     }
     buf_puts(out, "<oddball>");
-}
-
-int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
-{
-    const v8_layout_t *L = &v->L;
-    uint64_t map, ctor;
-    if (v8_read_field(v, obj, L->obj_map, &map) != 0 || L->map_constructor < 0) return -1;
-    /* transition maps point back to their parent; the root map holds the constructor */
-    for (int i = 0; i < MAP_CHAIN_MAX; i++) {
-        if (v8_read_field(v, map, L->map_constructor, &ctor) != 0) return -1;
-        if (!v8_has_type(v, ctor, L->type_map)) break;
-        map = ctor;
-    }
-    v8_function_t info;
-    if (v8_function_info(v, ctor, &info) != 0) return -1;
-    buf_puts(out, *info.name ? info.name : "(anonymous)");
-    v8_function_free(&info);
-    return 0;
 }
 
 static int is_buffer_name(const char *s) { return !strcmp(s, "FastBuffer") || !strcmp(s, "Buffer"); }

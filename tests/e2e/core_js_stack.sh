@@ -39,7 +39,9 @@ for v in 18 20 22 24; do
     grep -A3 'js:     recurse at' "$w/v.txt" | grep 'arg1: ' | tail -1 | grep -q 'arg1: 1000$' || fail "outermost recurse should have n = 1000"
     grep -A5 'js:     evalEntry at' "$w/v.txt" | tr '\n' ' ' | grep -q 'arg1: <Object: Object> *arg2: 42.5 *arg3: "rex"' || fail "evalEntry's arguments"
     grep -A4 'js:     arrow at' "$w/v.txt" | tr '\n' ' ' | grep -q 'arg1: "rex" *arg2: "b"' || fail "arrow's arguments"
-    grep -A4 'js:     new Dog at' "$w/v.txt" | grep -q 'arg2: <.* 16 bytes>' || fail "Dog's Buffer argument"
+    grep -A4 'js:     new Dog at' "$w/v.txt" | grep -q 'arg2: <Buffer 16 bytes>' || fail "Dog's Buffer argument"
+    # `this` of a method called on a derived class instance is named by its own class
+    grep -A2 'js:     run at' "$w/v.txt" | grep -q 'this: <Object: Dog>' || fail "run's this should be <Object: Dog>"
     grep -q 'native: uv_fs_open' "$w/v.txt" || fail "no native uv_fs_open frame"
     grep -q 'js:     openSync at node:fs:' "$w/v.txt" || fail "no openSync frame of node:fs"
     rm -f "$core"

@@ -78,13 +78,6 @@ int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t
     return code_by_scan(v, pc, out);
 }
 
-static int fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out)
-{
-    int64_t len;
-    if (index < 0 || v8_read_smi(v, array, v->L.fixed_array_length, &len) != 0 || index >= len) return -1;
-    return v8_read_field(v, array, v->L.fixed_array_data + 8 * index, out);
-}
-
 /* A SharedFunctionInfo from a literal: weak references lose their tag; V8 13 wraps SFIs. */
 static uint64_t literal_shared(v8_t *v, uint64_t lit)
 {
@@ -107,8 +100,8 @@ int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, i
         v8_source_position_raw(v, table, pc_offset, &raw) != 0)
         return 0;
     if (v8_read_field(v, c->code, L->code_deopt_data, &deopt) == 0) {
-        fixed_array_get(v, deopt, L->deopt_literals, &literals);
-        fixed_array_get(v, deopt, L->deopt_inlining_positions, &inlining);
+        v8_fixed_array_get(v, deopt, L->deopt_literals, &literals);
+        v8_fixed_array_get(v, deopt, L->deopt_inlining_positions, &inlining);
     }
     int n = 0;
     while (n < max && n < MAX_INLINING_DEPTH) {
@@ -127,7 +120,7 @@ int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, i
         uint32_t fid;
         if (!inlining || v8_read_smi(v, inlining, L->bytearray_length, &len) != 0 || (int64_t)(16 * id) > len ||
             target_read_u64(v->t, entry, &next) != 0 || target_read_u32(v->t, entry + 8, &fid) != 0 ||
-            fixed_array_get(v, literals, (int32_t)fid, &lit) != 0)
+            v8_fixed_array_get(v, literals, (int32_t)fid, &lit) != 0)
             break;
         shared[n] = literal_shared(v, lit);
         pos[n++] = offset;

@@ -127,3 +127,15 @@ const char *v8_class_name(const v8_t *v, int type)
 }
 
 int v8_is_string_type(const v8_t *v, int type) { return type >= 0 && type < v->L.first_nonstring; }
+
+int v8_fixed_array_length(v8_t *v, uint64_t array, int64_t *len)
+{
+    return v8_read_smi(v, array, v->L.fixed_array_length, len) == 0 && *len >= 0 ? 0 : -1;
+}
+
+int v8_fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out)
+{
+    int64_t len;
+    if (index < 0 || v8_fixed_array_length(v, array, &len) != 0 || index >= len) return -1;
+    return v8_read_field(v, array, v->L.fixed_array_data + 8 * index, out);
+}

@@ -46,6 +46,16 @@ int v8_metadata_load(target_t *t, v8_metadata_t *md)
     target_exe_symbols(t, "v8dbg_", collect, &c);
     if (!md->count) return -1;
     qsort(md->items, md->count, sizeof *md->items, by_name);
+    /* a symbol in both .dynsym and .symtab is seen twice: keep one */
+    size_t kept = 0;
+    for (size_t i = 0; i < md->count; i++) {
+        if (kept && !strcmp(md->items[kept - 1].name, md->items[i].name)) {
+            free(md->items[i].name);
+            continue;
+        }
+        md->items[kept++] = md->items[i];
+    }
+    md->count = kept;
     return 0;
 }
 

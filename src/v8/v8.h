@@ -33,6 +33,9 @@ const char *v8_class_name(const v8_t *v, int type);
 /* Reads the tagged field at byte offset off of heap object obj (offset from the untagged start). */
 int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out);
 int v8_is_string_type(const v8_t *v, int type);
+/* FixedArray-shaped objects (a Smi length, then tagged slots): length and slot i, bounds-checked. */
+int v8_fixed_array_length(v8_t *v, uint64_t array, int64_t *len);
+int v8_fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out);
 
 /* ---- strings ---- */
 /* Appends the string's characters as UTF-8 (lone surrogates as U+FFFD), at most max_bytes of
@@ -100,6 +103,8 @@ int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out);
 /* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,
  * <Object: Widget>, <Buffer 16 bytes>, <Array 3>, <Function: name>, ... */
 void v8_describe(v8_t *v, uint64_t value, buf_t *out);
+/* A number as JavaScript prints it: the shortest form that reads back the same (1e+300, 0.1). */
+void v8_put_number(buf_t *out, double d);
 /* The constructor name of a JS object as V8 finds it ("Widget", "Buffer"), appended to out;
  * -1 if none found. */
 int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);
@@ -120,5 +125,16 @@ int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx);
 int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int64_t limit);
 /* An own data property by name; 0 and *out set when found. */
 int v8_object_get(v8_t *v, uint64_t obj, const char *name, uint64_t *out);
+
+/* ---- classes (for v8print) ---- */
+typedef struct {
+    const char *class_name;   /* the class that declares the field (the object's or a parent's) */
+    char *field, *type;       /* "shared", "SharedFunctionInfo" (the metadata's type name) */
+    int64_t offset;           /* from the untagged object start */
+} v8_field_t;
+/* The object's class (from its instance type; NULL if unknown) and every field the metadata lists
+ * for that class and its parents, sorted by offset. Free with v8_fields_free. */
+int v8_object_fields(v8_t *v, uint64_t obj, const char **class_name, v8_field_t **fields, size_t *n);
+void v8_fields_free(v8_field_t *fields, size_t n);
 
 #endif

@@ -7,7 +7,7 @@
 
 #define SHORT_STRING 40
 
-static void put_number(buf_t *out, double d)
+void v8_put_number(buf_t *out, double d)
 {
     char tmp[40];
     if (isnan(d)) { buf_puts(out, "NaN"); return; }
@@ -85,7 +85,7 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out)
         double d;
         if (v8_read_field(v, value, L->heap_number_value, &bits) != 0) { buf_puts(out, "<HeapNumber ?>"); return; }
         memcpy(&d, &bits, sizeof d);
-        put_number(out, d);
+        v8_put_number(out, d);
         return;
     }
     if (type == L->type_oddball || (type == L->type_hole && L->type_hole >= 0)) {

@@ -1,0 +1,266 @@
+/* nodescope core ... type|v8print|str|array ADDR: the low-level inspectors of V8 values. */
+#include "cli/core_cmds.h"
+#include "util/diag.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_MAX_BYTES (64u << 20)
+#define DEFAULT_LIMIT 100
+
+/* Parses "CMD [-v] [--limit N] ADDR"; prints usage for --help. 0 ok, else an exit code. */
+typedef struct {
+    uint64_t addr;
+    int verbose;
+    long limit;
+} inspect_args_t;
+
+static int parse(core_session_t *s, int argc, char **argv, const char *usage, int *rc, inspect_args_t *a)
+{
+    int have = 0;
+    a->verbose = 0;
+    a->limit = DEFAULT_LIMIT;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("%s", usage);
+            *rc = EXIT_OK;
+            return -1;
+        } else if (!strcmp(argv[i], "-v")) {
+            a->verbose = 1;
+        } else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+            char *end;
+            a->limit = strtol(argv[++i], &end, 10);
+            if (*end || a->limit < 0) {
+                fprintf(stderr, "nodescope: core %s: --limit needs a count, not '%s'\n", argv[0], argv[i]);
+                *rc = EXIT_USAGE;
+                return -1;
+            }
+        } else if (!have && argv[i][0] != '-') {
+            if (core_parse_addr(argv[0], argv[i], &a->addr) != 0) {
+                *rc = EXIT_USAGE;
+                return -1;
+            }
+            have = 1;
+        } else {
+            fprintf(stderr, "nodescope: core %s: unexpected argument '%s'\n%s", argv[0], argv[i], usage);
+            *rc = EXIT_USAGE;
+            return -1;
+        }
+    }
+    if (!have) {
+        fprintf(stderr, "nodescope: core %s: which address?\n%s", argv[0], usage);
+        *rc = EXIT_USAGE;
+        return -1;
+    }
+    if (core_need_v8(s, argv[0]) != 0) {
+        *rc = EXIT_FAIL;
+        return -1;
+    }
+    return 0;
+}
+
+static int unreadable(core_session_t *s, const char *cmd, uint64_t addr, const char *what)
+{
+    diag_error(target_name(s->t), 0, "%s: 0x%llx is not %s (or its memory is not in the target)", cmd,
+               (unsigned long long)addr, what);
+    return EXIT_FAIL;
+}
+
+int core_cmd_type(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] = "usage: nodescope core CORE type ADDR\n\n"
+                                "The V8 type of a tagged value: Smi N, or the heap object's instance type and class\n"
+                                "(and constructor, for JavaScript objects).\n";
+    inspect_args_t a;
+    int rc;
+    if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
+    v8_t *v = s->v;
+    if (v8_is_smi(v, a.addr)) {
+        printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
+        return EXIT_OK;
+    }
+    int type;
+    if (!v8_is_heap_object(v, a.addr)) {
+        printf("not a tagged value (a heap object pointer ends in binary 01, a Smi in 0)\n");
+        return EXIT_OK;
+    }
+    if (v8_instance_type(v, a.addr, &type) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
+    const char *tn = v8_type_name(v, type), *cn = v8_class_name(v, type);
+    buf_t ctor = {0}, d = {0};
+    printf("%s (%s, type %d)", tn ? tn : "unknown type", cn ? cn : "?", type);
+    if (v8_constructor_name(v, a.addr, &ctor) == 0) printf(", constructor %s", ctor.data);
+    v8_describe(v, a.addr, &d);
+    printf(": %s\n", d.data);
+    buf_free(&ctor);
+    buf_free(&d);
+    return EXIT_OK;
+}
+
+/* One field's value, read by the metadata's type name. */
+static void print_field(v8_t *v, uint64_t obj, const v8_field_t *f, buf_t *b)
+{
+    target_t *t = v8_target(v);
+    uint64_t addr = obj - 1 + (uint64_t)f->offset, w = 0;
+    const char *ty = f->type;
+    buf_clear(b);
+    if (!strcmp(ty, "char") || !strcmp(ty, "uint8_t")) {
+        uint8_t x;
+        if (target_read_u8(t, addr, &x) == 0) buf_printf(b, "%u", x);
+    } else if (!strcmp(ty, "uint16_t") || !strcmp(ty, "int16_t")) {
+        uint16_t x;
+        if (target_read_u16(t, addr, &x) == 0) buf_printf(b, "%d", !strcmp(ty, "int16_t") ? (int)(int16_t)x : (int)x);
+    } else if (!strcmp(ty, "int") || !strcmp(ty, "int32_t") || !strcmp(ty, "uint32_t")) {
+        uint32_t x;
+        if (target_read_u32(t, addr, &x) == 0) buf_printf(b, "%lld", !strcmp(ty, "uint32_t") ? (long long)x : (long long)(int32_t)x);
+    } else if (!strcmp(ty, "double")) {
+        double d;
+        if (target_read_u64(t, addr, &w) == 0) {
+            memcpy(&d, &w, sizeof d);
+            v8_put_number(b, d);
+        }
+    } else if (!strcmp(ty, "uintptr_t") || !strcmp(ty, "size_t") || !strcmp(ty, "Address") || !strcmp(ty, "uint64_t")) {
+        if (target_read_u64(t, addr, &w) == 0) buf_printf(b, "0x%llx", (unsigned long long)w);
+    } else if (target_read_u64(t, addr, &w) == 0) {   /* a tagged field */
+        buf_printf(b, "0x%llx ", (unsigned long long)w);
+        v8_describe(v, w, b);
+    }
+    if (!b->len) buf_puts(b, "<unreadable>");
+}
+
+typedef struct {
+    v8_t *v;
+    long shown, limit;
+} print_ctx_t;
+
+static int print_property(void *vctx, const v8_property_t *p)
+{
+    print_ctx_t *c = vctx;
+    if (c->shown++ >= c->limit) return 1;
+    buf_t d = {0};
+    if (p->is_double) v8_put_number(&d, p->d);
+    else if (p->is_accessor) buf_puts(&d, "<accessor>");
+    else v8_describe(c->v, p->value, &d);
+    printf("    %s: %s\n", p->key, d.data ? d.data : "");
+    buf_free(&d);
+    return 0;
+}
+
+static void print_more(const print_ctx_t *c, const char *what)
+{
+    if (c->shown > c->limit) printf("    ... (more %s; --limit N shows more)\n", what);
+}
+
+int core_cmd_v8print(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] = "usage: nodescope core CORE v8print [--limit N] ADDR\n\n"
+                                "A heap object's fields by class, from V8's own metadata (the object's class and its\n"
+                                "parents), then for JavaScript objects their properties and elements (first N, 100).\n";
+    inspect_args_t a;
+    int rc;
+    if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
+    v8_t *v = s->v;
+    const char *cls;
+    v8_field_t *fields;
+    size_t n;
+    if (v8_is_smi(v, a.addr)) {
+        printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
+        return EXIT_OK;
+    }
+    if (v8_object_fields(v, a.addr, &cls, &fields, &n) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
+    buf_t b = {0};
+    int type = -1;
+    v8_instance_type(v, a.addr, &type);
+    printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type) ? v8_type_name(v, type) : "?");
+    if (v8_constructor_name(v, a.addr, &b) == 0) printf(", constructor %s", b.data);
+    printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        print_field(v, a.addr, &fields[i], &b);
+        printf("  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field, fields[i].type,
+               b.data);
+    }
+    v8_fields_free(fields, n);
+    buf_free(&b);
+    print_ctx_t c = {v, 0, a.limit};
+    buf_t probe = {0};
+    /* JavaScript objects (those with a constructor) also get their properties and elements */
+    if (v8_constructor_name(v, a.addr, &probe) == 0) {
+        printf("  properties:\n");
+        v8_object_properties(v, a.addr, print_property, &c);
+        print_more(&c, "properties");
+        c.shown = 0;
+        printf("  elements:\n");
+        v8_object_elements(v, a.addr, print_property, &c, a.limit + 1);
+        print_more(&c, "elements");
+    }
+    buf_free(&probe);
+    return EXIT_OK;
+}
+
+int core_cmd_str(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] = "usage: nodescope core CORE str [-v] ADDR\n\n"
+                                "A V8 string as UTF-8: sequential one- and two-byte, cons, sliced, thin and external\n"
+                                "strings. -v first prints its representation and length in UTF-16 units.\n";
+    inspect_args_t a;
+    int rc;
+    if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
+    const char *repr;
+    int64_t len;
+    if (v8_string_info(s->v, a.addr, &repr, &len) != 0) return unreadable(s, argv[0], a.addr, "a string");
+    if (a.verbose) printf("%s, %lld chars\n", repr, (long long)len);
+    buf_t b = {0};
+    int trunc = 0;
+    rc = v8_string(s->v, a.addr, &b, STR_MAX_BYTES, &trunc);
+    if (b.len) fwrite(b.data, 1, b.len, stdout);
+    printf("\n");
+    buf_free(&b);
+    if (trunc) diag_warn(target_name(s->t), 0, "str: cut at %u MB", STR_MAX_BYTES >> 20);
+    if (rc != 0) return unreadable(s, argv[0], a.addr, "a wholly readable string (printed up to the damage)");
+    return EXIT_OK;
+}
+
+static int print_element(void *vctx, const v8_property_t *p)
+{
+    print_ctx_t *c = vctx;
+    if (c->shown++ >= c->limit) return 1;
+    buf_t d = {0};
+    if (p->is_double) v8_put_number(&d, p->d);
+    else v8_describe(c->v, p->value, &d);
+    printf("[%s]: %s\n", p->key, d.data ? d.data : "");
+    buf_free(&d);
+    return 0;
+}
+
+int core_cmd_array(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] = "usage: nodescope core CORE array [--limit N] ADDR\n\n"
+                                "The elements of a FixedArray (or a JavaScript array), one per line, first N (100).\n";
+    inspect_args_t a;
+    int rc;
+    if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
+    v8_t *v = s->v;
+    int type;
+    if (v8_instance_type(v, a.addr, &type) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
+    print_ctx_t c = {v, 0, a.limit};
+    buf_t probe = {0};
+    int is_js = v8_constructor_name(v, a.addr, &probe) == 0;
+    buf_free(&probe);
+    if (is_js) {
+        if (v8_object_elements(v, a.addr, print_element, &c, a.limit + 1) != 0)
+            return unreadable(s, argv[0], a.addr, "an object with readable elements");
+    } else {
+        int64_t len;
+        if (v8_fixed_array_length(v, a.addr, &len) != 0) return unreadable(s, argv[0], a.addr, "a FixedArray");
+        printf("length %lld\n", (long long)len);
+        for (int64_t i = 0; i < len && i <= a.limit; i++) {
+            uint64_t w;
+            if (c.shown++ >= c.limit) break;
+            if (v8_fixed_array_get(v, a.addr, i, &w) != 0) return unreadable(s, argv[0], a.addr, "a wholly readable FixedArray");
+            buf_t d = {0};
+            v8_describe(v, w, &d);
+            printf("[%lld]: %s\n", (long long)i, d.data);
+            buf_free(&d);
+        }
+    }
+    if (c.shown > c.limit) printf("... (more; --limit N shows more)\n");
+    return EXIT_OK;
+}

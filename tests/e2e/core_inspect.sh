@@ -1,0 +1,75 @@
+#!/bin/bash
+# The inspectors on known values, on Node 18/20/22/24: objects.js holds a derived-class instance,
+# one-byte, two-byte (non-ASCII, a surrogate pair), cons and sliced strings, a dictionary-mode
+# object, Smi, double and mixed arrays, a Buffer and a heap number as the arguments of a frame
+# blocked on a FIFO. Their addresses come from `stack --json`; `str`, `type`, `v8print` and
+# `array` must give back exactly the values the program wrote to its truth file. Node 20 runs the
+# ASan+UBSan build; the other majors the release build (the ~17 commands per major are then fast).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
+command -v gcore >/dev/null || { echo "skip: no gcore"; exit 77; }
+dir=$TEST_TMP/core_inspect; rm -rf "$dir"; mkdir -p "$dir"
+printf "leak:libdw.so\n" > "$dir/lsan.supp"; export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+fail() { echo "FAIL (node $v): $*"; exit 1; }
+tested=0
+for v in 18 20 22 24; do
+    NODE=$HERE/../.cache/node/$v/bin/node
+    [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
+    w=$dir/$v; mkdir -p "$w"; mkfifo "$w/fifo"
+    "$NODE" "$FIX/objects.js" "$w/fifo" "$w/truth.json" & pid=$!
+    for _ in $(seq 100); do [ -s "$w/truth.json" ] && break; sleep 0.1; done
+    [ -s "$w/truth.json" ] || fail "fixture never got ready"
+    sleep 0.3
+    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
+    kill "$pid"; wait "$pid" 2>/dev/null; pid=
+    core=$(ls "$w"/core.*)
+    bin=$NODESCOPE; [ "$v" = 20 ] || bin=${NODESCOPE_RELEASE:-$NODESCOPE}
+    ns() { timeout 60 "$bin" core "$core" --node "$NODE" "$@"; }
+    ns stack --json > "$w/stack.json" || fail "stack --json exited $?"
+    mapfile -t A < <(node -e '
+      const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+      const f = d.threads[0].frames.find((f) => f.kind === "js" && f.name === "hold");
+      if (f) for (const a of f.arguments) console.log(a.address);' "$w/stack.json")
+    [ ${#A[@]} -eq 11 ] || fail "hold's 11 arguments not found (got ${#A[@]})"
+    truth() { node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1])); const v = eval("t." + process.argv[2]); process.stdout.write(typeof v === "string" ? v : JSON.stringify(v));' "$w/truth.json" "$1"; }
+    # strings: every representation, byte for byte
+    i=1
+    for key in oneByte twoByte cons sliced; do
+        ns str -v "${A[$i]}" > "$w/str.txt" || fail "str $key exited $?"
+        got=$(tail -n +2 "$w/str.txt")
+        [ "$got" = "$(truth $key)" ] || fail "str $key: '$got' != '$(truth $key)'"
+        i=$((i + 1))
+    done
+    ns str -v "${A[3]}" | head -1 | grep -q '^ConsString, 94 chars$' || fail "str -v of the cons string: $(ns str -v "${A[3]}" | head -1)"
+    head -1 "$w/str.txt" | grep -q '^SlicedString, 65 chars$' || fail "str -v of the sliced string: $(head -1 "$w/str.txt")"
+    # a derived-class instance: its own class name and its fields
+    ns v8print "${A[0]}" > "$w/dog.txt" || fail "v8print exited $?"
+    grep -q 'constructor Dog' "$w/dog.txt" && grep -q '    name: "rex"' "$w/dog.txt" && grep -q '    legs: 4' "$w/dog.txt" &&
+        grep -q '    good: true' "$w/dog.txt" || { cat "$w/dog.txt"; fail "v8print of the Dog"; }
+    grep -q 'HeapObject.map (Map)' "$w/dog.txt" || fail "v8print shows no map field"
+    # a dictionary-mode object: all 29 properties with their values
+    ns v8print "${A[5]}" | grep -E '^    key[0-9]+: ' | sed 's/^ *//' | sort > "$w/dict.txt"
+    node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1])); for (const [k, v] of Object.entries(t.dict)) console.log(k + ": " + v)' "$w/truth.json" | sort > "$w/dict.want"
+    cmp -s "$w/dict.txt" "$w/dict.want" || { diff "$w/dict.want" "$w/dict.txt" | head; fail "v8print of the dictionary-mode object"; }
+    # arrays: Smis, doubles, mixed
+    for pair in "6 smis" "7 doubles" "8 mixed"; do
+        set -- $pair
+        ns array "${A[$1]}" | sed 's/^\[[0-9]*\]: //' > "$w/arr.txt"
+        node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1])); for (const v of t[process.argv[2]]) console.log(String(v))' "$w/truth.json" "$2" > "$w/arr.want"
+        cmp -s "$w/arr.txt" "$w/arr.want" || { diff "$w/arr.want" "$w/arr.txt" | head; fail "array $2"; }
+    done
+    ns type "${A[9]}" | grep -q 'constructor Buffer: <Buffer 20 bytes>' || fail "type of the Buffer: $(ns type "${A[9]}")"
+    ns type "${A[10]}" | grep -q 'HEAP_NUMBER_TYPE.*: 12345.678$' || fail "type of the number: $(ns type "${A[10]}")"
+    ns type 0x2a00000000 | grep -q '^Smi 42$' || fail "type of a Smi"
+    ns str 0x10 > /dev/null 2>&1; [ $? -eq 1 ] || fail "str of an unmapped address should fail with 1"
+    ns v8print --help | grep -q 'usage: nodescope core CORE v8print' || fail "v8print --help"
+    rm -f "$core"
+    tested=$((tested + 1))
+    echo "node $v ok"
+done
+[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+echo ok

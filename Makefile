@@ -5,7 +5,7 @@
 # Sources are found by wildcard: a new module file needs no edit here.
 
 CC       ?= cc
-PKGS     := libdw libelf zlib
+PKGS     := libdw libelf zlib libedit
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla

@@ -19,13 +19,13 @@ static const core_cmd_t commands[] = {
 
 static void core_usage(FILE *f)
 {
-    fprintf(f, "usage: nodescope core CORE [--node BIN] COMMAND [ARGS]\n"
-               "       nodescope core --pid PID COMMAND [ARGS]\n\n"
+    fprintf(f, "usage: nodescope core CORE [--node BIN] [COMMAND [ARGS]]\n"
+               "       nodescope core --pid PID [COMMAND [ARGS]]\n\n"
                "Look inside a Node.js core file (gcore, or the kernel's) or a live process (stopped only\n"
-               "while it is read). The node executable is found from the core; --node overrides it.\n\n"
+               "while it is read). The node executable is found from the core; --node overrides it.\n"
+               "Without a command: an interactive prompt where every command works on the same core.\n\n"
                "commands:\n");
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %-48s %s\n", commands[i].name, commands[i].args, commands[i].help);
+    core_print_commands(f);
     fprintf(f, "\noptions:\n"
                "  --node BIN   the node executable the core came from\n"
                "  --pid PID    a live process instead of a core file\n"
@@ -52,7 +52,12 @@ int core_need_v8(const core_session_t *s, const char *cmd)
     return -1;
 }
 
-static int run_command(core_session_t *s, int argc, char **argv)
+void core_print_commands(FILE *f)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-8s %-48s %s\n", commands[i].name, commands[i].args, commands[i].help);
+}
+
+int core_run_command(core_session_t *s, int argc, char **argv)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[0], commands[i].name)) return commands[i].run(s, argc, argv);
@@ -98,18 +103,13 @@ int cli_core(int argc, char **argv)
         core_usage(stdout);
         return EXIT_OK;
     }
-    if (i >= argc) {
-        fprintf(stderr, "nodescope: core: name a command (the interactive prompt is not in this build)\n");
-        core_usage(stderr);
-        return EXIT_USAGE;
-    }
     core_session_t s = {NULL, NULL};
     for (int k = i + 1; k < argc; k++)   /* a command's --help needs no target */
-        if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) return run_command(&s, argc - i, argv + i);
+        if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) return core_run_command(&s, argc - i, argv + i);
     s.t = pid ? target_open_pid(pid) : target_open_core(core, node);
     if (!s.t) return EXIT_FAIL;
     s.v = v8_open(s.t);
-    int rc = run_command(&s, argc - i, argv + i);
+    int rc = i < argc ? core_run_command(&s, argc - i, argv + i) : core_prompt(&s);
     v8_close(s.v);
     target_close(s.t);
     return rc;

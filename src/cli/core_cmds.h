@@ -27,6 +27,13 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv);
 int core_cmd_str(core_session_t *s, int argc, char **argv);
 int core_cmd_array(core_session_t *s, int argc, char **argv);
 
+/* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
+int core_run_command(core_session_t *s, int argc, char **argv);
+/* Lists the commands, one per line. */
+void core_print_commands(FILE *f);
+/* The interactive prompt (or, when stdin is not a terminal, one command per input line). */
+int core_prompt(core_session_t *s);
+
 /* Parses an address ("0x7f...", decimal); prints an error and returns -1 when it is not one. */
 int core_parse_addr(const char *cmd, const char *s, uint64_t *out);
 /* Commands that need V8 call this: prints why when s->v is NULL. */

@@ -44,7 +44,7 @@ for v in 18 20 22 24; do
         [ "$got" = "$(truth $key)" ] || fail "str $key: '$got' != '$(truth $key)'"
         i=$((i + 1))
     done
-    ns str -v "${A[3]}" | head -1 | grep -q '^ConsString, 94 chars$' || fail "str -v of the cons string: $(ns str -v "${A[3]}" | head -1)"
+    ns str -v "${A[3]}" | head -1 | grep -q "^ConsString, $(truth cons.length) chars$" || fail "str -v of the cons string: $(ns str -v "${A[3]}" | head -1)"
     head -1 "$w/str.txt" | grep -q '^SlicedString, 65 chars$' || fail "str -v of the sliced string: $(head -1 "$w/str.txt")"
     # a derived-class instance: its own class name and its fields
     ns v8print "${A[0]}" > "$w/dog.txt" || fail "v8print exited $?"
@@ -67,6 +67,14 @@ for v in 18 20 22 24; do
     ns type 0x2a00000000 | grep -q '^Smi 42$' || fail "type of a Smi"
     ns str 0x10 > /dev/null 2>&1; [ $? -eq 1 ] || fail "str of an unmapped address should fail with 1"
     ns v8print --help | grep -q 'usage: nodescope core CORE v8print' || fail "v8print --help"
+    # the prompt (stdin not a terminal: one command per line): commands share the open core, an
+    # error does not end the session, quit does
+    printf 'type 0x2a00000000\nbogus command\nstr %s\nhelp\nquit\nstack\n' "${A[1]}" | ns > "$w/prompt.out" 2> "$w/prompt.err" ||
+        fail "the prompt exited $?"
+    grep -q '^Smi 42$' "$w/prompt.out" && grep -qx "$(truth oneByte)" "$w/prompt.out" && grep -q '^  v8print ' "$w/prompt.out" ||
+        { cat "$w/prompt.out"; fail "prompt output"; }
+    grep -q "unknown command 'bogus'" "$w/prompt.err" || fail "prompt: no error for an unknown command"
+    grep -q '^thread' "$w/prompt.out" && fail "prompt: a command after quit ran"
     rm -f "$core"
     tested=$((tested + 1))
     echo "node $v ok"

@@ -1,0 +1,104 @@
+/* The interactive prompt of `nodescope core CORE`: the target and V8's layout are opened once and
+ * every command runs against them. Line editing and history through libedit when stdin is a
+ * terminal; otherwise commands are read line by line, without prompts, for scripts. */
+#include "cli/core_cmds.h"
+#include "util/diag.h"
+#include <editline/readline.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_ARGS 64
+#define HISTORY_FILE ".nodescope_history"
+
+/* Splits line in place into words; '...' and "..." group words. Returns the count, -1 on an open quote. */
+static int split(char *line, char **argv, int max)
+{
+    int argc = 0;
+    char *r = line, *w = line;
+    while (*r) {
+        while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r') r++;
+        if (!*r) break;
+        if (argc == max) return -1;
+        argv[argc++] = w;
+        while (*r && *r != ' ' && *r != '\t' && *r != '\n' && *r != '\r') {
+            if (*r == '\'' || *r == '"') {
+                char q = *r++;
+                while (*r && *r != q) *w++ = *r++;
+                if (!*r) return -1;
+                r++;
+            } else {
+                *w++ = *r++;
+            }
+        }
+        if (*r) r++;
+        *w++ = 0;
+    }
+    return argc;
+}
+
+static char *history_path(void)
+{
+    const char *home = getenv("HOME");
+    if (!home || !*home) return NULL;
+    size_t n = strlen(home) + sizeof HISTORY_FILE + 2;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s", home, HISTORY_FILE);
+    return p;
+}
+
+/* Runs one line; returns 1 when the session should end. */
+static int run_line(core_session_t *s, char *line)
+{
+    char *argv[MAX_ARGS];
+    int argc = split(line, argv, MAX_ARGS);
+    if (argc < 0) {
+        fprintf(stderr, "nodescope: core: unbalanced quotes or too many words\n");
+        return 0;
+    }
+    if (argc == 0) return 0;
+    if (!strcmp(argv[0], "quit") || !strcmp(argv[0], "exit") || !strcmp(argv[0], "q")) return 1;
+    if (!strcmp(argv[0], "help") || !strcmp(argv[0], "?")) {
+        core_print_commands(stdout);
+        printf("  %-8s %-48s %s\n  %-8s %-48s %s\n", "help", "", "this list (COMMAND --help for one)", "quit", "",
+               "leave (also exit, q, Ctrl-D)");
+        return 0;
+    }
+    core_run_command(s, argc, argv);   /* an error in one command does not end the session */
+    fflush(stdout);
+    return 0;
+}
+
+int core_prompt(core_session_t *s)
+{
+    if (!isatty(STDIN_FILENO)) {
+        char *line = NULL;
+        size_t cap = 0;
+        while (getline(&line, &cap, stdin) >= 0)
+            if (run_line(s, line)) break;
+        free(line);
+        return EXIT_OK;
+    }
+    char *hist = history_path();
+    using_history();
+    if (hist) read_history(hist);
+    printf("nodescope core: %s (V8 %s). Type help for the commands, quit to leave.\n", target_name(s->t),
+           s->v ? v8_version(s->v) : "metadata missing");
+    for (;;) {
+        char *line = readline("> ");
+        if (!line) {   /* Ctrl-D */
+            printf("\n");
+            break;
+        }
+        if (*line) add_history(line);
+        int done = run_line(s, line);
+        free(line);
+        if (done) break;
+    }
+    if (hist) {
+        write_history(hist);
+        free(hist);
+    }
+    return EXIT_OK;
+}

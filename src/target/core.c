@@ -186,7 +186,7 @@ void target_close(target_t *t) {
     if (!t) return;
     if (t->pid) target_live_detach(t);
     target_elf_free_modules(t);
-    if (t->core) munmap((void *)t->core, t->core_size);
+    if (t->core && !t->core_borrowed) munmap((void *)t->core, t->core_size);
     for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);
     free(t->maps); free(t->segs); free(t->threads); free(t->name); free(t->exe_path);
     free(t);

@@ -39,6 +39,9 @@ target_t *target_open_core(const char *core_path, const char *exe);
 /* Attaches to a live process (ptrace: stopped while attached). target_close resumes it. */
 target_t *target_open_pid(int pid);
 void target_close(target_t *t);
+/* A target that is just n bytes of memory at base (no threads, no modules): for fuzzing the
+ * decoders. The bytes are borrowed and must outlive the target. */
+target_t *target_open_memory(uint64_t base, const void *bytes, size_t n);
 
 /* Reads n bytes at addr into dst; 0 on success, -1 if any byte is unavailable. */
 int target_read(target_t *t, uint64_t addr, void *dst, size_t n);

@@ -28,7 +28,8 @@ struct target {
     char *name;
     char *exe_path;
     int pid;                           /* live target, else 0 */
-    const uint8_t *core;               /* mmap of the core file */
+    const uint8_t *core;               /* mmap of the core file (or the caller's bytes: memory.c) */
+    int core_borrowed;                 /* core is not ours to unmap */
     size_t core_size;
     target_seg_t *segs; size_t nsegs;  /* sorted by vaddr */
     target_mapping_t *maps; size_t nmaps;

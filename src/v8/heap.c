@@ -28,6 +28,22 @@ v8_t *v8_open(target_t *t)
     return v;
 }
 
+v8_t *v8_open_with_metadata(target_t *t, const v8_constant_t *items, size_t n, int major, int minor)
+{
+    v8_t *v = xcalloc(1, sizeof *v);
+    v->t = t;
+    v->major = major;
+    v->minor = minor;
+    v->md.items = xmalloc((n ? n : 1) * sizeof *v->md.items);
+    for (size_t i = 0; i < n; i++) v->md.items[i] = (v8_constant_t){xstrdup(items[i].name), items[i].value};
+    v->md.count = n;
+    if (v8_layout_resolve(v) != 0) {
+        v8_close(v);
+        return NULL;
+    }
+    return v;
+}
+
 void v8_close(v8_t *v)
 {
     if (!v) return;

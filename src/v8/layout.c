@@ -141,7 +141,8 @@ int v8_layout_resolve(v8_t *v)
 {
     resolver_t r = {v, {0}, 0};
     v8_layout_t *L = &v->L;
-    read_version(v);
+    if (!v->major) read_version(v);
+    else snprintf(v->version, sizeof v->version, "%d.%d", v->major, v->minor);
     load_types(v);
     const v8_fallback_t *fb = fallback_for(v);
 

@@ -16,6 +16,10 @@ typedef struct v8 v8_t;
  * executable and what is missing) when the target's executable is not a supported node. */
 v8_t *v8_open(target_t *t);
 void v8_close(v8_t *v);
+/* The same from given constants (sorted by name, as v8_metadata_load returns them) and a V8
+ * version, for a target without a node binary: the fuzz targets use it. */
+#include "v8/metadata.h"
+v8_t *v8_open_with_metadata(target_t *t, const v8_constant_t *items, size_t n, int major, int minor);
 target_t *v8_target(const v8_t *v);
 /* "11.3.244.8" */
 const char *v8_version(const v8_t *v);

@@ -1,0 +1,58 @@
+/* Fuzz the V8 decoders (strings, values, functions, objects, classes) with arbitrary memory:
+ * input = a 4-byte little-endian offset of the value to decode, then a memory image placed at
+ * IMAGE_BASE. Decoded with Node 20's layout. Any bytes must give an answer or an error: never a
+ * crash, a hang, or a read outside the image. Seeds: fuzz/gen_v8_corpus.js. */
+#include "target/target.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "v8/v8.h"
+#include "v8_node20_metadata.h"
+#include <stdint.h>
+#include <string.h>
+
+#define IMAGE_BASE 0x100000ull
+
+static int count_property(void *ctx, const v8_property_t *p)
+{
+    (*(size_t *)ctx) += strlen(p->key) + 1;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    diag_verbosity = -1;
+    if (size < 4 + 8) return 0;
+    uint32_t off;
+    memcpy(&off, data, 4);
+    const uint8_t *image = data + 4;
+    size_t n = size - 4;
+    target_t *t = target_open_memory(IMAGE_BASE, image, n);
+    v8_t *v = v8_open_with_metadata(t, node20_metadata, sizeof node20_metadata / sizeof node20_metadata[0], 11, 3);
+    if (v) {
+        uint64_t value = IMAGE_BASE + (off % n) + 1;   /* a tagged pointer into the image */
+        buf_t b = {0};
+        int trunc;
+        const char *repr;
+        int64_t len;
+        size_t seen = 0;
+        v8_string(v, value, &b, 4096, &trunc);
+        v8_string_info(v, value, &repr, &len);
+        buf_clear(&b);
+        v8_describe(v, value, &b);
+        buf_clear(&b);
+        v8_constructor_name(v, value, &b);
+        v8_function_t fi;
+        if (v8_function_info(v, value, &fi) == 0) v8_function_free(&fi);
+        if (v8_shared_info(v, value, &fi) == 0) v8_function_free(&fi);
+        v8_object_properties(v, value, count_property, &seen);
+        v8_object_elements(v, value, count_property, &seen, 1000);
+        const char *cls;
+        v8_field_t *fields;
+        size_t nf;
+        if (v8_object_fields(v, value, &cls, &fields, &nf) == 0) v8_fields_free(fields, nf);
+        buf_free(&b);
+        v8_close(v);
+    }
+    target_close(t);
+    return 0;
+}

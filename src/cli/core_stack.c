@@ -26,7 +26,16 @@ static void stack_usage(FILE *f)
                "  --json         a JSON document (always with arguments and addresses)\n");
 }
 
-static const char *frame_name(const v8_function_t *fi) { return *fi->name ? fi->name : "(anonymous)"; }
+/* V8's DebugName: the name, else the inferred name; for an anonymous method, the name stack
+ * traces give it: the receiver's type and the property that holds the function. */
+static void frame_name(core_session_t *s, const v8_frame_t *f, v8_function_t *fi, buf_t *b)
+{
+    uint64_t receiver;
+    if (*fi->name) buf_puts(b, fi->name);
+    else if (fi->inferred) buf_puts(b, fi->inferred);
+    else if (!(f->function && v8_frame_arg(s->v, f, -1, &receiver) == 0 && v8_method_name(s->v, receiver, f->function, b) == 0))
+        buf_puts(b, "(anonymous)");
+}
 
 static void print_native(core_session_t *s, const v8_frame_t *f, size_t i, const stack_opts_t *o, buf_t *b)
 {
@@ -57,8 +66,9 @@ static void print_js(core_session_t *s, const v8_frame_t *f, const stack_opts_t 
         buf_printf(b, "js:     <unreadable function 0x%llx>", (unsigned long long)f->function);
         return;
     }
-    buf_printf(b, "js:     %s%s", f->is_construct ? "new " : "", frame_name(&fi));
-    if (fi.inferred && strcmp(fi.inferred, fi.name)) buf_printf(b, " (as %s)", fi.inferred);
+    buf_printf(b, "js:     %s", f->is_construct ? "new " : "");
+    frame_name(s, f, &fi, b);
+    if (*fi.name && fi.inferred && strcmp(fi.inferred, fi.name)) buf_printf(b, " (as %s)", fi.inferred);
     print_position(f, &fi, b);
     buf_printf(b, " [%s%s%s]", v8_tier_name(f->tier), f->inlined ? ", inlined" : "",
                f->position_is_definition ? "; position is the definition" : "");

@@ -261,3 +261,46 @@ int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
     if (map_constructor(v, map, &ctor) == 0 && function_name(v, ctor, out) == 0) return 0;
     return -1;
 }
+
+typedef struct {
+    uint64_t fn;
+    buf_t *key;
+    int found;
+} method_ctx_t;
+
+static int method_cb(void *vctx, const v8_property_t *p)
+{
+    method_ctx_t *m = vctx;
+    if (p->is_accessor || p->is_double || p->value != m->fn) return 0;
+    buf_puts(m->key, p->key);
+    m->found = 1;
+    return 1;
+}
+
+int v8_method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    buf_t key = {0};
+    method_ctx_t m = {fn, &key, 0};
+    uint64_t o = receiver;
+    for (int i = 0; i < MAX_PROTOTYPES && !m.found; i++) {
+        uint64_t map;
+        int t;
+        if (!v8_is_heap_object(v, o) || v8_instance_type(v, o, &t) != 0 || t == L->type_oddball || v8_is_string_type(v, t)) break;
+        v8_object_properties(v, o, method_cb, &m);
+        if (m.found || map_of(v, o, &map) != 0 || v8_read_field(v, map, L->map_prototype, &o) != 0) break;
+    }
+    if (m.found) {
+        size_t mark = out->len;
+        if (v8_constructor_name(v, receiver, out) != 0) buf_puts(out, "Object");
+        /* a function as receiver: V8 says "Function.name" */
+        if (v8_has_type(v, receiver, L->type_js_function) || out->len == mark) {
+            out->len = mark;
+            out->data[mark] = 0;
+            buf_puts(out, "Function");
+        }
+        buf_printf(out, ".%s", key.data);
+    }
+    buf_free(&key);
+    return m.found ? 0 : -1;
+}

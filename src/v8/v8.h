@@ -127,6 +127,9 @@ typedef int (*v8_property_cb)(void *ctx, const v8_property_t *p);
 int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx);
 /* Own elements (array indices), holes skipped, at most limit of them (a JSArray: up to its length). */
 int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int64_t limit);
+/* The name V8's stack traces give a method: "Type.key" where key is the property of the receiver
+ * (or its prototypes) that holds fn; 0 and appended to out when found. */
+int v8_method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out);
 /* An own data property by name; 0 and *out set when found. */
 int v8_object_get(v8_t *v, uint64_t obj, const char *name, uint64_t *out);
 

@@ -154,6 +154,12 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
         int ok = v8_shared_info(s->v, f->shared, &fi) == 0;
         buf_puts(b, ",\"kind\":\"js\"");
         json_str(b, "name", ok ? fi.name : NULL);
+        if (ok) {
+            buf_t dn = {0};
+            frame_name(s, f, &fi, &dn);
+            json_str(b, "display_name", dn.data);
+            buf_free(&dn);
+        }
         json_str(b, "inferred", ok ? fi.inferred : NULL);
         json_str(b, "file", ok ? fi.script_name : NULL);
         json_str(b, "eval_origin", ok ? fi.eval_origin : NULL);

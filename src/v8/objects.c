@@ -293,12 +293,16 @@ int v8_method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
     if (m.found) {
         size_t mark = out->len;
         if (v8_constructor_name(v, receiver, out) != 0) buf_puts(out, "Object");
-        /* a function as receiver: V8 says "Function.name" */
-        if (v8_has_type(v, receiver, L->type_js_function) || out->len == mark) {
+        /* a function as receiver (a static method): V8 up to 12 says "Function.key", V8 13 the
+         * function's own name ("Module._load") */
+        v8_function_t fi;
+        int is_fn = v8_function_info(v, receiver, &fi) == 0;
+        if (is_fn || out->len == mark) {
             out->len = mark;
             out->data[mark] = 0;
-            buf_puts(out, "Function");
+            buf_puts(out, is_fn && v->major >= 13 && *fi.name ? fi.name : "Function");
         }
+        if (is_fn) v8_function_free(&fi);
         buf_printf(out, ".%s", key.data);
     }
     buf_free(&key);

@@ -64,6 +64,9 @@ int cli_convert(int argc, char **argv)
         diag_error(NULL, 0, "no input");
         return EXIT_USAGE;
     }
+    /* folded stacks have no use for a per-sample timeline: don't keep one (memory and time) */
+    const format_writer_t *out_w = w ? w : format_writer_for_path(output);
+    if (out_w && !strcmp(out_w->name, "folded")) in.ro.no_timeline = 1;
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
     if (cli_input_read(&in, argv + optind, argc - optind, p) == 0 &&

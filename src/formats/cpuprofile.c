@@ -547,7 +547,7 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
             }
             if (t_us < range_lo || t_us > range_hi) continue;
             profile_add_self(p, pnode[k], 1);
-            profile_add_sample(p, t_us, pnode[k], 1);
+            if (!o->no_timeline) profile_add_sample(p, t_us, pnode[k], 1);
             if (cp.nlines == cp.nsamples && cp.lines[s] >= 1 && cp.lines[s] < 1e9 && pnode[k])
                 profile_add_line_ticks(p, pnode[k], (int32_t)cp.lines[s], 1);
         }

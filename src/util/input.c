@@ -147,6 +147,15 @@ ssize_t input_read(input_t *in, void *dst, size_t n)
     return (ssize_t)avail;
 }
 
+void input_skip(input_t *in, size_t n)
+{
+    size_t have = in->end - in->start;
+    if (n > have) n = have;
+    in->start += n;
+    in->consumed += n;
+    if (in->progress) input_progress_tick(in);
+}
+
 int input_looks_binary(input_t *in)
 {
     const char *p;

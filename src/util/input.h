@@ -36,6 +36,8 @@ size_t input_peek(input_t *in, const char **p, size_t n);
 int input_getline(input_t *in, char **line, size_t *len);
 /* Raw bytes: up to n bytes into dst; returns count, 0 at end, -1 on error. */
 ssize_t input_read(input_t *in, void *dst, size_t n);
+/* Consumes n bytes already returned by input_peek (no copy): for parsers that scan the buffer. */
+void input_skip(input_t *in, size_t n);
 /* Whether the next bytes look like binary (a NUL or many control bytes in the first 4 KiB). */
 int input_looks_binary(input_t *in);
 /* Refresh the progress line on stderr (cheap; rate limited). input_progress_done clears it. */

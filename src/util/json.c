@@ -14,7 +14,23 @@ void json_init(json_t *j, input_t *in)
     j->line = 1;
 }
 
-void json_free(json_t *j) { buf_free(&j->str); }
+/* Gives the bytes read back to the input and looks at the next window; 0 at the end. */
+static int refill(json_t *j)
+{
+    if (j->win) input_skip(j->in, (size_t)(j->p - j->win));
+    const char *w;
+    size_t n = input_peek(j->in, &w, 65536);
+    j->win = j->p = w;
+    j->e = w + n;
+    return n > 0;
+}
+
+void json_free(json_t *j)
+{
+    if (j->win) input_skip(j->in, (size_t)(j->p - j->win));
+    j->win = j->p = j->e = NULL;
+    buf_free(&j->str);
+}
 
 void json_fail(json_t *j, const char *msg)
 {
@@ -22,16 +38,17 @@ void json_fail(json_t *j, const char *msg)
     j->failed = 1;
 }
 
-static int peekc(json_t *j)
+static inline int peekc(json_t *j)
 {
-    const char *p;
-    return input_peek(j->in, &p, 1) ? (unsigned char)p[0] : -1;
+    if (j->p == j->e && !refill(j)) return -1;
+    return (unsigned char)*j->p;
 }
 
-static int getc_(json_t *j)
+static inline int getc_(json_t *j)
 {
-    unsigned char c;
-    if (input_read(j->in, &c, 1) != 1) return -1;
+    int c = peekc(j);
+    if (c < 0) return -1;
+    j->p++;
     if (c == '\n') j->line++;
     return c;
 }
@@ -39,21 +56,12 @@ static int getc_(json_t *j)
 static int skip_ws(json_t *j)
 {
     for (;;) {
-        const char *p;
-        size_t n = input_peek(j->in, &p, 4096);
-        if (!n) return -1;
-        size_t i = 0;
-        while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) {
-            if (p[i] == '\n') j->line++;
-            i++;
+        if (j->p == j->e && !refill(j)) return -1;
+        while (j->p < j->e && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t')) {
+            if (*j->p == '\n') j->line++;
+            j->p++;
         }
-        if (i < n) {
-            char tmp[4096];
-            if (i) input_read(j->in, tmp, i);
-            return (unsigned char)p[i];
-        }
-        char tmp[4096];
-        input_read(j->in, tmp, n);
+        if (j->p < j->e) return (unsigned char)*j->p;
     }
 }
 
@@ -90,18 +98,12 @@ static int read_string(json_t *j)
     j->str.len = 0;
     for (;;) {
         /* copy runs of plain characters at once */
-        const char *p;
-        size_t n = input_peek(j->in, &p, 65536), i = 0;
-        while (i < n && p[i] != '"' && p[i] != '\\' && (unsigned char)p[i] >= 0x20) i++;
-        if (i) {
-            buf_append(&j->str, p, i);
-            char tmp[4096];
-            for (size_t done = 0; done < i;) {
-                size_t k = i - done < sizeof tmp ? i - done : sizeof tmp;
-                input_read(j->in, tmp, k);
-                done += k;
-            }
+        const char *run = j->p;
+        while (j->p < j->e && *j->p != '"' && *j->p != '\\' && (unsigned char)*j->p >= 0x20) j->p++;
+        if (j->p > run) {
+            buf_append(&j->str, run, (size_t)(j->p - run));
             if (j->str.len > MAX_STRING) return json_fail(j, "string longer than 256 MiB"), -1;
+            if (j->p == j->e) continue;   /* the window ended inside the string */
         }
         int c = getc_(j);
         if (c < 0) return json_fail(j, "unterminated string (truncated file?)"), -1;
@@ -143,10 +145,12 @@ static int read_number(json_t *j, int first)
     size_t n = 0;
     tmp[n++] = (char)first;
     for (;;) {
-        int c = peekc(j);
+        if (j->p == j->e && !refill(j)) break;
+        char c = *j->p;
         if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')) break;
         if (n >= sizeof tmp - 1) return json_fail(j, "number too long"), -1;
-        tmp[n++] = (char)getc_(j);
+        tmp[n++] = c;
+        j->p++;
     }
     tmp[n] = 0;
     /* fast path: short integers (ids, samples, time deltas are nearly all of a profile) */

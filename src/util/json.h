@@ -22,6 +22,9 @@ typedef enum {
 
 typedef struct {
     input_t *in;
+    /* the parser scans the input's buffer in place: [p, e) is unread, [win, p) read but not yet
+     * given back to the input (input_skip) */
+    const char *win, *p, *e;
     buf_t str;
     double num;
     int depth;

@@ -8,25 +8,15 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
-command -v gcore >/dev/null || { echo "skip: no gcore"; exit 77; }
-dir=$TEST_TMP/core_inspect; rm -rf "$dir"; mkdir -p "$dir"
-printf "leak:libdw.so\n" > "$dir/lsan.supp"; export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
+. "$HERE/../lib/core_fixture.sh"
+core_setup core_inspect
 fail() { echo "FAIL (node $v): $*"; exit 1; }
 tested=0
 for v in 18 20 22 24; do
     NODE=$HERE/../.cache/node/$v/bin/node
     [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
-    w=$dir/$v; mkdir -p "$w"; mkfifo "$w/fifo"
-    "$NODE" "$FIX/objects.js" "$w/fifo" "$w/truth.json" & pid=$!
-    for _ in $(seq 100); do [ -s "$w/truth.json" ] && break; sleep 0.1; done
-    [ -s "$w/truth.json" ] || fail "fixture never got ready"
-    sleep 0.3
-    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
-    kill "$pid"; wait "$pid" 2>/dev/null; pid=
-    core=$(ls "$w"/core.*)
+    w=$dir/$v
+    core_gcore "$w" "$NODE" "$FIX/objects.js" "$w/fifo" "$w/truth.json"
     bin=$NODESCOPE; [ "$v" = 20 ] || bin=${NODESCOPE_RELEASE:-$NODESCOPE}
     ns() { timeout 60 "$bin" core "$core" --node "$NODE" "$@"; }
     ns stack --json > "$w/stack.json" || fail "stack --json exited $?"

@@ -8,12 +8,8 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
-command -v gcore >/dev/null || { echo "skip: no gcore"; exit 77; }
-dir=$TEST_TMP/core_optimized; rm -rf "$dir"; mkdir -p "$dir"
-printf "leak:libdw.so\n" > "$dir/lsan.supp"; export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
+. "$HERE/../lib/core_fixture.sh"
+core_setup core_optimized
 fail() { echo "FAIL (node $v, $tier): $*"; exit 1; }
 tested=0
 for v in 18 20 22 24; do
@@ -22,14 +18,8 @@ for v in 18 20 22 24; do
     tiers=turbofan
     [ "$v" = 24 ] && tiers="turbofan maglev"
     for tier in $tiers; do
-        w=$dir/$v-$tier; mkdir -p "$w"; mkfifo "$w/fifo"
-        "$NODE" --allow-natives-syntax "$FIX/optimized_truth.js" "$w/fifo" "$w/truth.json" "$tier" & pid=$!
-        for _ in $(seq 100); do [ -s "$w/truth.json" ] && break; sleep 0.1; done
-        [ -s "$w/truth.json" ] || fail "fixture never got ready"
-        sleep 0.3
-        gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
-        kill "$pid"; wait "$pid" 2>/dev/null; pid=
-        core=$(ls "$w"/core.*)
+        w=$dir/$v-$tier
+        core_gcore "$w" "$NODE" --allow-natives-syntax "$FIX/optimized_truth.js" "$w/fifo" "$w/truth.json" "$tier"
         timeout 60 "$NODESCOPE" core "$core" --node "$NODE" stack --json > "$w/ns.json" || fail "stack --json exited $?"
         node "$FIX/compare_stack.js" "$w/truth.json" "$w/ns.json" "$FIX/optimized_truth.js" || fail "stack differs from Error().stack"
         timeout 60 "$NODESCOPE" core "$core" --node "$NODE" stack > "$w/s.txt" || fail "stack exited $?"

@@ -1,0 +1,26 @@
+# Sourced by the core e2e tests: a work directory, cleanup, and gcore of a fixture that
+# blocks on a FIFO after writing its truth file.
+#   core_setup NAME              work dir $dir under $TEST_TMP, LSan quiet about libdw, cleanup trap
+#   core_gcore W NODE ARGS...    run "NODE ARGS..." (ARGS name W/fifo and W/truth.json), wait for
+#                                W/truth.json, gcore it, kill it; sets $core. Exits 77 without gcore
+#                                or ptrace, and calls the test's fail() when the fixture never gets ready.
+core_setup() {
+    command -v gcore >/dev/null || { echo "skip: no gcore"; exit 77; }
+    dir=$TEST_TMP/$1; rm -rf "$dir"; mkdir -p "$dir"
+    printf "leak:libdw.so\n" > "$dir/lsan.supp"
+    export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+    pid=
+    trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+}
+
+core_gcore() {
+    local w=$1; shift
+    mkdir -p "$w"; mkfifo "$w/fifo"
+    "$@" & pid=$!
+    for _ in $(seq 100); do [ -s "$w/truth.json" ] && break; sleep 0.1; done
+    [ -s "$w/truth.json" ] || fail "fixture never got ready"
+    sleep 0.3    # let it reach the blocking read
+    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
+    kill "$pid"; wait "$pid" 2>/dev/null; pid=
+    core=$(ls "$w"/core.*)
+}

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Read a ~100 MB .cpuprofile and write folded stacks: nodescope vs a JavaScript
-# baseline run in node (JSON.parse of the whole file + folding the tree, which is
-# the least any JS importer does; speedscope's importer does more on top).
+# Read a ~100 MB .cpuprofile (and a ~10 MB one for speedscope): nodescope (to folded stacks) vs the JavaScript tools people
+# use today, measured in the same run:
+#  - speedscope's own importer (its npm build in headless Debian chromium, the profile
+#    fetched over local HTTP; timed until the imported profile is shown; peak RSS of the
+#    renderer). Skipped when chromium or tests/node_modules is missing.
+#  - a minimal node baseline (JSON.parse of the whole file + folding the tree: the least
+#    any JS importer does).
 # The profile is a real `node --cpu-prof` one scaled up: its tree copied K times
 # under the root (new ids) and its samples repeated over the copies.
 # Prints wall time, peak RSS and the time ratio. Not run by the tests.
@@ -12,17 +16,18 @@ NODE=${NODE:-$ROOT/tests/.cache/node/22/bin/node}
 [ -x "$NODE" ] || NODE=node
 TARGET_MB=${TARGET_MB:-100}
 W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 cd "$W"
 "$NODE" --cpu-prof --cpu-prof-name=seed.cpuprofile "$ROOT/tests/fixtures/cpuprofile/workload.js" 1500 > /dev/null
-"$NODE" -e '
+cat > scale.js <<'JS'
+// scale.js MB OUT: the seed profile's tree copied K times under the root, samples repeated
 const fs = require("fs");
 const p = JSON.parse(fs.readFileSync("seed.cpuprofile", "utf8"));
-const target = Number(process.argv[1]) * 1e6, seedSize = fs.statSync("seed.cpuprofile").size;
+const target = Number(process.argv[2]) * 1e6, seedSize = fs.statSync("seed.cpuprofile").size;
 const K = Math.max(1, Math.ceil(target / seedSize));
 const maxId = Math.max(...p.nodes.map((n) => n.id));
 const root = p.nodes.find((n) => n.callFrame.functionName === "(root)");
-const out = fs.openSync("big.cpuprofile", "w");
+const out = fs.openSync(process.argv[3], "w");
 fs.writeSync(out, "{\"nodes\":[");
 const rootCopy = { ...root, children: [] };
 for (let k = 0; k < K; k++) for (const c of root.children) rootCopy.children.push(c + k * maxId);
@@ -42,7 +47,8 @@ for (let k = 0; k < K; k++) for (let i = 0; i < p.samples.length; i++) {
 fs.writeSync(out, "],\"startTime\":" + p.startTime + ",\"endTime\":" + (p.startTime + deltas.reduce((a, b) => a + b, 0)) +
   ",\"samples\":[" + samples.join(",") + "],\"timeDeltas\":[" + deltas.join(",") + "]}");
 fs.closeSync(out);
-' "$TARGET_MB"
+JS
+"$NODE" scale.js "$TARGET_MB" big.cpuprofile
 size=$(stat -c %s big.cpuprofile)
 cat > fold.js <<'JS'
 const fs = require("fs");
@@ -77,3 +83,20 @@ printf 'input: %.1f MB .cpuprofile, %s samples\n' "$(echo "$size / 1000000" | bc
 printf 'nodescope convert -> folded: %6.2f s  peak %5d MB\n' "$ns_t" $((ns_m / 1024))
 printf 'node JSON.parse + fold:      %6.2f s  peak %5d MB\n' "$js_t" $((js_m / 1024))
 printf 'time ratio (node / nodescope): %.1fx   memory ratio: %.1fx\n' "$(echo "$js_t / $ns_t" | bc -l)" "$(echo "$js_m / $ns_m" | bc -l)"
+# speedscope's renderer crashes (out of memory) on ~47 MB profiles here, so it gets its own,
+# smaller profile (SPEEDSCOPE_MB), and nodescope is timed again on that one
+SPEEDSCOPE_MB=${SPEEDSCOPE_MB:-10}
+if [ -x /usr/bin/chromium ] && [ -d "$ROOT/tests/node_modules/speedscope" ]; then
+    "$NODE" scale.js "$SPEEDSCOPE_MB" small.cpuprofile
+    read -r nss_t nss_m < <(measure "$NODESCOPE" convert small.cpuprofile -o small.folded)
+    printf '\ninput: %.1f MB .cpuprofile\n' "$(echo "$(stat -c %s small.cpuprofile) / 1000000" | bc -l)"
+    printf 'nodescope convert -> folded:  %6.2f s  peak %5d MB\n' "$nss_t" $((nss_m / 1024))
+    if read -r ss_t ss_m < <("$NODE" "$ROOT/bench/speedscope_import.mjs" small.cpuprofile 2>"$W/ss.err"); then
+        printf 'speedscope import (chromium): %6.2f s  peak %5d MB (renderer)\n' "$ss_t" $((ss_m / 1024))
+        printf 'time ratio (speedscope / nodescope): %.1fx   memory ratio: %.1fx\n' "$(echo "$ss_t / $nss_t" | bc -l)" "$(echo "$ss_m / $nss_m" | bc -l)"
+    else
+        echo "speedscope import failed: $(grep -m1 -i 'error\|crash' "$W/ss.err")"
+    fi
+else
+    echo "speedscope: skipped (needs /usr/bin/chromium and 'npm ci' in tests/)"
+fi

@@ -65,7 +65,7 @@ FUZZ_OBJ   := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
 build/fuzzobj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
-build/fuzz/%: fuzz/%.c $(FUZZ_OBJ)
+build/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
 fuzz: $(FUZZ_BIN)

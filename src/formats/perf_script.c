@@ -20,6 +20,7 @@
 #include "symbols/resolver.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/strview.h"
 #include "util/xalloc.h"
 #include <ctype.h>
 #include <pthread.h>
@@ -74,18 +75,6 @@ static int is_space(char c) { return c == ' ' || c == '\t'; }
 /* Perl's \w for ASCII: what the Perl script accepts as an address */
 static int is_word(char c) { return is_digit(c) || ((c | 32) >= 'a' && (c | 32) <= 'z') || c == '_'; }
 
-static int starts(const char *s, size_t n, const char *prefix)
-{
-    size_t k = strlen(prefix);
-    return n >= k && memcmp(s, prefix, k) == 0;
-}
-
-static int ends(const char *s, size_t n, const char *suffix)
-{
-    size_t k = strlen(suffix);
-    return n >= k && memcmp(s + n - k, suffix, k) == 0;
-}
-
 static const char *basename_of(const char *s, size_t n, size_t *out_len)
 {
     size_t i = n;
@@ -109,20 +98,20 @@ static int module_is_jitted_so(const char *m, size_t n)
 {
     size_t bl;
     const char *b = basename_of(m, n, &bl);
-    return starts(b, bl, "jitted-") && ends(b, bl, ".so");
+    return sv_starts(b, bl, "jitted-") && sv_ends(b, bl, ".so");
 }
 /* The Perl script's _[k] rule: "[...]" or ".../vmlinux", never "[unknown]". */
 static int module_annotated_kernel(const char *m, size_t n)
 {
-    return ((n > 0 && m[0] == '[') || ends(m, n, "vmlinux")) && !memmem(m, n, "unknown", 7);
+    return ((n > 0 && m[0] == '[') || sv_ends(m, n, "vmlinux")) && !memmem(m, n, "unknown", 7);
 }
 /* For frame kinds, also kernel modules (*.ko) and versioned vmlinux files, as inferno does. */
 static int module_is_kernel(const char *m, size_t n)
 {
-    if (module_annotated_kernel(m, n) || ends(m, n, ".ko")) return 1;
+    if (module_annotated_kernel(m, n) || sv_ends(m, n, ".ko")) return 1;
     size_t bl;
     const char *b = basename_of(m, n, &bl);
-    return starts(b, bl, "vmlinux-") && !memmem(m, n, "unknown", 7);
+    return sv_starts(b, bl, "vmlinux-") && !memmem(m, n, "unknown", 7);
 }
 
 /* ---- tidying one symbol (the Perl script's tidy_generic, bracket aware) ---- */
@@ -133,7 +122,7 @@ static int is_v8_name(const char *s, size_t n)
     static const char *const prefixes[] = {"JS:", "RegExp:", "LazyCompile:", "Function:", "Eval:", "Script:",
                                            "Builtin:", "BytecodeHandler:", "Stub:", "Handler:"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-        if (starts(s, n, prefixes[i])) return 1;
+        if (sv_starts(s, n, prefixes[i])) return 1;
     return 0;
 }
 
@@ -147,7 +136,7 @@ static size_t strip_params(const char *s, size_t n)
         if (c == '<' || c == '{' || c == '[') depth++;
         else if ((c == '>' || c == '}' || c == ']') && depth > 0) depth--;
         else if (c == '(' && depth == 0) {
-            if (starts(s + i, n - i, "(anonymous namespace)")) continue;
+            if (sv_starts(s + i, n - i, "(anonymous namespace)")) continue;
             if (i > 0 && s[i - 1] == '.') continue;
             return i;
         }
@@ -167,7 +156,7 @@ static size_t strip_params_perl(const char *s, size_t n)
         if (close) return n;
     }
     for (size_t i = 0; i < n; i++)
-        if (s[i] == '(' && !starts(s + i, n - i, "(anonymous namespace)")) return i;
+        if (s[i] == '(' && !sv_starts(s + i, n - i, "(anonymous namespace)")) return i;
     return n;
 }
 
@@ -295,7 +284,7 @@ static void make_frames(perf_reader_t *r, const char *pc, size_t pc_len, const c
     }
     /* The Perl script skips every symbol starting with '(' (meant for "(process name)" pseudo frames);
      * that also drops C++ "(anonymous namespace)::f" frames, which are kept here. */
-    if (n > 0 && sym[0] == '(' && (o->perl_compat || !starts(sym, n, "(anonymous namespace)"))) return;
+    if (n > 0 && sym[0] == '(' && (o->perl_compat || !sv_starts(sym, n, "(anonymous namespace)"))) return;
     size_t part = 0, nparts = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !(sym[i] == '-' && i + 1 < n && sym[i + 1] == '>')) continue;

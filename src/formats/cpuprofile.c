@@ -96,11 +96,7 @@ static int read_number_array(json_t *j, double **arr, size_t *n, size_t *cap, co
         json_fail(j, msg);
         return -1;
     }
-    while ((t = json_next(j)) == JSON_NUMBER) {
-        XGROW(*arr, *cap, *n + 1);
-        (*arr)[(*n)++] = j->num;
-    }
-    if (t != JSON_ARRAY_END) {
+    if ((t = json_read_numbers(j, arr, n, cap)) != JSON_ARRAY_END) {
         if (t != JSON_ERROR) json_fail(j, "arrays of samples and deltas must hold only numbers");
         return -1;
     }

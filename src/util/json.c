@@ -1,4 +1,5 @@
 #include "util/json.h"
+#include "util/xalloc.h"
 #include "util/diag.h"
 #include <math.h>
 #include <stdint.h>
@@ -230,6 +231,38 @@ json_token_t json_next(json_t *j)
     }
     j->need_comma = 1;
     return t;
+}
+
+json_token_t json_read_numbers(json_t *j, double **arr, size_t *n, size_t *cap)
+{
+    if (j->failed) return JSON_ERROR;
+    if (!j->depth || j->stack[j->depth - 1] != '[') return json_fail(j, "expected an array"), JSON_ERROR;
+    for (;;) {
+        /* fast path: [','] short integer, in place, while the window surely holds it all
+         * (profiles are millions of these; anything else takes the general path) */
+        const char *q = j->p;
+        if (j->e - q >= 32) {
+            if (j->need_comma && *q == ',') q++;
+            else if (j->need_comma) goto general;
+            int neg = *q == '-';
+            q += neg;
+            const char *digits = q;
+            uint64_t v = 0;
+            while (*q >= '0' && *q <= '9' && q - digits < 16) v = v * 10 + (uint64_t)(*q++ - '0');
+            size_t nd = (size_t)(q - digits);
+            if (nd == 0 || nd > 15 || *q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')) goto general;
+            if (*n == *cap) XGROW(*arr, *cap, *n + 1);
+            (*arr)[(*n)++] = neg ? -(double)v : (double)v;
+            j->p = q;
+            j->need_comma = 1;
+            continue;
+        }
+    general:;
+        json_token_t t = json_next(j);
+        if (t != JSON_NUMBER) return t;
+        if (*n == *cap) XGROW(*arr, *cap, *n + 1);
+        (*arr)[(*n)++] = j->num;
+    }
 }
 
 int json_skip(json_t *j, json_token_t first)

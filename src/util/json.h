@@ -39,6 +39,10 @@ void json_init(json_t *j, input_t *in);
 void json_free(json_t *j);
 /* The next token; on JSON_ERROR a message naming in->name and the line was printed. */
 json_token_t json_next(json_t *j);
+/* In an array whose '[' was just returned: appends its numbers to *arr (growing *cap, an
+ * XGROW array) until a token that is not a number, which it returns: JSON_ARRAY_END at the
+ * array's end, JSON_ERROR (reported) on malformed JSON, or another token the caller reports. */
+json_token_t json_read_numbers(json_t *j, double **arr, size_t *n, size_t *cap);
 /* Skips the value whose first token was just returned (no-op for scalars). 0 or -1. */
 int json_skip(json_t *j, json_token_t first);
 /* Prints "FILE:LINE: error: MSG" and puts the parser in the failed state. */

@@ -37,6 +37,28 @@ done:
     return out.data;
 }
 
+/* json_read_numbers over text (an array first): the numbers as "%.17g," and the ending token. */
+static char *numbers_n(const char *text, size_t len, json_token_t *end, long *line)
+{
+    static buf_t out;
+    buf_clear(&out);
+    input_t *in = input_from_memory("n.json", text, len);
+    json_t j;
+    json_init(&j, in);
+    double *a = NULL;
+    size_t n = 0, cap = 0;
+    *end = json_next(&j) == JSON_ARRAY_START ? json_read_numbers(&j, &a, &n, &cap) : JSON_ERROR;
+    for (size_t i = 0; i < n; i++) buf_printf(&out, "%.17g,", a[i]);
+    if (*end == JSON_ARRAY_END && json_next(&j) != JSON_EOF) *end = JSON_ERROR;
+    *line = j.line;
+    free(a);
+    json_free(&j);
+    input_close(in);
+    return out.data ? out.data : "";
+}
+
+static char *numbers(const char *text, json_token_t *end, long *line) { return numbers_n(text, strlen(text), end, line); }
+
 int main(void)
 {
     diag_verbosity = -1;   /* the error cases print; keep the test output short */
@@ -77,6 +99,40 @@ int main(void)
     CHECK_EQ_INT((int)j.num, 7);
     json_free(&j);
     input_close(in);
+
+    /* json_read_numbers: its in-place integer path and the general one agree, across window ends */
+    json_token_t end;
+    long line;
+    CHECK_STR(numbers("[1,-2, 3 ,4.5,1e3,-0,123456789012345,1234567890123456789]", &end, &line),
+              "1,-2,3,4.5,1000,-0,123456789012345,1.2345678901234568e+18,");
+    CHECK_EQ_INT(end, JSON_ARRAY_END);
+    CHECK_STR(numbers("[]", &end, &line), "");
+    CHECK_EQ_INT(end, JSON_ARRAY_END);
+    CHECK_STR(numbers("[1,2,\"x\"]", &end, &line), "1,2,");
+    CHECK_EQ_INT(end, JSON_STRING);
+    /* malformed arrays, short (general path) and followed by 40 blanks (in-place path) */
+    static const char *const bad[] = {"[1,2,]", "[1 2]", "[1,,2]", "[,1]", "[1-2]", "[-]", "[1,2"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        for (int padded = 0; padded < 2; padded++) {
+            char t[128];
+            snprintf(t, sizeof t, "%s%s", bad[i], padded ? "                                        " : "");
+            numbers(t, &end, &line);
+            CHECK_EQ_INT(end, JSON_ERROR);
+        }
+    /* 300,000 numbers (several 64 KiB windows), some on new lines: every value, and the line count */
+    buf_t big = {0}, want = {0};
+    buf_putc(&big, '[');
+    for (int i = 0; i < 300000; i++) {
+        long long v = (long long)i * 7919 % 1000003 - 500000;
+        buf_printf(&big, "%s%s%lld", i ? "," : "", i % 1000 == 999 ? "\n" : "", v);
+        buf_printf(&want, "%lld,", v);
+    }
+    buf_putc(&big, ']');
+    CHECK_STR(numbers_n(big.data, big.len, &end, &line), want.data);
+    CHECK_EQ_INT(end, JSON_ARRAY_END);
+    CHECK_EQ_INT(line, 1 + 300);
+    buf_free(&big);
+    buf_free(&want);
 
     /* escaping: control chars, quotes, invalid UTF-8 -> U+FFFD; round trip through the parser */
     buf_t b = {0};

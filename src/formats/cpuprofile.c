@@ -43,6 +43,10 @@ typedef struct {
     size_t nstamps, stamps_cap;
     char event_id[40];      /* trace events: the profile id ("0x1"), "" = none */
     unsigned long other_profiles;   /* trace-event chunks of other profile ids, skipped */
+    /* scratch reused from node to node (a big profile has hundreds of thousands) */
+    buf_t name, url;
+    double *ids;
+    size_t ids_cap;
 } cp_t;
 
 static int sniff_cpuprofile(const char *head, size_t n)
@@ -103,16 +107,18 @@ static int read_number_array(json_t *j, double **arr, size_t *n, size_t *cap, co
     return 0;
 }
 
-static int read_call_frame(json_t *j, profile_t *p, uint32_t *frame)
+static int read_call_frame(json_t *j, profile_t *p, cp_t *cp, uint32_t *frame)
 {
     json_token_t t = json_next(j);
     if (t != JSON_OBJECT_START) return json_fail(j, "'callFrame' should be an object"), -1;
-    buf_t name = {0}, url = {0};
+    buf_t *name = &cp->name, *url = &cp->url;
+    buf_clear(name);
+    buf_clear(url);
     double line = -1, col = -1;
     int rc = 0;
     while (rc == 0 && (t = json_next(j)) == JSON_KEY) {
         if (!strcmp(j->str.data, "functionName") || !strcmp(j->str.data, "url")) {
-            buf_t *dst = j->str.data[0] == 'f' ? &name : &url;
+            buf_t *dst = j->str.data[0] == 'f' ? name : url;
             if (json_next(j) != JSON_STRING) rc = (json_fail(j, "'functionName' and 'url' should be strings"), -1);
             else buf_clear(dst), buf_append(dst, j->str.data, j->str.len);
         } else if (!strcmp(j->str.data, "lineNumber")) {
@@ -125,19 +131,17 @@ static int read_call_frame(json_t *j, profile_t *p, uint32_t *frame)
     }
     if (rc == 0 && t != JSON_OBJECT_END) rc = -1;
     if (rc == 0) {
-        const char *nm = name.len ? name.data : "(anonymous)";
-        const char *u = url.len ? url.data : "";
+        const char *nm = name->len ? name->data : "(anonymous)";
+        const char *u = url->len ? url->data : "";
         /* 0-based in the file, 1-based in the model; -1 (unknown) becomes 0 */
         int32_t l = line >= 0 && line < 1e9 ? (int32_t)line + 1 : 0, c = col >= 0 && col < 1e9 ? (int32_t)col + 1 : 0;
         frame_kind_t k = kind_of(nm, u);
         *frame = k == FRAME_ROOT ? UINT32_MAX : profile_frame(p, nm, strlen(nm), u, l, c, k);
     }
-    buf_free(&name);
-    buf_free(&url);
     return rc;
 }
 
-static int read_node(json_t *j, profile_t *p, cp_node_t *node)
+static int read_node(json_t *j, profile_t *p, cp_t *cp, cp_node_t *node)
 {
     memset(node, 0, sizeof *node);
     node->id = -1;
@@ -151,16 +155,13 @@ static int read_node(json_t *j, profile_t *p, cp_node_t *node)
         if (!strcmp(k, "id")) rc = want_number(j, &node->id, "id");
         else if (!strcmp(k, "hitCount")) rc = want_number(j, &node->hit_count, "hitCount");
         else if (!strcmp(k, "parent")) rc = want_number(j, &node->parent_id, "parent");
-        else if (!strcmp(k, "callFrame")) rc = read_call_frame(j, p, &node->frame), have_frame = 1;
+        else if (!strcmp(k, "callFrame")) rc = read_call_frame(j, p, cp, &node->frame), have_frame = 1;
         else if (!strcmp(k, "children")) {
-            double *ids = NULL;
-            size_t n = 0, cap = 0;
-            rc = read_number_array(j, &ids, &n, &cap, "children");
-            for (size_t i = 0; i < n; i++) {
-                XGROW(node->children, ccap, node->nchildren + 1);
-                node->children[node->nchildren++] = ids[i] >= 0 && ids[i] < 4e9 ? (uint32_t)ids[i] : UINT32_MAX;
-            }
-            free(ids);
+            size_t n = 0;
+            rc = read_number_array(j, &cp->ids, &n, &cp->ids_cap, "children");
+            if (n) XGROW(node->children, ccap, node->nchildren + n);
+            for (size_t i = 0; i < n; i++)
+                node->children[node->nchildren++] = cp->ids[i] >= 0 && cp->ids[i] < 4e9 ? (uint32_t)cp->ids[i] : UINT32_MAX;
         } else if (!strcmp(k, "positionTicks")) {
             if ((t = json_next(j)) != JSON_ARRAY_START) rc = (json_fail(j, "'positionTicks' should be an array"), -1);
             while (rc == 0 && (t = json_next(j)) == JSON_OBJECT_START) {
@@ -197,6 +198,9 @@ static void cp_free(cp_t *cp)
     free(cp->deltas);
     free(cp->lines);
     free(cp->stamps);
+    buf_free(&cp->name);
+    buf_free(&cp->url);
+    free(cp->ids);
 }
 
 static int read_profile_object(json_t *j, profile_t *p, cp_t *cp);
@@ -325,7 +329,7 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
             if ((t = json_next(j)) != JSON_ARRAY_START) return json_fail(j, "'nodes' should be an array"), -1;
             while ((t = json_next(j)) == JSON_OBJECT_START) {
                 XGROW(cp->nodes, cp->cap, cp->n + 1);
-                if (read_node(j, p, &cp->nodes[cp->n]) != 0) {
+                if (read_node(j, p, cp, &cp->nodes[cp->n]) != 0) {
                     cp->n++;
                     return -1;
                 }
@@ -465,6 +469,7 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
     /* id -> index; parents from children lists */
     u64map_t index;
     u64map_init(&index);
+    u64map_reserve(&index, cp.n);
     for (size_t i = 0; i < cp.n; i++) {
         int found;
         uint32_t *slot = u64map_upsert(&index, (uint64_t)cp.nodes[i].id, &found);

@@ -133,9 +133,8 @@ void u64map_free(u64map_t *m)
     memset(m, 0, sizeof *m);
 }
 
-static void u64map_rehash(u64map_t *m)
+static void u64map_rehash_to(u64map_t *m, size_t ncap)
 {
-    size_t ncap = m->cap ? m->cap * 2 : 1024;
     uint64_t *nk = xmalloc(ncap * sizeof *nk);
     uint32_t *nv = xmalloc(ncap * sizeof *nv);
     uint8_t *nu = xcalloc(ncap, 1);
@@ -156,9 +155,16 @@ static void u64map_rehash(u64map_t *m)
     m->cap = ncap;
 }
 
+void u64map_reserve(u64map_t *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 1024;
+    while (cap / 2 < n) cap *= 2;
+    if (cap > m->cap) u64map_rehash_to(m, cap);
+}
+
 uint32_t *u64map_upsert(u64map_t *m, uint64_t key, int *found)
 {
-    if ((m->count + 1) * 2 > m->cap) u64map_rehash(m);
+    if ((m->count + 1) * 2 > m->cap) u64map_rehash_to(m, m->cap ? m->cap * 2 : 1024);
     size_t i = hash_u64(key) & (m->cap - 1);
     while (m->used[i]) {
         if (m->keys[i] == key) {

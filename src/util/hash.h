@@ -35,6 +35,8 @@ typedef struct {
 
 void u64map_init(u64map_t *m);
 void u64map_free(u64map_t *m);
+/* Room for n keys without rehashing. */
+void u64map_reserve(u64map_t *m, size_t n);
 /* Returns a pointer to the value slot for key; *found tells whether it existed
  * (a new slot's value is 0). The pointer is valid until the next insert. */
 uint32_t *u64map_upsert(u64map_t *m, uint64_t key, int *found);

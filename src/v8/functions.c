@@ -150,7 +150,8 @@ static char *string_or_null(v8_t *v, uint64_t value)
  * flag bits that change between V8 versions. So read the slots that follow and take them by
  * type: the first two non-empty strings are the name and inferred name, the first increasing
  * pair of Smis the positions, which end the part we want. A map means we ran into the next
- * object: stop there too. */
+ * object: stop there too. V8 13 moved the positions into the fixed header, between the local
+ * count and the first variable (scopeinfo_idx_first_vars 5 instead of 3): look there first. */
 static void scope_info_names(v8_t *v, uint64_t scope, char **name, char **inferred, int64_t *start)
 {
     const v8_layout_t *L = &v->L;
@@ -158,6 +159,15 @@ static void scope_info_names(v8_t *v, uint64_t scope, char **name, char **inferr
     if (L->scope_ncontextlocals_slot < 0 || L->scope_first_vars_slot < 0 ||
         v8_read_smi(v, scope, 8 + 8 * L->scope_ncontextlocals_slot, &nlocals) != 0 || nlocals < 0 || nlocals > 1 << 20)
         return;
+    int positions_in_header = 0;
+    for (int k = L->scope_ncontextlocals_slot + 1; k + 1 < L->scope_first_vars_slot; k++) {
+        int64_t a, b;
+        if (v8_read_smi(v, scope, 8 + 8 * k, &a) == 0 && v8_read_smi(v, scope, 8 + 8 * (k + 1), &b) == 0 && a >= 0 && a < b) {
+            *start = a;
+            positions_in_header = 1;
+            break;
+        }
+    }
     int64_t slot = L->scope_first_vars_slot + (nlocals > SCOPE_INFO_MAX_INLINED_LOCALS ? 1 : nlocals) + nlocals;
     uint64_t prev = 0;
     int prev_smi = 0;
@@ -166,7 +176,7 @@ static void scope_info_names(v8_t *v, uint64_t scope, char **name, char **inferr
         int type;
         if (v8_read_field(v, scope, 8 + 8 * (slot + k), &w) != 0) break;
         if (v8_is_smi(v, w)) {
-            if (prev_smi && v8_smi_value(v, prev) >= 0 && v8_smi_value(v, prev) < v8_smi_value(v, w)) {
+            if (!positions_in_header && prev_smi && v8_smi_value(v, prev) >= 0 && v8_smi_value(v, prev) < v8_smi_value(v, w)) {
                 *start = v8_smi_value(v, prev);
                 break;
             }

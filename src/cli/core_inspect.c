@@ -149,6 +149,23 @@ static void print_more(const print_ctx_t *c, const char *what)
     if (c->shown > c->limit) printf("    ... (more %s; --limit N shows more)\n", what);
 }
 
+/* The slots of a FixedArray-shaped object (FixedArray, Context), the first `limit`, one per line. */
+static int print_slots(v8_t *v, uint64_t addr, int64_t limit, const char *indent)
+{
+    int64_t len;
+    if (v8_fixed_array_length(v, addr, &len) != 0) return -1;
+    for (int64_t i = 0; i < len && i < limit; i++) {
+        uint64_t w;
+        if (v8_fixed_array_get(v, addr, i, &w) != 0) return -1;
+        buf_t d = {0};
+        v8_describe(v, w, &d);
+        printf("%s[%lld]: %s\n", indent, (long long)i, d.data);
+        buf_free(&d);
+    }
+    if (len > limit) printf("%s... (%lld more; --limit N shows more)\n", indent, (long long)(len - limit));
+    return 0;
+}
+
 int core_cmd_v8print(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] = "usage: nodescope core CORE v8print [--limit N] ADDR\n\n"
@@ -169,7 +186,8 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
     buf_t b = {0};
     int type = -1;
     v8_instance_type(v, a.addr, &type);
-    printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type) ? v8_type_name(v, type) : "?");
+    if (v8_type_name(v, type)) printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type));
+    else printf("0x%llx: %s (instance type %d)", (unsigned long long)a.addr, cls ? cls : "?", type);
     if (v8_constructor_name(v, a.addr, &b) == 0) printf(", constructor %s", b.data);
     printf("\n");
     for (size_t i = 0; i < n; i++) {
@@ -190,6 +208,9 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
         printf("  elements:\n");
         v8_object_elements(v, a.addr, print_property, &c, a.limit + 1);
         print_more(&c, "elements");
+    } else if (cls && !strcmp(cls, "Context")) {   /* a context is its slots: scope info, previous, locals */
+        printf("  slots:\n");
+        print_slots(v, a.addr, a.limit, "    ");
     }
     buf_free(&probe);
     return EXIT_OK;
@@ -251,15 +272,8 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
         int64_t len;
         if (v8_fixed_array_length(v, a.addr, &len) != 0) return unreadable(s, argv[0], a.addr, "a FixedArray");
         printf("length %lld\n", (long long)len);
-        for (int64_t i = 0; i < len && i <= a.limit; i++) {
-            uint64_t w;
-            if (c.shown++ >= c.limit) break;
-            if (v8_fixed_array_get(v, a.addr, i, &w) != 0) return unreadable(s, argv[0], a.addr, "a wholly readable FixedArray");
-            buf_t d = {0};
-            v8_describe(v, w, &d);
-            printf("[%lld]: %s\n", (long long)i, d.data);
-            buf_free(&d);
-        }
+        if (print_slots(v, a.addr, a.limit, "") != 0) return unreadable(s, argv[0], a.addr, "a wholly readable FixedArray");
+        return EXIT_OK;
     }
     if (c.shown > c.limit) printf("... (more; --limit N shows more)\n");
     return EXIT_OK;

@@ -84,6 +84,24 @@ int v8_object_fields(v8_t *v, uint64_t obj, const char **class_name, v8_field_t 
         for (size_t i = before; i < *n; i++) (*fields)[i].class_name = js_chain[k];
     }
     if (*n) qsort(*fields, *n, sizeof **fields, by_offset);
+    /* V8 12+ lists some fields twice, under the old and the new type name ("Context" and
+     * "Tagged_Context_"): keep one, the plainer name */
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        v8_field_t *f = &(*fields)[i], *last = kept ? &(*fields)[kept - 1] : NULL;
+        if (last && last->offset == f->offset && !strcmp(last->field, f->field) && !strcmp(last->class_name, f->class_name)) {
+            if (strlen(f->type) < strlen(last->type)) {
+                v8_field_t tmp = *last;
+                *last = *f;
+                *f = tmp;
+            }
+            free(f->field);
+            free(f->type);
+            continue;
+        }
+        (*fields)[kept++] = *f;
+    }
+    *n = kept;
     return 0;
 }
 

@@ -139,7 +139,9 @@ const char *v8_type_name(const v8_t *v, int type)
 const char *v8_class_name(const v8_t *v, int type)
 {
     const v8_type_entry_t *e = type_entry(v, type);
-    return e ? e->class_name : NULL;
+    if (e) return e->class_name;
+    if (v->L.first_context_type >= 0 && type >= v->L.first_context_type && type <= v->L.last_context_type) return "Context";
+    return NULL;
 }
 
 int v8_is_string_type(const v8_t *v, int type) { return type >= 0 && type < v->L.first_nonstring; }

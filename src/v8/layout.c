@@ -298,6 +298,8 @@ int v8_layout_resolve(v8_t *v)
                                                       "OddballArgumentsMarker", "OddballOther"};
     for (int i = 0; i < V8_ODDBALL_N; i++) L->oddball_kinds[i] = opt(&r, -1, oddball_names[i], NULL);
 
+    L->first_context_type = opt(&r, -1, "FirstContextType", NULL);
+    L->last_context_type = opt(&r, -1, "LastContextType", NULL);
     L->type_map = type_of(&r, "MAP_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");
     L->type_script = type_of(&r, "SCRIPT_TYPE");

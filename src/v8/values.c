@@ -131,7 +131,9 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out)
         const char *tn = v8_class_name(v, type);
         buf_printf(out, "<%s: %s>", tn && strncmp(tn, "JSObject", 8) ? tn + (tn[0] == 'J' && tn[1] == 'S' ? 2 : 0) : "Object", ctor.data);
     } else {
+        /* the class, or else the instance type (context and other internal types have no class) */
         const char *tn = v8_class_name(v, type);
+        if (!tn) tn = v8_type_name(v, type);
         buf_printf(out, "<%s>", tn ? tn : "object");
     }
     buf_free(&ctor);

@@ -56,6 +56,16 @@ for v in 18 20 22 24; do
     ns type "${A[10]}" | grep -q 'HEAP_NUMBER_TYPE.*: 12345.678$' || fail "type of the number: $(ns type "${A[10]}")"
     ns type 0x2a00000000 | grep -q '^Smi 42$' || fail "type of a Smi"
     ns str 0x10 > /dev/null 2>&1; [ $? -eq 1 ] || fail "str of an unmapped address should fail with 1"
+    # a function (hold itself): each field once, its context by class, and the context's slots
+    fn=$(node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1])); console.log(d.threads[0].frames.find((f) => f.kind === "js" && f.name === "hold").function)' "$w/stack.json")
+    ns v8print "$fn" > "$w/fn.txt" || fail "v8print of a function exited $?"
+    grep -q 'JSFunction.shared (SharedFunctionInfo): .* <SharedFunctionInfo>' "$w/fn.txt" || { cat "$w/fn.txt"; fail "v8print of a function: no shared"; }
+    ctx=$(sed -n 's/.*JSFunction.context ([A-Za-z_]*): \(0x[0-9a-f]*\) <Context>$/\1/p' "$w/fn.txt")
+    [ -n "$ctx" ] || { cat "$w/fn.txt"; fail "v8print of a function: its context is not shown as <Context>"; }
+    dups=$(grep -E '^  \+[0-9]+ ' "$w/fn.txt" | awk '{print $1, $2}' | sort | uniq -d)
+    [ -z "$dups" ] || fail "v8print lists a field twice: $dups"
+    ns v8print "$ctx" > "$w/ctx.txt" || fail "v8print of a context exited $?"
+    grep -q '^  slots:' "$w/ctx.txt" && grep -q '^    \[0\]: <ScopeInfo>' "$w/ctx.txt" || { cat "$w/ctx.txt"; fail "v8print of a context: no slots"; }
     ns v8print --help | grep -q 'usage: nodescope core CORE v8print' || fail "v8print --help"
     # the prompt (stdin not a terminal: one command per line): commands share the open core, an
     # error does not end the session, quit does

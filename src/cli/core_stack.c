@@ -45,7 +45,16 @@ static void print_native(core_session_t *s, const v8_frame_t *f, size_t i, const
         demangle_append(b, sym.name);
         buf_printf(b, "+0x%llx (%s)", (unsigned long long)(f->pc - sym.addr), sym.module ? sym.module : "?");
     } else {
-        buf_printf(b, "native: 0x%llx (no symbol)", (unsigned long long)f->pc);
+        /* no symbol (a static function of a stripped library): its file and file offset, which
+         * addr2line or gdb can resolve with that library's debug info */
+        const target_mapping_t *m = target_mapping_at(s->t, f->pc);
+        if (m && m->path) {
+            const char *base = strrchr(m->path, '/');
+            buf_printf(b, "native: 0x%llx (%s+0x%llx)", (unsigned long long)f->pc, base ? base + 1 : m->path,
+                       (unsigned long long)(f->pc - m->start + m->file_offset));
+        } else {
+            buf_printf(b, "native: 0x%llx (no symbol)", (unsigned long long)f->pc);
+        }
     }
     (void)o;
 }

@@ -26,15 +26,47 @@ static void stack_usage(FILE *f)
                "  --json         a JSON document (always with arguments and addresses)\n");
 }
 
-/* V8's DebugName: the name, else the inferred name; for an anonymous method, the name stack
- * traces give it: the receiver's type and the property that holds the function. */
+/* The function's own `name` data property: a name given at run time, e.g. to a method under a
+ * computed key ("[Symbol.iterator]"), which V8 prefers to the static name as well. */
+static int runtime_name(core_session_t *s, uint64_t fn, buf_t *b)
+{
+    uint64_t name;
+    int trunc;
+    size_t mark = b->len;
+    if (fn && v8_object_get(s->v, fn, "name", &name) == 0 && v8_string(s->v, name, b, 256, &trunc) == 0 && b->len > mark)
+        return 0;
+    b->len = mark;
+    if (b->data) b->data[mark] = 0;
+    return -1;
+}
+
+/* Whether a frame's receiver makes it a method call in V8's stack traces: an object other than
+ * the global proxy (which sloppy functions get when called plainly). */
+static int is_method_receiver(core_session_t *s, uint64_t receiver, buf_t *type_name)
+{
+    int type;
+    if (!v8_is_heap_object(s->v, receiver) || v8_instance_type(s->v, receiver, &type) != 0) return 0;
+    const char *tn = v8_type_name(s->v, type);   /* NULL for types the metadata leaves out (API objects) */
+    return !(tn && !strcmp(tn, "JS_GLOBAL_PROXY_TYPE")) && v8_constructor_name(s->v, receiver, type_name) == 0;
+}
+
+/* A frame's function as V8's stack traces name it: the name (static, else given at run time),
+ * else the inferred name; for an anonymous method the receiver's type and the property that
+ * holds the function ("Module._compile"), or "Type.<anonymous>" when no property does. */
 static void frame_name(core_session_t *s, const v8_frame_t *f, v8_function_t *fi, buf_t *b)
 {
     uint64_t receiver;
     if (*fi->name) buf_puts(b, fi->name);
+    else if (runtime_name(s, f->function, b) == 0) return;
     else if (fi->inferred) buf_puts(b, fi->inferred);
-    else if (!(f->function && v8_frame_arg(s->v, f, -1, &receiver) == 0 && v8_method_name(s->v, receiver, f->function, b) == 0))
-        buf_puts(b, "(anonymous)");
+    else if (!f->function || v8_frame_arg(s->v, f, -1, &receiver) != 0) buf_puts(b, "(anonymous)");
+    else if (v8_method_name(s->v, receiver, f->function, b) == 0) return;
+    else {
+        buf_t type_name = {0};
+        if (is_method_receiver(s, receiver, &type_name)) buf_printf(b, "%s.<anonymous>", type_name.data);
+        else buf_puts(b, "(anonymous)");
+        buf_free(&type_name);
+    }
 }
 
 static void print_native(core_session_t *s, const v8_frame_t *f, size_t i, const stack_opts_t *o, buf_t *b)

@@ -21,23 +21,24 @@ static int map_u32(v8_t *v, uint64_t map, int64_t off, uint32_t *out)
     return 0;
 }
 
-static void emit(v8_property_cb cb, void *ctx, const char *key, uint64_t value, int is_double, double d, int accessor,
-                 int *stop)
+static void emit(v8_property_cb cb, void *ctx, const char *key, int symbol, uint64_t value, int is_double, double d,
+                 int accessor, int *stop)
 {
-    v8_property_t p = {key, value, is_double, d, accessor};
+    v8_property_t p = {key, value, is_double, d, accessor, symbol};
     if (!*stop && cb(ctx, &p)) *stop = 1;
 }
 
-/* A property key (String or Symbol) as text. */
-static void key_text(v8_t *v, uint64_t key, buf_t *out)
+/* A property key (String or Symbol) as text; 1 for a symbol. */
+static int key_text(v8_t *v, uint64_t key, buf_t *out)
 {
     int type, trunc;
     buf_clear(out);
     if (v8_instance_type(v, key, &type) == 0 && v8_is_string_type(v, type)) {
-        if (v8_string(v, key, out, 1024, &trunc) == 0) return;
+        if (v8_string(v, key, out, 1024, &trunc) == 0) return 0;
         buf_clear(out);
     }
     v8_describe(v, key, out);   /* Symbol(desc) */
+    return type == v->L.type_symbol;
 }
 
 /* Where a fast-mode field lives: in the object (after its header) or in its PropertyArray. */
@@ -82,8 +83,8 @@ static int fast_properties(v8_t *v, uint64_t obj, uint64_t map, uint32_t bf3, v8
             int64_t index = (details & L->prop_index_mask) >> L->prop_index_shift;
             if (read_field_index(v, obj, map, index, &val) != 0) val = 0;
         }
-        key_text(v, k, &key);
-        emit(cb, ctx, key.data ? key.data : "", val, 0, 0, accessor, &stop);
+        int symbol = key_text(v, k, &key);
+        emit(cb, ctx, key.data ? key.data : "", symbol, val, 0, 0, accessor, &stop);
     }
     buf_free(&key);
     return 0;
@@ -113,14 +114,15 @@ static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t en
         int type;
         if (!v8_is_smi(v, k) && (v8_instance_type(v, k, &type) != 0 || type == L->type_oddball || type == L->type_hole))
             continue;   /* empty (undefined) or deleted (the hole) */
+        int symbol = 0;
         if (numeric) {
             buf_clear(&key);
             v8_describe(v, k, &key);
         } else {
-            key_text(v, k, &key);
+            symbol = key_text(v, k, &key);
         }
         int accessor = v8_is_smi(v, details) && (v8_smi_value(v, details) & L->prop_kind_mask);
-        emit(cb, ctx, key.data ? key.data : "", val, 0, 0, accessor, &stop);
+        emit(cb, ctx, key.data ? key.data : "", symbol, val, 0, 0, accessor, &stop);
     }
     buf_free(&key);
     return 0;
@@ -170,7 +172,7 @@ int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int6
             double d;
             if (w == 0xFFF7FFFFFFF7FFFFull) continue;   /* the hole in a holey double array */
             memcpy(&d, &w, sizeof d);
-            emit(cb, ctx, key, w, 1, d, 0, &stop);
+            emit(cb, ctx, key, 0, w, 1, d, 0, &stop);
         } else {
             if (v8_has_type(v, w, L->type_hole)) continue;
             if (v8_has_type(v, w, L->type_oddball)) {
@@ -180,7 +182,7 @@ int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int6
                 buf_free(&d);
                 if (hole) continue;
             }
-            emit(cb, ctx, key, w, 0, 0, 0, &stop);
+            emit(cb, ctx, key, 0, w, 0, 0, 0, &stop);
         }
     }
     return 0;
@@ -195,7 +197,7 @@ typedef struct {
 static int lookup_cb(void *ctx, const v8_property_t *p)
 {
     lookup_t *l = ctx;
-    if (p->is_accessor || strcmp(p->key, l->name)) return 0;
+    if (p->is_accessor || p->is_symbol || strcmp(p->key, l->name)) return 0;
     l->value = p->value;
     l->found = 1;
     return 1;
@@ -272,7 +274,10 @@ static int method_cb(void *vctx, const v8_property_t *p)
 {
     method_ctx_t *m = vctx;
     if (p->is_accessor || p->is_double || p->value != m->fn) return 0;
-    buf_puts(m->key, p->key);
+    size_t n = strlen(p->key);
+    /* V8 names a method under a symbol key by the symbol's description in brackets */
+    if (p->is_symbol && n > 8 && !strncmp(p->key, "Symbol(", 7) && p->key[n - 1] == ')') buf_printf(m->key, "[%.*s]", (int)(n - 8), p->key + 7);
+    else buf_puts(m->key, p->key);
     m->found = 1;
     return 1;
 }

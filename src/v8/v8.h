@@ -120,6 +120,7 @@ typedef struct {
     int is_double;       /* an unboxed double element: d holds it */
     double d;
     int is_accessor;     /* value is an AccessorPair (getter/setter) */
+    int is_symbol;       /* the key is a Symbol */
 } v8_property_t;
 /* Return nonzero to stop the walk. */
 typedef int (*v8_property_cb)(void *ctx, const v8_property_t *p);

@@ -11,10 +11,7 @@ FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_inspect
 fail() { echo "FAIL (node $v): $*"; exit 1; }
-tested=0
-for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
-    [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
+check_major() {
     w=$dir/$v
     core_gcore "$w" "$NODE" "$FIX/objects.js" "$w/fifo" "$w/truth.json"
     bin=$NODESCOPE; [ "$v" = 20 ] || bin=${NODESCOPE_RELEASE:-$NODESCOPE}
@@ -76,8 +73,6 @@ for v in 18 20 22 24; do
     grep -q "unknown command 'bogus'" "$w/prompt.err" || fail "prompt: no error for an unknown command"
     grep -q '^thread' "$w/prompt.out" && fail "prompt: a command after quit ran"
     rm -f "$core"
-    tested=$((tested + 1))
-    echo "node $v ok"
-done
-[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+}
+core_for_each_node check_major
 echo ok

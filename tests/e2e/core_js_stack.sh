@@ -12,10 +12,7 @@ FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_js_stack
 fail() { echo "FAIL (node $v): $*"; exit 1; }
-tested=0
-for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
-    [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
+check_major() {
     w=$dir/$v
     core_gcore "$w" "$NODE" "$FIX/stack_truth.js" "$w/fifo" "$w/truth.json"
     timeout 60 "$NODESCOPE" core "$core" --node "$NODE" stack --json > "$w/ns.json" || fail "stack --json exited $?"
@@ -47,8 +44,6 @@ for v in 18 20 22 24; do
         node "$FIX/compare_stack.js" "$w/truth2.json" "$w/k.json" "$FIX/throw_truth.js" || fail "kernel core stack differs from Error().stack"
         rm -f "$kcore"
     fi
-    tested=$((tested + 1))
-    echo "node $v ok"
-done
-[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+}
+core_for_each_node check_major
 echo ok

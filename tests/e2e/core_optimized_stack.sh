@@ -11,10 +11,7 @@ FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_optimized
 fail() { echo "FAIL (node $v, $tier): $*"; exit 1; }
-tested=0
-for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
-    [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
+check_major() {
     tiers=turbofan
     [ "$v" = 24 ] && tiers="turbofan maglev"
     for tier in $tiers; do
@@ -28,8 +25,7 @@ for v in 18 20 22 24; do
         grep -q "js:     hot at .* \[$tier\]" "$w/s.txt" || { grep js: "$w/s.txt" | head; fail "hot is not $tier"; }
         rm -f "$core"
         echo "node $v $tier ok"
-        tested=$((tested + 1))
     done
-done
-[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+}
+core_for_each_node check_major
 echo ok

@@ -10,10 +10,7 @@ FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_worker
 fail() { echo "FAIL (node $v): $*"; exit 1; }
-tested=0
-for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
-    [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
+check_major() {
     w=$dir/$v
     mkdir -p "$w" && mkfifo "$w/fifo2"
     core_gcore "$w" "$NODE" "$FIX/worker_truth.js" "$w/fifo" "$w/truth.json"
@@ -27,8 +24,6 @@ for v in 18 20 22 24; do
       const a = has("mainBlocks"), b = has("workerHandler");
       if (a < 0 || b < 0 || a === b) { console.log("threads", a, b); process.exit(1); }' "$w/ns.json" || fail "the two stacks are not on two threads"
     rm -f "$core"
-    tested=$((tested + 1))
-    echo "node $v ok"
-done
-[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+}
+core_for_each_node check_major
 echo ok

@@ -4,6 +4,7 @@
 #   core_gcore W NODE ARGS...    run "NODE ARGS..." (ARGS name W/fifo and W/truth.json), wait for
 #                                W/truth.json, gcore it, kill it; sets $core. Exits 77 without gcore
 #                                or ptrace, and calls the test's fail() when the fixture never gets ready.
+#   core_for_each_node FN        FN for each installed Node major ($v, $NODE)
 core_setup() {
     command -v gcore >/dev/null || { echo "skip: no gcore"; exit 77; }
     dir=$TEST_TMP/$1; rm -rf "$dir"; mkdir -p "$dir"
@@ -23,4 +24,20 @@ core_gcore() {
     gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
     kill "$pid"; wait "$pid" 2>/dev/null; pid=
     core=$(ls "$w"/core.*)
+}
+
+# core_for_each_node FN: calls FN once per official Node build installed by scripts/setup.sh
+# (18, 20, 22, 24) with $v the major and $NODE the binary, then "node $v ok"; exits 77 (skip)
+# when none is installed.
+core_for_each_node() {
+    local tested=0 here
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    for v in 18 20 22 24; do
+        NODE=$here/../.cache/node/$v/bin/node
+        [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
+        "$1"
+        tested=$((tested + 1))
+        echo "node $v ok"
+    done
+    [ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
 }

@@ -28,17 +28,27 @@ static void emit(v8_property_cb cb, void *ctx, const char *key, int symbol, uint
     if (!*stop && cb(ctx, &p)) *stop = 1;
 }
 
-/* A property key (String or Symbol) as text; 1 for a symbol. */
+/* A property key (String or Symbol) as text; 1 for a symbol. Keys are never anything else in a
+ * sound heap; describing other values here could recurse (an object's description looks up its
+ * constructor, which reads keys) without end in a corrupt one. */
 static int key_text(v8_t *v, uint64_t key, buf_t *out)
 {
     int type, trunc;
     buf_clear(out);
-    if (v8_instance_type(v, key, &type) == 0 && v8_is_string_type(v, type)) {
+    if (v8_instance_type(v, key, &type) != 0) {
+        buf_puts(out, "<unreadable key>");
+        return 0;
+    }
+    if (v8_is_string_type(v, type)) {
         if (v8_string(v, key, out, 1024, &trunc) == 0) return 0;
         buf_clear(out);
     }
+    if (type != v->L.type_symbol) {
+        buf_puts(out, "<not a name>");
+        return 0;
+    }
     v8_describe(v, key, out);   /* Symbol(desc) */
-    return type == v->L.type_symbol;
+    return 1;
 }
 
 /* Where a fast-mode field lives: in the object (after its header) or in its PropertyArray. */
@@ -115,9 +125,11 @@ static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t en
         if (!v8_is_smi(v, k) && (v8_instance_type(v, k, &type) != 0 || type == L->type_oddball || type == L->type_hole))
             continue;   /* empty (undefined) or deleted (the hole) */
         int symbol = 0;
-        if (numeric) {
+        if (numeric) {   /* an index: a Smi or a HeapNumber (anything else only in a corrupt heap) */
+            int kt;
             buf_clear(&key);
-            v8_describe(v, k, &key);
+            if (v8_is_smi(v, k) || (v8_instance_type(v, k, &kt) == 0 && kt == L->type_heap_number)) v8_describe(v, k, &key);
+            else buf_puts(&key, "<not an index>");
         } else {
             symbol = key_text(v, k, &key);
         }

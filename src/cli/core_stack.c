@@ -26,69 +26,28 @@ static void stack_usage(FILE *f)
                "  --json         a JSON document (always with arguments and addresses)\n");
 }
 
-/* The function's own `name` data property: a name given at run time, e.g. to a method under a
- * computed key ("[Symbol.iterator]"), which V8 prefers to the static name as well. */
-static int runtime_name(core_session_t *s, uint64_t fn, buf_t *b)
+/* The symbol of a native frame's pc; return addresses point after the call, so callers' frames
+ * are looked up one byte back, inside the calling function. */
+static int frame_symbol(core_session_t *s, const v8_frame_t *f, size_t i, target_symbol_t *sym)
 {
-    uint64_t name;
-    int trunc;
-    size_t mark = b->len;
-    if (fn && v8_object_get(s->v, fn, "name", &name) == 0 && v8_string(s->v, name, b, 256, &trunc) == 0 && b->len > mark)
-        return 0;
-    b->len = mark;
-    if (b->data) b->data[mark] = 0;
-    return -1;
+    return target_symbolize(s->t, i ? f->pc - 1 : f->pc, sym) == 0 && sym->name ? 0 : -1;
 }
 
-/* Whether a frame's receiver makes it a method call in V8's stack traces: an object other than
- * the global proxy (which sloppy functions get when called plainly). */
-static int is_method_receiver(core_session_t *s, uint64_t receiver, buf_t *type_name)
-{
-    int type;
-    if (!v8_is_heap_object(s->v, receiver) || v8_instance_type(s->v, receiver, &type) != 0) return 0;
-    const char *tn = v8_type_name(s->v, type);   /* NULL for types the metadata leaves out (API objects) */
-    return !(tn && !strcmp(tn, "JS_GLOBAL_PROXY_TYPE")) && v8_constructor_name(s->v, receiver, type_name) == 0;
-}
-
-/* A frame's function as V8's stack traces name it: the name (static, else given at run time),
- * else the inferred name; for an anonymous method the receiver's type and the property that
- * holds the function ("Module._compile"), or "Type.<anonymous>" when no property does. */
-static void frame_name(core_session_t *s, const v8_frame_t *f, v8_function_t *fi, buf_t *b)
-{
-    uint64_t receiver;
-    if (*fi->name) buf_puts(b, fi->name);
-    else if (runtime_name(s, f->function, b) == 0) return;
-    else if (fi->inferred) buf_puts(b, fi->inferred);
-    else if (!f->function || v8_frame_arg(s->v, f, -1, &receiver) != 0) buf_puts(b, "(anonymous)");
-    else if (v8_method_name(s->v, receiver, f->function, b) == 0) return;
-    else {
-        buf_t type_name = {0};
-        if (is_method_receiver(s, receiver, &type_name)) buf_printf(b, "%s.<anonymous>", type_name.data);
-        else buf_puts(b, "(anonymous)");
-        buf_free(&type_name);
-    }
-}
-
-static void print_native(core_session_t *s, const v8_frame_t *f, size_t i, const stack_opts_t *o, buf_t *b)
+static void print_native(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *b)
 {
     target_symbol_t sym;
-    if (target_symbolize(s->t, i ? f->pc - 1 : f->pc, &sym) == 0 && sym.name) {
+    const char *module;
+    uint64_t offset;
+    if (frame_symbol(s, f, i, &sym) == 0) {
         buf_puts(b, "native: ");
         demangle_append(b, sym.name);
         buf_printf(b, "+0x%llx (%s)", (unsigned long long)(f->pc - sym.addr), sym.module ? sym.module : "?");
+    } else if (target_file_location(s->t, f->pc, &module, &offset) == 0) {
+        /* a static function of a stripped library: addr2line or gdb resolve this with its debug info */
+        buf_printf(b, "native: 0x%llx (%s+0x%llx)", (unsigned long long)f->pc, module, (unsigned long long)offset);
     } else {
-        /* no symbol (a static function of a stripped library): its file and file offset, which
-         * addr2line or gdb can resolve with that library's debug info */
-        const target_mapping_t *m = target_mapping_at(s->t, f->pc);
-        if (m && m->path) {
-            const char *base = strrchr(m->path, '/');
-            buf_printf(b, "native: 0x%llx (%s+0x%llx)", (unsigned long long)f->pc, base ? base + 1 : m->path,
-                       (unsigned long long)(f->pc - m->start + m->file_offset));
-        } else {
-            buf_printf(b, "native: 0x%llx (no symbol)", (unsigned long long)f->pc);
-        }
+        buf_printf(b, "native: 0x%llx (no symbol)", (unsigned long long)f->pc);
     }
-    (void)o;
 }
 
 static void print_position(const v8_frame_t *f, const v8_function_t *fi, buf_t *b)
@@ -108,7 +67,7 @@ static void print_js(core_session_t *s, const v8_frame_t *f, const stack_opts_t 
         return;
     }
     buf_printf(b, "js:     %s", f->is_construct ? "new " : "");
-    frame_name(s, f, &fi, b);
+    v8_frame_name(s->v, f, &fi, b);
     if (*fi.name && fi.inferred && strcmp(fi.inferred, fi.name)) buf_printf(b, " (as %s)", fi.inferred);
     print_position(f, &fi, b);
     buf_printf(b, " [%s%s%s]", v8_tier_name(f->tier), f->inlined ? ", inlined" : "",
@@ -121,7 +80,7 @@ static void print_js(core_session_t *s, const v8_frame_t *f, const stack_opts_t 
             buf_puts(b, "\n          this: ");
             v8_describe(s->v, val, b);
         }
-        int n = f->inlined ? 0 : f->argc >= 0 ? f->argc : fi.param_count;
+        int n = v8_frame_argc(f, &fi);
         for (int i = 0; i < n && i < MAX_PRINTED_ARGS; i++) {
             buf_printf(b, "\n          arg%d: ", i + 1);
             if (v8_frame_arg(s->v, f, i, &val) == 0) v8_describe(s->v, val, b);
@@ -138,7 +97,7 @@ static int is_internal(core_session_t *s, const v8_frame_t *f, size_t i)
     if (f->kind != V8_FRAME_NATIVE) return 0;
     target_symbol_t sym;
     /* embedded builtins that are not JS frames are V8's plumbing (trampolines, stubs) */
-    return target_symbolize(s->t, i ? f->pc - 1 : f->pc, &sym) == 0 && sym.name && !strncmp(sym.name, "Builtins_", 9);
+    return frame_symbol(s, f, i, &sym) == 0 && !strncmp(sym.name, "Builtins_", 9);
 }
 
 static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *frames, size_t n, const stack_opts_t *o)
@@ -161,9 +120,9 @@ static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *fr
         else if (f->kind == V8_FRAME_V8_INTERNAL) {
             target_symbol_t sym;
             buf_printf(&b, "        <%s>", f->frame_type);
-            if (target_symbolize(s->t, i ? f->pc - 1 : f->pc, &sym) == 0 && sym.name) buf_printf(&b, " %s", sym.name);
+            if (frame_symbol(s, f, i, &sym) == 0) buf_printf(&b, " %s", sym.name);
         }
-        else print_native(s, f, i, o, &b);
+        else print_native(s, f, i, &b);
         puts(b.data);
     }
     if (elided) printf("        (%zu internal frame%s elided)\n", elided, elided == 1 ? "" : "s");
@@ -197,7 +156,7 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
         json_str(b, "name", ok ? fi.name : NULL);
         if (ok) {
             buf_t dn = {0};
-            frame_name(s, f, &fi, &dn);
+            v8_frame_name(s->v, f, &fi, &dn);
             json_str(b, "display_name", dn.data);
             buf_free(&dn);
         }
@@ -215,7 +174,7 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
             json_value(s, b, val);
         }
         buf_puts(b, ",\"arguments\":[");
-        int n = f->inlined ? 0 : f->argc >= 0 ? f->argc : ok ? fi.param_count : 0;
+        int n = v8_frame_argc(f, ok ? &fi : NULL);
         for (int k = 0; k < n && k < MAX_PRINTED_ARGS; k++) {
             if (k) buf_putc(b, ',');
             if (v8_frame_arg(s->v, f, k, &val) == 0) json_value(s, b, val);
@@ -228,14 +187,19 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *
         json_str(b, "type", f->frame_type);
     } else {
         target_symbol_t sym;
+        const char *module;
+        uint64_t offset;
         buf_puts(b, ",\"kind\":\"native\"");
-        if (target_symbolize(s->t, i ? f->pc - 1 : f->pc, &sym) == 0 && sym.name) {
+        if (frame_symbol(s, f, i, &sym) == 0) {
             buf_t d = {0};
             demangle_append(&d, sym.name);
             json_str(b, "symbol", d.data);
             buf_printf(b, ",\"offset\":%llu", (unsigned long long)(f->pc - sym.addr));
             json_str(b, "module", sym.module);
             buf_free(&d);
+        } else if (target_file_location(s->t, f->pc, &module, &offset) == 0) {
+            json_str(b, "module", module);
+            buf_printf(b, ",\"file_offset\":%llu", (unsigned long long)offset);
         }
     }
     buf_putc(b, '}');

@@ -185,6 +185,14 @@ static const char *base_name(const char *p) {
     return b ? b + 1 : p;
 }
 
+int target_file_location(const target_t *t, uint64_t addr, const char **module, uint64_t *offset) {
+    const target_mapping_t *m = target_mapping_at(t, addr);
+    if (!m || !m->path) return -1;
+    *module = base_name(m->path);
+    *offset = addr - m->start + m->file_offset;
+    return 0;
+}
+
 int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out) {
     const target_mapping_t *m = target_mapping_at(t, addr);
     for (size_t i = 0; i < t->nmods; i++) {

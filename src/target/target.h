@@ -63,6 +63,9 @@ const target_thread_t *target_thread(const target_t *t, size_t i);
 
 /* Native symbol lookup across the executable and shared libraries (by address). */
 int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out);
+/* The mapped file addr lies in, by base name, and addr's offset in that file (what addr2line
+ * takes for a library without symbols); -1 for anonymous memory. */
+int target_file_location(const target_t *t, uint64_t addr, const char **module, uint64_t *offset);
 /* Value of a symbol of the executable (e.g. "v8dbg_type_JSFunction__JS_FUNCTION_TYPE"), read from the
  * executable's file data (.data/.rodata) or the target's memory (.bss); 0 on success. Looks in
  * .dynsym and .symtab. size_out receives the symbol size (may be NULL). */

@@ -195,3 +195,10 @@ int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out)
     if (f->kind != V8_FRAME_JS || f->inlined || i < -1 || (f->argc >= 0 && i >= f->argc)) return -1;
     return target_read_u64(v->t, f->args_addr + 8 * (uint64_t)(i + 1), out);
 }
+
+int v8_frame_argc(const v8_frame_t *f, const v8_function_t *fi)
+{
+    if (f->inlined) return 0;
+    if (f->argc >= 0) return f->argc;
+    return fi && fi->param_count > 0 ? fi->param_count : 0;
+}

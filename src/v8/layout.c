@@ -301,6 +301,7 @@ int v8_layout_resolve(v8_t *v)
     L->first_context_type = opt(&r, -1, "FirstContextType", NULL);
     L->last_context_type = opt(&r, -1, "LastContextType", NULL);
     L->type_map = type_of(&r, "MAP_TYPE");
+    L->type_js_global_proxy = type_of(&r, "JS_GLOBAL_PROXY_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");
     L->type_script = type_of(&r, "SCRIPT_TYPE");
     L->type_scope_info = type_of(&r, "SCOPE_INFO_TYPE");

@@ -294,7 +294,9 @@ static int method_cb(void *vctx, const v8_property_t *p)
     return 1;
 }
 
-int v8_method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
+/* The name V8's stack traces give a method: "Type.key" where key is the property of the receiver
+ * (or its prototypes) that holds fn; 0 and appended to out when found. */
+static int method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
 {
     const v8_layout_t *L = &v->L;
     buf_t key = {0};
@@ -324,4 +326,43 @@ int v8_method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
     }
     buf_free(&key);
     return m.found ? 0 : -1;
+}
+
+/* The function's own `name` data property: a name given at run time, e.g. to a method under a
+ * computed key, which V8 prefers to the static name as well. */
+static int runtime_name(v8_t *v, uint64_t fn, buf_t *out)
+{
+    uint64_t name;
+    int trunc;
+    size_t mark = out->len;
+    if (fn && v8_object_get(v, fn, "name", &name) == 0 && v8_string(v, name, out, 256, &trunc) == 0 && out->len > mark)
+        return 0;
+    out->len = mark;
+    if (out->data) out->data[mark] = 0;
+    return -1;
+}
+
+/* A receiver that makes the call a method call in V8's stack traces: an object other than the
+ * global proxy (which sloppy functions get when called plainly); its type name appended to out. */
+static int method_receiver_type(v8_t *v, uint64_t receiver, buf_t *out)
+{
+    int type;
+    return v8_is_heap_object(v, receiver) && v8_instance_type(v, receiver, &type) == 0 && type != v->L.type_js_global_proxy &&
+           v8_constructor_name(v, receiver, out) == 0;
+}
+
+void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t *out)
+{
+    uint64_t receiver;
+    if (*fi->name) buf_puts(out, fi->name);
+    else if (runtime_name(v, f->function, out) == 0) return;
+    else if (fi->inferred) buf_puts(out, fi->inferred);
+    else if (!f->function || v8_frame_arg(v, f, -1, &receiver) != 0) buf_puts(out, "(anonymous)");
+    else if (method_name(v, receiver, f->function, out) == 0) return;
+    else {
+        buf_t type_name = {0};
+        if (method_receiver_type(v, receiver, &type_name)) buf_printf(out, "%s.<anonymous>", type_name.data);
+        else buf_puts(out, "(anonymous)");
+        buf_free(&type_name);
+    }
 }

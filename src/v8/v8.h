@@ -102,6 +102,15 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max);
 const char *v8_tier_name(v8_tier_t tier);
 /* Reads argument i (-1 = the receiver, `this`) of a JS frame. */
 int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out);
+/* How many arguments a JS frame has: those actually passed when the frame records it, else the
+ * function's formal count (fi may be NULL: 0); none for an inlined frame. */
+int v8_frame_argc(const v8_frame_t *f, const v8_function_t *fi);
+/* The frame's function as V8's stack traces name it, appended to out: the name (static, else the
+ * one given at run time: "[Symbol.iterator]"), else the inferred name; for an anonymous method the
+ * receiver's type and the property holding the function ("Module._compile"), or
+ * "Type.<anonymous>" when no property does; else "(anonymous)". Named methods are not prefixed
+ * with their receiver's type, unlike V8. */
+void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t *out);
 
 /* ---- values ---- */
 /* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,
@@ -128,9 +137,6 @@ typedef int (*v8_property_cb)(void *ctx, const v8_property_t *p);
 int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx);
 /* Own elements (array indices), holes skipped, at most limit of them (a JSArray: up to its length). */
 int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int64_t limit);
-/* The name V8's stack traces give a method: "Type.key" where key is the property of the receiver
- * (or its prototypes) that holds fn; 0 and appended to out when found. */
-int v8_method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out);
 /* An own data property by name; 0 and *out set when found. */
 int v8_object_get(v8_t *v, uint64_t obj, const char *name, uint64_t *out);
 

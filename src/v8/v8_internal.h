@@ -48,7 +48,7 @@ typedef struct {
     int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code,
         type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
         type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
-        type_js_array_buffer, type_feedback_vector;
+        type_js_array_buffer, type_feedback_vector, type_js_global_proxy;
     int64_t first_context_type, last_context_type;   /* the Context subtypes, which have no type_ entries */
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
 } v8_layout_t;

@@ -140,6 +140,21 @@ static int read_string(json_t *j)
     }
 }
 
+/* The short integer (-?[0-9]{1,15}: exact in a double) that s[0..n) starts with: its length, and
+ * its value in *out; 0 when there is none or it has more digits. */
+static size_t short_int(const char *s, size_t n, double *out)
+{
+    size_t neg = n > 0 && s[0] == '-', k = neg;
+    uint64_t v = 0;
+    for (; k < n && s[k] >= '0' && s[k] <= '9'; k++) {
+        if (k - neg == 15) return 0;
+        v = v * 10 + (uint64_t)(s[k] - '0');
+    }
+    if (k == neg) return 0;
+    *out = neg ? -(double)v : (double)v;
+    return k;
+}
+
 static int read_number(json_t *j, int first)
 {
     char tmp[64];
@@ -155,13 +170,7 @@ static int read_number(json_t *j, int first)
     }
     tmp[n] = 0;
     /* fast path: short integers (ids, samples, time deltas are nearly all of a profile) */
-    size_t neg = tmp[0] == '-', k = neg;
-    uint64_t v = 0;
-    while (k < n && tmp[k] >= '0' && tmp[k] <= '9') v = v * 10 + (uint64_t)(tmp[k++] - '0');
-    if (k == n && n > neg && n - neg <= 15) {
-        j->num = neg ? -(double)v : (double)v;
-        return 0;
-    }
+    if (short_int(tmp, n, &j->num) == n) return 0;
     char *end;
     j->num = strtod(tmp, &end);
     if (*end || !isfinite(j->num)) return json_fail(j, "malformed number"), -1;
@@ -233,35 +242,36 @@ json_token_t json_next(json_t *j)
     return t;
 }
 
+/* In an array: a [','] short integer read in place, when the window surely holds it and what
+ * follows (profiles are millions of these); 0 leaves anything else to json_next. */
+static int take_short_int(json_t *j, double *out)
+{
+    const char *q = j->p;
+    if (j->e - q < 32) return 0;   /* near the window's end: json_next refills */
+    if (j->need_comma) {
+        if (*q != ',') return 0;
+        q++;
+    }
+    size_t k = short_int(q, (size_t)(j->e - q), out);
+    if (!k || q[k] == '.' || q[k] == 'e' || q[k] == 'E') return 0;
+    j->p = q + k;
+    j->need_comma = 1;
+    return 1;
+}
+
 json_token_t json_read_numbers(json_t *j, double **arr, size_t *n, size_t *cap)
 {
     if (j->failed) return JSON_ERROR;
     if (!j->depth || j->stack[j->depth - 1] != '[') return json_fail(j, "expected an array"), JSON_ERROR;
     for (;;) {
-        /* fast path: [','] short integer, in place, while the window surely holds it all
-         * (profiles are millions of these; anything else takes the general path) */
-        const char *q = j->p;
-        if (j->e - q >= 32) {
-            if (j->need_comma && *q == ',') q++;
-            else if (j->need_comma) goto general;
-            int neg = *q == '-';
-            q += neg;
-            const char *digits = q;
-            uint64_t v = 0;
-            while (*q >= '0' && *q <= '9' && q - digits < 16) v = v * 10 + (uint64_t)(*q++ - '0');
-            size_t nd = (size_t)(q - digits);
-            if (nd == 0 || nd > 15 || *q == '.' || *q == 'e' || *q == 'E' || (*q >= '0' && *q <= '9')) goto general;
-            if (*n == *cap) XGROW(*arr, *cap, *n + 1);
-            (*arr)[(*n)++] = neg ? -(double)v : (double)v;
-            j->p = q;
-            j->need_comma = 1;
-            continue;
+        double d;
+        if (!take_short_int(j, &d)) {
+            json_token_t t = json_next(j);
+            if (t != JSON_NUMBER) return t;
+            d = j->num;
         }
-    general:;
-        json_token_t t = json_next(j);
-        if (t != JSON_NUMBER) return t;
         if (*n == *cap) XGROW(*arr, *cap, *n + 1);
-        (*arr)[(*n)++] = j->num;
+        (*arr)[(*n)++] = d;
     }
 }
 

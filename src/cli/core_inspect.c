@@ -170,7 +170,8 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] = "usage: nodescope core CORE v8print [--limit N] ADDR\n\n"
                                 "A heap object's fields by class, from V8's own metadata (the object's class and its\n"
-                                "parents), then for JavaScript objects their properties and elements (first N, 100).\n";
+                                "parents), then for JavaScript objects their properties and elements, for a Context its\n"
+                                "slots (first N, 100).\n";
     inspect_args_t a;
     int rc;
     if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;

@@ -15,8 +15,21 @@ static void emit(const char *kind, const char *file, long line, const char *fmt,
     fputc('\n', stderr);
 }
 
+static unsigned long errors;
+
+unsigned long diag_error_count(void) { return errors; }
+
+void diag_usage_error(const char *cmd, const char *fmt, va_list ap)
+{
+    errors++;
+    fprintf(stderr, "nodescope%s%s: error: ", *cmd ? " " : "", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nsee 'nodescope%s%s --help'\n", *cmd ? " " : "", cmd);
+}
+
 void diag_error(const char *file, long line, const char *fmt, ...)
 {
+    errors++;
     va_list ap;
     va_start(ap, fmt);
     emit("error: ", file, line, fmt, ap);

@@ -13,6 +13,16 @@ void diag_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /*
 void diag_warn_once(const char *key, const char *file, long line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* How many errors were printed (diag_error, diag_usage_error). main() turns a command's
+ * EXIT_OK into EXIT_FAIL when this is not 0: "error:" and exit status 0 never go together. */
+unsigned long diag_error_count(void);
+/* A usage error of a command (cmd = "collapse", "core stack"): two lines on stderr,
+ *   nodescope CMD: error: WHAT
+ *   see 'nodescope CMD --help'
+ * util/options.h's opt_usage_error/opt_fail are the usual way to call it. */
+#include <stdarg.h>
+void diag_usage_error(const char *cmd, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 /* Exit codes shared by every command. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 

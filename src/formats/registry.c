@@ -98,6 +98,23 @@ int format_read_path(const char *path, profile_t *p, const read_opts_t *o)
     return rc;
 }
 
+const char *format_writer_names(void)
+{
+    static buf_t names;
+    if (!names.len)
+        for (size_t i = 0; i < COUNT(writers); i++) buf_printf(&names, "%s%s", i ? ", " : "", writers[i]->name);
+    return names.data;
+}
+
+const char *format_writer_names_ext(void)
+{
+    static buf_t names;
+    if (!names.len)
+        for (size_t i = 0; i < COUNT(writers); i++)
+            buf_printf(&names, "%s%s (%s)", i ? ", " : "", writers[i]->name, writers[i]->extensions);
+    return names.data;
+}
+
 const format_writer_t *format_writer_by_name(const char *name)
 {
     for (size_t i = 0; i < COUNT(writers); i++)

@@ -61,11 +61,17 @@ const format_reader_t *format_detect(input_t *in)
         int s = readers[i]->sniff(head, n);
         if (s > best_score) best = readers[i], best_score = s;
     }
+    if (!best && !input_looks_binary(in)) {
+        /* nothing looks right: a name that says the format (x.cpuprofile, x.folded) picks the reader,
+         * whose errors then say what is wrong, on which line */
+        const format_writer_t *w = format_writer_for_path(in->name);
+        if (w && (best = format_reader_by_name(w->name))) return best;
+    }
     if (!best) {
         if (input_looks_binary(in))
             diag_error(in->name, 0, "binary data, not a profile (for perf.data, run 'perf script' first)");
         else
-            diag_error(in->name, 1, "unrecognised input; expected one of: %s (force one with --format)",
+            diag_error(in->name, 0, "unrecognised input; expected one of: %s (force one with --format)",
                        format_reader_names());
     }
     return best;

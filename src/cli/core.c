@@ -146,9 +146,18 @@ int cli_core(int argc, char **argv)
     if (pid < 0 || pid > 0x7fffffff) return opt_usage_error(&cmd, "--pid needs a process id, not %ld", pid);
     if (!core && !pid) return opt_usage_error(&cmd, "which core file (or --pid PID)?");
     if (core && pid) return opt_usage_error(&cmd, "a core file or --pid, not both");
-    core_session_t s = {NULL, NULL};
+    core_session_t s = {NULL, NULL, 0};
     for (int k = 1; k < n; k++)   /* a command's --help needs no target */
         if (!strcmp(rest[k], "-h") || !strcmp(rest[k], "--help")) return core_run_command(&s, n, rest);
+    if (n > 0) {   /* a usage error is reported before a process is stopped or a core mapped */
+        char **copy = malloc((size_t)n * sizeof *copy);
+        if (!copy) abort();
+        memcpy(copy, rest, (size_t)n * sizeof *copy);
+        core_session_t check = {NULL, NULL, 1};
+        int rc = core_run_command(&check, n, copy);
+        free(copy);
+        if (rc != EXIT_OK) return rc;
+    }
     s.t = pid ? target_open_pid((int)pid) : target_open_core(core, node);
     if (!s.t) {
         if (pid) ptrace_hint((int)pid);

@@ -49,6 +49,10 @@ static int parse(core_session_t *s, int argc, char **argv, const char *usage, in
         return -1;
     }
     if (core_parse_addr(argv[0], argv[1], &a->addr) != 0) return -1;
+    if (s->check_only) {
+        *rc = EXIT_OK;
+        return -1;
+    }
     if (core_need_v8(s, argv[0]) != 0) {
         *rc = EXIT_FAIL;
         return -1;

@@ -218,6 +218,7 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
     if (nops < 0) return opt_exit_code(nops);
     if (nops > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
     if (thread < 0) return opt_usage_error(&cmd, "--thread needs a thread index, not %ld", thread);
+    if (s->check_only) return EXIT_OK;
     if (!s->v) {
         diag_warn(target_name(s->t), 0, "no V8 metadata: JavaScript frames are shown by address only");
     }

@@ -151,7 +151,8 @@ int opt_parse(const opt_cmd_t *cmd, int argc, char **argv)
     int nops = 0, rc = 0, i;
     /* operands are collected in order and copied back to argv[1..] at the end */
     char **ops = malloc(((size_t)argc + 1) * sizeof *ops);
-    if (!ops) abort();
+    char *is_op = calloc((size_t)argc + 1, 1);
+    if (!ops || !is_op) abort();
     for (i = 1; i < argc; i++) {
         char *a = argv[i];
         if (!strcmp(a, "--")) {
@@ -160,6 +161,7 @@ int opt_parse(const opt_cmd_t *cmd, int argc, char **argv)
         }
         if (a[0] != '-' || !a[1]) {   /* an operand ("-" is stdin) */
             if (cmd->flags & OPT_STOP_AT_OPERAND) break;
+            is_op[i] = 1;
             ops[nops++] = a;
             continue;
         }
@@ -212,13 +214,19 @@ int opt_parse(const opt_cmd_t *cmd, int argc, char **argv)
             if (arg) break;
         }
     }
-    while (i < argc) ops[nops++] = argv[i++];
-    for (int k = 0; k < nops; k++) argv[1 + k] = ops[k];
+    while (i < argc) is_op[i] = 1, ops[nops++] = argv[i++];
+    /* argv stays a permutation of itself: the operands, then the options as they were given */
+    int k = nops;
+    for (i = 1; i < argc; i++)
+        if (!is_op[i]) ops[k++] = argv[i];
+    if (argc > 1) memcpy(argv + 1, ops, (size_t)(argc - 1) * sizeof *argv);
     free(ops);
+    free(is_op);
     current = saved;
     return nops;
 out:
     free(ops);
+    free(is_op);
     current = saved;
     return rc > 0 ? OPT_HELP_SHOWN : OPT_USAGE_ERROR;
 }

@@ -82,7 +82,8 @@ typedef struct {
 enum { OPT_HELP_SHOWN = -1, OPT_USAGE_ERROR = -2 };
 
 /* Parses argv[1..argc) (argv[0] is the command's name). Returns the number of operands, which
- * are moved to argv[1..n] in order, or OPT_HELP_SHOWN / OPT_USAGE_ERROR (already printed). */
+ * are moved to argv[1..n] in order (the option words follow them: argv stays a permutation),
+ * or OPT_HELP_SHOWN / OPT_USAGE_ERROR (already printed). */
 int opt_parse(const opt_cmd_t *cmd, int argc, char **argv);
 /* EXIT_OK for OPT_HELP_SHOWN, EXIT_USAGE for OPT_USAGE_ERROR. */
 int opt_exit_code(int parse_result);

@@ -10,7 +10,7 @@ ns() { "$NODESCOPE" "$@"; }
 # --- usage errors: exactly two lines on stderr, exit 2, nothing on stdout
 usage_error() {  # expected first line, command...
     local want=$1; shift
-    local cmd=$1
+    local cmd; cmd=$(sed 's/^nodescope \(.*\): error: .*/\1/' <<<"$want")
     ns "$@" > out.txt 2> err.txt; local rc=$?
     [ $rc -eq 2 ] || FAIL "$*: exit $rc, expected 2"
     [ -s out.txt ] && FAIL "$*: wrote to stdout: $(head -3 out.txt)"
@@ -33,6 +33,14 @@ usage_error "nodescope map: error: unknown map command 'grep' (find, tidy, updat
 usage_error "nodescope map: error: map find takes MAP ADDR, not 1 argument" map find x.map
 usage_error "nodescope core: error: which core file (or --pid PID)?" core
 usage_error "nodescope core: error: --pid expects an integer, not 'abc'" core --pid abc stack
+# a core subcommand's usage error comes before the process is attached (no other message)
+sleep 30 & sleeper=$!
+usage_error "nodescope core stack: error: unknown option '--bogus'" core --pid "$sleeper" stack --bogus
+usage_error "nodescope core stack: error: --thread expects an integer, not 'main'" core --pid "$sleeper" stack --thread main
+usage_error "nodescope core str: error: 'zz' is not an address (try 0x...)" core --pid "$sleeper" str zz
+usage_error "nodescope core v8print: error: which address?" core --pid "$sleeper" v8print --limit=3
+usage_error "nodescope core: error: unknown command 'bt' (commands: stack, type, v8print, str, array)" core --pid "$sleeper" bt
+kill "$sleeper"; wait "$sleeper" 2>/dev/null
 # an unknown command: one line and the pointer to the command list
 ns frobnicate > out.txt 2> err.txt; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < err.txt)" -eq 2 ] && grep -qx "see 'nodescope --help'" err.txt ||

@@ -85,6 +85,9 @@ static void test_syntax(void)
     CHECK_STR(a1[2], "in2");
     CHECK_STR(a1[3], "-n");   /* after --: operands */
     CHECK_STR(a1[4], "--json");
+    CHECK_STR(a1[5], "--output=x.svg");   /* argv stays a permutation: the option words follow */
+    CHECK_STR(a1[6], "-va");
+    CHECK_STR(a1[11], "--");
     CHECK_STR(out, "x.svg");
     CHECK(verbose && flag_a && json);
     CHECK(limit == 5);

@@ -24,13 +24,14 @@ int cli_convert(int argc, char **argv)
     snprintf(usage, sizeof usage,
              "usage: nodescope convert [OPTIONS] IN... -o OUT\n"
              "\n"
-             "Convert profiles: inputs are detected (%s; several are merged), the output\n"
-             "format comes from OUT's extension or --to NAME:\n  %s.\n"
-             "cpuprofile is Chrome DevTools' format (speedscope, node), svg a flame graph, pprof\n"
-             "gzip'ed profile.proto, txt top's table. cpuprofile input includes trace-event files\n"
-             "and the legacy format. Profiles with a timeline keep it (perf script timestamps,\n"
-             "cpuprofile samples); without one a .cpuprofile gets evenly spaced samples, 1 ms\n"
-             "apart, in tree order.\n",
+             "Convert profiles. Inputs are detected (%s);\n"
+             "several are merged. The output format comes from OUT's extension, or --to NAME:\n"
+             "%s"
+             "cpuprofile is Chrome DevTools' format (also speedscope's and node's), svg a flame\n"
+             "graph, pprof gzip'ed profile.proto, txt top's table. cpuprofile input includes\n"
+             "trace-event files and the legacy format. Profiles with a timeline keep it (perf\n"
+             "script timestamps, cpuprofile samples); without one a .cpuprofile gets evenly\n"
+             "spaced samples, 1 ms apart, in tree order.\n",
              format_reader_names(), format_writer_names_ext());
     const opt_cmd_t cmd = {"convert", usage, tables, 0, NULL};
     int nfiles = opt_parse(&cmd, argc, argv);

@@ -117,7 +117,7 @@ const char *format_writer_names_ext(void)
     static buf_t names;
     if (!names.len)
         for (size_t i = 0; i < COUNT(writers); i++)
-            buf_printf(&names, "%s%s (%s)", i ? ", " : "", writers[i]->name, writers[i]->extensions);
+            buf_printf(&names, "  %-12s %s\n", writers[i]->name, writers[i]->extensions);
     return names.data;
 }
 

@@ -17,8 +17,9 @@ static void emit(const char *kind, const char *file, long line, const char *fmt,
 
 static unsigned long errors;
 
-unsigned long diag_error_count(void) { return errors; }
-void diag_set_error_count(unsigned long n) { errors = n; }
+/* atomic: the parallel perf reader reports from its worker threads */
+unsigned long diag_error_count(void) { return __atomic_load_n(&errors, __ATOMIC_RELAXED); }
+void diag_set_error_count(unsigned long n) { __atomic_store_n(&errors, n, __ATOMIC_RELAXED); }
 
 void diag_hint(const char *fmt, ...)
 {
@@ -31,7 +32,7 @@ void diag_hint(const char *fmt, ...)
 
 void diag_usage_error(const char *cmd, const char *fmt, va_list ap)
 {
-    errors++;
+    __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
     fprintf(stderr, "nodescope%s%s: error: ", *cmd ? " " : "", cmd);
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\nsee 'nodescope%s%s --help'\n", *cmd ? " " : "", cmd);
@@ -42,7 +43,7 @@ void diag_set_error_context(const char *ctx) { error_context = ctx; }
 
 void diag_error(const char *file, long line, const char *fmt, ...)
 {
-    errors++;
+    __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
     char kind[256];
     snprintf(kind, sizeof kind, "error: %s%s", error_context ? error_context : "", error_context ? ": " : "");
     va_list ap;

@@ -21,8 +21,10 @@ fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    # Wait (up to 5 minutes) for another apt/dpkg process to release its lock instead of failing.
+    apt_wait=(-o DPkg::Lock::Timeout=300)
+    $SUDO apt-get "${apt_wait[@]}" update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${apt_wait[@]}" install -y -qq "${missing[@]}" >/dev/null
 fi
 
 # npm packages the tests use (playwright-core drives Debian's chromium).

@@ -60,6 +60,11 @@ static int sniff_cpuprofile(const char *head, size_t n)
     if (memmem(head, n, "\"profile\"", 9) && memmem(head, n, "\"nodes\"", 7)) return 80;
     if (memmem(head, n, "\"ProfileChunk\"", 14) || memmem(head, n, "\"cpuProfile\"", 12)) return 85;
     if (memmem(head, n, "\"head\"", 6) && memmem(head, n, "\"functionName\"", 14)) return 80;   /* legacy */
+    /* a JSON object with a profile's keys but not its shape: read it as one, so the error says
+     * what is wrong with it ({"nodes":5}) instead of "unrecognised input" */
+    if (memmem(head, n, "\"nodes\"", 7) || memmem(head, n, "\"timeDeltas\"", 12) ||
+        memmem(head, n, "\"traceEvents\"", 13))
+        return 40;
     return 0;
 }
 
@@ -436,7 +441,7 @@ static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const 
     free(own);
 }
 
-static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
+static int read_body(input_t *in, profile_t *p, const read_opts_t *o)
 {
     json_t j;
     json_init(&j, in);
@@ -454,7 +459,7 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
         diag_warn(in->name, 0, "the trace holds several CPU profiles; read the first (id %s), skipped %lu events of others",
                   cp.event_id, cp.other_profiles);
     if (!cp.n) {
-        diag_error(in->name, 0, "no 'nodes': not a .cpuprofile");
+        diag_error(in->name, 0, "no 'nodes'");
         goto out;
     }
     if (cp.legacy) {   /* seconds, and absolute sample timestamps in µs instead of deltas */
@@ -577,6 +582,15 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
 out:
     cp_free(&cp);
     json_free(&j);
+    return rc;
+}
+
+static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
+{
+    /* every error about the content says which format it was read as (it may have been detected) */
+    diag_set_error_context("not a valid cpuprofile");
+    int rc = read_body(in, p, o);
+    diag_set_error_context(NULL);
     return rc;
 }
 

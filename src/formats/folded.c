@@ -36,7 +36,7 @@ static int folded_sniff(const char *head, size_t n)
 {
     /* Look at up to 20 complete non-empty lines: all must be "stack count". */
     size_t pos = 0;
-    int good = 0, bad = 0;
+    int good = 0, bad = 0, first_good = 0;
     while (pos < n && good + bad < 40) {
         const char *nl = memchr(head + pos, '\n', n - pos);
         if (!nl) break;
@@ -46,6 +46,7 @@ static int folded_sniff(const char *head, size_t n)
         if (len > 0 && head[pos] != '#') {
             if (head[pos] == '\t' || head[pos] == ' ' || !folded_split_line(head + pos, len, &sl, &c)) bad++;
             else good++;
+            if (good + bad == 1) first_good = good;
         }
         pos += len + 1;
     }
@@ -55,7 +56,10 @@ static int folded_sniff(const char *head, size_t n)
         if (head[pos] != '\t' && folded_split_line(head + pos, n - pos, &sl, &c)) return 30;
     }
     /* A few odd lines are tolerated (and reported when read). */
-    return good && bad * 4 <= good ? 60 : 0;
+    if (good && bad * 4 <= good) return 60;
+    /* More than a few, but the first line is a folded stack: most likely folded stacks with bad
+     * lines, which the reader reports by line number (better than "unrecognised input") */
+    return first_good ? 20 : 0;
 }
 
 uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
@@ -80,7 +84,7 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
     char *line;
     size_t len;
     int rc;
-    long bad = 0, first_bad = 0;
+    long bad = 0, first_bad = 0, good = 0;
     u64map_t cache;
     u64map_init(&cache);
     /* Consecutive lines usually share a prefix (sorted folded files): the previous
@@ -97,6 +101,7 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
             if (!bad++) first_bad = in->line;
             continue;
         }
+        good++;
         /* frames fully shared with the previous line */
         size_t common = 0, lim = sl < prev.len ? sl : prev.len;
         while (common < lim && line[common] == prev.data[common]) common++;
@@ -128,7 +133,16 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
     buf_free(&prev);
     u64map_free(&cache);
     if (rc < 0) return -1;
-    if (bad) diag_warn(in->name, first_bad, "ignored %ld line%s that are not 'frame;frame;... COUNT'", bad, bad == 1 ? "" : "s");
+    if (bad && !good) {
+        diag_error(in->name, first_bad, "not a folded stack ('frame;frame;... COUNT'), nor is any other line");
+        return -1;
+    }
+    if (bad)
+    {
+        if (bad == 1) diag_warn(in->name, first_bad, "not 'frame;frame;... COUNT': ignored");
+        else diag_warn(in->name, first_bad, "not 'frame;frame;... COUNT': ignored, as %s %ld later line%s like it",
+                       bad == 2 ? "is" : "are", bad - 1, bad == 2 ? "" : "s");
+    }
     (void)o;
     return 0;
 }

@@ -58,6 +58,10 @@ int format_read_path(const char *path, profile_t *p, const read_opts_t *o);
 /* Names of all readers, for usage messages: "perf, dtrace, folded, ..." */
 const char *format_reader_names(void);
 
+/* Names of all writers ("folded, svg, ..."), and the same with their extensions
+ * ("folded (.folded .collapsed), svg (.svg), ..."), for usage messages and --help. */
+const char *format_writer_names(void);
+const char *format_writer_names_ext(void);
 const format_writer_t *format_writer_by_name(const char *name);
 const format_writer_t *format_writer_for_path(const char *path);
 /* Every extension a writer is picked by, for messages: ".folded .svg ..." */

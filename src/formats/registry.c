@@ -61,11 +61,17 @@ const format_reader_t *format_detect(input_t *in)
         int s = readers[i]->sniff(head, n);
         if (s > best_score) best = readers[i], best_score = s;
     }
+    if (!best && !input_looks_binary(in)) {
+        /* nothing looks right: a name that says the format (x.cpuprofile, x.folded) picks the reader,
+         * whose errors then say what is wrong, on which line */
+        const format_writer_t *w = format_writer_for_path(in->name);
+        if (w && (best = format_reader_by_name(w->name))) return best;
+    }
     if (!best) {
         if (input_looks_binary(in))
             diag_error(in->name, 0, "binary data, not a profile (for perf.data, run 'perf script' first)");
         else
-            diag_error(in->name, 1, "unrecognised input; expected one of: %s (force one with --format)",
+            diag_error(in->name, 0, "unrecognised input; expected one of: %s (force one with --format)",
                        format_reader_names());
     }
     return best;
@@ -96,6 +102,23 @@ int format_read_path(const char *path, profile_t *p, const read_opts_t *o)
     int rc = r ? r->read(in, p, o ? o : &defaults) : -1;
     input_close(in);
     return rc;
+}
+
+const char *format_writer_names(void)
+{
+    static buf_t names;
+    if (!names.len)
+        for (size_t i = 0; i < COUNT(writers); i++) buf_printf(&names, "%s%s", i ? ", " : "", writers[i]->name);
+    return names.data;
+}
+
+const char *format_writer_names_ext(void)
+{
+    static buf_t names;
+    if (!names.len)
+        for (size_t i = 0; i < COUNT(writers); i++)
+            buf_printf(&names, "%s%s (%s)", i ? ", " : "", writers[i]->name, writers[i]->extensions);
+    return names.data;
 }
 
 const format_writer_t *format_writer_by_name(const char *name)

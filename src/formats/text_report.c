@@ -98,8 +98,11 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
     qsort(rows, nrows, sizeof *rows, cmp_rows);
     size_t shown = nrows < (size_t)limit ? nrows : (size_t)limit;
     double total = p->total > 0 ? p->total : 1;
+    const char *unit = p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
     if (json) {
-        buf_printf(out, "{\"total\":%.17g,\"by\":\"%s\",\"rows\":[", p->total, by_file ? "file" : "function");
+        buf_printf(out, "{\"total\":%.17g,\"unit\":", p->total);
+        json_put_string(out, unit, strlen(unit));
+        buf_printf(out, ",\"by\":\"%s\",\"rows\":[", by_file ? "file" : "function");
         for (size_t i = 0; i < shown; i++) {
             buf_puts(out, i ? ",\n{" : "\n{");
             buf_puts(out, "\"name\":");
@@ -127,10 +130,15 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
                 buf_printf(out, " %d (%.0f%%)", lines[rr][j].line, 100 * lines[rr][j].ticks / (sum > 0 ? sum : 1));
             buf_putc(out, '\n');
         }
-        if (p->nsamples)
+        /* the unit of the weights is always said: perf's periods (ns of cpu-clock) are not sample counts */
+        if (p->nsamples && !strcmp(unit, "samples"))
             buf_printf(out, "(%zu of %zu %s; %zu samples)\n", shown, nrows, by_file ? "files" : "functions", p->nsamples);
+        else if (p->nsamples)
+            buf_printf(out, "(%zu of %zu %s; %zu samples, total weight %.0f %s)\n", shown, nrows,
+                       by_file ? "files" : "functions", p->nsamples, p->total, unit);
         else
-            buf_printf(out, "(%zu of %zu %s; total weight %.0f)\n", shown, nrows, by_file ? "files" : "functions", p->total);
+            buf_printf(out, "(%zu of %zu %s; total weight %.0f %s)\n", shown, nrows, by_file ? "files" : "functions",
+                       p->total, unit);
     }
     for (size_t i = 0; i <= nrows; i++) free(lines[i]);
     free(lines);

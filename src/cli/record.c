@@ -6,11 +6,11 @@
 #include "record/program.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,43 +19,44 @@
 #include <time.h>
 #include <unistd.h>
 
-static void record_usage(FILE *f)
+static const char record_usage[] =
+    "usage: nodescope record [OPTIONS] -- node app.js ARGS...\n"
+    "       nodescope record -p PID [OPTIONS]\n"
+    "\n"
+    "Profile a Node.js program with perf and write OUT with correct JavaScript names:\n"
+    "the program runs with --perf-basic-prof --interpreted-frames-native-stack, perf\n"
+    "records callchains on CLOCK_MONOTONIC, and nodescope journals the growth of\n"
+    "/tmp/perf-PID.map so every sample is named after the code that was at its address\n"
+    "at that moment (V8 reuses code addresses; perf alone names many samples wrongly).\n"
+    "The command may be node or a script node runs (#!/usr/bin/env node: npx, tsc, ...).\n"
+    "The program keeps its stdin, stdout, stderr and exit status.\n"
+    "\n"
+    "Stopping: Ctrl-C, or SIGINT/SIGTERM/SIGHUP sent to nodescope, is passed to the\n"
+    "program; a second signal, or the program still running 5 s later, kills it. OUT is\n"
+    "written from what was recorded and the exit status is 0 when nodescope stopped the\n"
+    "program (-d, a signal), else the program's own.\n";
+
+static int set_pid(void *target, const char *arg)
 {
-    fprintf(f,
-            "usage: nodescope record [-F HZ] [-d SECONDS] [-o OUT] -- node app.js ARGS...\n"
-            "       nodescope record -p PID [-F HZ] [-d SECONDS] [-o OUT]\n"
-            "\n"
-            "Profile a Node.js program with perf and write OUT with correct JavaScript names:\n"
-            "the program runs with --perf-basic-prof --interpreted-frames-native-stack, perf\n"
-            "records callchains on CLOCK_MONOTONIC, and nodescope journals the growth of\n"
-            "/tmp/perf-PID.map so every sample is named after the code that was at its address\n"
-            "at that moment (V8 reuses code addresses; perf alone names many samples wrongly).\n"
-            "The command may be node or a script node runs (#!/usr/bin/env node: npx, tsc, ...).\n"
-            "The program keeps its stdin, stdout, stderr and exit status.\n"
-            "\n"
-            "Stopping: Ctrl-C, or SIGINT/SIGTERM/SIGHUP sent to nodescope, is passed to the\n"
-            "program; a second signal, or the program still running 5 s later, kills it. OUT is\n"
-            "written from what was recorded and the exit status is 0 when nodescope stopped the\n"
-            "program (-d, a signal), else the program's own.\n"
-            "\n"
-            "  -o, --output OUT   format from the extension (%s);\n"
-            "                     default nodescope-PID.svg (or .folded when SVG is not available)\n"
-            "  -F, --freq HZ      sampling frequency (default 99)\n"
-            "  -d, --duration S   stop after S seconds (the program gets SIGINT; with -p: detach)\n"
-            "  -p, --pid PID      attach to a running node process started with --perf-basic-prof;\n"
-            "                     names are time-correct from the moment recording starts\n"
-            "      --perf         record any program (or process) with perf alone: no Node flags,\n"
-            "                     no perf map needed, native frames only when it is not node\n"
-            "      --keep DIR     keep perf.data, the perf script text and the journal in DIR\n"
-            "  -q, --quiet / -v, --verbose\n"
-            "  -h, --help\n",
-            format_writer_extensions());
+    long pid;
+    if (opt_parse_long("--pid", arg, &pid) != 0) return -1;
+    if (pid <= 0 || pid > 0x7fffffff) return opt_fail("--pid needs a process id, not '%s'", arg);
+    *(int *)target = (int)pid;
+    return 0;
 }
 
-static int usage_error(void)
+static int set_seconds(void *target, const char *arg)
 {
-    fprintf(stderr, "see 'nodescope record --help'\n");
-    return EXIT_USAGE;
+    if (opt_parse_double("--duration", arg, target) != 0) return -1;
+    if (*(double *)target < 0) return opt_fail("--duration cannot be negative ('%s')", arg);
+    return 0;
+}
+
+static int set_freq(void *target, const char *arg)
+{
+    if (opt_parse_double("--freq", arg, target) != 0) return -1;
+    if (*(double *)target < 1) return opt_fail("--freq must be at least 1 Hz ('%s')", arg);
+    return 0;
 }
 
 static int perf_available(void)
@@ -246,53 +247,32 @@ static int write_recording(const char *dir, int target, int journaled, int attac
 
 int cli_record(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"freq", required_argument, 0, 'F'},
-        {"duration", required_argument, 0, 'd'}, {"pid", required_argument, 0, 'p'},
-        {"keep", required_argument, 0, 'K'},     {"perf", no_argument, 0, 'P'},
-        {"quiet", no_argument, 0, 'q'},          {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
-    };
     const char *out = NULL, *keep = NULL;
     double freq = 99, duration = 0;
-    int attach = 0, any_program = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+:o:F:d:p:qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'F':
-            if (cli_parse_double("-F", optarg, &freq) || freq < 1) return usage_error();
-            break;
-        case 'd':
-            if (cli_parse_double("-d", optarg, &duration) || duration < 0) return usage_error();
-            break;
-        case 'p':
-            attach = atoi(optarg);
-            if (attach <= 0) {
-                diag_error(NULL, 0, "-p needs a process id, got '%s'", optarg);
-                return usage_error();
-            }
-            break;
-        case 'K': keep = optarg; break;
-        case 'P': any_program = 1; break;
-        case 'q': diag_verbosity = -1; break;
-        case 'v': diag_verbosity = 1; break;
-        case 'h': record_usage(stdout); return EXIT_OK;
-        case ':': diag_error(NULL, 0, "%s needs a value", argv[optind - 1]); return usage_error();
-        default: diag_error(NULL, 0, "unknown option '%s'", argv[optind - 1]); return usage_error();
-        }
-    }
-    char **prog = argv + optind;
-    int nprog = argc - optind;
-    if (!attach && nprog == 0) {
-        diag_error(NULL, 0, "nothing to record: give a command after '--' or -p PID");
-        return usage_error();
-    }
-    if (attach && nprog > 0) {
-        diag_error(NULL, 0, "give either -p PID or a command to run, not both");
-        return usage_error();
-    }
+    int attach = 0, any_program = 0;
+    char output_help[320];
+    snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
+             format_writer_extensions());
+    const opt_t own[] = {
+        OPT_STR("output", 'o', "OUT", output_help, &out),
+        OPT_FN("freq", 'F', "HZ", "sampling frequency (default 99)", &freq, set_freq),
+        OPT_FN("duration", 'd', "S", "stop after S seconds (the program gets SIGINT; with -p: detach)", &duration,
+               set_seconds),
+        OPT_FN("pid", 'p', "PID", "attach to a running node process started with --perf-basic-prof;\n"
+               "names are time-correct from the moment recording starts", &attach, set_pid),
+        OPT_BOOL("perf", 0, "record any program (or process) with perf alone: no Node flags,\n"
+                 "no perf map needed; native frames only when it is not node", &any_program),
+        OPT_STR("keep", 0, "DIR", "keep perf.data, the perf script text, the journal and the perf map in DIR",
+                &keep),
+        OPT_VERBOSITY, OPT_HELP, OPT_END,
+    };
+    const opt_t *tables[] = {own, NULL};
+    const opt_cmd_t cmd = {"record", record_usage, tables, OPT_STOP_AT_OPERAND, NULL};
+    int nprog = opt_parse(&cmd, argc, argv);
+    if (nprog < 0) return opt_exit_code(nprog);
+    char **prog = argv + 1;
+    if (!attach && nprog == 0) return opt_usage_error(&cmd, "nothing to record: give a command after '--' or -p PID");
+    if (attach && nprog > 0) return opt_usage_error(&cmd, "give either -p PID or a command to run, not both");
     /* Everything that can fail is checked before the program runs. */
     if (out && check_output(out) != 0) return EXIT_USAGE;
     if (check_permissions() != 0) return EXIT_FAIL;

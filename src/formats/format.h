@@ -64,5 +64,7 @@ const char *format_writer_names(void);
 const char *format_writer_names_ext(void);
 const format_writer_t *format_writer_by_name(const char *name);
 const format_writer_t *format_writer_for_path(const char *path);
+/* Every extension a writer is picked by, for messages: ".folded .svg ..." */
+const char *format_writer_extensions(void);
 
 #endif

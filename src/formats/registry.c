@@ -144,3 +144,13 @@ const format_writer_t *format_writer_for_path(const char *path)
     }
     return best;
 }
+
+const char *format_writer_extensions(void)
+{
+    static char list[256];
+    if (list[0]) return list;
+    size_t n = 0;
+    for (size_t i = 0; i < COUNT(writers) && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? " " : "", writers[i]->extensions);
+    return list;
+}

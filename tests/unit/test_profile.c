@@ -74,6 +74,47 @@ static void test_folded_round_trip(void)
     profile_free(p);
 }
 
+/* The writer sorts paths of frames, never their text: its order must still be the
+ * text's byte order, where a label that is a prefix of another meets ';' or the end
+ * of the line ("foo" + ".bar" sorts before "foo" + ";x", after "foo" alone). */
+static void test_folded_sorted_like_text(void)
+{
+    static const char *names[] = {"foo", "foo.bar", "foo;", "fo", "foo~", "a b", "a", "f", "foo:1"};
+    unsigned seed = 12345;
+    profile_t *p = profile_new();
+    for (int i = 0; i < 4000; i++) {
+        uint32_t frames[6];
+        size_t n = 1 + (seed = seed * 1103515245 + 12345) % 6;
+        for (size_t k = 0; k < n; k++)
+            frames[k] = profile_frame_simple(p, names[(seed = seed * 1103515245 + 12345) >> 16 & 7], FRAME_NATIVE);
+        profile_add_stack(p, frames, n, 1);
+    }
+    buf_t out = {0};
+    folded_write_buf(p, &out);
+    size_t prev_off = 0, prev_len = 0, lines = 0;
+    int sorted = 1;
+    double total = 0;
+    for (size_t at = 0; at < out.len;) {
+        const char *nl = memchr(out.data + at, '\n', out.len - at);
+        size_t len = (size_t)(nl - (out.data + at)), stack_len;
+        double w;
+        CHECK(folded_split_line(out.data + at, len, &stack_len, &w));
+        total += w;
+        if (lines++) {
+            size_t m = prev_len < stack_len ? prev_len : stack_len;
+            int c = memcmp(out.data + prev_off, out.data + at, m);
+            if (c > 0 || (c == 0 && prev_len > stack_len)) sorted = 0;
+        }
+        prev_off = at, prev_len = stack_len;
+        at += len + 1;
+    }
+    CHECK(sorted);
+    CHECK(total == 4000);
+    CHECK(lines > 100);
+    buf_free(&out);
+    profile_free(p);
+}
+
 static void test_split(void)
 {
     size_t sl;
@@ -109,6 +150,7 @@ int main(void)
     test_interning();
     test_tree();
     test_folded_round_trip();
+    test_folded_sorted_like_text();
     test_split();
     test_classify();
     return check_summary("test_profile");

@@ -33,9 +33,10 @@ const char *cli_weight_unit(const profile_t *p)
 int cli_check_units(const char *what, const char *path_a, const profile_t *a, const char *path_b, const profile_t *b)
 {
     if (!strcmp(cli_weight_unit(a), cli_weight_unit(b))) return 0;
+    int diff = !strcmp(what, "diff");
     diag_error(NULL, 0, "%s: %s weighs in %s, %s in %s: profiles of different units cannot be %s", what,
                path_a ? path_a : "<stdin>", cli_weight_unit(a), path_b ? path_b : "<stdin>", cli_weight_unit(b),
-               !strcmp(what, "diff") ? "compared" : "added");
+               diff ? "compared (-n/--normalize compares their shares)" : "added");
     return -1;
 }
 

@@ -69,7 +69,7 @@ static int run(int argc, char **argv, int is_diff)
     int reverse = 0;
     const opt_t diff_opts[] = {
         OPT_BOOL("normalize", 'n', "scale BEFORE to AFTER's total first (compare shapes of\n"
-                 "profiles with different sample counts)", &fo->normalize),
+                 "profiles with different sample counts, or of different units)", &fo->normalize),
         OPT_END,
     };
     const opt_t own[] = {
@@ -133,8 +133,12 @@ static int run(int argc, char **argv, int is_diff)
     int rc = EXIT_FAIL;
     if (is_diff) {
         before = profile_new();
-        if (cli_input_read(&in, files, 1, before) != 0 || cli_input_read(&in, files + 1, 1, p) != 0 ||
-            cli_check_units("diff", files[0], before, files[1], p) != 0)
+        if (cli_input_read(&in, files, 1, before) != 0 || cli_input_read(&in, files + 1, 1, p) != 0) goto done;
+        /* different units are never compared count for count; their shares can be (--normalize) */
+        if (fo->normalize && strcmp(cli_weight_unit(before), cli_weight_unit(p)))
+            diag_warn(NULL, 0, "diff: %s weighs in %s, %s in %s: comparing shares only (--normalize)", files[0],
+                      cli_weight_unit(before), files[1], cli_weight_unit(p));
+        else if (cli_check_units("diff", files[0], before, files[1], p) != 0)
             goto done;
         fo->before = before;
     } else if (cli_input_read(&in, files, nfiles, p) != 0) {

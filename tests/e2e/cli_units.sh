@@ -41,6 +41,9 @@ grep -q "a.folded weighs in samples, .*node_default.txt in $u" err.txt || FAIL "
 ns diff --no-resolve "$perf" a.folded -o d2.svg 2> err.txt; rc=$?
 [ $rc -eq 1 ] && grep -q "node_default.txt weighs in $u, a.folded in samples: .*cannot be compared" err.txt ||
     FAIL "diff of $u and samples: exit $rc: $(cat err.txt)"
+# ... unless asked to compare shares
+ns diff -n --no-resolve "$perf" a.folded -o d3.svg 2> err.txt || FAIL "diff --normalize of $u and samples: $(cat err.txt)"
+grep -q "comparing shares only" err.txt || FAIL "diff --normalize across units: no warning: $(cat err.txt)"
 for c in collapse top flame; do
     ns $c --no-resolve a.folded "$perf" > /dev/null 2> err.txt; rc=$?
     [ $rc -eq 1 ] && grep -q "node_default.txt: error: its weights are $u, but a.folded's are samples" err.txt ||

@@ -34,7 +34,9 @@ typedef struct format_reader {
     /* How sure (0..100) this reader is that head[0..n) starts an input it reads. */
     int (*sniff)(const char *head, size_t n);
     /* Reads the whole input into p. Returns 0, or -1 after printing an error
-     * naming in->name and the line. */
+     * naming in->name and the line. A reader whose weights are not sample counts
+     * sets p->weight_unit (interned in p->strings: "ns", "cycles"); the CLI sets it
+     * back to "samples" before each further input and refuses to mix units. */
     int (*read)(input_t *in, profile_t *p, const read_opts_t *o);
 } format_reader_t;
 

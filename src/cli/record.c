@@ -1,7 +1,7 @@
 /* nodescope record: run a Node program (or attach to one) under perf, journal its
  * perf map while it runs, and write a profile with time-correct JS names. */
 #include "cli/cli.h"
-#include "symbols/jit_resolver.h"
+#include "record/perf_import.h"
 #include "record/perf_session.h"
 #include "record/program.h"
 #include "symbols/journal.h"
@@ -57,70 +57,6 @@ static int set_freq(void *target, const char *arg)
     if (opt_parse_double("--freq", arg, target) != 0) return -1;
     if (*(double *)target < 1) return opt_fail("--freq must be at least 1 Hz ('%s')", arg);
     return 0;
-}
-
-static int perf_available(void)
-{
-    pid_t c = fork();
-    if (c == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 1), dup2(null, 2);
-        execlp("perf", "perf", "--version", (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    if (c < 0 || waitpid(c, &st, 0) < 0) return 0;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-static int check_permissions(void)
-{
-    if (!perf_available()) {
-        diag_error(NULL, 0, "perf is not installed or does not run; on Debian: apt-get install linux-perf");
-        return -1;
-    }
-    if (geteuid() == 0) return 0;
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    int level = 2;
-    if (f) {
-        if (fscanf(f, "%d", &level) != 1) level = 2;
-        fclose(f);
-    }
-    if (level > 2) {
-        diag_error(NULL, 0, "perf_event_paranoid is %d: unprivileged users may not profile. Fix: "
-                   "sudo sysctl kernel.perf_event_paranoid=2 (or run as root)", level);
-        return -1;
-    }
-    return 0;
-}
-
-/* Runs argv with stdout to out_path and stderr to err_path; returns its exit status. */
-static int run_to_file(char *const argv[], const char *out_path, const char *err_path)
-{
-    pid_t c = fork();
-    if (c == 0) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd < 0 || err < 0) _exit(127);
-        dup2(fd, 1);
-        dup2(err, 2);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    if (c < 0) return 127;
-    int st;
-    while (waitpid(c, &st, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* The first line of a file, for error messages ("" when there is none). */
-static void first_line(const char *path, char *out, size_t cap)
-{
-    out[0] = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    if (fgets(out, (int)cap, f)) out[strcspn(out, "\n")] = 0;
-    fclose(f);
 }
 
 /* Removes V8's isolate-*-PID-v8.log side files from the working directory. */
@@ -192,59 +128,6 @@ static void remove_dir(const char *dir)
 }
 
 
-/* Turns perf.data into OUT: perf script, resolve JIT names with the journal, write. */
-static int write_recording(const char *dir, int target, int journaled, int attach, const char **out,
-                           char *default_out, size_t default_cap)
-{
-    char data[4200], script[4200], journal[4200], err[4200];
-    snprintf(data, sizeof data, "%s/perf.data", dir);
-    snprintf(script, sizeof script, "%s/perf.txt", dir);
-    snprintf(journal, sizeof journal, "%s/map-journal.txt", dir);
-    snprintf(err, sizeof err, "%s/perf-script.err", dir);
-    struct stat st;
-    if (stat(data, &st) != 0 || st.st_size == 0) {
-        diag_error(NULL, 0, "perf recorded nothing");
-        return -1;
-    }
-    char *sargv[] = {"perf", "script", "-i", data, NULL};
-    int src = run_to_file(sargv, script, err);
-    if (src != 0) {
-        char why[512];
-        first_line(err, why, sizeof why);
-        diag_error(NULL, 0, "'perf script' failed on the recording (exit %d%s%s); keep it with --keep DIR to look",
-                   src, why[0] ? ": " : "", why);
-        return -1;
-    }
-    char map_path[64];
-    snprintf(map_path, sizeof map_path, "/tmp/perf-%d.map", target);
-    int have_map = target > 0 && access(map_path, R_OK) == 0;
-    jit_resolver_t *res = jit_resolver_new(have_map ? map_path : NULL, JIT_AMBIGUOUS_MARK);
-    if (!res) return -1;
-    if (journaled && have_map && jit_resolver_load_journal(res, journal) != 0) {
-        jit_resolver_free(res);
-        return -1;
-    }
-    read_opts_t ro = {0};
-    ro.format = "perf";
-    ro.resolver = res;
-    profile_t *p = profile_new();
-    if (!*out) {
-        snprintf(default_out, default_cap, "nodescope-%d.%s", target, format_writer_by_name("svg") ? "svg" : "folded");
-        *out = default_out;
-    }
-    int rc = -1;
-    if (format_read_path(script, p, &ro) == 0 && cli_write_profile(p, *out, NULL, NULL, NULL, 0) == 0) {
-        rc = 0;
-        if (diag_verbosity >= 0)
-            fprintf(stderr, "nodescope: wrote %s (%.0f samples%s)\n", *out, (double)p->nsamples,
-                    attach && have_map ? "; names are time-correct from the start of recording" : "");
-        if (diag_verbosity > 0) jit_resolver_print_stats(res);
-    }
-    profile_free(p);
-    jit_resolver_free(res);
-    return rc;
-}
-
 int cli_record(int argc, char **argv)
 {
     const char *out = NULL, *keep = NULL;
@@ -275,7 +158,7 @@ int cli_record(int argc, char **argv)
     if (attach && nprog > 0) return opt_usage_error(&cmd, "give either -p PID or a command to run, not both");
     /* Everything that can fail is checked before the program runs. */
     if (out && check_output(out) != 0) return EXIT_USAGE;
-    if (check_permissions() != 0) return EXIT_FAIL;
+    if (perf_import_check_perf() != 0) return EXIT_FAIL;
     static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};
     record_program_t rp = {0};
     if (attach ? record_check_attach(attach, any_program) != 0
@@ -317,11 +200,24 @@ int cli_record(int argc, char **argv)
     char default_out[64];
     if (perf_session_run(&so, &sr) == 0) {
         if (!attach && sr.target) remove_v8_logs(sr.target);
-        if (write_recording(dir, sr.target, sr.journaled, attach, &out, default_out, sizeof default_out) == 0)
+        profile_t *p = profile_new();
+        int named = 0;
+        if (!out) {
+            snprintf(default_out, sizeof default_out, "nodescope-%d.%s", sr.target,
+                     format_writer_by_name("svg") ? "svg" : "folded");
+            out = default_out;
+        }
+        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 &&
+            cli_write_profile(p, out, NULL, NULL, NULL, 0) == 0) {
             rc = EXIT_OK;
-        else if (sr.perf_exit != 0 && !sr.stopped)
+            if (diag_verbosity >= 0)
+                fprintf(stderr, "nodescope: wrote %s (%.0f samples%s)\n", out, (double)p->nsamples,
+                        attach && named ? "; names are time-correct from the start of recording" : "");
+        } else if (sr.perf_exit != 0 && !sr.stopped) {
             diag_error(NULL, 0, "perf exited with status %d%s", sr.perf_exit,
                        attach ? "" : " (the program's status, or perf's own failure above)");
+        }
+        profile_free(p);
     }
     /* The perf map of a program we started is ours: kept with --keep, else removed.
      * An attached process keeps its own. */

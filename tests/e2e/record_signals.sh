@@ -27,7 +27,7 @@ one_case() {
     for _ in $(seq 100); do [ -s pid.txt ] && break; sleep 0.1; done
     [ -s pid.txt ] || fail "$name: the program never started"
     local prog; prog=$(cat pid.txt)
-    sleep 1
+    sleep 2
     local dest=$rec; [ "$to" = group ] && dest=-$rec
     local t0=$SECONDS
     kill -"$sig" -- "$dest"
@@ -74,10 +74,10 @@ expect_error usage 2 'unknown option' -- "$NODESCOPE" record --no-such-option --
 "$NODESCOPE" record --perf -o sh.folded -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' 2> sh.out || { cat sh.out; fail "--perf"; }
 [ -s sh.folded ] || fail "--perf: no profile"
 # A script node runs (#!/usr/bin/env node) gets Node's flags and JS names
-printf '#!/usr/bin/env node\nfunction scriptSpin(){let x=0;for(let i=0;i<3e7;i++)x+=i;return x}\nfor(let k=0;k<20;k++)scriptSpin()\n' > tool.js
+printf '#!/usr/bin/env node\nfunction scriptSpin(){let x=0;for(let i=0;i<3e7;i++)x+=i;return x}\nfor(let k=0;k<60;k++)scriptSpin()\n' > tool.js
 chmod +x tool.js
 "$NODESCOPE" record -F 499 -o tool.folded -- ./tool.js 2> tool.out || { cat tool.out; fail "node script"; }
-grep -q 'JS:.*scriptSpin' tool.folded || fail "node script: no JS names for scriptSpin"
+grep -q 'JS:.*scriptSpin' tool.folded || { grep -c . tool.folded; fail "node script: no JS names for scriptSpin"; }
 # -p on a node without a perf map
 node -e 'setTimeout(()=>{}, 20000)' & plain=$!
 expect_error no-map 1 'perf-basic-prof' -- "$NODESCOPE" record -p "$plain" -d 1 -o p.folded

@@ -16,7 +16,8 @@ static const char flame_help[] =
     "      --minwidth PX|N%%   drop frames narrower than PX pixels or N%% of the total (0.1 px);\n"
     "                         the count of dropped frames is printed and kept in the SVG\n"
     "      --fontsize N       (12)   --fonttype FONT (Verdana)   --fontwidth F (0.59)\n"
-    "      --countname TEXT   unit of counts in tooltips (samples)\n"
+    "      --countname TEXT   unit of counts in tooltips and the subtitle (default: the profile's\n"
+    "                         own: samples, or the time/event of perf periods)\n"
     "      --nametype TEXT    tooltip prefix (\"Function:\")\n"
     "      --colors PALETTE   js (default when there are JS frames: JS by tier, builtins, native,\n"
     "                         kernel, GC, with a legend), hot (default otherwise), mem, io, wakeup,\n"
@@ -25,6 +26,8 @@ static const char flame_help[] =
     "      --hash             colours by a hash weighted to the name's first characters\n"
     "      --reverse          reverse every stack (leaf at the bottom)\n"
     "      --inverted         icicle graph: root at the top\n"
+    "      --keep-unknown     draw every [unknown] frame (default: a run of them, from a broken\n"
+    "                         unwind, is one frame \"[unknown] \xc3\x97N\")\n"
     "      --flamechart       x is time (inputs with a timeline: perf script, cpuprofile)\n"
     "      --factor F         multiply counts shown (1)\n"
     "      --total N          100%% is N instead of the sum of the input\n"
@@ -58,7 +61,7 @@ static void diff_usage(FILE *f)
 
 enum { OPT_TITLE = 300, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTSIZE, OPT_FONTTYPE, OPT_FONTWIDTH,
        OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS, OPT_HASH, OPT_REVERSE, OPT_INVERTED, OPT_FLAMECHART,
-       OPT_NEGATE, OPT_FACTOR, OPT_TOTAL, OPT_NOTES, OPT_RANDOM, OPT_CP };
+       OPT_NEGATE, OPT_FACTOR, OPT_TOTAL, OPT_NOTES, OPT_RANDOM, OPT_CP, OPT_KEEP_UNKNOWN };
 
 static int run(int argc, char **argv, int is_diff)
 {
@@ -72,6 +75,7 @@ static int run(int argc, char **argv, int is_diff)
         {"bgcolors", required_argument, 0, OPT_BGCOLORS}, {"hash", no_argument, 0, OPT_HASH},
         {"random", no_argument, 0, OPT_RANDOM},     {"cp", no_argument, 0, OPT_CP},
         {"reverse", no_argument, 0, OPT_REVERSE},   {"inverted", no_argument, 0, OPT_INVERTED},
+        {"keep-unknown", no_argument, 0, OPT_KEEP_UNKNOWN},
         {"flamechart", no_argument, 0, OPT_FLAMECHART}, {"negate", no_argument, 0, OPT_NEGATE},
         {"factor", required_argument, 0, OPT_FACTOR}, {"total", required_argument, 0, OPT_TOTAL},
         {"notes", required_argument, 0, OPT_NOTES}, {"normalize", no_argument, 0, 'n'},
@@ -125,6 +129,7 @@ static int run(int argc, char **argv, int is_diff)
         case OPT_RANDOM: case OPT_CP: break;   /* flamegraph.pl compatibility: colours are always stable */
         case OPT_REVERSE: reverse = 1; break;
         case OPT_INVERTED: fo.inverted = 1; break;
+        case OPT_KEEP_UNKNOWN: fo.keep_unknown = 1; break;
         case OPT_FLAMECHART: fo.flamechart = 1; break;
         case OPT_NEGATE: fo.negate = 1; break;
         case OPT_FACTOR: if (cli_parse_double("--factor", optarg, &fo.factor)) return EXIT_USAGE; break;
@@ -170,7 +175,8 @@ static int run(int argc, char **argv, int is_diff)
             fo.before = before = q;
         }
     }
-    if (!is_diff && fo.colors == NULL && p->total < 100 && !strcmp(fo.countname, "samples"))
+    if (!is_diff && fo.colors == NULL && p->total < 100 && !fo.countname &&
+        !strcmp(p->weight_unit ? p->weight_unit : "samples", "samples"))
         diag_warn(NULL, 0, "stack count is low (%.0f); the graph may mislead", p->total);
     write_opts_t wo = {.flame = &fo};
     if (cli_write_profile(p, output, format_writer_by_name("svg"), &wo, files, nfiles) == 0) rc = EXIT_OK;

@@ -342,6 +342,11 @@ static int label_forms(const profile_t *p, const rect_t *r, const char *full, si
         }
         return n;
     }
+    /* V8 builtins: Builtins_InterpreterEntryTrampoline -> InterpreterEntryTrampoline */
+    if (full_len > 9 && !memcmp(full, "Builtins_", 9)) {
+        buf_append(&forms[0], full + 9, full_len - 9);
+        return 1;
+    }
     if (!memchr(full, ':', full_len) && !memchr(full, '(', full_len) && !memchr(full, '<', full_len)) return 0;
     svg_cxx_short(full, full_len, &forms[0], &forms[1], &forms[2]);
     /* compact the non-empty ones to the front */

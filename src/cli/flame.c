@@ -83,7 +83,8 @@ static int run(int argc, char **argv, int is_diff)
         OPT_FN("fontsize", 0, "N", "font size (12)", &c, set_fontsize),
         OPT_STR("fonttype", 0, "FONT", "font family (Verdana)", &fo->fonttype),
         OPT_FN("fontwidth", 0, "F", "average glyph width / font size (0.59)", &c, set_fontwidth),
-        OPT_STR("countname", 0, "TEXT", "unit of counts in tooltips (samples)", &fo->countname),
+        OPT_STR("countname", 0, "TEXT", "unit of counts in tooltips and the subtitle (default: the profile's\n"
+                "own: samples, or the time/event of perf periods)", &fo->countname),
         OPT_STR("nametype", 0, "TEXT", "tooltip prefix (\"Function:\")", &fo->nametype),
         OPT_FN("colors", 0, "PALETTE", "js (default when there are JS frames: JS by tier, builtins, native,\n"
                "kernel, GC, with a legend), hot (default otherwise), mem, io, wakeup,\n"
@@ -94,6 +95,8 @@ static int run(int argc, char **argv, int is_diff)
         OPT_FN("cp", 0, NULL, NULL, NULL, ignore),
         OPT_BOOL("reverse", 0, "reverse every stack (leaf at the bottom)", &reverse),
         OPT_BOOL("inverted", 0, "icicle graph: root at the top", &fo->inverted),
+        OPT_BOOL("keep-unknown", 0, "draw every [unknown] frame (default: a run of them, from a broken\n"
+                 "unwind, is one frame \"[unknown] \xc3\x97N\")", &fo->keep_unknown),
         OPT_BOOL("flamechart", 0, "x is time (inputs with a timeline: perf script, cpuprofile)", &fo->flamechart),
         OPT_BOOL("negate", 0, is_diff ? "swap red and blue" : "differential graphs: swap red and blue", &fo->negate),
         OPT_NUM("factor", 0, "F", "multiply counts shown (1)", &fo->factor),
@@ -158,7 +161,8 @@ static int run(int argc, char **argv, int is_diff)
             fo->before = before = q;
         }
     }
-    if (!is_diff && fo->colors == NULL && p->total < 100 && !strcmp(fo->countname, "samples"))
+    if (!is_diff && fo->colors == NULL && p->total < 100 && !fo->countname &&
+        !strcmp(p->weight_unit ? p->weight_unit : "samples", "samples"))
         diag_warn(NULL, 0, "stack count is low (%.0f); the graph may mislead", p->total);
     write_opts_t wo = {.flame = fo};
     if (cli_write_profile(p, output, format_writer_by_name("svg"), &wo, files, nfiles) == 0) rc = EXIT_OK;

@@ -13,7 +13,7 @@ typedef struct flame_opts {
     double fontsize;          /* 12 */
     const char *fonttype;     /* "Verdana" */
     double fontwidth;         /* average glyph width / font size (0.59) */
-    const char *countname;    /* "samples" */
+    const char *countname;    /* name of the weights' unit; NULL = the profile's weight_unit ("samples", "ns", ...) */
     const char *nametype;     /* "Function:" */
     const char *colors;       /* palette: hot mem io red green blue aqua yellow purple orange java perl js */
     const char *bgcolor1, *bgcolor2;   /* NULL = by palette */
@@ -25,6 +25,7 @@ typedef struct flame_opts {
     double total;             /* override the total (0 = sum) */
     const char *notes;        /* embedded as an XML comment-free <desc> */
     const profile_t *before;  /* differential: colour by growth from this profile to the drawn one */
+    int keep_unknown;         /* draw every [unknown] frame instead of folding runs of them into one */
     int normalize;            /* differential: scale `before` to the drawn profile's total */
     unsigned long dropped;    /* out: frames dropped by minwidth */
 } flame_opts_t;

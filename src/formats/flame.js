@@ -1,113 +1,215 @@
 // Interactive flame graph: hover, click to zoom, reset, regex search.
-// Built for 100,000+ frames: zooming scales one group with a transform (the
-// browser does the work) and rewrites only the labels whose text changes, with
-// widths estimated from the font instead of measured (no layout thrashing).
-// Frame data is read once from the DOM; names are only ever set as text.
+// Built for 100,000+ frames: every frame is data (compact JSON columns), only the
+// frames a person can see are elements. The file comes with those elements drawn
+// (svg_flame.c); the pointer is hit-tested against the data, and zoom and search
+// redraw with render(), the same rule as the writer's: a <rect> per frame at least
+// drawMin px wide (the widest drawMax), one "grass" <rect> per run of narrower
+// adjacent frames. Label widths are estimated from the font, never measured.
+// Names are only ever set as text.
 'use strict';
 (function () {
+  const NS = 'http://www.w3.org/2000/svg';
   const svg = document.documentElement;
   const cfg = JSON.parse(document.getElementById('flame-config').textContent);
-  const frames = document.getElementById('frames');
-  const labels = document.getElementById('labels');
+  const view = document.getElementById('view');
+  const framesG = document.getElementById('frames');
+  const labelsG = document.getElementById('labels');
+  const header = document.getElementById('header');
+  const footer = document.getElementById('footer');
   const details = document.getElementById('details').firstChild;
   const unzoomBtn = document.getElementById('unzoom');
   const searchBtn = document.getElementById('search');
   const matchedText = document.getElementById('matched');
-  const rects = frames.children;   // <rect class="f">, one per frame, in data order
-  const n = rects.length;
-  const X = new Float64Array(n), W = new Float64Array(n), D = new Int32Array(n);
-  const names = new Array(n), fills = new Array(n), shown = new Array(n).fill('');
-  const textEls = new Array(n).fill(null);   // labels exist only where a frame is wide enough
-  for (let i = 0; i < n; i++) {
-    const r = rects[i];
-    X[i] = +r.getAttribute('x');
-    W[i] = +r.getAttribute('width');
-    names[i] = cfg.names[cfg.frames[2 * i]];
-    D[i] = cfg.frames[2 * i + 1];
-    fills[i] = r.getAttribute('fill');
-  }
-  for (const t of labels.children) {
-    const i = +t.getAttribute('data-i');
-    textEls[i] = t;
-    shown[i] = t.textContent;
-  }
-  const labelY = (i) => +rects[i].getAttribute('y') + cfg.frameHeight / 2 + cfg.fontsize / 3;
+  const names = cfg.names.split('\n'), D = cfg.d, V = cfg.v, B = cfg.b;
+  const n = D.length, fh = cfg.frameHeight, maxDepth = cfg.maxDepth, viewW = cfg.viewWidth;
+  const pxPer = cfg.total > 0 ? viewW / cfg.total : 0;
   const charW = cfg.fontsize * cfg.fontwidth;
-  let zoomed = -1, scale = 1, offset = 0, searchRe = null;
 
-  function fit(name, width) {
-    const fitChars = Math.floor(width / charW);
-    if (fitChars < 3) return '';
-    if (name.length <= fitChars) return name;
-    return name.substring(0, fitChars - 2) + '..';
-  }
-  function relabel() {
+  // x of every frame from the gaps (as svg_flame.c wrote them), parents, frames by depth
+  const X = new Float64Array(n), P = new Int32Array(n), NAME = new Int32Array(n);
+  const byDepth = [];
+  {
+    const cursor = new Float64Array(maxDepth + 2), last = new Int32Array(maxDepth + 1).fill(-1);
+    const G = cfg.g, N = cfg.n;
+    let seen = 0;   // a name's id is counted back from the next new name: 0 = a new name
     for (let i = 0; i < n; i++) {
-      const x = X[i] * scale + offset, w = W[i] * scale;
-      const visible = x + w > 0 && x < cfg.viewWidth;
-      const text = visible ? fit(names[i], Math.min(x + w, cfg.viewWidth) - Math.max(x, 0) - 6) : '';
-      if (text !== shown[i]) {
-        shown[i] = text;
-        let el = textEls[i];
-        if (!el && text) {
-          el = textEls[i] = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-          el.setAttribute('y', labelY(i).toFixed(1));
-          labels.appendChild(el);
-        }
-        if (el) el.textContent = text;
-      }
-      if (text) textEls[i].setAttribute('x', (Math.max(x, 0) + 3).toFixed(1));
+      NAME[i] = N[i] ? seen - N[i] : seen++;
+      const d = D[i], x = cursor[d] + G[i];
+      X[i] = x;
+      cursor[d] = x + V[i];
+      cursor[d + 1] = x;
+      P[i] = d ? last[d - 1] : -1;
+      last[d] = i;
+      (byDepth[d] || (byDepth[d] = [])).push(i);   // preorder: x order at every depth
     }
+  }
+  let zoomed = -1, scale = 1, offset = 0, searchRe = null, nameHit = null;
+
+  // ---- numbers, as svg_flame.c's put_value ----
+  function count(v) {
+    if (!Number.isInteger(v) || Math.abs(v) >= 1e18) return v.toFixed(2);
+    return (v < 0 ? '-' : '') + Math.abs(v).toFixed(0).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  }
+  function value(v) {
+    v *= cfg.factor;
+    if (cfg.unitSeconds > 0) {
+      const sec = v * cfg.unitSeconds;
+      if (sec === 0) return '0 s';
+      const units = [[1, 's'], [1e-3, 'ms'], [1e-6, '\u00b5s'], [1e-9, 'ns']];
+      let k = 0;
+      while (k < 3 && Math.abs(sec) < units[k][0]) k++;
+      const x = sec / units[k][0];
+      const t = Math.abs(x) >= 100 ? count(Math.round(x)) : x.toFixed(Math.abs(x) >= 10 ? 1 : 2);
+      return t + ' ' + units[k][1];
+    }
+    return count(v) + ' ' + cfg.unit;
+  }
+  function tip(i) {
+    let s = value(V[i]) + ', ' + (cfg.total > 0 ? 100 * V[i] / cfg.total : 0).toFixed(2) + '%';
+    if (B) {
+      const d = V[i] - B[i];
+      s += '; before ' + value(B[i]) + ', ' + (d >= 0 ? '+' : '-') + value(Math.abs(d));
+      if (B[i] > 0) s += ' (' + (d >= 0 ? '+' : '') + (100 * d / B[i]).toFixed(1) + '%)';
+      else if (V[i] > 0) s += ' (new)';
+    }
+    return s;
+  }
+  function tooltip(i) { return names[NAME[i]] + ' (' + tip(i) + ')'; }
+
+  // ---- labels: the longest form of the name that fits, else the shortest cut ----
+  function fit(i, width) {
+    const chars = Math.floor((width - 6) / charW);
+    if (chars < 3) return '';
+    const full = names[NAME[i]];
+    if (full.length <= chars) return full;
+    const forms = cfg.labels[NAME[i]];
+    let t = full;
+    if (forms) for (const f of forms) { t = f; if (f.length <= chars) return f; }
+    return t.length <= chars ? t : t.substring(0, chars - 2) + '..';
+  }
+
+  // ---- drawing (the rule of svg_flame.c's writer) ----
+  const yOf = (d) => (cfg.inverted ? d : maxDepth - d) * fh;
+  function rectEl(cls, x, y, w, fill) {
+    const r = document.createElementNS(NS, 'rect');
+    r.setAttribute('class', cls);
+    r.setAttribute('x', x.toFixed(2));
+    r.setAttribute('y', y);
+    r.setAttribute('width', w.toFixed(2));
+    r.setAttribute('height', fh - 1);
+    r.setAttribute('fill', fill);
+    return r;
+  }
+  const hex = (k) => { const h = cfg.colors; return 'rgb(' + parseInt(h.substr(6 * k, 2), 16) + ',' + parseInt(h.substr(6 * k + 2, 2), 16) + ',' + parseInt(h.substr(6 * k + 4, 2), 16) + ')'; };
+  function fillOf(i) { return nameHit && nameHit[NAME[i]] ? cfg.searchcolor : hex(cfg.colorsPer === 'frame' ? i : NAME[i]); }
+  function render() {
+    const k = pxPer * scale;
+    // visible width of every visible frame
+    const vis = [], vw = [];
+    for (let i = 0; i < n; i++) {
+      const x = X[i] * k + offset, w = V[i] * k;
+      if (x + w <= 1e-6 || x >= viewW - 1e-6) continue;
+      vis.push(i);
+      vw.push(Math.min(x + w, viewW) - Math.max(x, 0));
+    }
+    let thr = cfg.drawMin, wide = 0;
+    for (const w of vw) if (w >= thr) wide++;
+    if (wide > cfg.drawMax) thr = Float64Array.from(vw).sort().reverse()[cfg.drawMax - 1];
+    const anc = new Set();
+    for (let a = zoomed >= 0 ? P[zoomed] : -1; a >= 0; a = P[a]) anc.add(a);
+    const rects = document.createDocumentFragment(), texts = document.createDocumentFragment();
+    const grass = [];   // per depth: [x, end, widest, fill, hit]
+    const closeGrass = (d) => {
+      const g = grass[d];
+      if (g) rects.appendChild(rectEl('g', g[0], yOf(d), g[1] - g[0], g[3]));
+      grass[d] = null;
+    };
+    for (let j = 0; j < vis.length; j++) {
+      const i = vis[j], d = D[i], w = vw[j], x = Math.max(X[i] * k + offset, 0), fill = fillOf(i);
+      if (w >= thr || d === 0) {
+        closeGrass(d);
+        const r = rectEl(anc.has(i) ? 'f parent' : 'f', x, yOf(d), w, fill);
+        r.setAttribute('data-i', i);
+        rects.appendChild(r);
+        const text = fit(i, w);
+        if (text) {
+          const t = document.createElementNS(NS, 'text');
+          t.setAttribute('data-i', i);
+          t.setAttribute('x', (x + 3).toFixed(1));
+          t.setAttribute('y', (yOf(d) + fh / 2 + cfg.fontsize / 3).toFixed(1));
+          t.textContent = text;
+          texts.appendChild(t);
+        }
+      } else {
+        // narrow frames: one rect per run; search hits and the rest are separate runs
+        const hit = fill === cfg.searchcolor;
+        let g = grass[d];
+        if (g && (x - g[1] >= cfg.grassGap || g[4] !== hit)) { closeGrass(d); g = null; }
+        if (!g) g = grass[d] = [x, x, -1, fill, hit];
+        g[1] = x + w;
+        if (w > g[2]) { g[2] = w; g[3] = fill; }
+      }
+    }
+    for (let d = 0; d < grass.length; d++) closeGrass(d);
+    framesG.replaceChildren(rects);
+    labelsG.replaceChildren(texts);
   }
   function zoom(i) {
     zoomed = i;
-    scale = cfg.viewWidth / W[i];
-    offset = -X[i] * scale;
-    frames.setAttribute('transform', 'matrix(' + scale + ' 0 0 1 ' + offset + ' 0)');
-    for (let j = 0; j < n; j++) {
-      // ancestors are stretched over the whole width: fade them like flamegraph.pl
-      const anc = D[j] < D[i] && X[j] <= X[i] + 1e-6 && X[j] + W[j] >= X[i] + W[i] - 1e-6;
-      const want = anc ? 'f parent' : 'f';
-      if (rects[j].getAttribute('class') !== want) rects[j].setAttribute('class', want);
-    }
+    scale = viewW / (V[i] * pxPer);
+    offset = -X[i] * pxPer * scale;
     unzoomBtn.setAttribute('class', '');
-    relabel();
+    render();
   }
   function unzoom() {
     zoomed = -1;
     scale = 1;
     offset = 0;
-    frames.removeAttribute('transform');
-    for (let j = 0; j < n; j++) if (rects[j].getAttribute('class') !== 'f') rects[j].setAttribute('class', 'f');
     unzoomBtn.setAttribute('class', 'hide');
-    relabel();
+    render();
   }
-  const indexOf = new Map();
-  function frameIndex(target) {
-    if (!target || target.parentNode !== frames) return -1;
-    if (!indexOf.size) for (let i = 0; i < n; i++) indexOf.set(rects[i], i);
-    const i = indexOf.get(target);
-    return i === undefined ? -1 : i;
+
+  // ---- the pointer: hit-tested against the data, drawn or not ----
+  function frameAt(clientX, clientY) {
+    const box = view.getBoundingClientRect();
+    if (!box.width || !box.height) return -1;
+    const px = (clientX - box.left) * viewW / box.width;
+    const py = (clientY - box.top) * (maxDepth + 1) * fh / box.height;
+    if (px < 0 || px >= viewW || py < 0) return -1;
+    const row = Math.floor(py / fh);
+    const d = cfg.inverted ? row : maxDepth - row;
+    const list = byDepth[d];
+    if (!list) return -1;
+    const lx = (px - offset) / (pxPer * scale);
+    let lo = 0, hi = list.length - 1, at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (X[list[mid]] <= lx) { at = list[mid]; lo = mid + 1; } else hi = mid - 1;
+    }
+    return at >= 0 && lx < X[at] + V[at] ? at : -1;
   }
-  function tooltip(i) { return names[i] + ' (' + cfg.tips[i] + ')'; }
-  frames.addEventListener('mouseover', function (e) {
-    const i = frameIndex(e.target);
-    if (i < 0) return;
-    details.nodeValue = cfg.nametype + ' ' + tooltip(i);
-    // narrow frames carry no <title> in the file: add it for the browser's tooltip
-    if (!rects[i].firstChild) {
-      const t = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+  let hovered = -1;
+  view.addEventListener('mousemove', function (e) {
+    const i = frameAt(e.clientX, e.clientY);
+    if (i === hovered) return;
+    hovered = i;
+    details.nodeValue = i >= 0 ? cfg.nametype + ' ' + tooltip(i) : ' ';
+    // the browser's own tooltip
+    const el = e.target;
+    if (i >= 0 && el.tagName === 'rect') {
+      let t = el.firstChild;
+      if (!t) { t = document.createElementNS(NS, 'title'); el.appendChild(t); }
       t.textContent = tooltip(i);
-      rects[i].appendChild(t);
     }
   });
-  frames.addEventListener('mouseout', function () { details.nodeValue = ' '; });
-  frames.addEventListener('click', function (e) {
-    const i = frameIndex(e.target);
+  view.addEventListener('mouseleave', function () { hovered = -1; details.nodeValue = ' '; });
+  view.addEventListener('click', function (e) {
+    const i = frameAt(e.clientX, e.clientY);
     if (i >= 0) zoom(i);
   });
   unzoomBtn.addEventListener('click', unzoom);
 
+  // ---- search ----
   function search(pattern) {
     if (!pattern) return resetSearch();
     try {
@@ -116,34 +218,29 @@
       matchedText.textContent = 'Bad regular expression';
       return;
     }
-    // matched share without double counting nested matches: union of x ranges
-    const hits = [];
-    for (let i = 0; i < n; i++) {
-      const m = searchRe.test(names[i]);
-      const rect = rects[i];
-      const want = m ? cfg.searchcolor : fills[i];
-      if (rect.getAttribute('fill') !== want) rect.setAttribute('fill', want);
-      if (m) hits.push(i);
-    }
-    hits.sort(function (a, b) { return X[a] - X[b]; });
+    nameHit = new Uint8Array(names.length);
+    for (let j = 0; j < names.length; j++) nameHit[j] = searchRe.test(names[j]) ? 1 : 0;
+    // matched share without double counting nested matches: union of x ranges (preorder is x order)
     let covered = 0, end = -Infinity;
-    for (const i of hits) {
-      const s = X[i], e = X[i] + W[i];
-      if (s >= end) { covered += W[i]; end = e; } else if (e > end) { covered += e - end; end = e; }
+    for (let i = 0; i < n; i++) {
+      if (!nameHit[NAME[i]]) continue;
+      const s = X[i], e = X[i] + V[i];
+      if (s >= end) { covered += V[i]; end = e; } else if (e > end) { covered += e - end; end = e; }
     }
-    const pct = cfg.viewWidth > 0 ? 100 * covered / cfg.viewWidth : 0;
+    const pct = cfg.total > 0 ? 100 * covered / cfg.total : 0;
     matchedText.textContent = 'Matched: ' + (pct >= 100 ? '100' : pct.toFixed(1)) + '%';
     searchBtn.textContent = 'Reset Search';
     searchBtn.setAttribute('class', 'active');
+    render();
   }
   function resetSearch() {
+    const was = nameHit !== null;
     searchRe = null;
-    for (let i = 0; i < n; i++) {
-      if (rects[i].getAttribute('fill') !== fills[i]) rects[i].setAttribute('fill', fills[i]);
-    }
+    nameHit = null;
     matchedText.textContent = ' ';
     searchBtn.textContent = 'Search';
     searchBtn.setAttribute('class', '');
+    if (was) render();
   }
   function searchPrompt() {
     if (searchRe) return resetSearch();
@@ -161,11 +258,33 @@
       if (searchRe) search(searchRe.source);
     }
   });
-  // API for scripts and tests: nodescope.zoom(i), .unzoom(), .search(re), .resetSearch()
+
+  // ---- the first screen ----
+  // A flame graph grows up from its base: open scrolled to the bottom so the root and
+  // the widest frames are on screen however deep the stacks, and keep the title bar
+  // (Search, Reset Zoom) and the details line in view while scrolling.
+  function stick() {
+    const box = svg.getBoundingClientRect();
+    const k = box.height / svg.viewBox.baseVal.height || 1;
+    const top = Math.max(0, -box.top / k);
+    const bottom = -Math.max(0, (box.bottom - window.innerHeight) / k);
+    header.setAttribute('transform', top > 0 ? 'translate(0,' + top.toFixed(1) + ')' : '');
+    footer.setAttribute('transform', bottom < 0 ? 'translate(0,' + bottom.toFixed(1) + ')' : '');
+  }
+  window.addEventListener('scroll', stick, { passive: true });
+  window.addEventListener('resize', stick);
+  window.addEventListener('beforeprint', function () { header.removeAttribute('transform'); footer.removeAttribute('transform'); });
+  window.addEventListener('afterprint', stick);
+  if (!cfg.inverted && window.top === window && svg.getBoundingClientRect().height > window.innerHeight)
+    window.scrollTo(0, svg.getBoundingClientRect().height);
+  stick();
+
+  // API for scripts and tests
   window.nodescope = {
     zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch, count: n,
-    find: function (name) { return names.indexOf(name); },
-    tooltip: tooltip,
+    find: function (name) { for (let i = 0; i < n; i++) if (names[NAME[i]] === name) return i; return -1; },
+    tooltip: tooltip, frameAt: frameAt,
+    rectOf: function (i) { return framesG.querySelector('rect[data-i="' + i + '"]'); },
   };
   const params = new URLSearchParams(window.location.search);
   if (params.get('s')) search(params.get('s'));

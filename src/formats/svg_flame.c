@@ -9,6 +9,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,16 +26,17 @@ void flame_opts_defaults(flame_opts_t *o)
     o->fontsize = 12;
     o->fonttype = "Verdana";
     o->fontwidth = 0.59;
-    o->countname = "samples";
+    o->countname = NULL;   /* the profile's weight unit */
     o->nametype = "Function:";
     o->factor = 1;
 }
 
+/* One frame of the drawing, in weight units (x = start * view_w / total). */
 typedef struct {
-    double x, w;        /* px inside the view */
-    double value;       /* weight (after --factor is applied only when printed) */
+    double start, value;
     double before;      /* differential: the earlier profile's weight, NAN when not differential */
     uint32_t frame;     /* UINT32_MAX = the root "all" */
+    uint32_t node;      /* node of the drawn profile (0 for chart runs: not needed) */
     int depth;
 } rect_t;
 
@@ -45,11 +47,77 @@ typedef struct {
     unsigned long dropped;
 } layout_t;
 
-static void add_rect(layout_t *l, double x, double w, double value, double before, uint32_t frame, int depth)
+static void add_rect(layout_t *l, double start, double value, double before, uint32_t frame, uint32_t node, int depth)
 {
     XGROW(l->r, l->cap, l->n + 1);
-    l->r[l->n++] = (rect_t){x, w, value, before, frame, depth};
+    l->r[l->n++] = (rect_t){start, value, before, frame, node, depth};
     if (depth > l->max_depth) l->max_depth = depth;
+}
+
+/* ---- [unknown] towers ----
+ * perf's broken unwinds give stacks whose root end is a run of up to 127 [unknown]
+ * frames. Drawn as they are, such a run makes a graph 2,000 px tall of which the first
+ * screen shows nothing but background and a thin grey tower. Every run of consecutive
+ * [unknown] frames is drawn as one frame, "[unknown] ×N" (×A–B when runs of several
+ * lengths merge there): the frames above a broken unwind then stand near the base, and
+ * runs of different lengths under the same parent add up instead of scattering over
+ * as many towers. --keep-unknown draws every frame. */
+
+static int is_unknown(const profile_t *p, uint32_t f) { return !strcmp(p->frames[f].name, "[unknown]"); }
+
+typedef struct {
+    int32_t *run_min, *run_max;   /* per node of the folded profile: lengths of the runs drawn there */
+} fold_info_t;
+
+/* A copy of p with runs of [unknown] frames folded, or NULL when p has no run of two or more. */
+static profile_t *fold_unknown(const profile_t *p, fold_info_t *fi)
+{
+    int any = 0;
+    for (size_t i = 1; i < p->nnodes && !any; i++) {
+        uint32_t par = p->nodes[i].parent;
+        any = par && is_unknown(p, p->nodes[i].frame) && is_unknown(p, p->nodes[par].frame);
+    }
+    if (!any) return NULL;
+    profile_t *q = profile_new();
+    q->weight_unit = strpool_cstr(q->strings, p->weight_unit ? p->weight_unit : "samples");
+    q->start_us = p->start_us, q->end_us = p->end_us;
+    uint32_t *fmap = xmalloc((p->nframes + 1) * sizeof *fmap);
+    for (size_t f = 0; f < p->nframes; f++) {
+        const profile_frame_t *fr = &p->frames[f];
+        fmap[f] = profile_frame(q, fr->name, strlen(fr->name), fr->url, fr->line, fr->column, fr->kind);
+    }
+    uint32_t *m = xmalloc(p->nnodes * sizeof *m);
+    int32_t *run = xmalloc(p->nnodes * sizeof *run);
+    m[0] = 0, run[0] = 0;
+    /* nodes are created after their parents, so index order visits parents first */
+    for (size_t i = 1; i < p->nnodes; i++) {
+        uint32_t par = p->nodes[i].parent, f = p->nodes[i].frame;
+        int unk = is_unknown(p, f);
+        if (unk && par && run[par]) {
+            m[i] = m[par];
+            run[i] = run[par] + 1;
+        } else {
+            m[i] = profile_child(q, m[par], fmap[f]);
+            run[i] = unk;
+        }
+        if (p->nodes[i].self) profile_add_self(q, m[i], p->nodes[i].self);
+    }
+    fi->run_min = xmalloc(q->nnodes * sizeof *fi->run_min);
+    fi->run_max = xcalloc(q->nnodes, sizeof *fi->run_max);
+    for (size_t i = 0; i < q->nnodes; i++) fi->run_min[i] = INT32_MAX;
+    for (size_t i = 1; i < p->nnodes; i++) {
+        uint32_t par = p->nodes[i].parent;
+        if (run[i] && run[i] > fi->run_max[m[i]]) fi->run_max[m[i]] = run[i];
+        /* a run ends where its last [unknown] frame has self weight or a named child */
+        if (run[i] && p->nodes[i].self && run[i] < fi->run_min[m[i]]) fi->run_min[m[i]] = run[i];
+        if (!run[i] && par && run[par] && run[par] < fi->run_min[m[par]]) fi->run_min[m[par]] = run[par];
+    }
+    for (size_t s = 0; s < p->nsamples; s++)
+        profile_add_sample(q, p->samples[s].time_us, m[p->samples[s].node], p->samples[s].weight);
+    free(fmap);
+    free(m);
+    free(run);
+    return q;
 }
 
 /* ---- differential: each drawn node's weight in the `before` profile ---- */
@@ -115,8 +183,8 @@ static void layout_tree(const profile_t *p, const flame_opts_t *o, double view_w
         bef = before_totals(p, o->before, scale);
     }
     double px_per = total > 0 ? view_w / total : 0;
-    add_rect(l, 0, view_w, tot[0], bef ? bef[0] : NAN, UINT32_MAX, 0);
-    /* iterative DFS: (node, x) */
+    add_rect(l, 0, tot[0], bef ? bef[0] : NAN, UINT32_MAX, 0, 0);
+    /* iterative DFS: (node, start); output is in preorder, so x order at every depth */
     typedef struct { uint32_t node; double x; int depth; } item_t;
     item_t *stack = NULL;
     size_t sn = 0, scap = 0;
@@ -124,19 +192,18 @@ static void layout_tree(const profile_t *p, const flame_opts_t *o, double view_w
     stack[sn++] = (item_t){0, 0, 0};
     while (sn) {
         item_t it = stack[--sn];
+        if (it.node) add_rect(l, it.x, tot[it.node], bef ? bef[it.node] : NAN, p->nodes[it.node].frame, it.node, it.depth);
         size_t nc;
         uint32_t *kids = profile_sorted_children(p, it.node, &nc);
-        double x = it.x;
-        /* push in reverse so the leftmost child is laid out first (output order = x order) */
-        double *xs = xmalloc((nc ? nc : 1) * sizeof *xs);
+        double *xs = xmalloc((nc ? nc : 1) * sizeof *xs), x = it.x;
         for (size_t k = 0; k < nc; k++) {
             xs[k] = x;
-            x += tot[kids[k]] * px_per;
+            x += tot[kids[k]];
         }
+        /* push in reverse so the leftmost child is laid out first */
         for (size_t k = nc; k-- > 0;) {
             uint32_t c = kids[k];
-            double w = tot[c] * px_per;
-            if (w < min_px || tot[c] <= 0) {
+            if (tot[c] * px_per < min_px || tot[c] <= 0) {
                 /* the frame and everything above it */
                 l->dropped++;
                 continue;
@@ -144,8 +211,6 @@ static void layout_tree(const profile_t *p, const flame_opts_t *o, double view_w
             XGROW(stack, scap, sn + 1);
             stack[sn++] = (item_t){c, xs[k], it.depth + 1};
         }
-        if (it.node) add_rect(l, it.x, tot[it.node] * px_per, tot[it.node], bef ? bef[it.node] : NAN,
-                              p->nodes[it.node].frame, it.depth);
         free(xs);
         free(kids);
     }
@@ -162,13 +227,21 @@ static int cmp_sample_time(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* preorder of a flame chart: by start, a parent before the children that start with it */
+static int cmp_rect_start(const void *a, const void *b)
+{
+    const rect_t *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
 static void layout_chart(const profile_t *p, double view_w, double total, double min_px, layout_t *l)
 {
     profile_sample_t *s = xmalloc((p->nsamples + 1) * sizeof *s);
     memcpy(s, p->samples, p->nsamples * sizeof *s);
     qsort(s, p->nsamples, sizeof *s, cmp_sample_time);
     double px_per = total > 0 ? view_w / total : 0;
-    add_rect(l, 0, view_w, total, NAN, UINT32_MAX, 0);
+    add_rect(l, 0, total, NAN, UINT32_MAX, 0, 0);
     /* open[d]: the run currently open at depth d+1 (node, start weight) */
     uint32_t *open_node = NULL, *path = NULL;
     double *open_start = NULL;
@@ -186,9 +259,10 @@ static void layout_chart(const profile_t *p, double view_w, double total, double
         while (common < open_n && common < depth && open_node[common] == path[common]) common++;
         /* close runs that end here */
         for (size_t d = open_n; d-- > common;) {
-            double w = (at - open_start[d]) * px_per;
-            if (w >= min_px) add_rect(l, open_start[d] * px_per, w, at - open_start[d], NAN, p->nodes[open_node[d]].frame, (int)d + 1);
-            else l->dropped++;
+            double v = at - open_start[d];
+            if (v > 0 && v * px_per >= min_px)
+                add_rect(l, open_start[d], v, NAN, p->nodes[open_node[d]].frame, open_node[d], (int)d + 1);
+            else if (v > 0) l->dropped++;
         }
         open_n = common;
         if (i == p->nsamples) break;
@@ -198,35 +272,107 @@ static void layout_chart(const profile_t *p, double view_w, double total, double
         open_n = depth;
         at += s[i].weight;
     }
+    qsort(l->r, l->n, sizeof *l->r, cmp_rect_start);
     free(open_node);
     free(open_start);
     free(path);
     free(s);
 }
 
-/* ---- output ---- */
+/* ---- names and labels ---- */
 
-static const char *display_name(const profile_t *p, uint32_t frame, buf_t *b)
+static const char *display_name(const profile_t *p, const rect_t *r, const fold_info_t *fi, buf_t *b)
 {
     buf_clear(b);
-    if (frame == UINT32_MAX) {
+    if (r->frame == UINT32_MAX) {
         buf_puts(b, "all");
         return b->data;
     }
-    profile_frame_label(p, frame, b);
+    profile_frame_label(p, r->frame, b);
     /* flamegraph annotations are for colouring, not reading */
     if (b->len >= 4 && b->data[b->len - 4] == '_' && b->data[b->len - 3] == '[' && b->data[b->len - 1] == ']' &&
         strchr("kjiw", b->data[b->len - 2])) {
         b->len -= 4;
         b->data[b->len] = 0;
     }
+    if (fi && fi->run_max && fi->run_max[r->node] > 1) {
+        int lo = fi->run_min[r->node], hi = fi->run_max[r->node];
+        if (lo == INT32_MAX || lo >= hi) buf_printf(b, " \xc3\x97%d", hi);
+        else buf_printf(b, " \xc3\x97%d\xe2\x80\x93%d", lo, hi);
+    }
     return b->data;
 }
 
-static void put_num(buf_t *b, double v)
+/* Shorter labels for a frame, longest first, each shorter than the one before, into
+ * forms[0..] (returns the count, at most 3). The full name stays in tooltips and search. */
+static int label_forms(const profile_t *p, const rect_t *r, const char *full, size_t full_len, buf_t forms[3])
 {
-    if (v == floor(v) && fabs(v) < 1e15) buf_printf(b, "%.0f", v);
-    else buf_printf(b, "%.2f", v);
+    for (int k = 0; k < 3; k++) buf_clear(&forms[k]);
+    if (r->frame == UINT32_MAX) return 0;
+    const profile_frame_t *f = &p->frames[r->frame];
+    int n = 0;
+    size_t prev = full_len;
+    if (frame_kind_is_js(f->kind)) {
+        /* JS:*fib /app/lib/fib.js:1:13 -> *fib fib.js:1 -> *fib */
+        static buf_t name;
+        const char *url;
+        int32_t line, col;
+        profile_frame_split_v8(f, &name, &url, &line, &col);
+        char tier = f->kind == FRAME_JS_TURBOFAN ? '*' : f->kind == FRAME_JS_MAGLEV ? '+'
+                  : f->kind == FRAME_JS_BASELINE ? '^' : f->kind == FRAME_JS_INTERPRETED ? '~' : 0;
+        buf_t *a = &forms[n];
+        if (tier && (!name.len || name.data[0] != tier)) buf_putc(a, tier);
+        buf_append(a, name.data ? name.data : "", name.len);
+        size_t fn_len = a->len;
+        if (url && *url) {
+            const char *base = strrchr(url, '/');
+            buf_putc(a, ' ');
+            buf_puts(a, base && base[1] ? base + 1 : url);
+            if (line > 0) buf_printf(a, ":%d", line);
+            if (a->len < prev) prev = a->len, n++;
+            else buf_clear(a);
+            if (fn_len < prev) {
+                buf_append(&forms[n], a->data, fn_len);
+                n++;
+            }
+        } else if (a->len < prev) {
+            n++;
+        } else {
+            buf_clear(a);
+        }
+        return n;
+    }
+    /* V8 builtins: Builtins_InterpreterEntryTrampoline -> InterpreterEntryTrampoline */
+    if (full_len > 9 && !memcmp(full, "Builtins_", 9)) {
+        buf_append(&forms[0], full + 9, full_len - 9);
+        return 1;
+    }
+    if (!memchr(full, ':', full_len) && !memchr(full, '(', full_len) && !memchr(full, '<', full_len)) return 0;
+    svg_cxx_short(full, full_len, &forms[0], &forms[1], &forms[2]);
+    /* compact the non-empty ones to the front */
+    for (int k = 0; k < 3; k++) {
+        if (!forms[k].len) continue;
+        if (k != n) {
+            buf_t t = forms[n];
+            forms[n] = forms[k];
+            forms[k] = t;
+        }
+        n++;
+    }
+    return n;
+}
+
+/* ---- numbers ---- */
+
+/* A weight as JSON: integers exactly, others with every digit (x positions add them up). */
+static void put_json_num(buf_t *b, double v)
+{
+    if (v == floor(v) && fabs(v) < 9e15) {
+        if (v < 0) buf_putc(b, '-');
+        buf_put_u64(b, (unsigned long long)fabs(v));
+    } else {
+        buf_printf(b, "%.17g", v);
+    }
 }
 
 /* "1,234" style counts as flamegraph.pl prints them */
@@ -246,11 +392,113 @@ static void put_count(buf_t *b, double v)
     }
 }
 
-static int write_svg(const profile_t *p, FILE *out, const write_opts_t *wo)
+/* Seconds per unit when the profile's weights are a time ("ns" for cpu-clock periods), else 0. */
+static double unit_seconds(const char *u)
+{
+    static const struct { const char *name; double s; } units[] = {
+        {"ns", 1e-9}, {"nanoseconds", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"microseconds", 1e-6},
+        {"ms", 1e-3}, {"milliseconds", 1e-3}, {"s", 1}, {"seconds", 1},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (!strcmp(u, units[i].name)) return units[i].s;
+    return 0;
+}
+
+/* A weight for people: "2.15 s" for time units, else "1,234 samples" / "5,000,000 cycles".
+ * flame.js's value() is the same rule (a browser test compares the two). */
+static void put_value(buf_t *b, double v, const char *unit, double unit_s)
+{
+    if (unit_s > 0) {
+        static const struct { double s; const char *name; } scale[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\xc2\xb5s"}, {1e-9, "ns"}};
+        double sec = v * unit_s;
+        if (sec == 0) {
+            buf_puts(b, "0 s");
+            return;
+        }
+        int k = 0;
+        while (k < 3 && fabs(sec) < scale[k].s) k++;
+        double x = sec / scale[k].s;
+        if (fabs(x) >= 100) put_count(b, round(x));
+        else buf_printf(b, fabs(x) >= 10 ? "%.1f" : "%.2f", x);
+        buf_printf(b, " %s", scale[k].name);
+        return;
+    }
+    put_count(b, v);
+    buf_putc(b, ' ');
+    buf_puts(b, unit);
+}
+
+/* ---- drawing ----
+ * Huge graphs open instantly: the browser's cost is one element per frame (parsing,
+ * style, layout: ~100 µs a frame with its title and label, 13 s for 148,000 frames),
+ * while the frames narrower than a pixel are not visible as themselves anyway. The
+ * file holds every frame as compact columns of JSON (the script's data), but elements
+ * only for what a person can see: a <rect> for every frame at least DRAW_MIN_PX wide
+ * (the widest DRAW_MAX when there are more), and for the narrower ones one grey-free
+ * "grass" <rect> per run of adjacent narrow frames at a depth (coloured like the
+ * widest of them), so the picture looks the same in a viewer without scripts, in
+ * print and in screenshots. The script hit-tests the pointer against the data (any
+ * frame, drawn or not, shows in the details line) and redraws the same way after
+ * zoom and search; flame.js's render() is this rule. */
+#define DRAW_MIN_PX 1.0
+#define DRAW_MAX 6000
+#define GRASS_GAP_PX 0.5
+
+static int cmp_double_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* the width from which frames are drawn as elements */
+static double draw_threshold(const layout_t *l, double px_per)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) n += l->r[i].value * px_per >= DRAW_MIN_PX;
+    if (n <= DRAW_MAX) return DRAW_MIN_PX;
+    double *w = xmalloc(l->n * sizeof *w);
+    for (size_t i = 0; i < l->n; i++) w[i] = l->r[i].value * px_per;
+    qsort(w, l->n, sizeof *w, cmp_double_desc);
+    double t = w[DRAW_MAX - 1];
+    free(w);
+    return t;
+}
+
+typedef struct { int open; double x, end, widest; char color[32]; } grass_t;
+
+/* "rgb(r,g,b)" as rrggbb */
+static void put_hex_color(buf_t *b, const char *rgb)
+{
+    int r = 0, g = 0, bl = 0;
+    if (sscanf(rgb, "rgb(%d,%d,%d)", &r, &g, &bl) != 3) r = g = bl = 128;
+    buf_printf(b, "%02x%02x%02x", r & 255, g & 255, bl & 255);
+}
+
+static void put_px(buf_t *b, double v) { buf_printf(b, "%.2f", round(v * 100) / 100 + 0.0); }
+
+static void close_grass(buf_t *b, grass_t *g, double y, double fh)
+{
+    if (!g->open) return;
+    g->open = 0;
+    buf_puts(b, "<rect class=\"g\" x=\"");
+    put_px(b, g->x);
+    buf_printf(b, "\" y=\"%.0f\" width=\"", y);
+    put_px(b, g->end - g->x);
+    buf_printf(b, "\" height=\"%.0f\" fill=\"%s\"/>\n", fh - 1, g->color);
+}
+
+static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
 {
     flame_opts_t defaults;
     flame_opts_defaults(&defaults);
     flame_opts_t *o = wo && wo->flame ? (flame_opts_t *)wo->flame : &defaults;
+    fold_info_t fi = {0}, fi_before = {0};
+    profile_t *folded = o->keep_unknown ? NULL : fold_unknown(p_in, &fi);
+    const profile_t *p = folded ? folded : p_in;
+    profile_t *folded_before = NULL;
+    flame_opts_t oo = *o;   /* the layout sees the folded `before` too, so frames match by name */
+    if (o->before && !o->keep_unknown && (folded_before = fold_unknown(o->before, &fi_before))) oo.before = folded_before;
+
     double total = o->total > 0 ? o->total : p->total;
     const double xpad = 10;
     double view_w = o->width - 2 * xpad;
@@ -262,9 +510,10 @@ static int write_svg(const profile_t *p, FILE *out, const write_opts_t *wo)
     layout_t l = {0};
     if (total > 0) {
         if (chart) layout_chart(p, view_w, total, min_px, &l);
-        else layout_tree(p, o, view_w, total, min_px, &l);
+        else layout_tree(p, &oo, view_w, total, min_px, &l);
     }
     o->dropped = l.dropped;
+    double px_per = total > 0 ? view_w / total : 0;
 
     palette_t pal;
     palette_init(&pal, o->colors, p, o->hash, o->before != NULL, o->negate);
@@ -275,13 +524,16 @@ static int write_svg(const profile_t *p, FILE *out, const write_opts_t *wo)
             if (d > maxdelta) maxdelta = d;
         }
 
+    const char *unit = o->countname ? o->countname : p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
+    double unit_s = o->countname ? 0 : unit_seconds(unit);
     const double fh = o->frame_height, fs = o->fontsize;
     const int has_legend = pal.legend_n > 0;
-    const double ypad1 = fs * 3 + (o->subtitle ? fs * 1.5 : 0) + (has_legend ? fs * 1.6 : 0);
+    const double ypad1 = fs * 4.5 + (has_legend ? fs * 1.6 : 0);
     const double ypad2 = fs * 2 + 10;
     const double view_h = (l.max_depth + 1) * fh;
     const double height = view_h + ypad1 + ypad2;
     const char *title = o->title ? o->title : chart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
+    const char *bg1 = o->bgcolor1 ? o->bgcolor1 : pal.bg1, *bg2 = o->bgcolor2 ? o->bgcolor2 : pal.bg2;
 
     buf_t b = {0}, name = {0};
     buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -294,31 +546,166 @@ static int write_svg(const profile_t *p, FILE *out, const write_opts_t *wo)
         svg_escape(&b, o->notes, strlen(o->notes));
         buf_puts(&b, "</desc>\n");
     }
-    buf_printf(&b, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
-                   "<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/></linearGradient></defs>\n",
-               o->bgcolor1 ? o->bgcolor1 : pal.bg1, o->bgcolor2 ? o->bgcolor2 : pal.bg2);
+    buf_puts(&b, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"");
+    svg_escape(&b, bg1, strlen(bg1));
+    buf_puts(&b, "\" offset=\"5%\"/><stop stop-color=\"");
+    svg_escape(&b, bg2, strlen(bg2));
+    buf_puts(&b, "\" offset=\"95%\"/></linearGradient></defs>\n");
     buf_puts(&b, "<style type=\"text/css\">\ntext { font-family:");
     svg_escape(&b, o->fonttype, strlen(o->fonttype));
     buf_printf(&b, "; font-size:%.1fpx; fill:rgb(0,0,0); }\n"
                    "#title { text-anchor:middle; font-size:%.1fpx; }\n#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
                    "#search, #unzoom { cursor:pointer; }\n#search.active { fill:rgb(230,0,230); }\n"
-                   ".hide { display:none; }\n#labels text { pointer-events:none; }\n"
-                   "rect.f:hover { stroke:black; stroke-width:0.5; vector-effect:non-scaling-stroke; cursor:pointer; }\n"
+                   ".hide { display:none; }\n#labels text { pointer-events:none; }\n#view { cursor:pointer; }\n"
+                   "rect.f:hover { stroke:black; stroke-width:0.5; }\n"
                    "rect.f.parent { opacity:0.5; }\n</style>\n",
                fs, fs + 5);
     buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#background)\"/>\n", o->width, height);
+    if (l.dropped)
+        buf_printf(&b, "<!-- %lu frames narrower than %.3g%s were dropped (--minwidth) -->\n", l.dropped, o->minwidth,
+                   o->minwidth_pct ? "%" : " px");
+    buf_printf(&b, "<svg id=\"view\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" overflow=\"hidden\">\n",
+               xpad, ypad1, view_w, view_h);
+
+    /* Elements for the frames a person can see (see DRAW_MIN_PX), then every frame as data. */
+    const double char_w = fs * o->fontwidth;
+    const double thr = draw_threshold(&l, px_per);
+    buf_t labels = {0}, forms[3] = {{0}};
+    u64map_t name_index;
+    u64map_init(&name_index);
+    char (*name_color)[32] = NULL;
+    size_t name_color_cap = 0;
+    buf_t names_json = {0}, forms_json = {0}, colors_json = {0};
+    buf_t col_n = {0}, col_d = {0}, col_g = {0}, col_v = {0}, col_b = {0};
+    uint32_t nnames = 0;
+    /* per depth: where the next frame starts when it has no gap (flame.js rebuilds x from this) */
+    double *cursor = xcalloc((size_t)l.max_depth + 2, sizeof *cursor);
+    grass_t *grass = xcalloc((size_t)l.max_depth + 1, sizeof *grass);
+    buf_puts(&b, "<g id=\"frames\">\n");
+    for (size_t i = 0; i < l.n; i++) {
+        const rect_t *r = &l.r[i];
+        const char *nm = display_name(p, r, folded ? &fi : NULL, &name);
+        frame_kind_t kind = r->frame == UINT32_MAX ? FRAME_ROOT : p->frames[r->frame].kind;
+        char color[32];
+        if (o->before) palette_diff_color(&pal, r->value - r->before, maxdelta, color);
+        else palette_color(&pal, nm, name.len, kind, color);
+
+        /* the data: name, depth, gap before the frame, value[, before, colour] */
+        int found;
+        uint32_t *slot = u64map_upsert(&name_index, hash_bytes(nm, name.len), &found);
+        if (!found) {
+            *slot = nnames++;
+            /* names are one string, one per line (a name's control characters are escaped) */
+            if (*slot) buf_puts(&names_json, "\\n");
+            size_t at = names_json.len;
+            svg_json_string_n(&names_json, nm, name.len);
+            /* without its quotes: the names are one JSON string */
+            memmove(names_json.data + at, names_json.data + at + 1, names_json.len - at - 2);
+            names_json.len -= 2;
+            int nf = label_forms(p, r, nm, name.len, forms);
+            for (int k = 0; k < nf; k++) {
+                if (!k) buf_printf(&forms_json, "%s\"%u\":[", forms_json.len ? "," : "", *slot);
+                else buf_putc(&forms_json, ',');
+                svg_json_string_n(&forms_json, forms[k].data, forms[k].len);
+            }
+            if (nf) buf_putc(&forms_json, ']');
+            /* the colour of a name (and kind) is the same everywhere; a differential one is per frame */
+            if (!o->before) {
+                XGROW(name_color, name_color_cap, nnames);
+                memcpy(name_color[*slot], color, sizeof color);
+                put_hex_color(&colors_json, color);
+            }
+        }
+        uint32_t name_id = *slot;
+        if (!o->before) memcpy(color, name_color[name_id], sizeof color);
+        else put_hex_color(&colors_json, color);
+        const char *sep = i ? "," : "";
+        /* a name's id counted back from the next new one: 0 for a new name */
+        buf_puts(&col_n, sep), buf_put_u64(&col_n, found ? nnames - name_id : 0);
+        buf_puts(&col_d, sep), buf_put_u64(&col_d, (unsigned)r->depth);
+        double gap = r->start - cursor[r->depth];
+        if (fabs(gap) <= 1e-9 * (total > 0 ? total : 1)) gap = 0;
+        double x_w = cursor[r->depth] + gap;   /* exactly what flame.js computes */
+        cursor[r->depth] = x_w + r->value;
+        cursor[r->depth + 1] = x_w;
+        buf_puts(&col_g, sep), put_json_num(&col_g, gap);
+        buf_puts(&col_v, sep), put_json_num(&col_v, r->value);
+        if (o->before) buf_puts(&col_b, sep), put_json_num(&col_b, r->before);
+
+        /* the elements */
+        double x = x_w * px_per, w = r->value * px_per;
+        double y = o->inverted ? r->depth * fh : (l.max_depth - r->depth) * fh;
+        grass_t *g = &grass[r->depth];
+        if (w >= thr || r->frame == UINT32_MAX) {
+            close_grass(&b, g, y, fh);
+            buf_printf(&b, "<rect class=\"f\" data-i=\"%zu\" x=\"", i);
+            put_px(&b, x);
+            buf_printf(&b, "\" y=\"%.0f\" width=\"", y);
+            put_px(&b, w);
+            buf_printf(&b, "\" height=\"%.0f\" fill=\"%s\"/>\n", fh - 1, color);
+            double fit = floor((w - 6) / char_w);
+            if (fit >= 3) {
+                buf_printf(&labels, "<text data-i=\"%zu\" x=\"%.1f\" y=\"%.1f\">", i, x + 3, y + fh / 2 + fs / 3);
+                /* the longest form that fits, else the shortest cut to fit */
+                const char *t = nm;
+                size_t tl = name.len;
+                if (svg_char_count(nm, name.len) > fit) {
+                    int nf = label_forms(p, r, nm, name.len, forms);
+                    for (int k = 0; k < nf; k++) {
+                        t = forms[k].data, tl = forms[k].len;
+                        if (svg_char_count(t, tl) <= fit) break;
+                    }
+                }
+                svg_escape_fit(&labels, t, tl, fit);
+                buf_puts(&labels, "</text>\n");
+            }
+        } else {
+            if (g->open && x - g->end >= GRASS_GAP_PX) close_grass(&b, g, y, fh);
+            if (!g->open) {
+                g->open = 1;
+                g->x = x;
+                g->widest = -1;
+            }
+            g->end = x + w;
+            if (w > g->widest) {
+                g->widest = w;
+                memcpy(g->color, color, sizeof color);
+            }
+        }
+        if (b.len > (1 << 20)) {
+            fwrite(b.data, 1, b.len, out);
+            buf_clear(&b);
+        }
+    }
+    for (int d = 0; d <= l.max_depth; d++)
+        close_grass(&b, &grass[d], o->inverted ? d * fh : (l.max_depth - d) * fh, fh);
+    buf_puts(&b, "</g>\n<g id=\"labels\">\n");
+    buf_append(&b, labels.data ? labels.data : "", labels.len);
+    buf_puts(&b, "</g>\n</svg>\n");
+
+    /* header and footer: after the frames, so that the script can keep them in view over them */
+    buf_puts(&b, "<g id=\"header\"><rect x=\"0\" y=\"0\" width=\"");
+    buf_printf(&b, "%.0f\" height=\"%.1f\" fill=\"", o->width, ypad1 - 2);
+    svg_escape(&b, bg1, strlen(bg1));
+    buf_puts(&b, "\"/>\n");
     buf_printf(&b, "<text id=\"title\" x=\"%.1f\" y=\"%.1f\">", o->width / 2, fs * 2);
     svg_escape(&b, title, strlen(title));
     buf_puts(&b, "</text>\n");
-    if (o->subtitle) {
-        buf_printf(&b, "<text id=\"subtitle\" x=\"%.1f\" y=\"%.1f\">", o->width / 2, fs * 3.5);
-        svg_escape(&b, o->subtitle, strlen(o->subtitle));
-        buf_puts(&b, "</text>\n");
+    /* the subtitle names the unit of the weights, and their total */
+    buf_printf(&b, "<text id=\"subtitle\" x=\"%.1f\" y=\"%.1f\">", o->width / 2, fs * 3.5);
+    if (o->subtitle) svg_escape(&b, o->subtitle, strlen(o->subtitle));
+    buf_printf(&b, "<tspan id=\"total\">%s", o->subtitle ? " \xc2\xb7 " : "");
+    {
+        buf_t t = {0};
+        buf_puts(&t, "total ");
+        put_value(&t, total * o->factor, unit, unit_s);
+        if (unit_s > 0) buf_printf(&t, " (weights in %s)", unit);
+        svg_escape(&b, t.data, t.len);
+        buf_free(&t);
     }
-    buf_printf(&b, "<text id=\"details\" x=\"%.1f\" y=\"%.1f\"> </text>\n", xpad, height - fs);
+    buf_puts(&b, "</tspan></text>\n");
     buf_printf(&b, "<text id=\"unzoom\" class=\"hide\" x=\"%.1f\" y=\"%.1f\">Reset Zoom</text>\n", xpad, fs * 2);
     buf_printf(&b, "<text id=\"search\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">Search</text>\n", o->width - xpad, fs * 2);
-    buf_printf(&b, "<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n", o->width - xpad, height - fs);
     if (has_legend) {
         double lx = xpad, ly = ypad1 - fs * 1.4;
         buf_puts(&b, "<g id=\"legend\">");
@@ -333,110 +720,71 @@ static int write_svg(const profile_t *p, FILE *out, const write_opts_t *wo)
         }
         buf_puts(&b, "</g>\n");
     }
-    if (l.dropped)
-        buf_printf(&b, "<!-- %lu frames narrower than %.3g%s were dropped (--minwidth) -->\n", l.dropped, o->minwidth,
-                   o->minwidth_pct ? "%" : " px");
-    buf_printf(&b, "<svg id=\"view\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" overflow=\"hidden\">\n",
-               xpad, ypad1, view_w, view_h);
+    buf_puts(&b, "</g>\n<g id=\"footer\"><rect x=\"0\" y=\"");
+    buf_printf(&b, "%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"", height - ypad2 + 6, o->width, ypad2 - 6);
+    svg_escape(&b, bg2, strlen(bg2));
+    buf_puts(&b, "\"/>\n");
+    buf_printf(&b, "<text id=\"details\" x=\"%.1f\" y=\"%.1f\"> </text>\n", xpad, height - fs);
+    buf_printf(&b, "<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n</g>\n", o->width - xpad, height - fs);
 
-    /* Frames: one <rect> each (titles and labels only where the frame is wide enough to
-     * show them; the script adds them on demand), then the per-frame data as JSON. Large
-     * graphs load several times faster this way than with a <g><title><rect><text> per frame. */
-    buf_puts(&b, "<g id=\"frames\">\n");
-    const double char_w = fs * o->fontwidth;
-    buf_t labels = {0}, tip = {0};
-    u64map_t name_index;
-    u64map_init(&name_index);
-    buf_t names_json = {0}, idx_json = {0}, val_json = {0}, bef_json = {0};
-    uint32_t nnames = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        const rect_t *r = &l.r[i];
-        double y = o->inverted ? r->depth * fh : (l.max_depth - r->depth) * fh;
-        const char *nm = display_name(p, r->frame, &name);
-        frame_kind_t kind = r->frame == UINT32_MAX ? FRAME_ROOT : p->frames[r->frame].kind;
-        char color[32];
-        if (o->before) palette_diff_color(&pal, r->value - r->before, maxdelta, color);
-        else palette_color(&pal, nm, name.len, kind, color);
-        /* the tooltip text: "name (N samples, P%[; before M, +D (+X%)])" */
-        buf_clear(&tip);
-        put_count(&tip, r->value * o->factor);
-        buf_putc(&tip, ' ');
-        buf_puts(&tip, o->countname);
-        buf_printf(&tip, ", %.2f%%", total > 0 ? 100.0 * r->value / total : 0);
-        if (o->before) {
-            buf_puts(&tip, "; before ");
-            put_count(&tip, r->before * o->factor);
-            buf_puts(&tip, ", ");
-            double d = r->value - r->before;
-            buf_putc(&tip, d >= 0 ? '+' : '-');
-            put_count(&tip, fabs(d) * o->factor);
-            if (r->before > 0) buf_printf(&tip, " (%+.1f%%)", 100.0 * d / r->before);
-            else if (r->value > 0) buf_puts(&tip, " (new)");
-        }
-        buf_puts(&b, "<rect class=\"f\" x=\"");
-        put_num(&b, round(r->x * 100) / 100);
-        buf_printf(&b, "\" y=\"%.0f\" width=\"", y);
-        put_num(&b, round(r->w * 100) / 100);
-        buf_printf(&b, "\" height=\"%.0f\" fill=\"%s\"", fh - 1, color);
-        if (r->w >= 4) {
-            buf_puts(&b, "><title>");
-            svg_escape(&b, nm, name.len);
-            buf_puts(&b, " (");
-            svg_escape(&b, tip.data, tip.len);
-            buf_puts(&b, ")</title></rect>\n");
-        } else {
-            buf_puts(&b, "/>\n");
-        }
-        if ((r->w - 6) / char_w >= 3) {
-            buf_printf(&labels, "<text data-i=\"%zu\" x=\"%.1f\" y=\"%.1f\">", i, r->x + 3, y + fh / 2 + fs / 3);
-            svg_escape_fit(&labels, nm, name.len, (r->w - 6) / char_w);
-            buf_puts(&labels, "</text>\n");
-        }
-        /* data for the script: name table index, tooltip text, depth */
-        int found;
-        uint32_t *slot = u64map_upsert(&name_index, hash_bytes(nm, name.len), &found);
-        if (!found) {
-            *slot = nnames++;
-            if (names_json.len) buf_putc(&names_json, ',');
-            svg_json_string_n(&names_json, nm, name.len);
-        }
-        buf_printf(&idx_json, "%s%u,%d", i ? "," : "", *slot, r->depth);
-        if (i) buf_putc(&val_json, ',');
-        svg_json_string_n(&val_json, tip.data, tip.len);
-        if (b.len > (1 << 20)) {
-            fwrite(b.data, 1, b.len, out);
-            buf_clear(&b);
-        }
-    }
-    buf_puts(&b, "</g>\n<g id=\"labels\">\n");
-    buf_append(&b, labels.data ? labels.data : "", labels.len);
-    buf_puts(&b, "</g>\n</svg>\n");
     /* configuration and frame data for the script, as JSON text (never executed) */
     buf_printf(&b, "<script type=\"application/json\" id=\"flame-config\">{\"fontsize\":%.2f,\"fontwidth\":%.3f,"
-                   "\"viewWidth\":%.2f,\"frameHeight\":%.2f,\"searchcolor\":\"rgb(230,0,230)\",\"ignorecase\":false,\"nametype\":",
-               fs, o->fontwidth, view_w, fh);
+                   "\"viewWidth\":%.2f,\"frameHeight\":%.2f,\"maxDepth\":%d,\"inverted\":%s,\"total\":",
+               fs, o->fontwidth, view_w, fh, l.max_depth, o->inverted ? "true" : "false");
+    put_json_num(&b, total);
+    buf_puts(&b, ",\"factor\":");
+    put_json_num(&b, o->factor);
+    buf_puts(&b, ",\"unit\":");
+    svg_json_string(&b, unit);
+    buf_printf(&b, ",\"unitSeconds\":%.0e,\"drawMin\":%g,\"drawMax\":%d,\"grassGap\":%g,"
+                   "\"searchcolor\":\"rgb(230,0,230)\",\"ignorecase\":false,\"nametype\":",
+               unit_s, DRAW_MIN_PX, DRAW_MAX, GRASS_GAP_PX);
     svg_json_string(&b, o->nametype);
-    buf_puts(&b, ",\n\"names\":[");
+    /* names: one string, a name per line; labels: shorter forms of some names, by name id;
+     * colors: rrggbb per name (per frame in a differential graph); then a column per field */
+    buf_puts(&b, ",\n\"names\":\"");
     buf_append(&b, names_json.data ? names_json.data : "", names_json.len);
-    buf_puts(&b, "],\n\"frames\":[");
-    buf_append(&b, idx_json.data ? idx_json.data : "", idx_json.len);
-    buf_puts(&b, "],\n\"tips\":[");
-    buf_append(&b, val_json.data ? val_json.data : "", val_json.len);
-    buf_puts(&b, "]}</script>\n<script type=\"text/ecmascript\"><![CDATA[\n");
+    buf_puts(&b, "\",\n\"labels\":{");
+    buf_append(&b, forms_json.data ? forms_json.data : "", forms_json.len);
+    buf_printf(&b, "},\n\"colorsPer\":\"%s\",\"colors\":\"", o->before ? "frame" : "name");
+    buf_append(&b, colors_json.data ? colors_json.data : "", colors_json.len);
+    buf_t *cols[] = {&col_n, &col_d, &col_g, &col_v, &col_b};
+    const char *keys[] = {"n", "d", "g", "v", "b"};
+    buf_puts(&b, "\"");
+    for (int k = 0; k < (o->before ? 5 : 4); k++) {
+        buf_printf(&b, ",\n\"%s\":[", keys[k]);
+        buf_append(&b, cols[k]->data ? cols[k]->data : "", cols[k]->len);
+        buf_puts(&b, "]");
+        buf_free(cols[k]);
+    }
+    buf_free(&col_b);
+    buf_puts(&b, "}</script>\n<script type=\"text/ecmascript\"><![CDATA[\n");
     buf_puts(&b, flame_js);
     buf_puts(&b, "]]></script>\n</svg>\n");
     u64map_free(&name_index);
+    free(name_color);
     buf_free(&labels);
-    buf_free(&tip);
+    for (int k = 0; k < 3; k++) buf_free(&forms[k]);
     buf_free(&names_json);
-    buf_free(&idx_json);
-    buf_free(&val_json);
-    buf_free(&bef_json);
+    buf_free(&forms_json);
+    buf_free(&colors_json);
+    free(cursor);
+    free(grass);
     size_t len = b.len, w = fwrite(b.data, 1, len, out);
     buf_free(&b);
     buf_free(&name);
     free(l.r);
     palette_free(&pal);
+    if (folded) {
+        profile_free(folded);
+        free(fi.run_min);
+        free(fi.run_max);
+    }
+    if (folded_before) {
+        profile_free(folded_before);
+        free(fi_before.run_min);
+        free(fi_before.run_max);
+    }
     return w == len ? 0 : -1;
 }
 

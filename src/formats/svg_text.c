@@ -96,3 +96,76 @@ void svg_json_string_n(buf_t *b, const char *s, size_t n)
 }
 
 void svg_json_string(buf_t *b, const char *s) { svg_json_string_n(b, s, strlen(s)); }
+
+size_t svg_char_count(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t chars = 0;
+    for (size_t k = 0; k < n; chars++) {
+        size_t len = utf8_len(p + k, n - k);
+        k += len ? len : 1;
+    }
+    return chars;
+}
+
+static int is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+void svg_cxx_short(const char *s, size_t n, buf_t *noargs, buf_t *last2, buf_t *last1)
+{
+    static const char anon[] = "(anonymous namespace)";
+    buf_t t = {0};
+    int angle = 0, paren = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!angle && !paren && c == '(' && n - i >= sizeof anon - 1 && !memcmp(s + i, anon, sizeof anon - 1)) {
+            i += sizeof anon - 2;
+            if (i + 2 < n && s[i + 1] == ':' && s[i + 2] == ':') i += 2;
+            continue;
+        }
+        /* operator(), operator<, operator<<=, operator->: the operator's characters are its name */
+        if (!angle && !paren && t.len >= 8 && !memcmp(t.data + t.len - 8, "operator", 8) &&
+            (t.len == 8 || !is_ident(t.data[t.len - 9]))) {
+            if (c == '(' && i + 1 < n && s[i + 1] == ')') {
+                buf_puts(&t, "()");
+                i++;
+                continue;
+            }
+            if (strchr("<>=!+-*/%^&|~[],", c)) {
+                while (i < n && s[i] != '(' && strchr("<>=!+-*/%^&|~[], ", s[i])) buf_putc(&t, s[i++]);
+                i--;
+                continue;
+            }
+        }
+        if (c == '<') angle++;
+        else if (c == '>' && angle) angle--;
+        else if (c == '(' && !angle) paren++;
+        else if (c == ')' && paren) paren--;
+        else if (!angle && !paren) buf_putc(&t, c);
+    }
+    /* trailing qualifiers of a member function: " const", " &&", " volatile" */
+    for (;;) {
+        while (t.len && (t.data[t.len - 1] == ' ' || t.data[t.len - 1] == '&')) t.len--;
+        if (t.len >= 6 && !memcmp(t.data + t.len - 6, " const", 6)) t.len -= 6;
+        else if (t.len >= 9 && !memcmp(t.data + t.len - 9, " volatile", 9)) t.len -= 9;
+        else break;
+    }
+    if (t.len && t.len < n) buf_append(noargs, t.data, t.len);
+    size_t prev = t.len && t.len < n ? t.len : n;
+    /* the last two and the last ::-separated components */
+    size_t c1 = t.len, c2 = t.len;   /* starts of the last and the second last component */
+    int seps = 0;
+    for (size_t i = t.len; i-- > 1 && seps < 2;)
+        if (t.data[i] == ':' && t.data[i - 1] == ':') {
+            if (seps++ == 0) c1 = i + 1;
+            else c2 = i + 1;
+            i--;
+        }
+    if (seps >= 1) {
+        if (seps == 2 && t.len - c2 < prev) {
+            buf_append(last2, t.data + c2, t.len - c2);
+            prev = t.len - c2;
+        }
+        if (t.len - c1 < prev && t.len > c1) buf_append(last1, t.data + c1, t.len - c1);
+    }
+    buf_free(&t);
+}

@@ -13,5 +13,13 @@ void svg_escape_fit(buf_t *b, const char *s, size_t n, double max_chars);
 void svg_json_string(buf_t *b, const char *s);
 /* The same for s[0..n), which may hold any bytes (invalid UTF-8 becomes U+FFFD). */
 void svg_json_string_n(buf_t *b, const char *s, size_t n);
+/* Characters in s[0..n) (code points; an invalid byte counts as one). */
+size_t svg_char_count(const char *s, size_t n);
+/* Shorter labels for a C++ symbol, each appended to its buffer: `noargs` without template
+ * arguments, parameter lists, (anonymous namespace) and trailing qualifiers
+ * ("v8::internal::Heap::CollectGarbage"), `last2` its last two ::-components
+ * ("Heap::CollectGarbage"), `last1` the last one ("CollectGarbage"). A buffer stays empty
+ * when its form is no shorter than the one before it (or than s). */
+void svg_cxx_short(const char *s, size_t n, buf_t *noargs, buf_t *last2, buf_t *last1);
 
 #endif

@@ -15,15 +15,27 @@ cmp a.svg b.svg || fail "two runs differ"
 xmllint --noout a.svg || fail "not well-formed XML"
 grep -q 'JS optimized (TurboFan \*)' a.svg || fail "no js legend"
 grep -q 'JS:\*parseRecords' a.svg || fail "hot function missing"
-# the share of parseRecords in the tooltip data agrees with collapse
+# the frame data the script reads: every frame's name, depth, value (and before)
+cat > frames.js <<'JS'
+module.exports = function (file) {
+  const svg = require("fs").readFileSync(file, "utf8");
+  const cfg = JSON.parse(/<script type="application\/json" id="flame-config">([\s\S]*?)<\/script>/.exec(svg)[1]);
+  const names = cfg.names.split("\n"), out = [];
+  let seen = 0;
+  for (let i = 0; i < cfg.d.length; i++) {
+    const id = cfg.n[i] ? seen - cfg.n[i] : seen++;
+    out.push({ name: names[id], depth: cfg.d[i], value: cfg.v[i], before: cfg.b ? cfg.b[i] : undefined,
+               color: cfg.colors.substr(6 * (cfg.colorsPer === "frame" ? i : id), 6) });
+  }
+  out.total = cfg.total;
+  return out;
+};
+JS
+# the share of parseRecords in the frame data agrees with collapse
 share=$(node -e '
-const svg = require("fs").readFileSync("a.svg", "utf8");
-const cfg = JSON.parse(/<script type="application\/json" id="flame-config">([\s\S]*?)<\/script>/.exec(svg)[1]);
+const f = require("./frames.js")("a.svg");
 let best = 0;
-for (let i = 0; i < cfg.frames.length / 2; i++) {
-  if (!cfg.names[cfg.frames[2 * i]].startsWith("JS:*parseRecords")) continue;
-  best = Math.max(best, parseFloat(/, ([\d.]+)%/.exec(cfg.tips[i])[1]));
-}
+for (const x of f) if (x.name.startsWith("JS:*parseRecords")) best = Math.max(best, 100 * x.value / f.total);
 console.log(best);')
 node -e "process.exit($share > 40 && $share < 90 ? 0 : 1)" || fail "parseRecords share $share% not in 40..90"
 
@@ -41,13 +53,30 @@ node -e 'let s=""; for (let i=0;i<5000;i++) s+=`root;f${i} 1\n`; s+="root;big 10
 grep -q '5000 frames narrower than 0.1 px' tiny.err || { cat tiny.err; fail "dropped frames not reported"; }
 grep -q '5000 frames narrower' tiny.svg || fail "dropped frames not noted in the SVG"
 "$NODESCOPE" flame --minwidth 0 tiny.folded -o all.svg
-[ "$(grep -o '<rect class="f" x=' all.svg | wc -l)" -eq 5003 ] || fail "minwidth 0 should draw every frame"
+[ "$(node -e 'console.log(require("./frames.js")("all.svg").length)')" -eq 5003 ] || fail "minwidth 0 should keep every frame"
 "$NODESCOPE" flame --minwidth 10% tiny.folded -o pct.svg
-[ "$(grep -o '<rect class="f" x=' pct.svg | wc -l)" -eq 3 ] || fail "--minwidth 10% should keep all, root, big"
+[ "$(node -e 'console.log(require("./frames.js")("pct.svg").length)')" -eq 3 ] || fail "--minwidth 10% should keep all, root, big"
+# frames narrower than a pixel are data, not elements: the 5000 small ones are one strip
+[ "$(grep -c '<rect class="f"' all.svg)" -eq 3 ] || fail "narrow frames drawn one by one"
+[ "$(grep -c '<rect class="g"' all.svg)" -ge 1 ] || fail "narrow frames not drawn at all"
 
 # options: title, inverted, colors, countname
 "$NODESCOPE" flame --title 'T<1>' --subtitle sub --inverted --colors mem --countname bytes --width 800 --height 20 evil.folded -o opt.svg
-grep -q 'T&lt;1&gt;' opt.svg && grep -q '>sub<' opt.svg && grep -q 'width="800"' opt.svg && grep -q ' bytes, ' opt.svg || fail "options not applied"
+grep -q 'T&lt;1&gt;' opt.svg && grep -q '>sub<' opt.svg && grep -q 'width="800"' opt.svg && grep -q 'total 11 bytes<' opt.svg || fail "options not applied"
+# the subtitle names the unit of the weights (samples unless the input says otherwise)
+grep -q '<tspan id="total">total 11 samples</tspan>' evil.svg || fail "subtitle without the unit"
+
+# a broken unwind's run of [unknown] frames is one frame; --keep-unknown keeps them all
+node -e 'let s=""; for (let k=1;k<=120;k+=7) s+="node;"+"[unknown];".repeat(k)+"JS:*hot /app/x.js:1:1;leaf 10\n"; s+="node;main 5\n"; require("fs").writeFileSync("unk.folded", s)'
+"$NODESCOPE" flame unk.folded -o unk.svg
+node -e '
+const f = require("./frames.js")("unk.svg");
+const u = f.filter((x) => x.name.startsWith("[unknown]"));
+if (u.length !== 1 || u[0].name !== "[unknown] \u00d71\u2013120" || u[0].depth !== 2) { console.error(JSON.stringify(u)); process.exit(1); }
+const hot = f.filter((x) => x.name.startsWith("JS:*hot"));
+if (hot.length !== 1 || hot[0].depth !== 3 || hot[0].value !== 180) { console.error(JSON.stringify(hot)); process.exit(1); }' || fail "[unknown] runs not folded"
+"$NODESCOPE" flame --keep-unknown unk.folded -o keep.svg
+[ "$(node -e 'console.log(require("./frames.js")("keep.svg").filter((x) => x.name === "[unknown]").length)')" -eq 120 ] || fail "--keep-unknown"
 
 # diff: grew red, shrank blue, tooltip with both counts
 printf 'main;a 10\nmain;b 10\n' > before.folded
@@ -55,14 +84,13 @@ printf 'main;a 30\nmain;b 5\n' > after.folded
 "$NODESCOPE" diff before.folded after.folded -o diff.svg
 xmllint --noout diff.svg
 node -e '
-const svg = require("fs").readFileSync("diff.svg","utf8");
-const cfg = JSON.parse(/id="flame-config">([\s\S]*?)<\/script>/.exec(svg)[1]);
-const rects = [...svg.matchAll(/<rect class="f"[^>]*fill="([^"]*)"/g)].map(m => m[1]);
-const at = (n) => { for (let i = 0; i < rects.length; i++) if (cfg.names[cfg.frames[2*i]] === n) return i; };
-const a = at("a"), b = at("b");
-if (!/^rgb\(255,/.test(rects[a])) { console.error("a grew but is " + rects[a]); process.exit(1); }
-if (!/,255\)$/.test(rects[b])) { console.error("b shrank but is " + rects[b]); process.exit(1); }
-if (!/before 10, \+20/.test(cfg.tips[a])) { console.error("tooltip: " + cfg.tips[a]); process.exit(1); }
+const f = require("./frames.js")("diff.svg");
+const a = f.find((x) => x.name === "a"), b = f.find((x) => x.name === "b");
+if (!/^ff/.test(a.color)) { console.error("a grew but is " + a.color); process.exit(1); }
+if (!/ff$/.test(b.color)) { console.error("b shrank but is " + b.color); process.exit(1); }
+if (a.before !== 10 || a.value !== 30) { console.error("before/after: " + JSON.stringify(a)); process.exit(1); }
+const svg = require("fs").readFileSync("diff.svg", "utf8");
+if (!/<rect class="f" data-i="\d+" [^>]*fill="rgb\(255,/.test(svg)) { console.error("no red rect"); process.exit(1); }
 '
 "$NODESCOPE" diff --negate before.folded after.folded -o neg.svg
 grep -q 'rgb(255,' neg.svg || fail "negate"
@@ -70,7 +98,7 @@ grep -q 'rgb(255,' neg.svg || fail "negate"
 # flame chart from perf's timeline: several runs of the same frame along x
 "$NODESCOPE" flame --no-resolve --flamechart "$DATA/node-perf.txt" -o chart.svg
 grep -q '>Flame Chart<' chart.svg || fail "flame chart title"
-[ "$(grep -c 'JS:\*parseRecords' chart.svg)" -gt 2 ] || fail "flame chart merged time order away"
+[ "$(node -e 'console.log(require("./frames.js")("chart.svg").filter((x) => x.name.startsWith("JS:*parseRecords")).length)')" -gt 2 ] || fail "flame chart merged time order away"
 
 # errors: empty input, binary, missing file, bad option
 : > empty.txt

@@ -162,8 +162,80 @@ static void test_palette(void)
     profile_free(c);
 }
 
+static void cxx(const char *in, const char *noargs, const char *last2, const char *last1)
+{
+    buf_t a = {0}, b = {0}, c = {0};
+    svg_cxx_short(in, strlen(in), &a, &b, &c);
+    buf_putc(&a, 0), buf_putc(&b, 0), buf_putc(&c, 0);
+    CHECK_STR(a.data, noargs);
+    CHECK_STR(b.data, last2);
+    CHECK_STR(c.data, last1);
+    buf_free(&a), buf_free(&b), buf_free(&c);
+}
+
+static void test_short_labels(void)
+{
+    cxx("v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace, v8::internal::GarbageCollectionReason)",
+        "v8::internal::Heap::CollectGarbage", "Heap::CollectGarbage", "CollectGarbage");
+    cxx("v8::internal::JsonParser<unsigned char>::ParseJsonValue<false>", "v8::internal::JsonParser::ParseJsonValue",
+        "JsonParser::ParseJsonValue", "ParseJsonValue");
+    cxx("v8::internal::(anonymous namespace)::Invoke", "v8::internal::Invoke", "internal::Invoke", "Invoke");
+    cxx("std::function<int (int, int)>::operator()(int, int) const", "std::function::operator()", "function::operator()", "operator()");
+    cxx("Foo::operator<<(std::ostream&)", "Foo::operator<<", "", "operator<<");
+    cxx("node::Start", "", "", "Start");           /* already short: only the method */
+    cxx("uv_run", "", "", "");
+    CHECK_EQ_INT(svg_char_count("\xc3\xa9t\xc3\xa9", 5), 3);
+
+    /* the labels in the file: the longest form that fits the frame */
+    profile_t *p = folded("node;v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace, int);"
+                          "JS:*fib /home/someone/app/lib/fib.js:1:13 10\nnode;other 190\n");
+    flame_opts_t o;
+    flame_opts_defaults(&o);
+    o.width = 2000;  /* 99 px: "Heap::CollectGarbage" (20 chars, 141 px) does not fit, "CollectGarbage" (99 px) not quite */
+    char *s = svg_of(p, &o);
+    CHECK(strstr(s, ">Collect..<") || strstr(s, ">CollectGa..<") || strstr(s, ">CollectGarb..<"));
+    free(s);
+    o.width = 4000;  /* 199 px: Heap::CollectGarbage fits */
+    s = svg_of(p, &o);
+    CHECK(strstr(s, ">Heap::CollectGarbage<") != NULL);
+    CHECK(strstr(s, ">*fib fib.js:1<") != NULL);
+    /* the full names stay in the data (tooltips, search) */
+    CHECK(strstr(s, "v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace, int)") != NULL);
+    free(s);
+    profile_free(p);
+}
+
+static void test_units_and_unknown(void)
+{
+    profile_t *p = folded("node;[unknown];[unknown];[unknown];work 2000000000\nnode;[unknown];idle 150501283\n");
+    flame_opts_t o;
+    flame_opts_defaults(&o);
+    char *s = svg_of(p, &o);
+    CHECK(strstr(s, "total 2,150,501,283 samples<") != NULL);
+    /* one [unknown] frame for the runs of 1 and 3 */
+    CHECK(strstr(s, "[unknown] \xc3\x97" "1\xe2\x80\x93" "3") != NULL);
+    CHECK(!strstr(s, "[unknown]\\n[unknown]"));
+    free(s);
+    p->weight_unit = "ns";
+    s = svg_of(p, &o);
+    CHECK(strstr(s, "total 2.15 s (weights in ns)<") != NULL);
+    CHECK(strstr(s, "\"unit\":\"ns\",\"unitSeconds\":1e-09") != NULL);
+    free(s);
+    p->weight_unit = "cycles";
+    s = svg_of(p, &o);
+    CHECK(strstr(s, "total 2,150,501,283 cycles<") != NULL);
+    free(s);
+    o.countname = "bytes";   /* --countname wins */
+    s = svg_of(p, &o);
+    CHECK(strstr(s, "total 2,150,501,283 bytes<") != NULL);
+    free(s);
+    profile_free(p);
+}
+
 int main(void)
 {
+    test_short_labels();
+    test_units_and_unknown();
     test_escape();
     test_hostile_names_in_svg();
     test_minwidth();

@@ -146,6 +146,13 @@ int perf_parse_frame(const char *s, size_t n, perf_frame_t *f)
     const char *sym = s + rest;
     size_t sym_len = n - rest;
     f->sym = sym, f->sym_len = sym_len, f->mod = "", f->mod_len = 0;
+    if (sym[0] == '(' && sym[sym_len - 1] == ')' && rest - pc_len >= 2 && !memmem(sym, sym_len, " (", 2)) {
+        /* "7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)": no symbol. The Perl script's regex
+         * makes it the frame " " and inferno does the same on purpose; so do we. */
+        f->sym = sym - 1, f->sym_len = 1;
+        f->mod = sym + 1, f->mod_len = sym_len - 2, f->has_mod = 1;
+        return 1;
+    }
     if (sym_len >= 2 && sym[sym_len - 1] == ')') {
         for (size_t i = sym_len - 1; i-- > 0;) {
             if (sym[i] == '(' && i > 0 && sym[i - 1] == ' ') {
@@ -182,6 +189,15 @@ static int is_perf_map(const char *m, size_t n)
     return bl > 9 && all_digits(b + 5, bl - 9);
 }
 
+/* vmlinux, or vmlinux with a version: vmlinux-5.4.14-cloudflare-2020.1.11 */
+static int is_vmlinux(const char *b, size_t bl)
+{
+    if (!sv_starts(b, bl, "vmlinux")) return 0;
+    for (size_t i = 7; i < bl; i++)
+        if (!perf_is_word(b[i]) && b[i] != '-' && b[i] != '.') return 0;
+    return 1;
+}
+
 perf_module_t perf_module_class(const char *m, size_t n)
 {
     if (n == 0) return PERF_MOD_NONE;
@@ -191,7 +207,17 @@ perf_module_t perf_module_class(const char *m, size_t n)
     const char *b = perf_basename(m, n, &bl);
     if (sv_starts(b, bl, "jitted-") && sv_ends(b, bl, ".so")) return PERF_MOD_JITTED_SO;
     /* [kernel.kallsyms], [vdso], [guest.kernel...]; vmlinux, vmlinux-VERSION; kernel modules */
-    if (m[0] == '[' || sv_ends(m, n, "vmlinux") || sv_ends(m, n, ".ko") || sv_starts(b, bl, "vmlinux-"))
-        return memmem(m, n, "unknown", 7) ? PERF_MOD_FILE : PERF_MOD_KERNEL;
+    if (m[0] == '[' || sv_ends(m, n, ".ko") || is_vmlinux(b, bl)) return PERF_MOD_KERNEL;
     return PERF_MOD_FILE;
+}
+
+/* perf's event modifiers (tools/perf/util/parse-events.l: u k h I G H p P S D W e b R x) */
+static int is_modifier(char c) { return c && strchr("ukhIGHpPSDWebRx", c) != NULL; }
+
+size_t perf_event_base_len(const char *ev, size_t n)
+{
+    size_t i = n;
+    while (i > 0 && is_modifier(ev[i - 1])) i--;
+    if (i > 0 && i < n && ev[i - 1] == ':') return i - 1;
+    return n;
 }

@@ -42,6 +42,10 @@ typedef struct {
     int has_mod;
 } perf_frame_t;
 
+/* The event's name without perf's modifiers: "cycles:u", "cycles:ppp" -> "cycles"; a tracepoint
+ * "sched:sched_switch" keeps its colon. One event is one event whatever its modifiers. */
+size_t perf_event_base_len(const char *ev, size_t n);
+
 /* Parses a callchain line. 1 when it is one (an address, blanks, and a symbol). */
 int perf_parse_frame(const char *s, size_t n, perf_frame_t *f);
 

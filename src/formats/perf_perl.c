@@ -92,3 +92,33 @@ int perf_perl_jit_module(const char *m, size_t n)
     }
     return 0;
 }
+
+int perf_perl_frame(const char *s, size_t n, perf_frame_t *f)
+{
+    /* "^\s*(\w+)\s*(.+) \((.*)\)": the last " (" with a ')' somewhere after it; the symbol
+     * keeps a blank when the greedy \s* must give one back (an empty symbol becomes " "). */
+    memset(f, 0, sizeof *f);
+    size_t i = 0;
+    while (i < n && perf_is_space(s[i])) i++;
+    size_t pc = i;
+    while (i < n && perf_is_word(s[i])) i++;
+    if (i == pc) return 0;
+    f->pc = s + pc, f->pc_len = i - pc;
+    for (size_t k = pc; k < i && perf_is_hex(s[k]); k++)
+        f->addr = f->addr * 16 + (uint64_t)(perf_is_digit(s[k]) ? s[k] - '0' : (s[k] | 32) - 'a' + 10);
+    size_t w = i;
+    while (w < n && perf_is_space(s[w])) w++;
+    size_t close = n;
+    while (close > i && s[close - 1] != ')') close--;
+    if (close == i) return 0;
+    close--;   /* the last ')' */
+    for (size_t k = close; k-- > i + 1;) {
+        if (s[k] != ' ' || s[k + 1] != '(') continue;
+        size_t start = w < k ? w : k - 1;
+        f->sym = s + start, f->sym_len = k - start;
+        f->mod = s + k + 2, f->mod_len = close - (k + 2);
+        f->has_mod = 1;
+        return 1;
+    }
+    return 0;
+}

@@ -10,6 +10,9 @@
  * 1 when it is an event line. */
 int perf_perl_event(const char *s, size_t n, perf_event_t *ev);
 
+/* The Perl script's callchain line "^\s*(\w+)\s*(.+) \((.*)\)" (blanks before it allowed). */
+int perf_perl_frame(const char *s, size_t n, perf_frame_t *f);
+
 /* Length of a symbol without its parameter list, as the Perl regexes cut it: unless it
  * looks like a Go method ".(...).", from the first '(' that is not "(anonymous namespace)". */
 size_t perf_perl_strip_params(const char *s, size_t n);

@@ -26,6 +26,7 @@
 #include "formats/perf_script.h"
 #include "symbols/resolver.h"
 #include "util/buf.h"
+#include "util/demangle.h"
 #include "util/diag.h"
 #include "util/strview.h"
 #include "util/xalloc.h"
@@ -110,6 +111,7 @@ static size_t strip_params(const char *s, size_t n)
 static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *pc, size_t pc_len, const char *mod,
                         size_t mod_len, buf_t *b)
 {
+    size_t b0 = b->len;
     if (n == 9 && !memcmp(s, "[unknown]", 9)) {
         /* perf could not name it: show the module, as the Perl script does */
         buf_putc(b, '[');
@@ -131,8 +133,17 @@ static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *p
     size_t keep = r->o->perl_compat ? perf_perl_strip_params(s, n) : is_v8_name(s, n) ? n : strip_params(s, n);
     for (size_t i = 0; i < keep; i++) {
         char c = s[i];
-        if (c == '"' || c == '\'') continue;   /* the Perl script deletes quotes (V8 RegExp names) */
+        /* The Perl script deletes quotes (for V8 RegExp names); inferno keeps them, and so do we:
+         * they are Rust lifetimes ('a) and JavaScript source text. */
+        if ((c == '"' || c == '\'') && r->o->perl_compat) continue;
         buf_putc(b, c == ';' ? ':' : c);
+    }
+    /* Java (perf-map-agent) in a process whose name starts with "java", as the Perl script and
+     * inferno tidy it: "Lio/netty/Foo;.run(I)V" -> "io/netty/Foo:.run" */
+    if (r->java && b->len > b0 && b->data[b0] == 'L' && memchr(b->data + b0, '/', b->len - b0)) {
+        memmove(b->data + b0, b->data + b0 + 1, b->len - b0 - 1);
+        b->len--;
+        b->data[b->len] = 0;
     }
 }
 
@@ -187,6 +198,11 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
     /* The Perl script skips every symbol starting with '(' (meant for "(process name)" pseudo frames);
      * that also drops C++ "(anonymous namespace)::f" frames, which are kept here. */
     if (n > 0 && sym[0] == '(' && (o->perl_compat || !sv_starts(sym, n, "(anonymous namespace)"))) return;
+    /* Rust names perf left mangled or half demangled (napi-rs addons), as inferno fixes them */
+    if (!o->perl_compat) {
+        buf_clear(&r->demangled);
+        if (demangle_rust(&r->demangled, sym, n)) sym = r->demangled.data, n = r->demangled.len;
+    }
     size_t part = 0, nparts = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !(sym[i] == '-' && i + 1 < n && sym[i + 1] == '>')) continue;
@@ -195,7 +211,7 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
         tidy_symbol(r, sym + part, i - part, pc, pc_len, mod, mod_len, b);
         if (nparts > 0) {
             if (!memmem(b->data, b->len, "_[i]", 4)) buf_puts(b, "_[i]");
-        } else if (o->annotate_kernel && perf_perl_kernel_module(mod, mod_len)) {
+        } else if (o->annotate_kernel && (o->perl_compat ? perf_perl_kernel_module(mod, mod_len) : mk == PERF_MOD_KERNEL)) {
             buf_puts(b, "_[k]");
         } else if (o->annotate_jit && jit) {
             if (!memmem(b->data, b->len, "_[j]", 4)) buf_puts(b, "_[j]");
@@ -228,7 +244,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
 {
     while (n > 0 && perf_is_space(s[n - 1])) n--;
     perf_frame_t fr;
-    if (!perf_parse_frame(s, n, &fr)) {
+    if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame(s, n, &fr))) {
         if (!r->unrecognised++) r->first_unrecognised = r->line;
         return;
     }
@@ -238,13 +254,13 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
     int key_pc = r->o->with_addrs || r->o->inline_frames;
     const char *key = key_pc ? s : s + rest;
     size_t key_len = key_pc ? n : n - rest;
-    uint64_t h = line_hash(key, key_len);
+    uint64_t h = line_hash(key, key_len) ^ (uint64_t)r->java;   /* Java tidying depends on the comm */
     size_t at = h & r->slot_mask;
     line_entry_t *e = NULL;
     while (r->slots[at].entry) {
         if (r->slots[at].hash == h) {
             line_entry_t *c = &r->entries[r->slots[at].entry - 1];
-            if (c->key_len == key_len && !memcmp(r->keys.data + c->key_off, key, key_len)) {
+            if (c->key_len == key_len && c->java == r->java && !memcmp(r->keys.data + c->key_off, key, key_len)) {
                 e = c;
                 break;
             }
@@ -264,6 +280,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         tmp.count = (uint32_t)(r->npool - tmp.first);
         tmp.jit_module = perf_module_is_jit(mk);
         tmp.jit_like = perf_module_is_jit_like(mk);
+        tmp.java = (uint8_t)r->java;
         tmp.key_off = r->keys.len;
         tmp.key_len = (uint32_t)key_len;
         buf_append(&r->keys, key, key_len);
@@ -395,7 +412,13 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
                 r->event_defaulted = 1;
             }
         }
-        if (strlen(r->event) != ev_len || memcmp(r->event, ev, ev_len)) {
+        size_t want_len = strlen(r->event), cmp_len = ev_len;
+        if (!o->perl_compat) {
+            /* "cycles:u" beside "cycles", "cpu-clock:ppp": one event (the Perl script compares the text) */
+            want_len = perf_event_base_len(r->event, want_len);
+            cmp_len = perf_event_base_len(ev, ev_len);
+        }
+        if (want_len != cmp_len || memcmp(r->event, ev, cmp_len)) {
             if (r->event_defaulted && !r->skipped_line) {   /* reported once the input is read */
                 r->skipped_line = r->line;
                 snprintf(r->skipped_event, sizeof r->skipped_event, "%.*s", (int)(ev_len < 127 ? ev_len : 127), ev);
@@ -419,6 +442,7 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
     r->pid = (int)(e.pid ? perf_parse_u64(e.pid, e.pid_len) : perf_parse_u64(e.tid, e.tid_len));
     if (e.has_time && !r->have_start) r->have_start = 1, r->start_us = e.time_us;
     set_process_frame(r, e.comm, e.comm_len, e.pid, e.pid_len, e.tid, e.tid_len);
+    r->java = sv_starts(e.comm, e.comm_len, "java");
     if (e.frame) add_line(r, e.frame, e.frame_len);
     return 0;
 }
@@ -434,6 +458,7 @@ void perf_reader_free(perf_reader_t *r)
     buf_free(&r->keys);
     buf_free(&r->scratch);
     buf_free(&r->scratch2);
+    buf_free(&r->demangled);
 }
 
 /* One line of perf script (without its '\n'); the loop body of both reading paths. */
@@ -469,6 +494,9 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
     }
     if (event_line(r, line + i, len - i) == 0) {
         r->event_lines++;
+    } else if (i == 0 && (r->in_sample || r->skipping) && (o->perl_compat || perf_looks_like_frame(line, len))) {
+        /* a callchain line without indentation (older perf versions) */
+        if (r->in_sample) add_line(r, line, len);
     } else if (!r->unrecognised++) {
         r->first_unrecognised = r->line;
     }
@@ -579,6 +607,7 @@ static int perf_sniff(const char *head, size_t n)
             }
             /* "comm PID TIME: PERIOD EVENT:", or "-F comm,pid,ip,sym" single-line samples "comm PID ADDR SYM" */
             if (pid_seen && (colon_after_pid || (hex_after_pid && words_after_pid >= 2))) events++;
+            else if (start == 0 && s[len - 1] == ')' && perf_looks_like_frame(s, len)) frames++;   /* not indented */
             else other++;
         }
     }

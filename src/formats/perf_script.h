@@ -15,6 +15,7 @@ typedef struct {
     uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
     uint8_t jit_like;      /* module is a perf map, a jitted-*.so or [unknown]: the resolver may rename it */
     uint8_t jit_module;    /* a perf map or jitted-*.so: --jit annotates it */
+    uint8_t java;          /* read in a Java process (perf_reader_t.java): part of the key */
 } line_entry_t;
 
 typedef struct perf_reader {
@@ -30,7 +31,7 @@ typedef struct perf_reader {
     buf_t keys;
     uint32_t *frame_pool;
     size_t npool, pool_cap;
-    buf_t scratch, scratch2;
+    buf_t scratch, scratch2, demangled;
 
     /* stack cache: hash of the root-first frame ids -> leaf node */
     u64map_t stack_index;
@@ -48,6 +49,7 @@ typedef struct perf_reader {
     double time_us;
     uint64_t time_ns;
     int pid;
+    int java;              /* the comm starts with "java": Java frames are tidied */
 
     /* events */
     char event[128];       /* the event samples are kept for ("" until the first one) */

@@ -436,6 +436,15 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
     }
     r->in_sample = 1;
     r->period = period;
+    if (!r->unit[0]) {
+        /* Weights are periods, like the Perl script's: cpu-clock and task-clock count ns, other
+         * events their own unit (cycles, instructions, page-faults); without a period, samples. */
+        size_t bl = ev && e.period ? perf_event_base_len(ev, ev_len) : 0;
+        if (!bl) snprintf(r->unit, sizeof r->unit, "samples");
+        else if ((bl == 9 && !memcmp(ev, "cpu-clock", 9)) || (bl == 10 && !memcmp(ev, "task-clock", 10)))
+            snprintf(r->unit, sizeof r->unit, "ns");
+        else snprintf(r->unit, sizeof r->unit, "%.*s", (int)(bl < 127 ? bl : 127), ev);
+    }
     r->has_time = e.has_time;
     r->time_us = e.time_us;
     r->time_ns = e.time_ns;
@@ -515,6 +524,7 @@ void perf_reader_init(perf_reader_t *r, profile_t *p, const read_opts_t *o, inpu
 int perf_report(input_t *in, const perf_reader_t *r, int rc)
 {
     if (rc < 0) return -1;
+    if (r->p && r->unit[0]) r->p->weight_unit = strpool_intern(r->p->strings, r->unit, strlen(r->unit));
     if (r->event_lines == 0) {
         diag_error(in->name, r->first_unrecognised ? r->first_unrecognised : 1,
                    "no perf script samples found (expected lines like 'comm PID TIME: PERIOD EVENT:')");

@@ -59,6 +59,8 @@ typedef struct perf_reader {
     int have_start;
     double start_us;
 
+    char unit[128];        /* the weights' unit, from the first kept sample: "ns", "cycles", "samples" */
+
     long samples, unrecognised, first_unrecognised, event_lines;
     long line;               /* number of the line being read, for messages */
     int parallel;            /* one of several workers: serialise resolver calls */
@@ -72,7 +74,8 @@ void perf_reader_free(perf_reader_t *r);
 void perf_line(perf_reader_t *r, char *line, size_t len);
 /* Folds the sample being read, if any, into r->p. */
 void perf_end_sample(perf_reader_t *r);
-/* Warnings and errors after reading (r->line numbers are file lines); 0 or -1. */
+/* Warnings and errors after reading (r->line numbers are file lines), and the profile's
+ * weight unit (r->p->weight_unit) when r->p is set; 0 or -1. */
 int perf_report(input_t *in, const perf_reader_t *r, int rc);
 /* --inline: appends "a;b;c" (root-most first) for the address pc (hex text) in the ELF file mod,
  * or nothing when addr2line does not know; with_context adds ":file:line" to each. Runs addr2line. */

@@ -350,6 +350,30 @@ static void test_peer_cases(void)
     }
 }
 
+/* Weights are periods; their unit says what a period counts (profile.weight_unit). */
+static void test_weight_unit(void)
+{
+    profile_t *p = read_file("perf/node_default.txt", NULL);   /* cpu-clock:ppp: ns */
+    CHECK(p && !strcmp(p->weight_unit, "ns"));
+    profile_free(p);
+    p = read_file("perf/single_line.txt", NULL);   /* -F comm,pid,ip,sym: no period */
+    CHECK(p && !strcmp(p->weight_unit, "samples"));
+    profile_free(p);
+    diag_verbosity = -1;
+    p = read_file("perf/event_modifiers.txt", NULL);   /* cycles:u: cycles */
+    CHECK(p && !strcmp(p->weight_unit, "cycles"));
+    profile_free(p);
+    setenv("NODESCOPE_PERF_THREADS", "3", 1);   /* the parallel reader sets it too */
+    p = read_file("perf/event_modifiers.txt", NULL);
+    CHECK(p && !strcmp(p->weight_unit, "cycles"));
+    profile_free(p);
+    unsetenv("NODESCOPE_PERF_THREADS");
+    diag_verbosity = 0;
+    p = read_text("node 1 1.0: 3 task-clock:\n\t98930 main (/a)\n", NULL);
+    CHECK(p && !strcmp(p->weight_unit, "ns"));
+    profile_free(p);
+}
+
 int main(void)
 {
     test_node_default();
@@ -361,5 +385,6 @@ int main(void)
     test_errors_and_sniff();
     test_shares();
     test_peer_cases();
+    test_weight_unit();
     return check_summary("test_perf_script");
 }

@@ -159,6 +159,23 @@ static frame_kind_t kind_for(const char *name, size_t n, perf_module_t mk)
     return k == FRAME_JS ? FRAME_NATIVE : k;
 }
 
+/* Interns a tidied name. A V8 name's definition site ("JS:*fib /app/fib.js:1:13") becomes the
+ * frame's url, line and column; the folded label prints the same text back. Annotated names
+ * ("..._[j]") keep their text: the label would put the annotation before the site. */
+static uint32_t text_frame(perf_reader_t *r, const char *s, size_t n, frame_kind_t kind, int annotated)
+{
+    size_t name_len, url_len;
+    const char *url;
+    int32_t line, col;
+    if (!annotated && profile_v8_location(s, n, &name_len, &url, &url_len, &line, &col)) {
+        buf_t *u = &r->scratch2;
+        buf_clear(u);
+        buf_append(u, url, url_len);
+        return profile_frame(r->p, s, name_len, u->data, line, col, kind);
+    }
+    return profile_frame(r->p, s, n, "", 0, 0, kind);
+}
+
 static void pool_push(perf_reader_t *r, uint32_t f)
 {
     XGROW(r->frame_pool, r->pool_cap, r->npool + 1);
@@ -209,6 +226,7 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
         buf_t *b = &r->scratch;
         buf_clear(b);
         tidy_symbol(r, sym + part, i - part, pc, pc_len, mod, mod_len, b);
+        size_t plain_len = b->len;
         if (nparts > 0) {
             if (!memmem(b->data, b->len, "_[i]", 4)) buf_puts(b, "_[i]");
         } else if (o->annotate_kernel && (o->perl_compat ? perf_perl_kernel_module(mod, mod_len) : mk == PERF_MOD_KERNEL)) {
@@ -217,7 +235,7 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
             if (!memmem(b->data, b->len, "_[j]", 4)) buf_puts(b, "_[j]");
         }
         frame_kind_t k = kind_for(b->data, b->len, mk);
-        pool_push(r, profile_frame(r->p, b->data, b->len, "", 0, 0, k));
+        pool_push(r, text_frame(r, b->data, b->len, k, b->len != plain_len));
         nparts++;
         part = i + 2;
         i++;
@@ -303,13 +321,17 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
             buf_t *b = &r->scratch;
             buf_clear(b);
             tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
+            size_t plain_len = b->len;
             if (r->o->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
-            uint32_t f = profile_frame(r->p, b->data, b->len, "", 0, 0, profile_classify_name(b->data, b->len));
+            uint32_t f = text_frame(r, b->data, b->len, profile_classify_name(b->data, b->len), b->len != plain_len);
             /* count frames whose name differs from perf's own label (--stats) */
             if (e->count == 1 && r->frame_pool[e->first] != f) {
-                const char *perf_name = r->p->frames[r->frame_pool[e->first]].name;
+                buf_t *was = &r->scratch, *now = &r->scratch2;
+                buf_clear(was), buf_clear(now);
+                profile_frame_label(r->p, r->frame_pool[e->first], was);
+                profile_frame_label(r->p, f, now);
                 if (r->parallel) pthread_mutex_lock(&resolver_mu);
-                jit_resolver_note(r->o->resolver, perf_name, strlen(perf_name), r->p->frames[f].name);
+                jit_resolver_note(r->o->resolver, was->data, was->len, now->data);
                 if (r->parallel) pthread_mutex_unlock(&resolver_mu);
             }
             XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);

@@ -88,8 +88,11 @@ static void test_node_default(void)
     /* offsets stripped, V8 tier markers and positions kept */
     CHECK(strstr(f, "JS:*parseRecords /work/main/examples/busy.js:4:22") != NULL);
     CHECK(strstr(f, "+0x") == NULL);
-    const profile_frame_t *fr = find_frame(p, "JS:*parseRecords /work/main/examples/busy.js:4:22");
+    /* ... as the frame's fields: the name keeps V8's prefix and tier, the site is url:line:column */
+    const profile_frame_t *fr = find_frame(p, "JS:*parseRecords");
     CHECK(fr && fr->kind == FRAME_JS_TURBOFAN);
+    CHECK(fr && !strcmp(fr->url, "/work/main/examples/busy.js") && fr->line == 4 && fr->column == 22);
+    CHECK(find_frame(p, "JS:*parseRecords /work/main/examples/busy.js:4:22") == NULL);
     fr = find_frame(p, "entry_SYSCALL_64_after_hwframe");
     if (!fr) fr = find_frame(p, "asm_exc_page_fault");
     CHECK(fr && fr->kind == FRAME_KERNEL);

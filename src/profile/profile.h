@@ -134,6 +134,12 @@ void profile_frame_label(const profile_t *p, uint32_t frame, buf_t *b);
  * else parsed from a V8 code name ("JS:*fib /app/fib.js:1:13"). *url stays valid until the next call. */
 void profile_frame_split_v8(const profile_frame_t *f, buf_t *name, const char **url, int32_t *line, int32_t *col);
 
+/* A V8 JS code name that ends in its definition site, "JS:*fib /app/fib.js:1:13": 1 and the
+ * name's part ("JS:*fib", name_len), the url (a span of s) and the 1-based line and column, when
+ * profile_frame_label would print exactly s back from them; else 0. For readers of text names. */
+int profile_v8_location(const char *s, size_t n, size_t *name_len, const char **url, size_t *url_len, int32_t *line,
+                        int32_t *col);
+
 /* Guess a frame's kind from its folded/perf text (V8 perf-map prefixes and tier markers,
  * "_[k]" annotations, kernel and library modules). Used by readers that only have text. */
 frame_kind_t profile_classify_name(const char *name, size_t len);

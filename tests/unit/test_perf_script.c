@@ -88,8 +88,11 @@ static void test_node_default(void)
     /* offsets stripped, V8 tier markers and positions kept */
     CHECK(strstr(f, "JS:*parseRecords /work/main/examples/busy.js:4:22") != NULL);
     CHECK(strstr(f, "+0x") == NULL);
-    const profile_frame_t *fr = find_frame(p, "JS:*parseRecords /work/main/examples/busy.js:4:22");
+    /* ... as the frame's fields: the name keeps V8's prefix and tier, the site is url:line:column */
+    const profile_frame_t *fr = find_frame(p, "JS:*parseRecords");
     CHECK(fr && fr->kind == FRAME_JS_TURBOFAN);
+    CHECK(fr && !strcmp(fr->url, "/work/main/examples/busy.js") && fr->line == 4 && fr->column == 22);
+    CHECK(find_frame(p, "JS:*parseRecords /work/main/examples/busy.js:4:22") == NULL);
     fr = find_frame(p, "entry_SYSCALL_64_after_hwframe");
     if (!fr) fr = find_frame(p, "asm_exc_page_fault");
     CHECK(fr && fr->kind == FRAME_KERNEL);
@@ -160,7 +163,7 @@ static void test_edge_cases(void)
     CHECK_STR(f,
               "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
               "net/http.(*Client).Do;(anonymous namespace)::Visit;std::function<int (int, int)>::operator;"
-              "JS:*fib /app/a.js:14:13;RegExp:(\\\\s+)|(x) 1001001\n"
+              "JS:*fib /app/a.js:14:13;RegExp:(\\\\s+)|(\"x\") 1001001\n"
               "a;main;malloc 1001001\n"
               "node;uv_run;JS:~<anonymous> /app/a.js:1:1 2002002\n");
     free(f);
@@ -272,6 +275,108 @@ static void test_shares(void)
     profile_free(p);
 }
 
+/* Inputs the reader must read as inferno does (tests/data/perf/{unindented,rust,
+ * vmlinux_versioned,event_modifiers,java}.txt; whole outputs in collapse_cases). */
+static void test_peer_cases(void)
+{
+    /* callchain lines without indentation (perf 3.x): detected and read */
+    const format_reader_t *perf = format_reader_by_name("perf");
+    const char *old = "java 19983 cycles: \nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n"
+                      "7f72432b4e9a start_thread (/lib/x86_64-linux-gnu/libpthread-2.15.so)\n\n";
+    CHECK(perf->sniff(old, strlen(old)) > 0);
+    profile_t *p = read_file("perf/unindented.txt", NULL);
+    CHECK(p != NULL);
+    if (p) {
+        const profile_frame_t *k = find_frame(p, "native_write_msr_safe");
+        CHECK(k && k->kind == FRAME_KERNEL);
+        CHECK(p->total == 3);
+        profile_free(p);
+    }
+
+    /* Rust: every scheme demangled, no hash left */
+    p = read_file("perf/rust.txt", NULL);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(find_frame(p, "rayon_core::registry::Registry::in_worker_cold") != NULL);
+        CHECK(find_frame(p, "<core::fmt::Formatter>::write_str") != NULL);
+        CHECK(find_frame(p, "<alloc::vec::Vec<T> as core::ops::drop::Drop>::drop") != NULL);
+        CHECK(find_frame(p, "my_addon::parse::{{closure}}") != NULL);
+        CHECK(find_frame(p, "std::sys::unix::fs::File::open") != NULL);
+        CHECK(find_frame(p, "<core::str::Chars<'a> as core::iter::traits::iterator::Iterator>::next") != NULL);
+        profile_free(p);
+    }
+    read_opts_t perl = {0};
+    perl.to_ms = 1e300;
+    perl.perl_compat = 1;   /* the Perl script leaves them as perf printed them */
+    p = read_file("perf/rust.txt", &perl);
+    CHECK(p && find_frame(p, "std::sys::unix::fs::File::open::hb90e1c1c787080f0") != NULL);
+    profile_free(p);
+
+    /* a versioned vmlinux is kernel; --kernel annotates it */
+    read_opts_t kern = {0};
+    kern.to_ms = 1e300;
+    kern.annotate_kernel = 1;
+    p = read_file("perf/vmlinux_versioned.txt", &kern);
+    CHECK(p != NULL);
+    if (p) {
+        const profile_frame_t *f = find_frame(p, "do_idle_[k]");
+        CHECK(f && f->kind == FRAME_KERNEL);
+        CHECK(find_frame(p, "bpf_prog_2b956549c660136a_uni_l4lb") != NULL);   /* a BPF program is not */
+        profile_free(p);
+    }
+
+    /* cycles:u, cycles, cycles:ppp: one event, every sample kept; instructions:u skipped */
+    diag_verbosity = -1;
+    p = read_file("perf/event_modifiers.txt", NULL);
+    diag_verbosity = 0;
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(p->total == 34467 + 12000 + 2000);
+        profile_free(p);
+    }
+    read_opts_t ev = {0};
+    ev.to_ms = 1e300;
+    ev.event_filter = "instructions";
+    p = read_file("perf/event_modifiers.txt", &ev);
+    CHECK(p && p->total == 3000);
+    profile_free(p);
+
+    /* Java frames lose the 'L' in a java process only; a frame without a symbol is " " */
+    p = read_file("perf/java.txt", NULL);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(find_frame(p, "sun/nio/ch/FileDispatcherImpl:.write0") != NULL);
+        CHECK(find_frame(p, "io/netty/util/Recycler:.get_[i]") != NULL);
+        CHECK(find_frame(p, "Lio/netty/channel/nio/AbstractNioByteChannel:.doWrite") != NULL);   /* comm node */
+        CHECK(find_frame(p, " ") != NULL);
+        profile_free(p);
+    }
+}
+
+/* Weights are periods; their unit says what a period counts (profile.weight_unit). */
+static void test_weight_unit(void)
+{
+    profile_t *p = read_file("perf/node_default.txt", NULL);   /* cpu-clock:ppp: ns */
+    CHECK(p && !strcmp(p->weight_unit, "ns"));
+    profile_free(p);
+    p = read_file("perf/single_line.txt", NULL);   /* -F comm,pid,ip,sym: no period */
+    CHECK(p && !strcmp(p->weight_unit, "samples"));
+    profile_free(p);
+    diag_verbosity = -1;
+    p = read_file("perf/event_modifiers.txt", NULL);   /* cycles:u: cycles */
+    CHECK(p && !strcmp(p->weight_unit, "cycles"));
+    profile_free(p);
+    setenv("NODESCOPE_PERF_THREADS", "3", 1);   /* the parallel reader sets it too */
+    p = read_file("perf/event_modifiers.txt", NULL);
+    CHECK(p && !strcmp(p->weight_unit, "cycles"));
+    profile_free(p);
+    unsetenv("NODESCOPE_PERF_THREADS");
+    diag_verbosity = 0;
+    p = read_text("node 1 1.0: 3 task-clock:\n\t98930 main (/a)\n", NULL);
+    CHECK(p && !strcmp(p->weight_unit, "ns"));
+    profile_free(p);
+}
+
 int main(void)
 {
     test_node_default();
@@ -282,5 +387,7 @@ int main(void)
     test_addrs_and_time();
     test_errors_and_sniff();
     test_shares();
+    test_peer_cases();
+    test_weight_unit();
     return check_summary("test_perf_script");
 }

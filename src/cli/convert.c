@@ -13,12 +13,12 @@ static void convert_usage(FILE *f)
             "Convert profiles: inputs are detected (%s; several are merged), the output\n"
             "format comes from OUT's extension: .cpuprofile (Chrome DevTools, speedscope,\n"
             "node), .folded, .svg (flame graph), .pb.gz/.pprof (pprof), .txt (top's table),\n"
-            "or --to NAME. cpuprofile input includes trace-event files and the legacy format.\n"
+            ".json (Chrome trace events: one profile per thread), or --to NAME. cpuprofile input includes trace-event files and the legacy format.\n"
             "Profiles with a timeline keep it (perf script timestamps, cpuprofile samples);\n"
             "without one a .cpuprofile gets evenly spaced samples, 1 ms apart, in tree order.\n"
             "\n"
             "  -o, --output FILE   where to write (required; '-' = stdout with --to)\n"
-            "      --to NAME       output format: folded, svg, cpuprofile, pprof, txt\n"
+            "      --to NAME       output format: folded, svg, cpuprofile, pprof, txt, trace\n"
             "  -q, --quiet / -v, --verbose / -h, --help\n"
             "%s",
             format_reader_names(), cli_input_help);
@@ -52,7 +52,7 @@ int cli_convert(int argc, char **argv)
     }
     const format_writer_t *w = NULL;
     if (to && !(w = format_writer_by_name(to))) {
-        diag_error(NULL, 0, "unknown output format '%s' (folded, svg, cpuprofile)", to);
+        diag_error(NULL, 0, "unknown output format '%s' (folded, svg, cpuprofile, pprof, txt, trace)", to);
         return EXIT_USAGE;
     }
     if (!output || (!w && !format_writer_for_path(output))) {
@@ -69,8 +69,10 @@ int cli_convert(int argc, char **argv)
     if (out_w && !strcmp(out_w->name, "folded")) in.ro.no_timeline = 1;
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
+    write_opts_t wo = {0};
+    cli_input_write_opts(&in, &wo);
     if (cli_input_read(&in, argv + optind, argc - optind, p) == 0 &&
-        cli_write_profile(p, output, w, NULL, argv + optind, argc - optind) == 0)
+        cli_write_profile(p, output, w, &wo, argv + optind, argc - optind) == 0)
         rc = EXIT_OK;
     cli_input_free(&in);
     profile_free(p);

@@ -7,7 +7,7 @@
 
 enum { OPT_FORMAT = 1000, OPT_PID, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE, OPT_CONTEXT,
        OPT_EVENT, OPT_NOPROC, OPT_PERL, OPT_PERFMAP, OPT_FROM, OPT_TO, OPT_AMBIG, OPT_JOURNAL, OPT_NORESOLVE,
-       OPT_STATS, OPT_JITDUMP };
+       OPT_STATS, OPT_JITDUMP, OPT_THREAD, OPT_THREADS };
 
 static const struct option input_longopts[] = {
     {"format", required_argument, 0, OPT_FORMAT},      {"pid", no_argument, 0, OPT_PID},
@@ -20,6 +20,7 @@ static const struct option input_longopts[] = {
     {"to-time", required_argument, 0, OPT_TO},         {"ambiguous", required_argument, 0, OPT_AMBIG},
     {"map-journal", required_argument, 0, OPT_JOURNAL}, {"no-resolve", no_argument, 0, OPT_NORESOLVE},
     {"stats", no_argument, 0, OPT_STATS},              {"jitdump", required_argument, 0, OPT_JITDUMP},
+    {"thread", required_argument, 0, OPT_THREAD},      {"threads", required_argument, 0, OPT_THREADS},
     {0, 0, 0, 0},
 };
 
@@ -47,7 +48,14 @@ const char cli_input_help[] =
     "                         resolve each sample against the map as it was at that time\n"
     "      --no-resolve       perf: keep perf's own JIT labels\n"
     "      --stats            print how many JIT frames were relabelled / ambiguous\n"
-    "      --from-time MS, --to-time MS  only samples in this window (inputs with a timeline)\n";
+    "      --from-time MS, --to-time MS  only samples in this window (inputs with a timeline)\n"
+    "threads (perf script and multi-thread trace events know them):\n"
+    "      --thread WHICH     main, all, worker, v8, libuv, other or a thread id: the threads written\n"
+    "                         (default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
+    "                         all threads apart: -o FILE.json, Chrome trace events)\n"
+    "      --threads roles|merge  folded, flame graphs, pprof, top: a root frame per thread role\n"
+    "                         ('node [main]', 'node [Worker 1]', 'node [V8 worker]', 'node [libuv]';\n"
+    "                         the default), or merge: one root per process name, as before\n";
 
 void cli_input_init(cli_input_t *in)
 {
@@ -101,6 +109,22 @@ int cli_input_option(cli_input_t *in, int code, const char *arg)
     case OPT_JOURNAL: in->journal = arg; return 1;
     case OPT_NORESOLVE: in->no_resolve = 1; return 1;
     case OPT_STATS: in->stats = 1; return 1;
+    case OPT_THREAD: {
+        thread_pick_t pick;
+        if (profile_thread_pick_parse(arg, &pick) != 0) {
+            diag_error(NULL, 0, "--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", arg);
+            return -1;
+        }
+        in->thread = arg;
+        return 1;
+    }
+    case OPT_THREADS:
+        if (strcmp(arg, "roles") && strcmp(arg, "merge")) {
+            diag_error(NULL, 0, "--threads takes roles or merge, not '%s'", arg);
+            return -1;
+        }
+        in->threads_merge = !strcmp(arg, "merge");
+        return 1;
     default: return 0;
     }
 }
@@ -121,4 +145,10 @@ void cli_input_free(cli_input_t *in)
 {
     jit_resolver_free(in->resolver);
     in->resolver = NULL;
+}
+
+void cli_input_write_opts(const cli_input_t *in, write_opts_t *wo)
+{
+    wo->thread = in->thread;
+    wo->threads_merge = in->threads_merge;
 }

@@ -11,6 +11,8 @@ typedef struct {
     const char *journal;
     int ambiguous, no_resolve, stats;
     jit_resolver_t *resolver;
+    const char *thread;        /* --thread: write_opts_t.thread */
+    int threads_merge;         /* --threads merge */
 } cli_input_t;
 
 /* Text for --help, one option per line. */
@@ -24,5 +26,7 @@ int cli_input_option(cli_input_t *in, int code, const char *arg);
 /* Sets up symbol resolution, reads every path (none = stdin) into p, prints --stats. 0 or -1. */
 int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p);
 void cli_input_free(cli_input_t *in);
+/* The thread choice (--thread, --threads) into wo. */
+void cli_input_write_opts(const cli_input_t *in, write_opts_t *wo);
 
 #endif

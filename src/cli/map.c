@@ -1,5 +1,6 @@
 /* nodescope map find|tidy|update|stats: inspect and repair perf-PID.map files. */
 #include "cli/cli.h"
+#include "formats/perf_grammar.h"
 #include "profile/profile.h"
 #include "symbols/jit_resolver.h"
 #include "util/buf.h"
@@ -103,49 +104,14 @@ static int map_tidy(perfmap_t *m, const char *out_path, char **inputs)
     return rc;
 }
 
-/* A perf script callchain line "\t  ADDR SYM+0xOFF (MODULE)": finds the address and the symbol/module span. */
-static int split_frame_line(const char *s, size_t n, uint64_t *addr, size_t *sym_start, size_t *mod_open)
+/* A perf script callchain line "\t  ADDR SYM+0xOFF (MODULE)" whose module a JIT symbol source may
+ * rename (the reader's rule, perf_module_is_jit_like): its address and symbol. */
+static int jit_frame_line(const char *s, size_t n, perf_frame_t *f)
 {
     size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < n && perf_is_space(s[i])) i++;
     if (i == 0 || i == n) return 0;
-    size_t a = i;
-    uint64_t v = 0;
-    while (i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10), i++;
-    if (i == a || i - a > 16 || i == n || s[i] != ' ') return 0;
-    if (n < 2 || s[n - 1] != ')') return 0;
-    size_t open = n - 1;
-    while (open > i && !(s[open] == '(' && s[open - 1] == ' ')) open--;
-    if (open <= i) return 0;
-    *addr = v;
-    *sym_start = i + 1;
-    *mod_open = open - 1;   /* the space before '(' */
-    return 1;
-}
-
-static int module_is_map_or_unknown(const char *m, size_t n)
-{
-    return (n >= 4 && !memcmp(m + n - 4, ".map", 4) && memmem(m, n, "perf-", 5)) || (n == 9 && !memcmp(m, "[unknown]", 9));
-}
-
-/* The timestamp of a perf script event line ("comm PID/TID [CPU] 123.456789: ..."), in ns; 0 if none. */
-static uint64_t event_time_ns(const char *s, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (s[i] != ' ' || !(s[i + 1] >= '0' && s[i + 1] <= '9')) continue;
-        size_t j = i + 1;
-        uint64_t sec = 0, frac = 0, digits = 0;
-        while (j < n && s[j] >= '0' && s[j] <= '9') sec = sec * 10 + (uint64_t)(s[j++] - '0');
-        if (j >= n || s[j] != '.') continue;
-        j++;
-        while (j < n && s[j] >= '0' && s[j] <= '9' && digits < 9) frac = frac * 10 + (uint64_t)(s[j++] - '0'), digits++;
-        while (j < n && s[j] >= '0' && s[j] <= '9') j++;
-        if (j < n && s[j] == ':' && digits) {
-            while (digits++ < 9) frac *= 10;
-            return sec * 1000000000u + frac;
-        }
-    }
-    return 0;
+    return perf_parse_frame(s + i, n - i, f) && f->has_mod && perf_module_is_jit_like(perf_module_class(f->mod, f->mod_len));
 }
 
 static int map_update(const char *map_path, const char *stacks, const char *out_path, jit_ambiguous_t policy,
@@ -169,17 +135,19 @@ static int map_update(const char *map_path, const char *stacks, const char *out_
     size_t len;
     int rc;
     while ((rc = input_getline(in, &line, &len)) > 0) {
-        uint64_t addr;
-        size_t sym, mod;
+        perf_frame_t f;
+        perf_event_t ev;
         const char *name;
         size_t nl;
-        if (len && line[0] != ' ' && line[0] != '\t' && line[0] != '#') now = event_time_ns(line, len);
-        if (split_frame_line(line, len, &addr, &sym, &mod) && module_is_map_or_unknown(line + mod + 2, len - mod - 3) &&
-            jit_resolver_lookup(r, 0, addr, now, &name, &nl)) {
-            jit_resolver_note(r, line + sym, mod - sym, name);
+        if (len && line[0] != ' ' && line[0] != '\t' && line[0] != '#')
+            now = perf_parse_event(line, len, &ev) && ev.has_time ? ev.time_ns : 0;
+        if (jit_frame_line(line, len, &f) && jit_resolver_lookup(r, 0, f.addr, now, &name, &nl)) {
+            /* the symbol's text is replaced; the address, the blanks and " (MODULE)" pass through */
+            size_t sym = (size_t)(f.sym - line), sym_end = sym + f.sym_len;
+            jit_resolver_note(r, f.sym, f.sym_len, name);
             fwrite(line, 1, sym, out.f);
             fwrite(name, 1, nl, out.f);
-            fwrite(line + mod, 1, len - mod, out.f);
+            fwrite(line + sym_end, 1, len - sym_end, out.f);
             fputc('\n', out.f);
             continue;
         }

@@ -72,6 +72,9 @@ void perf_line(perf_reader_t *r, char *line, size_t len);
 void perf_end_sample(perf_reader_t *r);
 /* Warnings and errors after reading (r->line numbers are file lines); 0 or -1. */
 int perf_report(input_t *in, const perf_reader_t *r, int rc);
+/* --inline: appends "a;b;c" (root-most first) for the address pc (hex text) in the ELF file mod,
+ * or nothing when addr2line does not know; with_context adds ":file:line" to each. Runs addr2line. */
+void perf_addr2line(const char *pc, size_t pc_len, const char *mod, size_t mod_len, int with_context, buf_t *out);
 /* Reads in with nworkers threads, blocks of about block_size bytes. */
 int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size);
 

@@ -33,8 +33,10 @@ int cli_collapse(int argc, char **argv)
     in.ro.no_timeline = 1;   /* folded output has no use for it */
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
+    write_opts_t wo = {0};
+    cli_input_write_opts(&in, &wo);
     if (cli_input_read(&in, files, nfiles, p) == 0 &&
-        cli_write_profile(p, output, format_writer_by_name("folded"), NULL, files, nfiles) == 0)
+        cli_write_profile(p, output, format_writer_by_name("folded"), &wo, files, nfiles) == 0)
         rc = EXIT_OK;
     cli_input_free(&in);
     profile_free(p);

@@ -52,9 +52,9 @@ int cli_write_profile(const profile_t *p, const char *path, const format_writer_
     }
     output_t out;
     if (output_open(&out, path, inputs, ninputs) != 0) return -1;
-    write_opts_t defaults = {0};
-    if (writer->write(p, out.f, wo ? wo : &defaults) != 0) {
-        diag_error(path ? path : "<stdout>", 0, "could not write %s output", writer->name);
+    int wrc = format_write(writer, p, out.f, wo);
+    if (wrc != 0) {
+        if (wrc != -2) diag_error(path ? path : "<stdout>", 0, "could not write %s output", writer->name);
         output_abort(&out);
         return -1;
     }

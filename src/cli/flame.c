@@ -151,6 +151,19 @@ static int run(int argc, char **argv, int is_diff)
         diag_error(nfiles ? files[nfiles - 1] : "<stdin>", 0, "no samples to draw");
         goto done;
     }
+    write_opts_t wo = {.flame = fo};
+    cli_input_write_opts(&in, &wo);
+    /* threads become their roots before stacks are reversed; BEFORE gets the same roots as AFTER */
+    profile_t **sides[2] = {&p, &before};
+    for (int k = 0; k < 2; k++) {
+        profile_t *v;
+        if (!*sides[k]) continue;
+        if (format_thread_view(*sides[k], &wo, "all", wo.threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &v, NULL))
+            goto done;
+        if (v) profile_free(*sides[k]), *sides[k] = v;
+    }
+    fo->before = before;
+    wo.thread = NULL;
     if (reverse) {
         profile_t *q = profile_reversed(p);
         profile_free(p);
@@ -164,7 +177,6 @@ static int run(int argc, char **argv, int is_diff)
     if (!is_diff && fo->colors == NULL && p->total < 100 && !fo->countname &&
         !strcmp(p->weight_unit ? p->weight_unit : "samples", "samples"))
         diag_warn(NULL, 0, "stack count is low (%.0f); the graph may mislead", p->total);
-    write_opts_t wo = {.flame = fo};
     if (cli_write_profile(p, output, format_writer_by_name("svg"), &wo, files, nfiles) == 0) rc = EXIT_OK;
     /* always said (not only with -v): a graph missing frames should not look complete */
     if (fo->dropped && diag_verbosity >= 0)

@@ -33,6 +33,22 @@ static int set_ambiguous(void *target, const char *arg)
     return 0;
 }
 
+static int set_thread(void *target, const char *arg)
+{
+    thread_pick_t pick;
+    if (profile_thread_pick_parse(arg, &pick) != 0)
+        return opt_fail("--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", arg);
+    *(const char **)target = arg;
+    return 0;
+}
+
+static int set_threads(void *target, const char *arg)
+{
+    if (strcmp(arg, "roles") && strcmp(arg, "merge")) return opt_fail("--threads takes roles or merge, not '%s'", arg);
+    *(int *)target = !strcmp(arg, "merge");
+    return 0;
+}
+
 void cli_input_init(cli_input_t *in)
 {
     memset(in, 0, sizeof *in);
@@ -68,6 +84,13 @@ void cli_input_init(cli_input_t *in)
                  "profile's total weight and its unit", &in->stats),
         OPT_FN("from-time", 0, "MS", "only samples from MS ms after the first (inputs with a timeline)", ro, set_from),
         OPT_FN("to-time", 0, "MS", "only samples up to MS ms after the first", ro, set_to),
+        OPT_TITLE("threads (perf script and multi-thread trace events know them):"),
+        OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
+               "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
+               "all threads apart: -o FILE.json, Chrome trace events)", &in->thread, set_thread),
+        OPT_FN("threads", 0, "roles|merge", "folded, flame graphs, pprof, top: a root frame per thread role\n"
+               "('node [main]', 'node [Worker 1]', 'node [V8 worker]', 'node [libuv]';\n"
+               "the default), or merge: one root per process name, as before", &in->threads_merge, set_threads),
         OPT_END,
     };
     _Static_assert(sizeof opts / sizeof *opts <= CLI_INPUT_NOPTS, "CLI_INPUT_NOPTS is too small");
@@ -93,4 +116,10 @@ void cli_input_free(cli_input_t *in)
 {
     jit_resolver_free(in->resolver);
     in->resolver = NULL;
+}
+
+void cli_input_write_opts(const cli_input_t *in, write_opts_t *wo)
+{
+    wo->thread = in->thread;
+    wo->threads_merge = in->threads_merge;
 }

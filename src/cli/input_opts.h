@@ -7,13 +7,15 @@
 #include "symbols/jit_resolver.h"
 #include "util/options.h"
 
-#define CLI_INPUT_NOPTS 24
+#define CLI_INPUT_NOPTS 28
 
 typedef struct {
     read_opts_t ro;
     const char *journal;
     int ambiguous, no_resolve, stats;
     jit_resolver_t *resolver;
+    const char *thread;        /* --thread: write_opts_t.thread */
+    int threads_merge;         /* --threads merge */
     opt_t opts[CLI_INPUT_NOPTS];   /* the option table; its targets are this struct's fields */
 } cli_input_t;
 
@@ -22,5 +24,7 @@ void cli_input_init(cli_input_t *in);
 /* Sets up symbol resolution, reads every path (none = stdin) into p, prints --stats. 0 or -1. */
 int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p);
 void cli_input_free(cli_input_t *in);
+/* The thread choice (--thread, --threads) into wo. */
+void cli_input_write_opts(const cli_input_t *in, write_opts_t *wo);
 
 #endif

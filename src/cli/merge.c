@@ -59,7 +59,9 @@ int cli_merge(int argc, char **argv)
         profile_free(one);
     }
     sum->nsamples = 0;   /* separate recordings' timelines do not line up */
-    if (cli_write_profile(sum, output, w, NULL, files, n) == 0) rc = EXIT_OK;
+    write_opts_t wo = {0};
+    cli_input_write_opts(&in, &wo);
+    if (cli_write_profile(sum, output, w, &wo, files, n) == 0) rc = EXIT_OK;
 done:
     cli_input_free(&in);
     profile_free(sum);

@@ -64,9 +64,19 @@ int cli_top(int argc, char **argv)
         profile_free(p);
         return EXIT_FAIL;
     }
-    text_report_opts_t ro = {limit, by_file, sort_total, json};
+    /* the split by thread role, then the functions of the threads picked (all: a root per role) */
+    text_report_opts_t ro = {limit, by_file, sort_total, json, p};
+    write_opts_t wo = {0};
+    cli_input_write_opts(&in, &wo);
+    profile_t *view = NULL;
+    if (format_thread_view(p, &wo, "all", wo.threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &view, NULL) != 0) {
+        cli_input_free(&in);
+        profile_free(p);
+        return EXIT_FAIL;
+    }
     buf_t out = {0};
-    text_report(p, &ro, &out);
+    text_report(view ? view : p, &ro, &out);
+    profile_free(view);
     fwrite(out.data, 1, out.len, stdout);
     buf_free(&out);
     cli_input_free(&in);

@@ -372,13 +372,19 @@ void perf_end_sample(perf_reader_t *r)
 {
     if (!r->in_sample) return;
     r->in_sample = 0;
-    size_t n = 0;
+    /* root first: the thread's node (the Perl script has none), the process frame, the callchain */
+    int with_thread = !r->o->perl_compat;
+    size_t n = (size_t)with_thread;
     int with_proc = !r->o->no_process_frame;
-    XGROW(r->stack, r->stack_cap, r->nleaf + 1);
+    XGROW(r->stack, r->stack_cap, r->nleaf + 2);
     if (with_proc) r->stack[n++] = r->proc_frame;
     for (size_t k = r->nleaf; k-- > 0;) r->stack[n++] = r->leaf_first[k];
     r->nleaf = 0;
-    if (n == 0) return;
+    if (n == (size_t)with_thread) return;
+    if (with_thread) {
+        r->stack[0] = r->p->threads[r->thread].frame;
+        profile_thread_note_stack(r->p, r->thread, r->stack + 1, n - 1);
+    }
     if (r->has_time && r->o->has_time_range) {
         double rel_ms = (r->time_us - r->start_us) / 1000.0;
         if (rel_ms < r->o->from_ms || rel_ms > r->o->to_ms) return;
@@ -474,6 +480,9 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
     if (e.has_time && !r->have_start) r->have_start = 1, r->start_us = e.time_us;
     set_process_frame(r, e.comm, e.comm_len, e.pid, e.pid_len, e.tid, e.tid_len);
     r->java = sv_starts(e.comm, e.comm_len, "java");
+    if (!o->perl_compat)
+        r->thread = profile_thread(r->p, e.pid ? (int32_t)perf_parse_u64(e.pid, e.pid_len) : 0,
+                                   (int32_t)perf_parse_u64(e.tid, e.tid_len), e.comm, e.comm_len);
     if (e.frame) add_line(r, e.frame, e.frame_len);
     return 0;
 }

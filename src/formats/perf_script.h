@@ -44,6 +44,7 @@ typedef struct perf_reader {
     uint32_t *stack;
     size_t stack_cap;
     uint32_t proc_frame;
+    uint32_t thread;       /* the sample's thread in p->threads (not in perl_compat mode) */
     double period;
     int has_time;
     double time_us;

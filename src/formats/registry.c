@@ -12,6 +12,7 @@ extern const format_reader_t format_cpuprofile_reader;
 extern const format_writer_t format_cpuprofile_writer;
 extern const format_writer_t format_pprof_writer;
 extern const format_writer_t format_txt_writer;
+extern const format_writer_t format_trace_writer;
 
 /* Readers, most specific first: ties in sniff confidence go to the earlier one. */
 static const format_reader_t *const readers[] = {
@@ -27,6 +28,7 @@ static const format_writer_t *const writers[] = {
     &format_cpuprofile_writer,
     &format_pprof_writer,
     &format_txt_writer,
+    &format_trace_writer,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -153,4 +155,45 @@ const char *format_writer_extensions(void)
     for (size_t i = 0; i < COUNT(writers) && n < sizeof list; i++)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? " " : "", writers[i]->extensions);
     return list;
+}
+
+int format_thread_view(const profile_t *p, const write_opts_t *o, const char *def, thread_roots_t roots,
+                       profile_t **view, size_t *picked)
+{
+    const char *choice = o && o->thread ? o->thread : def;
+    thread_pick_t pick;
+    if (profile_thread_pick_parse(choice, &pick) != 0) {
+        diag_error(NULL, 0, "--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", choice);
+        return -1;
+    }
+    size_t n = 0;
+    *view = profile_thread_view(p, &pick, roots, &n);
+    if (picked) *picked = n;
+    if (n == 0 && (p->nthreads || pick.kind != PICK_ALL)) {
+        buf_t b = {0};
+        for (size_t t = 0; t < p->nthreads && t < 40; t++) {
+            buf_printf(&b, "%s%d ", t ? ", " : "", (int)p->threads[t].tid);
+            profile_thread_label(p, (uint32_t)t, &b);
+        }
+        diag_error(NULL, 0, "--thread %s picks no thread of the profile (%s)", choice,
+                   p->nthreads ? b.data : "it has one thread, the main one");
+        buf_free(&b);
+        profile_free(*view);
+        *view = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int format_write(const format_writer_t *w, const profile_t *p, FILE *out, const write_opts_t *o)
+{
+    write_opts_t defaults = {0};
+    if (!o) o = &defaults;
+    if (w->picks_threads || (!p->nthreads && !o->thread)) return w->write(p, out, o);
+    profile_t *view;
+    if (format_thread_view(p, o, "all", o->threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &view, NULL) != 0)
+        return -2;
+    int rc = w->write(view ? view : p, out, o);
+    profile_free(view);
+    return rc;
 }

@@ -44,10 +44,14 @@ static profile_t *read_text(const char *text, const read_opts_t *o)
     return p;
 }
 
+/* Folded text with the stacks as before threads (--threads merge): what these tests check
+ * is parsing; the thread roots have their own test. */
 static char *folded(const profile_t *p)
 {
     buf_t b = {0};
-    folded_write_buf(p, &b);
+    profile_t *v = profile_thread_view(p, NULL, THREAD_ROOTS_MERGE, NULL);
+    folded_write_buf(v ? v : p, &b);
+    profile_free(v);
     if (!b.data) buf_puts(&b, "");
     return b.data;
 }
@@ -377,6 +381,67 @@ static void test_weight_unit(void)
     profile_free(p);
 }
 
+/* Every sample is attached to its thread: pid/tid and comm from the event line, the role from
+ * tid == pid, the name, or the thread entry frames of the stack. --perl-compat keeps none. */
+static void test_threads(void)
+{
+    const char *text =
+        "node 500/500 [000] 10.000100: 1001001 cpu-clock:ppp: \n"
+        "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
+        "\t55a0 node::Start+0x10 (/usr/bin/node)\n"
+        "\t7fa0 __libc_start_main+0x80 (/usr/lib/libc.so.6)\n"
+        "\n"
+        "node 500/503 [001] 10.000200: 1001001 cpu-clock:ppp: \n"
+        "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
+        "\t55b8 node::(anonymous namespace)::PlatformWorkerThread+0x3 (/usr/bin/node)\n"
+        "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
+        "\n"
+        "node 500/503 [001] 10.000300: 1001001 cpu-clock:ppp: \n"
+        "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
+        "\n"
+        "node 500/510 [001] 10.000400: 1001001 cpu-clock:ppp: \n"
+        "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
+        "\t55c0 node::worker::Worker::Run+0x9 (/usr/bin/node)\n"
+        "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
+        "\n"
+        "libuv-worker 500/520 [001] 10.000500: 1001001 cpu-clock:ppp: \n"
+        "\t7fb0 sha512_block_data_order_avx2+0x5 (/usr/lib/libcrypto.so.3)\n"
+        "\n";
+    read_opts_t o = {0};
+    o.to_ms = 1e300;
+    profile_t *p = read_text(text, &o);
+    CHECK(p != NULL);
+    CHECK_EQ_INT(p->nthreads, 4);
+    CHECK_EQ_INT(p->threads[0].role, THREAD_MAIN);
+    CHECK_EQ_INT(p->threads[1].role, THREAD_V8);
+    CHECK_EQ_INT(p->threads[2].role, THREAD_WORKER);
+    CHECK_EQ_INT(p->threads[3].role, THREAD_LIBUV);
+    CHECK_EQ_INT(p->threads[1].tid, 503);
+    CHECK_EQ_INT(p->threads[1].pid, 500);
+    const format_writer_t *w = format_writer_by_name("folded");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    CHECK_EQ_INT(format_write(w, p, f, &(write_opts_t){0}), 0);
+    fclose(f);
+    CHECK_STR(out, "node [V8 worker];start_thread;node::(anonymous namespace)::PlatformWorkerThread;"
+                   "v8::internal::compiler::PipelineImpl::OptimizeGraph 1001001\n"
+                   "node [V8 worker];v8::internal::compiler::PipelineImpl::OptimizeGraph 1001001\n"
+                   "node [Worker 1];start_thread;node::worker::Worker::Run;JS:*hot /app/a.js:1:1 1001001\n"
+                   "node [libuv];sha512_block_data_order_avx2 1001001\n"
+                   "node [main];__libc_start_main;node::Start;JS:*hot /app/a.js:1:1 1001001\n");
+    free(out);
+    /* --threads merge: as before threads */
+    char *m = folded(p);
+    CHECK(strstr(m, "node;start_thread;node::worker::Worker::Run;JS:*hot /app/a.js:1:1 1001001\n") != NULL);
+    free(m);
+    profile_free(p);
+    o.perl_compat = 1;
+    p = read_text(text, &o);
+    CHECK(p && p->nthreads == 0);
+    profile_free(p);
+}
+
 int main(void)
 {
     test_node_default();
@@ -389,5 +454,6 @@ int main(void)
     test_shares();
     test_peer_cases();
     test_weight_unit();
+    test_threads();
     return check_summary("test_perf_script");
 }

@@ -368,12 +368,20 @@ static uint32_t leaf_for_stack(perf_reader_t *r, const uint32_t *frames, size_t 
     return leaf;
 }
 
+
+/* Samples hang under their thread's node, except where the Perl script's roots are asked
+ * for: --perl-compat, and --pid/--tid (comm-PID[/TID] roots, not thread roles). */
+static int keeps_threads(const read_opts_t *o)
+{
+    return !o->perl_compat && !o->with_pid && !o->with_tid;
+}
+
 void perf_end_sample(perf_reader_t *r)
 {
     if (!r->in_sample) return;
     r->in_sample = 0;
     /* root first: the thread's node (the Perl script has none), the process frame, the callchain */
-    int with_thread = !r->o->perl_compat;
+    int with_thread = keeps_threads(r->o);
     size_t n = (size_t)with_thread;
     int with_proc = !r->o->no_process_frame;
     XGROW(r->stack, r->stack_cap, r->nleaf + 2);
@@ -480,7 +488,7 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
     if (e.has_time && !r->have_start) r->have_start = 1, r->start_us = e.time_us;
     set_process_frame(r, e.comm, e.comm_len, e.pid, e.pid_len, e.tid, e.tid_len);
     r->java = sv_starts(e.comm, e.comm_len, "java");
-    if (!o->perl_compat)
+    if (keeps_threads(o))
         r->thread = profile_thread(r->p, e.pid ? (int32_t)perf_parse_u64(e.pid, e.pid_len) : 0,
                                    (int32_t)perf_parse_u64(e.tid, e.tid_len), e.comm, e.comm_len);
     if (e.frame) add_line(r, e.frame, e.frame_len);

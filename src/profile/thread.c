@@ -135,6 +135,15 @@ static int node_internal_name(const char *s)
 void profile_thread_label(const profile_t *p, uint32_t ti, buf_t *b)
 {
     const profile_thread_t *t = &p->threads[ti];
+    /* Roles are Node's: a process none of whose threads has one (java, swapper, a C
+     * program) keeps the plain comm root it had before threads. */
+    int node_process = 0;   /* pid 0: perf printed no pid, so each thread stands alone */
+    for (size_t i = 0; i < p->nthreads && !node_process; i++)
+        node_process = p->threads[i].pid == t->pid && (t->pid || i == ti) && p->threads[i].role != THREAD_OTHER;
+    if (!node_process) {
+        buf_puts(b, t->name && *t->name ? t->name : "[unknown thread]");
+        return;
+    }
     const char *proc = NULL;
     for (size_t i = 0; i < p->nthreads && !proc; i++)
         if (p->threads[i].pid == t->pid && p->threads[i].role == THREAD_MAIN)

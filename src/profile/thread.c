@@ -132,15 +132,27 @@ static int node_internal_name(const char *s)
     return !s[0] || profile_role_from_name(s, strlen(s), &known) != THREAD_OTHER || known;
 }
 
+/* Roles are Node's. A thread belongs to a Node process when a thread of its process is
+ * named like node's (Node 20 names them all "node") or has a role only Node's threads have
+ * (a Worker, a V8 platform worker, the libuv pool); tid == pid alone makes any program's
+ * first thread "main". Threads of other processes (java, swapper, a shell) keep the plain
+ * comm root they had before threads. pid 0 (perf printed none): the thread stands alone. */
+static int in_node_process(const profile_t *p, uint32_t ti)
+{
+    const profile_thread_t *t = &p->threads[ti];
+    for (size_t i = 0; i < p->nthreads; i++) {
+        const profile_thread_t *o = &p->threads[i];
+        if (o->pid != t->pid || (!t->pid && i != ti)) continue;
+        if (o->role == THREAD_WORKER || o->role == THREAD_V8 || o->role == THREAD_LIBUV) return 1;
+        if (!strncmp(o->name, "node", 4) || !strcmp(o->name, "MainThread")) return 1;
+    }
+    return 0;
+}
+
 void profile_thread_label(const profile_t *p, uint32_t ti, buf_t *b)
 {
     const profile_thread_t *t = &p->threads[ti];
-    /* Roles are Node's: a process none of whose threads has one (java, swapper, a C
-     * program) keeps the plain comm root it had before threads. */
-    int node_process = 0;   /* pid 0: perf printed no pid, so each thread stands alone */
-    for (size_t i = 0; i < p->nthreads && !node_process; i++)
-        node_process = p->threads[i].pid == t->pid && (t->pid || i == ti) && p->threads[i].role != THREAD_OTHER;
-    if (!node_process) {
+    if (!in_node_process(p, ti)) {   /* its comm, as before threads */
         buf_puts(b, t->name && *t->name ? t->name : "[unknown thread]");
         return;
     }
@@ -271,7 +283,7 @@ profile_t *profile_thread_view(const profile_t *p, const thread_pick_t *pick, th
             int64_t t = profile_thread_of_frame(p, nd->frame);
             thread_node[i] = t;
             if (t < 0 || !sel[t]) nmap[i] = SKIP;
-            else if (roots != THREAD_ROOTS_ROLES) nmap[i] = 0;
+            else if (roots != THREAD_ROOTS_ROLES || !in_node_process(p, (uint32_t)t)) nmap[i] = 0;
             else {
                 buf_clear(&b);
                 profile_thread_label(p, (uint32_t)t, &b);
@@ -279,8 +291,11 @@ profile_t *profile_thread_view(const profile_t *p, const thread_pick_t *pick, th
             }
         } else if (up == SKIP || (nd->parent == 0 && !take_loose)) {
             nmap[i] = SKIP;
-        } else if (f->kind == FRAME_PROCESS && thread_node[nd->parent] >= 0 && roots != THREAD_ROOTS_MERGE) {
-            /* the process frame perf's reader puts under a thread: dropped when it only repeats the thread's name */
+        } else if (f->kind == FRAME_PROCESS && thread_node[nd->parent] >= 0 &&
+                   (roots == THREAD_ROOTS_NONE || (roots == THREAD_ROOTS_ROLES && up != 0))) {
+            /* the process frame perf's reader puts under a thread: dropped when it only repeats the
+             * thread's name (under a role root, or in one thread's tree); a thread of a process
+             * that is not Node's has no role root, and its comm frame is its root as before */
             const char *tn = p->threads[thread_node[nd->parent]].name;
             size_t k = 0;
             for (; tn[k] && f->name[k]; k++) {

@@ -20,7 +20,30 @@
   const unzoomBtn = document.getElementById('unzoom');
   const searchBtn = document.getElementById('search');
   const matchedText = document.getElementById('matched');
-  const names = cfg.names.split('\n'), D = cfg.d, V = cfg.v, B = cfg.b;
+  // a data column: base-32 digits, the last of a number from 0-9A-V, the others from
+  // W-Za-z+/; "~text;" for a number that is no integer (svg_flame.c's put_packed)
+  const DIG = new Int8Array(128).fill(-1);
+  '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/'.split('').forEach((c, i) => { DIG[c.charCodeAt(0)] = i; });
+  function unpack(s) {
+    if (s === undefined) return undefined;
+    const out = new Float64Array(cfg.count);
+    let v = 0, k = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 126) { const j = s.indexOf(';', i); out[k++] = +s.slice(i + 1, j); i = j; continue; }
+      const d = DIG[c];
+      if (d >= 32) v = v * 32 + d - 32;
+      else { out[k++] = v * 32 + d; v = 0; }
+    }
+    return out;
+  }
+  // names: one per line, each the length of the prefix shared with the one before (32 + n) and the rest
+  const names = cfg.names.split('\n');
+  for (let i = 0, prev = ''; i < names.length; i++) {
+    const e = names[i];
+    prev = names[i] = prev.substring(0, e.charCodeAt(0) - 32) + e.substring(1);
+  }
+  const D = unpack(cfg.d), V = unpack(cfg.v), B = unpack(cfg.b);
   const n = D.length, fh = cfg.frameHeight, maxDepth = cfg.maxDepth, viewW = cfg.viewWidth;
   const pxPer = cfg.total > 0 ? viewW / cfg.total : 0;
   const charW = cfg.fontsize * cfg.fontwidth;
@@ -30,11 +53,12 @@
   const byDepth = [];
   {
     const cursor = new Float64Array(maxDepth + 2), last = new Int32Array(maxDepth + 1).fill(-1);
-    const G = cfg.g, N = cfg.n;
-    let seen = 0;   // a name's id is counted back from the next new name: 0 = a new name
+    const G = unpack(cfg.g), N = unpack(cfg.n);
+    let seen = 0, prevD = -1;   // a name's id is counted back from the next new name: 0 = a new name
     for (let i = 0; i < n; i++) {
       NAME[i] = N[i] ? seen - N[i] : seen++;
-      const d = D[i], x = cursor[d] + G[i];
+      const d = D[i] = prevD + 1 - D[i], x = cursor[d] + G[i];
+      prevD = d;
       X[i] = x;
       cursor[d] = x + V[i];
       cursor[d + 1] = x;
@@ -100,8 +124,10 @@
     r.setAttribute('fill', fill);
     return r;
   }
-  const hex = (k) => { const h = cfg.colors; return 'rgb(' + parseInt(h.substr(6 * k, 2), 16) + ',' + parseInt(h.substr(6 * k + 2, 2), 16) + ',' + parseInt(h.substr(6 * k + 4, 2), 16) + ')'; };
-  function fillOf(i) { return nameHit && nameHit[NAME[i]] ? cfg.searchcolor : hex(cfg.colorsPer === 'frame' ? i : NAME[i]); }
+  // colours: 3 characters each, 6 bits a channel (svg_flame.c's put_packed_color)
+  const channel = (c) => { const q = DIG[cfg.colors.charCodeAt(c)]; return q << 2 | q >> 4; };
+  const color = (k) => 'rgb(' + channel(3 * k) + ',' + channel(3 * k + 1) + ',' + channel(3 * k + 2) + ')';
+  function fillOf(i) { return nameHit && nameHit[NAME[i]] ? cfg.searchcolor : color(cfg.colorsPer === 'frame' ? i : NAME[i]); }
   function render() {
     const k = pxPer * scale;
     // visible width of every visible frame

@@ -50,7 +50,7 @@
 
   // x of every frame from the gaps (as svg_flame.c wrote them), parents, frames by depth
   const X = new Float64Array(n), P = new Int32Array(n), NAME = new Int32Array(n);
-  const byDepth = [];
+  const depthCount = new Int32Array(maxDepth + 2);
   {
     const cursor = new Float64Array(maxDepth + 2), last = new Int32Array(maxDepth + 1).fill(-1);
     const G = unpack(cfg.g), N = unpack(cfg.n);
@@ -64,8 +64,15 @@
       cursor[d + 1] = x;
       P[i] = d ? last[d - 1] : -1;
       last[d] = i;
-      (byDepth[d] || (byDepth[d] = [])).push(i);   // preorder: x order at every depth
+      depthCount[d + 1]++;
     }
+  }
+  // frames by depth, each depth in x order (the preorder is): a counting sort
+  const byDepth = new Int32Array(n), depthStart = new Int32Array(maxDepth + 2);
+  for (let d = 1; d <= maxDepth + 1; d++) depthStart[d] = depthStart[d - 1] + depthCount[d];
+  {
+    const at = depthStart.slice();
+    for (let i = 0; i < n; i++) byDepth[at[D[i]]++] = i;
   }
   let zoomed = -1, scale = 1, offset = 0, searchRe = null, nameHit = null;
 
@@ -128,19 +135,20 @@
   const channel = (c) => { const q = DIG[cfg.colors.charCodeAt(c)]; return q << 2 | q >> 4; };
   const color = (k) => 'rgb(' + channel(3 * k) + ',' + channel(3 * k + 1) + ',' + channel(3 * k + 2) + ')';
   function fillOf(i) { return nameHit && nameHit[NAME[i]] ? cfg.searchcolor : color(cfg.colorsPer === 'frame' ? i : NAME[i]); }
+  const vis = new Int32Array(n), vw = new Float64Array(n);
   function render() {
     const k = pxPer * scale;
     // visible width of every visible frame
-    const vis = [], vw = [];
+    let m = 0;
     for (let i = 0; i < n; i++) {
       const x = X[i] * k + offset, w = V[i] * k;
       if (x + w <= 1e-6 || x >= viewW - 1e-6) continue;
-      vis.push(i);
-      vw.push(Math.min(x + w, viewW) - Math.max(x, 0));
+      vis[m] = i;
+      vw[m++] = Math.min(x + w, viewW) - Math.max(x, 0);
     }
     let thr = cfg.drawMin, wide = 0;
-    for (const w of vw) if (w >= thr) wide++;
-    if (wide > cfg.drawMax) thr = Float64Array.from(vw).sort().reverse()[cfg.drawMax - 1];
+    for (let j = 0; j < m; j++) if (vw[j] >= thr) wide++;
+    if (wide > cfg.drawMax) thr = vw.slice(0, m).sort()[m - cfg.drawMax];
     const anc = new Set();
     for (let a = zoomed >= 0 ? P[zoomed] : -1; a >= 0; a = P[a]) anc.add(a);
     const rects = document.createDocumentFragment(), texts = document.createDocumentFragment();
@@ -150,7 +158,7 @@
       if (g) rects.appendChild(rectEl('g', g[0], yOf(d), g[1] - g[0], g[3]));
       grass[d] = null;
     };
-    for (let j = 0; j < vis.length; j++) {
+    for (let j = 0; j < m; j++) {
       const i = vis[j], d = D[i], w = vw[j], x = Math.max(X[i] * k + offset, 0), fill = fillOf(i);
       if (w >= thr || d === 0) {
         closeGrass(d);
@@ -204,13 +212,12 @@
     if (px < 0 || px >= viewW || py < 0) return -1;
     const row = Math.floor(py / fh);
     const d = cfg.inverted ? row : maxDepth - row;
-    const list = byDepth[d];
-    if (!list) return -1;
+    if (d < 0 || d > maxDepth) return -1;
     const lx = (px - offset) / (pxPer * scale);
-    let lo = 0, hi = list.length - 1, at = -1;
+    let lo = depthStart[d], hi = depthStart[d + 1] - 1, at = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (X[list[mid]] <= lx) { at = list[mid]; lo = mid + 1; } else hi = mid - 1;
+      if (X[byDepth[mid]] <= lx) { at = byDepth[mid]; lo = mid + 1; } else hi = mid - 1;
     }
     return at >= 0 && lx < X[at] + V[at] ? at : -1;
   }

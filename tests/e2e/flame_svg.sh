@@ -85,6 +85,11 @@ const u = f.filter((x) => x.name.startsWith("[unknown]"));
 if (u.length !== 1 || u[0].name !== "[unknown] \u00d71\u2013120" || u[0].depth !== 2) { console.error(JSON.stringify(u)); process.exit(1); }
 const hot = f.filter((x) => x.name.startsWith("JS:*hot"));
 if (hot.length !== 1 || hot[0].depth !== 3 || hot[0].value !== 180) { console.error(JSON.stringify(hot)); process.exit(1); }' || fail "[unknown] runs not folded"
+# diff folds both sides the same way: the [unknown] frame is matched, unchanged
+"$NODESCOPE" diff unk.folded unk.folded -o unkdiff.svg
+node -e '
+const u = require("./frames.js")("unkdiff.svg").find((x) => x.name.startsWith("[unknown]"));
+if (!u || u.before !== u.value || u.color[0] !== u.color[2]) { console.error(JSON.stringify(u)); process.exit(1); }' || fail "diff of folded [unknown] runs"
 "$NODESCOPE" flame --keep-unknown unk.folded -o keep.svg
 [ "$(node -e 'console.log(require("./frames.js")("keep.svg").filter((x) => x.name === "[unknown]").length)')" -eq 120 ] || fail "--keep-unknown"
 

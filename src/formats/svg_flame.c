@@ -632,10 +632,11 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
             *slot = nnames++;
             /* names are one string, a name per line (a name's control characters are escaped),
              * each as the length of the ASCII prefix it shares with the one before (a character,
-             * 32 + length) and the rest */
+             * 32 + length) and the rest; every 64th shares nothing, so that flame.js can decode
+             * a name from the 63 before it */
             if (*slot) buf_puts(&names_json, "\\n");
             size_t pre = 0;
-            while (pre < 94 && pre < name.len && pre < prev_name.len && nm[pre] == prev_name.data[pre] &&
+            while (*slot % 64 && pre < 94 && pre < name.len && pre < prev_name.len && nm[pre] == prev_name.data[pre] &&
                    !(nm[pre] & 0x80))
                 pre++;
             buf_clear(&entry);

@@ -27,7 +27,7 @@ module.exports = function (file) {
       const d = A.indexOf(s[i]); if (d >= 32) v = v * 32 + d - 32; else { o.push(v * 32 + d); v = 0; } }
     return o; };
   const names = cfg.names.split("\n");
-  for (let i = 0, prev = ""; i < names.length; i++) prev = names[i] = prev.slice(0, names[i].charCodeAt(0) - 32) + names[i].slice(1);
+  for (let i = 0, prev = ""; i < names.length; i++) prev = names[i] = (i % 64 ? prev.slice(0, names[i].charCodeAt(0) - 32) : "") + names[i].slice(1);
   const N = unpack(cfg.n), D = unpack(cfg.d), V = unpack(cfg.v), B = unpack(cfg.b), out = [];
   const color = (k) => [0, 1, 2].map((c) => { const q = A.indexOf(cfg.colors[3 * k + c]); return q << 2 | q >> 4; });
   let seen = 0, depth = -1;

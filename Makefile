@@ -11,7 +11,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
 CSTD     := -std=c11 -D_GNU_SOURCE
 INCS     := -Isrc -Ibuild/gen
-LIBS     := $(PKG_LIBS) -lstdc++ -lm
+LIBS     := $(PKG_LIBS) -liberty -lm
 
 RELEASE_FLAGS := -O2 -g
 TEST_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark: nodescope collapse vs stackcollapse-perf.pl vs node-stackvis on a 200+ MB
-# perf script recorded from a real Node workload (examples/busy.js).
-#   bench/collapse.sh            (re)uses bench/.cache/perf-busy.txt
+# Benchmark: nodescope collapse vs stackcollapse-perf.pl vs node-stackvis on perf
+# scripts of real Node workloads, in the same run:
+#   busy  a 200+ MB perf script of examples/busy.js: few, shallow unique stacks
+#   tsc   the TypeScript compiler checking a generated 240-module project at 999 Hz:
+#         deep (~45 frames a sample, up to 130) and varied (thousands of unique stacks)
+#   bench/collapse.sh [busy|tsc]...   (default both; inputs are cached in bench/.cache)
 # Comparison tools are fetched at run time into bench/.cache (never committed):
 #   FlameGraph: $FLAMEGRAPH_DIR, else the local mirror the fetch tool made;
 #   stackvis:   npm install stackvis.
@@ -13,18 +16,35 @@ mkdir -p "$CACHE"
 NS=$ROOT/build/nodescope
 [ -x "$NS" ] || make -j2 >/dev/null
 
-# 1. The input: perf record of busy.js with V8's perf map, at a high rate, until 200+ MB.
-INPUT=$CACHE/perf-busy.txt
-if [ ! -s "$INPUT" ] || [ "$(stat -c %s "$INPUT")" -lt 200000000 ]; then
+# 1. The inputs.
+record_busy() {
+    local out=$1 tmp
     echo "recording a Node workload (about 15 s)..." >&2
     tmp=$(mktemp -d)
     (cd "$tmp" && perf record -q -g -F 9999 -o perf.data -- node --perf-basic-prof "$ROOT/examples/busy.js" 12 >/dev/null 2>&1)
-    perf script -i "$tmp/perf.data" > "$INPUT" 2>/dev/null
+    perf script -i "$tmp/perf.data" > "$out" 2>/dev/null
     rm -rf "$tmp"
-fi
-SIZE=$(stat -c %s "$INPUT")
-MB=$(awk -v s="$SIZE" 'BEGIN{printf "%.1f", s/1e6}')
-echo "input: $INPUT, $MB MB, $(awk '/^[^ \t#]/' "$INPUT" | wc -l) samples"
+    keep_map "$out" "$CACHE/perf-busy.map"
+}
+# The program's perf map goes beside its perf script (resolution uses it), not left in /tmp.
+keep_map() {
+    local pid; pid=$(awk 'NF && $1 !~ /^[0-9a-f]+$/ {print $2; exit}' "$1")
+    pid=${pid%%/*}
+    mv "/tmp/perf-$pid.map" "$2" 2>/dev/null || true
+}
+record_tsc() {
+    local out=$1 dir=$CACHE/tsc
+    echo "recording tsc on a generated project (about 10-30 s)..." >&2
+    mkdir -p "$dir"
+    [ -x "$dir/node_modules/.bin/tsc" ] || (cd "$dir" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund typescript@5 >/dev/null 2>&1)
+    [ -d "$dir/proj" ] || node "$ROOT/bench/gen_ts_project.js" "$dir/proj" 240
+    (cd "$dir" && perf record -q -g -k CLOCK_MONOTONIC -F 999 -o perf.data -- node --perf-basic-prof \
+        --interpreted-frames-native-stack node_modules/typescript/bin/tsc -p proj >/dev/null 2>&1 || true)
+    perf script -i "$dir/perf.data" > "$out" 2>/dev/null
+    rm -f "$dir/perf.data"
+    keep_map "$out" "$CACHE/perf-tsc.map"
+}
+INPUTS=${*:-busy tsc}
 
 # 2. The comparison tools.
 FG=${FLAMEGRAPH_DIR:-$CACHE/FlameGraph}
@@ -35,6 +55,17 @@ fi
 STACKVIS=$CACHE/node_modules/.bin/stackvis
 [ -x "$STACKVIS" ] || (cd "$CACHE" && npm install --silent --no-audit --no-fund stackvis >/dev/null 2>&1) || true
 
+for which in $INPUTS; do
+INPUT=$CACHE/perf-$which.txt
+case $which in
+    busy) [ -s "$INPUT" ] && [ "$(stat -c %s "$INPUT")" -ge 200000000 ] || record_busy "$INPUT" ;;
+    tsc)  [ -s "$INPUT" ] || record_tsc "$INPUT" ;;
+    *) echo "unknown input '$which' (busy, tsc)" >&2; exit 2 ;;
+esac
+SIZE=$(stat -c %s "$INPUT")
+MB=$(awk -v s="$SIZE" 'BEGIN{printf "%.1f", s/1e6}')
+echo
+echo "== $which: $INPUT, $MB MB, $(awk 'NF==0{n++} END{print n+0}' "$INPUT") samples, $(awk 'NF==0{if(d>m)m=d; t+=d; n++; d=0; next} /^[ \t]/{d++} END{printf "%.0f frames a sample on average, up to %d", t/n, m}' "$INPUT")"
 # 3. Time each in one run: wall seconds, MB/s, peak RSS.
 run() {  # name, command...   (runs taking under 2 s are repeated: best of 3, the machine is shared)
     local name=$1; shift
@@ -53,7 +84,8 @@ run() {  # name, command...   (runs taking under 2 s are repeated: best of 3, th
 }
 secs() { awk '{print $2-$1}' "$CACHE/wall-$1"; }
 
-run nodescope "$NS" collapse -
+MAP=$CACHE/perf-$which.map
+if [ -s "$MAP" ]; then run nodescope "$NS" collapse --perf-map "$MAP" -; else run nodescope "$NS" collapse -; fi
 # without re-resolving JIT frames against /tmp/perf-PID.map (perf's own labels, as the Perl script uses)
 if "$NS" collapse --help | grep -q -- --no-resolve; then run nodescope-no-resolve "$NS" collapse --no-resolve -; fi
 NODESCOPE_PERF_THREADS=1 run nodescope-1-thread "$NS" collapse --no-resolve -
@@ -71,3 +103,4 @@ if [ $have_pl = 1 ]; then
     if cmp -s "$CACHE/out-nodescope.folded" "$CACHE/out-stackcollapse-perf.pl.folded"; then echo "output: identical to stackcollapse-perf.pl"
     else echo "output: $(diff "$CACHE/out-nodescope.folded" "$CACHE/out-stackcollapse-perf.pl.folded" | grep -c '^<') of $(wc -l < "$CACHE/out-nodescope.folded") lines differ from stackcollapse-perf.pl (documented differences)"; fi
 fi
+done

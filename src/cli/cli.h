@@ -19,6 +19,11 @@ int cli_core(int argc, char **argv);
 
 /* Reads every path (none = stdin) into p with o; prints errors; returns 0 or -1. */
 int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o);
+/* The unit of p's weights ("samples", "ns", "cycles", ...). */
+const char *cli_weight_unit(const profile_t *p);
+/* 0 when a and b weigh in the same unit; otherwise prints an error naming both files and units
+ * (what = "merge", "diff") and returns -1. */
+int cli_check_units(const char *what, const char *path_a, const profile_t *a, const char *path_b, const profile_t *b);
 /* Writes p to path ("-" or NULL = stdout) with the named writer, or the one the
  * extension names when writer is NULL. Never overwrites an input; atomic. */
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,

@@ -11,9 +11,33 @@ int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o
         paths = dash;
         npaths = 1;
     }
-    for (int i = 0; i < npaths; i++)
+    for (int i = 0; i < npaths; i++) {
+        /* every reader states its unit or leaves the default; check each file's against the first's */
+        const char *before = p->weight_unit;
+        if (i) p->weight_unit = strpool_cstr(p->strings, "samples");
         if (format_read_path(paths[i], p, o) != 0) return -1;
+        if (i && strcmp(before, p->weight_unit)) {
+            diag_error(paths[i], 0, "its weights are %s, but %s's are %s: they cannot be added (read them separately)",
+                       p->weight_unit, paths[0], before);
+            return -1;
+        }
+    }
     return 0;
+}
+
+const char *cli_weight_unit(const profile_t *p)
+{
+    return p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
+}
+
+int cli_check_units(const char *what, const char *path_a, const profile_t *a, const char *path_b, const profile_t *b)
+{
+    if (!strcmp(cli_weight_unit(a), cli_weight_unit(b))) return 0;
+    int diff = !strcmp(what, "diff");
+    diag_error(NULL, 0, "%s: %s weighs in %s, %s in %s: profiles of different units cannot be %s", what,
+               path_a ? path_a : "<stdin>", cli_weight_unit(a), path_b ? path_b : "<stdin>", cli_weight_unit(b),
+               diff ? "compared (-n/--normalize compares their shares)" : "added");
+    return -1;
 }
 
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
@@ -28,9 +52,9 @@ int cli_write_profile(const profile_t *p, const char *path, const format_writer_
     }
     output_t out;
     if (output_open(&out, path, inputs, ninputs) != 0) return -1;
-    write_opts_t defaults = {0};
-    if (writer->write(p, out.f, wo ? wo : &defaults) != 0) {
-        diag_error(path ? path : "<stdout>", 0, "could not write %s output", writer->name);
+    int wrc = format_write(writer, p, out.f, wo);
+    if (wrc != 0) {
+        if (wrc != -2) diag_error(path ? path : "<stdout>", 0, "could not write %s output", writer->name);
         output_abort(&out);
         return -1;
     }

@@ -5,72 +5,55 @@
 #include <stdio.h>
 #include <string.h>
 
-static void convert_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: nodescope convert [OPTIONS] IN... -o OUT\n"
-            "\n"
-            "Convert profiles: inputs are detected (%s; several are merged), the output\n"
-            "format comes from OUT's extension: .cpuprofile (Chrome DevTools, speedscope,\n"
-            "node), .folded, .svg (flame graph), .pb.gz/.pprof (pprof), .txt (top's table),\n"
-            "or --to NAME. cpuprofile input includes trace-event files and the legacy format.\n"
-            "Profiles with a timeline keep it (perf script timestamps, cpuprofile samples);\n"
-            "without one a .cpuprofile gets evenly spaced samples, 1 ms apart, in tree order.\n"
-            "\n"
-            "  -o, --output FILE   where to write (required; '-' = stdout with --to)\n"
-            "      --to NAME       output format: folded, svg, cpuprofile, pprof, txt\n"
-            "  -q, --quiet / -v, --verbose / -h, --help\n"
-            "%s",
-            format_reader_names(), cli_input_help);
-}
-
 int cli_convert(int argc, char **argv)
 {
-    static const struct option own[] = {
-        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 'T'},
-        {"quiet", no_argument, 0, 'q'},        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
-    };
-    const struct option *longopts = cli_input_longopts(own);
     cli_input_t in;
     cli_input_init(&in);
     const char *output = NULL, *to = NULL;
-    int c, r;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': output = optarg; break;
-        case 'T': to = optarg; break;
-        case 'q': diag_verbosity = -1; break;
-        case 'v': diag_verbosity = 1; break;
-        case 'h': convert_usage(stdout); return EXIT_OK;
-        default:
-            if ((r = cli_input_option(&in, c, optarg)) > 0) break;
-            if (r == 0) convert_usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
+    char to_help[512];
+    snprintf(to_help, sizeof to_help, "output format: %s", format_writer_names());
+    const opt_t own[] = {
+        OPT_STR("output", 'o', "FILE", "where to write (required; '-' = stdout with --to)", &output),
+        OPT_STR("to", 0, "NAME", to_help, &to),
+        OPT_VERBOSITY,
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {own, in.opts, NULL};
+    char usage[2048];
+    snprintf(usage, sizeof usage,
+             "usage: nodescope convert [OPTIONS] IN... -o OUT\n"
+             "\n"
+             "Convert profiles. Inputs are detected (%s);\n"
+             "several are merged. The output format comes from OUT's extension, or --to NAME:\n"
+             "%s"
+             "cpuprofile is Chrome DevTools' format (also speedscope's and node's), svg a flame\n"
+             "graph, pprof gzip'ed profile.proto, txt top's table. cpuprofile input includes\n"
+             "trace-event files and the legacy format. Profiles with a timeline keep it (perf\n"
+             "script timestamps, cpuprofile samples); without one a .cpuprofile gets evenly\n"
+             "spaced samples, 1 ms apart, in tree order.\n",
+             format_reader_names(), format_writer_names_ext());
+    const opt_cmd_t cmd = {"convert", usage, tables, 0, NULL};
+    int nfiles = opt_parse(&cmd, argc, argv);
+    if (nfiles < 0) return opt_exit_code(nfiles);
+    char **files = argv + 1;
     const format_writer_t *w = NULL;
-    if (to && !(w = format_writer_by_name(to))) {
-        diag_error(NULL, 0, "unknown output format '%s' (folded, svg, cpuprofile)", to);
-        return EXIT_USAGE;
-    }
-    if (!output || (!w && !format_writer_for_path(output))) {
-        diag_error(output, 0, output ? "cannot tell the output format from the extension; use --to" : "missing -o OUT");
-        convert_usage(stderr);
-        return EXIT_USAGE;
-    }
-    if (optind == argc) {
-        diag_error(NULL, 0, "no input");
-        return EXIT_USAGE;
-    }
+    if (to && !(w = format_writer_by_name(to)))
+        return opt_usage_error(&cmd, "unknown output format '%s' (known: %s)", to, format_writer_names());
+    if (!output) return opt_usage_error(&cmd, "missing -o OUT");
+    if (!w && !format_writer_for_path(output))
+        return opt_usage_error(&cmd, "%s: cannot tell the output format from the extension; use --to (%s)", output,
+                               format_writer_names());
+    if (nfiles == 0) return opt_usage_error(&cmd, "no input");
     /* folded stacks have no use for a per-sample timeline: don't keep one (memory and time) */
     const format_writer_t *out_w = w ? w : format_writer_for_path(output);
     if (out_w && !strcmp(out_w->name, "folded")) in.ro.no_timeline = 1;
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
-    if (cli_input_read(&in, argv + optind, argc - optind, p) == 0 &&
-        cli_write_profile(p, output, w, NULL, argv + optind, argc - optind) == 0)
+    write_opts_t wo = {0};
+    cli_input_write_opts(&in, &wo);
+    if (cli_input_read(&in, files, nfiles, p) == 0 &&
+        cli_write_profile(p, output, w, &wo, files, nfiles) == 0)
         rc = EXIT_OK;
     cli_input_free(&in);
     profile_free(p);

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "util/options.h"
 
 static const core_cmd_t commands[] = {
     {"stack", core_cmd_stack, "[-v] [-a] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
@@ -17,19 +19,19 @@ static const core_cmd_t commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-static void core_usage(FILE *f)
+static const char core_usage_text[] =
+    "usage: nodescope core CORE [--node BIN] [COMMAND [ARGS]]\n"
+    "       nodescope core --pid PID [COMMAND [ARGS]]\n\n"
+    "Look inside a Node.js core file (gcore, or the kernel's) or a live process (stopped only\n"
+    "while it is read). The node executable is found from the core; --node overrides it.\n"
+    "Without a command: an interactive prompt where every command works on the same core\n"
+    "(its exit status is the last command's). `nodescope core CORE COMMAND --help` describes\n"
+    "a command.\n";
+
+static void core_epilog(FILE *f)
 {
-    fprintf(f, "usage: nodescope core CORE [--node BIN] [COMMAND [ARGS]]\n"
-               "       nodescope core --pid PID [COMMAND [ARGS]]\n\n"
-               "Look inside a Node.js core file (gcore, or the kernel's) or a live process (stopped only\n"
-               "while it is read). The node executable is found from the core; --node overrides it.\n"
-               "Without a command: an interactive prompt where every command works on the same core.\n\n"
-               "commands:\n");
+    fprintf(f, "\ncommands:\n");
     core_print_commands(f);
-    fprintf(f, "\noptions:\n"
-               "  --node BIN   the node executable the core came from\n"
-               "  --pid PID    a live process instead of a core file\n"
-               "  -h, --help   this text; `nodescope core CORE COMMAND --help` for a command\n");
 }
 
 int core_parse_addr(const char *cmd, const char *s, uint64_t *out)
@@ -38,7 +40,9 @@ int core_parse_addr(const char *cmd, const char *s, uint64_t *out)
     errno = 0;
     unsigned long long x = strtoull(s, &end, 0);
     if (errno || end == s || *end) {
-        fprintf(stderr, "nodescope: core %s: '%s' is not an address (try 0x...)\n", cmd, s);
+        char name[64];
+        snprintf(name, sizeof name, "core %s", cmd);
+        opt_usage_error(&(opt_cmd_t){name, NULL, NULL, 0, NULL}, "'%s' is not an address (try 0x...)", s);
         return -1;
     }
     *out = x;
@@ -61,55 +65,106 @@ int core_run_command(core_session_t *s, int argc, char **argv)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[0], commands[i].name)) return commands[i].run(s, argc, argv);
-    fprintf(stderr, "nodescope: core: unknown command '%s' (commands:", argv[0]);
-    for (size_t i = 0; i < NCOMMANDS; i++) fprintf(stderr, " %s", commands[i].name);
-    fprintf(stderr, ")\n");
-    return EXIT_USAGE;
+    char names[256] = "";
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", commands[i].name);
+    return opt_usage_error(&(opt_cmd_t){"core", NULL, NULL, 0, NULL}, "unknown command '%s' (commands: %s)", argv[0],
+                           names);
+}
+
+/* Why attaching to pid may have failed, and what to do: Yama's ptrace_scope, the owner, the
+ * capability, another tracer. Printed after target_open_pid failed. */
+static void ptrace_hint(int pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return;   /* no such process: the error said so */
+    long tracer = 0, owner = -1;
+    unsigned long long capeff = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "TracerPid:", 10)) tracer = strtol(line + 10, NULL, 10);
+        else if (!strncmp(line, "Uid:", 4)) owner = strtol(line + 4, NULL, 10);
+    }
+    fclose(f);
+    if ((f = fopen("/proc/self/status", "r"))) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "CapEff:", 7)) capeff = strtoull(line + 7, NULL, 16);
+        fclose(f);
+    }
+    int scope = -1;
+    if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r"))) {
+        if (fscanf(f, "%d", &scope) != 1) scope = -1;
+        fclose(f);
+    }
+    uid_t euid = geteuid();
+    int cap_ptrace = (capeff >> 19) & 1;   /* CAP_SYS_PTRACE */
+    const char *todo = "run as root, allow ptrace with 'sysctl kernel.yama.ptrace_scope=0', or give nodescope "
+                       "CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep, or --cap-add=SYS_PTRACE in a container)";
+    if (tracer > 0)
+        diag_hint("pid %d is already traced by pid %ld (a debugger or strace): detach it first", pid, tracer);
+    else if (scope == 3)
+        diag_hint("kernel.yama.ptrace_scope is 3: ptrace is disabled until the next reboot");
+    else if (scope == 2 && !cap_ptrace)
+        diag_hint("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run as root");
+    else if (owner >= 0 && (uid_t)owner != euid && !cap_ptrace)
+        diag_hint("pid %d belongs to uid %ld and you are uid %u: run as that user or as root", pid, owner, (unsigned)euid);
+    else if (scope == 1 && !cap_ptrace)
+        diag_hint("kernel.yama.ptrace_scope is 1: only a parent process may attach; %s", todo);
+    else if (!cap_ptrace)
+        diag_hint("attaching needs ptrace permission (see /proc/sys/kernel/yama/ptrace_scope); %s", todo);
+    else
+        diag_hint("you have CAP_SYS_PTRACE%s, so something else refused ptrace: a seccomp or LSM policy "
+                  "(container runtime, SELinux/AppArmor), or a protected process", euid == 0 ? " as root" : "");
 }
 
 int cli_core(int argc, char **argv)
 {
-    const char *core = NULL, *node = NULL;
-    int pid = 0, i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            core_usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(a, "--node") && i + 1 < argc) {
-            node = argv[++i];
-        } else if (!strcmp(a, "--pid") && i + 1 < argc) {
-            char *end;
-            pid = (int)strtol(argv[++i], &end, 10);
-            if (*end || pid <= 0) {
-                fprintf(stderr, "nodescope: core: --pid needs a process id, not '%s'\n", argv[i]);
-                return EXIT_USAGE;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "nodescope: core: unknown option '%s'\n", a);
-            core_usage(stderr);
-            return EXIT_USAGE;
-        } else if (!core && !pid) {
-            core = a;
-        } else {
-            break;   /* the command and its arguments */
-        }
+    const char *node = NULL;
+    long pid = 0;
+    const opt_t opts[] = {
+        OPT_STR("node", 0, "BIN", "the node executable the core came from", &node),
+        OPT_INT("pid", 0, "PID", "a live process instead of a core file", &pid),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core", core_usage_text, tables, OPT_STOP_AT_OPERAND, NULL};
+    /* options stop at the first operand: CORE (then options again), or with --pid the command */
+    int n = opt_parse(&cmd, argc, argv);
+    if (n == OPT_HELP_SHOWN) core_epilog(stdout);
+    if (n < 0) return opt_exit_code(n);
+    char **rest = argv + 1;
+    const char *core = NULL;
+    if (!pid && n > 0) {
+        core = rest[0];
+        n = opt_parse(&cmd, n, rest);   /* rest[0] (CORE) plays argv[0] */
+        if (n == OPT_HELP_SHOWN) core_epilog(stdout);
+        if (n < 0) return opt_exit_code(n);
+        rest++;
     }
-    if (!core && !pid) {
-        core_usage(stderr);
-        return EXIT_USAGE;
+    if (pid < 0 || pid > 0x7fffffff) return opt_usage_error(&cmd, "--pid needs a process id, not %ld", pid);
+    if (!core && !pid) return opt_usage_error(&cmd, "which core file (or --pid PID)?");
+    if (core && pid) return opt_usage_error(&cmd, "a core file or --pid, not both");
+    core_session_t s = {NULL, NULL, 0};
+    for (int k = 1; k < n; k++)   /* a command's --help needs no target */
+        if (!strcmp(rest[k], "-h") || !strcmp(rest[k], "--help")) return core_run_command(&s, n, rest);
+    if (n > 0) {   /* a usage error is reported before a process is stopped or a core mapped */
+        char **copy = malloc((size_t)n * sizeof *copy);
+        if (!copy) abort();
+        memcpy(copy, rest, (size_t)n * sizeof *copy);
+        core_session_t check = {NULL, NULL, 1};
+        int rc = core_run_command(&check, n, copy);
+        free(copy);
+        if (rc != EXIT_OK) return rc;
     }
-    if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
-        core_usage(stdout);
-        return EXIT_OK;
+    s.t = pid ? target_open_pid((int)pid) : target_open_core(core, node);
+    if (!s.t) {
+        if (pid) ptrace_hint((int)pid);
+        return EXIT_FAIL;
     }
-    core_session_t s = {NULL, NULL};
-    for (int k = i + 1; k < argc; k++)   /* a command's --help needs no target */
-        if (!strcmp(argv[k], "-h") || !strcmp(argv[k], "--help")) return core_run_command(&s, argc - i, argv + i);
-    s.t = pid ? target_open_pid(pid) : target_open_core(core, node);
-    if (!s.t) return EXIT_FAIL;
     s.v = v8_open(s.t);
-    int rc = i < argc ? core_run_command(&s, argc - i, argv + i) : core_prompt(&s);
+    int rc = n > 0 ? core_run_command(&s, n, rest) : core_prompt(&s);
     v8_close(s.v);
     target_close(s.t);
     return rc;

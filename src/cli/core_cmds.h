@@ -10,6 +10,7 @@
 typedef struct {
     target_t *t;
     v8_t *v;        /* NULL when the executable has no usable V8 metadata */
+    int check_only; /* t and v are NULL: only check the command line (usage errors before attaching) */
 } core_session_t;
 
 /* Each takes argv[0] = the command name; returns an EXIT_* code; prints to stdout. */

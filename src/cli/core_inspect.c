@@ -1,6 +1,7 @@
 /* nodescope core ... type|v8print|str|array ADDR: the low-level inspectors of V8 values. */
 #include "cli/core_cmds.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,39 +17,40 @@ typedef struct {
 
 static int parse(core_session_t *s, int argc, char **argv, const char *usage, int *rc, inspect_args_t *a)
 {
-    int have = 0;
     a->verbose = 0;
     a->limit = DEFAULT_LIMIT;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("%s", usage);
-            *rc = EXIT_OK;
-            return -1;
-        } else if (!strcmp(argv[i], "-v")) {
-            a->verbose = 1;
-        } else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
-            char *end;
-            a->limit = strtol(argv[++i], &end, 10);
-            if (*end || a->limit < 0) {
-                fprintf(stderr, "nodescope: core %s: --limit needs a count, not '%s'\n", argv[0], argv[i]);
-                *rc = EXIT_USAGE;
-                return -1;
-            }
-        } else if (!have && argv[i][0] != '-') {
-            if (core_parse_addr(argv[0], argv[i], &a->addr) != 0) {
-                *rc = EXIT_USAGE;
-                return -1;
-            }
-            have = 1;
-        } else {
-            fprintf(stderr, "nodescope: core %s: unexpected argument '%s'\n%s", argv[0], argv[i], usage);
-            *rc = EXIT_USAGE;
-            return -1;
-        }
+    int is_str = !strcmp(argv[0], "str"), has_limit = !strcmp(argv[0], "v8print") || !strcmp(argv[0], "array");
+    const opt_t opts[] = {
+        OPT_BOOL("verbose", 'v', is_str ? "first the representation and the length in UTF-16 units" : NULL, &a->verbose),
+        OPT_INT("limit", 0, "N", has_limit ? "show the first N (100)" : NULL, &a->limit),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    char name[64];
+    snprintf(name, sizeof name, "core %s", argv[0]);
+    const opt_cmd_t cmd = {name, usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) {
+        *rc = opt_exit_code(n);
+        return -1;
     }
-    if (!have) {
-        fprintf(stderr, "nodescope: core %s: which address?\n%s", argv[0], usage);
-        *rc = EXIT_USAGE;
+    *rc = EXIT_USAGE;
+    if (a->limit < 0) {
+        opt_usage_error(&cmd, "--limit needs a count, not %ld", a->limit);
+        return -1;
+    }
+    if (n == 0) {
+        opt_usage_error(&cmd, "which address?");
+        return -1;
+    }
+    if (n > 1) {
+        opt_usage_error(&cmd, "unexpected argument '%s'", argv[2]);
+        return -1;
+    }
+    if (core_parse_addr(argv[0], argv[1], &a->addr) != 0) return -1;
+    if (s->check_only) {
+        *rc = EXIT_OK;
         return -1;
     }
     if (core_need_v8(s, argv[0]) != 0) {

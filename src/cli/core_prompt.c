@@ -48,37 +48,47 @@ static char *history_path(void)
     return p;
 }
 
+/* The session's exit status is its last command's: errors before it are forgotten
+ * (an error in one command does not end the session, nor decide how it ends). */
+static int last_rc;
+static unsigned long base_errors;
+
 /* Runs one line; returns 1 when the session should end. */
 static int run_line(core_session_t *s, char *line)
 {
     char *argv[MAX_ARGS];
     int argc = split(line, argv, MAX_ARGS);
+    if (argc == 0) return 0;
+    if (argc > 0 && (!strcmp(argv[0], "quit") || !strcmp(argv[0], "exit") || !strcmp(argv[0], "q"))) return 1;
+    diag_set_error_count(base_errors);
+    last_rc = EXIT_OK;
     if (argc < 0) {
-        fprintf(stderr, "nodescope: core: unbalanced quotes or too many words\n");
+        diag_error(NULL, 0, "core: unbalanced quotes or too many words");
+        last_rc = EXIT_USAGE;
         return 0;
     }
-    if (argc == 0) return 0;
-    if (!strcmp(argv[0], "quit") || !strcmp(argv[0], "exit") || !strcmp(argv[0], "q")) return 1;
     if (!strcmp(argv[0], "help") || !strcmp(argv[0], "?")) {
         core_print_commands(stdout);
         printf("  %-8s %-48s %s\n  %-8s %-48s %s\n", "help", "", "this list (COMMAND --help for one)", "quit", "",
                "leave (also exit, q, Ctrl-D)");
         return 0;
     }
-    core_run_command(s, argc, argv);   /* an error in one command does not end the session */
+    last_rc = core_run_command(s, argc, argv);
     fflush(stdout);
     return 0;
 }
 
 int core_prompt(core_session_t *s)
 {
+    base_errors = diag_error_count();
+    last_rc = EXIT_OK;
     if (!isatty(STDIN_FILENO)) {
         char *line = NULL;
         size_t cap = 0;
         while (getline(&line, &cap, stdin) >= 0)
             if (run_line(s, line)) break;
         free(line);
-        return EXIT_OK;
+        return last_rc;
     }
     char *hist = history_path();
     using_history();
@@ -100,5 +110,5 @@ int core_prompt(core_session_t *s)
         write_history(hist);
         free(hist);
     }
-    return EXIT_OK;
+    return last_rc;
 }

@@ -4,6 +4,7 @@
 #include "util/demangle.h"
 #include "util/diag.h"
 #include "util/json.h"
+#include "util/options.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,18 +14,6 @@
 typedef struct {
     int verbose, all, json;
 } stack_opts_t;
-
-static void stack_usage(FILE *f)
-{
-    fprintf(f, "usage: nodescope core CORE|--pid PID stack [-v] [-a] [--thread N|--all-threads] [--json]\n\n"
-               "Print a thread's stack: JavaScript frames as `name (as inferred) at file:line:column [tier]`\n"
-               "with the position executing in that frame, native frames as `native: symbol+0xoff (module)`.\n\n"
-               "  -v             arguments and `this` of each JS frame, and where the function is defined\n"
-               "  -a             all frames: V8-internal frames are not folded; frame and code addresses\n"
-               "  --thread N     the thread with this index (default 0, the main thread)\n"
-               "  --all-threads  every thread\n"
-               "  --json         a JSON document (always with arguments and addresses)\n");
-}
 
 /* The symbol of a native frame's pc; return addresses point after the call, so callers' frames
  * are looked up one byte back, inside the calling function. */
@@ -210,27 +199,26 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
     stack_opts_t o = {0, 0, 0};
     long thread = 0;
     int all_threads = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { stack_usage(stdout); return EXIT_OK; }
-        else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o.verbose = 1;
-        else if (!strcmp(a, "-a") || !strcmp(a, "--all")) o.all = 1;
-        else if (!strcmp(a, "-va") || !strcmp(a, "-av")) o.verbose = o.all = 1;
-        else if (!strcmp(a, "--json")) o.json = 1;
-        else if (!strcmp(a, "--all-threads")) all_threads = 1;
-        else if (!strcmp(a, "--thread") && i + 1 < argc) {
-            char *end;
-            thread = strtol(argv[++i], &end, 10);
-            if (*end || thread < 0) {
-                fprintf(stderr, "nodescope: core stack: --thread needs a thread index, not '%s'\n", argv[i]);
-                return EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "nodescope: core stack: unknown option '%s'\n", a);
-            stack_usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
+    const opt_t opts[] = {
+        OPT_BOOL("verbose", 'v', "arguments and `this` of each JS frame, and where the function is defined", &o.verbose),
+        OPT_BOOL("all", 'a', "all frames: V8-internal frames are not folded; frame and code addresses", &o.all),
+        OPT_INT("thread", 0, "N", "the thread with this index (default 0, the main thread)", &thread),
+        OPT_BOOL("all-threads", 0, "every thread", &all_threads),
+        OPT_BOOL("json", 0, "a JSON document (always with arguments and addresses)", &o.json),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core stack",
+                           "usage: nodescope core CORE|--pid PID stack [-v] [-a] [--thread N|--all-threads] [--json]\n\n"
+                           "Print a thread's stack: JavaScript frames as `name (as inferred) at file:line:column [tier]`\n"
+                           "with the position executing in that frame, native frames as `native: symbol+0xoff (module)`.\n",
+                           tables, 0, NULL};
+    int nops = opt_parse(&cmd, argc, argv);
+    if (nops < 0) return opt_exit_code(nops);
+    if (nops > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
+    if (thread < 0) return opt_usage_error(&cmd, "--thread needs a thread index, not %ld", thread);
+    if (s->check_only) return EXIT_OK;
     if (!s->v) {
         diag_warn(target_name(s->t), 0, "no V8 metadata: JavaScript frames are shown by address only");
     }

@@ -5,104 +5,96 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_FORMAT = 1000, OPT_PID, OPT_TID, OPT_KERNEL, OPT_JIT, OPT_ALL, OPT_ADDRS, OPT_INLINE, OPT_CONTEXT,
-       OPT_EVENT, OPT_NOPROC, OPT_PERL, OPT_PERFMAP, OPT_FROM, OPT_TO, OPT_AMBIG, OPT_JOURNAL, OPT_NORESOLVE,
-       OPT_STATS, OPT_JITDUMP };
+static int set_all(void *target, const char *arg)
+{
+    read_opts_t *ro = target;
+    ro->annotate_kernel = ro->annotate_jit = 1;
+    return 0;
+}
 
-static const struct option input_longopts[] = {
-    {"format", required_argument, 0, OPT_FORMAT},      {"pid", no_argument, 0, OPT_PID},
-    {"tid", no_argument, 0, OPT_TID},                  {"kernel", no_argument, 0, OPT_KERNEL},
-    {"jit", no_argument, 0, OPT_JIT},                  {"all", no_argument, 0, OPT_ALL},
-    {"addrs", no_argument, 0, OPT_ADDRS},              {"inline", no_argument, 0, OPT_INLINE},
-    {"context", no_argument, 0, OPT_CONTEXT},          {"event-filter", required_argument, 0, OPT_EVENT},
-    {"no-process", no_argument, 0, OPT_NOPROC},        {"perl-compat", no_argument, 0, OPT_PERL},
-    {"perf-map", required_argument, 0, OPT_PERFMAP},   {"from-time", required_argument, 0, OPT_FROM},
-    {"to-time", required_argument, 0, OPT_TO},         {"ambiguous", required_argument, 0, OPT_AMBIG},
-    {"map-journal", required_argument, 0, OPT_JOURNAL}, {"no-resolve", no_argument, 0, OPT_NORESOLVE},
-    {"stats", no_argument, 0, OPT_STATS},              {"jitdump", required_argument, 0, OPT_JITDUMP},
-    {0, 0, 0, 0},
-};
+static int set_from(void *target, const char *arg)
+{
+    read_opts_t *ro = target;
+    ro->has_time_range = 1;
+    return opt_parse_double("--from-time", arg, &ro->from_ms);
+}
 
-const char cli_input_help[] =
-    "input options:\n"
-    "      --format NAME      do not detect the input format\n"
-    "      --pid              perf: root frame is 'comm-PID'\n"
-    "      --tid              perf: root frame is 'comm-PID/TID'\n"
-    "      --kernel           perf: annotate kernel frames with _[k]\n"
-    "      --jit              perf: annotate JIT frames with _[j]\n"
-    "      --all              --kernel and --jit\n"
-    "      --addrs            perf: keep the address of unknown frames\n"
-    "      --inline           perf: expand inlined frames (addr2line)\n"
-    "      --context          with --inline: add source file:line\n"
-    "      --event-filter EV  perf: only samples of event EV (default: the first seen)\n"
-    "      --no-process       do not prepend the process name frame\n"
-    "      --perf-map FILE|DIR  perf: JIT symbol map(s) to re-resolve JS frames\n"
-    "                         (default /tmp/perf-PID.map for every PID in the input)\n"
-    "      --jitdump FILE     perf: resolve JS frames from V8's jit-PID.dump (node --perf-prof,\n"
-    "                         perf record -k CLOCK_MONOTONIC): the code live at each sample's time\n"
-    "      --ambiguous newest|oldest|mark  perf: where several map entries cover an address and\n"
-    "                         there is no time to choose: the newest, the oldest, or (default)\n"
-    "                         mark the frame ambiguous and name the candidates\n"
-    "      --map-journal FILE perf: the map's growth over time (from 'nodescope record --keep'):\n"
-    "                         resolve each sample against the map as it was at that time\n"
-    "      --no-resolve       perf: keep perf's own JIT labels\n"
-    "      --stats            print how many JIT frames were relabelled / ambiguous\n"
-    "      --from-time MS, --to-time MS  only samples in this window (inputs with a timeline)\n";
+static int set_to(void *target, const char *arg)
+{
+    read_opts_t *ro = target;
+    ro->has_time_range = 1;
+    return opt_parse_double("--to-time", arg, &ro->to_ms);
+}
+
+static int set_ambiguous(void *target, const char *arg)
+{
+    int *policy = target;
+    if ((*policy = jit_ambiguous_parse(arg)) < 0) return opt_fail("--ambiguous takes newest, oldest or mark, not '%s'", arg);
+    return 0;
+}
+
+static int set_thread(void *target, const char *arg)
+{
+    thread_pick_t pick;
+    if (profile_thread_pick_parse(arg, &pick) != 0)
+        return opt_fail("--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", arg);
+    *(const char **)target = arg;
+    return 0;
+}
+
+static int set_threads(void *target, const char *arg)
+{
+    if (strcmp(arg, "roles") && strcmp(arg, "merge")) return opt_fail("--threads takes roles or merge, not '%s'", arg);
+    *(int *)target = !strcmp(arg, "merge");
+    return 0;
+}
 
 void cli_input_init(cli_input_t *in)
 {
     memset(in, 0, sizeof *in);
     in->ro.to_ms = 1e300;
     in->ambiguous = JIT_AMBIGUOUS_MARK;
-}
-
-struct option *cli_input_longopts(const struct option *own)
-{
-    size_t a = 0, b = sizeof input_longopts / sizeof *input_longopts;
-    while (own[a].name) a++;
-    static struct option *merged;
-    free(merged);
-    merged = xmalloc((a + b) * sizeof *merged);
-    memcpy(merged, own, a * sizeof *merged);
-    memcpy(merged + a, input_longopts, b * sizeof *merged);
-    return merged;
-}
-
-int cli_input_option(cli_input_t *in, int code, const char *arg)
-{
     read_opts_t *ro = &in->ro;
-    switch (code) {
-    case OPT_FORMAT: ro->format = arg; return 1;
-    case OPT_PID: ro->with_pid = 1; return 1;
-    case OPT_TID: ro->with_tid = 1; return 1;
-    case OPT_KERNEL: ro->annotate_kernel = 1; return 1;
-    case OPT_JIT: ro->annotate_jit = 1; return 1;
-    case OPT_ALL: ro->annotate_kernel = ro->annotate_jit = 1; return 1;
-    case OPT_ADDRS: ro->with_addrs = 1; return 1;
-    case OPT_INLINE: ro->inline_frames = 1; return 1;
-    case OPT_CONTEXT: ro->inline_context = 1; return 1;
-    case OPT_EVENT: ro->event_filter = arg; return 1;
-    case OPT_NOPROC: ro->no_process_frame = 1; return 1;
-    case OPT_PERL: ro->perl_compat = 1; return 1;
-    case OPT_PERFMAP: ro->perf_map = arg; return 1;
-    case OPT_JITDUMP: ro->perf_map = arg; return 1; /* the resolver tells a dump from a map by its magic */
-    case OPT_FROM:
-    case OPT_TO:
-        if (cli_parse_double(code == OPT_FROM ? "--from-time" : "--to-time", arg, code == OPT_FROM ? &ro->from_ms : &ro->to_ms))
-            return -1;
-        ro->has_time_range = 1;
-        return 1;
-    case OPT_AMBIG:
-        if ((in->ambiguous = jit_ambiguous_parse(arg)) < 0) {
-            diag_error(NULL, 0, "--ambiguous takes newest, oldest or mark, not '%s'", arg);
-            return -1;
-        }
-        return 1;
-    case OPT_JOURNAL: in->journal = arg; return 1;
-    case OPT_NORESOLVE: in->no_resolve = 1; return 1;
-    case OPT_STATS: in->stats = 1; return 1;
-    default: return 0;
-    }
+    const opt_t opts[] = {
+        OPT_TITLE("input options:"),
+        OPT_STR("format", 0, "NAME", "do not detect the input format", &ro->format),
+        OPT_BOOL("pid", 0, "perf: root frame is 'comm-PID'", &ro->with_pid),
+        OPT_BOOL("tid", 0, "perf: root frame is 'comm-PID/TID'", &ro->with_tid),
+        OPT_BOOL("kernel", 0, "perf: annotate kernel frames with _[k]", &ro->annotate_kernel),
+        OPT_BOOL("jit", 0, "perf: annotate JIT frames with _[j]", &ro->annotate_jit),
+        OPT_FN("all", 0, NULL, "--kernel and --jit", ro, set_all),
+        OPT_BOOL("addrs", 0, "perf: keep the address of unknown frames", &ro->with_addrs),
+        OPT_BOOL("inline", 0, "perf: expand inlined frames (addr2line)", &ro->inline_frames),
+        OPT_BOOL("context", 0, "with --inline: add source file:line", &ro->inline_context),
+        OPT_STR("event-filter", 0, "EV", "perf: only samples of event EV (default: the first seen)", &ro->event_filter),
+        OPT_BOOL("no-process", 0, "do not prepend the process name frame", &ro->no_process_frame),
+        OPT_BOOL("perl-compat", 0, NULL, &ro->perl_compat),   /* hidden: for the compatibility test */
+        OPT_STR("perf-map", 0, "FILE|DIR", "perf: JIT symbol map(s) to re-resolve JS frames\n"
+                "(default /tmp/perf-PID.map for every PID in the input)", &ro->perf_map),
+        /* the resolver tells a dump from a map by its magic */
+        OPT_STR("jitdump", 0, "FILE", "perf: resolve JS frames from V8's jit-PID.dump (node --perf-prof,\n"
+                "perf record -k CLOCK_MONOTONIC): the code live at each sample's time", &ro->perf_map),
+        OPT_FN("ambiguous", 0, "newest|oldest|mark", "perf: where several map entries cover an address and\n"
+               "there is no time to choose: the newest, the oldest, or (default)\n"
+               "mark the frame ambiguous and name the candidates", &in->ambiguous, set_ambiguous),
+        OPT_STR("map-journal", 0, "FILE", "perf: the map's growth over time (from 'nodescope record --keep'):\n"
+                "resolve each sample against the map as it was at that time", &in->journal),
+        OPT_BOOL("no-resolve", 0, "perf: keep perf's own JIT labels", &in->no_resolve),
+        OPT_BOOL("stats", 0, "print how many JIT frames were relabelled / ambiguous, and the\n"
+                 "profile's total weight and its unit", &in->stats),
+        OPT_FN("from-time", 0, "MS", "only samples from MS ms after the first (inputs with a timeline)", ro, set_from),
+        OPT_FN("to-time", 0, "MS", "only samples up to MS ms after the first", ro, set_to),
+        OPT_TITLE("threads (perf script and multi-thread trace events know them):"),
+        OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
+               "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
+               "all threads apart: -o FILE.json, Chrome trace events)", &in->thread, set_thread),
+        OPT_FN("threads", 0, "roles|merge", "folded, flame graphs, pprof, top: a root frame per thread role\n"
+               "('node [main]', 'node [Worker 1]', 'node [V8 worker]', 'node [libuv]';\n"
+               "the default), or merge: one root per process name, as before", &in->threads_merge, set_threads),
+        OPT_END,
+    };
+    _Static_assert(sizeof opts / sizeof *opts <= CLI_INPUT_NOPTS, "CLI_INPUT_NOPTS is too small");
+    memcpy(in->opts, opts, sizeof opts);
 }
 
 int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p)
@@ -114,6 +106,9 @@ int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p)
     }
     int rc = cli_read_inputs(paths, npaths, p, &in->ro);
     if (in->stats && in->resolver) jit_resolver_print_stats(in->resolver);
+    if (in->stats && rc == 0)
+        fprintf(stderr, "weights: total %.0f %s%s\n", p->total, cli_weight_unit(p),
+                strcmp(cli_weight_unit(p), "samples") ? " (perf's sample periods, not sample counts)" : "");
     return rc;
 }
 
@@ -121,4 +116,10 @@ void cli_input_free(cli_input_t *in)
 {
     jit_resolver_free(in->resolver);
     in->resolver = NULL;
+}
+
+void cli_input_write_opts(const cli_input_t *in, write_opts_t *wo)
+{
+    wo->thread = in->thread;
+    wo->threads_merge = in->threads_merge;
 }

@@ -1,38 +1,16 @@
 /* nodescope map find|tidy|update|stats: inspect and repair perf-PID.map files. */
 #include "cli/cli.h"
+#include "formats/perf_grammar.h"
 #include "profile/profile.h"
 #include "symbols/jit_resolver.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/input.h"
+#include "util/options.h"
 #include "util/output.h"
 #include "util/xalloc.h"
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void map_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: nodescope map find MAP ADDR\n"
-            "       nodescope map tidy MAP [-o OUT]\n"
-            "       nodescope map update MAP STACKS [-o OUT] [--ambiguous newest|oldest|mark] [--map-journal J]\n"
-            "       nodescope map stats MAP\n"
-            "\n"
-            "perf-PID.map files (V8 --perf-basic-prof, JSC, Java perf-map-agent, Python -X perf, .NET)\n"
-            "list 'START SIZE name'. Runtimes reuse freed code space, so later entries claim\n"
-            "addresses earlier ones had, and perf labels samples with stale names.\n"
-            "\n"
-            "  find    every entry covering ADDR (hex) in file order with its line number; the newest is marked\n"
-            "  tidy    drop entries overlapped by a later one; print the rest sorted by address (perf-map format)\n"
-            "  update  rewrite 'perf script' text: frames the map covers get the chosen name, other lines\n"
-            "          pass through byte for byte (--ambiguous: mark [default], newest, oldest; with\n"
-            "          --map-journal J from 'nodescope record --keep', each sample by its time)\n"
-            "  stats   entries, overlapping entries, reused ranges, and kinds of code\n"
-            "\n"
-            "  -o, --output FILE   write here instead of stdout (atomic; never the input)\n"
-            "  -h, --help          this text\n");
-}
 
 static int parse_addr(const char *s, uint64_t *out)
 {
@@ -103,49 +81,14 @@ static int map_tidy(perfmap_t *m, const char *out_path, char **inputs)
     return rc;
 }
 
-/* A perf script callchain line "\t  ADDR SYM+0xOFF (MODULE)": finds the address and the symbol/module span. */
-static int split_frame_line(const char *s, size_t n, uint64_t *addr, size_t *sym_start, size_t *mod_open)
+/* A perf script callchain line "\t  ADDR SYM+0xOFF (MODULE)" whose module a JIT symbol source may
+ * rename (the reader's rule, perf_module_is_jit_like): its address and symbol. */
+static int jit_frame_line(const char *s, size_t n, perf_frame_t *f)
 {
     size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < n && perf_is_space(s[i])) i++;
     if (i == 0 || i == n) return 0;
-    size_t a = i;
-    uint64_t v = 0;
-    while (i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) v = v << 4 | (uint64_t)(s[i] <= '9' ? s[i] - '0' : s[i] - 'a' + 10), i++;
-    if (i == a || i - a > 16 || i == n || s[i] != ' ') return 0;
-    if (n < 2 || s[n - 1] != ')') return 0;
-    size_t open = n - 1;
-    while (open > i && !(s[open] == '(' && s[open - 1] == ' ')) open--;
-    if (open <= i) return 0;
-    *addr = v;
-    *sym_start = i + 1;
-    *mod_open = open - 1;   /* the space before '(' */
-    return 1;
-}
-
-static int module_is_map_or_unknown(const char *m, size_t n)
-{
-    return (n >= 4 && !memcmp(m + n - 4, ".map", 4) && memmem(m, n, "perf-", 5)) || (n == 9 && !memcmp(m, "[unknown]", 9));
-}
-
-/* The timestamp of a perf script event line ("comm PID/TID [CPU] 123.456789: ..."), in ns; 0 if none. */
-static uint64_t event_time_ns(const char *s, size_t n)
-{
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (s[i] != ' ' || !(s[i + 1] >= '0' && s[i + 1] <= '9')) continue;
-        size_t j = i + 1;
-        uint64_t sec = 0, frac = 0, digits = 0;
-        while (j < n && s[j] >= '0' && s[j] <= '9') sec = sec * 10 + (uint64_t)(s[j++] - '0');
-        if (j >= n || s[j] != '.') continue;
-        j++;
-        while (j < n && s[j] >= '0' && s[j] <= '9' && digits < 9) frac = frac * 10 + (uint64_t)(s[j++] - '0'), digits++;
-        while (j < n && s[j] >= '0' && s[j] <= '9') j++;
-        if (j < n && s[j] == ':' && digits) {
-            while (digits++ < 9) frac *= 10;
-            return sec * 1000000000u + frac;
-        }
-    }
-    return 0;
+    return perf_parse_frame(s + i, n - i, f) && f->has_mod && perf_module_is_jit_like(perf_module_class(f->mod, f->mod_len));
 }
 
 static int map_update(const char *map_path, const char *stacks, const char *out_path, jit_ambiguous_t policy,
@@ -169,17 +112,19 @@ static int map_update(const char *map_path, const char *stacks, const char *out_
     size_t len;
     int rc;
     while ((rc = input_getline(in, &line, &len)) > 0) {
-        uint64_t addr;
-        size_t sym, mod;
+        perf_frame_t f;
+        perf_event_t ev;
         const char *name;
         size_t nl;
-        if (len && line[0] != ' ' && line[0] != '\t' && line[0] != '#') now = event_time_ns(line, len);
-        if (split_frame_line(line, len, &addr, &sym, &mod) && module_is_map_or_unknown(line + mod + 2, len - mod - 3) &&
-            jit_resolver_lookup(r, 0, addr, now, &name, &nl)) {
-            jit_resolver_note(r, line + sym, mod - sym, name);
+        if (len && line[0] != ' ' && line[0] != '\t' && line[0] != '#')
+            now = perf_parse_event(line, len, &ev) && ev.has_time ? ev.time_ns : 0;
+        if (jit_frame_line(line, len, &f) && jit_resolver_lookup(r, 0, f.addr, now, &name, &nl)) {
+            /* the symbol's text is replaced; the address, the blanks and " (MODULE)" pass through */
+            size_t sym = (size_t)(f.sym - line), sym_end = sym + f.sym_len;
+            jit_resolver_note(r, f.sym, f.sym_len, name);
             fwrite(line, 1, sym, out.f);
             fwrite(name, 1, nl, out.f);
-            fwrite(line + mod, 1, len - mod, out.f);
+            fwrite(line + sym_end, 1, len - sym_end, out.f);
             fputc('\n', out.f);
             continue;
         }
@@ -240,72 +185,68 @@ static int map_stats(perfmap_t *m)
     printf("  %-20s %lu\n", "RegExp", regexp);
     printf("  %-20s %lu\n", "other", kinds[FRAME_NATIVE] + kinds[FRAME_UNKNOWN] + kinds[FRAME_BUILTIN] - builtin - bytecode - regexp);
     free(over);
+    /* an empty map is what a process started without --perf-basic-prof (or a wrong path) leaves:
+     * say so and fail, so a script checking its map notices */
+    if (m->n == 0) {
+        diag_error(m->path, 0, "no symbols: %s", m->malformed ? "every line is malformed (not a perf map?)"
+                                                              : "the map is empty (was node run with --perf-basic-prof?)");
+        return EXIT_FAIL;
+    }
     return EXIT_OK;
+}
+
+static int set_ambiguous(void *t, const char *arg)
+{
+    if ((*(int *)t = jit_ambiguous_parse(arg)) < 0) return opt_fail("--ambiguous takes newest, oldest or mark, not '%s'", arg);
+    return 0;
 }
 
 int cli_map(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"ambiguous", required_argument, 0, 'A'},
-        {"verbose", no_argument, 0, 'v'},      {"quiet", no_argument, 0, 'q'},
-        {"map-journal", required_argument, 0, 'J'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
-    };
     const char *out = NULL, *journal = NULL;
-    int policy = JIT_AMBIGUOUS_MARK, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:vqh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'A':
-            if ((policy = jit_ambiguous_parse(optarg)) < 0) {
-                diag_error(NULL, 0, "--ambiguous takes newest, oldest or mark, not '%s'", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'J': journal = optarg; break;
-        case 'v': diag_verbosity = 1; break;
-        case 'q': diag_verbosity = -1; break;
-        case 'h': map_usage(stdout); return EXIT_OK;
-        default: map_usage(stderr); return EXIT_USAGE;
-        }
-    }
-    /* options may also follow the subcommand and its arguments */
-    char *args[4];
-    int nargs = 0;
-    for (int i = optind; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-            if (++i == argc) { map_usage(stderr); return EXIT_USAGE; }
-            out = argv[i];
-        } else if (!strcmp(argv[i], "--ambiguous")) {
-            if (++i == argc || (policy = jit_ambiguous_parse(argv[i])) < 0) {
-                diag_error(NULL, 0, "--ambiguous takes newest, oldest or mark");
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(argv[i], "--map-journal")) {
-            if (++i == argc) { map_usage(stderr); return EXIT_USAGE; }
-            journal = argv[i];
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            map_usage(stdout);
-            return EXIT_OK;
-        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-            diag_verbosity = 1;
-        } else if (nargs < 4) {
-            args[nargs++] = argv[i];
-        } else {
-            map_usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
-    static const struct { const char *name; int nargs; } subs[] = {{"find", 3}, {"tidy", 2}, {"update", 3}, {"stats", 2}};
+    int policy = JIT_AMBIGUOUS_MARK;
+    const opt_t opts[] = {
+        OPT_STR("output", 'o', "FILE", "write here instead of stdout (atomic; never the input)", &out),
+        OPT_FN("ambiguous", 0, "newest|oldest|mark", "update: the name of an address several entries cover", &policy,
+               set_ambiguous),
+        OPT_STR("map-journal", 0, "J", "update: the map's growth over time, from 'nodescope record --keep'", &journal),
+        OPT_VERBOSITY,
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {
+        "map",
+        "usage: nodescope map find MAP ADDR\n"
+        "       nodescope map tidy MAP [-o OUT]\n"
+        "       nodescope map update MAP STACKS [-o OUT] [--ambiguous newest|oldest|mark] [--map-journal J]\n"
+        "       nodescope map stats MAP\n"
+        "\n"
+        "perf-PID.map files (V8 --perf-basic-prof, JSC, Java perf-map-agent, Python -X perf, .NET)\n"
+        "list 'START SIZE name'. Runtimes reuse freed code space, so later entries claim\n"
+        "addresses earlier ones had, and perf labels samples with stale names.\n"
+        "\n"
+        "  find    every entry covering ADDR (hex) in file order with its line number; the newest is marked\n"
+        "  tidy    drop entries overlapped by a later one; print the rest sorted by address (perf-map format)\n"
+        "  update  rewrite 'perf script' text: frames the map covers get the chosen name, other lines\n"
+        "          pass through byte for byte (--ambiguous: mark [default], newest, oldest; with\n"
+        "          --map-journal J from 'nodescope record --keep', each sample by its time)\n"
+        "  stats   entries, overlapping entries, reused ranges, and kinds of code; a map without\n"
+        "          entries is an error (exit 1): the process wrote none, or this is not a perf map\n",
+        tables, 0, NULL};
+    int nargs = opt_parse(&cmd, argc, argv);
+    if (nargs < 0) return opt_exit_code(nargs);
+    char **args = argv + 1;
+    static const struct { const char *name; int nargs; const char *operands; } subs[] = {
+        {"find", 3, "MAP ADDR"}, {"tidy", 2, "MAP"}, {"update", 3, "MAP STACKS"}, {"stats", 2, "MAP"}};
+    if (nargs == 0) return opt_usage_error(&cmd, "which map command? (find, tidy, update, stats)");
     int which = -1;
-    for (int i = 0; i < 4 && nargs; i++)
+    for (int i = 0; i < 4; i++)
         if (!strcmp(args[0], subs[i].name)) which = i;
-    if (which < 0 || nargs != subs[which].nargs) {
-        if (nargs && which < 0) diag_error(NULL, 0, "unknown map command '%s'", args[0]);
-        map_usage(stderr);
-        return EXIT_USAGE;
-    }
+    if (which < 0) return opt_usage_error(&cmd, "unknown map command '%s' (find, tidy, update, stats)", args[0]);
+    if (nargs != subs[which].nargs)
+        return opt_usage_error(&cmd, "map %s takes %s, not %d argument%s", subs[which].name, subs[which].operands,
+                               nargs - 1, nargs == 2 ? "" : "s");
     if (which == 2) return map_update(args[1], args[2], out, (jit_ambiguous_t)policy, journal, args + 1);
     perfmap_t *m = perfmap_load(args[1]);
     if (!m) return EXIT_FAIL;

@@ -3,64 +3,55 @@
 #include "cli/input_opts.h"
 #include "util/diag.h"
 #include <stdio.h>
-
-static void merge_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: nodescope merge [OPTIONS] A B... -o OUT\n"
-            "\n"
-            "Add the profiles' call trees (--avg: each weighs 1/N, the mean profile) and write\n"
-            "OUT in the format its extension names (.cpuprofile, .folded, .svg). Timelines of\n"
-            "different recordings do not line up, so the result has none (a .cpuprofile gets\n"
-            "evenly spaced samples).\n"
-            "\n"
-            "  -o, --output FILE   where to write (required)\n"
-            "      --avg           average instead of sum\n"
-            "      --to NAME       output format when the extension does not say\n"
-            "  -q, --quiet / -v, --verbose / -h, --help\n"
-            "%s",
-            cli_input_help);
-}
+#include <string.h>
 
 int cli_merge(int argc, char **argv)
 {
-    static const struct option own[] = {
-        {"output", required_argument, 0, 'o'}, {"avg", no_argument, 0, 'A'},
-        {"to", required_argument, 0, 'T'},     {"quiet", no_argument, 0, 'q'},
-        {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
-    const struct option *longopts = cli_input_longopts(own);
     cli_input_t in;
     cli_input_init(&in);
     const char *output = NULL, *to = NULL;
-    int avg = 0, c, r;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': output = optarg; break;
-        case 'A': avg = 1; break;
-        case 'T': to = optarg; break;
-        case 'q': diag_verbosity = -1; break;
-        case 'v': diag_verbosity = 1; break;
-        case 'h': merge_usage(stdout); return EXIT_OK;
-        default:
-            if ((r = cli_input_option(&in, c, optarg)) > 0) break;
-            if (r == 0) merge_usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
+    int avg = 0;
+    char to_help[512];
+    snprintf(to_help, sizeof to_help, "output format when the extension does not say: %s", format_writer_names());
+    const opt_t own[] = {
+        OPT_STR("output", 'o', "FILE", "where to write (required)", &output),
+        OPT_BOOL("avg", 0, "average instead of sum", &avg),
+        OPT_STR("to", 0, "NAME", to_help, &to),
+        OPT_VERBOSITY,
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {own, in.opts, NULL};
+    const opt_cmd_t cmd = {"merge",
+                           "usage: nodescope merge [OPTIONS] A B... -o OUT\n"
+                           "\n"
+                           "Add the profiles' call trees (--avg: each weighs 1/N, the mean profile) and write\n"
+                           "OUT in the format its extension names (.cpuprofile, .folded, .svg, ...). Timelines\n"
+                           "of different recordings do not line up, so the result has none (a .cpuprofile gets\n"
+                           "evenly spaced samples). Profiles whose weights have different units (samples,\n"
+                           "perf's ns of cpu-clock, cycles, ...) are not added: that is an error.\n",
+                           tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    char **files = argv + 1;
     const format_writer_t *w = to ? format_writer_by_name(to) : NULL;
-    if ((to && !w) || !output || (!w && !format_writer_for_path(output)) || argc - optind < 1) {
-        diag_error(output, 0, !output ? "missing -o OUT" : argc - optind < 1 ? "no input" : "unknown output format");
-        merge_usage(stderr);
-        return EXIT_USAGE;
-    }
-    int n = argc - optind, rc = EXIT_FAIL;
+    if (to && !w) return opt_usage_error(&cmd, "unknown output format '%s' (known: %s)", to, format_writer_names());
+    if (!output) return opt_usage_error(&cmd, "missing -o OUT");
+    if (!w && !format_writer_for_path(output))
+        return opt_usage_error(&cmd, "%s: cannot tell the output format from the extension; use --to (%s)", output,
+                               format_writer_names());
+    if (n < 1) return opt_usage_error(&cmd, "no input");
+    int rc = EXIT_FAIL;
     profile_t *sum = profile_new();
     for (int i = 0; i < n; i++) {
         profile_t *one = profile_new();
-        if (cli_input_read(&in, argv + optind + i, 1, one) != 0) {
+        if (cli_input_read(&in, files + i, 1, one) != 0) {
+            profile_free(one);
+            goto done;
+        }
+        /* never add ns of CPU to sample counts: the sum takes the first input's unit, the rest must match */
+        if (i == 0) sum->weight_unit = strpool_cstr(sum->strings, cli_weight_unit(one));
+        else if (cli_check_units("merge", files[0], sum, files[i], one) != 0) {
             profile_free(one);
             goto done;
         }
@@ -68,7 +59,9 @@ int cli_merge(int argc, char **argv)
         profile_free(one);
     }
     sum->nsamples = 0;   /* separate recordings' timelines do not line up */
-    if (cli_write_profile(sum, output, w, NULL, argv + optind, n) == 0) rc = EXIT_OK;
+    write_opts_t wo = {0};
+    cli_input_write_opts(&in, &wo);
+    if (cli_write_profile(sum, output, w, &wo, files, n) == 0) rc = EXIT_OK;
 done:
     cli_input_free(&in);
     profile_free(sum);

@@ -1,14 +1,16 @@
 /* nodescope record: run a Node program (or attach to one) under perf, journal its
  * perf map while it runs, and write a profile with time-correct JS names. */
 #include "cli/cli.h"
-#include "symbols/jit_resolver.h"
+#include "record/perf_import.h"
+#include "record/perf_session.h"
+#include "record/program.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,80 +19,44 @@
 #include <time.h>
 #include <unistd.h>
 
-static void record_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: nodescope record [-F HZ] [-d SECONDS] [-o OUT] -- node app.js ARGS...\n"
-            "       nodescope record -p PID [-F HZ] [-d SECONDS] [-o OUT]\n"
-            "\n"
-            "Profile a Node.js program with perf and write OUT with correct JavaScript names:\n"
-            "the program runs with --perf-basic-prof --interpreted-frames-native-stack, perf\n"
-            "records callchains on CLOCK_MONOTONIC, and nodescope journals the growth of\n"
-            "/tmp/perf-PID.map so every sample is named after the code that was at its address\n"
-            "at that moment (V8 reuses code addresses; perf alone names many samples wrongly).\n"
-            "The program keeps its stdin, stdout, stderr and exit status; Ctrl-C stops it and\n"
-            "still writes OUT.\n"
-            "\n"
-            "  -o, --output OUT   format from the extension (.svg, .folded, .cpuprofile, .txt, ...);\n"
-            "                     default nodescope-PID.svg (or .folded when SVG is not available)\n"
-            "  -F, --freq HZ      sampling frequency (default 99)\n"
-            "  -d, --duration S   stop after S seconds (the program is terminated; with -p: detached)\n"
-            "  -p, --pid PID      attach to a running process started with --perf-basic-prof;\n"
-            "                     names are time-correct from the moment recording starts\n"
-            "      --keep DIR     keep perf.data, the perf script text and the journal in DIR\n"
-            "  -q, --quiet / -v, --verbose\n"
-            "  -h, --help\n");
-}
+static const char record_usage[] =
+    "usage: nodescope record [OPTIONS] -- node app.js ARGS...\n"
+    "       nodescope record -p PID [OPTIONS]\n"
+    "\n"
+    "Profile a Node.js program with perf and write OUT with correct JavaScript names:\n"
+    "the program runs with --perf-basic-prof --interpreted-frames-native-stack, perf\n"
+    "records callchains on CLOCK_MONOTONIC, and nodescope journals the growth of\n"
+    "/tmp/perf-PID.map so every sample is named after the code that was at its address\n"
+    "at that moment (V8 reuses code addresses; perf alone names many samples wrongly).\n"
+    "The command may be node or a script node runs (#!/usr/bin/env node: npx, tsc, ...).\n"
+    "The program keeps its stdin, stdout, stderr and exit status.\n"
+    "\n"
+    "Stopping: Ctrl-C, or SIGINT/SIGTERM/SIGHUP sent to nodescope, is passed to the\n"
+    "program; a second signal, or the program still running 5 s later, kills it. OUT is\n"
+    "written from what was recorded and the exit status is 0 when nodescope stopped the\n"
+    "program (-d, a signal), else the program's own.\n";
 
-static volatile sig_atomic_t stop_requested;
-static void on_signal(int sig) { stop_requested = sig; }
-
-static int perf_available(void)
+static int set_pid(void *target, const char *arg)
 {
-    pid_t c = fork();
-    if (c == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 1), dup2(null, 2);
-        execlp("perf", "perf", "--version", (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    if (c < 0 || waitpid(c, &st, 0) < 0) return 0;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-static int check_permissions(void)
-{
-    if (!perf_available()) {
-        diag_error(NULL, 0, "perf is not installed or does not run; on Debian: apt-get install linux-perf");
-        return -1;
-    }
-    if (geteuid() == 0) return 0;
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    int level = 2;
-    if (f) {
-        if (fscanf(f, "%d", &level) != 1) level = 2;
-        fclose(f);
-    }
-    if (level > 2) {
-        diag_error(NULL, 0, "perf_event_paranoid is %d: unprivileged users may not profile. Fix: "
-                   "sudo sysctl kernel.perf_event_paranoid=2 (or run as root)", level);
-        return -1;
-    }
+    long pid;
+    if (opt_parse_long("--pid", arg, &pid) != 0) return -1;
+    if (pid <= 0 || pid > 0x7fffffff) return opt_fail("--pid needs a process id, not '%s'", arg);
+    *(int *)target = (int)pid;
     return 0;
 }
 
-/* The first child of pid (perf forks the workload). */
-static int child_of(int pid)
+static int set_seconds(void *target, const char *arg)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int c = 0;
-    if (fscanf(f, "%d", &c) != 1) c = 0;
-    fclose(f);
-    return c;
+    if (opt_parse_double("--duration", arg, target) != 0) return -1;
+    if (*(double *)target < 0) return opt_fail("--duration cannot be negative ('%s')", arg);
+    return 0;
+}
+
+static int set_freq(void *target, const char *arg)
+{
+    if (opt_parse_double("--freq", arg, target) != 0) return -1;
+    if (*(double *)target < 1) return opt_fail("--freq must be at least 1 Hz ('%s')", arg);
+    return 0;
 }
 
 /* Removes V8's isolate-*-PID-v8.log side files from the working directory. */
@@ -109,21 +75,41 @@ static void remove_v8_logs(int pid)
     closedir(d);
 }
 
-static int run_to_file(char *const argv[], const char *out_path)
+/* rename(2), or a copy when from and to are on different file systems. */
+static int move_file(const char *from, const char *to)
 {
-    pid_t c = fork();
-    if (c == 0) {
-        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int null = open("/dev/null", O_WRONLY);
-        if (fd < 0) _exit(127);
-        dup2(fd, 1);
-        dup2(null, 2);
-        execvp(argv[0], argv);
-        _exit(127);
+    if (rename(from, to) == 0) return 0;
+    if (errno != EXDEV) return -1;
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    int ok = in && out;
+    char buf[65536];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+    if (in) fclose(in);
+    if (out && fclose(out) != 0) ok = 0;
+    if (!ok) return -1;
+    unlink(from);
+    return 0;
+}
+
+/* OUT must be a writable place with a known extension: checked before the program runs. */
+static int check_output(const char *out)
+{
+    if (!format_writer_for_path(out)) {
+        diag_error(out, 0, "unknown output format: name the file with one of these extensions: %s",
+                   format_writer_extensions());
+        return -1;
     }
-    int st;
-    while (waitpid(c, &st, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    const char *d = !slash ? "." : dir[0] ? dir : "/";
+    if (access(d, W_OK) != 0) {
+        diag_error(out, 0, "cannot write to directory %s: %s", d, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static void remove_dir(const char *dir)
@@ -141,162 +127,111 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+
 int cli_record(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"freq", required_argument, 0, 'F'},
-        {"duration", required_argument, 0, 'd'}, {"pid", required_argument, 0, 'p'},
-        {"keep", required_argument, 0, 'K'},     {"quiet", no_argument, 0, 'q'},
-        {"verbose", no_argument, 0, 'v'},        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
-    };
     const char *out = NULL, *keep = NULL;
     double freq = 99, duration = 0;
-    int attach = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:F:d:p:qvh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'F': if (cli_parse_double("-F", optarg, &freq) || freq < 1) return EXIT_USAGE; break;
-        case 'd': if (cli_parse_double("-d", optarg, &duration) || duration < 0) return EXIT_USAGE; break;
-        case 'p': attach = atoi(optarg); if (attach <= 0) { diag_error(NULL, 0, "-p needs a process id"); return EXIT_USAGE; } break;
-        case 'K': keep = optarg; break;
-        case 'q': diag_verbosity = -1; break;
-        case 'v': diag_verbosity = 1; break;
-        case 'h': record_usage(stdout); return EXIT_OK;
-        default: record_usage(stderr); return EXIT_USAGE;
-        }
-    }
-    char **prog = argv + optind;
-    int nprog = argc - optind;
-    if (!attach && nprog == 0) {
-        diag_error(NULL, 0, "nothing to record: give a command after '--' or -p PID");
-        record_usage(stderr);
-        return EXIT_USAGE;
-    }
-    if (attach && kill(attach, 0) != 0) {
-        diag_error(NULL, 0, "no process %d to attach to", attach);
+    int attach = 0, any_program = 0;
+    char output_help[320];
+    snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
+             format_writer_extensions());
+    const opt_t own[] = {
+        OPT_STR("output", 'o', "OUT", output_help, &out),
+        OPT_FN("freq", 'F', "HZ", "sampling frequency (default 99)", &freq, set_freq),
+        OPT_FN("duration", 'd', "S", "stop after S seconds (the program gets SIGINT; with -p: detach)", &duration,
+               set_seconds),
+        OPT_FN("pid", 'p', "PID", "attach to a running node process started with --perf-basic-prof;\n"
+               "names are time-correct from the moment recording starts", &attach, set_pid),
+        OPT_BOOL("perf", 0, "record any program (or process) with perf alone: no Node flags,\n"
+                 "no perf map needed; native frames only when it is not node", &any_program),
+        OPT_STR("keep", 0, "DIR", "keep perf.data, the perf script text, the journal and the perf map in DIR",
+                &keep),
+        OPT_VERBOSITY, OPT_HELP, OPT_END,
+    };
+    const opt_t *tables[] = {own, NULL};
+    const opt_cmd_t cmd = {"record", record_usage, tables, OPT_STOP_AT_OPERAND, NULL};
+    int nprog = opt_parse(&cmd, argc, argv);
+    if (nprog < 0) return opt_exit_code(nprog);
+    char **prog = argv + 1;
+    if (!attach && nprog == 0) return opt_usage_error(&cmd, "nothing to record: give a command after '--' or -p PID");
+    if (attach && nprog > 0) return opt_usage_error(&cmd, "give either -p PID or a command to run, not both");
+    /* Everything that can fail is checked before the program runs. */
+    if (out && check_output(out) != 0) return EXIT_USAGE;
+    if (perf_import_check_perf() != 0) return EXIT_FAIL;
+    static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};
+    record_program_t rp = {0};
+    if (attach ? record_check_attach(attach, any_program) != 0
+               : record_program_resolve(&rp, prog, nprog, node_flags, any_program) != 0)
         return EXIT_FAIL;
-    }
-    if (check_permissions() != 0) return EXIT_FAIL;
 
     char tmpl[4096];
     snprintf(tmpl, sizeof tmpl, "%s/nodescope-record.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     const char *dir = keep ? keep : mkdtemp(tmpl);
     if (!dir || (keep && mkdir(keep, 0755) != 0 && errno != EEXIST)) {
         diag_error(keep ? keep : tmpl, 0, "cannot create a directory for the recording: %s", strerror(errno));
+        record_program_free(&rp);
         return EXIT_FAIL;
     }
-    char data[4200], script[4200], journal[4200];
+    char data[4200], journal[4200];
     snprintf(data, sizeof data, "%s/perf.data", dir);
-    snprintf(script, sizeof script, "%s/perf.txt", dir);
     snprintf(journal, sizeof journal, "%s/map-journal.txt", dir);
 
-    /* perf record [-p PID | -- node FLAGS app ARGS] */
-    char freq_s[32];
+    /* perf record [-p PID | -- PROGRAM] */
+    char freq_s[32], pid_s[32];
     snprintf(freq_s, sizeof freq_s, "%d", (int)freq);
-    char **pargv = xcalloc((size_t)nprog + 20, sizeof *pargv);
+    char **pargv = xcalloc((size_t)rp.argc + 20, sizeof *pargv);
     int k = 0;
     pargv[k++] = "perf", pargv[k++] = "record", pargv[k++] = "-q", pargv[k++] = "-g", pargv[k++] = "-k";
     pargv[k++] = "CLOCK_MONOTONIC", pargv[k++] = "-F", pargv[k++] = freq_s, pargv[k++] = "-o", pargv[k++] = data;
-    char pid_s[32];
     if (attach) {
         snprintf(pid_s, sizeof pid_s, "%d", attach);
         pargv[k++] = "-p", pargv[k++] = pid_s;
     } else {
         pargv[k++] = "--";
-        pargv[k++] = prog[0];
-        /* V8 flags go right after the node binary */
-        pargv[k++] = "--perf-basic-prof";
-        pargv[k++] = "--interpreted-frames-native-stack";
-        for (int i = 1; i < nprog; i++) pargv[k++] = prog[i];
+        for (int i = 0; i < rp.argc; i++) pargv[k++] = rp.argv[i];
     }
     pargv[k] = NULL;
 
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    uint64_t t_start = monotonic_ns();
-    pid_t perf = fork();
-    if (perf == 0) {
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        execvp("perf", pargv);
-        _exit(127);
+    perf_session_opts_t so = {.perf_argv = pargv, .attach_pid = attach, .duration_s = duration,
+                              .journal_path = attach || rp.is_node ? journal : NULL};
+    perf_session_result_t sr;
+    int rc = EXIT_FAIL;
+    char default_out[64];
+    if (perf_session_run(&so, &sr) == 0) {
+        if (!attach && sr.target) remove_v8_logs(sr.target);
+        profile_t *p = profile_new();
+        int named = 0;
+        if (!out) {
+            snprintf(default_out, sizeof default_out, "nodescope-%d.%s", sr.target,
+                     format_writer_by_name("svg") ? "svg" : "folded");
+            out = default_out;
+        }
+        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 &&
+            cli_write_profile(p, out, NULL, NULL, NULL, 0) == 0) {
+            rc = EXIT_OK;
+            if (diag_verbosity >= 0)
+                fprintf(stderr, "nodescope: wrote %s (%.0f samples%s)\n", out, (double)p->nsamples,
+                        attach && named ? "; names are time-correct from the start of recording" : "");
+        } else if (sr.perf_exit != 0 && !sr.stopped) {
+            diag_error(NULL, 0, "perf exited with status %d%s", sr.perf_exit,
+                       attach ? "" : " (the program's status, or perf's own failure above)");
+        }
+        profile_free(p);
+    }
+    /* The perf map of a program we started is ours: kept with --keep, else removed.
+     * An attached process keeps its own. */
+    if (!attach && sr.target && rp.is_node) {
+        char map_path[64], kept[4200];
+        snprintf(map_path, sizeof map_path, "/tmp/perf-%d.map", sr.target);
+        snprintf(kept, sizeof kept, "%s/perf-%d.map", dir, sr.target);
+        if (!keep || move_file(map_path, kept) != 0) unlink(map_path);
     }
     free(pargv);
-    if (perf < 0) {
-        diag_error(NULL, 0, "cannot start perf: %s", strerror(errno));
-        return EXIT_FAIL;
-    }
-    int target = attach;
-    map_journal_t jr;
-    int journaling = 0, status = 0, forwarded = 0;
-    for (;;) {
-        if (!target) target = child_of(perf);
-        if (target && !journaling) journaling = map_journal_start(&jr, target, journal) == 0;
-        if (journaling) map_journal_poll(&jr, 2);
-        else usleep(1000);
-        pid_t w = waitpid(perf, &status, WNOHANG);
-        if (w == perf) break;
-        int timed_out = duration > 0 && (double)(monotonic_ns() - t_start) / 1e9 >= duration;
-        if ((stop_requested || timed_out) && !forwarded) {
-            /* Ctrl-C reaches the whole process group already; -d and SIGTERM need telling perf. */
-            if (timed_out || stop_requested == SIGTERM) kill(perf, SIGINT);
-            forwarded = 1;
-        }
-    }
-    if (journaling) map_journal_stop(&jr);
-    int prog_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (!attach && target) remove_v8_logs(target);
-
-    int rc = EXIT_FAIL;
-    struct stat st;
-    if (stat(data, &st) != 0 || st.st_size == 0) {
-        diag_error(data, 0, "perf recorded nothing (perf exit status %d)", prog_status);
-        goto done;
-    }
-    char *sargv[] = {"perf", "script", "-i", data, NULL};
-    if (run_to_file(sargv, script) != 0) {
-        diag_error(script, 0, "'perf script' failed on the recording");
-        goto done;
-    }
-    /* perf script prints thread ids; every thread of the program shares the process's map */
-    char map_path[64];
-    snprintf(map_path, sizeof map_path, "/tmp/perf-%d.map", target);
-    jit_resolver_t *res = jit_resolver_new(access(map_path, R_OK) == 0 ? map_path : NULL, JIT_AMBIGUOUS_MARK);
-    if (!res) goto done;
-    if (journaling && jit_resolver_load_journal(res, journal) != 0) {
-        jit_resolver_free(res);
-        goto done;
-    }
-    read_opts_t ro = {0};
-    ro.format = "perf";
-    ro.resolver = res;
-    profile_t *p = profile_new();
-    char default_out[64];
-    if (!out) {
-        snprintf(default_out, sizeof default_out, "nodescope-%d.%s", target, format_writer_by_name("svg") ? "svg" : "folded");
-        out = default_out;
-    }
-    if (format_read_path(script, p, &ro) == 0 && cli_write_profile(p, out, NULL, NULL, NULL, 0) == 0) {
-        rc = EXIT_OK;
-        if (diag_verbosity >= 0)
-            fprintf(stderr, "nodescope: wrote %s (%.0f samples%s)\n", out, (double)p->nsamples,
-                    attach ? "; names are time-correct from the start of recording" : "");
-        if (diag_verbosity > 0) jit_resolver_print_stats(res);
-    }
-    profile_free(p);
-    jit_resolver_free(res);
-done:
+    record_program_free(&rp);
     if (!keep) remove_dir(dir);
-    /* the program's own exit status wins when recording worked */
-    if (rc == EXIT_OK && !attach) {
-        /* On Ctrl-C perf reports 0, or the SIGTERM it sent the program when that came
-         * first; either way the program was interrupted by the user's signal. */
-        if (stop_requested && (prog_status == 0 || prog_status > 128)) return 128 + stop_requested;
-        return prog_status;
-    }
-    return rc;
+    if (rc != EXIT_OK) return rc;
+    /* A planned stop (-d, Ctrl-C, a signal) is success; otherwise the program's status. */
+    if (attach || sr.stopped) return EXIT_OK;
+    return sr.perf_exit;
 }

@@ -42,12 +42,27 @@ typedef struct {
     double *stamps;         /* legacy: absolute µs per sample */
     size_t nstamps, stamps_cap;
     char event_id[40];      /* trace events: the profile id ("0x1"), "" = none */
-    unsigned long other_profiles;   /* trace-event chunks of other profile ids, skipped */
+    /* trace events: the event's process, thread and name (args.name for metadata events) */
+    double pid, tid;
+    int have_tid, depth;
+    char ev_name[24], arg_name[128];
+    struct cp_prof *profs;  /* the profiles of a trace, by (pid, id); each becomes a thread */
+    size_t nprofs;
+    struct cp_tname { double pid, tid; char name[128]; } *tnames;   /* thread_name metadata */
+    size_t ntnames;
     /* scratch reused from node to node (a big profile has hundreds of thousands) */
     buf_t name, url;
     double *ids;
     size_t ids_cap;
 } cp_t;
+
+struct cp_prof {
+    char id[40];
+    double pid, tid;
+    int have_tid;
+    unsigned long events;
+    cp_t *cp;
+};
 
 static int sniff_cpuprofile(const char *head, size_t n)
 {
@@ -60,6 +75,11 @@ static int sniff_cpuprofile(const char *head, size_t n)
     if (memmem(head, n, "\"profile\"", 9) && memmem(head, n, "\"nodes\"", 7)) return 80;
     if (memmem(head, n, "\"ProfileChunk\"", 14) || memmem(head, n, "\"cpuProfile\"", 12)) return 85;
     if (memmem(head, n, "\"head\"", 6) && memmem(head, n, "\"functionName\"", 14)) return 80;   /* legacy */
+    /* a JSON object with a profile's keys but not its shape: read it as one, so the error says
+     * what is wrong with it ({"nodes":5}) instead of "unrecognised input" */
+    if (memmem(head, n, "\"nodes\"", 7) || memmem(head, n, "\"timeDeltas\"", 12) ||
+        memmem(head, n, "\"traceEvents\"", 13))
+        return 40;
     return 0;
 }
 
@@ -201,6 +221,12 @@ static void cp_free(cp_t *cp)
     buf_free(&cp->name);
     buf_free(&cp->url);
     free(cp->ids);
+    for (size_t i = 0; i < cp->nprofs; i++) {
+        cp_free(cp->profs[i].cp);
+        free(cp->profs[i].cp);
+    }
+    free(cp->profs);
+    free(cp->tnames);
 }
 
 static int read_profile_object(json_t *j, profile_t *p, cp_t *cp);
@@ -263,22 +289,9 @@ static double read_legacy_node(json_t *j, profile_t *p, cp_t *cp)
     return rc == 0 ? nd->id : -1;
 }
 
-/* A trace-event array (after its '['): every event's members are read as a profile
- * object, so Profile's args.data.startTime and ProfileChunk's args.data.cpuProfile
- * {nodes, samples} and args.data.timeDeltas accumulate into one profile. */
-/* Appends one event's parts to the profile being built: Profile and ProfileChunk
- * events of the first profile id seen; chunks of other ids (V8 may run several
- * profiles at once, e.g. --cpu-prof beside the tracing profiler) are counted and skipped. */
-static void take_event(cp_t *cp, cp_t *ev)
+/* Appends one event's (or a chunk's) parts to the profile being built. */
+static void append_event(cp_t *cp, cp_t *ev)
 {
-    if (ev->event_id[0] && (ev->n || ev->nsamples || ev->ndeltas || ev->have_start)) {
-        if (!cp->event_id[0]) memcpy(cp->event_id, ev->event_id, sizeof cp->event_id);
-        else if (strcmp(cp->event_id, ev->event_id)) {
-            cp->other_profiles++;
-            cp_free(ev);
-            return;
-        }
-    }
     for (size_t i = 0; i < ev->n; i++) {
         XGROW(cp->nodes, cp->cap, cp->n + 1);
         cp->nodes[cp->n++] = ev->nodes[i];
@@ -301,6 +314,38 @@ static void take_event(cp_t *cp, cp_t *ev)
     if (ev->have_end) cp->end_time = ev->end_time, cp->have_end = 1;
     cp->saw_children |= ev->saw_children;
     cp_free(ev);
+}
+
+/* A trace-event array (after its '['): every event's members are read as a profile object.
+ * Profile and ProfileChunk events (args.data.startTime, args.data.cpuProfile {nodes, samples},
+ * args.data.timeDeltas) accumulate per profile id and process; each profile is a thread's
+ * (the events' pid and tid), named by the thread_name metadata events. */
+static void take_event(cp_t *cp, cp_t *ev)
+{
+    if (!strcmp(ev->ev_name, "thread_name") && ev->arg_name[0] && ev->have_tid) {
+        cp->tnames = xrealloc(cp->tnames, (cp->ntnames + 1) * sizeof *cp->tnames);
+        struct cp_tname *tn = &cp->tnames[cp->ntnames++];
+        tn->pid = ev->pid, tn->tid = ev->tid;
+        memcpy(tn->name, ev->arg_name, sizeof tn->name);
+    }
+    if (ev->event_id[0] && (ev->n || ev->nsamples || ev->ndeltas || ev->have_start)) {
+        struct cp_prof *pr = NULL;
+        for (size_t i = 0; i < cp->nprofs && !pr; i++)
+            if (!strcmp(cp->profs[i].id, ev->event_id) && cp->profs[i].pid == ev->pid) pr = &cp->profs[i];
+        if (!pr) {
+            cp->profs = xrealloc(cp->profs, (cp->nprofs + 1) * sizeof *cp->profs);
+            pr = &cp->profs[cp->nprofs++];
+            memset(pr, 0, sizeof *pr);
+            memcpy(pr->id, ev->event_id, sizeof pr->id);
+            pr->pid = ev->pid, pr->tid = ev->tid, pr->have_tid = ev->have_tid;
+            pr->cp = xcalloc(1, sizeof *pr->cp);
+            memcpy(pr->cp->event_id, ev->event_id, sizeof pr->cp->event_id);
+        }
+        pr->events++;
+        append_event(pr->cp, ev);
+        return;
+    }
+    append_event(cp, ev);
 }
 
 static int read_trace_events(json_t *j, profile_t *p, cp_t *cp)
@@ -360,7 +405,19 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
             else rc = read_trace_events(j, p, cp);
         } else if (!strcmp(k, "profile") || !strcmp(k, "args") || !strcmp(k, "data") || !strcmp(k, "cpuProfile")) {
             if ((t = json_next(j)) != JSON_OBJECT_START) rc = json_skip(j, t);
-            else rc = read_profile_object(j, p, cp);
+            else cp->depth++, rc = read_profile_object(j, p, cp), cp->depth--;
+        } else if (cp->depth == 0 && (!strcmp(k, "pid") || !strcmp(k, "tid"))) {   /* a trace event's thread */
+            int is_pid = k[0] == 'p';
+            t = json_next(j);
+            if (t != JSON_NUMBER) rc = json_skip(j, t);
+            else if (is_pid) cp->pid = j->num;
+            else cp->tid = j->num, cp->have_tid = 1;
+        } else if (cp->depth <= 1 && !strcmp(k, "name")) {   /* an event's name, or a metadata event's args.name */
+            int depth = cp->depth;
+            t = json_next(j);
+            if (t != JSON_STRING) rc = json_skip(j, t);
+            else if (depth == 0) snprintf(cp->ev_name, sizeof cp->ev_name, "%s", j->str.data);
+            else snprintf(cp->arg_name, sizeof cp->arg_name, "%s", j->str.data);
         } else rc = json_skip(j, json_next(j));
     }
     if (rc == 0 && t != JSON_OBJECT_END) rc = -1;
@@ -436,7 +493,148 @@ static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const 
     free(own);
 }
 
-static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
+/* Builds one profile's tree under node top (0, or its thread's node) and adds its samples. */
+static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *cp, uint32_t top, int first)
+{
+    if (!cp->n) {
+        diag_error(in->name, 0, "no 'nodes'");
+        return -1;
+    }
+    if (cp->legacy) {   /* seconds, and absolute sample timestamps in µs instead of deltas */
+        cp->start_time *= 1e6, cp->end_time *= 1e6;
+        if (!cp->ndeltas && cp->nstamps == cp->nsamples)
+            for (size_t s = 0; s < cp->nstamps; s++) {
+                XGROW(cp->deltas, cp->deltas_cap, cp->ndeltas + 1);
+                cp->deltas[cp->ndeltas++] = cp->stamps[s] - (s ? cp->stamps[s - 1] : cp->start_time);
+            }
+    }
+
+    /* id -> index; parents from children lists */
+    u64map_t index;
+    u64map_init(&index);
+    u64map_reserve(&index, cp->n);
+    for (size_t i = 0; i < cp->n; i++) {
+        int found;
+        uint32_t *slot = u64map_upsert(&index, (uint64_t)cp->nodes[i].id, &found);
+        if (found) {
+            diag_error(in->name, 0, "node id %.0f appears twice", cp->nodes[i].id);
+            u64map_free(&index);
+            return -1;
+        }
+        *slot = (uint32_t)i;
+    }
+    /* trace-event chunks: children lists from the nodes' parent ids */
+    if (!cp->saw_children)
+        for (size_t i = 0; i < cp->n; i++) {
+            uint32_t k;
+            if (cp->nodes[i].parent_id < 0) continue;
+            if (!u64map_get(&index, (uint64_t)cp->nodes[i].parent_id, &k)) continue;   /* a root */
+            cp_node_t *up = &cp->nodes[k];
+            up->children = xrealloc(up->children, (up->nchildren + 1) * sizeof *up->children);
+            up->children[up->nchildren++] = (uint32_t)cp->nodes[i].id;
+        }
+    repair_sampled_positions(in, p, cp, &index);
+    uint32_t *parent = xmalloc(cp->n * sizeof *parent);
+    for (size_t i = 0; i < cp->n; i++) parent[i] = UINT32_MAX;
+    unsigned long dangling = 0, multi = 0;
+    for (size_t i = 0; i < cp->n; i++)
+        for (size_t c = 0; c < cp->nodes[i].nchildren; c++) {
+            uint32_t k;
+            if (!u64map_get(&index, cp->nodes[i].children[c], &k)) dangling++;
+            else if (parent[k] != UINT32_MAX || k == i) multi++;
+            else parent[k] = (uint32_t)i;
+        }
+    if (dangling) diag_warn(in->name, 0, "%lu children refer to missing nodes; ignored", dangling);
+    if (multi) diag_warn(in->name, 0, "%lu nodes listed under several parents (or themselves); kept under the first", multi);
+
+    /* Profile nodes in parent-first order (iterative DFS from every root), so a cycle
+     * (which has no root) is never entered. */
+    uint32_t *pnode = xmalloc(cp->n * sizeof *pnode), *stack = xmalloc(cp->n * sizeof *stack);
+    uint8_t *seen = xcalloc(cp->n, 1);
+    size_t reached = 0;
+    for (size_t r = 0; r < cp->n; r++) {
+        if (parent[r] != UINT32_MAX) continue;
+        size_t sn = 0;
+        stack[sn++] = (uint32_t)r;
+        seen[r] = 1;
+        while (sn) {
+            uint32_t i = stack[--sn];
+            reached++;
+            uint32_t up = parent[i] == UINT32_MAX ? top : pnode[parent[i]];
+            pnode[i] = cp->nodes[i].frame == UINT32_MAX ? up : profile_child(p, up, cp->nodes[i].frame);
+            for (size_t c = 0; c < cp->nodes[i].nchildren; c++) {
+                uint32_t k;
+                if (u64map_get(&index, cp->nodes[i].children[c], &k) && parent[k] == i && !seen[k]) {
+                    seen[k] = 1;
+                    stack[sn++] = k;
+                }
+            }
+        }
+    }
+    if (reached < cp->n)
+        diag_warn(in->name, 0, "%zu nodes form a cycle in 'children' and are unreachable; ignored", cp->n - reached);
+
+    /* weights: samples (with the timeline) when present, else hitCount */
+    double range_lo = -INFINITY, range_hi = INFINITY;
+    if (o->has_time_range) range_lo = cp->start_time + o->from_ms * 1000, range_hi = cp->start_time + o->to_ms * 1000;
+    if (cp->nsamples) {
+        double t_us = cp->start_time;
+        unsigned long missing = 0, negative = 0;
+        for (size_t s = 0; s < cp->nsamples; s++) {
+            double d = s < cp->ndeltas ? cp->deltas[s] : 0;
+            if (d < 0) negative++, d = 0;   /* clamp: time never runs backwards */
+            t_us += d;
+            uint32_t k;
+            if (!u64map_get(&index, (uint64_t)cp->samples[s], &k) || !seen[k]) {
+                missing++;
+                continue;
+            }
+            if (t_us < range_lo || t_us > range_hi) continue;
+            profile_add_self(p, pnode[k], 1);
+            if (!o->no_timeline) profile_add_sample(p, t_us, pnode[k], 1);
+            if (cp->nlines == cp->nsamples && cp->lines[s] >= 1 && cp->lines[s] < 1e9 && pnode[k] != top)
+                profile_add_line_ticks(p, pnode[k], (int32_t)cp->lines[s], 1);
+        }
+        if (missing) diag_warn(in->name, 0, "%lu samples refer to missing nodes; dropped", missing);
+        if (negative) diag_warn(in->name, 0, "%lu negative timeDeltas clamped to 0", negative);
+        if (cp->ndeltas && cp->ndeltas != cp->nsamples)
+            diag_warn(in->name, 0, "%zu samples but %zu timeDeltas", cp->nsamples, cp->ndeltas);
+        double end = cp->have_end ? cp->end_time : t_us;
+        if (first || cp->start_time < p->start_us) p->start_us = cp->start_time;
+        if (first || end > p->end_us) p->end_us = end;
+    } else {
+        for (size_t i = 0; i < cp->n; i++)
+            if (seen[i] && cp->nodes[i].hit_count > 0) profile_add_self(p, pnode[i], cp->nodes[i].hit_count);
+    }
+    for (size_t i = 0; i < cp->n; i++)
+        if (seen[i] && pnode[i] != top)
+            for (size_t t2 = 0; t2 < cp->nodes[i].nticks; t2++)
+                profile_add_line_ticks(p, pnode[i], (int32_t)cp->nodes[i].tick_lines[t2], cp->nodes[i].tick_counts[t2]);
+    diag_info("%s: %zu nodes read, %zu after merging nodes of the same function under the same parent, %zu samples",
+              in->name, cp->n, p->nnodes - 1, cp->nsamples);
+    free(pnode);
+    free(stack);
+    free(seen);
+    free(parent);
+    u64map_free(&index);
+    return 0;
+}
+
+static int sample_time_cmp(const void *a, const void *b)
+{
+    double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
+    return x < y ? -1 : x > y;
+}
+
+/* The name of a trace's thread, from its thread_name metadata event */
+static const char *trace_thread_name(const cp_t *cp, double pid, double tid)
+{
+    for (size_t i = 0; i < cp->ntnames; i++)
+        if (cp->tnames[i].pid == pid && cp->tnames[i].tid == tid) return cp->tnames[i].name;
+    return "";
+}
+
+static int read_body(input_t *in, profile_t *p, const read_opts_t *o)
 {
     json_t j;
     json_init(&j, in);
@@ -450,133 +648,51 @@ static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
         goto out;
     } else if (read_profile_object(&j, p, &cp) != 0) goto out;
     if (json_next(&j) != JSON_EOF) goto out;
-    if (cp.other_profiles)
-        diag_warn(in->name, 0, "the trace holds several CPU profiles; read the first (id %s), skipped %lu events of others",
-                  cp.event_id, cp.other_profiles);
-    if (!cp.n) {
-        diag_error(in->name, 0, "no 'nodes': not a .cpuprofile");
+    if (!cp.nprofs) {
+        rc = build_profile(in, p, o, &cp, 0, 1);
         goto out;
     }
-    if (cp.legacy) {   /* seconds, and absolute sample timestamps in µs instead of deltas */
-        cp.start_time *= 1e6, cp.end_time *= 1e6;
-        if (!cp.ndeltas && cp.nstamps == cp.nsamples)
-            for (size_t s = 0; s < cp.nstamps; s++) {
-                XGROW(cp.deltas, cp.deltas_cap, cp.ndeltas + 1);
-                cp.deltas[cp.ndeltas++] = cp.stamps[s] - (s ? cp.stamps[s - 1] : cp.start_time);
-            }
+    /* Trace events: one profile per thread. A second profile of the same thread (V8 runs one for
+     * tracing and one for --cpu-prof) is skipped; one thread in all reads as before threads. */
+    size_t *kept = xmalloc(cp.nprofs * sizeof *kept), nkept = 0;
+    unsigned long skipped = 0;
+    for (size_t i = 0; i < cp.nprofs; i++) {
+        int dup = 0;
+        for (size_t k = 0; k < nkept && !dup; k++)
+            dup = cp.profs[kept[k]].pid == cp.profs[i].pid && cp.profs[kept[k]].tid == cp.profs[i].tid;
+        if (dup) skipped += cp.profs[i].events;
+        else kept[nkept++] = i;
     }
-
-    /* id -> index; parents from children lists */
-    u64map_t index;
-    u64map_init(&index);
-    u64map_reserve(&index, cp.n);
-    for (size_t i = 0; i < cp.n; i++) {
-        int found;
-        uint32_t *slot = u64map_upsert(&index, (uint64_t)cp.nodes[i].id, &found);
-        if (found) {
-            diag_error(in->name, 0, "node id %.0f appears twice", cp.nodes[i].id);
-            u64map_free(&index);
-            goto out;
-        }
-        *slot = (uint32_t)i;
-    }
-    /* trace-event chunks: children lists from the nodes' parent ids */
-    if (!cp.saw_children)
-        for (size_t i = 0; i < cp.n; i++) {
-            uint32_t k;
-            if (cp.nodes[i].parent_id < 0) continue;
-            if (!u64map_get(&index, (uint64_t)cp.nodes[i].parent_id, &k)) continue;   /* a root */
-            cp_node_t *up = &cp.nodes[k];
-            up->children = xrealloc(up->children, (up->nchildren + 1) * sizeof *up->children);
-            up->children[up->nchildren++] = (uint32_t)cp.nodes[i].id;
-        }
-    repair_sampled_positions(in, p, &cp, &index);
-    uint32_t *parent = xmalloc(cp.n * sizeof *parent);
-    for (size_t i = 0; i < cp.n; i++) parent[i] = UINT32_MAX;
-    unsigned long dangling = 0, multi = 0;
-    for (size_t i = 0; i < cp.n; i++)
-        for (size_t c = 0; c < cp.nodes[i].nchildren; c++) {
-            uint32_t k;
-            if (!u64map_get(&index, cp.nodes[i].children[c], &k)) dangling++;
-            else if (parent[k] != UINT32_MAX || k == i) multi++;
-            else parent[k] = (uint32_t)i;
-        }
-    if (dangling) diag_warn(in->name, 0, "%lu children refer to missing nodes; ignored", dangling);
-    if (multi) diag_warn(in->name, 0, "%lu nodes listed under several parents (or themselves); kept under the first", multi);
-
-    /* Profile nodes in parent-first order (iterative DFS from every root), so a cycle
-     * (which has no root) is never entered. */
-    uint32_t *pnode = xmalloc(cp.n * sizeof *pnode), *stack = xmalloc(cp.n * sizeof *stack);
-    uint8_t *seen = xcalloc(cp.n, 1);
-    size_t reached = 0;
-    for (size_t r = 0; r < cp.n; r++) {
-        if (parent[r] != UINT32_MAX) continue;
-        size_t sn = 0;
-        stack[sn++] = (uint32_t)r;
-        seen[r] = 1;
-        while (sn) {
-            uint32_t i = stack[--sn];
-            reached++;
-            uint32_t up = parent[i] == UINT32_MAX ? 0 : pnode[parent[i]];
-            pnode[i] = cp.nodes[i].frame == UINT32_MAX ? up : profile_child(p, up, cp.nodes[i].frame);
-            for (size_t c = 0; c < cp.nodes[i].nchildren; c++) {
-                uint32_t k;
-                if (u64map_get(&index, cp.nodes[i].children[c], &k) && parent[k] == i && !seen[k]) {
-                    seen[k] = 1;
-                    stack[sn++] = k;
-                }
-            }
-        }
-    }
-    if (reached < cp.n)
-        diag_warn(in->name, 0, "%zu nodes form a cycle in 'children' and are unreachable; ignored", cp.n - reached);
-
-    /* weights: samples (with the timeline) when present, else hitCount */
-    double range_lo = -INFINITY, range_hi = INFINITY;
-    if (o->has_time_range) range_lo = cp.start_time + o->from_ms * 1000, range_hi = cp.start_time + o->to_ms * 1000;
-    if (cp.nsamples) {
-        double t_us = cp.start_time;
-        unsigned long missing = 0, negative = 0;
-        for (size_t s = 0; s < cp.nsamples; s++) {
-            double d = s < cp.ndeltas ? cp.deltas[s] : 0;
-            if (d < 0) negative++, d = 0;   /* clamp: time never runs backwards */
-            t_us += d;
-            uint32_t k;
-            if (!u64map_get(&index, (uint64_t)cp.samples[s], &k) || !seen[k]) {
-                missing++;
-                continue;
-            }
-            if (t_us < range_lo || t_us > range_hi) continue;
-            profile_add_self(p, pnode[k], 1);
-            if (!o->no_timeline) profile_add_sample(p, t_us, pnode[k], 1);
-            if (cp.nlines == cp.nsamples && cp.lines[s] >= 1 && cp.lines[s] < 1e9 && pnode[k])
-                profile_add_line_ticks(p, pnode[k], (int32_t)cp.lines[s], 1);
-        }
-        if (missing) diag_warn(in->name, 0, "%lu samples refer to missing nodes; dropped", missing);
-        if (negative) diag_warn(in->name, 0, "%lu negative timeDeltas clamped to 0", negative);
-        if (cp.ndeltas && cp.ndeltas != cp.nsamples)
-            diag_warn(in->name, 0, "%zu samples but %zu timeDeltas", cp.nsamples, cp.ndeltas);
-        p->start_us = cp.start_time;
-        p->end_us = cp.have_end ? cp.end_time : t_us;
-    } else {
-        for (size_t i = 0; i < cp.n; i++)
-            if (seen[i] && cp.nodes[i].hit_count > 0) profile_add_self(p, pnode[i], cp.nodes[i].hit_count);
-    }
-    for (size_t i = 0; i < cp.n; i++)
-        if (seen[i] && pnode[i])
-            for (size_t t2 = 0; t2 < cp.nodes[i].nticks; t2++)
-                profile_add_line_ticks(p, pnode[i], (int32_t)cp.nodes[i].tick_lines[t2], cp.nodes[i].tick_counts[t2]);
-    diag_info("%s: %zu nodes read, %zu after merging nodes of the same function under the same parent, %zu samples",
-              in->name, cp.n, p->nnodes - 1, cp.nsamples);
-    free(pnode);
-    free(stack);
-    free(seen);
-    free(parent);
-    u64map_free(&index);
+    if (skipped)
+        diag_warn(in->name, 0, "the trace holds several CPU profiles of one thread; read the first (id %s), skipped %lu events of others",
+                  cp.profs[kept[0]].id, skipped);
     rc = 0;
+    for (size_t k = 0; k < nkept && rc == 0; k++) {
+        struct cp_prof *pr = &cp.profs[kept[k]];
+        uint32_t top = 0;
+        if (nkept > 1) {
+            const char *name = trace_thread_name(&cp, pr->pid, pr->tid);
+            int32_t pid = pr->pid > 0 && pr->pid < 2e9 ? (int32_t)pr->pid : 0;
+            int32_t tid = pr->tid > 0 && pr->tid < 2e9 ? (int32_t)pr->tid : (int32_t)k + 1;
+            uint32_t th = profile_thread(p, pid, tid, name, strlen(name));
+            top = profile_child(p, 0, p->threads[th].frame);
+        }
+        rc = build_profile(in, p, o, pr->cp, top, k == 0);
+    }
+    if (nkept > 1 && p->nsamples) qsort(p->samples, p->nsamples, sizeof *p->samples, sample_time_cmp);
+    free(kept);
 out:
     cp_free(&cp);
     json_free(&j);
+    return rc;
+}
+
+static int cpuprofile_read(input_t *in, profile_t *p, const read_opts_t *o)
+{
+    /* every error about the content says which format it was read as (it may have been detected) */
+    diag_set_error_context("not a valid cpuprofile");
+    int rc = read_body(in, p, o);
+    diag_set_error_context(NULL);
     return rc;
 }
 
@@ -587,17 +703,37 @@ const format_reader_t format_cpuprofile_reader = {
     .read = cpuprofile_read,
 };
 
-/* ---- writer ---- */
+/* ---- writers: .cpuprofile (one thread) and trace events (one profile per thread) ---- */
 
-static int cpuprofile_write(const profile_t *p, FILE *out, const write_opts_t *wo)
+static void flush_big(buf_t *b, FILE *out)
 {
-    buf_t b = {0}, label = {0};
-    /* hits per node: timeline samples when there is a timeline, else self weight in samples */
+    if (b->len > (1 << 20)) fwrite(b->data, 1, b->len, out), buf_clear(b);
+}
+
+/* The timeline's start: the producer's start time, or the first sample's */
+static double timeline_start(const profile_t *p)
+{
+    double start = p->nsamples ? p->samples[0].time_us : 0;
+    if (p->nsamples && p->start_us > 0 && p->start_us <= start) start = p->start_us;
+    return start;
+}
+
+/* Hits per node: timeline samples when there is a timeline, else self weight in samples. */
+static double *node_hits(const profile_t *p)
+{
     double *hits = xcalloc(p->nnodes, sizeof *hits);
     if (p->nsamples)
         for (size_t s = 0; s < p->nsamples; s++) hits[p->samples[s].node] += 1;
     else
         for (size_t i = 0; i < p->nnodes; i++) hits[i] = round(p->nodes[i].self);
+    return hits;
+}
+
+/* The "nodes" array. A .cpuprofile lists children and positionTicks; trace-event chunks
+ * name each node's parent instead (as V8 writes them). */
+static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hits, int trace)
+{
+    buf_t label = {0};
     /* positionTicks per node */
     size_t *tick_start = xcalloc(p->nnodes + 1, sizeof *tick_start);
     for (size_t t = 0; t < p->nticks; t++) tick_start[p->ticks[t].node + 1]++;
@@ -608,59 +744,80 @@ static int cpuprofile_write(const profile_t *p, FILE *out, const write_opts_t *w
         uint32_t n = p->ticks[t].node;
         tick_order[tick_start[n] + fill[n]++] = t;
     }
-    buf_puts(&b, "{\"nodes\":[");
+    buf_puts(b, "\"nodes\":[");
     for (size_t i = 0; i < p->nnodes; i++) {
-        if (i) buf_putc(&b, ',');
-        buf_printf(&b, "{\"id\":%zu,\"callFrame\":{\"functionName\":", i + 1);
+        if (i) buf_putc(b, ',');
+        buf_printf(b, "{\"id\":%zu,\"callFrame\":{\"functionName\":", i + 1);
         const char *url = "";
         int32_t line = 0, col = 0;
         if (i == 0) {
-            buf_puts(&b, "\"(root)\"");
+            buf_puts(b, "\"(root)\"");
         } else {
             const profile_frame_t *f = &p->frames[p->nodes[i].frame];
             buf_clear(&label);
             profile_frame_split_v8(f, &label, &url, &line, &col);
             /* V8 writes anonymous functions with an empty name; the model shows "(anonymous)" */
             if (!strcmp(label.data, "(anonymous)")) buf_clear(&label);
-            json_put_string(&b, label.data ? label.data : "", label.len);
+            json_put_string(b, label.data ? label.data : "", label.len);
         }
-        buf_puts(&b, ",\"scriptId\":\"0\",\"url\":");
-        json_put_string(&b, url, strlen(url));
-        buf_printf(&b, ",\"lineNumber\":%d,\"columnNumber\":%d},\"hitCount\":%.0f", line - 1, col - 1, hits[i]);
+        buf_puts(b, ",\"scriptId\":\"0\",\"url\":");
+        json_put_string(b, url, strlen(url));
+        buf_printf(b, ",\"lineNumber\":%d,\"columnNumber\":%d}", line - 1, col - 1);
+        if (trace) {
+            if (i) buf_printf(b, ",\"parent\":%u", p->nodes[i].parent + 1);
+            buf_putc(b, '}');
+            flush_big(b, out);
+            continue;
+        }
+        buf_printf(b, ",\"hitCount\":%.0f", hits[i]);
         if (p->nodes[i].first_child) {
-            buf_puts(&b, ",\"children\":[");
+            buf_puts(b, ",\"children\":[");
             int first = 1;
             for (uint32_t c = p->nodes[i].first_child; c; c = p->nodes[c].next_sibling) {
-                buf_printf(&b, "%s%u", first ? "" : ",", c + 1);
+                buf_printf(b, "%s%u", first ? "" : ",", c + 1);
                 first = 0;
             }
-            buf_putc(&b, ']');
+            buf_putc(b, ']');
         }
         if (tick_start[i + 1] > tick_start[i]) {
-            buf_puts(&b, ",\"positionTicks\":[");
+            buf_puts(b, ",\"positionTicks\":[");
             for (size_t k = tick_start[i]; k < tick_start[i + 1]; k++) {
                 const profile_line_tick_t *t = &p->ticks[tick_order[k]];
-                buf_printf(&b, "%s{\"line\":%d,\"ticks\":%.0f}", k > tick_start[i] ? "," : "", t->line, round(t->ticks));
+                buf_printf(b, "%s{\"line\":%d,\"ticks\":%.0f}", k > tick_start[i] ? "," : "", t->line, round(t->ticks));
             }
-            buf_putc(&b, ']');
+            buf_putc(b, ']');
         }
-        buf_putc(&b, '}');
-        if (b.len > (1 << 20)) fwrite(b.data, 1, b.len, out), buf_clear(&b);
+        buf_putc(b, '}');
+        flush_big(b, out);
     }
-    /* timeline: the real one in the producer's µs, or evenly spaced samples (1 ms apart) */
-    double start = p->nsamples ? p->samples[0].time_us : 0, last = start;
-    if (p->nsamples && p->start_us > 0 && p->start_us <= start) start = last = p->start_us;
-    buf_printf(&b, "],\"startTime\":%.0f,", start);
-    buf_puts(&b, "\"samples\":[");
+    buf_putc(b, ']');
+    buf_free(&label);
+    free(tick_start);
+    free(fill);
+    free(tick_order);
+}
+
+/* The timeline: the real one in the producer's µs, or evenly spaced samples (1 ms apart, in
+ * tree order). Writes "samples":[...] (then what goes between, mid) and "timeDeltas":[...];
+ * returns the profile's end. */
+static double put_samples(const profile_t *p, buf_t *b, FILE *out, const double *hits, const char *mid)
+{
+    double last = timeline_start(p);
+    buf_puts(b, "\"samples\":[");
     size_t count = 0;
     if (p->nsamples) {
-        for (size_t s = 0; s < p->nsamples; s++) buf_printf(&b, "%s%u", s ? "," : "", p->samples[s].node + 1);
+        for (size_t s = 0; s < p->nsamples; s++) {
+            buf_printf(b, "%s%u", s ? "," : "", p->samples[s].node + 1);
+            flush_big(b, out);
+        }
         count = p->nsamples;
     } else {
         for (size_t i = 0; i < p->nnodes; i++)
-            for (double h = 0; h < hits[i]; h++) buf_printf(&b, "%s%zu", count++ ? "," : "", i + 1);
+            for (double h = 0; h < hits[i]; h++) buf_printf(b, "%s%zu", count++ ? "," : "", i + 1);
     }
-    buf_puts(&b, "],\"timeDeltas\":[");
+    buf_puts(b, "]");
+    buf_puts(b, mid);
+    buf_puts(b, "\"timeDeltas\":[");
     for (size_t s = 0; s < count; s++) {
         double d = 1000;
         if (p->nsamples) {
@@ -670,24 +827,137 @@ static int cpuprofile_write(const profile_t *p, FILE *out, const write_opts_t *w
         } else {
             last += d;
         }
-        buf_printf(&b, "%s%.0f", s ? "," : "", d);
-        if (b.len > (1 << 20)) fwrite(b.data, 1, b.len, out), buf_clear(&b);
+        buf_printf(b, "%s%.0f", s ? "," : "", d);
+        flush_big(b, out);
     }
-    double end = p->nsamples && p->end_us > last ? p->end_us : last;
-    buf_printf(&b, "],\"endTime\":%.0f}\n", end);
+    buf_putc(b, ']');
+    return p->nsamples && p->end_us > last ? p->end_us : last;
+}
+
+static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *wo)
+{
+    /* One thread, as node --cpu-prof writes: the main JavaScript thread unless --thread says
+     * otherwise; --threads merge writes every thread as one tree (what nodescope did before). */
+    profile_t *view = NULL;
+    size_t picked = 0;
+    int merge = wo && wo->threads_merge;
+    if (format_thread_view(p0, wo, merge ? "all" : "main", merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_NONE, &view, &picked) != 0)
+        return -2;
+    if (picked > 1 && !merge && (!wo->thread || strcmp(wo->thread, "all") == 0)) {
+        diag_error(NULL, 0, "a .cpuprofile holds one thread: --thread all writes trace events (-o FILE.json or --to trace); "
+                            "--threads merge puts every thread into one tree");
+        profile_free(view);
+        return -2;
+    }
+    const profile_t *p = view ? view : p0;
+    buf_t b = {0};
+    double *hits = node_hits(p);
+    buf_putc(&b, '{');
+    put_nodes(p, &b, out, hits, 0);
+    buf_printf(&b, ",\"startTime\":%.0f,", timeline_start(p));
+    double end = put_samples(p, &b, out, hits, ",");
+    buf_printf(&b, ",\"endTime\":%.0f}\n", end);
     size_t len = b.len, w = fwrite(b.data, 1, len, out);
     buf_free(&b);
-    buf_free(&label);
     free(hits);
-    free(tick_start);
-    free(fill);
-    free(tick_order);
-    (void)wo;
-    return w == len ? 0 : -1;
+    profile_free(view);
+    return w == len && !ferror(out) ? 0 : -1;
 }
 
 const format_writer_t format_cpuprofile_writer = {
     .name = "cpuprofile",
     .extensions = ".cpuprofile",
     .write = cpuprofile_write,
+    .picks_threads = 1,
+};
+
+/* Chrome trace events: per thread a thread_name metadata event, a Profile event and one
+ * ProfileChunk with the whole tree and timeline, as V8's tracing profiler writes them; Chrome's
+ * Performance panel, speedscope and this file's reader show the threads apart. */
+static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
+{
+    thread_pick_t pick;
+    const char *choice = wo && wo->thread ? wo->thread : "all";
+    profile_t *one = NULL;
+    size_t picked = 0;
+    /* validates the choice and reports an empty pick */
+    if (format_thread_view(p, wo, "all", THREAD_ROOTS_NONE, &one, &picked) != 0) return -2;
+    profile_free(one);
+    profile_thread_pick_parse(choice, &pick);
+    buf_t b = {0}, label = {0};
+    buf_puts(&b, "{\"traceEvents\":[\n");
+    size_t nthreads = p->nthreads ? p->nthreads : 1;
+    uint8_t *sel = xcalloc(nthreads, 1);
+    if (!p->nthreads) sel[0] = 1;
+    else if (pick.kind == PICK_MAIN) {
+        /* the same thread the view took */
+        double *w = xmalloc(p->nthreads * sizeof *w);
+        profile_thread_weights(p, w);
+        int64_t best = -1;
+        for (size_t t = 0; t < p->nthreads; t++)
+            if (p->threads[t].role == THREAD_MAIN && (best < 0 || w[t] > w[best])) best = (int64_t)t;
+        for (size_t t = 0; best < 0 && t < p->nthreads; t++)
+            if (best < 0 || w[t] > w[best]) best = (int64_t)t;
+        sel[best] = 1;
+        free(w);
+    } else
+        for (size_t t = 0; t < p->nthreads; t++) {
+            const profile_thread_t *th = &p->threads[t];
+            sel[t] = pick.kind == PICK_ALL || (pick.kind == PICK_ROLE && th->role == pick.role) ||
+                     (pick.kind == PICK_TID && th->tid == pick.id);
+        }
+    int first_event = 1;
+    uint32_t id = 0;
+    for (size_t t = 0; t < nthreads; t++) {
+        if (!sel[t]) continue;
+        int32_t pid = 1, tid = 1;
+        buf_clear(&label);
+        profile_t *v = NULL;
+        if (p->nthreads) {
+            pid = p->threads[t].pid ? p->threads[t].pid : 1;
+            tid = p->threads[t].tid;
+            profile_thread_label(p, (uint32_t)t, &label);
+            thread_pick_t only = {.kind = PICK_INDEX, .id = (int64_t)t};
+            v = profile_thread_view(p, &only, THREAD_ROOTS_NONE, NULL);
+        } else {
+            buf_puts(&label, "node [main]");
+        }
+        const profile_t *q = v ? v : p;
+        if (q->total <= 0 && !q->nsamples) {
+            profile_free(v);
+            continue;
+        }
+        id++;
+        double *hits = node_hits(q), start = timeline_start(q);
+        if (!first_event) buf_puts(&b, ",\n");
+        first_event = 0;
+        buf_printf(&b, "{\"pid\":%d,\"tid\":%d,\"ts\":0,\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"thread_name\",\"args\":{\"name\":",
+                   (int)pid, (int)tid);
+        json_put_string(&b, label.data, label.len);
+        buf_printf(&b, "}},\n{\"pid\":%d,\"tid\":%d,\"ts\":%.0f,\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\","
+                       "\"name\":\"Profile\",\"id\":\"0x%x\",\"args\":{\"data\":{\"startTime\":%.0f}}},\n",
+                   (int)pid, (int)tid, start, id, start);
+        buf_printf(&b, "{\"pid\":%d,\"tid\":%d,\"ts\":%.0f,\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\","
+                       "\"name\":\"ProfileChunk\",\"id\":\"0x%x\",\"args\":{\"data\":{\"cpuProfile\":{",
+                   (int)pid, (int)tid, start, id);
+        put_nodes(q, &b, out, hits, 1);
+        buf_putc(&b, ',');
+        double end = put_samples(q, &b, out, hits, "},");
+        buf_printf(&b, ",\"endTime\":%.0f}}}", end);
+        free(hits);
+        profile_free(v);
+    }
+    buf_puts(&b, "\n],\"metadata\":{\"source\":\"nodescope\"}}\n");
+    size_t len = b.len, w = fwrite(b.data, 1, len, out);
+    buf_free(&b);
+    buf_free(&label);
+    free(sel);
+    return w == len && !ferror(out) ? 0 : -1;
+}
+
+const format_writer_t format_trace_writer = {
+    .name = "trace",
+    .extensions = ".json .trace.json",
+    .write = trace_write,
+    .picks_threads = 1,
 };

@@ -36,7 +36,7 @@ static int folded_sniff(const char *head, size_t n)
 {
     /* Look at up to 20 complete non-empty lines: all must be "stack count". */
     size_t pos = 0;
-    int good = 0, bad = 0;
+    int good = 0, bad = 0, first_good = 0;
     while (pos < n && good + bad < 40) {
         const char *nl = memchr(head + pos, '\n', n - pos);
         if (!nl) break;
@@ -46,6 +46,7 @@ static int folded_sniff(const char *head, size_t n)
         if (len > 0 && head[pos] != '#') {
             if (head[pos] == '\t' || head[pos] == ' ' || !folded_split_line(head + pos, len, &sl, &c)) bad++;
             else good++;
+            if (good + bad == 1) first_good = good;
         }
         pos += len + 1;
     }
@@ -55,7 +56,10 @@ static int folded_sniff(const char *head, size_t n)
         if (head[pos] != '\t' && folded_split_line(head + pos, n - pos, &sl, &c)) return 30;
     }
     /* A few odd lines are tolerated (and reported when read). */
-    return good && bad * 4 <= good ? 60 : 0;
+    if (good && bad * 4 <= good) return 60;
+    /* More than a few, but the first line is a folded stack: most likely folded stacks with bad
+     * lines, which the reader reports by line number (better than "unrecognised input") */
+    return first_good ? 20 : 0;
 }
 
 uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
@@ -80,7 +84,7 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
     char *line;
     size_t len;
     int rc;
-    long bad = 0, first_bad = 0;
+    long bad = 0, first_bad = 0, good = 0;
     u64map_t cache;
     u64map_init(&cache);
     /* Consecutive lines usually share a prefix (sorted folded files): the previous
@@ -97,6 +101,7 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
             if (!bad++) first_bad = in->line;
             continue;
         }
+        good++;
         /* frames fully shared with the previous line */
         size_t common = 0, lim = sl < prev.len ? sl : prev.len;
         while (common < lim && line[common] == prev.data[common]) common++;
@@ -128,7 +133,16 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
     buf_free(&prev);
     u64map_free(&cache);
     if (rc < 0) return -1;
-    if (bad) diag_warn(in->name, first_bad, "ignored %ld line%s that are not 'frame;frame;... COUNT'", bad, bad == 1 ? "" : "s");
+    if (bad && !good) {
+        diag_error(in->name, first_bad, "not a folded stack ('frame;frame;... COUNT'), nor is any other line");
+        return -1;
+    }
+    if (bad)
+    {
+        if (bad == 1) diag_warn(in->name, first_bad, "not 'frame;frame;... COUNT': ignored");
+        else diag_warn(in->name, first_bad, "not 'frame;frame;... COUNT': ignored, as %s %ld later line%s like it",
+                       bad == 2 ? "is" : "are", bad - 1, bad == 2 ? "" : "s");
+    }
     (void)o;
     return 0;
 }
@@ -142,24 +156,51 @@ const format_reader_t format_folded_reader = {
 
 /* ---- writer ---- */
 
+/* The output is every weighted stack's text, sorted byte-wise as the Perl script
+ * sorts it. The text is never built whole: lines are sorted as paths of frame ids
+ * (compared label by label, as their text would compare), then written one at a
+ * time, so memory follows the number of unique stacks, not the output's size. */
 typedef struct {
-    size_t off, len;
+    size_t off;         /* into the path arena: frame ids, root first */
+    uint32_t depth, node;
     double weight;
 } line_ref_t;
 
-static const char *sort_base;
-static int cmp_lines(const void *a, const void *b)
+typedef struct {
+    const char *labels;     /* every frame's label, ';' turned into ':' */
+    const size_t *loff;     /* frame f's label is labels[loff[f] .. loff[f + 1]) */
+    const uint32_t *paths;
+} line_order_t;
+
+/* Compares two lines as their texts "l1;l2;...;ln" would compare with memcmp. */
+static int cmp_lines(const void *a, const void *b, void *ctx)
 {
     const line_ref_t *x = a, *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(sort_base + x->off, sort_base + y->off, n);
-    if (c) return c;
-    return x->len < y->len ? -1 : x->len > y->len;
+    const line_order_t *o = ctx;
+    for (uint32_t i = 0;; i++) {
+        if (i == x->depth || i == y->depth) {
+            if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;   /* a prefix sorts first */
+            return x->node < y->node ? -1 : x->node > y->node;
+        }
+        uint32_t fx = o->paths[x->off + i], fy = o->paths[y->off + i];
+        if (fx == fy) continue;
+        const unsigned char *lx = (const unsigned char *)o->labels + o->loff[fx];
+        const unsigned char *ly = (const unsigned char *)o->labels + o->loff[fy];
+        size_t nx = o->loff[fx + 1] - o->loff[fx], ny = o->loff[fy + 1] - o->loff[fy];
+        int c = memcmp(lx, ly, nx < ny ? nx : ny);
+        if (c) return c;
+        if (nx == ny) continue;   /* two frames, one label */
+        /* One label is a prefix of the other: what follows it in its line (';', or
+         * the end) meets the longer label's next byte. Labels hold no ';'. */
+        if (nx < ny) return (i + 1 < x->depth ? ';' : -1) < (int)ly[nx] ? -1 : 1;
+        return (int)lx[ny] < (i + 1 < y->depth ? ';' : -1) ? -1 : 1;
+    }
 }
 
-void folded_write_buf(const profile_t *p, buf_t *out)
+typedef void (*line_sink_t)(void *ctx, const char *s, size_t n);
+
+static void write_lines(const profile_t *p, line_sink_t sink, void *sink_ctx)
 {
-    /* Each frame's label once, with ';' (the separator) turned into ':'. */
     buf_t labels = {0};
     size_t *loff = xmalloc((p->nframes + 1) * sizeof *loff);
     for (size_t f = 0; f < p->nframes; f++) {
@@ -171,51 +212,84 @@ void folded_write_buf(const profile_t *p, buf_t *out)
     }
     loff[p->nframes] = labels.len;
 
-    /* Only stacks that carry weight become lines; their text is the output. */
-    buf_t text = {0};
+    /* Only stacks that carry weight become lines. */
+    uint32_t *paths = NULL;
+    size_t npaths = 0, paths_cap = 0;
     line_ref_t *lines = NULL;
     size_t nlines = 0, lines_cap = 0;
-    uint32_t *path = NULL;
-    size_t path_cap = 0;
     for (size_t i = 1; i < p->nnodes; i++) {
         if (p->nodes[i].self == 0) continue;
-        size_t depth = 0;
-        for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) {
-            XGROW(path, path_cap, depth + 1);
-            path[depth++] = p->nodes[x].frame;
-        }
-        size_t off = text.len;
-        while (depth--) {
-            uint32_t f = path[depth];
-            buf_append(&text, labels.data + loff[f], loff[f + 1] - loff[f]);
-            if (depth) buf_putc(&text, ';');
-        }
+        uint32_t depth = 0;
+        for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) depth++;
+        XGROW(paths, paths_cap, npaths + depth);
+        uint32_t k = depth;
+        for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) paths[npaths + --k] = p->nodes[x].frame;
         XGROW(lines, lines_cap, nlines + 1);
-        lines[nlines++] = (line_ref_t){off, text.len - off, p->nodes[i].self};
+        lines[nlines++] = (line_ref_t){npaths, depth, (uint32_t)i, p->nodes[i].self};
+        npaths += depth;
     }
-    sort_base = text.data;
-    if (nlines) qsort(lines, nlines, sizeof *lines, cmp_lines);
+    line_order_t order = {labels.data, loff, paths};
+    if (nlines) qsort_r(lines, nlines, sizeof *lines, cmp_lines, &order);
+
+    buf_t line = {0};
     for (size_t i = 0; i < nlines; i++) {
-        buf_append(out, text.data + lines[i].off, lines[i].len);
-        buf_putc(out, ' ');
-        buf_put_weight(out, lines[i].weight);
-        buf_putc(out, '\n');
+        line.len = 0;
+        for (uint32_t d = 0; d < lines[i].depth; d++) {
+            uint32_t f = paths[lines[i].off + d];
+            if (d) buf_putc(&line, ';');
+            buf_append(&line, labels.data + loff[f], loff[f + 1] - loff[f]);
+        }
+        buf_putc(&line, ' ');
+        buf_put_weight(&line, lines[i].weight);
+        buf_putc(&line, '\n');
+        sink(sink_ctx, line.data, line.len);
     }
-    free(path);
+    buf_free(&line);
+    free(paths);
     free(lines);
     free(loff);
     buf_free(&labels);
-    buf_free(&text);
+}
+
+static void sink_buf(void *ctx, const char *s, size_t n) { buf_append(ctx, s, n); }
+
+void folded_write_buf(const profile_t *p, buf_t *out)
+{
+    write_lines(p, sink_buf, out);
+}
+
+typedef struct {
+    FILE *f;
+    char buf[1 << 16];
+    size_t len;
+    int failed;
+} file_sink_t;
+
+static void sink_file(void *ctx, const char *s, size_t n)
+{
+    file_sink_t *o = ctx;
+    if (o->len + n > sizeof o->buf) {
+        if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len) o->failed = 1;
+        o->len = 0;
+        if (n > sizeof o->buf) {
+            if (fwrite(s, 1, n, o->f) != n) o->failed = 1;
+            return;
+        }
+    }
+    memcpy(o->buf + o->len, s, n);
+    o->len += n;
 }
 
 static int folded_write(const profile_t *p, FILE *out, const write_opts_t *o)
 {
-    buf_t b = {0};
-    folded_write_buf(p, &b);
-    size_t len = b.len, w = fwrite(b.data ? b.data : "", 1, len, out);
-    buf_free(&b);
     (void)o;
-    return w == len ? 0 : -1;
+    file_sink_t *sink = xmalloc(sizeof *sink);
+    sink->f = out, sink->len = 0, sink->failed = 0;
+    write_lines(p, sink_file, sink);
+    if (sink->len && fwrite(sink->buf, 1, sink->len, out) != sink->len) sink->failed = 1;
+    int rc = sink->failed ? -1 : 0;
+    free(sink);
+    return rc;
 }
 
 const format_writer_t format_folded_writer = {

@@ -219,11 +219,13 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
     /* fold the workers' profiles into p and their counts into one report */
     perf_reader_t sum;
     memset(&sum, 0, sizeof sum);
+    sum.p = p;
     for (int k = 0; k < nworkers && started; k++) {
         pthread_join(w[k].thread, NULL);
         perf_reader_t *r = &w[k].r;
         profile_merge(p, r->p, 1.0);
         if (!sum.event[0]) memcpy(sum.event, r->event, sizeof sum.event);
+        if (!sum.unit[0]) memcpy(sum.unit, r->unit, sizeof sum.unit);   /* every worker keeps the same event */
         sum.event_lines += r->event_lines;
         sum.samples += r->samples;
         if (r->nentries > sum.nentries) sum.nentries = r->nentries;

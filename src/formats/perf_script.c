@@ -1,9 +1,14 @@
-/* `perf script` text -> profile, compatible with stackcollapse-perf.pl.
+/* `perf script` text -> profile, compatible with stackcollapse-perf.pl: the folding.
  *
  * A sample is an event line ("comm PID/TID [CPU] TIME: PERIOD EVENT:") followed
  * by callchain lines ("\tADDR SYMBOL+0xOFF (MODULE)", leaf first) and a blank
  * line; or, for `perf script -F ...` without callchains, one event line carrying
  * a single frame. Weight = period, like the Perl script.
+ *
+ * The pieces: the line grammar is perf_grammar.c (shared with `map update`), the
+ * Perl script's quirks for --perl-compat perf_perl.c, addr2line for --inline
+ * perf_inline.c; this file tidies symbols into frames, asks the JIT resolver, and
+ * folds samples into the profile.
  *
  * Speed: each callchain line is looked up, untouched, in a frame cache keyed on
  * its raw text (symbol+offset and module, plus the address when --addrs or
@@ -16,9 +21,12 @@
  * Deliberate differences from stackcollapse-perf.pl (see README "Fold stacks");
  * read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
 #include "formats/format.h"
+#include "formats/perf_grammar.h"
+#include "formats/perf_perl.h"
 #include "formats/perf_script.h"
 #include "symbols/resolver.h"
 #include "util/buf.h"
+#include "util/demangle.h"
 #include "util/diag.h"
 #include "util/strview.h"
 #include "util/xalloc.h"
@@ -69,51 +77,6 @@ static inline uint64_t line_hash(const char *s, size_t n)
     return hash_u64(a ^ (b >> 1) ^ (b << 63));
 }
 
-static int is_hex(char c) { return (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'f'); }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static int is_space(char c) { return c == ' ' || c == '\t'; }
-/* Perl's \w for ASCII: what the Perl script accepts as an address */
-static int is_word(char c) { return is_digit(c) || ((c | 32) >= 'a' && (c | 32) <= 'z') || c == '_'; }
-
-static const char *basename_of(const char *s, size_t n, size_t *out_len)
-{
-    size_t i = n;
-    while (i > 0 && s[i - 1] != '/') i--;
-    *out_len = n - i;
-    return s + i;
-}
-
-/* Module classes, from the text perf prints in parentheses. */
-static int module_is_unknown(const char *m, size_t n) { return n == 9 && !memcmp(m, "[unknown]", 9); }
-static int module_is_perf_map(const char *m, size_t n)
-{
-    /* /tmp/perf-PID.map (the Perl script's test) */
-    const char *p = memmem(m, n, "/tmp/perf-", 10);
-    if (!p) return 0;
-    size_t i = (size_t)(p - m) + 10, d = i;
-    while (i < n && is_digit(m[i])) i++;
-    return i > d && i + 4 <= n && !memcmp(m + i, ".map", 4);
-}
-static int module_is_jitted_so(const char *m, size_t n)
-{
-    size_t bl;
-    const char *b = basename_of(m, n, &bl);
-    return sv_starts(b, bl, "jitted-") && sv_ends(b, bl, ".so");
-}
-/* The Perl script's _[k] rule: "[...]" or ".../vmlinux", never "[unknown]". */
-static int module_annotated_kernel(const char *m, size_t n)
-{
-    return ((n > 0 && m[0] == '[') || sv_ends(m, n, "vmlinux")) && !memmem(m, n, "unknown", 7);
-}
-/* For frame kinds, also kernel modules (*.ko) and versioned vmlinux files, as inferno does. */
-static int module_is_kernel(const char *m, size_t n)
-{
-    if (module_annotated_kernel(m, n) || sv_ends(m, n, ".ko")) return 1;
-    size_t bl;
-    const char *b = basename_of(m, n, &bl);
-    return sv_starts(b, bl, "vmlinux-") && !memmem(m, n, "unknown", 7);
-}
-
 /* ---- tidying one symbol (the Perl script's tidy_generic, bracket aware) ---- */
 
 /* V8 names carry JS source text (RegExp sources, file paths): never cut them at a '('. */
@@ -144,32 +107,17 @@ static size_t strip_params(const char *s, size_t n)
     return n;
 }
 
-/* The Perl regexes: unless it looks like a Go method ".(...).", delete from the first '('
- * that does not start "(anonymous namespace)". */
-static size_t strip_params_perl(const char *s, size_t n)
-{
-    const char *go = memmem(s, n, ".(", 2);
-    if (go) {
-        const char *close = NULL;
-        for (const char *q = s + n; q > go + 2; q--)
-            if (q[-1] == '.' && q - 2 > go + 1 && q[-2] == ')') { close = q; break; }
-        if (close) return n;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '(' && !sv_starts(s + i, n - i, "(anonymous namespace)")) return i;
-    return n;
-}
-
 /* Appends the tidied form of one "->" part of a symbol to b. */
 static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *pc, size_t pc_len, const char *mod,
                         size_t mod_len, buf_t *b)
 {
+    size_t b0 = b->len;
     if (n == 9 && !memcmp(s, "[unknown]", 9)) {
         /* perf could not name it: show the module, as the Perl script does */
         buf_putc(b, '[');
-        if (!module_is_unknown(mod, mod_len) && mod_len > 0) {
+        if (mod_len > 0 && !(mod_len == 9 && !memcmp(mod, "[unknown]", 9))) {
             size_t bl;
-            const char *base = basename_of(mod, mod_len, &bl);
+            const char *base = perf_basename(mod, mod_len, &bl);
             buf_append(b, base, bl);
         } else {
             buf_puts(b, "unknown");
@@ -182,69 +130,50 @@ static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *p
         buf_putc(b, ']');
         return;
     }
-    size_t keep = r->o->perl_compat ? strip_params_perl(s, n) : is_v8_name(s, n) ? n : strip_params(s, n);
+    size_t keep = r->o->perl_compat ? perf_perl_strip_params(s, n) : is_v8_name(s, n) ? n : strip_params(s, n);
     for (size_t i = 0; i < keep; i++) {
         char c = s[i];
-        if (c == '"' || c == '\'') continue;   /* the Perl script deletes quotes (V8 RegExp names) */
+        /* The Perl script deletes quotes (for V8 RegExp names); inferno keeps them, and so do we:
+         * they are Rust lifetimes ('a) and JavaScript source text. */
+        if ((c == '"' || c == '\'') && r->o->perl_compat) continue;
         buf_putc(b, c == ';' ? ':' : c);
     }
-}
-
-/* ---- --inline: addr2line, cached per (pc, module) ---- */
-
-/* Appends "a;b;c" (root-most first) for pc in mod, or nothing when addr2line does not know. */
-static void addr2line_frames(perf_reader_t *r, const char *pc, size_t pc_len, const char *mod, size_t mod_len, buf_t *out)
-{
-    buf_t cmd = {0};
-    buf_puts(&cmd, "addr2line -a 0x");
-    buf_append(&cmd, pc, pc_len);
-    buf_puts(&cmd, " -i -f -s -C -e '");
-    for (size_t i = 0; i < mod_len; i++) {
-        if (mod[i] == '\'') buf_puts(&cmd, "'\\''");
-        else buf_putc(&cmd, mod[i]);
+    /* Java (perf-map-agent) in a process whose name starts with "java", as the Perl script and
+     * inferno tidy it: "Lio/netty/Foo;.run(I)V" -> "io/netty/Foo:.run" */
+    if (r->java && b->len > b0 && b->data[b0] == 'L' && memchr(b->data + b0, '/', b->len - b0)) {
+        memmove(b->data + b0, b->data + b0 + 1, b->len - b0 - 1);
+        b->len--;
+        b->data[b->len] = 0;
     }
-    buf_puts(&cmd, "' 2>/dev/null");
-    FILE *f = popen(cmd.data, "r");
-    buf_free(&cmd);
-    if (!f) return;
-    /* Output: the address, then (function, file:line) pairs, innermost first. */
-    char line[4096];
-    char **items = NULL;
-    size_t nitems = 0, cap = 0;
-    int first = 1;
-    while (fgets(line, sizeof line, f)) {
-        size_t l = strlen(line);
-        while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = 0;
-        if (first) { first = 0; continue; }
-        char *disc = strstr(line, " (discriminator ");
-        if (disc) *disc = 0;
-        XGROW(items, cap, nitems + 1);
-        items[nitems++] = xstrdup(line);
-    }
-    pclose(f);
-    int ok = nitems >= 2 && strcmp(items[0], "??") != 0;
-    for (size_t k = nitems / 2; ok && k-- > 0;) {
-        if (out->len) buf_putc(out, ';');
-        for (const char *c = items[2 * k]; *c; c++) buf_putc(out, *c == ';' ? ':' : *c);
-        if (r->o->inline_context) {
-            buf_putc(out, ':');
-            buf_puts(out, items[2 * k + 1]);
-        }
-    }
-    for (size_t i = 0; i < nitems; i++) free(items[i]);
-    free(items);
 }
 
 /* ---- building frames for a distinct callchain line ---- */
 
-static frame_kind_t kind_for(const char *name, size_t n, const char *mod, size_t mod_len)
+static frame_kind_t kind_for(const char *name, size_t n, perf_module_t mk)
 {
-    if (module_is_kernel(mod, mod_len)) return FRAME_KERNEL;
+    if (mk == PERF_MOD_KERNEL) return FRAME_KERNEL;
     frame_kind_t k = profile_classify_name(name, n);
-    if (module_is_perf_map(mod, mod_len) || module_is_jitted_so(mod, mod_len)) return k;
-    if (module_is_unknown(mod, mod_len)) return k == FRAME_NATIVE ? FRAME_UNKNOWN : k;
+    if (perf_module_is_jit(mk)) return k;
+    if (mk == PERF_MOD_UNKNOWN) return k == FRAME_NATIVE ? FRAME_UNKNOWN : k;
     /* A symbol from an ELF file (node, libc, ...) is native code unless it is a V8 builtin or GC. */
     return k == FRAME_JS ? FRAME_NATIVE : k;
+}
+
+/* Interns a tidied name. A V8 name's definition site ("JS:*fib /app/fib.js:1:13") becomes the
+ * frame's url, line and column; the folded label prints the same text back. Annotated names
+ * ("..._[j]") keep their text: the label would put the annotation before the site. */
+static uint32_t text_frame(perf_reader_t *r, const char *s, size_t n, frame_kind_t kind, int annotated)
+{
+    size_t name_len, url_len;
+    const char *url;
+    int32_t line, col;
+    if (!annotated && profile_v8_location(s, n, &name_len, &url, &url_len, &line, &col)) {
+        buf_t *u = &r->scratch2;
+        buf_clear(u);
+        buf_append(u, url, url_len);
+        return profile_frame(r->p, s, name_len, u->data, line, col, kind);
+    }
+    return profile_frame(r->p, s, n, "", 0, 0, kind);
 }
 
 static void pool_push(perf_reader_t *r, uint32_t f)
@@ -253,17 +182,18 @@ static void pool_push(perf_reader_t *r, uint32_t f)
     r->frame_pool[r->npool++] = f;
 }
 
-/* Tidies pc/symbol/module into frames appended to the pool (root-most first). */
-static void make_frames(perf_reader_t *r, const char *pc, size_t pc_len, const char *sym, size_t sym_len, const char *mod,
-                        size_t mod_len)
+/* Tidies a callchain line's symbol into frames appended to the pool (root-most first). */
+static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t mk)
 {
     const read_opts_t *o = r->o;
-    int jit = module_is_perf_map(mod, mod_len) || (!o->perl_compat && module_is_jitted_so(mod, mod_len));
-    if (o->inline_frames && mod_len && !jit && !module_is_kernel(mod, mod_len) && mod[0] != '[' &&
+    const char *pc = f->pc, *sym = f->sym, *mod = f->mod;
+    size_t pc_len = f->pc_len, sym_len = f->sym_len, mod_len = f->mod_len;
+    int jit = o->perl_compat ? perf_perl_jit_module(mod, mod_len) : perf_module_is_jit(mk);
+    if (o->inline_frames && mod_len && !jit && mk != PERF_MOD_KERNEL && mod[0] != '[' &&
         !memmem(mod, mod_len, "perf-", 5)) {
         buf_t *a = &r->scratch2;
         buf_clear(a);
-        addr2line_frames(r, pc, pc_len, mod, mod_len, a);
+        perf_addr2line(pc, pc_len, mod, mod_len, o->inline_context, a);
         if (a->len && strcmp(a->data, "??") && strcmp(a->data, "??:??:0")) {
             size_t start = 0;
             for (size_t i = 0; i <= a->len; i++) {
@@ -279,27 +209,33 @@ static void make_frames(perf_reader_t *r, const char *pc, size_t pc_len, const c
     size_t n = sym_len;
     {
         size_t i = n;
-        while (i > 0 && is_hex(sym[i - 1])) i--;
+        while (i > 0 && perf_is_hex(sym[i - 1])) i--;
         if (i >= 3 && i < n && sym[i - 1] == 'x' && sym[i - 2] == '0' && sym[i - 3] == '+') n = i - 3;
     }
     /* The Perl script skips every symbol starting with '(' (meant for "(process name)" pseudo frames);
      * that also drops C++ "(anonymous namespace)::f" frames, which are kept here. */
     if (n > 0 && sym[0] == '(' && (o->perl_compat || !sv_starts(sym, n, "(anonymous namespace)"))) return;
+    /* Rust names perf left mangled or half demangled (napi-rs addons), as inferno fixes them */
+    if (!o->perl_compat) {
+        buf_clear(&r->demangled);
+        if (demangle_rust(&r->demangled, sym, n)) sym = r->demangled.data, n = r->demangled.len;
+    }
     size_t part = 0, nparts = 0;
     for (size_t i = 0; i <= n; i++) {
         if (i < n && !(sym[i] == '-' && i + 1 < n && sym[i + 1] == '>')) continue;
         buf_t *b = &r->scratch;
         buf_clear(b);
         tidy_symbol(r, sym + part, i - part, pc, pc_len, mod, mod_len, b);
+        size_t plain_len = b->len;
         if (nparts > 0) {
             if (!memmem(b->data, b->len, "_[i]", 4)) buf_puts(b, "_[i]");
-        } else if (o->annotate_kernel && module_annotated_kernel(mod, mod_len)) {
+        } else if (o->annotate_kernel && (o->perl_compat ? perf_perl_kernel_module(mod, mod_len) : mk == PERF_MOD_KERNEL)) {
             buf_puts(b, "_[k]");
         } else if (o->annotate_jit && jit) {
             if (!memmem(b->data, b->len, "_[j]", 4)) buf_puts(b, "_[j]");
         }
-        frame_kind_t k = kind_for(b->data, b->len, mod, mod_len);
-        pool_push(r, profile_frame(r->p, b->data, b->len, "", 0, 0, k));
+        frame_kind_t k = kind_for(b->data, b->len, mk);
+        pool_push(r, text_frame(r, b->data, b->len, k, b->len != plain_len));
         nparts++;
         part = i + 2;
         i++;
@@ -324,27 +260,25 @@ static void grow_slots(perf_reader_t *r)
 /* Frames of one callchain line (text after the leading blanks), appended leaf-first to the sample. */
 static void add_line(perf_reader_t *r, const char *s, size_t n)
 {
-    while (n > 0 && is_space(s[n - 1])) n--;
-    const char *pc = s;
-    size_t pc_len = 0;
-    while (pc_len < n && is_word(s[pc_len])) pc_len++;
-    size_t rest = pc_len;
-    while (rest < n && is_space(s[rest])) rest++;
-    if (pc_len == 0 || rest == n) {
+    while (n > 0 && perf_is_space(s[n - 1])) n--;
+    perf_frame_t fr;
+    if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame(s, n, &fr))) {
         if (!r->unrecognised++) r->first_unrecognised = r->line;
         return;
     }
+    const char *pc = fr.pc;
+    size_t pc_len = fr.pc_len, rest = (size_t)(fr.sym - s);
     /* The cache key: the whole line when the address matters, else symbol and module only. */
     int key_pc = r->o->with_addrs || r->o->inline_frames;
     const char *key = key_pc ? s : s + rest;
     size_t key_len = key_pc ? n : n - rest;
-    uint64_t h = line_hash(key, key_len);
+    uint64_t h = line_hash(key, key_len) ^ (uint64_t)r->java;   /* Java tidying depends on the comm */
     size_t at = h & r->slot_mask;
     line_entry_t *e = NULL;
     while (r->slots[at].entry) {
         if (r->slots[at].hash == h) {
             line_entry_t *c = &r->entries[r->slots[at].entry - 1];
-            if (c->key_len == key_len && !memcmp(r->keys.data + c->key_off, key, key_len)) {
+            if (c->key_len == key_len && c->java == r->java && !memcmp(r->keys.data + c->key_off, key, key_len)) {
                 e = c;
                 break;
             }
@@ -352,31 +286,19 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         at = (at + 1) & r->slot_mask;
     }
     if (!e) {
-        /* New line: split "SYMBOL (MODULE)" at the last " (". */
-        const char *sym = s + rest, *mod = "";
-        size_t sym_len = n - rest, mod_len = 0;
-        if (sym_len >= 2 && sym[sym_len - 1] == ')') {
-            for (size_t i = sym_len - 1; i-- > 0;) {
-                if (sym[i] == '(' && i > 0 && sym[i - 1] == ' ') {
-                    mod = sym + i + 1;
-                    mod_len = sym_len - i - 2;
-                    sym_len = i - 1;
-                    break;
-                }
-            }
-        }
-        if (r->o->perl_compat && mod_len == 0 && *mod == 0) {
+        if (r->o->perl_compat && !fr.has_mod) {
             /* the Perl script only knows lines that end in "(module)" */
             if (!r->unrecognised++) r->first_unrecognised = r->line;
             return;
         }
+        perf_module_t mk = perf_module_class(fr.mod, fr.mod_len);
         line_entry_t tmp;
         tmp.first = (uint32_t)r->npool;
-        make_frames(r, pc, pc_len, sym, sym_len, mod, mod_len);
+        make_frames(r, &fr, mk);
         tmp.count = (uint32_t)(r->npool - tmp.first);
-        tmp.jit_module = module_is_perf_map(mod, mod_len) || module_is_jitted_so(mod, mod_len);
-        tmp.jit_like = module_is_perf_map(mod, mod_len) || module_is_jitted_so(mod, mod_len) ||
-                       module_is_unknown(mod, mod_len);
+        tmp.jit_module = perf_module_is_jit(mk);
+        tmp.jit_like = perf_module_is_jit_like(mk);
+        tmp.java = (uint8_t)r->java;
         tmp.key_off = r->keys.len;
         tmp.key_len = (uint32_t)key_len;
         buf_append(&r->keys, key, key_len);
@@ -387,8 +309,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         if (r->nentries * 2 > r->slot_mask) grow_slots(r);
     }
     if (r->o->resolver && e->jit_like && !r->o->perl_compat) {
-        uint64_t addr = 0;
-        for (size_t k = 0; k < pc_len && is_hex(pc[k]); k++) addr = addr * 16 + (uint64_t)(is_digit(pc[k]) ? pc[k] - '0' : (pc[k] | 32) - 'a' + 10);
+        uint64_t addr = fr.addr;
         const char *name;
         size_t len;
         /* the resolver loads maps lazily and counts: one caller at a time */
@@ -400,13 +321,17 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
             buf_t *b = &r->scratch;
             buf_clear(b);
             tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
+            size_t plain_len = b->len;
             if (r->o->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
-            uint32_t f = profile_frame(r->p, b->data, b->len, "", 0, 0, profile_classify_name(b->data, b->len));
+            uint32_t f = text_frame(r, b->data, b->len, profile_classify_name(b->data, b->len), b->len != plain_len);
             /* count frames whose name differs from perf's own label (--stats) */
             if (e->count == 1 && r->frame_pool[e->first] != f) {
-                const char *perf_name = r->p->frames[r->frame_pool[e->first]].name;
+                buf_t *was = &r->scratch, *now = &r->scratch2;
+                buf_clear(was), buf_clear(now);
+                profile_frame_label(r->p, r->frame_pool[e->first], was);
+                profile_frame_label(r->p, f, now);
                 if (r->parallel) pthread_mutex_lock(&resolver_mu);
-                jit_resolver_note(r->o->resolver, perf_name, strlen(perf_name), r->p->frames[f].name);
+                jit_resolver_note(r->o->resolver, was->data, was->len, now->data);
                 if (r->parallel) pthread_mutex_unlock(&resolver_mu);
             }
             XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
@@ -443,17 +368,31 @@ static uint32_t leaf_for_stack(perf_reader_t *r, const uint32_t *frames, size_t 
     return leaf;
 }
 
+
+/* Samples hang under their thread's node, except where the Perl script's roots are asked
+ * for: --perl-compat, and --pid/--tid (comm-PID[/TID] roots, not thread roles). */
+static int keeps_threads(const read_opts_t *o)
+{
+    return !o->perl_compat && !o->with_pid && !o->with_tid;
+}
+
 void perf_end_sample(perf_reader_t *r)
 {
     if (!r->in_sample) return;
     r->in_sample = 0;
-    size_t n = 0;
+    /* root first: the thread's node (the Perl script has none), the process frame, the callchain */
+    int with_thread = keeps_threads(r->o);
+    size_t n = (size_t)with_thread;
     int with_proc = !r->o->no_process_frame;
-    XGROW(r->stack, r->stack_cap, r->nleaf + 1);
+    XGROW(r->stack, r->stack_cap, r->nleaf + 2);
     if (with_proc) r->stack[n++] = r->proc_frame;
     for (size_t k = r->nleaf; k-- > 0;) r->stack[n++] = r->leaf_first[k];
     r->nleaf = 0;
-    if (n == 0) return;
+    if (n == (size_t)with_thread) return;
+    if (with_thread) {
+        r->stack[0] = r->p->threads[r->thread].frame;
+        profile_thread_note_stack(r->p, r->thread, r->stack + 1, n - 1);
+    }
     if (r->has_time && r->o->has_time_range) {
         double rel_ms = (r->time_us - r->start_us) / 1000.0;
         if (rel_ms < r->o->from_ms || rel_ms > r->o->to_ms) return;
@@ -467,81 +406,6 @@ void perf_end_sample(perf_reader_t *r)
         profile_add_sample(p, r->time_us, leaf, r->period);
     }
     r->samples++;
-}
-
-/* "2146.055772:" -> seconds as µs and ns; 1 when it is a timestamp. */
-static int parse_time(const char *t, size_t n, double *us, uint64_t *ns)
-{
-    if (n < 2 || t[n - 1] != ':') return 0;
-    uint64_t sec = 0, frac = 0;
-    size_t i = 0, fd = 0;
-    while (i < n - 1 && is_digit(t[i])) sec = sec * 10 + (uint64_t)(t[i++] - '0');
-    if (i == 0 || i >= n - 1 || t[i] != '.') return 0;
-    i++;
-    while (i < n - 1 && is_digit(t[i])) {
-        if (fd < 9) frac = frac * 10 + (uint64_t)(t[i] - '0'), fd++;
-        i++;
-    }
-    if (i != n - 1 || fd == 0) return 0;
-    while (fd < 9) frac *= 10, fd++;
-    *ns = sec * 1000000000ULL + frac;
-    *us = (double)sec * 1e6 + (double)frac / 1e3;
-    return 1;
-}
-
-/* Bounded decimal parse: block text has no terminator after its last line. */
-static uint64_t parse_u64(const char *s, size_t n)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n && is_digit(s[i]); i++) v = v * 10 + (uint64_t)(s[i] - '0');
-    return v;
-}
-
-static int all_digits(const char *s, size_t n)
-{
-    if (n == 0) return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!is_digit(s[i])) return 0;
-    return 1;
-}
-
-/* "PID/TID" or "TID": 1 when the token is one. */
-static int parse_pid_tid(const char *s, size_t n, const char **pid, size_t *pid_len, const char **tid,
-                         size_t *tid_len)
-{
-    const char *slash = memchr(s, '/', n);
-    if (!slash) {
-        if (!all_digits(s, n)) return 0;
-        *pid = NULL, *pid_len = 0, *tid = s, *tid_len = n;
-        return 1;
-    }
-    size_t a = (size_t)(slash - s);
-    if (!all_digits(s, a) || !all_digits(slash + 1, n - a - 1)) return 0;
-    *pid = s, *pid_len = a, *tid = slash + 1, *tid_len = n - a - 1;
-    return 1;
-}
-
-/* The Perl event regex "^(\S.+?)\s+(\d+)\/ *(\d+)*\s+" (without the blank): the comm needs two characters. Returns the
- * comm length and the pid/tid token bounds, or 0. */
-static size_t perl_comm(const char *s, size_t n, size_t *tok, size_t *tok_end)
-{
-    if (n == 0 || is_space(s[0])) return 0;
-    for (size_t c = 2; c < n; c++) {
-        size_t i = c;
-        if (!is_space(s[i])) continue;
-        while (i < n && is_space(s[i])) i++;
-        size_t t = i;
-        while (i < n && is_digit(s[i])) i++;
-        if (i == t) continue;
-        while (i < n && s[i] == '/') i++;
-        while (i < n && is_digit(s[i])) i++;
-        if (i < n && is_space(s[i])) {
-            *tok = t;
-            *tok_end = i;
-            return c;
-        }
-    }
-    return 0;
 }
 
 static void set_process_frame(perf_reader_t *r, const char *comm, size_t comm_len, const char *pid, size_t pid_len,
@@ -566,111 +430,12 @@ static void set_process_frame(perf_reader_t *r, const char *comm, size_t comm_le
 static int event_line(perf_reader_t *r, const char *s, size_t n)
 {
     const read_opts_t *o = r->o;
-    while (n > 0 && is_space(s[n - 1])) n--;
-    size_t comm_len = 0, tok = 0, tok_end = 0;
-    if (o->perl_compat) {
-        comm_len = perl_comm(s, n, &tok, &tok_end);
-        if (!comm_len) return 1;   /* (Perl keeps a blank the lazy match took: comm "t " -> "t_") */
-    } else {
-        /* The comm is everything before the first "PID", "PID/TID" word after the first word. */
-        size_t i = 0;
-        while (i < n && !is_space(s[i])) i++;
-        for (;;) {
-            while (i < n && is_space(s[i])) i++;
-            if (i >= n) return 1;
-            size_t t = i;
-            while (i < n && !is_space(s[i])) i++;
-            const char *a, *b;
-            size_t al, bl;
-            if (parse_pid_tid(s + t, i - t, &a, &al, &b, &bl)) {
-                tok = t, tok_end = i;
-                break;
-            }
-        }
-        comm_len = tok;
-        while (comm_len > 0 && is_space(s[comm_len - 1])) comm_len--;
-    }
-    const char *pid, *tid;
-    size_t pid_len, tid_len;
-    if (!parse_pid_tid(s + tok, tok_end - tok, &pid, &pid_len, &tid, &tid_len)) {
-        /* Perl's PID//TID-ish forms: take the leading digits as the tid */
-        pid = NULL, pid_len = 0, tid = s + tok, tid_len = 0;
-        while (tok + tid_len < tok_end && is_digit(s[tok + tid_len])) tid_len++;
-    }
-
-    /* The rest, word by word: [CPU], TIME:, PERIOD, EVENT:, then maybe a frame. */
-    double period = 1, time_us = 0;
-    uint64_t time_ns = 0;
-    int has_time = 0;
-    const char *ev = NULL, *frame = NULL;
-    size_t ev_len = 0;
-    size_t i = tok_end;
-    const char *last_num = NULL;
-    size_t last_num_len = 0;
-    while (i < n) {
-        while (i < n && is_space(s[i])) i++;
-        if (i >= n) break;
-        size_t t = i;
-        while (i < n && !is_space(s[i])) i++;
-        const char *w = s + t;
-        size_t wl = i - t;
-        if (ev) {
-            frame = w;
-            break;
-        }
-        if (w[0] == '[' && w[wl - 1] == ']') continue;
-        if (parse_time(w, wl, &time_us, &time_ns)) {
-            has_time = 1;
-            continue;
-        }
-        if (all_digits(w, wl)) {
-            /* a period, unless the next word is not an event: then it is a frame address */
-            size_t j = i;
-            while (j < n && is_space(s[j])) j++;
-            size_t k = j;
-            while (k < n && !is_space(s[k])) k++;
-            if (k > j && s[k - 1] == ':') {
-                last_num = w, last_num_len = wl;
-                continue;
-            }
-            frame = w;
-            break;
-        }
-        if (w[wl - 1] == ':' && wl > 1) {
-            ev = w;
-            ev_len = wl - 1;
-            continue;
-        }
-        frame = w;
-        break;
-    }
-    if (o->perl_compat) {
-        /* Perl matches ":\s*(\d+)*\s+(\S+):\s*$" on the whole line, and ignores any frame on it. */
-        ev = NULL, last_num = NULL, frame = NULL;
-        if (n > 1 && s[n - 1] == ':') {
-            size_t e = n - 1, b = e;
-            while (b > 0 && !is_space(s[b - 1])) b--;
-            size_t j = b;
-            while (j > 0 && is_space(s[j - 1])) j--;
-            if (b > e || j == b) goto no_event;
-            size_t d = j;
-            while (d > 0 && is_digit(s[d - 1])) d--;
-            size_t c = d;
-            while (c > 0 && is_space(s[c - 1])) c--;
-            if (c > 0 && s[c - 1] == ':') {
-                if (d < j) last_num = s + d, last_num_len = j - d;
-            } else if (j > 0 && s[j - 1] == ':') {
-                d = j;   /* no period */
-            } else {
-                goto no_event;
-            }
-            ev = s + b, ev_len = e - b;
-            /* the event name is \S+ up to the last ':' */
-        }
-    no_event:;
-    }
-    if (last_num) period = (double)parse_u64(last_num, last_num_len);
+    perf_event_t e;
+    if (!(o->perl_compat ? perf_perl_event(s, n, &e) : perf_parse_event(s, n, &e))) return 1;
+    double period = e.period ? (double)perf_parse_u64(e.period, e.period_len) : 1;
     if (period <= 0) period = 1;
+    const char *ev = e.event;
+    size_t ev_len = e.event_len;
 
     if (!o->perl_compat) perf_end_sample(r);
     r->skipping = 0;
@@ -683,7 +448,13 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
                 r->event_defaulted = 1;
             }
         }
-        if (strlen(r->event) != ev_len || memcmp(r->event, ev, ev_len)) {
+        size_t want_len = strlen(r->event), cmp_len = ev_len;
+        if (!o->perl_compat) {
+            /* "cycles:u" beside "cycles", "cpu-clock:ppp": one event (the Perl script compares the text) */
+            want_len = perf_event_base_len(r->event, want_len);
+            cmp_len = perf_event_base_len(ev, ev_len);
+        }
+        if (want_len != cmp_len || memcmp(r->event, ev, cmp_len)) {
             if (r->event_defaulted && !r->skipped_line) {   /* reported once the input is read */
                 r->skipped_line = r->line;
                 snprintf(r->skipped_event, sizeof r->skipped_event, "%.*s", (int)(ev_len < 127 ? ev_len : 127), ev);
@@ -701,28 +472,27 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
     }
     r->in_sample = 1;
     r->period = period;
-    r->has_time = has_time;
-    r->time_us = time_us;
-    r->time_ns = time_ns;
-    r->pid = (int)(pid ? parse_u64(pid, pid_len) : parse_u64(tid, tid_len));
-    if (has_time && !r->have_start) r->have_start = 1, r->start_us = time_us;
-    set_process_frame(r, s, comm_len, pid, pid_len, tid, tid_len);
-    if (frame) add_line(r, frame, (size_t)(s + n - frame));
+    if (!r->unit[0]) {
+        /* Weights are periods, like the Perl script's: cpu-clock and task-clock count ns, other
+         * events their own unit (cycles, instructions, page-faults); without a period, samples. */
+        size_t bl = ev && e.period ? perf_event_base_len(ev, ev_len) : 0;
+        if (!bl) snprintf(r->unit, sizeof r->unit, "samples");
+        else if ((bl == 9 && !memcmp(ev, "cpu-clock", 9)) || (bl == 10 && !memcmp(ev, "task-clock", 10)))
+            snprintf(r->unit, sizeof r->unit, "ns");
+        else snprintf(r->unit, sizeof r->unit, "%.*s", (int)(bl < 127 ? bl : 127), ev);
+    }
+    r->has_time = e.has_time;
+    r->time_us = e.time_us;
+    r->time_ns = e.time_ns;
+    r->pid = (int)(e.pid ? perf_parse_u64(e.pid, e.pid_len) : perf_parse_u64(e.tid, e.tid_len));
+    if (e.has_time && !r->have_start) r->have_start = 1, r->start_us = e.time_us;
+    set_process_frame(r, e.comm, e.comm_len, e.pid, e.pid_len, e.tid, e.tid_len);
+    r->java = sv_starts(e.comm, e.comm_len, "java");
+    if (keeps_threads(o))
+        r->thread = profile_thread(r->p, e.pid ? (int32_t)perf_parse_u64(e.pid, e.pid_len) : 0,
+                                   (int32_t)perf_parse_u64(e.tid, e.tid_len), e.comm, e.comm_len);
+    if (e.frame) add_line(r, e.frame, e.frame_len);
     return 0;
-}
-
-/* "HEX SYMBOL..." where SYMBOL is not a PID word: a callchain line rather than a padded event line. */
-static int looks_like_frame(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && is_hex(s[i])) i++;
-    if (i == 0 || i >= n || !is_space(s[i])) return 0;
-    while (i < n && is_space(s[i])) i++;
-    size_t t = i;
-    while (i < n && !is_space(s[i])) i++;
-    const char *a, *b;
-    size_t al, bl;
-    return !parse_pid_tid(s + t, i - t, &a, &al, &b, &bl);
 }
 
 void perf_reader_free(perf_reader_t *r)
@@ -736,6 +506,7 @@ void perf_reader_free(perf_reader_t *r)
     buf_free(&r->keys);
     buf_free(&r->scratch);
     buf_free(&r->scratch2);
+    buf_free(&r->demangled);
 }
 
 /* One line of perf script (without its '\n'); the loop body of both reading paths. */
@@ -763,7 +534,7 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
         }
         /* Indented: a callchain line (perf indents those with a tab), or an event
          * line whose comm perf padded with blanks (-F). */
-        if (c == '\t' || o->perl_compat || looks_like_frame(line + i, len - i)) {
+        if (c == '\t' || o->perl_compat || perf_looks_like_frame(line + i, len - i)) {
             if (r->in_sample) add_line(r, line + i, len - i);
             else if (!r->skipping && !r->unrecognised++) r->first_unrecognised = r->line;
             return;
@@ -771,6 +542,9 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
     }
     if (event_line(r, line + i, len - i) == 0) {
         r->event_lines++;
+    } else if (i == 0 && (r->in_sample || r->skipping) && (o->perl_compat || perf_looks_like_frame(line, len))) {
+        /* a callchain line without indentation (older perf versions) */
+        if (r->in_sample) add_line(r, line, len);
     } else if (!r->unrecognised++) {
         r->first_unrecognised = r->line;
     }
@@ -789,6 +563,7 @@ void perf_reader_init(perf_reader_t *r, profile_t *p, const read_opts_t *o, inpu
 int perf_report(input_t *in, const perf_reader_t *r, int rc)
 {
     if (rc < 0) return -1;
+    if (r->p && r->unit[0]) r->p->weight_unit = strpool_intern(r->p->strings, r->unit, strlen(r->unit));
     if (r->event_lines == 0) {
         diag_error(in->name, r->first_unrecognised ? r->first_unrecognised : 1,
                    "no perf script samples found (expected lines like 'comm PID TIME: PERIOD EVENT:')");
@@ -855,8 +630,8 @@ static int perf_sniff(const char *head, size_t n)
         if (!nl && pos < n) break;
         if (len == 0 || s[0] == '#') continue;
         size_t i = 0;
-        while (i < len && is_space(s[i])) i++;
-        if (i > 0 && looks_like_frame(s + i, len - i)) {
+        while (i < len && perf_is_space(s[i])) i++;
+        if (i > 0 && perf_looks_like_frame(s + i, len - i)) {
             frames++;
         } else {
             /* comm words, then a pid word, then a word ending in ':' */
@@ -864,23 +639,24 @@ static int perf_sniff(const char *head, size_t n)
             int pid_seen = 0, colon_after_pid = 0, hex_after_pid = 0, words_after_pid = 0;
             while (i < len) {
                 size_t t = i;
-                while (i < len && !is_space(s[i])) i++;
+                while (i < len && !perf_is_space(s[i])) i++;
                 const char *a, *b;
                 size_t al, bl;
-                if (t > start && !pid_seen && parse_pid_tid(s + t, i - t, &a, &al, &b, &bl)) {
+                if (t > start && !pid_seen && perf_parse_pid_tid(s + t, i - t, &a, &al, &b, &bl)) {
                     pid_seen = 1;
                 } else if (pid_seen) {
                     if (i > t && s[i - 1] == ':') colon_after_pid = 1;
                     if (words_after_pid++ == 0) {
                         size_t k = t;
-                        while (k < i && is_hex(s[k])) k++;
+                        while (k < i && perf_is_hex(s[k])) k++;
                         hex_after_pid = k == i && i > t;
                     }
                 }
-                while (i < len && is_space(s[i])) i++;
+                while (i < len && perf_is_space(s[i])) i++;
             }
             /* "comm PID TIME: PERIOD EVENT:", or "-F comm,pid,ip,sym" single-line samples "comm PID ADDR SYM" */
             if (pid_seen && (colon_after_pid || (hex_after_pid && words_after_pid >= 2))) events++;
+            else if (start == 0 && s[len - 1] == ')' && perf_looks_like_frame(s, len)) frames++;   /* not indented */
             else other++;
         }
     }

@@ -15,6 +15,7 @@ typedef struct {
     uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
     uint8_t jit_like;      /* module is a perf map, a jitted-*.so or [unknown]: the resolver may rename it */
     uint8_t jit_module;    /* a perf map or jitted-*.so: --jit annotates it */
+    uint8_t java;          /* read in a Java process (perf_reader_t.java): part of the key */
 } line_entry_t;
 
 typedef struct perf_reader {
@@ -30,7 +31,7 @@ typedef struct perf_reader {
     buf_t keys;
     uint32_t *frame_pool;
     size_t npool, pool_cap;
-    buf_t scratch, scratch2;
+    buf_t scratch, scratch2, demangled;
 
     /* stack cache: hash of the root-first frame ids -> leaf node */
     u64map_t stack_index;
@@ -43,11 +44,13 @@ typedef struct perf_reader {
     uint32_t *stack;
     size_t stack_cap;
     uint32_t proc_frame;
+    uint32_t thread;       /* the sample's thread in p->threads (not in perl_compat mode) */
     double period;
     int has_time;
     double time_us;
     uint64_t time_ns;
     int pid;
+    int java;              /* the comm starts with "java": Java frames are tidied */
 
     /* events */
     char event[128];       /* the event samples are kept for ("" until the first one) */
@@ -56,6 +59,8 @@ typedef struct perf_reader {
     /* timeline */
     int have_start;
     double start_us;
+
+    char unit[128];        /* the weights' unit, from the first kept sample: "ns", "cycles", "samples" */
 
     long samples, unrecognised, first_unrecognised, event_lines;
     long line;               /* number of the line being read, for messages */
@@ -70,8 +75,12 @@ void perf_reader_free(perf_reader_t *r);
 void perf_line(perf_reader_t *r, char *line, size_t len);
 /* Folds the sample being read, if any, into r->p. */
 void perf_end_sample(perf_reader_t *r);
-/* Warnings and errors after reading (r->line numbers are file lines); 0 or -1. */
+/* Warnings and errors after reading (r->line numbers are file lines), and the profile's
+ * weight unit (r->p->weight_unit) when r->p is set; 0 or -1. */
 int perf_report(input_t *in, const perf_reader_t *r, int rc);
+/* --inline: appends "a;b;c" (root-most first) for the address pc (hex text) in the ELF file mod,
+ * or nothing when addr2line does not know; with_context adds ":file:line" to each. Runs addr2line. */
+void perf_addr2line(const char *pc, size_t pc_len, const char *mod, size_t mod_len, int with_context, buf_t *out);
 /* Reads in with nworkers threads, blocks of about block_size bytes. */
 int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size);
 

@@ -12,6 +12,7 @@ extern const format_reader_t format_cpuprofile_reader;
 extern const format_writer_t format_cpuprofile_writer;
 extern const format_writer_t format_pprof_writer;
 extern const format_writer_t format_txt_writer;
+extern const format_writer_t format_trace_writer;
 
 /* Readers, most specific first: ties in sniff confidence go to the earlier one. */
 static const format_reader_t *const readers[] = {
@@ -27,6 +28,7 @@ static const format_writer_t *const writers[] = {
     &format_cpuprofile_writer,
     &format_pprof_writer,
     &format_txt_writer,
+    &format_trace_writer,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -61,11 +63,17 @@ const format_reader_t *format_detect(input_t *in)
         int s = readers[i]->sniff(head, n);
         if (s > best_score) best = readers[i], best_score = s;
     }
+    if (!best && !input_looks_binary(in)) {
+        /* nothing looks right: a name that says the format (x.cpuprofile, x.folded) picks the reader,
+         * whose errors then say what is wrong, on which line */
+        const format_writer_t *w = format_writer_for_path(in->name);
+        if (w && (best = format_reader_by_name(w->name))) return best;
+    }
     if (!best) {
         if (input_looks_binary(in))
             diag_error(in->name, 0, "binary data, not a profile (for perf.data, run 'perf script' first)");
         else
-            diag_error(in->name, 1, "unrecognised input; expected one of: %s (force one with --format)",
+            diag_error(in->name, 0, "unrecognised input; expected one of: %s (force one with --format)",
                        format_reader_names());
     }
     return best;
@@ -98,6 +106,23 @@ int format_read_path(const char *path, profile_t *p, const read_opts_t *o)
     return rc;
 }
 
+const char *format_writer_names(void)
+{
+    static buf_t names;
+    if (!names.len)
+        for (size_t i = 0; i < COUNT(writers); i++) buf_printf(&names, "%s%s", i ? ", " : "", writers[i]->name);
+    return names.data;
+}
+
+const char *format_writer_names_ext(void)
+{
+    static buf_t names;
+    if (!names.len)
+        for (size_t i = 0; i < COUNT(writers); i++)
+            buf_printf(&names, "  %-12s %s\n", writers[i]->name, writers[i]->extensions);
+    return names.data;
+}
+
 const format_writer_t *format_writer_by_name(const char *name)
 {
     for (size_t i = 0; i < COUNT(writers); i++)
@@ -120,4 +145,55 @@ const format_writer_t *format_writer_for_path(const char *path)
         }
     }
     return best;
+}
+
+const char *format_writer_extensions(void)
+{
+    static char list[256];
+    if (list[0]) return list;
+    size_t n = 0;
+    for (size_t i = 0; i < COUNT(writers) && n < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? " " : "", writers[i]->extensions);
+    return list;
+}
+
+int format_thread_view(const profile_t *p, const write_opts_t *o, const char *def, thread_roots_t roots,
+                       profile_t **view, size_t *picked)
+{
+    const char *choice = o && o->thread ? o->thread : def;
+    thread_pick_t pick;
+    if (profile_thread_pick_parse(choice, &pick) != 0) {
+        diag_error(NULL, 0, "--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", choice);
+        return -1;
+    }
+    size_t n = 0;
+    *view = profile_thread_view(p, &pick, roots, &n);
+    if (picked) *picked = n;
+    if (n == 0 && (p->nthreads || pick.kind != PICK_ALL)) {
+        buf_t b = {0};
+        for (size_t t = 0; t < p->nthreads && t < 40; t++) {
+            buf_printf(&b, "%s%d ", t ? ", " : "", (int)p->threads[t].tid);
+            profile_thread_label(p, (uint32_t)t, &b);
+        }
+        diag_error(NULL, 0, "--thread %s picks no thread of the profile (%s)", choice,
+                   p->nthreads ? b.data : "it has one thread, the main one");
+        buf_free(&b);
+        profile_free(*view);
+        *view = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int format_write(const format_writer_t *w, const profile_t *p, FILE *out, const write_opts_t *o)
+{
+    write_opts_t defaults = {0};
+    if (!o) o = &defaults;
+    if (w->picks_threads || (!p->nthreads && !o->thread)) return w->write(p, out, o);
+    profile_t *view;
+    if (format_thread_view(p, o, "all", o->threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &view, NULL) != 0)
+        return -2;
+    int rc = w->write(view ? view : p, out, o);
+    profile_free(view);
+    return rc;
 }

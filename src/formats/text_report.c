@@ -36,6 +36,53 @@ static int cmp_lines(const void *a, const void *b)
     return x->line - y->line;
 }
 
+/* The split of the weight by thread role: one row per label ("node [V8 worker]"), with its thread count. */
+static void thread_split(const profile_t *p, int json, buf_t *out)
+{
+    double *w = xmalloc((p->nthreads + 1) * sizeof *w), total = 0;
+    profile_thread_weights(p, w);
+    const char **label = xmalloc((p->nthreads + 1) * sizeof *label);
+    double *lw = xcalloc(p->nthreads + 1, sizeof *lw);
+    size_t *count = xcalloc(p->nthreads + 1, sizeof *count), nl = 0;
+    buf_t b = {0};
+    for (size_t t = 0; t < p->nthreads; t++) {
+        buf_clear(&b);
+        profile_thread_label(p, (uint32_t)t, &b);
+        const char *l = strpool_intern(p->strings, b.data, b.len);
+        size_t k = 0;
+        while (k < nl && label[k] != l) k++;
+        if (k == nl) label[nl++] = l;
+        lw[k] += w[t], count[k]++, total += w[t];
+    }
+    /* heaviest first (selection sort: a handful of rows) */
+    for (size_t i = 0; i < nl; i++)
+        for (size_t k = i + 1; k < nl; k++)
+            if (lw[k] > lw[i]) {
+                double tw = lw[i]; lw[i] = lw[k]; lw[k] = tw;
+                const char *tl = label[i]; label[i] = label[k]; label[k] = tl;
+                size_t tc = count[i]; count[i] = count[k]; count[k] = tc;
+            }
+    if (total <= 0) total = 1;
+    if (json) {
+        buf_puts(out, ",\"threads\":[");
+        for (size_t i = 0; i < nl; i++) {
+            buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
+            json_put_string(out, label[i], strlen(label[i]));
+            buf_printf(out, ",\"threads\":%zu,\"total\":%.17g,\"totalPct\":%.4f}", count[i], lw[i], 100 * lw[i] / total);
+        }
+        buf_putc(out, ']');
+    } else {
+        buf_printf(out, "%7s %7s  %s\n", "share", "threads", "thread role");
+        for (size_t i = 0; i < nl; i++) buf_printf(out, "%6.2f%% %7zu  %s\n", 100 * lw[i] / total, count[i], label[i]);
+        buf_putc(out, '\n');
+    }
+    buf_free(&b);
+    free(w);
+    free(label);
+    free(lw);
+    free(count);
+}
+
 void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
 {
     int by_file = o->by_file, json = o->json;
@@ -98,8 +145,13 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
     qsort(rows, nrows, sizeof *rows, cmp_rows);
     size_t shown = nrows < (size_t)limit ? nrows : (size_t)limit;
     double total = p->total > 0 ? p->total : 1;
+    const char *unit = p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
     if (json) {
-        buf_printf(out, "{\"total\":%.17g,\"by\":\"%s\",\"rows\":[", p->total, by_file ? "file" : "function");
+        buf_printf(out, "{\"total\":%.17g,\"unit\":", p->total);
+        json_put_string(out, unit, strlen(unit));
+        buf_printf(out, ",\"by\":\"%s\"", by_file ? "file" : "function");
+        if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, 1, out);
+        buf_puts(out, ",\"rows\":[");
         for (size_t i = 0; i < shown; i++) {
             buf_puts(out, i ? ",\n{" : "\n{");
             buf_puts(out, "\"name\":");
@@ -114,6 +166,7 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
         }
         buf_puts(out, "]}\n");
     } else {
+        if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, 0, out);
         buf_printf(out, "%7s %7s  %s\n", "self%", "total%", by_file ? "file" : "function");
         for (size_t i = 0; i < shown; i++) {
             buf_printf(out, "%6.2f%% %6.2f%%  %s\n", 100 * rows[i].self / total, 100 * rows[i].total / total, rows[i].key);
@@ -127,10 +180,15 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
                 buf_printf(out, " %d (%.0f%%)", lines[rr][j].line, 100 * lines[rr][j].ticks / (sum > 0 ? sum : 1));
             buf_putc(out, '\n');
         }
-        if (p->nsamples)
+        /* the unit of the weights is always said: perf's periods (ns of cpu-clock) are not sample counts */
+        if (p->nsamples && !strcmp(unit, "samples"))
             buf_printf(out, "(%zu of %zu %s; %zu samples)\n", shown, nrows, by_file ? "files" : "functions", p->nsamples);
+        else if (p->nsamples)
+            buf_printf(out, "(%zu of %zu %s; %zu samples, total weight %.0f %s)\n", shown, nrows,
+                       by_file ? "files" : "functions", p->nsamples, p->total, unit);
         else
-            buf_printf(out, "(%zu of %zu %s; total weight %.0f)\n", shown, nrows, by_file ? "files" : "functions", p->total);
+            buf_printf(out, "(%zu of %zu %s; total weight %.0f %s)\n", shown, nrows, by_file ? "files" : "functions",
+                       p->total, unit);
     }
     for (size_t i = 0; i <= nrows; i++) free(lines[i]);
     free(lines);

@@ -8,7 +8,7 @@ static const char *const kind_names[FRAME_KIND_COUNT] = {
     [FRAME_JS_MAGLEV] = "maglev",        [FRAME_JS_BASELINE] = "baseline", [FRAME_JS_INTERPRETED] = "interpreted",
     [FRAME_JS] = "js",                   [FRAME_BUILTIN] = "builtin",   [FRAME_NATIVE] = "native",
     [FRAME_KERNEL] = "kernel",           [FRAME_GC] = "gc",             [FRAME_IDLE] = "idle",
-    [FRAME_PROGRAM] = "program",         [FRAME_ROOT] = "root",
+    [FRAME_PROGRAM] = "program",         [FRAME_ROOT] = "root",         [FRAME_THREAD] = "thread",
 };
 
 const char *frame_kind_name(frame_kind_t k) { return k < FRAME_KIND_COUNT ? kind_names[k] : "unknown"; }
@@ -26,6 +26,8 @@ profile_t *profile_new(void)
     u64map_init(&p->frame_index);
     u64map_init(&p->child_index);
     u64map_init(&p->tick_index);
+    u64map_init(&p->thread_index);
+    u64map_init(&p->thread_of_frame);
     p->weight_unit = strpool_cstr(p->strings, "samples");
     XGROW(p->nodes, p->nodes_cap, 1);
     memset(&p->nodes[0], 0, sizeof p->nodes[0]);
@@ -45,6 +47,9 @@ void profile_free(profile_t *p)
     free(p->samples);
     free(p->ticks);
     u64map_free(&p->tick_index);
+    free(p->threads);
+    u64map_free(&p->thread_index);
+    u64map_free(&p->thread_of_frame);
     free(p);
 }
 
@@ -169,6 +174,13 @@ void profile_merge(profile_t *dst, const profile_t *src, double factor)
     for (size_t i = 0; i < src->nframes; i++) {
         const profile_frame_t *f = &src->frames[i];
         fmap[i] = profile_frame(dst, f->name, strlen(f->name), f->url, f->line, f->column, f->kind);
+    }
+    /* threads are the same thread in dst when pid and tid are; a role known in either is kept */
+    for (size_t t = 0; t < src->nthreads; t++) {
+        const profile_thread_t *st = &src->threads[t];
+        uint32_t d = profile_thread(dst, st->pid, st->tid, st->name, strlen(st->name));
+        if (st->role_known && !dst->threads[d].role_known) profile_thread_set_role(dst, d, st->role);
+        fmap[st->frame] = dst->threads[d].frame;
     }
     uint32_t *nmap = xmalloc(src->nnodes * sizeof *nmap);
     nmap[0] = 0;

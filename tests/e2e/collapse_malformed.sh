@@ -51,6 +51,6 @@ done
 { echo "node 1/1 1.5: 5 cpu-clock:ppp: "; for i in $(seq 30000); do printf '\t%x fn%d+0x1 (/usr/bin/x)\n' $i $((i % 7)); done
   echo; cat "$TESTDATA/perf/node_default.txt"; } > deep.txt
 NODESCOPE_PERF_THREADS=1 "$NODESCOPE" collapse deep.txt > deep1.folded
-grep -q '^node;fn5;fn4;.* 5$' deep1.folded || { echo "FAIL: deep sample missing"; fail=1; }
+grep -q '^node \[main\];fn5;fn4;.* 5$' deep1.folded || { echo "FAIL: deep sample missing"; fail=1; }
 NODESCOPE_PERF_THREADS=3 "$NODESCOPE" collapse deep.txt | cmp -s - deep1.folded || { echo "FAIL: deep sample, 3 threads differ"; fail=1; }
 exit $fail

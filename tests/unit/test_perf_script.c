@@ -44,10 +44,14 @@ static profile_t *read_text(const char *text, const read_opts_t *o)
     return p;
 }
 
+/* Folded text with the stacks as before threads (--threads merge): what these tests check
+ * is parsing; the thread roots have their own test. */
 static char *folded(const profile_t *p)
 {
     buf_t b = {0};
-    folded_write_buf(p, &b);
+    profile_t *v = profile_thread_view(p, NULL, THREAD_ROOTS_MERGE, NULL);
+    folded_write_buf(v ? v : p, &b);
+    profile_free(v);
     if (!b.data) buf_puts(&b, "");
     return b.data;
 }
@@ -88,8 +92,11 @@ static void test_node_default(void)
     /* offsets stripped, V8 tier markers and positions kept */
     CHECK(strstr(f, "JS:*parseRecords /work/main/examples/busy.js:4:22") != NULL);
     CHECK(strstr(f, "+0x") == NULL);
-    const profile_frame_t *fr = find_frame(p, "JS:*parseRecords /work/main/examples/busy.js:4:22");
+    /* ... as the frame's fields: the name keeps V8's prefix and tier, the site is url:line:column */
+    const profile_frame_t *fr = find_frame(p, "JS:*parseRecords");
     CHECK(fr && fr->kind == FRAME_JS_TURBOFAN);
+    CHECK(fr && !strcmp(fr->url, "/work/main/examples/busy.js") && fr->line == 4 && fr->column == 22);
+    CHECK(find_frame(p, "JS:*parseRecords /work/main/examples/busy.js:4:22") == NULL);
     fr = find_frame(p, "entry_SYSCALL_64_after_hwframe");
     if (!fr) fr = find_frame(p, "asm_exc_page_fault");
     CHECK(fr && fr->kind == FRAME_KERNEL);
@@ -160,7 +167,7 @@ static void test_edge_cases(void)
     CHECK_STR(f,
               "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
               "net/http.(*Client).Do;(anonymous namespace)::Visit;std::function<int (int, int)>::operator;"
-              "JS:*fib /app/a.js:14:13;RegExp:(\\\\s+)|(x) 1001001\n"
+              "JS:*fib /app/a.js:14:13;RegExp:(\\\\s+)|(\"x\") 1001001\n"
               "a;main;malloc 1001001\n"
               "node;uv_run;JS:~<anonymous> /app/a.js:1:1 2002002\n");
     free(f);
@@ -272,6 +279,169 @@ static void test_shares(void)
     profile_free(p);
 }
 
+/* Inputs the reader must read as inferno does (tests/data/perf/{unindented,rust,
+ * vmlinux_versioned,event_modifiers,java}.txt; whole outputs in collapse_cases). */
+static void test_peer_cases(void)
+{
+    /* callchain lines without indentation (perf 3.x): detected and read */
+    const format_reader_t *perf = format_reader_by_name("perf");
+    const char *old = "java 19983 cycles: \nffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])\n"
+                      "7f72432b4e9a start_thread (/lib/x86_64-linux-gnu/libpthread-2.15.so)\n\n";
+    CHECK(perf->sniff(old, strlen(old)) > 0);
+    profile_t *p = read_file("perf/unindented.txt", NULL);
+    CHECK(p != NULL);
+    if (p) {
+        const profile_frame_t *k = find_frame(p, "native_write_msr_safe");
+        CHECK(k && k->kind == FRAME_KERNEL);
+        CHECK(p->total == 3);
+        profile_free(p);
+    }
+
+    /* Rust: every scheme demangled, no hash left */
+    p = read_file("perf/rust.txt", NULL);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(find_frame(p, "rayon_core::registry::Registry::in_worker_cold") != NULL);
+        CHECK(find_frame(p, "<core::fmt::Formatter>::write_str") != NULL);
+        CHECK(find_frame(p, "<alloc::vec::Vec<T> as core::ops::drop::Drop>::drop") != NULL);
+        CHECK(find_frame(p, "my_addon::parse::{{closure}}") != NULL);
+        CHECK(find_frame(p, "std::sys::unix::fs::File::open") != NULL);
+        CHECK(find_frame(p, "<core::str::Chars<'a> as core::iter::traits::iterator::Iterator>::next") != NULL);
+        profile_free(p);
+    }
+    read_opts_t perl = {0};
+    perl.to_ms = 1e300;
+    perl.perl_compat = 1;   /* the Perl script leaves them as perf printed them */
+    p = read_file("perf/rust.txt", &perl);
+    CHECK(p && find_frame(p, "std::sys::unix::fs::File::open::hb90e1c1c787080f0") != NULL);
+    profile_free(p);
+
+    /* a versioned vmlinux is kernel; --kernel annotates it */
+    read_opts_t kern = {0};
+    kern.to_ms = 1e300;
+    kern.annotate_kernel = 1;
+    p = read_file("perf/vmlinux_versioned.txt", &kern);
+    CHECK(p != NULL);
+    if (p) {
+        const profile_frame_t *f = find_frame(p, "do_idle_[k]");
+        CHECK(f && f->kind == FRAME_KERNEL);
+        CHECK(find_frame(p, "bpf_prog_2b956549c660136a_uni_l4lb") != NULL);   /* a BPF program is not */
+        profile_free(p);
+    }
+
+    /* cycles:u, cycles, cycles:ppp: one event, every sample kept; instructions:u skipped */
+    diag_verbosity = -1;
+    p = read_file("perf/event_modifiers.txt", NULL);
+    diag_verbosity = 0;
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(p->total == 34467 + 12000 + 2000);
+        profile_free(p);
+    }
+    read_opts_t ev = {0};
+    ev.to_ms = 1e300;
+    ev.event_filter = "instructions";
+    p = read_file("perf/event_modifiers.txt", &ev);
+    CHECK(p && p->total == 3000);
+    profile_free(p);
+
+    /* Java frames lose the 'L' in a java process only; a frame without a symbol is " " */
+    p = read_file("perf/java.txt", NULL);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(find_frame(p, "sun/nio/ch/FileDispatcherImpl:.write0") != NULL);
+        CHECK(find_frame(p, "io/netty/util/Recycler:.get_[i]") != NULL);
+        CHECK(find_frame(p, "Lio/netty/channel/nio/AbstractNioByteChannel:.doWrite") != NULL);   /* comm node */
+        CHECK(find_frame(p, " ") != NULL);
+        profile_free(p);
+    }
+}
+
+/* Weights are periods; their unit says what a period counts (profile.weight_unit). */
+static void test_weight_unit(void)
+{
+    profile_t *p = read_file("perf/node_default.txt", NULL);   /* cpu-clock:ppp: ns */
+    CHECK(p && !strcmp(p->weight_unit, "ns"));
+    profile_free(p);
+    p = read_file("perf/single_line.txt", NULL);   /* -F comm,pid,ip,sym: no period */
+    CHECK(p && !strcmp(p->weight_unit, "samples"));
+    profile_free(p);
+    diag_verbosity = -1;
+    p = read_file("perf/event_modifiers.txt", NULL);   /* cycles:u: cycles */
+    CHECK(p && !strcmp(p->weight_unit, "cycles"));
+    profile_free(p);
+    setenv("NODESCOPE_PERF_THREADS", "3", 1);   /* the parallel reader sets it too */
+    p = read_file("perf/event_modifiers.txt", NULL);
+    CHECK(p && !strcmp(p->weight_unit, "cycles"));
+    profile_free(p);
+    unsetenv("NODESCOPE_PERF_THREADS");
+    diag_verbosity = 0;
+    p = read_text("node 1 1.0: 3 task-clock:\n\t98930 main (/a)\n", NULL);
+    CHECK(p && !strcmp(p->weight_unit, "ns"));
+    profile_free(p);
+}
+
+/* Every sample is attached to its thread: pid/tid and comm from the event line, the role from
+ * tid == pid, the name, or the thread entry frames of the stack. --perl-compat keeps none. */
+static void test_threads(void)
+{
+    const char *text =
+        "node 500/500 [000] 10.000100: 1001001 cpu-clock:ppp: \n"
+        "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
+        "\t55a0 node::Start+0x10 (/usr/bin/node)\n"
+        "\t7fa0 __libc_start_main+0x80 (/usr/lib/libc.so.6)\n"
+        "\n"
+        "node 500/503 [001] 10.000200: 1001001 cpu-clock:ppp: \n"
+        "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
+        "\t55b8 node::(anonymous namespace)::PlatformWorkerThread+0x3 (/usr/bin/node)\n"
+        "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
+        "\n"
+        "node 500/503 [001] 10.000300: 1001001 cpu-clock:ppp: \n"
+        "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
+        "\n"
+        "node 500/510 [001] 10.000400: 1001001 cpu-clock:ppp: \n"
+        "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
+        "\t55c0 node::worker::Worker::Run+0x9 (/usr/bin/node)\n"
+        "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
+        "\n"
+        "libuv-worker 500/520 [001] 10.000500: 1001001 cpu-clock:ppp: \n"
+        "\t7fb0 sha512_block_data_order_avx2+0x5 (/usr/lib/libcrypto.so.3)\n"
+        "\n";
+    read_opts_t o = {0};
+    o.to_ms = 1e300;
+    profile_t *p = read_text(text, &o);
+    CHECK(p != NULL);
+    CHECK_EQ_INT(p->nthreads, 4);
+    CHECK_EQ_INT(p->threads[0].role, THREAD_MAIN);
+    CHECK_EQ_INT(p->threads[1].role, THREAD_V8);
+    CHECK_EQ_INT(p->threads[2].role, THREAD_WORKER);
+    CHECK_EQ_INT(p->threads[3].role, THREAD_LIBUV);
+    CHECK_EQ_INT(p->threads[1].tid, 503);
+    CHECK_EQ_INT(p->threads[1].pid, 500);
+    const format_writer_t *w = format_writer_by_name("folded");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    CHECK_EQ_INT(format_write(w, p, f, &(write_opts_t){0}), 0);
+    fclose(f);
+    CHECK_STR(out, "node [V8 worker];start_thread;node::(anonymous namespace)::PlatformWorkerThread;"
+                   "v8::internal::compiler::PipelineImpl::OptimizeGraph 1001001\n"
+                   "node [V8 worker];v8::internal::compiler::PipelineImpl::OptimizeGraph 1001001\n"
+                   "node [Worker 1];start_thread;node::worker::Worker::Run;JS:*hot /app/a.js:1:1 1001001\n"
+                   "node [libuv];sha512_block_data_order_avx2 1001001\n"
+                   "node [main];__libc_start_main;node::Start;JS:*hot /app/a.js:1:1 1001001\n");
+    free(out);
+    /* --threads merge: as before threads */
+    char *m = folded(p);
+    CHECK(strstr(m, "node;start_thread;node::worker::Worker::Run;JS:*hot /app/a.js:1:1 1001001\n") != NULL);
+    free(m);
+    profile_free(p);
+    o.perl_compat = 1;
+    p = read_text(text, &o);
+    CHECK(p && p->nthreads == 0);
+    profile_free(p);
+}
+
 int main(void)
 {
     test_node_default();
@@ -282,5 +452,8 @@ int main(void)
     test_addrs_and_time();
     test_errors_and_sniff();
     test_shares();
+    test_peer_cases();
+    test_weight_unit();
+    test_threads();
     return check_summary("test_perf_script");
 }

@@ -1,0 +1,53 @@
+// bench/threads_accuracy.sh's comparison: V8's top 15 functions by inclusive share in V8's
+// own profile (argv[2]) against nodescope's main-thread profile (argv[3]) and all threads
+// merged (argv[4]). GC and (idle) samples are left out of every profile. A fourth column keeps
+// only the main thread's samples whose stack reaches node::Start: perf loses the callers of a
+// sample taken in code without frame pointers (libc's write, malloc, memmove), V8 never does.
+const fs = require('fs');
+const GC = /^(\(garbage collector\)|v8::internal::(Heap::|Scavenge|ScavengerCollector|MarkCompact|MinorMarkCompact|ConcurrentMarking|IncrementalMarking|Sweeper|GCTracer|MarkingVisitor))/;
+const SKIP = new Set(['(root)', '(program)', '(idle)', '(garbage collector)']);
+function shares(file, completeOnly) {
+  const p = JSON.parse(fs.readFileSync(file));
+  const byId = new Map(p.nodes.map(n => [n.id, n])), parent = new Map();
+  for (const n of p.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const key = n => n.callFrame.functionName + ' ' + n.callFrame.url.replace(/^file:\/\//, '') + ':' + (n.callFrame.lineNumber + 1);
+  const memo = new Map();   // node -> [keys on its path, gc on path]
+  const path = id => {
+    if (memo.has(id)) return memo.get(id);
+    const n = byId.get(id), up = parent.has(id) ? path(parent.get(id)) : [new Set(), false, false, false];
+    const keys = new Set(up[0]); if (!SKIP.has(n.callFrame.functionName)) keys.add(key(n));
+    const r = [keys, up[1] || GC.test(n.callFrame.functionName), up[2] || n.callFrame.functionName === '(idle)',
+               up[3] || n.callFrame.functionName === 'node::Start'];
+    memo.set(id, r); return r;
+  };
+  const incl = new Map(), self = new Map(); let total = 0, gc = 0, idle = 0;
+  for (const s of p.samples) {
+    const [keys, isGc, isIdle, complete] = path(s);
+    if (completeOnly && !complete) continue;
+    if (isGc) { gc++; continue; }
+    if (isIdle) { idle++; continue; }
+    total++;
+    for (const k of keys) incl.set(k, (incl.get(k) || 0) + 1);
+    const leaf = byId.get(s);
+    if (!SKIP.has(leaf.callFrame.functionName)) self.set(key(leaf), (self.get(key(leaf)) || 0) + 1);
+  }
+  return { incl, self, total, gc, idle, samples: p.samples.length };
+}
+const [v8, main, merged] = process.argv.slice(2).map(f => shares(f, false)), whole = shares(process.argv[3], true);
+const pct = (s, k) => 100 * (s.incl.get(k) || 0) / s.total;
+console.log(`samples: V8 --cpu-prof ${v8.samples} (${v8.gc} GC, ${v8.idle} idle left out); nodescope main thread ${main.samples} (${main.gc} GC); all threads merged ${merged.samples} (${merged.gc} GC)`);
+console.log(`main thread samples whose stack reaches node::Start: ${whole.total + whole.gc} of ${main.samples}`);
+for (const by of ['incl', 'self']) {
+  const top = [...v8[by]].sort((a, b) => b[1] - a[1]).slice(0, 15).map(e => e[0]);
+  console.log(`\nV8's top 15 by ${by === 'incl' ? 'inclusive' : 'self'} share; inclusive shares:`);
+  console.log('  V8%   main%  merged%  main-complete%  function');
+  let worstMain = 0, worstMerged = 0, worstWhole = 0;
+  for (const k of top) {
+    const a = pct(v8, k), b = pct(main, k), c = pct(merged, k), d = pct(whole, k);
+    worstMain = Math.max(worstMain, Math.abs(a - b)); worstMerged = Math.max(worstMerged, Math.abs(a - c));
+    worstWhole = Math.max(worstWhole, Math.abs(a - d));
+    console.log(`${a.toFixed(1).padStart(5)} ${b.toFixed(1).padStart(6)} ${c.toFixed(1).padStart(7)} ${d.toFixed(1).padStart(14)}   ${k.slice(0, 80)}`);
+  }
+  console.log(`worst inclusive-share difference from V8 over these 15: main thread ${worstMain.toFixed(1)} points, ` +
+              `all threads merged ${worstMerged.toFixed(1)}, main thread with complete stacks ${worstWhole.toFixed(1)}`);
+}

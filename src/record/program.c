@@ -1,0 +1,182 @@
+#include "record/program.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *base_of(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* node, nodejs, node20, node-v22...: how node binaries are named in the wild. */
+static int named_node(const char *path)
+{
+    return !strncmp(base_of(path), "node", 4);
+}
+
+static int is_executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The file cmd runs, as execvp would find it; NULL when there is none. */
+static char *find_in_path(const char *cmd)
+{
+    if (strchr(cmd, '/')) return is_executable_file(cmd) ? xstrdup(cmd) : NULL;
+    const char *path = getenv("PATH");
+    if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+    char buf[PATH_MAX];
+    for (const char *p = path;; p = strchr(p, ':') + 1) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == 0) snprintf(buf, sizeof buf, "./%s", cmd);
+        else snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, cmd);
+        if (is_executable_file(buf)) return xstrdup(buf);
+        if (!end) return NULL;
+    }
+}
+
+/* Splits a script's "#!" line into words (at most max); returns the count, 0 when
+ * the file is not a script. The words point into line. */
+static int shebang_words(const char *path, char *line, size_t cap, char **words, int max)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fgets(line, (int)cap, f) != NULL;
+    fclose(f);
+    if (!ok || line[0] != '#' || line[1] != '!') return 0;
+    int n = 0;
+    for (char *tok = strtok(line + 2, " \t\r\n"); tok && n < max; tok = strtok(NULL, " \t\r\n")) words[n++] = tok;
+    return n;
+}
+
+/* For a script run by node ("#!/usr/bin/env node", "#!/usr/bin/env -S node --x",
+ * "#!/opt/node/bin/node"): the node binary and the interpreter's extra words. */
+static char *script_node(const char *script, char **extra, int *nextra, char *line, size_t cap)
+{
+    char *w[16];
+    int n = shebang_words(script, line, cap, w, 16), i = 0;
+    if (n == 0) return NULL;
+    if (!strcmp(base_of(w[0]), "env")) {
+        for (i = 1; i < n && w[i][0] == '-'; i++) {}   /* env's own options, e.g. -S */
+        if (i >= n) return NULL;
+    }
+    if (!named_node(w[i])) return NULL;
+    char *node = find_in_path(w[i]);
+    if (!node) return NULL;
+    *nextra = 0;
+    for (int k = i + 1; k < n; k++) extra[(*nextra)++] = w[k];
+    return node;
+}
+
+int record_program_resolve(record_program_t *rp, char **argv, int argc, const char *const *node_flags,
+                           int allow_any)
+{
+    memset(rp, 0, sizeof *rp);
+    char *exe = find_in_path(argv[0]);
+    if (!exe) {
+        diag_error(NULL, 0, "%s: %s", argv[0],
+                   strchr(argv[0], '/') ? "no such executable file" : "command not found (searched PATH)");
+        return -1;
+    }
+    int nflags = 0;
+    while (node_flags[nflags]) nflags++;
+    char line[512], *extra[16];
+    int nextra = 0;
+    char *node = NULL;
+    char real[PATH_MAX];
+    const char *real_exe = realpath(exe, real) ? real : exe;
+    if (named_node(exe) || named_node(real_exe)) node = xstrdup(exe);
+    else node = script_node(exe, extra, &nextra, line, sizeof line);
+
+    rp->argv = xcalloc((size_t)argc + (size_t)nflags + (size_t)nextra + 2, sizeof *rp->argv);
+    if (node) {
+        /* node FLAGS [#! extras] [script] ARGS: V8 flags before the script */
+        int k = 0, is_script = strcmp(node, exe) != 0;
+        rp->argv[k++] = node;
+        for (int i = 0; i < nflags; i++) rp->argv[k++] = xstrdup(node_flags[i]);
+        for (int i = 0; i < nextra; i++) rp->argv[k++] = xstrdup(extra[i]);
+        if (is_script) rp->argv[k++] = xstrdup(exe);
+        for (int i = 1; i < argc; i++) rp->argv[k++] = xstrdup(argv[i]);
+        rp->argc = k;
+        rp->is_node = 1;
+        rp->path = exe;
+        return 0;
+    }
+    if (!allow_any) {
+        diag_error(NULL, 0,
+                   "%s is not node (nor a script node runs): record names JavaScript frames of Node programs. "
+                   "To record it with perf anyway (native frames only, no Node flags), add --perf",
+                   argv[0]);
+        free(rp->argv);
+        rp->argv = NULL;
+        free(exe);
+        return -1;
+    }
+    for (int i = 0; i < argc; i++) rp->argv[i] = xstrdup(argv[i]);
+    rp->argc = argc;
+    rp->path = exe;
+    return 0;
+}
+
+void record_program_free(record_program_t *rp)
+{
+    if (rp->argv)
+        for (int i = 0; i < rp->argc; i++) free(rp->argv[i]);
+    free(rp->argv);
+    free(rp->path);
+    memset(rp, 0, sizeof *rp);
+}
+
+/* The process's executable, or its thread name when /proc/PID/exe cannot be read. */
+static int process_is_node(int pid)
+{
+    char path[64], target[PATH_MAX];
+    snprintf(path, sizeof path, "/proc/%d/exe", pid);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n > 0) {
+        target[n] = 0;
+        char *del = strstr(target, " (deleted)");   /* upgraded while running */
+        if (del) *del = 0;
+        return named_node(target);
+    }
+    snprintf(path, sizeof path, "/proc/%d/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fgets(target, sizeof target, f) != NULL;
+    fclose(f);
+    return ok && named_node(target);
+}
+
+int record_check_attach(int pid, int allow_any)
+{
+    if (kill(pid, 0) != 0 && errno == ESRCH) {
+        diag_error(NULL, 0, "no process %d to attach to", pid);
+        return -1;
+    }
+    if (allow_any) return 0;
+    if (!process_is_node(pid)) {
+        diag_error(NULL, 0, "process %d is not node: record names JavaScript frames of Node processes. "
+                   "To record it with perf anyway (native frames only), add --perf", pid);
+        return -1;
+    }
+    char map[64];
+    snprintf(map, sizeof map, "/tmp/perf-%d.map", pid);
+    if (access(map, R_OK) != 0) {
+        diag_error(map, 0, "process %d has no perf map, so its JavaScript frames cannot be named: it was not "
+                   "started with --perf-basic-prof. Restart it as 'node --perf-basic-prof "
+                   "--interpreted-frames-native-stack app.js' (or with NODE_OPTIONS=--perf-basic-prof), or add "
+                   "--perf to record its native frames only", pid);
+        return -1;
+    }
+    return 0;
+}

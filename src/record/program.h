@@ -1,0 +1,27 @@
+/* What `record` profiles, checked before anything runs: the command to start
+ * (found in PATH, known to be node or a script node runs) or the process to
+ * attach to (alive, node, with a perf map). Every check that can fail before the
+ * program runs is here, so a mistake costs the user nothing. */
+#ifndef RECORD_PROGRAM_H
+#define RECORD_PROGRAM_H
+
+typedef struct {
+    char **argv;        /* what perf starts, NULL-terminated (owned) */
+    int argc;
+    char *path;         /* the executable the command resolved to (owned) */
+    int is_node;        /* a node binary, or a script whose #! line runs node */
+} record_program_t;
+
+/* Resolves argv[0] in PATH. When the command is node, or a script run by node,
+ * the result runs node with node_flags placed right after the node binary (V8
+ * flags must come before the script). When it is not node: with allow_any the
+ * command runs as given; otherwise an error says what to do and -1 is returned. */
+int record_program_resolve(record_program_t *rp, char **argv, int argc, const char *const *node_flags,
+                           int allow_any);
+void record_program_free(record_program_t *rp);
+
+/* Checks process pid can be recorded: alive, and (unless allow_any) a node
+ * process with a perf map, i.e. started with --perf-basic-prof. 0 or -1 (error printed). */
+int record_check_attach(int pid, int allow_any);
+
+#endif

@@ -20,28 +20,67 @@
   const unzoomBtn = document.getElementById('unzoom');
   const searchBtn = document.getElementById('search');
   const matchedText = document.getElementById('matched');
-  const names = cfg.names.split('\n'), D = cfg.d, V = cfg.v, B = cfg.b;
+  // a data column: base-32 digits, the last of a number from 0-9A-V, the others from
+  // W-Za-z+/; "~text;" for a number that is no integer (svg_flame.c's put_packed)
+  const DIG = new Int8Array(128).fill(-1);
+  '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/'.split('').forEach((c, i) => { DIG[c.charCodeAt(0)] = i; });
+  function unpack(s) {
+    if (s === undefined) return undefined;
+    const out = new Float64Array(cfg.count);
+    let v = 0, k = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 126) { const j = s.indexOf(';', i); out[k++] = +s.slice(i + 1, j); i = j; continue; }
+      const d = DIG[c];
+      if (d >= 32) v = v * 32 + d - 32;
+      else { out[k++] = v * 32 + d; v = 0; }
+    }
+    return out;
+  }
+  // names: one per line, each the length of the prefix shared with the one before (32 + n)
+  // and the rest; every 64th shares nothing, so a name is decoded when first needed from
+  // at most 63 before it (decoding all up front is 0.2 s of a 150,000-frame graph's start)
+  const packedNames = cfg.names.split('\n'), names = new Array(packedNames.length);
+  function nameOf(j) {
+    if (names[j] !== undefined) return names[j];
+    let k = j;
+    while (k & 63 && names[k - 1] === undefined) k--;
+    for (; k <= j; k++) {
+      const e = packedNames[k];
+      names[k] = (k & 63 ? names[k - 1].substring(0, e.charCodeAt(0) - 32) : '') + e.substring(1);
+    }
+    return names[j];
+  }
+  const D = unpack(cfg.d), V = unpack(cfg.v), B = unpack(cfg.b);
   const n = D.length, fh = cfg.frameHeight, maxDepth = cfg.maxDepth, viewW = cfg.viewWidth;
   const pxPer = cfg.total > 0 ? viewW / cfg.total : 0;
   const charW = cfg.fontsize * cfg.fontwidth;
 
   // x of every frame from the gaps (as svg_flame.c wrote them), parents, frames by depth
   const X = new Float64Array(n), P = new Int32Array(n), NAME = new Int32Array(n);
-  const byDepth = [];
+  const depthCount = new Int32Array(maxDepth + 2);
   {
     const cursor = new Float64Array(maxDepth + 2), last = new Int32Array(maxDepth + 1).fill(-1);
-    const G = cfg.g, N = cfg.n;
-    let seen = 0;   // a name's id is counted back from the next new name: 0 = a new name
+    const G = unpack(cfg.g), N = unpack(cfg.n);
+    let seen = 0, prevD = -1;   // a name's id is counted back from the next new name: 0 = a new name
     for (let i = 0; i < n; i++) {
       NAME[i] = N[i] ? seen - N[i] : seen++;
-      const d = D[i], x = cursor[d] + G[i];
+      const d = D[i] = prevD + 1 - D[i], x = cursor[d] + G[i];
+      prevD = d;
       X[i] = x;
       cursor[d] = x + V[i];
       cursor[d + 1] = x;
       P[i] = d ? last[d - 1] : -1;
       last[d] = i;
-      (byDepth[d] || (byDepth[d] = [])).push(i);   // preorder: x order at every depth
+      depthCount[d + 1]++;
     }
+  }
+  // frames by depth, each depth in x order (the preorder is): a counting sort
+  const byDepth = new Int32Array(n), depthStart = new Int32Array(maxDepth + 2);
+  for (let d = 1; d <= maxDepth + 1; d++) depthStart[d] = depthStart[d - 1] + depthCount[d];
+  {
+    const at = depthStart.slice();
+    for (let i = 0; i < n; i++) byDepth[at[D[i]]++] = i;
   }
   let zoomed = -1, scale = 1, offset = 0, searchRe = null, nameHit = null;
 
@@ -74,13 +113,13 @@
     }
     return s;
   }
-  function tooltip(i) { return names[NAME[i]] + ' (' + tip(i) + ')'; }
+  function tooltip(i) { return nameOf(NAME[i]) + ' (' + tip(i) + ')'; }
 
   // ---- labels: the longest form of the name that fits, else the shortest cut ----
   function fit(i, width) {
     const chars = Math.floor((width - 6) / charW);
     if (chars < 3) return '';
-    const full = names[NAME[i]];
+    const full = nameOf(NAME[i]);
     if (full.length <= chars) return full;
     const forms = cfg.labels[NAME[i]];
     let t = full;
@@ -100,21 +139,24 @@
     r.setAttribute('fill', fill);
     return r;
   }
-  const hex = (k) => { const h = cfg.colors; return 'rgb(' + parseInt(h.substr(6 * k, 2), 16) + ',' + parseInt(h.substr(6 * k + 2, 2), 16) + ',' + parseInt(h.substr(6 * k + 4, 2), 16) + ')'; };
-  function fillOf(i) { return nameHit && nameHit[NAME[i]] ? cfg.searchcolor : hex(cfg.colorsPer === 'frame' ? i : NAME[i]); }
+  // colours: 3 characters each, 6 bits a channel (svg_flame.c's put_packed_color)
+  const channel = (c) => { const q = DIG[cfg.colors.charCodeAt(c)]; return q << 2 | q >> 4; };
+  const color = (k) => 'rgb(' + channel(3 * k) + ',' + channel(3 * k + 1) + ',' + channel(3 * k + 2) + ')';
+  function fillOf(i) { return nameHit && nameHit[NAME[i]] ? cfg.searchcolor : color(cfg.colorsPer === 'frame' ? i : NAME[i]); }
+  const vis = new Int32Array(n), vw = new Float64Array(n);
   function render() {
     const k = pxPer * scale;
     // visible width of every visible frame
-    const vis = [], vw = [];
+    let m = 0;
     for (let i = 0; i < n; i++) {
       const x = X[i] * k + offset, w = V[i] * k;
       if (x + w <= 1e-6 || x >= viewW - 1e-6) continue;
-      vis.push(i);
-      vw.push(Math.min(x + w, viewW) - Math.max(x, 0));
+      vis[m] = i;
+      vw[m++] = Math.min(x + w, viewW) - Math.max(x, 0);
     }
     let thr = cfg.drawMin, wide = 0;
-    for (const w of vw) if (w >= thr) wide++;
-    if (wide > cfg.drawMax) thr = Float64Array.from(vw).sort().reverse()[cfg.drawMax - 1];
+    for (let j = 0; j < m; j++) if (vw[j] >= thr) wide++;
+    if (wide > cfg.drawMax) thr = vw.slice(0, m).sort()[m - cfg.drawMax];
     const anc = new Set();
     for (let a = zoomed >= 0 ? P[zoomed] : -1; a >= 0; a = P[a]) anc.add(a);
     const rects = document.createDocumentFragment(), texts = document.createDocumentFragment();
@@ -124,7 +166,7 @@
       if (g) rects.appendChild(rectEl('g', g[0], yOf(d), g[1] - g[0], g[3]));
       grass[d] = null;
     };
-    for (let j = 0; j < vis.length; j++) {
+    for (let j = 0; j < m; j++) {
       const i = vis[j], d = D[i], w = vw[j], x = Math.max(X[i] * k + offset, 0), fill = fillOf(i);
       if (w >= thr || d === 0) {
         closeGrass(d);
@@ -178,13 +220,12 @@
     if (px < 0 || px >= viewW || py < 0) return -1;
     const row = Math.floor(py / fh);
     const d = cfg.inverted ? row : maxDepth - row;
-    const list = byDepth[d];
-    if (!list) return -1;
+    if (d < 0 || d > maxDepth) return -1;
     const lx = (px - offset) / (pxPer * scale);
-    let lo = 0, hi = list.length - 1, at = -1;
+    let lo = depthStart[d], hi = depthStart[d + 1] - 1, at = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (X[list[mid]] <= lx) { at = list[mid]; lo = mid + 1; } else hi = mid - 1;
+      if (X[byDepth[mid]] <= lx) { at = byDepth[mid]; lo = mid + 1; } else hi = mid - 1;
     }
     return at >= 0 && lx < X[at] + V[at] ? at : -1;
   }
@@ -219,7 +260,7 @@
       return;
     }
     nameHit = new Uint8Array(names.length);
-    for (let j = 0; j < names.length; j++) nameHit[j] = searchRe.test(names[j]) ? 1 : 0;
+    for (let j = 0; j < names.length; j++) nameHit[j] = searchRe.test(nameOf(j)) ? 1 : 0;
     // matched share without double counting nested matches: union of x ranges (preorder is x order)
     let covered = 0, end = -Infinity;
     for (let i = 0; i < n; i++) {
@@ -282,7 +323,7 @@
   // API for scripts and tests
   window.nodescope = {
     zoom: zoom, unzoom: unzoom, search: search, resetSearch: resetSearch, count: n,
-    find: function (name) { for (let i = 0; i < n; i++) if (names[NAME[i]] === name) return i; return -1; },
+    find: function (name) { for (let i = 0; i < n; i++) if (nameOf(NAME[i]) === name) return i; return -1; },
     tooltip: tooltip, frameAt: frameAt,
     rectOf: function (i) { return framesG.querySelector('rect[data-i="' + i + '"]'); },
   };

@@ -375,6 +375,26 @@ static void put_json_num(buf_t *b, double v)
     }
 }
 
+/* A number of a data column, packed: an integer 0 <= v < 2^53 as base-32 digits, most
+ * significant first, the last from "0-9A-V" and the others from "W-Za-z+/"; anything
+ * else as "~" + its decimal text + ";". flame.js's unpack() reads them. */
+static const char pack_digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
+
+static void put_packed(buf_t *b, double v)
+{
+    const char *digits = pack_digits;
+    if (v >= 0 && v < 9007199254740992.0 && v == floor(v)) {
+        unsigned long long u = (unsigned long long)v;
+        char tmp[16];
+        int n = 0;
+        tmp[n++] = digits[u & 31];
+        for (u >>= 5; u; u >>= 5) tmp[n++] = digits[32 + (u & 31)];
+        while (n) buf_putc(b, tmp[--n]);
+    } else {
+        buf_printf(b, "~%.17g;", v);
+    }
+}
+
 /* "1,234" style counts as flamegraph.pl prints them */
 static void put_count(buf_t *b, double v)
 {
@@ -466,12 +486,25 @@ static double draw_threshold(const layout_t *l, double px_per)
 
 typedef struct { int open; double x, end, widest; char color[32]; } grass_t;
 
-/* "rgb(r,g,b)" as rrggbb */
-static void put_hex_color(buf_t *b, const char *rgb)
+/* Colours are kept to 6 bits a channel (c -> q = c>>2, read back as q<<2 | q>>4: 0 and 255
+ * stay): 3 characters of the data per colour, and the elements drawn with the same. */
+static void quantize_color(char color[32])
 {
-    int r = 0, g = 0, bl = 0;
-    if (sscanf(rgb, "rgb(%d,%d,%d)", &r, &g, &bl) != 3) r = g = bl = 128;
-    buf_printf(b, "%02x%02x%02x", r & 255, g & 255, bl & 255);
+    int r = 128, g = 128, bl = 128;
+    sscanf(color, "rgb(%d,%d,%d)", &r, &g, &bl);
+    int c[3] = {r, g, bl};
+    for (int k = 0; k < 3; k++) {
+        int q = (c[k] < 0 ? 0 : c[k] > 255 ? 255 : c[k]) >> 2;
+        c[k] = q << 2 | q >> 4;
+    }
+    snprintf(color, 32, "rgb(%d,%d,%d)", c[0], c[1], c[2]);
+}
+
+static void put_packed_color(buf_t *b, const char *color)
+{
+    int c[3] = {128, 128, 128};
+    sscanf(color, "rgb(%d,%d,%d)", &c[0], &c[1], &c[2]);
+    for (int k = 0; k < 3; k++) buf_putc(b, pack_digits[(c[k] >> 2) & 63]);
 }
 
 static void put_px(buf_t *b, double v) { buf_printf(b, "%.2f", round(v * 100) / 100 + 0.0); }
@@ -576,7 +609,8 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     char (*name_color)[32] = NULL;
     size_t name_color_cap = 0;
     buf_t names_json = {0}, forms_json = {0}, colors_json = {0};
-    buf_t col_n = {0}, col_d = {0}, col_g = {0}, col_v = {0}, col_b = {0};
+    buf_t col_n = {0}, col_d = {0}, col_g = {0}, col_v = {0}, col_b = {0}, prev_name = {0}, entry = {0};
+    int prev_depth = -1;
     uint32_t nnames = 0;
     /* per depth: where the next frame starts when it has no gap (flame.js rebuilds x from this) */
     double *cursor = xcalloc((size_t)l.max_depth + 2, sizeof *cursor);
@@ -589,16 +623,29 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
         char color[32];
         if (o->before) palette_diff_color(&pal, r->value - r->before, maxdelta, color);
         else palette_color(&pal, nm, name.len, kind, color);
+        quantize_color(color);
 
         /* the data: name, depth, gap before the frame, value[, before, colour] */
         int found;
         uint32_t *slot = u64map_upsert(&name_index, hash_bytes(nm, name.len), &found);
         if (!found) {
             *slot = nnames++;
-            /* names are one string, one per line (a name's control characters are escaped) */
+            /* names are one string, a name per line (a name's control characters are escaped),
+             * each as the length of the ASCII prefix it shares with the one before (a character,
+             * 32 + length) and the rest; every 64th shares nothing, so that flame.js can decode
+             * a name from the 63 before it */
             if (*slot) buf_puts(&names_json, "\\n");
+            size_t pre = 0;
+            while (*slot % 64 && pre < 94 && pre < name.len && pre < prev_name.len && nm[pre] == prev_name.data[pre] &&
+                   !(nm[pre] & 0x80))
+                pre++;
+            buf_clear(&entry);
+            buf_putc(&entry, (char)(32 + pre));
+            buf_append(&entry, nm + pre, name.len - pre);
+            buf_clear(&prev_name);
+            buf_append(&prev_name, nm, name.len);
             size_t at = names_json.len;
-            svg_json_string_n(&names_json, nm, name.len);
+            svg_json_string_n(&names_json, entry.data, entry.len);
             /* without its quotes: the names are one JSON string */
             memmove(names_json.data + at, names_json.data + at + 1, names_json.len - at - 2);
             names_json.len -= 2;
@@ -613,24 +660,25 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
             if (!o->before) {
                 XGROW(name_color, name_color_cap, nnames);
                 memcpy(name_color[*slot], color, sizeof color);
-                put_hex_color(&colors_json, color);
+                put_packed_color(&colors_json, color);
             }
         }
         uint32_t name_id = *slot;
         if (!o->before) memcpy(color, name_color[name_id], sizeof color);
-        else put_hex_color(&colors_json, color);
-        const char *sep = i ? "," : "";
+        else put_packed_color(&colors_json, color);
         /* a name's id counted back from the next new one: 0 for a new name */
-        buf_puts(&col_n, sep), buf_put_u64(&col_n, found ? nnames - name_id : 0);
-        buf_puts(&col_d, sep), buf_put_u64(&col_d, (unsigned)r->depth);
+        put_packed(&col_n, found ? nnames - name_id : 0);
+        /* depth: how many levels up from one deeper than the frame before */
+        put_packed(&col_d, prev_depth + 1 - r->depth);
+        prev_depth = r->depth;
         double gap = r->start - cursor[r->depth];
         if (fabs(gap) <= 1e-9 * (total > 0 ? total : 1)) gap = 0;
         double x_w = cursor[r->depth] + gap;   /* exactly what flame.js computes */
         cursor[r->depth] = x_w + r->value;
         cursor[r->depth + 1] = x_w;
-        buf_puts(&col_g, sep), put_json_num(&col_g, gap);
-        buf_puts(&col_v, sep), put_json_num(&col_v, r->value);
-        if (o->before) buf_puts(&col_b, sep), put_json_num(&col_b, r->before);
+        put_packed(&col_g, gap);
+        put_packed(&col_v, r->value);
+        if (o->before) put_packed(&col_b, r->before);
 
         /* the elements */
         double x = x_w * px_per, w = r->value * px_per;
@@ -729,8 +777,8 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
 
     /* configuration and frame data for the script, as JSON text (never executed) */
     buf_printf(&b, "<script type=\"application/json\" id=\"flame-config\">{\"fontsize\":%.2f,\"fontwidth\":%.3f,"
-                   "\"viewWidth\":%.2f,\"frameHeight\":%.2f,\"maxDepth\":%d,\"inverted\":%s,\"total\":",
-               fs, o->fontwidth, view_w, fh, l.max_depth, o->inverted ? "true" : "false");
+                   "\"viewWidth\":%.2f,\"frameHeight\":%.2f,\"maxDepth\":%d,\"count\":%zu,\"inverted\":%s,\"total\":",
+               fs, o->fontwidth, view_w, fh, l.max_depth, l.n, o->inverted ? "true" : "false");
     put_json_num(&b, total);
     buf_puts(&b, ",\"factor\":");
     put_json_num(&b, o->factor);
@@ -741,7 +789,8 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
                unit_s, DRAW_MIN_PX, DRAW_MAX, GRASS_GAP_PX);
     svg_json_string(&b, o->nametype);
     /* names: one string, a name per line; labels: shorter forms of some names, by name id;
-     * colors: rrggbb per name (per frame in a differential graph); then a column per field */
+     * colors: 3 characters per name (per frame in a differential graph; put_packed_color); then a column per field,
+     * each a string of packed numbers (put_packed) */
     buf_puts(&b, ",\n\"names\":\"");
     buf_append(&b, names_json.data ? names_json.data : "", names_json.len);
     buf_puts(&b, "\",\n\"labels\":{");
@@ -752,12 +801,14 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     const char *keys[] = {"n", "d", "g", "v", "b"};
     buf_puts(&b, "\"");
     for (int k = 0; k < (o->before ? 5 : 4); k++) {
-        buf_printf(&b, ",\n\"%s\":[", keys[k]);
+        buf_printf(&b, ",\n\"%s\":\"", keys[k]);
         buf_append(&b, cols[k]->data ? cols[k]->data : "", cols[k]->len);
-        buf_puts(&b, "]");
+        buf_puts(&b, "\"");
         buf_free(cols[k]);
     }
     buf_free(&col_b);
+    buf_free(&prev_name);
+    buf_free(&entry);
     buf_puts(&b, "}</script>\n<script type=\"text/ecmascript\"><![CDATA[\n");
     buf_puts(&b, flame_js);
     buf_puts(&b, "]]></script>\n</svg>\n");

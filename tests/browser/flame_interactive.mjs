@@ -92,6 +92,15 @@ try {
   assert.deepEqual(errors, [], 'page errors: ' + errors.join('; '));
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
 
+  // differential: the tooltip has both counts and the change
+  fs.writeFileSync(path.join(tmp, 'before.folded'), 'main;a 10\nmain;b 10\n');
+  fs.writeFileSync(path.join(tmp, 'after.folded'), 'main;a 30\nmain;b 5\n');
+  execFileSync(ns, ['diff', '-q', path.join(tmp, 'before.folded'), path.join(tmp, 'after.folded'), '-o', path.join(tmp, 'diff.svg')]);
+  await page.goto('file://' + path.join(tmp, 'diff.svg'));
+  await page.waitForSelector('svg[data-ready="1"]');
+  assert.match(await hoverDetails('a'), /^Function: a \(30 samples, 85\.71%; before 10 samples, \+20 samples \(\+200\.0%\)\)$/);
+  assert.match(await hoverDetails('b'), /b \(5 samples, 14\.29%; before 10 samples, -5 samples \(-50\.0%\)\)$/);
+
   // units: a profile whose weights are nanoseconds (perf cpu-clock periods) reads as time
   fs.writeFileSync(path.join(tmp, 'ns.folded'), 'node;main;work 2000000000\nnode;main;idle 150501283\n');
   execFileSync(ns, ['flame', path.join(tmp, 'ns.folded'), '-o', path.join(tmp, 'ns.svg')]);

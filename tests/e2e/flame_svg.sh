@@ -20,12 +20,22 @@ cat > frames.js <<'JS'
 module.exports = function (file) {
   const svg = require("fs").readFileSync(file, "utf8");
   const cfg = JSON.parse(/<script type="application\/json" id="flame-config">([\s\S]*?)<\/script>/.exec(svg)[1]);
-  const names = cfg.names.split("\n"), out = [];
-  let seen = 0;
-  for (let i = 0; i < cfg.d.length; i++) {
-    const id = cfg.n[i] ? seen - cfg.n[i] : seen++;
-    out.push({ name: names[id], depth: cfg.d[i], value: cfg.v[i], before: cfg.b ? cfg.b[i] : undefined,
-               color: cfg.colors.substr(6 * (cfg.colorsPer === "frame" ? i : id), 6) });
+  const A = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
+  const unpack = (s) => { const o = []; let v = 0; if (s === undefined) return o;
+    for (let i = 0; i < s.length; i++) {
+      if (s[i] === "~") { const j = s.indexOf(";", i); o.push(+s.slice(i + 1, j)); i = j; continue; }
+      const d = A.indexOf(s[i]); if (d >= 32) v = v * 32 + d - 32; else { o.push(v * 32 + d); v = 0; } }
+    return o; };
+  const names = cfg.names.split("\n");
+  for (let i = 0, prev = ""; i < names.length; i++) prev = names[i] = (i % 64 ? prev.slice(0, names[i].charCodeAt(0) - 32) : "") + names[i].slice(1);
+  const N = unpack(cfg.n), D = unpack(cfg.d), V = unpack(cfg.v), B = unpack(cfg.b), out = [];
+  const color = (k) => [0, 1, 2].map((c) => { const q = A.indexOf(cfg.colors[3 * k + c]); return q << 2 | q >> 4; });
+  let seen = 0, depth = -1;
+  for (let i = 0; i < cfg.count; i++) {
+    const id = N[i] ? seen - N[i] : seen++;
+    depth = depth + 1 - D[i];
+    out.push({ name: names[id], depth, value: V[i], before: cfg.b ? B[i] : undefined,
+               color: color(cfg.colorsPer === "frame" ? i : id) });
   }
   out.total = cfg.total;
   return out;
@@ -75,6 +85,11 @@ const u = f.filter((x) => x.name.startsWith("[unknown]"));
 if (u.length !== 1 || u[0].name !== "[unknown] \u00d71\u2013120" || u[0].depth !== 2) { console.error(JSON.stringify(u)); process.exit(1); }
 const hot = f.filter((x) => x.name.startsWith("JS:*hot"));
 if (hot.length !== 1 || hot[0].depth !== 3 || hot[0].value !== 180) { console.error(JSON.stringify(hot)); process.exit(1); }' || fail "[unknown] runs not folded"
+# diff folds both sides the same way: the [unknown] frame is matched, unchanged
+"$NODESCOPE" diff unk.folded unk.folded -o unkdiff.svg
+node -e '
+const u = require("./frames.js")("unkdiff.svg").find((x) => x.name.startsWith("[unknown]"));
+if (!u || u.before !== u.value || u.color[0] !== u.color[2]) { console.error(JSON.stringify(u)); process.exit(1); }' || fail "diff of folded [unknown] runs"
 "$NODESCOPE" flame --keep-unknown unk.folded -o keep.svg
 [ "$(node -e 'console.log(require("./frames.js")("keep.svg").filter((x) => x.name === "[unknown]").length)')" -eq 120 ] || fail "--keep-unknown"
 
@@ -86,8 +101,8 @@ xmllint --noout diff.svg
 node -e '
 const f = require("./frames.js")("diff.svg");
 const a = f.find((x) => x.name === "a"), b = f.find((x) => x.name === "b");
-if (!/^ff/.test(a.color)) { console.error("a grew but is " + a.color); process.exit(1); }
-if (!/ff$/.test(b.color)) { console.error("b shrank but is " + b.color); process.exit(1); }
+if (a.color[0] !== 255 || a.color[2] === 255) { console.error("a grew but is " + a.color); process.exit(1); }
+if (b.color[2] !== 255 || b.color[0] === 255) { console.error("b shrank but is " + b.color); process.exit(1); }
 if (a.before !== 10 || a.value !== 30) { console.error("before/after: " + JSON.stringify(a)); process.exit(1); }
 const svg = require("fs").readFileSync("diff.svg", "utf8");
 if (!/<rect class="f" data-i="\d+" [^>]*fill="rgb\(255,/.test(svg)) { console.error("no red rect"); process.exit(1); }

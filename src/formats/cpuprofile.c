@@ -716,7 +716,8 @@ static double *node_hits(const profile_t *p)
 }
 
 /* The "nodes" array. A .cpuprofile lists children and positionTicks; trace-event chunks
- * name each node's parent instead (as V8 writes them). */
+ * name each node's parent (as V8 writes them) and list its children too: speedscope's
+ * importer builds its tree from children lists only. */
 static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hits, int trace)
 {
     buf_t label = {0};
@@ -749,13 +750,8 @@ static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hit
         buf_puts(b, ",\"scriptId\":\"0\",\"url\":");
         json_put_string(b, url, strlen(url));
         buf_printf(b, ",\"lineNumber\":%d,\"columnNumber\":%d}", line - 1, col - 1);
-        if (trace) {
-            if (i) buf_printf(b, ",\"parent\":%u", p->nodes[i].parent + 1);
-            buf_putc(b, '}');
-            flush_big(b, out);
-            continue;
-        }
-        buf_printf(b, ",\"hitCount\":%.0f", hits[i]);
+        if (trace && i) buf_printf(b, ",\"parent\":%u", p->nodes[i].parent + 1);
+        if (!trace) buf_printf(b, ",\"hitCount\":%.0f", hits[i]);
         if (p->nodes[i].first_child) {
             buf_puts(b, ",\"children\":[");
             int first = 1;
@@ -765,7 +761,7 @@ static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hit
             }
             buf_putc(b, ']');
         }
-        if (tick_start[i + 1] > tick_start[i]) {
+        if (!trace && tick_start[i + 1] > tick_start[i]) {
             buf_puts(b, ",\"positionTicks\":[");
             for (size_t k = tick_start[i]; k < tick_start[i + 1]; k++) {
                 const profile_line_tick_t *t = &p->ticks[tick_order[k]];

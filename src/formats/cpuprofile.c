@@ -825,7 +825,7 @@ static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *
     int merge = wo && wo->threads_merge;
     if (format_thread_view(p0, wo, merge ? "all" : "main", merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_NONE, &view, &picked) != 0)
         return -2;
-    if (picked > 1 && !merge && (!wo->thread || strcmp(wo->thread, "all") == 0)) {
+    if (picked > 1 && !merge && (!wo || !wo->thread || strcmp(wo->thread, "all") == 0)) {
         diag_error(NULL, 0, "a .cpuprofile holds one thread: --thread all writes trace events (-o FILE.json or --to trace); "
                             "--threads merge puts every thread into one tree");
         profile_free(view);

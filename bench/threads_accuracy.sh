@@ -11,7 +11,7 @@
 # For V8's top 15 functions by inclusive share, prints each profile's share and the worst
 # difference from V8's. GC samples are left out of all profiles (V8's (garbage collector); in
 # perf's stacks a frame of V8's heap code), and V8's (idle) too (perf samples only a thread
-# that runs). Not a test; needs network for npm once. Usage: bench/threads_accuracy.sh [FILES]
+# that runs). Not a test; needs network for npm. Usage: [KEEP=1] bench/threads_accuracy.sh [FILES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -20,7 +20,10 @@ NS=$ROOT/build/nodescope
 FILES=${1:-400}
 W=$(mktemp -d)
 pid=
-cleanup() { [ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"; [ -n "${KEEP:-}" ] || rm -rf "$W"; [ -n "${KEEP:-}" ] && echo "kept $W"; }
+cleanup() {
+    if [ -n "$pid" ]; then rm -f "/tmp/perf-$pid.map"; fi
+    if [ -n "${KEEP:-}" ]; then echo "kept $W"; else rm -rf "$W"; fi
+}
 trap cleanup EXIT
 cd "$W"
 npm install --silent --no-audit --no-fund typescript@5 > /dev/null 2>&1
@@ -56,7 +59,7 @@ for try in 1 2 3; do
     rm -rf "$W/rec"
     "$NS" record -q -F 999 --keep "$W/rec" -o "$W/main.cpuprofile" -- node "$TSC" -p . > /dev/null
     pid=$(awk 'NF > 1 && $1 !~ /^[0-9a-f]+$/ {print $2 + 0; exit}' "$W/rec/perf.txt")
-    unnamed=$(grep -o '"functionName":"\[perf-' "$W/main.cpuprofile" | wc -l)
+    unnamed=$( (grep -o '"functionName":"\[perf-' "$W/main.cpuprofile" || true) | wc -l)
     [ "$unnamed" -lt 50 ] && break
     echo "try $try: $unnamed unnamed JIT frames; recording again" >&2
     rm -f "/tmp/perf-$pid.map"

@@ -730,7 +730,8 @@ static double *node_hits(const profile_t *p)
 }
 
 /* The "nodes" array. A .cpuprofile lists children and positionTicks; trace-event chunks
- * name each node's parent instead (as V8 writes them). */
+ * name each node's parent (as V8 writes them) and list its children too: speedscope's
+ * importer builds its tree from children lists only. */
 static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hits, int trace)
 {
     buf_t label = {0};
@@ -763,13 +764,8 @@ static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hit
         buf_puts(b, ",\"scriptId\":\"0\",\"url\":");
         json_put_string(b, url, strlen(url));
         buf_printf(b, ",\"lineNumber\":%d,\"columnNumber\":%d}", line - 1, col - 1);
-        if (trace) {
-            if (i) buf_printf(b, ",\"parent\":%u", p->nodes[i].parent + 1);
-            buf_putc(b, '}');
-            flush_big(b, out);
-            continue;
-        }
-        buf_printf(b, ",\"hitCount\":%.0f", hits[i]);
+        if (trace && i) buf_printf(b, ",\"parent\":%u", p->nodes[i].parent + 1);
+        if (!trace) buf_printf(b, ",\"hitCount\":%.0f", hits[i]);
         if (p->nodes[i].first_child) {
             buf_puts(b, ",\"children\":[");
             int first = 1;
@@ -779,7 +775,7 @@ static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hit
             }
             buf_putc(b, ']');
         }
-        if (tick_start[i + 1] > tick_start[i]) {
+        if (!trace && tick_start[i + 1] > tick_start[i]) {
             buf_puts(b, ",\"positionTicks\":[");
             for (size_t k = tick_start[i]; k < tick_start[i + 1]; k++) {
                 const profile_line_tick_t *t = &p->ticks[tick_order[k]];
@@ -843,7 +839,7 @@ static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *
     int merge = wo && wo->threads_merge;
     if (format_thread_view(p0, wo, merge ? "all" : "main", merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_NONE, &view, &picked) != 0)
         return -2;
-    if (picked > 1 && !merge && (!wo->thread || strcmp(wo->thread, "all") == 0)) {
+    if (picked > 1 && !merge && (!wo || !wo->thread || strcmp(wo->thread, "all") == 0)) {
         diag_error(NULL, 0, "a .cpuprofile holds one thread: --thread all writes trace events (-o FILE.json or --to trace); "
                             "--threads merge puts every thread into one tree");
         profile_free(view);

@@ -8,7 +8,9 @@
 //    reading of the folded file itself;
 //  - a cpuprofile made from a perf script of node: speedscope reads its whole timeline, and the
 //    JavaScript frames with their files and lines;
-//  - pprof (gzip protobuf): the same self share per function as the original cpuprofile.
+//  - pprof (gzip protobuf): the same self share per function as the original cpuprofile;
+//  - trace events from a perf script of node's threads (--thread all): one profile per thread,
+//    named by its role, each with its thread's samples.
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,6 +40,20 @@ run('convert', f('real.cpuprofile'), '-o', f('real.pb.gz'));
 const perf = path.join(root, 'examples/node-perf.txt');
 fs.copyFileSync(perf, f('node.perf.txt'));
 run('convert', f('node.perf.txt'), '-o', f('from-perf.cpuprofile'));
+// node's threads under perf, two samples each (speedscope 1.25 cannot open a one-sample profile)
+const event = (comm, tid, t) => `${comm} 900/${tid} [000] 10.${String(t).padStart(6, '0')}: 1001001 cpu-clock:ppp: \n`;
+const threadStacks = {
+  900: ['node', '\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-900.map)\n\t55a0 node::Start+0x10 (/usr/bin/node)\n'],
+  903: ['node', '\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n\t55b8 node::(anonymous namespace)::PlatformWorkerThread+0x3 (/usr/bin/node)\n'],
+  904: ['node', '\t55c0 v8::internal::ScavengerCollector::JobTask::Run+0x1 (/usr/bin/node)\n\t55b8 node::(anonymous namespace)::PlatformWorkerThread+0x3 (/usr/bin/node)\n'],
+  910: ['node', '\t7f10 JS:*work /app/w.js:2:1 (/tmp/perf-900.map)\n\t55d0 node::worker::Worker::Run+0x9 (/usr/bin/node)\n'],
+  920: ['libuv-worker', '\t7fb0 sha512_block_data_order_avx2+0x5 (/usr/lib/libcrypto.so.3)\n\t7fa8 worker+0x5 (/usr/bin/node)\n'],
+};
+let threadText = '', clock = 100;
+for (let round = 0; round < 2; round++)
+  for (const [tid, [comm, stack]] of Object.entries(threadStacks)) threadText += event(comm, tid, clock += 1000) + stack + '\n';
+fs.writeFileSync(f('threads.perf.txt'), threadText);
+run('convert', '--no-resolve', f('threads.perf.txt'), '--thread', 'all', '-o', f('threads.json'));
 
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
@@ -138,6 +154,28 @@ try {
   }
   sameShares(counted, pprof, 'pprof', 1e-6);
   console.log(`pprof: ${pprof.self.size} functions, shares equal to the cpuprofile's`);
+
+  // trace events: speedscope shows each thread's profile apart, under the thread's name
+  const trace = JSON.parse(fs.readFileSync(f('threads.json'), 'utf8')).traceEvents;
+  const chunks = trace.filter((e) => e.name === 'ProfileChunk');
+  const threadsRead = await speedscopeRead(f('threads.json'));
+  assert.equal(threadsRead.profiles.length, chunks.length, 'trace events: one speedscope profile per thread');
+  // speedscope names each profile "FILE - THREAD NAME"
+  const labels = chunks.map((c) => trace.find((e) => e.name === 'thread_name' && e.pid === c.pid && e.tid === c.tid).args.name);
+  assert.deepEqual(threadsRead.profiles.map((pr) => pr.name.replace(/^.* - /, '')).sort(), labels.slice().sort(),
+    'trace events: speedscope profiles named after the threads');
+  assert.deepEqual([...new Set(labels)].sort(), ['node [V8 worker]', 'node [Worker 1]', 'node [libuv]', 'node [main]'],
+    'trace events: the threads\' roles');
+  // each thread's own frames: the JS function of the main thread and the Worker, libuv's hashing
+  const framesOf = (label) => {
+    const pr = threadsRead.profiles.find((x) => x.name.endsWith(' - ' + label));
+    const ids = pr.type === 'sampled' ? pr.samples.flat() : pr.events.map((e) => e.frame);
+    return new Set(ids.map((i) => threadsRead.shared.frames[i].name));
+  };
+  assert.ok(framesOf('node [main]').has('hot') && !framesOf('node [main]').has('work'), 'trace events: the main thread\'s frames');
+  assert.ok(framesOf('node [Worker 1]').has('work') && !framesOf('node [Worker 1]').has('hot'), 'trace events: the Worker\'s frames');
+  assert.ok(framesOf('node [libuv]').has('sha512_block_data_order_avx2'), 'trace events: the libuv pool\'s frames');
+  console.log(`trace events: ${chunks.length} threads, each its own profile in speedscope`);
 } finally {
   await browser.close();
 }

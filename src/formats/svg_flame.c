@@ -320,26 +320,27 @@ static int label_forms(const profile_t *p, const rect_t *r, const char *full, si
         profile_frame_split_v8(f, &name, &url, &line, &col);
         char tier = f->kind == FRAME_JS_TURBOFAN ? '*' : f->kind == FRAME_JS_MAGLEV ? '+'
                   : f->kind == FRAME_JS_BASELINE ? '^' : f->kind == FRAME_JS_INTERPRETED ? '~' : 0;
-        buf_t *a = &forms[n];
-        if (tier && (!name.len || name.data[0] != tier)) buf_putc(a, tier);
-        buf_append(a, name.data ? name.data : "", name.len);
-        size_t fn_len = a->len;
+        /* forms[1] = the function, forms[0] = the function and file:line (when shorter than the full name) */
+        buf_t *fn = &forms[1], *at = &forms[0];
+        if (tier && (!name.len || name.data[0] != tier)) buf_putc(fn, tier);
+        buf_append(fn, name.data ? name.data : "", name.len);
         if (url && *url) {
             const char *base = strrchr(url, '/');
-            buf_putc(a, ' ');
-            buf_puts(a, base && base[1] ? base + 1 : url);
-            if (line > 0) buf_printf(a, ":%d", line);
-            if (a->len < prev) prev = a->len, n++;
-            else buf_clear(a);
-            if (fn_len < prev) {
-                buf_append(&forms[n], a->data, fn_len);
-                n++;
-            }
-        } else if (a->len < prev) {
-            n++;
-        } else {
-            buf_clear(a);
+            buf_append(at, fn->data, fn->len);
+            buf_putc(at, ' ');
+            buf_puts(at, base && base[1] ? base + 1 : url);
+            if (line > 0) buf_printf(at, ":%d", line);
+            if (at->len < prev) prev = at->len, n++;
         }
+        if (fn->len < prev) {
+            if (n == 0) {   /* move it to the front */
+                buf_t t = forms[0];
+                forms[0] = forms[1];
+                forms[1] = t;
+            }
+            n++;
+        }
+        buf_clear(&forms[n < 3 ? n : 2]);
         return n;
     }
     /* V8 builtins: Builtins_InterpreterEntryTrampoline -> InterpreterEntryTrampoline */

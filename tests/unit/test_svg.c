@@ -201,8 +201,17 @@ static void test_short_labels(void)
     s = svg_of(p, &o);
     CHECK(strstr(s, ">Heap::CollectGarbage<") != NULL);
     CHECK(strstr(s, ">*fib fib.js:1<") != NULL);
+
     /* the full names stay in the data (tooltips, search) */
     CHECK(strstr(s, "v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace, int)") != NULL);
+    free(s);
+    profile_free(p);
+    /* an anonymous JS function: "*(anonymous)" when "JS:* /app/busy.js:12:17" does not fit */
+    p = folded("node;JS:* /app/busy.js:12:17 10\nnode;other 190\n");
+    o.width = 2000;
+    s = svg_of(p, &o);
+    CHECK(strstr(s, "[\"*(anonymous)\"]") != NULL);
+    CHECK(strstr(s, ">*(anonymous)<") != NULL);
     free(s);
     profile_free(p);
 }

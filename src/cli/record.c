@@ -52,6 +52,34 @@ static int set_seconds(void *target, const char *arg)
     return 0;
 }
 
+static int set_thread(void *target, const char *arg)
+{
+    thread_pick_t pick;
+    if (profile_thread_pick_parse(arg, &pick) != 0)
+        return opt_fail("--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", arg);
+    *(const char **)target = arg;
+    return 0;
+}
+
+static int set_threads(void *target, const char *arg)
+{
+    if (strcmp(arg, "roles") && strcmp(arg, "merge")) return opt_fail("--threads takes roles or merge, not '%s'", arg);
+    *(int *)target = !strcmp(arg, "merge");
+    return 0;
+}
+
+/* Samples in what OUT holds: a .cpuprofile holds one thread (main by default), not all. */
+static double samples_written(const profile_t *p, const char *out, const write_opts_t *wo)
+{
+    const format_writer_t *w = format_writer_for_path(out);
+    if (!w || strcmp(w->name, "cpuprofile")) return (double)p->nsamples;
+    profile_t *view = NULL;
+    if (format_thread_view(p, wo, "main", THREAD_ROOTS_NONE, &view, NULL) != 0) return (double)p->nsamples;
+    double n = view ? (double)view->nsamples : (double)p->nsamples;
+    profile_free(view);
+    return n;
+}
+
 static int set_freq(void *target, const char *arg)
 {
     if (opt_parse_double("--freq", arg, target) != 0) return -1;
@@ -130,9 +158,9 @@ static void remove_dir(const char *dir)
 
 int cli_record(int argc, char **argv)
 {
-    const char *out = NULL, *keep = NULL;
+    const char *out = NULL, *keep = NULL, *thread = NULL;
     double freq = 99, duration = 0;
-    int attach = 0, any_program = 0;
+    int attach = 0, any_program = 0, threads_merge = 0;
     char output_help[320];
     snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
              format_writer_extensions());
@@ -145,6 +173,11 @@ int cli_record(int argc, char **argv)
                "names are time-correct from the moment recording starts", &attach, set_pid),
         OPT_BOOL("perf", 0, "record any program (or process) with perf alone: no Node flags,\n"
                  "no perf map needed; native frames only when it is not node", &any_program),
+        OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
+               "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
+               "all threads apart: -o FILE.json, Chrome trace events)", &thread, set_thread),
+        OPT_FN("threads", 0, "roles|merge", "folded and flame graphs: a root per thread role (default:\n"
+               "'node [main]', 'node [V8 worker]', ...), or merge: one root", &threads_merge, set_threads),
         OPT_STR("keep", 0, "DIR", "keep perf.data, the perf script text, the journal and the perf map in DIR",
                 &keep),
         OPT_VERBOSITY, OPT_HELP, OPT_END,
@@ -207,11 +240,12 @@ int cli_record(int argc, char **argv)
                      format_writer_by_name("svg") ? "svg" : "folded");
             out = default_out;
         }
+        write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
         if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 &&
-            cli_write_profile(p, out, NULL, NULL, NULL, 0) == 0) {
+            cli_write_profile(p, out, NULL, &wo, NULL, 0) == 0) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0)
-                fprintf(stderr, "nodescope: wrote %s (%.0f samples%s)\n", out, (double)p->nsamples,
+                fprintf(stderr, "nodescope: wrote %s (%.0f samples%s)\n", out, samples_written(p, out, &wo),
                         attach && named ? "; names are time-correct from the start of recording" : "");
         } else if (sr.perf_exit != 0 && !sr.stopped) {
             diag_error(NULL, 0, "perf exited with status %d%s", sr.perf_exit,

@@ -578,12 +578,17 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
     double range_lo = -INFINITY, range_hi = INFINITY;
     if (o->has_time_range) range_lo = cp->start_time + o->from_ms * 1000, range_hi = cp->start_time + o->to_ms * 1000;
     if (cp->nsamples) {
-        double t_us = cp->start_time;
+        double t_us = cp->start_time, raw_us = cp->start_time;
         unsigned long missing = 0, negative = 0;
         for (size_t s = 0; s < cp->nsamples; s++) {
             double d = s < cp->ndeltas ? cp->deltas[s] : 0;
-            if (d < 0) negative++, d = 0;   /* clamp: time never runs backwards */
-            t_us += d;
+            /* V8 sometimes writes a negative delta (a sample stamped before the one ahead of
+             * it). Time never runs backwards here: the sample stays at the time before it, and
+             * the deficit is taken from the deltas after it rather than lost, so the samples
+             * keep their sum and end where V8's do. */
+            raw_us += d;
+            if (d < 0) negative++;
+            if (raw_us > t_us) t_us = raw_us;
             uint32_t k;
             if (!u64map_get(&index, (uint64_t)cp->samples[s], &k) || !seen[k]) {
                 missing++;
@@ -596,7 +601,9 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
                 profile_add_line_ticks(p, pnode[k], (int32_t)cp->lines[s], 1);
         }
         if (missing) diag_warn(in->name, 0, "%lu samples refer to missing nodes; dropped", missing);
-        if (negative) diag_warn(in->name, 0, "%lu negative timeDeltas clamped to 0", negative);
+        if (negative)
+            diag_warn(in->name, 0, "%lu negative timeDeltas: those samples are kept at the time of the one before",
+                      negative);
         if (cp->ndeltas && cp->ndeltas != cp->nsamples)
             diag_warn(in->name, 0, "%zu samples but %zu timeDeltas", cp->nsamples, cp->ndeltas);
         double end = cp->have_end ? cp->end_time : t_us;

@@ -39,9 +39,28 @@ static const char *PROFILE =
     "{\"id\":6," CF("(garbage collector)", "", -1, -1) "}],"
     "\"startTime\":1000,\"endTime\":2000,\"samples\":[2,3,3,4,5,6],\"timeDeltas\":[100,100,100,100,100,100]}}";
 
+/* A negative timeDelta (V8 writes them now and then) keeps time in order without
+ * losing the deficit: the samples end where V8's do. */
+static void test_negative_delta(void)
+{
+    static const char *text =
+        "{\"nodes\":[{\"id\":1," CF("(root)", "", -1, -1) ",\"children\":[2]},"
+        "{\"id\":2," CF("f", "a.js", 0, 0) "}],"
+        "\"startTime\":0,\"endTime\":17,\"samples\":[2,2,2,2],\"timeDeltas\":[0,10,-3,10]}";
+    profile_t *p = read_text(text, NULL);
+    CHECK(p && p->nsamples == 4);
+    if (p && p->nsamples == 4) {
+        CHECK_EQ_INT(p->samples[1].time_us, 10);
+        CHECK_EQ_INT(p->samples[2].time_us, 10);   /* not 7: time never runs backwards */
+        CHECK_EQ_INT(p->samples[3].time_us, 17);   /* not 20: the deficit is not lost */
+    }
+    profile_free(p);
+}
+
 int main(void)
 {
     diag_verbosity = -1;
+    test_negative_delta();
     profile_t *p = read_text(PROFILE, NULL);
     CHECK(p != NULL);
     if (p) {

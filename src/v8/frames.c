@@ -4,6 +4,7 @@
  * frames the executing position comes from the bytecode offset (interpreted) or the code's source
  * position table (optimized), falling back to the function's definition site. */
 #include "v8/v8_internal.h"
+#include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,12 +142,11 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
     return (size_t)n;
 }
 
-/* Decodes the frame f whose pc is not named native code into out[0..]; returns how many frames
- * it wrote (f itself, unchanged, when it is none of V8's). */
-static size_t v8_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *out, size_t room)
+size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t room)
 {
     const v8_layout_t *L = &v->L;
     uint64_t marker;
+    if (room == 0) return 0;
     out[0] = *f;
     if (!f->fp || slot(v, f->fp, L->fp_context, &marker) != 0) return 1;
     /* typed frames store (type << 1) in the context slot: an even small value, never a pointer */
@@ -158,15 +158,21 @@ static size_t v8_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
         }
         return 1;
     }
-    size_t n = js_frame(v, f, innermost, out, room);
+    size_t n = js_frame(v, f, !f->return_address, out, room);
     return n ? n : 1;
 }
 
-size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
+/* The address symbols are looked up at: a return address points after its call. */
+static uint64_t lookup_pc(const v8_frame_t *f)
 {
-    target_frame_t *native = malloc(max * sizeof *native);
-    if (!native) return 0;
-    size_t n = target_unwind(v->t, thread_index, native, max), out = 0;
+    return f->return_address ? f->pc - 1 : f->pc;
+}
+
+size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const uint64_t *regs, v8_frame_t *frames,
+                       size_t max)
+{
+    size_t out = 0;
+    (void)regs;
     for (size_t i = 0; i < n && out < max; i++) {
         v8_frame_t f;
         memset(&f, 0, sizeof f);
@@ -175,19 +181,55 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
         f.sp = native[i].sp;
         f.fp = native[i].fp;
         f.argc = -1;
+        f.return_address = i > 0;
         target_symbol_t sym;
-        uint64_t lookup = i ? f.pc - 1 : f.pc;
-        int named = target_symbolize(v->t, lookup, &sym) == 0 && sym.name;
+        int named = target_symbolize(v->t, lookup_pc(&f), &sym) == 0 && sym.name;
         /* embedded builtins have symbols but run JS-visible frames (interpreter, entry trampolines) */
-        if (!named || !strncmp(sym.name, "Builtins_", 9)) out += v8_frame(v, &f, i == 0, &frames[out], max - out);
+        if (!named || !strncmp(sym.name, "Builtins_", 9)) out += v8_decode_frame(v, &f, &frames[out], max - out);
         else frames[out++] = f;
     }
-    free(native);
     for (size_t i = 0; i + 1 < out; i++)
         if (frames[i].kind == V8_FRAME_JS && frames[i + 1].kind == V8_FRAME_V8_INTERNAL &&
             (!strcmp(frames[i + 1].frame_type, "ConstructFrame") || !strcmp(frames[i + 1].frame_type, "FastConstructFrame")))
             frames[i].is_construct = 1;
     return out;
+}
+
+size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
+{
+    target_frame_t *native = malloc(max * sizeof *native);
+    const target_thread_t *th = target_thread(v->t, thread_index);
+    if (!native || !th) { free(native); return 0; }
+    size_t n = target_unwind(v->t, thread_index, native, max);
+    n = v8_stack_frames(v, native, n, th->regs, frames, max);
+    free(native);
+    return n;
+}
+
+void v8_frame_record(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r)
+{
+    target_symbol_t sym;
+    memset(r, 0, sizeof *r);
+    if (target_symbolize(t, lookup_pc(f), &sym) == 0 && sym.name) {
+        r->symbol = sym.name;
+        r->symbol_offset = f->pc - sym.addr;
+        r->symbol_module = sym.module;
+    }
+    if (target_file_location(t, f->pc, &r->module, &r->module_offset) != 0) r->module = NULL;
+    r->internal = f->kind == V8_FRAME_V8_INTERNAL ||
+                  (f->kind == V8_FRAME_NATIVE && r->symbol && !strncmp(r->symbol, "Builtins_", 9));
+    if (f->kind != V8_FRAME_JS || !v || v8_shared_info(v, f->shared, &r->fn) != 0) return;
+    r->has_function = 1;
+    buf_t b = {0};
+    v8_frame_name(v, f, &r->fn, &b);
+    r->display_name = b.data ? b.data : xstrdup("");
+}
+
+void v8_frame_record_free(v8_frame_record_t *r)
+{
+    if (r->has_function) v8_function_free(&r->fn);
+    free(r->display_name);
+    memset(r, 0, sizeof *r);
 }
 
 int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out)

@@ -16,6 +16,7 @@ static const core_cmd_t commands[] = {
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},
     {"array", core_cmd_array, "[--limit N] ADDR", "the elements of a FixedArray or JS array"},
+    {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -109,6 +109,8 @@ typedef struct {
     uint64_t pc, sp, fp;
 } target_frame_t;
 size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max);
+/* The frame-pointer chain from given registers (a perf_event sample's): frame 0 is (pc, sp, fp). */
+size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max);
 
 const char *target_exe_path(const target_t *t);
 const char *target_name(const target_t *t);   /* the core's path or "pid N" */

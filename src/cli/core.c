@@ -16,14 +16,18 @@ static const core_cmd_t commands[] = {
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},
     {"array", core_cmd_array, "[--limit N] ADDR", "the elements of a FixedArray or JS array"},
+    {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static const char core_usage_text[] =
     "usage: nodescope core CORE [--node BIN] [COMMAND [ARGS]]\n"
     "       nodescope core --pid PID [COMMAND [ARGS]]\n\n"
-    "Look inside a Node.js core file (gcore, or the kernel's) or a live process (stopped only\n"
-    "while it is read). The node executable is found from the core; --node overrides it.\n"
+    "Look inside a Node.js core file (gcore, or the kernel's) or a live process. A live process is\n"
+    "stopped only while its threads' registers and stacks are copied (a few ms; symbols and V8's\n"
+    "metadata are loaded before), then read as it runs; --stop holds it stopped until nodescope\n"
+    "exits (a heap that does not move under v8print). The node executable is found from the\n"
+    "core; --node overrides it.\n"
     "Without a command: an interactive prompt where every command works on the same core\n"
     "(its exit status is the last command's). `nodescope core CORE COMMAND --help` describes\n"
     "a command.\n";
@@ -122,9 +126,11 @@ int cli_core(int argc, char **argv)
 {
     const char *node = NULL;
     long pid = 0;
+    int stop = 0;
     const opt_t opts[] = {
         OPT_STR("node", 0, "BIN", "the node executable the core came from", &node),
         OPT_INT("pid", 0, "PID", "a live process instead of a core file", &pid),
+        OPT_BOOL("stop", 0, "with --pid: keep the process stopped while nodescope runs", &stop),
         OPT_HELP,
         OPT_END,
     };
@@ -149,6 +155,7 @@ int cli_core(int argc, char **argv)
     core_session_t s = {NULL, NULL, 0};
     for (int k = 1; k < n; k++)   /* a command's --help needs no target */
         if (!strcmp(rest[k], "-h") || !strcmp(rest[k], "--help")) return core_run_command(&s, n, rest);
+    if (stop && !pid) return opt_usage_error(&cmd, "--stop goes with --pid");
     if (n > 0) {   /* a usage error is reported before a process is stopped or a core mapped */
         char **copy = malloc((size_t)n * sizeof *copy);
         if (!copy) abort();
@@ -158,12 +165,19 @@ int cli_core(int argc, char **argv)
         free(copy);
         if (rc != EXIT_OK) return rc;
     }
-    s.t = pid ? target_open_pid((int)pid) : target_open_core(core, node);
+    s.t = pid ? target_open_running((int)pid) : target_open_core(core, node);
     if (!s.t) {
         if (pid) ptrace_hint((int)pid);
         return EXIT_FAIL;
     }
+    /* everything slow (symbols, V8's metadata) is loaded before the process is stopped */
     s.v = v8_open(s.t);
+    if (pid && (stop ? target_stop(s.t) : target_snapshot(s.t, NULL)) != 0) {
+        ptrace_hint((int)pid);
+        v8_close(s.v);
+        target_close(s.t);
+        return EXIT_FAIL;
+    }
     int rc = n > 0 ? core_run_command(&s, n, rest) : core_prompt(&s);
     v8_close(s.v);
     target_close(s.t);

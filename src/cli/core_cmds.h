@@ -27,6 +27,7 @@ int core_cmd_type(core_session_t *s, int argc, char **argv);
 int core_cmd_v8print(core_session_t *s, int argc, char **argv);
 int core_cmd_str(core_session_t *s, int argc, char **argv);
 int core_cmd_array(core_session_t *s, int argc, char **argv);
+int core_cmd_sample(core_session_t *s, int argc, char **argv);
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -15,25 +15,15 @@ typedef struct {
     int verbose, all, json;
 } stack_opts_t;
 
-/* The symbol of a native frame's pc; return addresses point after the call, so callers' frames
- * are looked up one byte back, inside the calling function. */
-static int frame_symbol(core_session_t *s, const v8_frame_t *f, size_t i, target_symbol_t *sym)
+static void print_native(const v8_frame_t *f, const v8_frame_record_t *r, buf_t *b)
 {
-    return target_symbolize(s->t, i ? f->pc - 1 : f->pc, sym) == 0 && sym->name ? 0 : -1;
-}
-
-static void print_native(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *b)
-{
-    target_symbol_t sym;
-    const char *module;
-    uint64_t offset;
-    if (frame_symbol(s, f, i, &sym) == 0) {
+    if (r->symbol) {
         buf_puts(b, "native: ");
-        demangle_append(b, sym.name);
-        buf_printf(b, "+0x%llx (%s)", (unsigned long long)(f->pc - sym.addr), sym.module ? sym.module : "?");
-    } else if (target_file_location(s->t, f->pc, &module, &offset) == 0) {
+        demangle_append(b, r->symbol);
+        buf_printf(b, "+0x%llx (%s)", (unsigned long long)r->symbol_offset, r->symbol_module ? r->symbol_module : "?");
+    } else if (r->module) {
         /* a static function of a stripped library: addr2line or gdb resolve this with its debug info */
-        buf_printf(b, "native: 0x%llx (%s+0x%llx)", (unsigned long long)f->pc, module, (unsigned long long)offset);
+        buf_printf(b, "native: 0x%llx (%s+0x%llx)", (unsigned long long)f->pc, r->module, (unsigned long long)r->module_offset);
     } else {
         buf_printf(b, "native: 0x%llx (no symbol)", (unsigned long long)f->pc);
     }
@@ -48,28 +38,27 @@ static void print_position(const v8_frame_t *f, const v8_function_t *fi, buf_t *
     if (fi->eval_origin) buf_printf(b, " (eval at %s)", fi->eval_origin);
 }
 
-static void print_js(core_session_t *s, const v8_frame_t *f, const stack_opts_t *o, buf_t *b)
+static void print_js(core_session_t *s, const v8_frame_t *f, const v8_frame_record_t *r, const stack_opts_t *o, buf_t *b)
 {
-    v8_function_t fi;
-    if (v8_shared_info(s->v, f->shared, &fi) != 0) {
+    const v8_function_t *fi = &r->fn;
+    if (!r->has_function) {
         buf_printf(b, "js:     <unreadable function 0x%llx>", (unsigned long long)f->function);
         return;
     }
-    buf_printf(b, "js:     %s", f->is_construct ? "new " : "");
-    v8_frame_name(s->v, f, &fi, b);
-    if (*fi.name && fi.inferred && strcmp(fi.inferred, fi.name)) buf_printf(b, " (as %s)", fi.inferred);
-    print_position(f, &fi, b);
+    buf_printf(b, "js:     %s%s", f->is_construct ? "new " : "", r->display_name);
+    if (*fi->name && fi->inferred && strcmp(fi->inferred, fi->name)) buf_printf(b, " (as %s)", fi->inferred);
+    print_position(f, fi, b);
     buf_printf(b, " [%s%s%s]", v8_tier_name(f->tier), f->inlined ? ", inlined" : "",
                f->position_is_definition ? "; position is the definition" : "");
     if (o->verbose) {
-        if (fi.def_line) buf_printf(b, "\n          defined at %s:%d:%d", fi.script_name ? fi.script_name : "<anonymous>", fi.def_line, fi.def_col);
+        if (fi->def_line) buf_printf(b, "\n          defined at %s:%d:%d", fi->script_name ? fi->script_name : "<anonymous>", fi->def_line, fi->def_col);
         uint64_t val;
         if (f->inlined) buf_puts(b, "\n          (inlined into the next frame's code: no arguments of its own)");
         if (v8_frame_arg(s->v, f, -1, &val) == 0) {
             buf_puts(b, "\n          this: ");
             v8_describe(s->v, val, b);
         }
-        int n = v8_frame_argc(f, &fi);
+        int n = v8_frame_argc(f, fi);
         for (int i = 0; i < n && i < MAX_PRINTED_ARGS; i++) {
             buf_printf(b, "\n          arg%d: ", i + 1);
             if (v8_frame_arg(s->v, f, i, &val) == 0) v8_describe(s->v, val, b);
@@ -77,16 +66,6 @@ static void print_js(core_session_t *s, const v8_frame_t *f, const stack_opts_t 
         }
         if (n > MAX_PRINTED_ARGS) buf_printf(b, "\n          (%d more arguments)", n - MAX_PRINTED_ARGS);
     }
-    v8_function_free(&fi);
-}
-
-static int is_internal(core_session_t *s, const v8_frame_t *f, size_t i)
-{
-    if (f->kind == V8_FRAME_V8_INTERNAL) return 1;
-    if (f->kind != V8_FRAME_NATIVE) return 0;
-    target_symbol_t sym;
-    /* embedded builtins that are not JS frames are V8's plumbing (trampolines, stubs) */
-    return frame_symbol(s, f, i, &sym) == 0 && !strncmp(sym.name, "Builtins_", 9);
 }
 
 static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *frames, size_t n, const stack_opts_t *o)
@@ -97,22 +76,25 @@ static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *fr
     size_t elided = 0;
     for (size_t i = 0; i < n; i++) {
         const v8_frame_t *f = &frames[i];
-        if (!o->all && is_internal(s, f, i)) {
+        v8_frame_record_t r;
+        v8_frame_record(s->t, s->v, f, &r);
+        if (!o->all && r.internal) {
             elided++;
+            v8_frame_record_free(&r);
             continue;
         }
         if (elided) printf("        (%zu internal frame%s elided)\n", elided, elided == 1 ? "" : "s");
         elided = 0;
         buf_clear(&b);
         if (o->all) buf_printf(&b, "%016llx %016llx ", (unsigned long long)f->fp, (unsigned long long)f->pc);
-        if (f->kind == V8_FRAME_JS) print_js(s, f, o, &b);
+        if (f->kind == V8_FRAME_JS) print_js(s, f, &r, o, &b);
         else if (f->kind == V8_FRAME_V8_INTERNAL) {
-            target_symbol_t sym;
             buf_printf(&b, "        <%s>", f->frame_type);
-            if (frame_symbol(s, f, i, &sym) == 0) buf_printf(&b, " %s", sym.name);
+            if (r.symbol) buf_printf(&b, " %s", r.symbol);
         }
-        else print_native(s, f, i, &b);
+        else print_native(f, &r, &b);
         puts(b.data);
+        v8_frame_record_free(&r);
     }
     if (elided) printf("        (%zu internal frame%s elided)\n", elided, elided == 1 ? "" : "s");
     buf_free(&b);
@@ -135,63 +117,56 @@ static void json_value(core_session_t *s, buf_t *b, uint64_t val)
     buf_free(&d);
 }
 
-static void json_frame(core_session_t *s, const v8_frame_t *f, size_t i, buf_t *b)
+static void json_frame(core_session_t *s, const v8_frame_t *f, buf_t *b)
 {
+    v8_frame_record_t r;
+    v8_frame_record(s->t, s->v, f, &r);
     buf_printf(b, "{\"pc\":\"0x%llx\",\"fp\":\"0x%llx\"", (unsigned long long)f->pc, (unsigned long long)f->fp);
     if (f->kind == V8_FRAME_JS) {
-        v8_function_t fi;
-        int ok = v8_shared_info(s->v, f->shared, &fi) == 0;
+        const v8_function_t *fi = r.has_function ? &r.fn : NULL;
         buf_puts(b, ",\"kind\":\"js\"");
-        json_str(b, "name", ok ? fi.name : NULL);
-        if (ok) {
-            buf_t dn = {0};
-            v8_frame_name(s->v, f, &fi, &dn);
-            json_str(b, "display_name", dn.data);
-            buf_free(&dn);
-        }
-        json_str(b, "inferred", ok ? fi.inferred : NULL);
-        json_str(b, "file", ok ? fi.script_name : NULL);
-        json_str(b, "eval_origin", ok ? fi.eval_origin : NULL);
+        json_str(b, "name", fi ? fi->name : NULL);
+        if (fi) json_str(b, "display_name", r.display_name);
+        json_str(b, "inferred", fi ? fi->inferred : NULL);
+        json_str(b, "file", fi ? fi->script_name : NULL);
+        json_str(b, "eval_origin", fi ? fi->eval_origin : NULL);
         buf_printf(b, ",\"line\":%d,\"column\":%d,\"position_is_definition\":%s,\"construct\":%s", f->line, f->col,
                    f->position_is_definition ? "true" : "false", f->is_construct ? "true" : "false");
         json_str(b, "tier", v8_tier_name(f->tier));
         buf_printf(b, ",\"function\":\"0x%llx\",\"inlined\":%s", (unsigned long long)f->function, f->inlined ? "true" : "false");
-        if (ok && fi.def_line) buf_printf(b, ",\"definition\":{\"line\":%d,\"column\":%d}", fi.def_line, fi.def_col);
+        if (fi && fi->def_line) buf_printf(b, ",\"definition\":{\"line\":%d,\"column\":%d}", fi->def_line, fi->def_col);
         uint64_t val;
         if (v8_frame_arg(s->v, f, -1, &val) == 0) {
             buf_puts(b, ",\"this\":");
             json_value(s, b, val);
         }
         buf_puts(b, ",\"arguments\":[");
-        int n = v8_frame_argc(f, ok ? &fi : NULL);
+        int n = v8_frame_argc(f, fi);
         for (int k = 0; k < n && k < MAX_PRINTED_ARGS; k++) {
             if (k) buf_putc(b, ',');
             if (v8_frame_arg(s->v, f, k, &val) == 0) json_value(s, b, val);
             else buf_puts(b, "null");
         }
         buf_putc(b, ']');
-        if (ok) v8_function_free(&fi);
     } else if (f->kind == V8_FRAME_V8_INTERNAL) {
         buf_puts(b, ",\"kind\":\"internal\"");
         json_str(b, "type", f->frame_type);
     } else {
-        target_symbol_t sym;
-        const char *module;
-        uint64_t offset;
         buf_puts(b, ",\"kind\":\"native\"");
-        if (frame_symbol(s, f, i, &sym) == 0) {
+        if (r.symbol) {
             buf_t d = {0};
-            demangle_append(&d, sym.name);
+            demangle_append(&d, r.symbol);
             json_str(b, "symbol", d.data);
-            buf_printf(b, ",\"offset\":%llu", (unsigned long long)(f->pc - sym.addr));
-            json_str(b, "module", sym.module);
+            buf_printf(b, ",\"offset\":%llu", (unsigned long long)r.symbol_offset);
+            json_str(b, "module", r.symbol_module);
             buf_free(&d);
-        } else if (target_file_location(s->t, f->pc, &module, &offset) == 0) {
-            json_str(b, "module", module);
-            buf_printf(b, ",\"file_offset\":%llu", (unsigned long long)offset);
+        } else if (r.module) {
+            json_str(b, "module", r.module);
+            buf_printf(b, ",\"file_offset\":%llu", (unsigned long long)r.module_offset);
         }
     }
     buf_putc(b, '}');
+    v8_frame_record_free(&r);
 }
 
 int core_cmd_stack(core_session_t *s, int argc, char **argv)
@@ -245,7 +220,8 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
             target_frame_t *nf = malloc(STACK_MAX_FRAMES * sizeof *nf);
             if (!nf) abort();
             n = target_unwind(s->t, ti, nf, STACK_MAX_FRAMES);
-            for (size_t i = 0; i < n; i++) frames[i] = (v8_frame_t){.kind = V8_FRAME_NATIVE, .pc = nf[i].pc, .sp = nf[i].sp, .fp = nf[i].fp};
+            for (size_t i = 0; i < n; i++)
+                frames[i] = (v8_frame_t){.kind = V8_FRAME_NATIVE, .pc = nf[i].pc, .sp = nf[i].sp, .fp = nf[i].fp, .return_address = i > 0};
             free(nf);
         }
         if (n == STACK_MAX_FRAMES) diag_warn(target_name(s->t), 0, "thread %zu: stopped after %d frames", ti, STACK_MAX_FRAMES);
@@ -256,7 +232,7 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
             buf_puts(&j, ",\"frames\":[");
             for (size_t i = 0; i < n; i++) {
                 if (i) buf_putc(&j, ',');
-                json_frame(s, &frames[i], i, &j);
+                json_frame(s, &frames[i], &j);
             }
             buf_puts(&j, "]}");
         } else {

@@ -141,6 +141,7 @@ target_t *target_open_core(const char *core_path, const char *exe) {
         return NULL;
     }
     target_t *t = xcalloc(1, sizeof *t);
+    t->ops = &target_core_ops;
     t->name = xstrdup(core_path);
     t->core = core; t->core_size = size;
     /* copied out: e_phoff in a corrupt core need not be aligned */
@@ -184,7 +185,7 @@ target_t *target_open_core(const char *core_path, const char *exe) {
 
 void target_close(target_t *t) {
     if (!t) return;
-    if (t->pid) target_live_detach(t);
+    if (t->ops && t->ops->close) t->ops->close(t);
     target_elf_free_modules(t);
     if (t->core && !t->core_borrowed) munmap((void *)t->core, t->core_size);
     for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);
@@ -224,7 +225,11 @@ int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t add
 }
 
 int target_read(target_t *t, uint64_t addr, void *dst, size_t n) {
-    if (t->pid) return target_read_live(t, addr, dst, n);
+    return t->ops->read(t, addr, dst, n);
+}
+
+/* Core memory: the PT_LOADs' bytes, else the mapped file's (text not dumped). */
+static int core_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     uint8_t *out = dst;
     while (n > 0) {
         const target_seg_t *s = seg_at(t, addr);
@@ -246,6 +251,9 @@ int target_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     }
     return 0;
 }
+
+const target_ops_t target_core_ops = { "core", core_read, NULL };
+const char *target_kind(const target_t *t) { return t->ops->kind; }
 
 int target_read_u64(target_t *t, uint64_t a, uint64_t *o) { return target_read(t, a, o, 8); }
 int target_read_u32(target_t *t, uint64_t a, uint32_t *o) { return target_read(t, a, o, 4); }

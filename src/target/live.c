@@ -1,6 +1,13 @@
-/* Live processes: every thread is stopped with PTRACE_SEIZE + PTRACE_INTERRUPT, registers come from
- * PTRACE_GETREGS, memory from process_vm_readv, mappings from /proc/PID/maps. SIGINT/SIGTERM/SIGHUP
- * while attached detach first (the process is never left stopped). */
+/* Live processes, read-only. target_open_running lists the mappings (/proc/PID/maps), the threads
+ * (/proc/PID/task, names from comm) and loads every binary's symbols while the process runs; it
+ * never stops it and installs no signal handler (signals belong to the caller). Memory is read with
+ * process_vm_readv. Registers need the threads stopped: target_stop holds every thread with
+ * PTRACE_SEIZE + PTRACE_INTERRUPT and reads them (the "stopped process" target), target_resume
+ * lets them go; target_snapshot does both around a copy of each thread's stack, so the process is
+ * stopped only for the registers and the stacks (a few ms), and the stack reads that follow come
+ * from the copy while the process runs on. A sampler lends a perf_event sample's stack copy with
+ * target_set_stack_copy. If nodescope dies while threads are held, the kernel detaches and resumes
+ * them. */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -14,20 +21,16 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-static target_t *volatile attached;   /* the target to detach from on a fatal signal */
+#define STACK_COPY_MAX (4u << 20)   /* the used part of a thread's stack copied by target_snapshot */
+#define RED_ZONE 128
 
-static void detach_all(target_t *t) {
-    for (size_t i = 0; i < t->nthreads; i++) ptrace(PTRACE_DETACH, t->threads[i].tid, 0, 0);
-}
-
-static void on_signal(int sig) {
-    target_t *t = attached;
-    if (t) detach_all(t);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
+static int live_read(target_t *t, uint64_t addr, void *dst, size_t n);
+static void live_close(target_t *t);
+static const target_ops_t running_ops = { "running process", live_read, live_close };
+static const target_ops_t stopped_ops = { "stopped process", live_read, live_close };
 
 static void load_maps(target_t *t) {
     char path[64];
@@ -60,64 +63,213 @@ static void read_thread_name(target_thread_t *th, int pid) {
     fclose(f);
 }
 
-target_t *target_open_pid(int pid) {
+static void free_threads(target_t *t) {
+    for (size_t i = 0; i < t->nthreads; i++) free((char *)t->threads[i].name);
+    free(t->threads);
+    free(t->held);
+    t->threads = NULL;
+    t->held = NULL;
+    t->nthreads = 0;
+}
+
+/* (Re)lists the threads, main thread first (the order of /proc/PID/task); -1 when the process is gone. */
+static int list_threads(target_t *t) {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    snprintf(path, sizeof path, "/proc/%d/task", t->pid);
     DIR *d = opendir(path);
-    if (!d) { diag_error(NULL, 0, "pid %d: no such process", pid); return NULL; }
-    target_t *t = xcalloc(1, sizeof *t);
-    t->pid = pid;
-    snprintf(path, sizeof path, "pid %d", pid);
-    t->name = xstrdup(path);
-    attached = t;
-    signal(SIGINT, on_signal); signal(SIGTERM, on_signal); signal(SIGHUP, on_signal);
+    if (!d) return -1;
+    free_threads(t);
     size_t cap = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         int tid = atoi(de->d_name);
         if (tid <= 0) continue;
-        if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0) {
-            diag_error(NULL, 0, "pid %d: cannot attach to thread %d: %s", pid, tid, strerror(errno));
-            closedir(d);
-            target_close(t);
-            return NULL;
-        }
         xgrow((void **)&t->threads, &cap, t->nthreads + 1, sizeof *t->threads);
         target_thread_t *th = &t->threads[t->nthreads++];
         memset(th, 0, sizeof *th);
         th->tid = tid;
-        ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-        int st;
-        waitpid(tid, &st, __WALL);
-        struct user_regs_struct r;
-        if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0) {
-            memcpy(th->regs, &r, sizeof th->regs < sizeof r ? sizeof th->regs : sizeof r);
-            th->rip = r.rip; th->rsp = r.rsp; th->rbp = r.rbp;
-        }
-        read_thread_name(th, pid);
+        read_thread_name(th, t->pid);
     }
     closedir(d);
+    t->held = xcalloc(t->nthreads ? t->nthreads : 1, 1);
+    /* the main thread (tid == pid) is thread 0, as in a core */
+    for (size_t i = 1; i < t->nthreads; i++)
+        if (t->threads[i].tid == t->pid) {
+            target_thread_t m = t->threads[i];
+            memmove(&t->threads[1], &t->threads[0], i * sizeof *t->threads);
+            t->threads[0] = m;
+        }
+    return 0;
+}
+
+target_t *target_open_running(int pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    if (access(path, F_OK) != 0) { diag_error(NULL, 0, "pid %d: no such process", pid); return NULL; }
+    target_t *t = xcalloc(1, sizeof *t);
+    t->ops = &running_ops;
+    t->pid = pid;
+    snprintf(path, sizeof path, "pid %d", pid);
+    t->name = xstrdup(path);
+    if (list_threads(t) != 0) { diag_error(NULL, 0, "pid %d: no such process", pid); target_close(t); return NULL; }
     load_maps(t);
     char exe[4096];
     snprintf(path, sizeof path, "/proc/%d/exe", pid);
     ssize_t n = readlink(path, exe, sizeof exe - 1);
-    if (n <= 0) { diag_error(NULL, 0, "pid %d: cannot read the executable path", pid); target_close(t); return NULL; }
+    if (n <= 0) {
+        diag_error(NULL, 0, "pid %d: cannot read the executable path: %s", pid, strerror(errno));
+        target_close(t);
+        return NULL;
+    }
     exe[n] = 0;
     t->exe_path = xstrdup(exe);
     if (target_elf_load_modules(t) != 0) { target_close(t); return NULL; }
+    /* the first read shows whether we may read this process at all (same rules as ptrace attach) */
+    uint64_t w;
+    if (t->nmaps && live_read(t, t->maps[0].start, &w, sizeof w) != 0 && (errno == EPERM || errno == EACCES)) {
+        diag_error(NULL, 0, "pid %d: cannot read its memory: %s", pid, strerror(errno));
+        target_close(t);
+        return NULL;
+    }
     return t;
 }
 
-void target_live_detach(target_t *t) {
-    detach_all(t);
-    if (attached == t) {
-        attached = NULL;
-        signal(SIGINT, SIG_DFL); signal(SIGTERM, SIG_DFL); signal(SIGHUP, SIG_DFL);
-    }
-    for (size_t i = 0; i < t->nthreads; i++) free((char *)t->threads[i].name);
+static void release(target_t *t) {
+    for (size_t i = 0; i < t->nthreads; i++)
+        if (t->held[i]) { ptrace(PTRACE_DETACH, t->threads[i].tid, 0, 0); t->held[i] = 0; }
 }
 
-int target_read_live(target_t *t, uint64_t addr, void *dst, size_t n) {
+int target_stop(target_t *t) {
+    if (!t->pid) return 0;
+    if (t->ops == &stopped_ops) return 0;
+    if (list_threads(t) != 0) { diag_error(t->name, 0, "the process is gone"); return -1; }
+    /* seize and interrupt them all first, then wait: the threads stop together */
+    for (size_t i = 0; i < t->nthreads; i++) {
+        target_thread_t *th = &t->threads[i];
+        if (ptrace(PTRACE_SEIZE, th->tid, 0, 0) != 0) {
+            if (errno == ESRCH) continue;   /* the thread just exited */
+            int e = errno;
+            diag_error(NULL, 0, "pid %d: cannot attach to thread %d: %s", t->pid, th->tid, strerror(e));
+            release(t);
+            errno = e;
+            return -1;
+        }
+        t->held[i] = 1;
+        ptrace(PTRACE_INTERRUPT, th->tid, 0, 0);
+    }
+    for (size_t i = 0; i < t->nthreads; i++) {
+        target_thread_t *th = &t->threads[i];
+        int st;
+        if (!t->held[i] || waitpid(th->tid, &st, __WALL) != th->tid) continue;
+        struct user_regs_struct r;
+        if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0) {
+            memcpy(th->regs, &r, sizeof th->regs < sizeof r ? sizeof th->regs : sizeof r);
+            th->rip = r.rip; th->rsp = r.rsp; th->rbp = r.rbp;
+        }
+    }
+    t->ops = &stopped_ops;
+    return 0;
+}
+
+void target_resume(target_t *t) {
+    if (!t->pid || t->ops != &stopped_ops) return;
+    release(t);
+    t->ops = &running_ops;
+}
+
+static void free_stacks(target_t *t) {
+    for (size_t i = 0; i < t->nstacks; i++) free(t->stacks[i].bytes);
+    free(t->stacks);
+    t->stacks = NULL;
+    t->nstacks = 0;
+}
+
+/* Copies [rsp - red zone, top of rsp's mapping) of each held thread, bounded. */
+static void copy_stacks(target_t *t) {
+    free_stacks(t);
+    t->stacks = xcalloc(t->nthreads ? t->nthreads : 1, sizeof *t->stacks);
+    for (size_t i = 0; i < t->nthreads; i++) {
+        const target_thread_t *th = &t->threads[i];
+        const target_mapping_t *m = th->rsp ? target_mapping_at(t, th->rsp) : NULL;
+        if (!t->held[i] || !m) continue;
+        uint64_t lo = th->rsp - RED_ZONE < m->start ? m->start : th->rsp - RED_ZONE, hi = m->end;
+        if (hi - lo > STACK_COPY_MAX) hi = lo + STACK_COPY_MAX;
+        target_region_t *r = &t->stacks[t->nstacks];
+        r->start = lo;
+        r->bytes = xmalloc(hi - lo);
+        struct iovec local = { r->bytes, hi - lo }, remote = { (void *)(uintptr_t)lo, hi - lo };
+        ssize_t got = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+        if (got <= 0) { free(r->bytes); continue; }
+        r->len = (size_t)got;
+        t->nstacks++;
+    }
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int target_snapshot(target_t *t, double *stopped_ms) {
+    if (!t->pid) return 0;
+    /* no signal of ours lands between the stop and the resume (the caller's handlers run after) */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT); sigaddset(&block, SIGTERM); sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    double t0 = now_ms();
+    int rc = target_stop(t);
+    if (rc == 0) {
+        copy_stacks(t);
+        target_resume(t);
+    }
+    double t1 = now_ms();
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (stopped_ms) *stopped_ms = t1 - t0;
+    return rc;
+}
+
+target_t *target_open_pid(int pid) {
+    target_t *t = target_open_running(pid);
+    if (t && target_stop(t) != 0) { target_close(t); return NULL; }
+    return t;
+}
+
+void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t n) {
+    t->lent = (target_region_t){ addr, n, (void *)bytes };
+}
+
+/* The copied bytes covering addr, and how many of them from addr; NULL when none. */
+static const uint8_t *copied(const target_t *t, uint64_t addr, size_t *avail) {
+    if (t->lent.len && addr >= t->lent.start && addr - t->lent.start < t->lent.len) {
+        *avail = t->lent.len - (size_t)(addr - t->lent.start);
+        return t->lent.bytes + (addr - t->lent.start);
+    }
+    for (size_t i = 0; i < t->nstacks; i++) {
+        const target_region_t *r = &t->stacks[i];
+        if (addr >= r->start && addr - r->start < r->len) {
+            *avail = r->len - (size_t)(addr - r->start);
+            return r->bytes + (addr - r->start);
+        }
+    }
+    return NULL;
+}
+
+static int live_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+    size_t avail;
+    const uint8_t *c;
+    if ((t->lent.len || t->nstacks) && (c = copied(t, addr, &avail)) != NULL) {
+        size_t k = avail < n ? avail : n;
+        memcpy(dst, c, k);
+        return k == n ? 0 : live_read(t, addr + k, (uint8_t *)dst + k, n - k);
+    }
     struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)addr, n };
     return process_vm_readv(t->pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+static void live_close(target_t *t) {
+    target_resume(t);
+    free_stacks(t);
+    free_threads(t);
 }

@@ -36,8 +36,31 @@ typedef struct {
  * NT_FILE note). Errors are printed (naming the file and the problem) and NULL returned:
  * missing or mismatched executable (build id differs), not a core, truncated headers. */
 target_t *target_open_core(const char *core_path, const char *exe);
-/* Attaches to a live process (ptrace: stopped while attached). target_close resumes it. */
+/* Live processes come in two states, one target each way: a "running process" (never stopped: no
+ * ptrace, no signal handler, memory read with process_vm_readv; threads listed without registers)
+ * and a "stopped process" (every thread held with ptrace, registers read). Opening a running
+ * process loads the mappings and every binary's symbols while it runs (the slow part); do all such
+ * loading (v8_open too) before stopping it. Signals stay the caller's: if nodescope dies while
+ * threads are held, the kernel detaches them and they run on.
+ * A running process, read-only. NULL and a message when it does not exist or cannot be read. */
+target_t *target_open_running(int pid);
+/* Stops every thread (PTRACE_SEIZE + PTRACE_INTERRUPT) and reads its registers: the target becomes
+ * a stopped process until target_resume or target_close. -1 (message printed, errno set) when a
+ * thread cannot be attached. */
+int target_stop(target_t *t);
+void target_resume(target_t *t);
+/* Stops the process only to read every thread's registers and copy the used part of its stack,
+ * then resumes it: stack reads that follow come from the copies (consistent with the registers),
+ * other memory from the running process. *stopped_ms (may be NULL) receives how long the process
+ * was stopped. SIGINT, SIGTERM and SIGHUP are held back for that time. 0, or -1 as target_stop. */
+int target_snapshot(target_t *t, double *stopped_ms);
+/* Reads of [addr, addr + n) come from bytes (borrowed until the next call; n = 0 ends it) instead
+ * of the process: a perf_event sample's copy of the stack, decoded after the process moved on. */
+void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t n);
+/* target_open_running + target_stop: the process stays stopped until target_close. */
 target_t *target_open_pid(int pid);
+/* "core", "running process" or "stopped process". */
+const char *target_kind(const target_t *t);
 void target_close(target_t *t);
 /* A target that is just n bytes of memory at base (no threads, no modules): for fuzzing the
  * decoders. The bytes are borrowed and must outlive the target. */
@@ -86,6 +109,8 @@ typedef struct {
     uint64_t pc, sp, fp;
 } target_frame_t;
 size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max);
+/* The frame-pointer chain from given registers (a perf_event sample's): frame 0 is (pc, sp, fp). */
+size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max);
 
 const char *target_exe_path(const target_t *t);
 const char *target_name(const target_t *t);   /* the core's path or "pid N" */

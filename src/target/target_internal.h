@@ -24,7 +24,22 @@ typedef struct {
     int fd;                   /* for reading symbol contents; -1 if unavailable */
 } target_module_t;
 
+/* What differs between the kinds of target: core files (and memory blocks), running and stopped
+ * processes. Everything else (mappings, threads, modules and symbols) is shared data. */
+typedef struct target_ops {
+    const char *kind;                   /* "core", "running process", "stopped process" */
+    int (*read)(target_t *t, uint64_t addr, void *dst, size_t n);
+    void (*close)(target_t *t);         /* what the kind owns beyond the shared data; may be NULL */
+} target_ops_t;
+
+typedef struct {
+    uint64_t start;
+    size_t len;
+    uint8_t *bytes;
+} target_region_t;
+
 struct target {
+    const target_ops_t *ops;
     char *name;
     char *exe_path;
     int pid;                           /* live target, else 0 */
@@ -37,14 +52,16 @@ struct target {
     target_module_t *mods; size_t nmods;   /* mods[0] is the executable once loaded */
     int mods_loaded;
     uint64_t at_entry;
+    /* live targets */
+    uint8_t *held;                     /* per thread: held with ptrace (stopped) */
+    target_region_t *stacks; size_t nstacks;   /* stacks copied by target_snapshot */
+    target_region_t lent;              /* a caller's stack copy (target_set_stack_copy), not owned */
 };
+extern const target_ops_t target_core_ops;
 
 /* elf.c */
 int target_elf_load_modules(target_t *t);
 void target_elf_free_modules(target_t *t);
 /* file-backed read fallback (core.c): bytes of a mapped file */
 int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n);
-/* live.c */
-int target_read_live(target_t *t, uint64_t addr, void *dst, size_t n);
-void target_live_detach(target_t *t);
 #endif

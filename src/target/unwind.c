@@ -113,3 +113,19 @@ size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, s
     const target_frame_t last = frames[n - 1];
     return fp_unwind(t, last.fp, last.sp, frames, n, max);
 }
+
+size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max) {
+    if (max == 0) return 0;
+    /* like fp_unwind, but silent: a sampled thread in code without frame pointers ends its chain early */
+    size_t n = 0;
+    frames[n++] = (target_frame_t){ pc, sp, fp };
+    while (n < max && fp && fp >= sp && (fp & 7) == 0) {
+        uint64_t next_fp, ret;
+        if (target_read_u64(t, fp, &next_fp) != 0 || target_read_u64(t, fp + 8, &ret) != 0 || ret == 0) break;
+        frames[n++] = (target_frame_t){ ret, fp + 16, next_fp };
+        if (next_fp <= fp) break;
+        sp = fp + 16;
+        fp = next_fp;
+    }
+    return n;
+}

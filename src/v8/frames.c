@@ -4,6 +4,7 @@
  * frames the executing position comes from the bytecode offset (interpreted) or the code's source
  * position table (optimized), falling back to the function's definition site. */
 #include "v8/v8_internal.h"
+#include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,12 +142,11 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
     return (size_t)n;
 }
 
-/* Decodes the frame f whose pc is not named native code into out[0..]; returns how many frames
- * it wrote (f itself, unchanged, when it is none of V8's). */
-static size_t v8_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *out, size_t room)
+size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t room)
 {
     const v8_layout_t *L = &v->L;
     uint64_t marker;
+    if (room == 0) return 0;
     out[0] = *f;
     if (!f->fp || slot(v, f->fp, L->fp_context, &marker) != 0) return 1;
     /* typed frames store (type << 1) in the context slot: an even small value, never a pointer */
@@ -158,15 +158,89 @@ static size_t v8_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
         }
         return 1;
     }
-    size_t n = js_frame(v, f, innermost, out, room);
+    size_t n = js_frame(v, f, !f->return_address, out, room);
     return n ? n : 1;
 }
 
-size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
+/* The address symbols are looked up at: a return address points after its call. */
+static uint64_t lookup_pc(const v8_frame_t *f)
 {
-    target_frame_t *native = malloc(max * sizeof *native);
-    if (!native) return 0;
-    size_t n = target_unwind(v->t, thread_index, native, max), out = 0;
+    return f->return_address ? f->pc - 1 : f->pc;
+}
+
+#define PROLOGUE_SCAN 64   /* how far into a code object its `push rbp; mov rbp, rsp` is looked for */
+#define REG_RSP 19           /* user_regs_struct indices */
+#define REG_RDI 14
+
+/* Where the interrupted frame stands when its pc is at a function's first instructions or at its
+ * final ret: its own frame is not (or no longer) on the chain rbp starts. */
+typedef enum {
+    FRAME_READY,          /* rbp is this frame's and its slots are written */
+    FRAME_ENTRY_AT_SP,    /* before `push rbp`: rbp is the caller's; the return address is at [rsp] */
+    FRAME_ENTRY_AT_SP8,   /* between `push rbp` and `mov rbp, rsp`: at [rsp + 8] */
+    FRAME_EXIT,           /* at ret: rbp is the caller's again; the return address is at [rsp] */
+    FRAME_UNWRITTEN,      /* rbp is this frame's, but the function slot below it is not written yet
+                             (or was popped): whatever is there is stale */
+} frame_state_t;
+
+static frame_state_t frame_state(v8_t *v, uint64_t pc, uint64_t code_start, uint64_t fp, uint64_t rsp)
+{
+    uint8_t b[PROLOGUE_SCAN + 3], at;
+    if (target_read_u8(v->t, pc, &at) == 0 && (at == 0xc3 || at == 0xc2)) return FRAME_EXIT;
+    if (code_start && pc >= code_start && pc - code_start < PROLOGUE_SCAN && target_read(v->t, code_start, b, sizeof b) == 0)
+        for (size_t k = 0; k < PROLOGUE_SCAN; k++)
+            if (b[k] == 0x55 && b[k + 1] == 0x48 && b[k + 2] == 0x89 && b[k + 3] == 0xe5) {
+                if (pc <= code_start + k) return FRAME_ENTRY_AT_SP;
+                if (pc == code_start + k + 1) return FRAME_ENTRY_AT_SP8;
+                break;
+            }
+    if (rsp && v->L.fp_function < 0 && fp + (uint64_t)v->L.fp_function < rsp) return FRAME_UNWRITTEN;
+    return FRAME_READY;
+}
+
+/* The function the interrupted code belongs to, when its frame is not set up: at a JS function's
+ * entry the callee is in rdi (V8's calling convention); taken only when that function's code is
+ * the code the pc is in (or, in an embedded builtin's entry, the builtin's JS target). */
+static int entered_function(v8_t *v, uint64_t fn, uint64_t pc, int in_builtin, v8_function_t *info, v8_code_t *code)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t own, data;
+    if (!v8_has_type(v, fn, L->type_js_function) || v8_function_info(v, fn, info) != 0) return -1;
+    code->code = 0;
+    code->kind = -1;
+    if (in_builtin) return 0;
+    if (v8_code_for_pc(v, fn, info->shared, pc, code) == 0 &&
+        ((v8_read_field(v, fn, L->fn_code, &own) == 0 && own == code->code) ||
+         (v8_read_field(v, info->shared, L->sfi_function_data, &data) == 0 && data == code->code)))
+        return 0;
+    v8_function_free(info);
+    return -1;
+}
+
+/* The interrupted frame when its own frame is not set up: named from rdi when that can be trusted
+ * (its position is then the definition: the function was just entered), else left as code at pc. */
+static void unset_frame(v8_t *v, const v8_frame_t *f, frame_state_t st, const uint64_t *regs, int in_builtin,
+                        uint64_t args_addr, v8_frame_t *out)
+{
+    v8_function_t info;
+    v8_code_t code;
+    *out = *f;
+    if (st == FRAME_EXIT || !regs || entered_function(v, regs[REG_RDI], f->pc, in_builtin, &info, &code) != 0) return;
+    out->kind = V8_FRAME_JS;
+    out->function = regs[REG_RDI];
+    out->shared = info.shared;
+    out->argc = -1;
+    out->args_addr = args_addr;
+    v8_tier_t t = tier_of_kind(&v->L, code.kind);
+    out->tier = in_builtin ? (info.script ? V8_TIER_INTERPRETED : V8_TIER_BUILTIN) : t;
+    set_position(v, out, &info, -1);
+    v8_function_free(&info);
+}
+
+size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const uint64_t *regs, v8_frame_t *frames,
+                       size_t max)
+{
+    size_t out = 0;
     for (size_t i = 0; i < n && out < max; i++) {
         v8_frame_t f;
         memset(&f, 0, sizeof f);
@@ -175,19 +249,84 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
         f.sp = native[i].sp;
         f.fp = native[i].fp;
         f.argc = -1;
+        f.return_address = i > 0;
         target_symbol_t sym;
-        uint64_t lookup = i ? f.pc - 1 : f.pc;
-        int named = target_symbolize(v->t, lookup, &sym) == 0 && sym.name;
+        int named = target_symbolize(v->t, lookup_pc(&f), &sym) == 0 && sym.name;
+        int builtin = named && !strncmp(sym.name, "Builtins_", 9);
+        if (named && !builtin) {
+            frames[out++] = f;
+            continue;
+        }
+        if (i == 0) {
+            /* a pc caught at a function's entry or exit: its frame's slots are the caller's or stale */
+            uint64_t rsp = regs ? regs[REG_RSP] : f.sp, start = builtin ? sym.addr : 0;
+            v8_code_t code;
+            const target_mapping_t *m = target_mapping_at(v->t, f.pc);
+            int jit = m && !m->path;   /* V8's code space: anonymous memory */
+            if (jit && v8_code_for_pc(v, 0, 0, f.pc, &code) == 0) start = code.start;
+            frame_state_t st = frame_state(v, f.pc, start, f.fp, rsp);
+            if (st != FRAME_READY) {
+                uint64_t ret_at = st == FRAME_ENTRY_AT_SP8 ? rsp + 8 : rsp, ret;
+                uint64_t args = st == FRAME_UNWRITTEN ? f.fp + (uint64_t)v->L.fp_args : ret_at + 8;
+                unset_frame(v, &f, st, regs, builtin, args, &frames[out++]);
+                /* the caller's frame is still rbp's: its pc is the return address on the stack */
+                if (st != FRAME_UNWRITTEN && out < max && target_read_u64(v->t, ret_at, &ret) == 0 && ret) {
+                    v8_frame_t c = f;
+                    c.pc = ret;
+                    c.sp = ret_at + 8;
+                    c.return_address = 1;
+                    named = target_symbolize(v->t, ret - 1, &sym) == 0 && sym.name;
+                    if (named && strncmp(sym.name, "Builtins_", 9)) frames[out++] = c;
+                    else out += v8_decode_frame(v, &c, &frames[out], max - out);
+                }
+                continue;
+            }
+        }
         /* embedded builtins have symbols but run JS-visible frames (interpreter, entry trampolines) */
-        if (!named || !strncmp(sym.name, "Builtins_", 9)) out += v8_frame(v, &f, i == 0, &frames[out], max - out);
-        else frames[out++] = f;
+        out += v8_decode_frame(v, &f, &frames[out], max - out);
     }
-    free(native);
     for (size_t i = 0; i + 1 < out; i++)
         if (frames[i].kind == V8_FRAME_JS && frames[i + 1].kind == V8_FRAME_V8_INTERNAL &&
             (!strcmp(frames[i + 1].frame_type, "ConstructFrame") || !strcmp(frames[i + 1].frame_type, "FastConstructFrame")))
             frames[i].is_construct = 1;
     return out;
+}
+
+size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
+{
+    target_frame_t *native = malloc(max * sizeof *native);
+    const target_thread_t *th = target_thread(v->t, thread_index);
+    if (!native || !th) { free(native); return 0; }
+    size_t n = target_unwind(v->t, thread_index, native, max);
+    n = v8_stack_frames(v, native, n, th->regs, frames, max);
+    free(native);
+    return n;
+}
+
+void v8_frame_record(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r)
+{
+    target_symbol_t sym;
+    memset(r, 0, sizeof *r);
+    if (target_symbolize(t, lookup_pc(f), &sym) == 0 && sym.name) {
+        r->symbol = sym.name;
+        r->symbol_offset = f->pc - sym.addr;
+        r->symbol_module = sym.module;
+    }
+    if (target_file_location(t, f->pc, &r->module, &r->module_offset) != 0) r->module = NULL;
+    r->internal = f->kind == V8_FRAME_V8_INTERNAL ||
+                  (f->kind == V8_FRAME_NATIVE && r->symbol && !strncmp(r->symbol, "Builtins_", 9));
+    if (f->kind != V8_FRAME_JS || !v || v8_shared_info(v, f->shared, &r->fn) != 0) return;
+    r->has_function = 1;
+    buf_t b = {0};
+    v8_frame_name(v, f, &r->fn, &b);
+    r->display_name = b.data ? b.data : xstrdup("");
+}
+
+void v8_frame_record_free(v8_frame_record_t *r)
+{
+    if (r->has_function) v8_function_free(&r->fn);
+    free(r->display_name);
+    memset(r, 0, sizeof *r);
 }
 
 int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out)

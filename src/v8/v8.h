@@ -94,11 +94,45 @@ typedef struct {
     int line, col;            /* 1-based position executing in this frame, 0 when unknown */
     int position_is_definition;/* 1 when line:col fell back to the definition site */
     int is_construct;         /* called with `new` (a ConstructFrame is its caller) */
+    int return_address;       /* pc is a return address (every frame but the interrupted one): the
+                                 call in progress is at pc - 1 (symbols and positions look there) */
 } v8_frame_t;
 
 /* Walks a thread's stack: native frames from the target's unwinder, JS frames decoded.
  * Returns the number of frames written (at most max). */
 size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max);
+/* The same from physical frames unwound by someone else (a sampler's frame-pointer walk over a
+ * perf_event stack copy): native[0] is the interrupted frame (its pc is not a return address),
+ * regs its registers in user_regs_struct order (NULL when unknown: a frame caught in a
+ * function's prologue or epilogue is then not named). */
+size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const uint64_t *regs, v8_frame_t *frames,
+                       size_t max);
+/* Decodes one physical frame f (kind, pc, sp, fp, return_address set; not named native code)
+ * into out[0..room): a typed V8 frame, a JS frame (several when optimized code inlined functions,
+ * innermost first), or f unchanged when it is none of V8's. Returns how many frames it wrote. */
+size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t room);
+
+/* Everything shown about one frame, gathered once for every output (text, JSON, a profile). */
+typedef struct {
+    /* the native symbol at the frame's pc (pc - 1 for a return address), else NULL */
+    const char *symbol;          /* as in the ELF (mangled); borrowed from the target */
+    uint64_t symbol_offset;      /* pc - the symbol's start */
+    const char *symbol_module;   /* base name of the ELF the symbol came from */
+    /* the mapped file the pc is in and the pc's offset in it (what addr2line takes); NULL for
+       anonymous memory (JIT code) */
+    const char *module;
+    uint64_t module_offset;
+    int internal;                /* V8's plumbing: a typed frame, or an embedded builtin that runs no JS */
+    /* JS frames */
+    int has_function;            /* fn is filled */
+    v8_function_t fn;            /* the function (its SharedFunctionInfo's facts) */
+    char *display_name;          /* as V8's stack traces name it (v8_frame_name), without "new " */
+    /* the position (f->line, f->col) and the tier (f->tier) are the frame's own */
+} v8_frame_record_t;
+/* Fills r for frame f. v may be NULL (no V8 metadata: symbol and module only). Free with
+ * v8_frame_record_free. */
+void v8_frame_record(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r);
+void v8_frame_record_free(v8_frame_record_t *r);
 const char *v8_tier_name(v8_tier_t tier);
 /* Reads argument i (-1 = the receiver, `this`) of a JS frame. */
 int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out);

@@ -99,6 +99,37 @@ static void run_node(const char *node, const char *tmp) {
         for (size_t i = 0; i < nf; i++)
             if (target_symbolize(t, fr[i].pc, &s) == 0) saw_start |= strncmp(s.name, "_ZN4node5Start", 14) == 0;
         CHECK(saw_start);
+        CHECK(strcmp(target_kind(t), "stopped process") == 0);
+        target_close(t);
+    }
+    /* read-only: a running target never stops the process; a snapshot stops it only to copy
+       registers and stacks, and the stack reads after it come from the copy */
+    t = target_open_running(pid);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK(strcmp(target_kind(t), "running process") == 0);
+        CHECK_EQ_INT((int)target_thread_count(t), task_count(pid));
+        CHECK(target_thread(t, 0)->tid == pid && target_thread(t, 0)->rip == 0);
+        double ms[21];
+        for (int k = 0; k < 21; k++) CHECK_EQ_INT(target_snapshot(t, &ms[k]), 0);
+        for (int a = 0; a < 21; a++)
+            for (int b = a + 1; b < 21; b++)
+                if (ms[b] < ms[a]) { double x = ms[a]; ms[a] = ms[b]; ms[b] = x; }
+        fprintf(stderr, "target_snapshot stopped %s for min %.2f / median %.2f / max %.2f ms (21 snapshots)\n", node,
+                ms[0], ms[10], ms[20]);
+        CHECK(strcmp(target_kind(t), "running process") == 0);
+        check_target(t, pid, node);
+        char state[256] = "";
+        snprintf(cmd, sizeof cmd, "/proc/%d/stat", pid);
+        FILE *f = fopen(cmd, "r");
+        if (f) { if (!fgets(state, sizeof state, f)) state[0] = 0; fclose(f); }
+        char *close_paren = strrchr(state, ')');
+        CHECK(close_paren && close_paren[2] != 't');   /* not left in a tracing stop */
+        /* a lent stack copy hides the process's bytes */
+        uint64_t sp = target_thread(t, 0)->rsp, w = 0, fake = 0x1234;
+        target_set_stack_copy(t, sp, &fake, sizeof fake);
+        CHECK(target_read_u64(t, sp, &w) == 0 && w == 0x1234);
+        target_set_stack_copy(t, 0, NULL, 0);
         target_close(t);
     }
     /* only anonymous private memory: keeps the core small; text comes from the files */

@@ -1,0 +1,24 @@
+/* The live sampler: samples a running node process without stopping it and without flags.
+ * One perf_event per thread (software CPU clock at the requested frequency) copies the user
+ * registers and the top 16 KiB of the stack at each sample; the frame-pointer chain is walked in
+ * that copy (the process's memory beyond it), and the frames are decoded and named by v8/, as
+ * `core stack` names them, within milliseconds of the sample (before a GC can move the objects). */
+#ifndef RECORD_LIVE_SAMPLER_H
+#define RECORD_LIVE_SAMPLER_H
+#include "profile/profile.h"
+#include "target/target.h"
+#include "v8/v8.h"
+
+typedef struct {
+    unsigned long samples, lost, threads, empty;   /* empty: samples without a frame decoded */
+} live_stats_t;
+
+/* Samples the running target for seconds at hz, adding each sample's stack (root first, under a
+ * root frame naming the thread: "node [main]", "node [TID name]") and a timeline sample (CLOCK_MONOTONIC
+ * microseconds) to out. v may be NULL (native frames only). 0, or -1 after printing why (with the
+ * fix for perf_event_paranoid). Stops early when *stop becomes nonzero (may be NULL). */
+int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_t *out, live_stats_t *stats,
+                       volatile int *stop);
+/* The same, opening the process (read-only) and V8's metadata itself. */
+int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t *stats);
+#endif

@@ -1,0 +1,43 @@
+#!/bin/bash
+# core --pid PID sample: the live sampler on a node program without flags (Node 20 and 22) that
+# spends 75% of its main thread in hot() and 25% in warm(): both appear by name with their file and
+# their shares within 10 points; each thread's stacks are under a root naming it; the program's
+# output and exit status are unchanged; nothing is left behind (run.sh checks perf maps).
+# Skips when perf events are not allowed here.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
+dir=$TEST_TMP/live_sample; rm -rf "$dir"; mkdir -p "$dir"
+printf "leak:libdw.so\n" > "$dir/lsan.supp"
+export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+fail() { echo "FAIL (node $v): $*"; exit 1; }
+tested=0
+for v in 20 22; do
+    NODE=$HERE/../.cache/node/$v/bin/node
+    [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
+    w=$dir/$v; mkdir -p "$w"
+    "$NODE" "$FIX/shares.js" "$w/stop" > "$w/out" 2> "$w/err" & pid=$!
+    sleep 1
+    timeout 120 "$NODESCOPE" core --pid "$pid" sample -F 199 -d 4 --stats > "$w/prof.folded" 2> "$w/ns.err"
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q perf_event "$w/ns.err"; then cat "$w/ns.err"; echo "skip: perf events not allowed"; exit 77; fi
+    [ $rc -eq 0 ] || { cat "$w/ns.err"; fail "sample exited $rc"; }
+    touch "$w/stop"; wait "$pid"; prc=$?; pid=
+    [ $prc -eq 0 ] && [ "$(cat "$w/out")" = done ] && [ ! -s "$w/err" ] || fail "the program's output or exit status changed"
+    cat "$w/ns.err"
+    grep -q '^node \[main\];' "$w/prof.folded" || fail "no node [main] root"
+    grep -v '^node \[main\];' "$w/prof.folded" | grep -qv '^node \[[0-9]* ' && fail "a stack outside a thread root"
+    awk -v file="$FIX/shares.js" '
+        /^node \[main\];/ { n = $NF; total += n
+                 if (index($0, ";hot " file ":")) hot += n; else if (index($0, ";warm " file ":")) warm += n }
+        END { if (total < 100) { print "only " total " main-thread samples"; exit 1 }
+              h = 100 * hot / total; wm = 100 * warm / total
+              printf "main thread: %d samples, hot %.1f%%, warm %.1f%%\n", total, h, wm
+              exit !(h > 65 && h < 85 && wm > 15 && wm < 35) }' "$w/prof.folded" || fail "shares differ from 75/25"
+    tested=$((tested + 1))
+    echo "node $v ok"
+done
+[ $tested -gt 0 ] || { echo "skip: no Node 20 or 22"; exit 77; }
+echo ok

@@ -33,7 +33,7 @@ static int set_ambiguous(void *target, const char *arg)
     return 0;
 }
 
-static int set_thread(void *target, const char *arg)
+int cli_opt_thread(void *target, const char *arg)
 {
     thread_pick_t pick;
     if (profile_thread_pick_parse(arg, &pick) != 0)
@@ -42,7 +42,7 @@ static int set_thread(void *target, const char *arg)
     return 0;
 }
 
-static int set_threads(void *target, const char *arg)
+int cli_opt_threads(void *target, const char *arg)
 {
     if (strcmp(arg, "roles") && strcmp(arg, "merge")) return opt_fail("--threads takes roles or merge, not '%s'", arg);
     *(int *)target = !strcmp(arg, "merge");
@@ -87,10 +87,10 @@ void cli_input_init(cli_input_t *in)
         OPT_TITLE("threads (perf script and multi-thread trace events know them):"),
         OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
                "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
-               "all threads apart: -o FILE.json, Chrome trace events)", &in->thread, set_thread),
+               "all threads apart: -o FILE.json, Chrome trace events)", &in->thread, cli_opt_thread),
         OPT_FN("threads", 0, "roles|merge", "folded, flame graphs, pprof, top: a root frame per thread role\n"
                "('node [main]', 'node [Worker 1]', 'node [V8 worker]', 'node [libuv]';\n"
-               "the default), or merge: one root per process name, as before", &in->threads_merge, set_threads),
+               "the default), or merge: one root per process name, as before", &in->threads_merge, cli_opt_threads),
         OPT_END,
     };
     _Static_assert(sizeof opts / sizeof *opts <= CLI_INPUT_NOPTS, "CLI_INPUT_NOPTS is too small");

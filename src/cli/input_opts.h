@@ -21,6 +21,10 @@ typedef struct {
 
 /* Sets the defaults and fills in->opts: pass in->opts as one of the command's option tables. */
 void cli_input_init(cli_input_t *in);
+/* Option handlers (util/options.h OPT_FN) for --thread WHICH (a const char * target, checked)
+ * and --threads roles|merge (an int target: 1 = merge); commands with their own tables use them. */
+int cli_opt_thread(void *target, const char *arg);
+int cli_opt_threads(void *target, const char *arg);
 /* Sets up symbol resolution, reads every path (none = stdin) into p, prints --stats. 0 or -1. */
 int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p);
 void cli_input_free(cli_input_t *in);

@@ -1,6 +1,7 @@
 /* nodescope record: run a Node program (or attach to one) under perf, journal its
  * perf map while it runs, and write a profile with time-correct JS names. */
 #include "cli/cli.h"
+#include "cli/input_opts.h"
 #include "record/perf_import.h"
 #include "record/perf_session.h"
 #include "record/program.h"
@@ -49,22 +50,6 @@ static int set_seconds(void *target, const char *arg)
 {
     if (opt_parse_double("--duration", arg, target) != 0) return -1;
     if (*(double *)target < 0) return opt_fail("--duration cannot be negative ('%s')", arg);
-    return 0;
-}
-
-static int set_thread(void *target, const char *arg)
-{
-    thread_pick_t pick;
-    if (profile_thread_pick_parse(arg, &pick) != 0)
-        return opt_fail("--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", arg);
-    *(const char **)target = arg;
-    return 0;
-}
-
-static int set_threads(void *target, const char *arg)
-{
-    if (strcmp(arg, "roles") && strcmp(arg, "merge")) return opt_fail("--threads takes roles or merge, not '%s'", arg);
-    *(int *)target = !strcmp(arg, "merge");
     return 0;
 }
 
@@ -175,9 +160,9 @@ int cli_record(int argc, char **argv)
                  "no perf map needed; native frames only when it is not node", &any_program),
         OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
                "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
-               "all threads apart: -o FILE.json, Chrome trace events)", &thread, set_thread),
+               "all threads apart: -o FILE.json, Chrome trace events)", &thread, cli_opt_thread),
         OPT_FN("threads", 0, "roles|merge", "folded and flame graphs: a root per thread role (default:\n"
-               "'node [main]', 'node [V8 worker]', ...), or merge: one root", &threads_merge, set_threads),
+               "'node [main]', 'node [V8 worker]', ...), or merge: one root", &threads_merge, cli_opt_threads),
         OPT_STR("keep", 0, "DIR", "keep perf.data, the perf script text, the journal and the perf map in DIR",
                 &keep),
         OPT_VERBOSITY, OPT_HELP, OPT_END,

@@ -5,6 +5,7 @@
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v node >/dev/null || exit 77
+export FLAME_DATA=$PWD/tests/lib/flame_data.js
 cd "$TEST_TMP"
 cat > phases.js <<'JS'
 function spin(ms) { const t = Date.now(); let s = 0; while (Date.now() - t < ms) s += Math.sqrt(s + 1); return s; }
@@ -19,29 +20,7 @@ grep -q '>Flame Chart<' chart.svg || fail "no flame chart title"
 # phase runs in x order (the frame data is in x order), adjacent duplicates collapsed: must be A B A
 names() {  # the frame names of an SVG's data, in order
     node -e '
-const f = (function (file) {
-  const svg = require("fs").readFileSync(file, "utf8");
-  const cfg = JSON.parse(/<script type="application\/json" id="flame-config">([\s\S]*?)<\/script>/.exec(svg)[1]);
-  const A = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
-  const unpack = (s) => { const o = []; let v = 0; if (s === undefined) return o;
-    for (let i = 0; i < s.length; i++) {
-      if (s[i] === "~") { const j = s.indexOf(";", i); o.push(+s.slice(i + 1, j)); i = j; continue; }
-      const d = A.indexOf(s[i]); if (d >= 32) v = v * 32 + d - 32; else { o.push(v * 32 + d); v = 0; } }
-    return o; };
-  const names = cfg.names.split("\n");
-  for (let i = 0, prev = ""; i < names.length; i++) prev = names[i] = (i % 64 ? prev.slice(0, names[i].charCodeAt(0) - 32) : "") + names[i].slice(1);
-  const N = unpack(cfg.n), D = unpack(cfg.d), V = unpack(cfg.v), B = unpack(cfg.b), out = [];
-  const color = (k) => [0, 1, 2].map((c) => { const q = A.indexOf(cfg.colors[3 * k + c]); return q << 2 | q >> 4; });
-  let seen = 0, depth = -1;
-  for (let i = 0; i < cfg.count; i++) {
-    const id = N[i] ? seen - N[i] : seen++;
-    depth = depth + 1 - D[i];
-    out.push({ name: names[id], depth, value: V[i], before: cfg.b ? B[i] : undefined,
-               color: color(cfg.colorsPer === "frame" ? i : id) });
-  }
-  out.total = cfg.total;
-  return out;
-})(process.argv[1]);
+const f = require(process.env.FLAME_DATA)(process.argv[1]);
 for (const x of f) console.log(x.name);' "$1"
 }
 order=$(names chart.svg | sed -n 's/^\(phase[AB]\) .*/\1/p' | sed 's/phase//' | uniq | tr -d '\n')

@@ -26,7 +26,7 @@ int core_cmd_sample(core_session_t *s, int argc, char **argv)
                            "usage: nodescope core --pid PID sample [-F HZ] [-d SECONDS] [-o FILE] [--stats]\n\n"
                            "Sample a running node process without stopping it and without flags: perf_event copies\n"
                            "each thread's registers and stack top, and its JavaScript frames are named as `stack`\n"
-                           "names them. Each thread's stacks are under a root frame naming it.\n",
+                           "names them. Each thread's stacks are under its role's root (node [main], node [V8 worker], ...).\n",
                            tables, 0, NULL};
     int nops = opt_parse(&cmd, argc, argv);
     if (nops < 0) return opt_exit_code(nops);

@@ -36,7 +36,7 @@ static const int to_user[P_NREGS] = { 10, 5, 11, 12, 13, 14, 4, 19, 16, 18, 17, 
 typedef struct {
     int fd, tid;
     void *ring;
-    uint32_t root;    /* the thread's root frame */
+    uint32_t thread;  /* its index in the profile's thread table (profile.h "Threads") */
 } thread_ev_t;
 
 static long page_size(void) { return sysconf(_SC_PAGESIZE); }
@@ -96,7 +96,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
             frames[i] = (v8_frame_t){ .kind = V8_FRAME_NATIVE, .pc = native[i].pc, .sp = native[i].sp, .fp = native[i].fp,
                                       .return_address = i > 0 };
     size_t k = 0;
-    ids[k++] = te->root;
+    ids[k++] = p->threads[te->thread].frame;
     buf_t b = {0};
     for (size_t i = n; i-- > 0;) {
         const v8_frame_t *f = &frames[i];
@@ -121,6 +121,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     buf_free(&b);
     target_set_stack_copy(t, 0, NULL, 0);
     if (k == 1) st->empty++;
+    else profile_thread_note_stack(p, te->thread, ids + 1, k - 1);   /* the stack tells its role */
     uint32_t leaf = profile_add_stack(p, ids, k, 1);
     profile_add_sample(p, (double)time_ns / 1e3, leaf, 1);
     st->samples++;
@@ -179,19 +180,18 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
     thread_ev_t *te = xcalloc(n ? n : 1, sizeof *te);
     size_t ok = 0;
     int first_err = 0;
-    buf_t b = {0};
+    int pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
     for (size_t i = 0; i < n; i++) {
         const target_thread_t *th = target_thread(t, i);
         int fd = open_event(th->tid, hz);
         if (fd < 0) { if (!first_err) first_err = errno; continue; }
         void *ring = mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (ring == MAP_FAILED) { if (!first_err) first_err = errno; close(fd); continue; }
-        buf_clear(&b);
-        if (i == 0) buf_puts(&b, "node [main]");
-        else buf_printf(&b, "node [%d %s]", th->tid, th->name ? th->name : "");
-        te[ok++] = (thread_ev_t){ fd, th->tid, ring, profile_frame_simple(out, b.data, FRAME_PROGRAM) };
+        /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
+        const char *name = th->name ? th->name : "";
+        uint32_t ti = profile_thread(out, pid, th->tid, name, strlen(name));
+        te[ok++] = (thread_ev_t){ fd, th->tid, ring, ti };
     }
-    buf_free(&b);
     st.threads = ok;
     if (ok == 0) {
         diag_error(target_name(t), 0, "cannot sample: perf_event_open: %s", strerror(first_err));

@@ -28,7 +28,8 @@ for v in 20 22; do
     [ $prc -eq 0 ] && [ "$(cat "$w/out")" = done ] && [ ! -s "$w/err" ] || fail "the program's output or exit status changed"
     cat "$w/ns.err"
     grep -q '^node \[main\];' "$w/prof.folded" || fail "no node [main] root"
-    grep -v '^node \[main\];' "$w/prof.folded" | grep -qv '^node \[[0-9]* ' && fail "a stack outside a thread root"
+    grep -qv '^node \[\(main\|Worker [0-9]*\|V8 worker\|libuv\|other\)\];' "$w/prof.folded" &&
+        fail "a stack outside a thread role's root"
     awk -v file="$FIX/shares.js" '
         /^node \[main\];/ { n = $NF; total += n
                  if (index($0, ";hot " file ":")) hot += n; else if (index($0, ";warm " file ":")) warm += n }

@@ -2,6 +2,7 @@
  * opened, written as a profile (format from -o's extension; folded text on stdout by default). */
 #include "cli/cli.h"
 #include "cli/core_cmds.h"
+#include "cli/input_opts.h"
 #include "formats/format.h"
 #include "record/live_sampler.h"
 #include "util/diag.h"
@@ -12,11 +13,16 @@ int core_cmd_sample(core_session_t *s, int argc, char **argv)
 {
     double hz = 97, seconds = 10;
     const char *output = NULL;
-    int stats = 0;
+    int stats = 0, threads_merge = 0;
+    const char *thread = NULL;
     const opt_t opts[] = {
         OPT_NUM("frequency", 'F', "HZ", "samples a second per thread (default 97)", &hz),
         OPT_NUM("duration", 'd', "SECONDS", "how long (default 10)", &seconds),
         OPT_STR("output", 'o', "FILE", "the profile, its format from the extension (default: folded on stdout)", &output),
+        OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
+               "(default: main for .cpuprofile, all otherwise; -o FILE.json: all apart)", &thread, cli_opt_thread),
+        OPT_FN("threads", 0, "roles|merge", "a root per thread role (default), or merge: one root", &threads_merge,
+               cli_opt_threads),
         OPT_BOOL("stats", 0, "samples, threads and lost samples on stderr", &stats),
         OPT_HELP,
         OPT_END,
@@ -43,7 +49,8 @@ int core_cmd_sample(core_session_t *s, int argc, char **argv)
     int rc = live_sample_target(s->t, s->v, hz, seconds, p, &st, NULL);
     if (rc == 0 && stats)
         fprintf(stderr, "%lu samples from %lu threads, %lu lost, %lu without a frame\n", st.samples, st.threads, st.lost, st.empty);
-    if (rc == 0 && cli_write_profile(p, output ? output : "-", output ? NULL : format_writer_by_name("folded"), NULL, NULL, 0) != 0) rc = -1;
+    if (rc == 0 && cli_write_profile(p, output ? output : "-", output ? NULL : format_writer_by_name("folded"),
+                                        &(write_opts_t){.thread = thread, .threads_merge = threads_merge}, NULL, 0) != 0) rc = -1;
     profile_free(p);
     return rc == 0 ? EXIT_OK : EXIT_FAIL;
 }

@@ -23,12 +23,17 @@ int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o
 const char *cli_weight_unit(const profile_t *p);
 /* 0 when a and b weigh in the same unit; otherwise prints an error naming both files and units
  * (what = "merge", "diff") and returns -1. */
+struct opt_cmd;
+/* The writer for OUT: the one --to names (to: NULL when not given; has_to: the command has
+ * --to), else the one OUT's extension names. Sets *w and returns EXIT_OK, or prints the usage
+ * error (a missing OUT, an unknown --to, an extension no writer has, listing the known ones)
+ * and returns EXIT_USAGE. */
+int cli_output_writer(const struct opt_cmd *cmd, const char *to, int has_to, const char *out,
+                      const format_writer_t **w);
 int cli_check_units(const char *what, const char *path_a, const profile_t *a, const char *path_b, const profile_t *b);
 /* Writes p to path ("-" or NULL = stdout) with the named writer, or the one the
  * extension names when writer is NULL. Never overwrites an input; atomic. */
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs);
-/* Parses a number option; prints a usage error naming the option when it is not one. */
-int cli_parse_double(const char *opt, const char *s, double *out);
 
 #endif

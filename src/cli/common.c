@@ -1,5 +1,6 @@
 #include "cli/cli.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include "util/output.h"
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +62,14 @@ int cli_write_profile(const profile_t *p, const char *path, const format_writer_
     return output_commit(&out);
 }
 
-int cli_parse_double(const char *opt, const char *s, double *out)
+int cli_output_writer(const opt_cmd_t *cmd, const char *to, int has_to, const char *out, const format_writer_t **w)
 {
-    char *end;
-    *out = strtod(s, &end);
-    if (!*s || *end) {
-        diag_error(NULL, 0, "%s expects a number, got '%s'", opt, s);
-        return -1;
-    }
-    return 0;
+    *w = NULL;
+    if (to && !(*w = format_writer_by_name(to)))
+        return opt_usage_error(cmd, "unknown output format '%s' (known: %s)", to, format_writer_names());
+    if (!out) return opt_usage_error(cmd, "missing -o OUT");
+    if (!*w && !(*w = format_writer_for_path(out)))
+        return opt_usage_error(cmd, "%s: cannot tell the output format from the extension (known: %s)%s", out,
+                               format_writer_extensions(), has_to ? "; or name one with --to" : "");
+    return EXIT_OK;
 }

@@ -37,17 +37,12 @@ int cli_convert(int argc, char **argv)
     int nfiles = opt_parse(&cmd, argc, argv);
     if (nfiles < 0) return opt_exit_code(nfiles);
     char **files = argv + 1;
-    const format_writer_t *w = NULL;
-    if (to && !(w = format_writer_by_name(to)))
-        return opt_usage_error(&cmd, "unknown output format '%s' (known: %s)", to, format_writer_names());
-    if (!output) return opt_usage_error(&cmd, "missing -o OUT");
-    if (!w && !format_writer_for_path(output))
-        return opt_usage_error(&cmd, "%s: cannot tell the output format from the extension; use --to (%s)", output,
-                               format_writer_names());
+    const format_writer_t *w;
+    int urc = cli_output_writer(&cmd, to, 1, output, &w);
+    if (urc != EXIT_OK) return urc;
     if (nfiles == 0) return opt_usage_error(&cmd, "no input");
     /* folded stacks have no use for a per-sample timeline: don't keep one (memory and time) */
-    const format_writer_t *out_w = w ? w : format_writer_for_path(output);
-    if (out_w && !strcmp(out_w->name, "folded")) in.ro.no_timeline = 1;
+    if (!strcmp(w->name, "folded")) in.ro.no_timeline = 1;
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
     write_opts_t wo = {0};

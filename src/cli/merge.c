@@ -34,12 +34,9 @@ int cli_merge(int argc, char **argv)
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
     char **files = argv + 1;
-    const format_writer_t *w = to ? format_writer_by_name(to) : NULL;
-    if (to && !w) return opt_usage_error(&cmd, "unknown output format '%s' (known: %s)", to, format_writer_names());
-    if (!output) return opt_usage_error(&cmd, "missing -o OUT");
-    if (!w && !format_writer_for_path(output))
-        return opt_usage_error(&cmd, "%s: cannot tell the output format from the extension; use --to (%s)", output,
-                               format_writer_names());
+    const format_writer_t *w;
+    int urc = cli_output_writer(&cmd, to, 1, output, &w);
+    if (urc != EXIT_OK) return urc;
     if (n < 1) return opt_usage_error(&cmd, "no input");
     int rc = EXIT_FAIL;
     profile_t *sum = profile_new();

@@ -105,14 +105,9 @@ static int move_file(const char *from, const char *to)
     return 0;
 }
 
-/* OUT must be a writable place with a known extension: checked before the program runs. */
-static int check_output(const char *out)
+/* OUT's directory must be writable: checked before the program runs. */
+static int check_output_dir(const char *out)
 {
-    if (!format_writer_for_path(out)) {
-        diag_error(out, 0, "unknown output format: name the file with one of these extensions: %s",
-                   format_writer_extensions());
-        return -1;
-    }
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", out);
     char *slash = strrchr(dir, '/');
@@ -175,7 +170,9 @@ int cli_record(int argc, char **argv)
     if (!attach && nprog == 0) return opt_usage_error(&cmd, "nothing to record: give a command after '--' or -p PID");
     if (attach && nprog > 0) return opt_usage_error(&cmd, "give either -p PID or a command to run, not both");
     /* Everything that can fail is checked before the program runs. */
-    if (out && check_output(out) != 0) return EXIT_USAGE;
+    const format_writer_t *w;
+    if (out && cli_output_writer(&cmd, NULL, 0, out, &w) != EXIT_OK) return EXIT_USAGE;
+    if (out && check_output_dir(out) != 0) return EXIT_FAIL;
     if (perf_import_check_perf() != 0) return EXIT_FAIL;
     static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};
     record_program_t rp = {0};

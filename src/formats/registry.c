@@ -149,12 +149,10 @@ const format_writer_t *format_writer_for_path(const char *path)
 
 const char *format_writer_extensions(void)
 {
-    static char list[256];
-    if (list[0]) return list;
-    size_t n = 0;
-    for (size_t i = 0; i < COUNT(writers) && n < sizeof list; i++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? " " : "", writers[i]->extensions);
-    return list;
+    static buf_t list;
+    if (!list.len)
+        for (size_t i = 0; i < COUNT(writers); i++) buf_printf(&list, "%s%s", i ? " " : "", writers[i]->extensions);
+    return list.data;
 }
 
 int format_thread_view(const profile_t *p, const write_opts_t *o, const char *def, thread_roots_t roots,

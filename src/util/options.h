@@ -71,7 +71,7 @@ int opt_set_verbosity(void *target, const char *arg);
 
 enum { OPT_STOP_AT_OPERAND = 1 };
 
-typedef struct {
+typedef struct opt_cmd {
     const char *name;             /* as the user types it after "nodescope": "collapse", "core stack" */
     const char *usage;            /* start of --help: "usage: ...\n\nDescription.\n" */
     const opt_t *const *tables;   /* NULL-terminated list of option tables */

@@ -432,6 +432,13 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
  * function's earliest seen line/column as its definition site (the real one is not
  * in the file), and its own hits become positionTicks on the line it carried;
  * nodes then merge as usual. */
+/* A node id as a map key. Ids are non-negative integers; a corrupt file's negative, huge or NaN
+ * number (converting it would be undefined) gets a key no real id has. */
+static uint64_t id_key(double id)
+{
+    return id >= 0 && id < 1.8e19 ? (uint64_t)id : UINT64_MAX;
+}
+
 static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const u64map_t *index)
 {
     double hits = 0;
@@ -445,7 +452,7 @@ static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const 
     double *own = xcalloc(cp->n, sizeof *own);
     for (size_t s = 0; s < cp->nsamples; s++) {
         uint32_t k;
-        if (u64map_get(index, (uint64_t)cp->samples[s], &k)) own[k]++;
+        if (u64map_get(index, id_key(cp->samples[s]), &k)) own[k]++;
     }
     if (!cp->nsamples)
         for (size_t i = 0; i < cp->n; i++) own[i] = cp->nodes[i].hit_count;
@@ -515,7 +522,7 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
     u64map_reserve(&index, cp->n);
     for (size_t i = 0; i < cp->n; i++) {
         int found;
-        uint32_t *slot = u64map_upsert(&index, (uint64_t)cp->nodes[i].id, &found);
+        uint32_t *slot = u64map_upsert(&index, id_key(cp->nodes[i].id), &found);
         if (found) {
             diag_error(in->name, 0, "node id %.0f appears twice", cp->nodes[i].id);
             u64map_free(&index);
@@ -528,7 +535,7 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
         for (size_t i = 0; i < cp->n; i++) {
             uint32_t k;
             if (cp->nodes[i].parent_id < 0) continue;
-            if (!u64map_get(&index, (uint64_t)cp->nodes[i].parent_id, &k)) continue;   /* a root */
+            if (!u64map_get(&index, id_key(cp->nodes[i].parent_id), &k)) continue;   /* a root */
             cp_node_t *up = &cp->nodes[k];
             up->children = xrealloc(up->children, (up->nchildren + 1) * sizeof *up->children);
             up->children[up->nchildren++] = (uint32_t)cp->nodes[i].id;
@@ -590,7 +597,7 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
             if (d < 0) negative++;
             if (raw_us > t_us) t_us = raw_us;
             uint32_t k;
-            if (!u64map_get(&index, (uint64_t)cp->samples[s], &k) || !seen[k]) {
+            if (!u64map_get(&index, id_key(cp->samples[s]), &k) || !seen[k]) {
                 missing++;
                 continue;
             }

@@ -40,7 +40,7 @@ input_t *input_open(const char *path)
     }
     input_t *in = input_new(path, fd);
     if (S_ISREG(st.st_mode)) in->size = st.st_size;
-    in->progress = isatty(2);
+    progress_init(&in->progress, in->name, "MB");
     return in;
 }
 
@@ -118,7 +118,7 @@ int input_getline(input_t *in, char **line, size_t *len)
             in->line++;
             *line = s;
             *len = n;
-            if (in->progress && (in->line & 0xffff) == 0) input_progress_tick(in);
+            if (in->progress.enabled && (in->line & 0xffff) == 0) input_progress_tick(in);
             return 1;
         }
         if (in->eof) return 0;
@@ -143,7 +143,7 @@ ssize_t input_read(input_t *in, void *dst, size_t n)
     memcpy(dst, in->buf + in->start, avail);
     in->start += avail;
     in->consumed += avail;
-    if (in->progress) input_progress_tick(in);
+    if (in->progress.enabled) input_progress_tick(in);
     return (ssize_t)avail;
 }
 
@@ -153,7 +153,7 @@ void input_skip(input_t *in, size_t n)
     if (n > have) n = have;
     in->start += n;
     in->consumed += n;
-    if (in->progress) input_progress_tick(in);
+    if (in->progress.enabled) input_progress_tick(in);
 }
 
 int input_looks_binary(input_t *in)
@@ -169,28 +169,12 @@ int input_looks_binary(input_t *in)
     return n > 0 && ctl * 10 > n;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void input_progress_tick(input_t *in)
 {
-    if (!in->progress) return;
-    double t = now_s();
-    if (t - in->last_progress < 0.2) return;
-    in->last_progress = t;
-    if (in->size > 0)
-        fprintf(stderr, "\r%s: %.0f%% (%llu of %llu MB)", in->name, 100.0 * (double)in->consumed / (double)in->size,
-                (unsigned long long)(in->consumed >> 20), (unsigned long long)(in->size >> 20));
-    else
-        fprintf(stderr, "\r%s: %llu MB", in->name, (unsigned long long)(in->consumed >> 20));
+    progress_update_now(&in->progress, in->consumed >> 20, in->size > 0 ? (uint64_t)in->size >> 20 : 0);
 }
 
 void input_progress_done(input_t *in)
 {
-    if (in->progress && in->last_progress > 0) fputs("\r\033[K", stderr);
-    in->last_progress = 0;
+    progress_done(&in->progress);
 }

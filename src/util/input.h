@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "util/progress.h"
 
 typedef struct input {
     const char *name;     /* as given by the user; "-" shows as "<stdin>" */
@@ -19,8 +20,7 @@ typedef struct input {
     uint64_t consumed;    /* bytes handed out so far */
     int64_t size;         /* file size, or -1 when unknown (pipe) */
     size_t max_line;      /* longest line accepted (default 64 MiB) */
-    int progress;         /* show progress on stderr (only when it is a tty) */
-    double last_progress;
+    progress_t progress;  /* in MB, on stderr when it is a terminal */
 } input_t;
 
 /* Opens path ("-" = stdin). On failure prints an error naming the file and returns NULL. */

@@ -26,7 +26,7 @@ ssize_t input_read_bulk(input_t *in, void *dst, size_t n)
         }
         if (r == 0) in->eof = 1;
         in->consumed += (uint64_t)r;
-        if (in->progress) input_progress_tick(in);
+        if (in->progress.enabled) input_progress_tick(in);
         return r;
     }
 }

@@ -1,4 +1,5 @@
 #include "record/perf_session.h"
+#include "record/stop_signals.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
 #include <errno.h>
@@ -12,21 +13,6 @@
 #define STOP_GRACE_NS (5 * 1000000000ull)
 /* How long perf may take to write its data once the program is gone. */
 #define PERF_GRACE_NS (10 * 1000000000ull)
-
-static volatile sig_atomic_t signals_received, last_signal, last_from_terminal;
-
-static void on_signal(int sig, siginfo_t *info, void *unused)
-{
-    (void)unused;
-    last_signal = sig;
-    /* The terminal's Ctrl-C (and ^\, hangup) reaches the whole foreground group,
-     * the program included: the kernel is the sender. */
-    last_from_terminal = info && info->si_code == SI_KERNEL;
-    signals_received = signals_received + 1;
-}
-
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define NSTOP ((int)(sizeof stop_signals / sizeof *stop_signals))
 
 /* The first child of pid (perf forks the workload). */
 static int child_of(int pid)
@@ -109,19 +95,13 @@ static void hurry_perf(session_t *s, uint64_t now)
 int perf_session_run(const perf_session_opts_t *o, perf_session_result_t *r)
 {
     memset(r, 0, sizeof *r);
-    struct sigaction sa = {0}, old[NSTOP];
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < NSTOP; i++) sigaddset(&sa.sa_mask, stop_signals[i]);
-    signals_received = 0;
-    for (int i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &sa, &old[i]);
+    stop_signals_install();
 
     uint64_t t_start = monotonic_ns();
     session_t s = {.o = o, .r = r};
     s.perf = fork();
     if (s.perf == 0) {
-        for (int i = 0; i < NSTOP; i++) signal(stop_signals[i], SIG_DFL);
+        stop_signals_default();
         /* perf handles SIGINT and SIGTERM by finishing its file, but dies on SIGHUP
          * (a hangup reaches the whole group) and leaves it unreadable. Ignored
          * signals survive exec; node resets every disposition when it starts, so
@@ -132,12 +112,12 @@ int perf_session_run(const perf_session_opts_t *o, perf_session_result_t *r)
     }
     if (s.perf < 0) {
         diag_error(NULL, 0, "cannot start perf: %s", strerror(errno));
-        for (int i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &old[i], NULL);
+        stop_signals_restore();
         return -1;
     }
     r->target = o->attach_pid;
     map_journal_t jr;
-    int journaling = 0, status = 0, handled = 0;
+    int journaling = 0, status = 0;
     uint64_t program_gone_ns = 0;
     for (;;) {
         if (!r->target) r->target = child_of(s.perf);
@@ -149,11 +129,11 @@ int perf_session_run(const perf_session_opts_t *o, perf_session_result_t *r)
         if (w == s.perf || (w < 0 && errno == ECHILD)) break;
 
         uint64_t now = monotonic_ns();
-        int n = signals_received;
-        for (; handled < n; handled++) {
+        stop_request_t req;
+        while (stop_signals_next(&req)) {
             if (!s.stopping) {
-                r->stop_signal = last_signal;
-                request_stop(&s, last_signal, last_from_terminal, now);
+                r->stop_signal = req.signal;
+                request_stop(&s, req.signal, req.from_terminal, now);
             } else if (!s.escalated) {
                 escalate(&s, now);
             }
@@ -174,6 +154,6 @@ int perf_session_run(const perf_session_opts_t *o, perf_session_result_t *r)
     }
     if (journaling) map_journal_stop(&jr);
     r->perf_exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    for (int i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &old[i], NULL);
+    stop_signals_restore();
     return 0;
 }

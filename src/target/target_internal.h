@@ -56,6 +56,7 @@ struct target {
     uint8_t *held;                     /* per thread: held with ptrace (stopped) */
     target_region_t *stacks; size_t nstacks;   /* stacks copied by target_snapshot */
     target_region_t lent;              /* a caller's stack copy (target_set_stack_copy), not owned */
+    struct read_cache *cache;          /* recent reads of a live process (live.c) */
 };
 extern const target_ops_t target_core_ops;
 

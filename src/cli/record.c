@@ -1,7 +1,10 @@
-/* nodescope record: run a Node program (or attach to one) under perf, journal its
- * perf map while it runs, and write a profile with time-correct JS names. */
+/* nodescope record: run a Node program (or attach to one) and write a profile. By default the
+ * live sampler (record/live_session) samples it with no flags and names JS frames when each
+ * sample is taken; --perf records with perf instead, journaling the perf map for time-correct
+ * names (record/perf_session, perf_import). */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
+#include "record/live_session.h"
 #include "record/perf_import.h"
 #include "record/perf_session.h"
 #include "record/program.h"
@@ -24,18 +27,23 @@ static const char record_usage[] =
     "usage: nodescope record [OPTIONS] -- node app.js ARGS...\n"
     "       nodescope record -p PID [OPTIONS]\n"
     "\n"
-    "Profile a Node.js program with perf and write OUT with correct JavaScript names:\n"
-    "the program runs with --perf-basic-prof --interpreted-frames-native-stack, perf\n"
-    "records callchains on CLOCK_MONOTONIC, and nodescope journals the growth of\n"
-    "/tmp/perf-PID.map so every sample is named after the code that was at its address\n"
-    "at that moment (V8 reuses code addresses; perf alone names many samples wrongly).\n"
+    "Profile a Node.js program, or attach to a running node process, and write OUT.\n"
+    "The live sampler needs no flags, no restart and no perf map: every thread is sampled\n"
+    "(perf_event copies its registers and stack top) and JavaScript frames are named from\n"
+    "V8's heap when each sample is taken, functions TurboFan inlined included. Threads are\n"
+    "kept apart by role (main, Worker, V8 worker, libuv). Node 18 to 24.\n"
+    "With --perf, perf records instead: node runs with --perf-basic-prof\n"
+    "--interpreted-frames-native-stack and nodescope journals /tmp/perf-PID.map so each\n"
+    "sample is named after the code at its address at that moment; any program can be\n"
+    "recorded that way (native frames only when it is not node).\n"
     "The command may be node or a script node runs (#!/usr/bin/env node: npx, tsc, ...).\n"
     "The program keeps its stdin, stdout, stderr and exit status.\n"
     "\n"
     "Stopping: Ctrl-C, or SIGINT/SIGTERM/SIGHUP sent to nodescope, is passed to the\n"
     "program; a second signal, or the program still running 5 s later, kills it. OUT is\n"
     "written from what was recorded and the exit status is 0 when nodescope stopped the\n"
-    "program (-d, a signal), else the program's own.\n";
+    "program (-d, a signal), else the program's own. An attached process is never\n"
+    "signalled: recording stops and it runs on.\n";
 
 static int set_pid(void *target, const char *arg)
 {
@@ -135,12 +143,49 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* The default: the live sampler on the program it starts or the process it attaches to. */
+static int record_live(char **prog, int nprog, int attach, double freq, double duration, const char *out,
+                       const write_opts_t *wo)
+{
+    record_program_t rp = {0};
+    if (attach ? record_check_attach(attach, RECORD_ATTACH_NODE) != 0
+               : record_program_resolve(&rp, prog, nprog, NULL, 0) != 0)
+        return EXIT_FAIL;
+    live_session_opts_t so = {.argv = rp.argv, .attach_pid = attach, .hz = freq, .duration_s = duration};
+    live_session_result_t sr;
+    profile_t *p = profile_new();
+    int rc = EXIT_FAIL;
+    char default_out[64];
+    if (live_session_run(&so, p, &sr) == 0) {
+        if (!out) {
+            snprintf(default_out, sizeof default_out, "nodescope-%d.svg", sr.target);
+            out = default_out;
+        }
+        if (p->nsamples == 0)
+            diag_warn(NULL, 0, "no samples: the process did not run on a CPU while it was sampled");
+        if (cli_write_profile(p, out, NULL, wo, NULL, 0) == 0) {
+            rc = EXIT_OK;
+            if (diag_verbosity >= 0) {
+                fprintf(stderr, "nodescope: wrote %s (%.0f samples", out, samples_written(p, out, wo));
+                if (sr.stats.partial)
+                    fprintf(stderr, "; %lu partial: JS frames left unnamed, read too late or moved by a GC", sr.stats.partial);
+                if (sr.stats.lost) fprintf(stderr, "; %lu lost", sr.stats.lost);
+                fprintf(stderr, ")\n");
+            }
+        }
+    }
+    profile_free(p);
+    record_program_free(&rp);
+    if (rc != EXIT_OK) return rc;
+    if (attach || sr.stopped) return EXIT_OK;
+    return sr.exit_status;
+}
 
 int cli_record(int argc, char **argv)
 {
     const char *out = NULL, *keep = NULL, *thread = NULL;
     double freq = 99, duration = 0;
-    int attach = 0, any_program = 0, threads_merge = 0;
+    int attach = 0, use_perf = 0, threads_merge = 0;
     char output_help[320];
     snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
              format_writer_extensions());
@@ -149,16 +194,17 @@ int cli_record(int argc, char **argv)
         OPT_FN("freq", 'F', "HZ", "sampling frequency (default 99)", &freq, set_freq),
         OPT_FN("duration", 'd', "S", "stop after S seconds (the program gets SIGINT; with -p: detach)", &duration,
                set_seconds),
-        OPT_FN("pid", 'p', "PID", "attach to a running node process started with --perf-basic-prof;\n"
-               "names are time-correct from the moment recording starts", &attach, set_pid),
-        OPT_BOOL("perf", 0, "record any program (or process) with perf alone: no Node flags,\n"
-                 "no perf map needed; native frames only when it is not node", &any_program),
+        OPT_FN("pid", 'p', "PID", "attach to a running node process (no flags needed; with --perf it\n"
+               "needs --perf-basic-prof for JavaScript names)", &attach, set_pid),
+        OPT_BOOL("perf", 0, "record with perf instead of the live sampler: node gets --perf-basic-prof\n"
+                 "and its perf map is journaled; any program or process (native frames\n"
+                 "only when it is not node)", &use_perf),
         OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
                "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
                "all threads apart: -o FILE.json, Chrome trace events)", &thread, cli_opt_thread),
         OPT_FN("threads", 0, "roles|merge", "folded and flame graphs: a root per thread role (default:\n"
                "'node [main]', 'node [V8 worker]', ...), or merge: one root", &threads_merge, cli_opt_threads),
-        OPT_STR("keep", 0, "DIR", "keep perf.data, the perf script text, the journal and the perf map in DIR",
+        OPT_STR("keep", 0, "DIR", "--perf: keep perf.data, the perf script text, the journal and the perf map in DIR",
                 &keep),
         OPT_VERBOSITY, OPT_HELP, OPT_END,
     };
@@ -173,11 +219,14 @@ int cli_record(int argc, char **argv)
     const format_writer_t *w;
     if (out && cli_output_writer(&cmd, NULL, 0, out, &w) != EXIT_OK) return EXIT_USAGE;
     if (out && check_output_dir(out) != 0) return EXIT_FAIL;
+    if (keep && !use_perf) return opt_usage_error(&cmd, "--keep keeps perf's files: it needs --perf");
+    write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
+    if (!use_perf) return record_live(prog, nprog, attach, freq, duration, out, &wo);
     if (perf_import_check_perf() != 0) return EXIT_FAIL;
     static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};
     record_program_t rp = {0};
-    if (attach ? record_check_attach(attach, any_program) != 0
-               : record_program_resolve(&rp, prog, nprog, node_flags, any_program) != 0)
+    if (attach ? record_check_attach(attach, RECORD_ATTACH_ANY) != 0
+               : record_program_resolve(&rp, prog, nprog, node_flags, 1) != 0)
         return EXIT_FAIL;
 
     char tmpl[4096];
@@ -222,7 +271,6 @@ int cli_record(int argc, char **argv)
                      format_writer_by_name("svg") ? "svg" : "folded");
             out = default_out;
         }
-        write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
         if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 &&
             cli_write_profile(p, out, NULL, &wo, NULL, 0) == 0) {
             rc = EXIT_OK;

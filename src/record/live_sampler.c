@@ -7,6 +7,7 @@
 #include "util/demangle.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <poll.h>
@@ -23,6 +24,13 @@
 #define RING_PAGES 128         /* data pages per thread (a power of two): ~30 samples of 16 KiB */
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
+#define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
+/* A sample's JS frames are named only if it is read within this time: a GC in between may have
+ * moved the functions its stack points at and put others, even of the same shape, in their place.
+ * Sampling reads within a few ms in the steady state; the first samples wait for caches to fill. */
+#define MAX_LAG_NS (25 * 1000000ull)
+#define UNNAMED_LATE "(JS: read too late to name)"
+#define UNNAMED_MOVED "(JS: moved before it was read)"
 
 /* perf's x86 register numbers */
 enum { P_AX, P_BX, P_CX, P_DX, P_SI, P_DI, P_BP, P_SP, P_IP, P_FLAGS, P_CS, P_SS, P_DS, P_ES, P_FS, P_GS,
@@ -82,6 +90,12 @@ static frame_kind_t kind_of(v8_tier_t t) {
     }
 }
 
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* One sample: walk, decode, name, add. */
 static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *te, uint64_t time_ns,
                         const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st) {
@@ -95,6 +109,15 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
         for (size_t i = 0; i < n; i++)
             frames[i] = (v8_frame_t){ .kind = V8_FRAME_NATIVE, .pc = native[i].pc, .sp = native[i].sp, .fp = native[i].fp,
                                       .return_address = i > 0 };
+    /* JS frames are named from the heap as it is now. A frame whose function has moved since the
+     * sample (v8_frame_current), and every JS frame of a sample read too late for the heap to be
+     * trusted, is left unnamed rather than named after whatever is at that address now. */
+    int late = now_ns() - time_ns > MAX_LAG_NS, torn = 0;
+    if (v && !late)
+        for (size_t i = 0; i < n; i++)
+            if (v8_frame_current(v, &frames[i]) == 0) { torn = 1; break; }
+    if (late || torn) st->partial++;
+    uint64_t torn_fp = 0;
     size_t k = 0;
     ids[k++] = p->threads[te->thread].frame;
     buf_t b = {0};
@@ -104,7 +127,12 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
         v8_frame_record(t, v, f, &r);
         if (r.internal) { v8_frame_record_free(&r); continue; }
         buf_clear(&b);
-        if (f->kind == V8_FRAME_JS && r.has_function) {
+        if (late && f->kind == V8_FRAME_JS) {
+            ids[k++] = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
+        } else if (torn && f->kind == V8_FRAME_JS && (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
+            torn_fp = f->fp;   /* the frames inlined into it follow with the same fp */
+            ids[k++] = profile_frame(p, UNNAMED_MOVED, strlen(UNNAMED_MOVED), NULL, 0, 0, FRAME_UNKNOWN);
+        } else if (f->kind == V8_FRAME_JS && r.has_function) {
             buf_printf(&b, "%s%s", f->is_construct ? "new " : "", r.display_name);
             ids[k++] = profile_frame(p, b.data, b.len, r.fn.script_name ? r.fn.script_name : "", r.fn.def_line,
                                      r.fn.def_col, kind_of(f->tier));
@@ -173,62 +201,129 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_t *out, live_stats_t *stats,
-                       volatile int *stop) {
-    live_stats_t st = {0};
-    size_t n = target_thread_count(t);
-    thread_ev_t *te = xcalloc(n ? n : 1, sizeof *te);
-    size_t ok = 0;
-    int first_err = 0;
-    int pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
-    for (size_t i = 0; i < n; i++) {
-        const target_thread_t *th = target_thread(t, i);
-        int fd = open_event(th->tid, hz);
-        if (fd < 0) { if (!first_err) first_err = errno; continue; }
-        void *ring = mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (ring == MAP_FAILED) { if (!first_err) first_err = errno; close(fd); continue; }
-        /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
-        const char *name = th->name ? th->name : "";
-        uint32_t ti = profile_thread(out, pid, th->tid, name, strlen(name));
-        te[ok++] = (thread_ev_t){ fd, th->tid, ring, ti };
-    }
-    st.threads = ok;
-    if (ok == 0) {
-        diag_error(target_name(t), 0, "cannot sample: perf_event_open: %s", strerror(first_err));
-        permission_hint(first_err);
-        free(te);
-        return -1;
-    }
-    struct pollfd *pf = xcalloc(ok, sizeof *pf);
-    for (size_t i = 0; i < ok; i++) pf[i] = (struct pollfd){ te[i].fd, POLLIN, 0 };
-    double end = now_s() + seconds;
-    while (now_s() < end && !(stop && *stop)) {
-        int r = poll(pf, ok, 10);
-        if (r < 0 && errno != EINTR) break;
-        int alive = 0;
-        for (size_t i = 0; i < ok; i++) {
-            drain(t, v, out, &te[i], &st);
-            alive |= !(pf[i].revents & POLLHUP);
-        }
-        if (!alive) break;   /* every thread is gone: the process exited */
-    }
-    for (size_t i = 0; i < ok; i++) {
-        drain(t, v, out, &te[i], &st);
-        munmap(te[i].ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
-        close(te[i].fd);
-    }
-    free(pf);
-    free(te);
-    if (stats) *stats = st;
+struct live_sampler {
+    target_t *t;
+    v8_t *v;
+    profile_t *out;
+    double hz;
+    int pid;
+    thread_ev_t *te;       /* the threads being sampled; ended ones are closed and dropped */
+    size_t n, cap;
+    struct pollfd *pf;
+    double next_scan;
+    int first_err;
+    live_stats_t st;
+};
+
+static int sampling(const live_sampler_t *s, int tid) {
+    for (size_t i = 0; i < s->n; i++) if (s->te[i].tid == tid) return 1;
     return 0;
 }
 
-int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t *stats) {
-    target_t *t = target_open_running(pid);
-    if (!t) return -1;
-    v8_t *v = v8_open(t);
-    int rc = live_sample_target(t, v, hz, seconds, out, stats, NULL);
-    v8_close(v);
-    target_close(t);
-    return rc;
+/* Starts sampling thread tid (name as the kernel knows it). */
+static void add_thread(live_sampler_t *s, int tid, const char *name) {
+    int fd = open_event(tid, s->hz);
+    if (fd < 0) { if (!s->first_err) s->first_err = errno; return; }
+    void *ring = mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring == MAP_FAILED) { if (!s->first_err) s->first_err = errno; close(fd); return; }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 16;
+        s->te = xrealloc(s->te, s->cap * sizeof *s->te);
+        s->pf = xrealloc(s->pf, s->cap * sizeof *s->pf);
+    }
+    /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
+    uint32_t ti = profile_thread(s->out, s->pid, tid, name, strlen(name));
+    s->te[s->n] = (thread_ev_t){ fd, tid, ring, ti };
+    s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };
+    s->n++;
+    s->st.threads++;
+}
+
+static void end_thread(live_sampler_t *s, size_t i) {
+    drain(s->t, s->v, s->out, &s->te[i], &s->st);
+    munmap(s->te[i].ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+    close(s->te[i].fd);
+    s->te[i] = s->te[s->n - 1];
+    s->pf[i] = s->pf[s->n - 1];
+    s->n--;
+}
+
+/* Threads started since the last look (a Worker, V8's and libuv's pools grow on demand). */
+static void scan_threads(live_sampler_t *s) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", s->pid);
+    DIR *d = opendir(path);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int tid = atoi(e->d_name);
+        if (tid <= 0 || sampling(s, tid)) continue;
+        char comm[64] = "", cpath[96];
+        snprintf(cpath, sizeof cpath, "/proc/%d/task/%d/comm", s->pid, tid);
+        FILE *f = fopen(cpath, "r");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f)) comm[0] = 0;
+            fclose(f);
+            comm[strcspn(comm, "\n")] = 0;
+        }
+        add_thread(s, tid, comm);
+    }
+    closedir(d);
+}
+
+live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *out) {
+    live_sampler_t *s = xcalloc(1, sizeof *s);
+    s->t = t, s->v = v, s->out = out, s->hz = hz;
+    size_t n = target_thread_count(t);
+    s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
+    for (size_t i = 0; i < n; i++) {
+        const target_thread_t *th = target_thread(t, i);
+        add_thread(s, th->tid, th->name ? th->name : "");
+    }
+    if (s->n == 0) {
+        if (s->first_err != ESRCH) {   /* ESRCH: the process is gone; the caller says what that means */
+            diag_error(target_name(t), 0, "cannot sample: perf_event_open: %s", strerror(s->first_err));
+            permission_hint(s->first_err);
+        }
+        errno = s->first_err;
+        free(s);
+        return NULL;
+    }
+    s->next_scan = now_s() + SCAN_INTERVAL_S;
+    return s;
+}
+
+int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
+    int r = poll(s->pf, s->n, timeout_ms);
+    if (r < 0 && errno != EINTR) return 0;
+    for (size_t i = s->n; i-- > 0;) {
+        if (s->pf[i].revents & (POLLHUP | POLLERR)) end_thread(s, i);   /* the thread has exited */
+        else drain(s->t, s->v, s->out, &s->te[i], &s->st);
+    }
+    double now = now_s();
+    if (s->n && now >= s->next_scan) {
+        scan_threads(s);
+        s->next_scan = now + SCAN_INTERVAL_S;
+    }
+    return (int)s->n;
+}
+
+void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
+    if (!s) return;
+    while (s->n) end_thread(s, s->n - 1);
+    if (stats) *stats = s->st;
+    free(s->te);
+    free(s->pf);
+    free(s);
+}
+
+int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_t *out, live_stats_t *stats,
+                       volatile int *stop) {
+    live_sampler_t *s = live_sampler_start(t, v, hz, out);
+    if (!s && errno == ESRCH) diag_error(target_name(t), 0, "the process is gone");
+    if (!s) return -1;
+    double end = now_s() + seconds;
+    while (now_s() < end && !(stop && *stop) && live_sampler_poll(s, 10) > 0) {}
+    live_sampler_stop(s, stats);
+    return 0;
 }

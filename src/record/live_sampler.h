@@ -11,6 +11,7 @@
 
 typedef struct {
     unsigned long samples, lost, threads, empty;   /* empty: samples without a frame decoded */
+    unsigned long partial;   /* samples whose JS frames were left unnamed: read too late, or moved by a GC */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a
@@ -19,6 +20,16 @@ typedef struct {
  * fix for perf_event_paranoid). Stops early when *stop becomes nonzero (may be NULL). */
 int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_t *out, live_stats_t *stats,
                        volatile int *stop);
+/* The same in steps, for a caller that supervises something meanwhile (record): start samples
+ * every thread of the target and, from then on, every thread it starts; poll waits up to
+ * timeout_ms for samples, names and adds them, and returns how many threads are still sampled
+ * (0: the process is gone); stop adds what remains and frees (stats may be NULL). start returns
+ * NULL after printing why, except when the process is already gone: then errno is ESRCH and
+ * nothing is printed. */
+typedef struct live_sampler live_sampler_t;
+live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *out);
+int live_sampler_poll(live_sampler_t *s, int timeout_ms);
+void live_sampler_stop(live_sampler_t *s, live_stats_t *stats);
 /* The same, opening the process (read-only) and V8's metadata itself. */
 int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t *stats);
 #endif

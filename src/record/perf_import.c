@@ -96,6 +96,10 @@ int perf_import(const char *dir, int target, int journaled, profile_t *p, int *n
                    src, why[0] ? ": " : "", why);
         return -1;
     }
+    if (stat(script, &st) == 0 && st.st_size == 0) {
+        diag_warn(NULL, 0, "perf took no samples: the program was idle, or ran too briefly");
+        return 0;   /* an empty profile is the truth */
+    }
     char map_path[64];
     snprintf(map_path, sizeof map_path, "/tmp/perf-%d.map", target);
     int have_map = target > 0 && access(map_path, R_OK) == 0;

@@ -89,7 +89,7 @@ int record_program_resolve(record_program_t *rp, char **argv, int argc, const ch
         return -1;
     }
     int nflags = 0;
-    while (node_flags[nflags]) nflags++;
+    while (node_flags && node_flags[nflags]) nflags++;
     char line[512], *extra[16];
     int nextra = 0;
     char *node = NULL;
@@ -157,26 +157,22 @@ static int process_is_node(int pid)
     return ok && named_node(target);
 }
 
-int record_check_attach(int pid, int allow_any)
+int record_check_attach(int pid, record_attach_need_t need)
 {
     if (kill(pid, 0) != 0 && errno == ESRCH) {
         diag_error(NULL, 0, "no process %d to attach to", pid);
         return -1;
     }
-    if (allow_any) return 0;
-    if (!process_is_node(pid)) {
-        diag_error(NULL, 0, "process %d is not node: record names JavaScript frames of Node processes. "
+    int node = process_is_node(pid);
+    if (need == RECORD_ATTACH_NODE && !node) {
+        diag_error(NULL, 0, "process %d is not node: the live sampler names JavaScript frames of Node processes. "
                    "To record it with perf anyway (native frames only), add --perf", pid);
         return -1;
     }
     char map[64];
     snprintf(map, sizeof map, "/tmp/perf-%d.map", pid);
-    if (access(map, R_OK) != 0) {
-        diag_error(map, 0, "process %d has no perf map, so its JavaScript frames cannot be named: it was not "
-                   "started with --perf-basic-prof. Restart it as 'node --perf-basic-prof "
-                   "--interpreted-frames-native-stack app.js' (or with NODE_OPTIONS=--perf-basic-prof), or add "
-                   "--perf to record its native frames only", pid);
-        return -1;
-    }
+    if (need == RECORD_ATTACH_ANY && node && access(map, R_OK) != 0)
+        diag_warn(map, 0, "process %d has no perf map (it was not started with --perf-basic-prof), so perf cannot "
+                  "name its JavaScript frames: without --perf, the live sampler names them", pid);
     return 0;
 }

@@ -20,8 +20,12 @@ int record_program_resolve(record_program_t *rp, char **argv, int argc, const ch
                            int allow_any);
 void record_program_free(record_program_t *rp);
 
-/* Checks process pid can be recorded: alive, and (unless allow_any) a node
- * process with a perf map, i.e. started with --perf-basic-prof. 0 or -1 (error printed). */
-int record_check_attach(int pid, int allow_any);
+/* What an attached recording needs of the process. */
+typedef enum {
+    RECORD_ATTACH_ANY,    /* alive (perf records any process) */
+    RECORD_ATTACH_NODE,   /* alive and node (the live sampler) */
+} record_attach_need_t;
+/* Checks process pid can be recorded: 0, or -1 after an error saying what to do. */
+int record_check_attach(int pid, record_attach_need_t need);
 
 #endif

@@ -90,6 +90,18 @@ static uint64_t literal_shared(v8_t *v, uint64_t lit)
     return v8_has_type(v, lit, L->type_sfi) ? lit : 0;
 }
 
+int v8_code_shared(v8_t *v, const v8_code_t *c, uint64_t *shared)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t deopt, lit;
+    /* V8 10 to 13 keep the code's SharedFunctionInfo (wrapped since 12) just before the inlining positions */
+    if (L->deopt_inlining_positions < 1 || v8_read_field(v, c->code, L->code_deopt_data, &deopt) != 0 ||
+        v8_fixed_array_get(v, deopt, L->deopt_inlining_positions - 1, &lit) != 0)
+        return -1;
+    *shared = literal_shared(v, lit);
+    return *shared ? 0 : -1;
+}
+
 int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, int64_t pc_offset, uint64_t *shared,
                            int64_t *pos, int max)
 {

@@ -66,6 +66,20 @@ static void set_position(v8_t *v, v8_frame_t *f, const v8_function_t *info, int6
 
 #define MAX_INLINED 64
 
+/* The bytecode a SharedFunctionInfo runs now: its function data, or the bytecode its baseline code
+ * was compiled from (kept in that Code's deoptimization data slot). 0 when neither. */
+static uint64_t current_bytecode(v8_t *v, uint64_t shared)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t data, bca;
+    if (L->sfi_function_data < 0 || v8_read_field(v, shared, L->sfi_function_data, &data) != 0) return 0;
+    if (v8_has_type(v, data, L->type_bytecode_array)) return data;
+    if (v8_has_type(v, data, L->type_code) && v8_read_field(v, data, L->code_deopt_data, &bca) == 0 &&
+        v8_has_type(v, bca, L->type_bytecode_array))
+        return bca;
+    return 0;
+}
+
 /* Decodes the JS frame at f->fp into out[0..] (more than one when optimized code inlined
  * functions: innermost first); returns the number of frames written, 0 if it is not one. */
 static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *out, size_t room)
@@ -86,6 +100,9 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
     v8_code_t code;
     if (slot(v, f->fp, L->fp_bytecode_array, &bca) == 0 && v8_has_type(v, bca, L->type_bytecode_array) &&
         slot(v, f->fp, L->fp_bytecode_offset, &off) == 0) {
+        /* the frame's bytecode (stack, sample time) is the function's own unless the slot was read late */
+        uint64_t now = current_bytecode(v, info.shared);
+        if (now && now != bca) js.moved = 1;
         if (v8_is_smi(v, off)) {
             js.tier = V8_TIER_INTERPRETED;
             interpreted_position(v, bca, v8_smi_value(v, off), &pos);
@@ -109,7 +126,12 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
     int n = 0;
     if (v8_code_for_pc(v, fn, info.shared, f->pc, &code) == 0) {
         v8_tier_t t = tier_of_kind(L, code.kind);
+        uint64_t code_shared;
         if (t != V8_TIER_NONE) js.tier = t;
+        /* optimized code knows its function: a JSFunction slot saying otherwise was read too late */
+        if ((t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV) && v8_code_shared(v, &code, &code_shared) == 0 &&
+            code_shared != info.shared)
+            js.moved = 1;
         if (t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV)
             n = v8_optimized_positions(v, &code, info.shared, (int64_t)(f->pc - code.start) - back, shared, spos, MAX_INLINED);
     }
@@ -140,6 +162,31 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
     }
     v8_function_free(&info);
     return (size_t)n;
+}
+
+/* An interpreted frame's context slot is Ignition's context register: a function that made a
+ * context of its own (for closures, a block scope) has it there, whose enclosing chain leads to
+ * the function's context. A few levels are enough; a cycle or garbage ends the walk. */
+#define MAX_CONTEXT_DEPTH 16
+
+int v8_frame_current(v8_t *v, const v8_frame_t *f)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t ctx, fn_context;
+    if (f->kind != V8_FRAME_JS) return -1;
+    if (f->moved) return 0;
+    if (!f->function || f->inlined || L->fn_context < 0) return -1;
+    if (slot(v, f->fp, L->fp_context, &ctx) != 0) return -1;
+    if (!v8_has_type(v, f->function, L->type_js_function) || v8_read_field(v, f->function, L->fn_context, &fn_context) != 0)
+        return 0;
+    for (int depth = 0; depth < MAX_CONTEXT_DEPTH; depth++) {
+        if (ctx == fn_context) return 1;
+        if (f->tier != V8_TIER_INTERPRETED && f->tier != V8_TIER_BASELINE) return 0;
+        if (L->context_prev_slot < 0 || !v8_is_heap_object(v, ctx) ||
+            v8_fixed_array_get(v, ctx, L->context_prev_slot, &ctx) != 0)
+            return 0;
+    }
+    return 0;
 }
 
 size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t room)

@@ -191,6 +191,7 @@ int v8_layout_resolve(v8_t *v)
 
     L->fn_shared = need(&r, "class_JSFunction__shared__SharedFunctionInfo", NULL);
     L->fn_context = opt(&r, -1, "class_JSFunction__context__Context", NULL);
+    L->context_prev_slot = opt(&r, -1, "context_idx_prev", NULL);
     L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code", NULL);
     L->sfi_function_data = opt(&r, -1, "class_SharedFunctionInfo__function_data__Object",
                                "class_SharedFunctionInfo__trusted_function_data__Object");

@@ -94,6 +94,8 @@ typedef struct {
     int line, col;            /* 1-based position executing in this frame, 0 when unknown */
     int position_is_definition;/* 1 when line:col fell back to the definition site */
     int is_construct;         /* called with `new` (a ConstructFrame is its caller) */
+    int moved;                /* the function read from the frame's slot is not the one whose code runs
+                                 there (a live process: read after a GC moved it); see v8_frame_current */
     int return_address;       /* pc is a return address (every frame but the interrupted one): the
                                  call in progress is at pc - 1 (symbols and positions look there) */
 } v8_frame_t;
@@ -111,6 +113,14 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
  * into out[0..room): a typed V8 frame, a JS frame (several when optimized code inlined functions,
  * innermost first), or f unchanged when it is none of V8's. Returns how many frames it wrote. */
 size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t room);
+
+/* For a live process read after the sample was taken (the sampler): whether the JSFunction in
+ * JS frame f's slot is still the function that frame runs. The frame's context slot (stack copy,
+ * sample time) must lead to that function's context (heap, now), and optimized code must have been
+ * compiled for that function; a GC that moved the function in
+ * between leaves another object, or another function, at its old address. 1 yes, 0 no (the
+ * frame's name would be wrong), -1 cannot tell (not a frame with its own function). */
+int v8_frame_current(v8_t *v, const v8_frame_t *f);
 
 /* Everything shown about one frame, gathered once for every output (text, JSON, a profile). */
 typedef struct {

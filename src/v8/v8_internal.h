@@ -18,6 +18,7 @@ typedef struct {
         ext_resource, ext_data_cache, ext_uncached_mask, node_ext_data;
     /* functions and code */
     int64_t fn_shared, fn_context, fn_code;
+    int64_t context_prev_slot;   /* Context: index of the enclosing context */
     int64_t sfi_function_data, sfi_name_or_scope, sfi_script, sfi_param_count, sfi_length, sfi_flags, sfi_token_offset;
     int64_t uncompiled_inferred, uncompiled_start;
     int64_t script_source, script_name, script_type, script_line_ends, script_eval_from_shared,
@@ -92,6 +93,9 @@ typedef struct {
     int64_t kind;   /* CodeKind */
 } v8_code_t;
 int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t *out);
+/* The SharedFunctionInfo optimized (TurboFan, Maglev) code was compiled for, from its
+ * deoptimization data: the running function's, whatever the JSFunction slot says now. */
+int v8_code_shared(v8_t *v, const v8_code_t *c, uint64_t *shared);
 /* The functions (innermost inlined first, the code's own function last) and script offsets at
  * pc_offset of optimized code; returns how many (0 when the tables are unreadable). */
 int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, int64_t pc_offset, uint64_t *shared,

@@ -3,7 +3,8 @@
 # named functions (tests/fixtures/jit/churn.js). A JIT label is provably wrong
 # when it names a generation whose logged time window does not hold the sample.
 # Asserts: perf's own labels are often wrong (the problem is real), resolution
-# by the map journal is below 0.5% wrong; the program's exit status and output
+# by the map journal (record --perf) is below 0.5% wrong, and so are the names the
+# live sampler (record's default) gives when it takes each sample; the program's exit status and output
 # pass through; no V8 side files are left in the working directory.
 set -euo pipefail
 cd "$TEST_TMP"
@@ -11,7 +12,7 @@ perf record -q -o probe.data -- true 2>/dev/null || { echo "perf cannot record h
 FIX=$OLDPWD/tests/fixtures/jit
 SECONDS_RUN=${CHURN_SECONDS:-15}
 
-"$NODESCOPE" record -F 999 --keep rec -o churn.folded -- node --expose-gc "$FIX/churn.js" "$SECONDS_RUN" windows.txt > program.out
+"$NODESCOPE" record --perf -F 999 --keep rec -o churn.folded -- node --expose-gc "$FIX/churn.js" "$SECONDS_RUN" windows.txt > program.out
 grep -q 'churn done true' program.out
 ls isolate-*.log 2>/dev/null && { echo "FAIL: V8 log files left in the working directory"; exit 1; }
 grep -q 'JS:[*^~+]gen[0-9]*_f' churn.folded
@@ -36,9 +37,20 @@ if (s.mark.wrong + s.mark.ambiguous === 0) fail("mark policy saw no ambiguity");
 console.log("ok: plain " + s.plain.wrongPct + "% wrong, newest " + s.newest.wrongPct + "%, mark " + s.mark.wrongPct + "% wrong + " + s.mark.ambiguousPct + "% ambiguous, journal " + s.journal.wrongPct + "%");
 '
 
+# The live sampler names each frame when it takes the sample: no journal needed, and just as right.
+"$NODESCOPE" record -F 999 -o live.cpuprofile -- node --expose-gc "$FIX/churn.js" "${LIVE_SECONDS:-6}" live-windows.txt > live.out
+grep -q 'churn done true' live.out
+node "$FIX/score.js" live-windows.txt live.cpuprofile live | tee live.jsonl
+node -e '
+const s = JSON.parse(require("fs").readFileSync("live.jsonl", "utf8"));
+if (s.leafJitFrames < 200) { console.error("FAIL: live: too few leaf JIT frames to judge: " + s.leafJitFrames); process.exit(1); }
+if (s.wrongPct >= 0.5) { console.error("FAIL: live sampler " + s.wrongPct + "% wrong (limit 0.5%)"); process.exit(1); }
+console.log("ok: live sampler " + s.wrongPct + "% wrong of " + s.leafJitFrames);
+'
+
 # exit status passes through, and output is still written
 set +e
-"$NODESCOPE" record -o exit.folded -- node -e 'let s=0; for (let i=0;i<3e7;i++) s+=i; process.exit(3)'
+"$NODESCOPE" record -o exit.folded -- node -e 'const e = Date.now() + 1500; while (Date.now() < e); process.exit(3)'
 rc=$?
 set -e
 [ $rc -eq 3 ] || { echo "FAIL: exit status $rc, expected 3"; exit 1; }

@@ -133,7 +133,10 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
             torn_fp = f->fp;   /* the frames inlined into it follow with the same fp */
             ids[k++] = profile_frame(p, UNNAMED_MOVED, strlen(UNNAMED_MOVED), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (f->kind == V8_FRAME_JS && r.has_function) {
-            buf_printf(&b, "%s%s", f->is_construct ? "new " : "", r.display_name);
+            /* V8's own name for the function (its name, else the inferred one), as --cpu-prof's
+               callFrame has it, so live and V8 profiles merge and diff function by function */
+            const char *nm = *r.fn.name ? r.fn.name : r.fn.inferred && *r.fn.inferred ? r.fn.inferred : "(anonymous)";
+            buf_puts(&b, nm);
             ids[k++] = profile_frame(p, b.data, b.len, r.fn.script_name ? r.fn.script_name : "", r.fn.def_line,
                                      r.fn.def_col, kind_of(f->tier));
         } else if (r.symbol) {

@@ -267,12 +267,10 @@ static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
         out->script = script;
         if (v8_read_field(v, script, L->script_name, &name) == 0) out->script_name = string_or_null(v, name);
         out->script_type = v8_read_smi(v, script, L->script_type, &stype) == 0 ? (int)stype : -1;
-        /* the definition is reported at the `function` keyword, as DevTools does, when V8 kept its offset */
-        uint16_t tok;
+        /* the definition is the function's start position (its parameter list's "("), as V8's
+           --cpu-prof callFrames and DevTools give it: one identity for a function in stacks and
+           profiles, live or not */
         int64_t def = out->start_pos;
-        if (def >= 0 && L->sfi_token_offset >= 0 && v8_read_u16(v, shared, L->sfi_token_offset, &tok) == 0 && tok != 0xffff &&
-            tok <= def)
-            def -= tok;
         if (def >= 0) v8_script_line_col(v, script, def, &out->def_line, &out->def_col);
         out->eval_origin = eval_origin(v, script, depth);
         /* V8 calls the top level of eval'd code "eval" */

@@ -1,8 +1,6 @@
 // bench/threads_accuracy.sh's comparison: V8's top 15 functions by inclusive share in V8's
-// own profile (argv[2]) against nodescope's main-thread profile (argv[3]) and all threads
-// merged (argv[4]). GC and (idle) samples are left out of every profile. A fourth column keeps
-// only the main thread's samples whose stack reaches node::Start: perf loses the callers of a
-// sample taken in code without frame pointers (libc's write, malloc, memmove), V8 never does.
+// own profile (argv[2]) against each LABEL=FILE profile that follows (nodescope's live sampler,
+// its --perf path, all threads merged). GC and (idle) samples are left out of every profile.
 const fs = require('fs');
 const GC = /^(\(garbage collector\)|v8::internal::(Heap::|Scavenge|ScavengerCollector|MarkCompact|MinorMarkCompact|ConcurrentMarking|IncrementalMarking|Sweeper|GCTracer|MarkingVisitor))/;
 const SKIP = new Set(['(root)', '(program)', '(idle)', '(garbage collector)']);
@@ -33,21 +31,23 @@ function shares(file, completeOnly) {
   }
   return { incl, self, total, gc, idle, samples: p.samples.length };
 }
-const [v8, main, merged] = process.argv.slice(2).map(f => shares(f, false)), whole = shares(process.argv[3], true);
+// argv: V8's profile, then LABEL=FILE for each profile compared with it.
+const v8 = shares(process.argv[2], false);
+const cols = process.argv.slice(3).map(a => { const i = a.indexOf('='); return { label: a.slice(0, i), s: shares(a.slice(i + 1), false) }; });
 const pct = (s, k) => 100 * (s.incl.get(k) || 0) / s.total;
-console.log(`samples: V8 --cpu-prof ${v8.samples} (${v8.gc} GC, ${v8.idle} idle left out); nodescope main thread ${main.samples} (${main.gc} GC); all threads merged ${merged.samples} (${merged.gc} GC)`);
-console.log(`main thread samples whose stack reaches node::Start: ${whole.total + whole.gc} of ${main.samples}`);
+console.log(`samples: V8 --cpu-prof ${v8.samples} (${v8.gc} GC, ${v8.idle} idle left out); ` +
+            cols.map(c => `${c.label} ${c.s.samples} (${c.s.gc} GC)`).join('; '));
 for (const by of ['incl', 'self']) {
   const top = [...v8[by]].sort((a, b) => b[1] - a[1]).slice(0, 15).map(e => e[0]);
   console.log(`\nV8's top 15 by ${by === 'incl' ? 'inclusive' : 'self'} share; inclusive shares:`);
-  console.log('  V8%   main%  merged%  main-complete%  function');
-  let worstMain = 0, worstMerged = 0, worstWhole = 0;
+  console.log('   V8%' + cols.map(c => c.label.padStart(Math.max(8, c.label.length + 2))).join('') + '  function');
+  const worst = cols.map(() => 0);
   for (const k of top) {
-    const a = pct(v8, k), b = pct(main, k), c = pct(merged, k), d = pct(whole, k);
-    worstMain = Math.max(worstMain, Math.abs(a - b)); worstMerged = Math.max(worstMerged, Math.abs(a - c));
-    worstWhole = Math.max(worstWhole, Math.abs(a - d));
-    console.log(`${a.toFixed(1).padStart(5)} ${b.toFixed(1).padStart(6)} ${c.toFixed(1).padStart(7)} ${d.toFixed(1).padStart(14)}   ${k.slice(0, 80)}`);
+    const a = pct(v8, k);
+    const row = cols.map((c, i) => { const b = pct(c.s, k); worst[i] = Math.max(worst[i], Math.abs(a - b));
+                                     return b.toFixed(1).padStart(Math.max(8, c.label.length + 2)); });
+    console.log(`${a.toFixed(1).padStart(6)}${row.join('')}  ${k.slice(0, 80)}`);
   }
-  console.log(`worst inclusive-share difference from V8 over these 15: main thread ${worstMain.toFixed(1)} points, ` +
-              `all threads merged ${worstMerged.toFixed(1)}, main thread with complete stacks ${worstWhole.toFixed(1)}`);
+  console.log(`worst inclusive-share difference from V8 over these 15: ` +
+              cols.map((c, i) => `${c.label} ${worst[i].toFixed(1)} points`).join(', '));
 }

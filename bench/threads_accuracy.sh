@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# How close a .cpuprofile made from a perf recording comes to V8's own --cpu-prof of the same
-# workload: tsc (npm typescript 5) type-checking a generated project of FILES files (400),
-# which keeps TurboFan compiling in the background and the GC's helper threads busy.
+# How close nodescope's .cpuprofile comes to V8's own --cpu-prof of the same workload: tsc (npm
+# typescript 5) type-checking a generated project of FILES files (400), which keeps TurboFan
+# compiling in the background and the GC's helper threads busy.
 #   1. node --cpu-prof tsc.js -p .                                   (V8's truth: the main thread)
-#   2. nodescope record -F 999 --keep rec -o main.cpuprofile -- node tsc.js -p .   (the main thread: the default)
+#   2. nodescope record -F 999 -o live.cpuprofile -- node tsc.js -p .   (the live sampler: record's default)
+#   3. nodescope record --perf -F 999 --keep rec -o main.cpuprofile -- node tsc.js -p .   (perf with a perf map)
 #      (perf record -g -k CLOCK_MONOTONIC, node --perf-basic-prof --interpreted-frames-native-stack, names
 #      time-correct from the map journal), and from the same recording
 #      nodescope convert rec/perf.txt --map-journal rec/map-journal.txt --threads merge -o merged.cpuprofile
@@ -57,7 +58,7 @@ node --cpu-prof --cpu-prof-dir="$W/v8" "$TSC" -p . > /dev/null
 # cover them; seen 2 times in 5 runs on this loaded 2-core VM): recorded again, up to 3 times
 for try in 1 2 3; do
     rm -rf "$W/rec"
-    "$NS" record -q -F 999 --keep "$W/rec" -o "$W/main.cpuprofile" -- node "$TSC" -p . > /dev/null
+    "$NS" record --perf -q -F 999 --keep "$W/rec" -o "$W/main.cpuprofile" -- node "$TSC" -p . > /dev/null
     pid=$(awk 'NF > 1 && $1 !~ /^[0-9a-f]+$/ {print $2 + 0; exit}' "$W/rec/perf.txt")
     unnamed=$( (grep -o '"functionName":"\[perf-' "$W/main.cpuprofile" || true) | wc -l)
     [ "$unnamed" -lt 50 ] && break
@@ -68,4 +69,5 @@ cd "$W"
 "$NS" convert -q --format perf rec/perf.txt --map-journal rec/map-journal.txt --threads merge -o merged.cpuprofile
 echo "tsc on $FILES files; the recording's threads:"
 "$NS" top -q -n 1 --map-journal rec/map-journal.txt rec/perf.txt | sed -n '1,/^$/p'
-node "$ROOT/bench/threads_accuracy.js" v8/*.cpuprofile main.cpuprofile merged.cpuprofile
+(cd proj && "$NS" record -F 999 -o "$W/live.cpuprofile" -- node "$TSC" -p . > /dev/null)
+node "$ROOT/bench/threads_accuracy.js" v8/*.cpuprofile live=live.cpuprofile perf=main.cpuprofile merged=merged.cpuprofile

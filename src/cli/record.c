@@ -168,8 +168,11 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
             if (diag_verbosity >= 0) {
                 fprintf(stderr, "nodescope: wrote %s (%.0f samples", out, samples_written(p, out, wo));
                 if (sr.stats.partial)
-                    fprintf(stderr, "; %lu partial: JS frames left unnamed, read too late or moved by a GC", sr.stats.partial);
+                    fprintf(stderr, "; %lu partial: JS frames left unnamed, %lu read too late, %lu moved by a GC",
+                            sr.stats.partial, sr.stats.late, sr.stats.partial - sr.stats.late);
                 if (sr.stats.lost) fprintf(stderr, "; %lu lost", sr.stats.lost);
+                if (diag_verbosity > 0 && sr.stats.samples)
+                    fprintf(stderr, "; %.0f us a sample", (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
                 fprintf(stderr, ")\n");
             }
         }

@@ -103,6 +103,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     static v8_frame_t frames[MAX_FRAMES];
     static uint32_t ids[MAX_FRAMES + 1];
     target_set_stack_copy(t, regs[19], stack, (size_t)stack_len);
+    target_fresh_after(t, time_ns);
     size_t n = target_unwind_regs(t, regs[16], regs[19], regs[4], native, MAX_NATIVE);
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
     else
@@ -117,6 +118,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
         for (size_t i = 0; i < n; i++)
             if (v8_frame_current(v, &frames[i]) == 0) { torn = 1; break; }
     if (late || torn) st->partial++;
+    if (late) st->late++;
     uint64_t torn_fp = 0;
     size_t k = 0;
     ids[k++] = p->threads[te->thread].frame;
@@ -193,7 +195,9 @@ static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stat
         q += len;
         if (len && q + 8 <= end) memcpy(&dyn, q, 8);
         if (dyn > len) dyn = len;
+        uint64_t t0 = now_ns();
         take_sample(t, v, p, te, time, regs, stack, dyn, st);
+        st->busy_ns += now_ns() - t0;
     }
     __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }

@@ -12,6 +12,8 @@
 typedef struct {
     unsigned long samples, lost, threads, empty;   /* empty: samples without a frame decoded */
     unsigned long partial;   /* samples whose JS frames were left unnamed: read too late, or moved by a GC */
+    unsigned long late;      /* of those, read too late */
+    unsigned long long busy_ns;   /* time spent naming samples */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a

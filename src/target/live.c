@@ -240,7 +240,6 @@ target_t *target_open_pid(int pid) {
 }
 
 void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t n) {
-    cache_invalidate(t);
     t->lent = (target_region_t){ addr, n, (void *)bytes };
 }
 
@@ -262,24 +261,32 @@ static const uint8_t *copied(const target_t *t, uint64_t addr, size_t *avail) {
 
 /* A small direct-mapped cache of the process's memory in 1 KiB lines. Naming one frame reads a
  * dozen fields of a few objects (function, shared info, script, strings), each a system call
- * without it; with it a sampler keeps up at 1 kHz. It only ever holds reads since the last
- * invalidation: each sample (target_set_stack_copy) and each stop or resume starts afresh, so
- * what one sample sees is never older than that sample. */
+ * without it. A line is used only if it was read after the moment the caller needs the memory
+ * as of (target_fresh_after: a sample's time; a stop or resume: then), so what a sample sees is
+ * never older than the sample; a sampler that fell behind reads each line once for all the
+ * samples it is catching up on. */
 #define LINE_BITS 10
 #define LINE ((uint64_t)1 << LINE_BITS)
 #define NLINES 512
 struct read_cache {
-    uint64_t tag[NLINES];    /* line address + 1 (0: empty) */
-    uint32_t epoch[NLINES];
-    uint32_t now;
+    uint64_t tag[NLINES];      /* line address + 1 (0: empty) */
+    uint64_t read_ns[NLINES];  /* when it was read (CLOCK_MONOTONIC) */
+    uint64_t fresh_after;      /* lines read before this are stale */
     uint8_t data[NLINES][LINE];
 };
 
+static uint64_t monotonic_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
+    if (t->cache) t->cache->fresh_after = monotonic_ns;
+}
+
 static void cache_invalidate(target_t *t) {
-    if (t->cache && ++t->cache->now == 0) {   /* wrapped: really clear */
-        memset(t->cache->tag, 0, sizeof t->cache->tag);
-        t->cache->now = 1;
-    }
+    target_fresh_after(t, monotonic_now());
 }
 
 static int remote_read(const target_t *t, uint64_t addr, void *dst, size_t n) {
@@ -290,21 +297,22 @@ static int remote_read(const target_t *t, uint64_t addr, void *dst, size_t n) {
 /* Reads through the cache, a line at a time; a line that cannot be read whole (the end of a
  * mapping) is read directly instead. */
 static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n) {
-    if (!t->cache) { t->cache = xcalloc(1, sizeof *t->cache); t->cache->now = 1; }
+    if (!t->cache) t->cache = xcalloc(1, sizeof *t->cache);
     struct read_cache *c = t->cache;
     uint8_t *out = dst;
     while (n > 0) {
         uint64_t line = addr & ~(LINE - 1), off = addr - line;
         size_t k = (size_t)(LINE - off) < n ? (size_t)(LINE - off) : n;
         size_t slot = (size_t)((line >> LINE_BITS) % NLINES);
-        if (c->tag[slot] != line + 1 || c->epoch[slot] != c->now) {
+        if (c->tag[slot] != line + 1 || c->read_ns[slot] < c->fresh_after) {
+            uint64_t when = monotonic_now();
             if (remote_read(t, line, c->data[slot], LINE) != 0) {
                 c->tag[slot] = 0;
                 if (remote_read(t, addr, out, k) != 0) return -1;
                 addr += k, out += k, n -= k;
                 continue;
             }
-            c->tag[slot] = line + 1, c->epoch[slot] = c->now;
+            c->tag[slot] = line + 1, c->read_ns[slot] = when;
         }
         memcpy(out, c->data[slot] + off, k);
         addr += k, out += k, n -= k;

@@ -57,6 +57,9 @@ int target_snapshot(target_t *t, double *stopped_ms);
 /* Reads of [addr, addr + n) come from bytes (borrowed until the next call; n = 0 ends it) instead
  * of the process: a perf_event sample's copy of the stack, decoded after the process moved on. */
 void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t n);
+/* A running process: reads from now on must show memory as of monotonic_ns (CLOCK_MONOTONIC) or
+ * later; what was read before that is read again. A sampler passes each sample's time. */
+void target_fresh_after(target_t *t, uint64_t monotonic_ns);
 /* target_open_running + target_stop: the process stays stopped until target_close. */
 target_t *target_open_pid(int pid);
 /* "core", "running process" or "stopped process". */

@@ -44,10 +44,60 @@ static int is_code_header_map(v8_t *v, uint64_t word)
     return want >= 0 && type == want && v8_has_type(v, word, L->type_map);
 }
 
+/* Code objects found by scanning, sorted by instruction start: a sampler meets the same few
+ * hundred code objects again and again, and one scan can read megabytes. An entry is used only
+ * after code_check confirms the object is still there and still covers the pc. */
+#define CODE_CACHE_MAX 4096
+struct v8_code_cache {
+    v8_code_t *code;
+    size_t n;
+};
+
+static int code_cache_find(v8_t *v, uint64_t pc, v8_code_t *out)
+{
+    struct v8_code_cache *c = v->code_cache;
+    if (!c || c->n == 0) return -1;
+    size_t lo = 0, hi = c->n;   /* the last entry starting at or before pc */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->code[mid].start <= pc) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && pc < c->code[lo - 1].start + c->code[lo - 1].size && code_check(v, c->code[lo - 1].code, pc, out) == 0 ? 0 : -1;
+}
+
+static void code_cache_add(v8_t *v, const v8_code_t *code)
+{
+    if (!v->code_cache) v->code_cache = xcalloc(1, sizeof *v->code_cache);
+    struct v8_code_cache *c = v->code_cache;
+    if (!c->code) c->code = xmalloc(CODE_CACHE_MAX * sizeof *c->code);
+    if (c->n == CODE_CACHE_MAX) c->n = 0;   /* full: start over rather than keep stale ranges */
+    size_t i = 0;
+    while (i < c->n && c->code[i].start < code->start) i++;
+    if (i < c->n && c->code[i].start == code->start) { c->code[i] = *code; return; }
+    memmove(&c->code[i + 1], &c->code[i], (c->n - i) * sizeof *c->code);
+    c->code[i] = *code;
+    c->n++;
+}
+
+void v8_code_cache_free(v8_t *v)
+{
+    if (!v->code_cache) return;
+    free(v->code_cache->code);
+    free(v->code_cache);
+    v->code_cache = NULL;
+}
+
 /* Walks back from pc to the header of the code it is in. */
 static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
 {
     const v8_layout_t *L = &v->L;
+    if (code_cache_find(v, pc, out) == 0) return 0;
+    /* V8 puts code on its heap, in anonymous memory: a pc in a file's mapping (the binary's
+       embedded builtins, a library) has no code object to find, and scanning back through
+       megabytes of the binary for one costs a sampler tens of milliseconds */
+    const target_mapping_t *m = target_mapping_at(v->t, pc);
+    if (m && m->path && m->path[0] == '/') return -1;
     uint64_t buf[SCAN_CHUNK / 8];
     uint64_t hi = (pc & ~(uint64_t)7) + 8;
     for (uint64_t scanned = 0; scanned < CODE_SCAN_BYTES && hi >= SCAN_CHUNK; scanned += SCAN_CHUNK, hi -= SCAN_CHUNK) {
@@ -59,6 +109,7 @@ static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
             if (!L->code_inline_instructions && v8_read_field(v, obj, L->istream_code, &code) != 0) continue;
             if (code_check(v, code, pc, out) == 0) {
                 v->code_header_map = buf[i];
+                code_cache_add(v, out);
                 return 0;
             }
         }

@@ -64,8 +64,40 @@ int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *co
     return 0;
 }
 
+/* What v8_shared_info found for a SharedFunctionInfo, kept while the object's map, name or
+ * scope info, function data and script fields are unchanged: a sampler names the same few
+ * hundred functions thousands of times, and reading them anew costs a dozen reads each. A
+ * SharedFunctionInfo that died and was replaced by another at the same address differs in
+ * those fields (its ScopeInfo or name, its script), so it is read afresh. Direct-mapped. */
+#define SFI_CACHE_SLOTS 4096
+#define SFI_KEY_WORDS 8
+typedef struct {
+    uint64_t shared;
+    uint64_t key[SFI_KEY_WORDS];   /* the object's first words: map, name or scope info, data, script */
+    v8_function_t info;
+} sfi_entry_t;
+struct v8_sfi_cache {
+    sfi_entry_t slot[SFI_CACHE_SLOTS];
+};
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+static void function_copy(v8_function_t *dst, const v8_function_t *src)
+{
+    *dst = *src;
+    dst->name = dup_or_null(src->name);
+    dst->inferred = dup_or_null(src->inferred);
+    dst->script_name = dup_or_null(src->script_name);
+    dst->eval_origin = dup_or_null(src->eval_origin);
+}
+
 void v8_functions_cleanup(v8_t *v)
 {
+    if (v->sfi_cache) {
+        for (unsigned i = 0; i < SFI_CACHE_SLOTS; i++) v8_function_free(&v->sfi_cache->slot[i].info);
+        free(v->sfi_cache);
+        v->sfi_cache = NULL;
+    }
     for (unsigned i = 0; i < V8_SCRIPT_CACHE; i++) free(v->script_lines[i].starts);
     memset(v->script_lines, 0, sizeof v->script_lines);
 }
@@ -206,7 +238,29 @@ int v8_function_info(v8_t *v, uint64_t fn, v8_function_t *out)
 
 static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth);
 
-int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out) { return shared_info(v, shared, out, 0); }
+int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t key[SFI_KEY_WORDS];
+    /* the fields that identify it all lie in its first words (checked: else no caching) */
+    int cacheable = v8_is_heap_object(v, shared) && L->sfi_name_or_scope < 8 * SFI_KEY_WORDS &&
+                    L->sfi_script < 8 * SFI_KEY_WORDS && L->sfi_function_data < 8 * SFI_KEY_WORDS &&
+                    target_read(v->t, shared - (uint64_t)L->heap_tag, key, sizeof key) == 0;
+    if (!cacheable) return shared_info(v, shared, out, 0);
+    if (!v->sfi_cache) v->sfi_cache = xcalloc(1, sizeof *v->sfi_cache);
+    sfi_entry_t *e = &v->sfi_cache->slot[(shared >> 3) % SFI_CACHE_SLOTS];
+    if (e->shared == shared && !memcmp(e->key, key, sizeof key)) {
+        function_copy(out, &e->info);
+        return 0;
+    }
+    int rc = shared_info(v, shared, out, 0);
+    if (rc != 0) return rc;
+    v8_function_free(&e->info);
+    e->shared = shared;
+    memcpy(e->key, key, sizeof key);
+    function_copy(&e->info, out);
+    return 0;
+}
 
 /* Where eval'd code came from, as V8 words it: "evalEntry (/app/x.js:39:40)". */
 static char *eval_origin(v8_t *v, uint64_t script, int depth)

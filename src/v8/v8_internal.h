@@ -84,6 +84,8 @@ struct v8 {
     uint64_t code_header_map;        /* the map of code headers, once one was found (code.c) */
     unsigned char *bc_sizes;         /* V8's kBytecodeSizes [3][bc_count] (code.c) */
     int bc_count, bc_sizes_loaded;
+    struct v8_sfi_cache *sfi_cache;  /* v8_shared_info results by SharedFunctionInfo (functions.c) */
+    struct v8_code_cache *code_cache; /* code objects found by scanning, by pc range (code.c) */
 };
 
 /* code.c: the Code object a pc is in */
@@ -93,6 +95,7 @@ typedef struct {
     int64_t kind;   /* CodeKind */
 } v8_code_t;
 int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t *out);
+void v8_code_cache_free(v8_t *v);
 /* The SharedFunctionInfo optimized (TurboFan, Maglev) code was compiled for, from its
  * deoptimization data: the running function's, whatever the JSFunction slot says now. */
 int v8_code_shared(v8_t *v, const v8_code_t *c, uint64_t *shared);

@@ -223,7 +223,17 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
     for (int k = 0; k < nworkers && started; k++) {
         pthread_join(w[k].thread, NULL);
         perf_reader_t *r = &w[k].r;
-        profile_merge(p, r->p, 1.0);
+        if (p->nnodes == 1 && !p->nframes && !p->nthreads && !p->nsamples && !p->nticks && p->total == 0 &&
+            p->nodes[0].self == 0) {
+            /* p is still empty: take the first worker's profile as it is instead of copying it
+             * (a merge into an empty profile would rebuild the same frames, threads and nodes in
+             * the same order) */
+            profile_t t = *p;
+            *p = *r->p;
+            *r->p = t;
+        } else {
+            profile_merge(p, r->p, 1.0);
+        }
         if (!sum.event[0]) memcpy(sum.event, r->event, sizeof sum.event);
         if (!sum.unit[0]) memcpy(sum.unit, r->unit, sizeof sum.unit);   /* every worker keeps the same event */
         sum.event_lines += r->event_lines;

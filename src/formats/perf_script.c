@@ -25,6 +25,7 @@
 #include "formats/perf_perl.h"
 #include "formats/perf_script.h"
 #include "symbols/resolver.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
@@ -669,6 +670,7 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
+    bigmem_prepare();
     /* Threads in all: the reading thread plus one folding worker per cpu (measured on 2 cores:
      * 2 workers 0.16 s, 1 worker 0.20 s, serial 0.20 s for 234 MB).
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */

@@ -5,6 +5,7 @@
 #include "formats/format.h"
 #include "formats/palette.h"
 #include "formats/svg_text.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -523,6 +524,7 @@ static void close_grass(buf_t *b, grass_t *g, double y, double fh)
 
 static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
 {
+    bigmem_prepare();
     flame_opts_t defaults;
     flame_opts_defaults(&defaults);
     flame_opts_t *o = wo && wo->flame ? (flame_opts_t *)wo->flame : &defaults;

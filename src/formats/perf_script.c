@@ -348,7 +348,9 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
 {
     while (n > 0 && perf_is_space(s[n - 1])) n--;
     perf_frame_t fr;
-    if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame(s, n, &fr))) {
+    /* a cached line needs only its address and where its symbol starts; the module is split
+     * off on a miss */
+    if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame_head(s, n, &fr))) {
         if (!r->unrecognised++) r->first_unrecognised = r->line;
         return;
     }
@@ -372,6 +374,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         at = (at + 1) & r->slot_mask;
     }
     if (!e) {
+        if (!r->o->perl_compat) perf_parse_frame(s, n, &fr);
         if (r->o->perl_compat && !fr.has_mod) {
             /* the Perl script only knows lines that end in "(module)" */
             if (!r->unrecognised++) r->first_unrecognised = r->line;

@@ -82,6 +82,10 @@ static profile_t *fold_unknown(const profile_t *p, fold_info_t *fi)
     profile_t *q = profile_new();
     q->weight_unit = strpool_cstr(q->strings, p->weight_unit ? p->weight_unit : "samples");
     q->start_us = p->start_us, q->end_us = p->end_us;
+    /* at most p's nodes and frames: room up front, no rehashing while copying */
+    u64map_reserve(&q->child_index, p->nnodes);
+    XGROW(q->nodes, q->nodes_cap, p->nnodes);
+    u64map_reserve(&q->frame_index, p->nframes);
     uint32_t *fmap = xmalloc((p->nframes + 1) * sizeof *fmap);
     for (size_t f = 0; f < p->nframes; f++) {
         const profile_frame_t *fr = &p->frames[f];

@@ -6,6 +6,7 @@
  * input's first sample before the workers start, so every worker agrees on them.
  * Used for regular files of 16 MB or more and pipes; not with --perl-compat or --inline
  * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
+#include "formats/perf_grammar.h"
 #include "formats/perf_script.h"
 #include "util/diag.h"
 #include "util/input_bulk.h"
@@ -94,7 +95,8 @@ static void queue_push(block_queue_t *q, block_t b)
 }
 
 /* Where the next sample starts at or before data+n: after the last blank line, else before the
- * last line that does not start with a tab (an event line). 0 when there is none. */
+ * last event line: a line that starts with neither a tab nor a blank and is not a callchain line
+ * (older perf versions print those without indentation). 0 when there is none. */
 static size_t sample_boundary(const char *data, size_t n)
 {
     const char *p = memrchr(data, '\n', n);
@@ -103,7 +105,11 @@ static size_t sample_boundary(const char *data, size_t n)
         size_t at = (size_t)(p - data);
         if (at + 1 < n && (data[at + 1] == '\n' || data[at + 1] != '\t')) {
             if (data[at + 1] == '\n' || p[-1] == '\n') return at + 1;
-            if (!first_plain) first_plain = at + 1;
+            if (!first_plain && data[at + 1] != ' ') {
+                /* a whole line only: the block's cut-off last line may be a callchain line's start */
+                const char *line = data + at + 1, *end = memchr(line, '\n', n - at - 1);
+                if (end && !perf_looks_like_frame(line, (size_t)(end - line))) first_plain = at + 1;
+            }
         }
         p = memrchr(data, '\n', at);
     }

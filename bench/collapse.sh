@@ -102,7 +102,7 @@ for v in nodescope nodescope-no-resolve nodescope-1-thread; do
     ns=$(secs $v)
     # on a shared machine wall time swings with other jobs; CPU time (user + system) less so
     [ $have_pl = 1 ] && awk -v v=$v -v a="$(secs stackcollapse-perf.pl)" -v b="$ns" -v ca="$(cat "$CACHE/cpu-stackcollapse-perf.pl")" \
-        -v cb="$(cat "$CACHE/cpu-$v")" 'BEGIN{printf "%s vs stackcollapse-perf.pl: %.1fx faster (%.1fx less CPU time)\n", v, a/b, cb > 0 ? ca/cb : 0}'
+        -v cb="$(cat "$CACHE/cpu-$v")" 'BEGIN{printf "%s vs stackcollapse-perf.pl: %.1fx faster (%.1fx less CPU time)\n", v, a/b, (cb > 0 ? ca/cb : 0)}'
     [ $have_sv = 1 ] && awk -v v=$v -v a="$(secs stackvis)" -v b="$ns" 'BEGIN{printf "%s vs stackvis: %.1fx faster\n", v, a/b}'
 done
 if [ $have_pl = 1 ]; then

@@ -66,21 +66,25 @@ SIZE=$(stat -c %s "$INPUT")
 MB=$(awk -v s="$SIZE" 'BEGIN{printf "%.1f", s/1e6}')
 echo
 echo "== $which: $INPUT, $MB MB, $(awk 'NF==0{n++} END{print n+0}' "$INPUT") samples, $(awk 'NF==0{if(d>m)m=d; t+=d; n++; d=0; next} /^[ \t]/{d++} END{printf "%.0f frames a sample on average, up to %d", t/n, m}' "$INPUT")"
-# 3. Time each in one run: wall seconds, MB/s, peak RSS.
+# 3. Time each in one run: wall seconds, MB/s, peak RSS, CPU seconds (user + system).
 run() {  # name, command...   (runs taking under 2 s are repeated: best of 3, the machine is shared)
     local name=$1; shift
-    local t0 t1 log=$CACHE/time-$name.txt best="" a b
+    local t0 t1 log=$CACHE/time-$name.txt best="" a b cpu=0
     for try in 1 2 3; do
         a=$(date +%s.%N)
         /usr/bin/time -v "$@" < "$INPUT" > "$CACHE/out-$name.folded" 2> "$log" || { echo "$name: failed ($(tail -n 3 "$log"))"; return 1; }
         b=$(date +%s.%N)
-        if [ -z "$best" ] || awk -v x="$b" -v y="$a" -v z="$best" 'BEGIN{exit !(x-y < z)}'; then best=$(awk -v x="$b" -v y="$a" 'BEGIN{print x-y}'); t0=$a; t1=$b; fi
+        if [ -z "$best" ] || awk -v x="$b" -v y="$a" -v z="$best" 'BEGIN{exit !(x-y < z)}'; then
+            best=$(awk -v x="$b" -v y="$a" 'BEGIN{print x-y}'); t0=$a; t1=$b
+            cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$log")
+        fi
         awk -v x="$best" 'BEGIN{exit !(x >= 2)}' && break
     done
     local rss; rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$log")
-    awk -v n="$name" -v a="$t0" -v b="$t1" -v mb="$MB" -v rss="$rss" \
-        'BEGIN{s=b-a; printf "%-22s %8.2f s %9.1f MB/s   peak RSS %8.1f MB\n", n, s, mb/s, rss/1024}'
+    awk -v n="$name" -v a="$t0" -v b="$t1" -v mb="$MB" -v rss="$rss" -v cpu="$cpu" \
+        'BEGIN{s=b-a; printf "%-22s %8.2f s %9.1f MB/s   peak RSS %8.1f MB   CPU %6.2f s\n", n, s, mb/s, rss/1024, cpu}'
     echo "$t0 $t1" > "$CACHE/wall-$name"
+    echo "$cpu" > "$CACHE/cpu-$name"
 }
 secs() { awk '{print $2-$1}' "$CACHE/wall-$1"; }
 
@@ -96,7 +100,9 @@ if [ -x "$STACKVIS" ]; then run stackvis "$STACKVIS" perf collapsed && have_sv=1
 for v in nodescope nodescope-no-resolve nodescope-1-thread; do
     [ -f "$CACHE/wall-$v" ] || continue
     ns=$(secs $v)
-    [ $have_pl = 1 ] && awk -v v=$v -v a="$(secs stackcollapse-perf.pl)" -v b="$ns" 'BEGIN{printf "%s vs stackcollapse-perf.pl: %.1fx faster\n", v, a/b}'
+    # on a shared machine wall time swings with other jobs; CPU time (user + system) less so
+    [ $have_pl = 1 ] && awk -v v=$v -v a="$(secs stackcollapse-perf.pl)" -v b="$ns" -v ca="$(cat "$CACHE/cpu-stackcollapse-perf.pl")" \
+        -v cb="$(cat "$CACHE/cpu-$v")" 'BEGIN{printf "%s vs stackcollapse-perf.pl: %.1fx faster (%.1fx less CPU time)\n", v, a/b, (cb > 0 ? ca/cb : 0)}'
     [ $have_sv = 1 ] && awk -v v=$v -v a="$(secs stackvis)" -v b="$ns" 'BEGIN{printf "%s vs stackvis: %.1fx faster\n", v, a/b}'
 done
 if [ $have_pl = 1 ]; then

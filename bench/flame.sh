@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: nodescope flame vs flamegraph.pl vs node-stackvis on the same folded
-# stacks: (1) a real Node capture (bench/.cache/perf-busy.txt, made by
-# bench/collapse.sh), (2) a synthetic file of 200,000 unique stacks.
+# stacks: (1) real Node captures made by bench/collapse.sh (bench/.cache/perf-busy.txt:
+# few, shallow stacks; perf-tsc.txt: the TypeScript compiler, deep and varied),
+# (2) a synthetic file of 200,000 unique stacks.
 # Comparison tools at run time in bench/.cache (never committed): FlameGraph from
 # $FLAMEGRAPH_DIR or the local mirror the fetch tool made; npm install stackvis.
 set -eu
@@ -22,6 +23,11 @@ inputs=()
 if [ -s "$CACHE/perf-busy.txt" ]; then
     "$NS" collapse --no-resolve "$CACHE/perf-busy.txt" -o "$CACHE/busy.folded"
     inputs+=("$CACHE/busy.folded")
+fi
+# deep, varied real stacks: the tsc perf script bench/collapse.sh records (perl-compatible roots)
+if [ -s "$CACHE/perf-tsc.txt" ]; then
+    "$NS" collapse --no-resolve --threads merge "$CACHE/perf-tsc.txt" -o "$CACHE/tsc.folded"
+    inputs+=("$CACHE/tsc.folded")
 fi
 if [ ! -s "$CACHE/synthetic.folded" ]; then
     node -e '

@@ -3,6 +3,7 @@
  * byte order, as stackcollapse-perf.pl does, so existing tools keep working. */
 #include "formats/format.h"
 #include "formats/folded.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -81,6 +82,7 @@ uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
 
 static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
+    bigmem_prepare();
     char *line;
     size_t len;
     int rc;

@@ -130,7 +130,7 @@ int perf_parse_event(const char *s, size_t n, perf_event_t *ev)
     return 1;
 }
 
-int perf_parse_frame(const char *s, size_t n, perf_frame_t *f)
+int perf_parse_frame_head(const char *s, size_t n, perf_frame_t *f)
 {
     memset(f, 0, sizeof *f);
     while (n > 0 && perf_is_space(s[n - 1])) n--;
@@ -142,10 +142,17 @@ int perf_parse_frame(const char *s, size_t n, perf_frame_t *f)
     f->pc = s, f->pc_len = pc_len;
     for (size_t k = 0; k < pc_len && perf_is_hex(s[k]); k++)
         f->addr = f->addr * 16 + (uint64_t)(perf_is_digit(s[k]) ? s[k] - '0' : (s[k] | 32) - 'a' + 10);
+    f->sym = s + rest, f->sym_len = n - rest, f->mod = "", f->mod_len = 0;
+    return 1;
+}
+
+int perf_parse_frame(const char *s, size_t n, perf_frame_t *f)
+{
+    if (!perf_parse_frame_head(s, n, f)) return 0;
+    size_t pc_len = f->pc_len, rest = (size_t)(f->sym - s);
     /* "SYMBOL (MODULE)": split at the last " (" */
-    const char *sym = s + rest;
-    size_t sym_len = n - rest;
-    f->sym = sym, f->sym_len = sym_len, f->mod = "", f->mod_len = 0;
+    const char *sym = f->sym;
+    size_t sym_len = f->sym_len;
     if (sym[0] == '(' && sym[sym_len - 1] == ')' && rest - pc_len >= 2 && !memmem(sym, sym_len, " (", 2)) {
         /* "7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)": no symbol. The Perl script's regex
          * makes it the frame " " and inferno does the same on purpose; so do we. */

@@ -48,6 +48,9 @@ size_t perf_event_base_len(const char *ev, size_t n);
 
 /* Parses a callchain line. 1 when it is one (an address, blanks, and a symbol). */
 int perf_parse_frame(const char *s, size_t n, perf_frame_t *f);
+/* The same test, and the same pc, addr and sym start, without splitting off the module (sym runs
+ * to the end, mod is ""): enough to look a line up in a cache of lines already parsed. */
+int perf_parse_frame_head(const char *s, size_t n, perf_frame_t *f);
 
 /* "HEX SYMBOL..." where SYMBOL is not a PID word: a callchain line rather than an event
  * line whose comm perf padded with blanks. */

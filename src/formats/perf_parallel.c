@@ -6,6 +6,7 @@
  * input's first sample before the workers start, so every worker agrees on them.
  * Used for regular files of 16 MB or more and pipes; not with --perl-compat or --inline
  * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
+#include "formats/perf_grammar.h"
 #include "formats/perf_script.h"
 #include "util/diag.h"
 #include "util/input_bulk.h"
@@ -94,7 +95,8 @@ static void queue_push(block_queue_t *q, block_t b)
 }
 
 /* Where the next sample starts at or before data+n: after the last blank line, else before the
- * last line that does not start with a tab (an event line). 0 when there is none. */
+ * last event line: a line that starts with neither a tab nor a blank and is not a callchain line
+ * (older perf versions print those without indentation). 0 when there is none. */
 static size_t sample_boundary(const char *data, size_t n)
 {
     const char *p = memrchr(data, '\n', n);
@@ -103,7 +105,11 @@ static size_t sample_boundary(const char *data, size_t n)
         size_t at = (size_t)(p - data);
         if (at + 1 < n && (data[at + 1] == '\n' || data[at + 1] != '\t')) {
             if (data[at + 1] == '\n' || p[-1] == '\n') return at + 1;
-            if (!first_plain) first_plain = at + 1;
+            if (!first_plain && data[at + 1] != ' ') {
+                /* a whole line only: the block's cut-off last line may be a callchain line's start */
+                const char *line = data + at + 1, *end = memchr(line, '\n', n - at - 1);
+                if (end && !perf_looks_like_frame(line, (size_t)(end - line))) first_plain = at + 1;
+            }
         }
         p = memrchr(data, '\n', at);
     }
@@ -223,7 +229,17 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
     for (int k = 0; k < nworkers && started; k++) {
         pthread_join(w[k].thread, NULL);
         perf_reader_t *r = &w[k].r;
-        profile_merge(p, r->p, 1.0);
+        if (p->nnodes == 1 && !p->nframes && !p->nthreads && !p->nsamples && !p->nticks && p->total == 0 &&
+            p->nodes[0].self == 0) {
+            /* p is still empty: take the first worker's profile as it is instead of copying it
+             * (a merge into an empty profile would rebuild the same frames, threads and nodes in
+             * the same order) */
+            profile_t t = *p;
+            *p = *r->p;
+            *r->p = t;
+        } else {
+            profile_merge(p, r->p, 1.0);
+        }
         if (!sum.event[0]) memcpy(sum.event, r->event, sizeof sum.event);
         if (!sum.unit[0]) memcpy(sum.unit, r->unit, sizeof sum.unit);   /* every worker keeps the same event */
         sum.event_lines += r->event_lines;

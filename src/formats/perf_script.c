@@ -25,6 +25,7 @@
 #include "formats/perf_perl.h"
 #include "formats/perf_script.h"
 #include "symbols/resolver.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
@@ -257,12 +258,99 @@ static void grow_slots(perf_reader_t *r)
     r->slot_mask = cap - 1;
 }
 
+/* ---- JIT names from the resolver, remembered per (line, pid, address) ---- */
+
+static void memo_grow(perf_reader_t *r)
+{
+    size_t cap = r->memo_mask ? (r->memo_mask + 1) * 2 : 1024;
+    struct jit_memo *n = xcalloc(cap, sizeof *n);
+    for (size_t i = 0; r->memo_mask && i <= r->memo_mask; i++) {
+        if (!r->memo[i].used) continue;
+        size_t at = r->memo[i].hash & (cap - 1);
+        while (n[at].used) at = (at + 1) & (cap - 1);
+        n[at] = r->memo[i];
+    }
+    free(r->memo);
+    r->memo = n;
+    r->memo_mask = cap - 1;
+}
+
+/* The resolver's name for a JIT line's address as a frame (1), or 0 to keep perf's frames.
+ * Most samples repeat addresses: when the answer cannot depend on the sample's time (no
+ * journal, no jitdump), it is remembered with what the lookup added to the resolver's
+ * counts, so a repeat costs one probe here instead of the shared resolver under its mutex,
+ * tidying and interning. The line entry is part of the key: its perf label, module and
+ * comm (Java) shape the frame. */
+static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const char *pc, size_t pc_len, uint32_t *out)
+{
+    jit_resolver_t *res = r->o->resolver;
+    uint64_t h = hash_u64(addr ^ ((uint64_t)entry << 32) ^ ((uint64_t)(uint32_t)r->pid * 0x9e3779b97f4a7c15ULL));
+    size_t at = 0;
+    if (r->memo_mask) {
+        at = h & r->memo_mask;
+        for (; r->memo[at].used; at = (at + 1) & r->memo_mask) {
+            struct jit_memo *m = &r->memo[at];
+            if (m->hash != h || m->addr != addr || m->entry != entry || m->pid != r->pid) continue;
+            r->memo_stats.resolved += m->resolved;
+            r->memo_stats.unresolved += m->unresolved;
+            r->memo_stats.ambiguous += m->ambiguous;
+            r->memo_stats.relabelled += m->relabelled;
+            *out = m->frame;
+            return m->found;
+        }
+    }
+    const line_entry_t *e = &r->entries[entry];
+    const char *name;
+    size_t len;
+    uint32_t f = 0;
+    /* the resolver loads maps lazily and counts: one caller at a time */
+    if (r->parallel) pthread_mutex_lock(&resolver_mu);
+    jit_resolver_stats_t before = *jit_resolver_stats(res);
+    int found = jit_resolver_lookup(res, r->pid, addr, r->time_ns, &name, &len);
+    if (found) {
+        /* the map's name, tidied and annotated like perf's label would have been */
+        buf_t *b = &r->scratch;
+        buf_clear(b);
+        tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
+        size_t plain_len = b->len;
+        if (r->o->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
+        f = text_frame(r, b->data, b->len, profile_classify_name(b->data, b->len), b->len != plain_len);
+        /* count frames whose name differs from perf's own label (--stats) */
+        if (e->count == 1 && r->frame_pool[e->first] != f) {
+            buf_t *was = &r->scratch, *now = &r->scratch2;
+            buf_clear(was), buf_clear(now);
+            profile_frame_label(r->p, r->frame_pool[e->first], was);
+            profile_frame_label(r->p, f, now);
+            jit_resolver_note(res, was->data, was->len, now->data);
+        }
+    }
+    const jit_resolver_stats_t *after = jit_resolver_stats(res);
+    jit_resolver_stats_t d = {after->relabelled - before.relabelled, after->ambiguous - before.ambiguous,
+                              after->unresolved - before.unresolved, after->resolved - before.resolved};
+    int timeless = jit_resolver_timeless(res, r->pid);
+    if (r->parallel) pthread_mutex_unlock(&resolver_mu);
+    if (timeless && d.resolved <= 1 && d.unresolved <= 1 && d.ambiguous <= 1 && d.relabelled <= 1) {
+        if (!r->memo_mask || (r->nmemo + 1) * 2 > r->memo_mask) {
+            memo_grow(r);
+            at = h & r->memo_mask;
+            while (r->memo[at].used) at = (at + 1) & r->memo_mask;
+        }
+        r->memo[at] = (struct jit_memo){h, addr, entry, r->pid, f, 1, (uint8_t)found, (uint8_t)d.resolved,
+                                        (uint8_t)d.unresolved, (uint8_t)d.ambiguous, (uint8_t)d.relabelled};
+        r->nmemo++;
+    }
+    *out = f;
+    return found;
+}
+
 /* Frames of one callchain line (text after the leading blanks), appended leaf-first to the sample. */
 static void add_line(perf_reader_t *r, const char *s, size_t n)
 {
     while (n > 0 && perf_is_space(s[n - 1])) n--;
     perf_frame_t fr;
-    if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame(s, n, &fr))) {
+    /* a cached line needs only its address and where its symbol starts; the module is split
+     * off on a miss */
+    if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame_head(s, n, &fr))) {
         if (!r->unrecognised++) r->first_unrecognised = r->line;
         return;
     }
@@ -286,6 +374,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         at = (at + 1) & r->slot_mask;
     }
     if (!e) {
+        if (!r->o->perl_compat) perf_parse_frame(s, n, &fr);
         if (r->o->perl_compat && !fr.has_mod) {
             /* the Perl script only knows lines that end in "(module)" */
             if (!r->unrecognised++) r->first_unrecognised = r->line;
@@ -309,31 +398,8 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         if (r->nentries * 2 > r->slot_mask) grow_slots(r);
     }
     if (r->o->resolver && e->jit_like && !r->o->perl_compat) {
-        uint64_t addr = fr.addr;
-        const char *name;
-        size_t len;
-        /* the resolver loads maps lazily and counts: one caller at a time */
-        if (r->parallel) pthread_mutex_lock(&resolver_mu);
-        int found_name = jit_resolver_lookup(r->o->resolver, r->pid, addr, r->time_ns, &name, &len);
-        if (r->parallel) pthread_mutex_unlock(&resolver_mu);
-        if (found_name) {
-            /* the map's name, tidied and annotated like perf's label would have been */
-            buf_t *b = &r->scratch;
-            buf_clear(b);
-            tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
-            size_t plain_len = b->len;
-            if (r->o->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
-            uint32_t f = text_frame(r, b->data, b->len, profile_classify_name(b->data, b->len), b->len != plain_len);
-            /* count frames whose name differs from perf's own label (--stats) */
-            if (e->count == 1 && r->frame_pool[e->first] != f) {
-                buf_t *was = &r->scratch, *now = &r->scratch2;
-                buf_clear(was), buf_clear(now);
-                profile_frame_label(r->p, r->frame_pool[e->first], was);
-                profile_frame_label(r->p, f, now);
-                if (r->parallel) pthread_mutex_lock(&resolver_mu);
-                jit_resolver_note(r->o->resolver, was->data, was->len, now->data);
-                if (r->parallel) pthread_mutex_unlock(&resolver_mu);
-            }
+        uint32_t f;
+        if (jit_lookup(r, (uint32_t)(e - r->entries), fr.addr, pc, pc_len, &f)) {
             XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
             r->leaf_first[r->nleaf++] = f;
             return;
@@ -497,6 +563,12 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
 
 void perf_reader_free(perf_reader_t *r)
 {
+    if (r->o && r->o->resolver && (r->memo_stats.resolved || r->memo_stats.unresolved)) {
+        pthread_mutex_lock(&resolver_mu);
+        jit_resolver_add_stats(r->o->resolver, &r->memo_stats);
+        pthread_mutex_unlock(&resolver_mu);
+    }
+    free(r->memo);
     free(r->slots);
     u64map_free(&r->stack_index);
     free(r->entries);
@@ -601,6 +673,7 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
+    bigmem_prepare();
     /* Threads in all: the reading thread plus one folding worker per cpu (measured on 2 cores:
      * 2 workers 0.16 s, 1 worker 0.20 s, serial 0.20 s for 234 MB).
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */

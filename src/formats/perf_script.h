@@ -6,6 +6,7 @@
 #include "formats/format.h"
 #include "util/buf.h"
 #include "util/hash.h"
+#include "symbols/resolver.h"
 #include <stdint.h>
 
 /* One distinct callchain line and the frames it became (several with "->" or --inline). */
@@ -32,6 +33,17 @@ typedef struct perf_reader {
     uint32_t *frame_pool;
     size_t npool, pool_cap;
     buf_t scratch, scratch2, demangled;
+
+    /* JIT names already looked up (perf_script.c jit_lookup) and the resolver counts they stand for */
+    struct jit_memo {
+        uint64_t hash, addr;
+        uint32_t entry;
+        int32_t pid;
+        uint32_t frame;
+        uint8_t used, found, resolved, unresolved, ambiguous, relabelled;
+    } *memo;
+    size_t memo_mask, nmemo;
+    jit_resolver_stats_t memo_stats;
 
     /* stack cache: hash of the root-first frame ids -> leaf node */
     u64map_t stack_index;

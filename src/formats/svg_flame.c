@@ -5,6 +5,7 @@
 #include "formats/format.h"
 #include "formats/palette.h"
 #include "formats/svg_text.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -81,6 +82,10 @@ static profile_t *fold_unknown(const profile_t *p, fold_info_t *fi)
     profile_t *q = profile_new();
     q->weight_unit = strpool_cstr(q->strings, p->weight_unit ? p->weight_unit : "samples");
     q->start_us = p->start_us, q->end_us = p->end_us;
+    /* at most p's nodes and frames: room up front, no rehashing while copying */
+    u64map_reserve(&q->child_index, p->nnodes);
+    XGROW(q->nodes, q->nodes_cap, p->nnodes);
+    u64map_reserve(&q->frame_index, p->nframes);
     uint32_t *fmap = xmalloc((p->nframes + 1) * sizeof *fmap);
     for (size_t f = 0; f < p->nframes; f++) {
         const profile_frame_t *fr = &p->frames[f];
@@ -489,22 +494,49 @@ typedef struct { int open; double x, end, widest; char color[32]; } grass_t;
 
 /* Colours are kept to 6 bits a channel (c -> q = c>>2, read back as q<<2 | q>>4: 0 and 255
  * stay): 3 characters of the data per colour, and the elements drawn with the same. */
+/* "rgb(r,g,b)" as the palette writes it (non-negative decimals) -> c; channels it cannot read stay */
+static void parse_rgb(const char *s, int c[3])
+{
+    if (strncmp(s, "rgb(", 4)) return;
+    s += 4;
+    for (int k = 0; k < 3; k++) {
+        if (*s < '0' || *s > '9') return;
+        int v = 0;
+        while (*s >= '0' && *s <= '9' && v < 100000) v = v * 10 + (*s++ - '0');
+        c[k] = v;
+        if (*s++ != (k < 2 ? ',' : ')')) return;
+    }
+}
+
+static void format_rgb(char out[32], const int c[3])
+{
+    char *o = out;
+    memcpy(o, "rgb(", 4), o += 4;
+    for (int k = 0; k < 3; k++) {
+        int v = c[k];   /* 0..255 */
+        if (v >= 100) *o++ = (char)('0' + v / 100);
+        if (v >= 10) *o++ = (char)('0' + v / 10 % 10);
+        *o++ = (char)('0' + v % 10);
+        *o++ = k < 2 ? ',' : ')';
+    }
+    *o = 0;
+}
+
 static void quantize_color(char color[32])
 {
-    int r = 128, g = 128, bl = 128;
-    sscanf(color, "rgb(%d,%d,%d)", &r, &g, &bl);
-    int c[3] = {r, g, bl};
+    int c[3] = {128, 128, 128};
+    parse_rgb(color, c);
     for (int k = 0; k < 3; k++) {
         int q = (c[k] < 0 ? 0 : c[k] > 255 ? 255 : c[k]) >> 2;
         c[k] = q << 2 | q >> 4;
     }
-    snprintf(color, 32, "rgb(%d,%d,%d)", c[0], c[1], c[2]);
+    format_rgb(color, c);
 }
 
 static void put_packed_color(buf_t *b, const char *color)
 {
     int c[3] = {128, 128, 128};
-    sscanf(color, "rgb(%d,%d,%d)", &c[0], &c[1], &c[2]);
+    parse_rgb(color, c);
     for (int k = 0; k < 3; k++) buf_putc(b, pack_digits[(c[k] >> 2) & 63]);
 }
 
@@ -523,6 +555,7 @@ static void close_grass(buf_t *b, grass_t *g, double y, double fh)
 
 static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
 {
+    bigmem_prepare();
     flame_opts_t defaults;
     flame_opts_defaults(&defaults);
     flame_opts_t *o = wo && wo->flame ? (flame_opts_t *)wo->flame : &defaults;
@@ -622,13 +655,15 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
         const char *nm = display_name(p, r, folded ? &fi : NULL, &name);
         frame_kind_t kind = r->frame == UINT32_MAX ? FRAME_ROOT : p->frames[r->frame].kind;
         char color[32];
-        if (o->before) palette_diff_color(&pal, r->value - r->before, maxdelta, color);
-        else palette_color(&pal, nm, name.len, kind, color);
-        quantize_color(color);
-
         /* the data: name, depth, gap before the frame, value[, before, colour] */
         int found;
         uint32_t *slot = u64map_upsert(&name_index, hash_bytes(nm, name.len), &found);
+        /* a name keeps the colour of its first frame: computed once per name (per frame when differential) */
+        if (o->before || !found) {
+            if (o->before) palette_diff_color(&pal, r->value - r->before, maxdelta, color);
+            else palette_color(&pal, nm, name.len, kind, color);
+            quantize_color(color);
+        }
         if (!found) {
             *slot = nnames++;
             /* names are one string, a name per line (a name's control characters are escaped),

@@ -170,6 +170,10 @@ size_t profile_stack_of(const profile_t *p, uint32_t node, uint32_t *out, size_t
 
 void profile_merge(profile_t *dst, const profile_t *src, double factor)
 {
+    /* room for every source node and frame up front: no rehashing while copying */
+    u64map_reserve(&dst->child_index, dst->child_index.count + src->nnodes);
+    XGROW(dst->nodes, dst->nodes_cap, dst->nnodes + src->nnodes);
+    u64map_reserve(&dst->frame_index, dst->frame_index.count + src->nframes);
     uint32_t *fmap = xmalloc((src->nframes + 1) * sizeof *fmap);
     for (size_t i = 0; i < src->nframes; i++) {
         const profile_frame_t *f = &src->frames[i];

@@ -266,6 +266,9 @@ profile_t *profile_thread_view(const profile_t *p, const thread_pick_t *pick, th
     profile_t *q = profile_new();
     q->weight_unit = strpool_cstr(q->strings, p->weight_unit);
     q->start_us = p->start_us, q->end_us = p->end_us;
+    /* the view has at most p's nodes: room for them up front, no rehashing while copying */
+    u64map_reserve(&q->child_index, p->nnodes);
+    XGROW(q->nodes, q->nodes_cap, p->nnodes);
     uint32_t *fmap = xmalloc((p->nframes + 1) * sizeof *fmap);
     for (size_t i = 0; i < p->nframes; i++) fmap[i] = UINT32_MAX;
     const uint32_t SKIP = UINT32_MAX;

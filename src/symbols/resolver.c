@@ -233,6 +233,20 @@ void jit_resolver_note(jit_resolver_t *r, const char *old_name, size_t old_len, 
 
 const jit_resolver_stats_t *jit_resolver_stats(const jit_resolver_t *r) { return &r->stats; }
 
+void jit_resolver_add_stats(jit_resolver_t *r, const jit_resolver_stats_t *d)
+{
+    r->stats.relabelled += d->relabelled;
+    r->stats.ambiguous += d->ambiguous;
+    r->stats.unresolved += d->unresolved;
+    r->stats.resolved += d->resolved;
+}
+
+int jit_resolver_timeless(jit_resolver_t *r, int pid)
+{
+    const perfmap_t *m = map_for_pid(r, pid);
+    return !r->njournal && !(m && m->timestamps);
+}
+
 void jit_resolver_print_stats(const jit_resolver_t *r)
 {
     const jit_resolver_stats_t *s = &r->stats;

@@ -24,5 +24,10 @@ int jit_resolver_lookup(jit_resolver_t *r, int pid, uint64_t addr, uint64_t time
                         size_t *len_out);
 void jit_resolver_note(jit_resolver_t *r, const char *old_name, size_t old_len, const char *new_name);
 const jit_resolver_stats_t *jit_resolver_stats(const jit_resolver_t *r);
+/* Adds counts of lookups a caller answered from its own memory of earlier answers. */
+void jit_resolver_add_stats(jit_resolver_t *r, const jit_resolver_stats_t *d);
+/* 1 when lookups for pid give the same answer whatever the sample time (no map journal,
+ * no jitdump timestamps), so a caller may remember them by address. */
+int jit_resolver_timeless(jit_resolver_t *r, int pid);
 
 #endif

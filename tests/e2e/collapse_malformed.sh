@@ -53,4 +53,10 @@ done
 NODESCOPE_PERF_THREADS=1 "$NODESCOPE" collapse deep.txt > deep1.folded
 grep -q '^node \[main\];fn5;fn4;.* 5$' deep1.folded || { echo "FAIL: deep sample missing"; fail=1; }
 NODESCOPE_PERF_THREADS=3 "$NODESCOPE" collapse deep.txt | cmp -s - deep1.folded || { echo "FAIL: deep sample, 3 threads differ"; fail=1; }
+# Callchain lines without indentation (older perf) and no blank lines between samples: the
+# parallel reader's blocks end before an event line, never inside a sample
+for i in $(seq 40); do cat "$TESTDATA/perf/node_default.txt"; done | sed -e 's/^[[:space:]]*//' | grep -v '^$' > flat.txt
+NODESCOPE_PERF_THREADS=1 "$NODESCOPE" collapse flat.txt > flat1.folded
+[ -s flat1.folded ] || { echo "FAIL: unindented input folded to nothing"; fail=1; }
+NODESCOPE_PERF_THREADS=3 "$NODESCOPE" collapse flat.txt | cmp -s - flat1.folded || { echo "FAIL: unindented input, 3 threads differ"; fail=1; }
 exit $fail

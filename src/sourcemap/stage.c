@@ -53,11 +53,15 @@ static void map_frame(profile_t *dst, const profile_frame_t *f, smap_cache_t *c,
         out->ignored = hide_ignored && m.ignored;
         st->ignored += (size_t)out->ignored;
         out->map = m.map, out->source = m.source, out->line = m.line, out->gen_line = line;
-    } else {
-        /* no map: the frame as it was (in field form); a map without this position: say so */
+    } else if (rc == 0) {
+        /* the script's map does not cover this position: say so, keep the generated one */
+        st->unmapped++;
         buf_append(name, f->name + k, name_len - k);
-        if (rc == 0) st->unmapped++, buf_puts(name, " [unmapped]");
+        buf_puts(name, " [unmapped]");
         out->frame = profile_frame(dst, name->data, name->len, u, line, col, f->kind);
+    } else {
+        free(u);
+        goto keep;
     }
     free(u);
     return;
@@ -65,9 +69,29 @@ keep:
     out->frame = profile_frame(dst, f->name, strlen(f->name), f->url, f->line, f->column, f->kind);
 }
 
+/* Whether some JS frame's script has a map (loading the maps): else p stays as it is. */
+static int any_map(const profile_t *p, smap_cache_t *c)
+{
+    int found = 0;
+    for (size_t i = 0; i < p->nframes; i++) {
+        const profile_frame_t *f = &p->frames[i];
+        const char *url = f->url;
+        size_t url_len = strlen(url), name_len;
+        int32_t line = f->line, col;
+        if (!*url && !line && !profile_v8_location(f->name, strlen(f->name), &name_len, &url, &url_len, &line, &col)) continue;
+        if (!url_len) continue;
+        char *u = xstrndup(url, url_len);
+        found |= smap_cache_get(c, u) != NULL;
+        free(u);
+    }
+    return found;
+}
+
 void smap_stage_apply(profile_t *p, smap_cache_t *c, int hide_ignored, smap_stage_stats_t *stats)
 {
     smap_stage_stats_t st = {0};
+    if (stats) *stats = st;
+    if (!any_map(p, c)) return;
     profile_t *dst = profile_new();
     dst->weight_unit = strpool_cstr(dst->strings, p->weight_unit);
     dst->start_us = p->start_us, dst->end_us = p->end_us;

@@ -5,6 +5,7 @@
 #include "record/perf_import.h"
 #include "record/perf_session.h"
 #include "record/program.h"
+#include "sourcemap/stage.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
 #include "util/options.h"
@@ -223,7 +224,7 @@ int cli_record(int argc, char **argv)
             out = default_out;
         }
         write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
-        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 &&
+        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 && smap_stage_default(p) == 0 &&
             cli_write_profile(p, out, NULL, &wo, NULL, 0) == 0) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0)

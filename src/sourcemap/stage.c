@@ -142,3 +142,11 @@ void smap_stage_apply(profile_t *p, smap_cache_t *c, int hide_ignored, smap_stag
     profile_free(dst);
     if (stats) *stats = st;
 }
+
+int smap_stage_default(profile_t *p)
+{
+    smap_cache_t *c = smap_cache_new();
+    smap_stage_apply(p, c, 0, NULL);
+    smap_cache_free(c);
+    return 0;
+}

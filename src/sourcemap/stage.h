@@ -16,4 +16,8 @@ typedef struct {
 /* Rewrites p in place. stats may be NULL. */
 void smap_stage_apply(profile_t *p, smap_cache_t *c, int hide_ignored, smap_stage_stats_t *stats);
 
+/* The stage with the defaults (maps found next to the scripts, nothing hidden): for commands
+ * without the input options (record). Returns 0. */
+int smap_stage_default(profile_t *p);
+
 #endif

@@ -57,7 +57,9 @@ int smap_cache_add_rewrite(smap_cache_t *c, const char *spec)
     const char *eq = strchr(spec, '=');
     if (!eq || eq == spec) return -1;
     XGROW(c->rewrites, c->rewrites_cap, c->nrewrites + 1);
-    c->rewrites[c->nrewrites].from = xstrndup(spec, (size_t)(eq - spec));
+    /* script URLs are matched as paths: a file:// OLD names the same prefix */
+    size_t skip = !strncmp(spec, "file://", 7) && eq - spec > 7 ? 7 : 0;
+    c->rewrites[c->nrewrites].from = xstrndup(spec + skip, (size_t)(eq - spec) - skip);
     c->rewrites[c->nrewrites].to = xstrdup(eq + 1);
     c->nrewrites++;
     return 0;

@@ -1,5 +1,6 @@
 /* nodescope core ... stack: every thread's stack with JavaScript frames named, as text or JSON. */
 #include "cli/core_cmds.h"
+#include "sourcemap/cache.h"
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
@@ -13,7 +14,46 @@
 
 typedef struct {
     int verbose, all, json;
+    smap_cache_t *maps;   /* NULL with --no-source-maps */
 } stack_opts_t;
+
+/* A JS frame's position in the original source (the scripts' source maps) and its original
+ * name, as Node's --enable-source-maps prints stacks: the `names` entry at the function's
+ * definition, else the one at its caller's call site when the caller is in the same script
+ * (a minified `p("x")` call names the callee p). 1 or 0. */
+static int map_js(core_session_t *s, const stack_opts_t *o, const v8_frame_t *f, const v8_function_t *fi,
+                  const v8_frame_t *caller, smap_frame_t *m)
+{
+    if (!o->maps || !fi->script_name || !*fi->script_name || !f->line) return 0;
+    if (smap_cache_map(o->maps, fi->script_name, f->line, f->col > 0 ? f->col : 1, m) != 1) return 0;
+    smap_frame_t other;
+    m->name = fi->def_line && smap_cache_map(o->maps, fi->script_name, fi->def_line, fi->def_col > 0 ? fi->def_col : 1, &other) == 1
+                  ? other.name : NULL;
+    if (!m->name && caller && caller->line) {
+        v8_frame_record_t cr;
+        v8_frame_record(s->t, s->v, caller, &cr);
+        if (cr.has_function && cr.fn.script_name && !strcmp(cr.fn.script_name, fi->script_name) &&
+            smap_cache_map(o->maps, fi->script_name, caller->line, caller->col > 0 ? caller->col : 1, &other) == 1)
+            m->name = other.name;
+        v8_frame_record_free(&cr);
+    }
+    return 1;
+}
+
+/* The next JS frame after frames[i] (its caller), or NULL. */
+static const v8_frame_t *caller_of(const v8_frame_t *frames, size_t n, size_t i)
+{
+    for (size_t j = i + 1; j < n; j++)
+        if (frames[j].kind == V8_FRAME_JS) return &frames[j];
+    return NULL;
+}
+
+static int set_map_path(void *target, const char *arg)
+{
+    smap_cache_t **maps = target;
+    if (*maps && smap_cache_add_rewrite(*maps, arg) == 0) return 0;
+    return opt_fail("--source-map-path takes OLD=NEW, not '%s'", arg);
+}
 
 static void print_native(const v8_frame_t *f, const v8_frame_record_t *r, buf_t *b)
 {
@@ -38,16 +78,25 @@ static void print_position(const v8_frame_t *f, const v8_function_t *fi, buf_t *
     if (fi->eval_origin) buf_printf(b, " (eval at %s)", fi->eval_origin);
 }
 
-static void print_js(core_session_t *s, const v8_frame_t *f, const v8_frame_record_t *r, const stack_opts_t *o, buf_t *b)
+static void print_js(core_session_t *s, const v8_frame_t *f, const v8_frame_t *caller, const v8_frame_record_t *r,
+                     const stack_opts_t *o, buf_t *b)
 {
     const v8_function_t *fi = &r->fn;
     if (!r->has_function) {
         buf_printf(b, "js:     <unreadable function 0x%llx>", (unsigned long long)f->function);
         return;
     }
-    buf_printf(b, "js:     %s%s", f->is_construct ? "new " : "", r->display_name);
+    smap_frame_t m;
+    int mapped = map_js(s, o, f, fi, caller, &m);
+    buf_printf(b, "js:     %s%s", f->is_construct ? "new " : "", mapped && m.name ? m.name : r->display_name);
     if (*fi->name && fi->inferred && strcmp(fi->inferred, fi->name)) buf_printf(b, " (as %s)", fi->inferred);
-    print_position(f, fi, b);
+    if (mapped) {
+        buf_printf(b, " at %s:%d:%d (generated:", m.url, m.line, m.column);
+        print_position(f, fi, b);
+        buf_putc(b, ')');
+    } else {
+        print_position(f, fi, b);
+    }
     buf_printf(b, " [%s%s%s]", v8_tier_name(f->tier), f->inlined ? ", inlined" : "",
                f->position_is_definition ? "; position is the definition" : "");
     if (o->verbose) {
@@ -87,7 +136,7 @@ static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *fr
         elided = 0;
         buf_clear(&b);
         if (o->all) buf_printf(&b, "%016llx %016llx ", (unsigned long long)f->fp, (unsigned long long)f->pc);
-        if (f->kind == V8_FRAME_JS) print_js(s, f, &r, o, &b);
+        if (f->kind == V8_FRAME_JS) print_js(s, f, caller_of(frames, n, i), &r, o, &b);
         else if (f->kind == V8_FRAME_V8_INTERNAL) {
             buf_printf(&b, "        <%s>", f->frame_type);
             if (r.symbol) buf_printf(&b, " %s", r.symbol);
@@ -117,7 +166,7 @@ static void json_value(core_session_t *s, buf_t *b, uint64_t val)
     buf_free(&d);
 }
 
-static void json_frame(core_session_t *s, const v8_frame_t *f, buf_t *b)
+static void json_frame(core_session_t *s, const v8_frame_t *f, const v8_frame_t *caller, const stack_opts_t *o, buf_t *b)
 {
     v8_frame_record_t r;
     v8_frame_record(s->t, s->v, f, &r);
@@ -135,6 +184,14 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, buf_t *b)
         json_str(b, "tier", v8_tier_name(f->tier));
         buf_printf(b, ",\"function\":\"0x%llx\",\"inlined\":%s", (unsigned long long)f->function, f->inlined ? "true" : "false");
         if (fi && fi->def_line) buf_printf(b, ",\"definition\":{\"line\":%d,\"column\":%d}", fi->def_line, fi->def_col);
+        smap_frame_t m;
+        if (fi && map_js(s, o, f, fi, caller, &m)) {
+            buf_puts(b, ",\"original\":{\"file\":");
+            json_put_string(b, m.url, strlen(m.url));
+            buf_printf(b, ",\"line\":%d,\"column\":%d", m.line, m.column);
+            json_str(b, "name", m.name);
+            buf_putc(b, '}');
+        }
         uint64_t val;
         if (v8_frame_arg(s->v, f, -1, &val) == 0) {
             buf_puts(b, ",\"this\":");
@@ -169,17 +226,22 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, buf_t *b)
     v8_frame_record_free(&r);
 }
 
+static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, int all_threads);
+
 int core_cmd_stack(core_session_t *s, int argc, char **argv)
 {
-    stack_opts_t o = {0, 0, 0};
+    stack_opts_t o = {0, 0, 0, smap_cache_new()};
     long thread = 0;
-    int all_threads = 0;
+    int all_threads = 0, no_maps = 0;
     const opt_t opts[] = {
         OPT_BOOL("verbose", 'v', "arguments and `this` of each JS frame, and where the function is defined", &o.verbose),
         OPT_BOOL("all", 'a', "all frames: V8-internal frames are not folded; frame and code addresses", &o.all),
         OPT_INT("thread", 0, "N", "the thread with this index (default 0, the main thread)", &thread),
         OPT_BOOL("all-threads", 0, "every thread", &all_threads),
         OPT_BOOL("json", 0, "a JSON document (always with arguments and addresses)", &o.json),
+        OPT_BOOL("no-source-maps", 0, "JS positions and names as V8 ran them, not mapped through the scripts'\n"
+                 "source maps (sourceMappingURL, inline or FILE.map)", &no_maps),
+        OPT_FN("source-map-path", 0, "OLD=NEW", "scripts recorded under OLD are read from NEW", &o.maps, set_map_path),
         OPT_HELP,
         OPT_END,
     };
@@ -190,9 +252,17 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
                            "with the position executing in that frame, native frames as `native: symbol+0xoff (module)`.\n",
                            tables, 0, NULL};
     int nops = opt_parse(&cmd, argc, argv);
-    if (nops < 0) return opt_exit_code(nops);
-    if (nops > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
-    if (thread < 0) return opt_usage_error(&cmd, "--thread needs a thread index, not %ld", thread);
+    int rc = nops < 0 ? opt_exit_code(nops) : nops > 0 ? opt_usage_error(&cmd, "unexpected argument '%s'", argv[1])
+           : thread < 0 ? opt_usage_error(&cmd, "--thread needs a thread index, not %ld", thread) : -1;
+    if (no_maps) smap_cache_free(o.maps), o.maps = NULL;
+    if (rc < 0) rc = print_stacks(s, &o, thread, all_threads);
+    smap_cache_free(o.maps);
+    return rc;
+}
+
+static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, int all_threads)
+{
+    stack_opts_t o = *op;
     if (s->check_only) return EXIT_OK;
     if (!s->v) {
         diag_warn(target_name(s->t), 0, "no V8 metadata: JavaScript frames are shown by address only");
@@ -232,7 +302,7 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
             buf_puts(&j, ",\"frames\":[");
             for (size_t i = 0; i < n; i++) {
                 if (i) buf_putc(&j, ',');
-                json_frame(s, &frames[i], &j);
+                json_frame(s, &frames[i], caller_of(frames, n, i), &o, &j);
             }
             buf_puts(&j, "]}");
         } else {

@@ -1,5 +1,6 @@
 #include "cli/input_opts.h"
 #include "cli/cli.h"
+#include "sourcemap/stage.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
@@ -49,11 +50,20 @@ int cli_opt_threads(void *target, const char *arg)
     return 0;
 }
 
+static int set_map_path(void *target, const char *arg)
+{
+    cli_input_t *in = target;
+    if (!in->smaps) in->smaps = smap_cache_new();
+    if (smap_cache_add_rewrite(in->smaps, arg) != 0) return opt_fail("--source-map-path takes OLD=NEW, not '%s'", arg);
+    return 0;
+}
+
 void cli_input_init(cli_input_t *in)
 {
     memset(in, 0, sizeof *in);
     in->ro.to_ms = 1e300;
     in->ambiguous = JIT_AMBIGUOUS_MARK;
+    in->source_maps = -1;
     read_opts_t *ro = &in->ro;
     const opt_t opts[] = {
         OPT_TITLE("input options:"),
@@ -91,6 +101,14 @@ void cli_input_init(cli_input_t *in)
         OPT_FN("threads", 0, "roles|merge", "folded, flame graphs, pprof, top: a root frame per thread role\n"
                "('node [main]', 'node [Worker 1]', 'node [V8 worker]', 'node [libuv]';\n"
                "the default), or merge: one root per process name, as before", &in->threads_merge, cli_opt_threads),
+        OPT_TITLE("source maps (JS frames of TypeScript and bundles in the code as written):"),
+        OPT_SETINT("source-maps", 0, "map JS frames through their scripts' source maps (the default: a\n"
+                   "script's sourceMappingURL comment, inline data: map or FILE.map);\n"
+                   "explicit: also warn when no script has a map", &in->source_maps, 1),
+        OPT_SETINT("no-source-maps", 0, "keep the generated positions and names", &in->source_maps, 0),
+        OPT_FN("source-map-path", 0, "OLD=NEW", "scripts recorded under OLD (a path or file:// prefix) are read\n"
+               "from NEW (another machine, a container); repeatable", in, set_map_path),
+        OPT_BOOL("hide-ignored", 0, "fold frames of sources in a map's ignoreList into their callers", &in->hide_ignored),
         OPT_END,
     };
     _Static_assert(sizeof opts / sizeof *opts <= CLI_INPUT_NOPTS, "CLI_INPUT_NOPTS is too small");
@@ -105,6 +123,17 @@ int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p)
         in->ro.resolver = in->resolver;
     }
     int rc = cli_read_inputs(paths, npaths, p, &in->ro);
+    if (rc == 0 && in->source_maps != 0) {
+        if (!in->smaps) in->smaps = smap_cache_new();
+        smap_stage_stats_t st;
+        smap_stage_apply(p, in->smaps, in->hide_ignored, &st);
+        size_t with_map, bad;
+        smap_cache_counts(in->smaps, &with_map, &bad);
+        if (in->source_maps == 1 && !with_map && !bad) diag_warn(NULL, 0, "--source-maps: no script of the profile names a source map");
+        if (in->stats)
+            fprintf(stderr, "source maps: %zu of %zu JS frames mapped (%zu not covered by their map, %zu folded as ignored); "
+                    "%zu scripts with a map, %zu bad maps\n", st.mapped, st.frames, st.unmapped, st.ignored, with_map, bad);
+    }
     if (in->stats && in->resolver) jit_resolver_print_stats(in->resolver);
     if (in->stats && rc == 0)
         fprintf(stderr, "weights: total %.0f %s%s\n", p->total, cli_weight_unit(p),
@@ -116,6 +145,8 @@ void cli_input_free(cli_input_t *in)
 {
     jit_resolver_free(in->resolver);
     in->resolver = NULL;
+    smap_cache_free(in->smaps);
+    in->smaps = NULL;
 }
 
 void cli_input_write_opts(const cli_input_t *in, write_opts_t *wo)

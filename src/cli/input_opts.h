@@ -4,10 +4,11 @@
 #ifndef CLI_INPUT_OPTS_H
 #define CLI_INPUT_OPTS_H
 #include "formats/format.h"
+#include "sourcemap/cache.h"
 #include "symbols/jit_resolver.h"
 #include "util/options.h"
 
-#define CLI_INPUT_NOPTS 28
+#define CLI_INPUT_NOPTS 33
 
 typedef struct {
     read_opts_t ro;
@@ -16,6 +17,9 @@ typedef struct {
     jit_resolver_t *resolver;
     const char *thread;        /* --thread: write_opts_t.thread */
     int threads_merge;         /* --threads merge */
+    int source_maps;           /* --source-maps 1, --no-source-maps 0, default -1 (when a script names a map) */
+    int hide_ignored;          /* --hide-ignored */
+    smap_cache_t *smaps;       /* the scripts' maps; holds --source-map-path */
     opt_t opts[CLI_INPUT_NOPTS];   /* the option table; its targets are this struct's fields */
 } cli_input_t;
 
@@ -25,7 +29,8 @@ void cli_input_init(cli_input_t *in);
  * and --threads roles|merge (an int target: 1 = merge); commands with their own tables use them. */
 int cli_opt_thread(void *target, const char *arg);
 int cli_opt_threads(void *target, const char *arg);
-/* Sets up symbol resolution, reads every path (none = stdin) into p, prints --stats. 0 or -1. */
+/* Sets up symbol resolution, reads every path (none = stdin) into p, maps JS frames through
+ * their scripts' source maps (unless --no-source-maps), prints --stats. 0 or -1. */
 int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p);
 void cli_input_free(cli_input_t *in);
 /* The thread choice (--thread, --threads) into wo. */

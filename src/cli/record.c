@@ -8,6 +8,7 @@
 #include "record/perf_import.h"
 #include "record/perf_session.h"
 #include "record/program.h"
+#include "sourcemap/stage.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
 #include "util/options.h"
@@ -163,7 +164,7 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
         }
         if (p->nsamples == 0)
             diag_warn(NULL, 0, "no samples: the process did not run on a CPU while it was sampled");
-        if (cli_write_profile(p, out, NULL, wo, NULL, 0) == 0) {
+        if (smap_stage_default(p) == 0 && cli_write_profile(p, out, NULL, wo, NULL, 0) == 0) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0) {
                 fprintf(stderr, "nodescope: wrote %s (%.0f samples", out, samples_written(p, out, wo));
@@ -274,7 +275,7 @@ int cli_record(int argc, char **argv)
                      format_writer_by_name("svg") ? "svg" : "folded");
             out = default_out;
         }
-        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 &&
+        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 && smap_stage_default(p) == 0 &&
             cli_write_profile(p, out, NULL, &wo, NULL, 0) == 0) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0)

@@ -2,6 +2,7 @@
 #include "util/xalloc.h"
 #include "util/diag.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,8 @@ void json_free(json_t *j)
 
 void json_fail(json_t *j, const char *msg)
 {
-    if (!j->failed) diag_error(j->in->name, j->line, "%s", msg);
+    if (!j->failed && j->quiet) snprintf(j->message, sizeof j->message, "line %ld: %s", j->line, msg);
+    else if (!j->failed) diag_error(j->in->name, j->line, "%s", msg);
     j->failed = 1;
 }
 

@@ -33,6 +33,8 @@ typedef struct {
     int need_comma;     /* a value was completed at this level */
     long line;
     int failed;
+    int quiet;          /* set by the caller: json_fail keeps the message in message[] instead of printing it */
+    char message[160];  /* with quiet: "line N: what" of the first failure */
 } json_t;
 
 void json_init(json_t *j, input_t *in);

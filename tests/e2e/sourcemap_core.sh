@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# core ... stack through source maps: the fixture (tsc output, and the esbuild minified
+# bundle) blocks inside OrderService.total after printing `new Error().stack` under
+# node --enable-source-maps; a gcore's `stack --json` maps each JS frame to the original
+# file, line, column and name, and they equal Node's (compare_core.js). Text output shows
+# the original and the generated position. Node 22 only: the core reading itself is
+# core_js_stack's on every major; this checks the mapping.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+FIX=$ROOT/tests/fixtures/sourcemap
+BIN=$ROOT/tests/node_modules/.bin
+. "$HERE/../lib/core_fixture.sh"
+[ -x "$BIN/tsc" ] && [ -x "$BIN/esbuild" ] || { echo "skip: typescript/esbuild not installed"; exit 77; }
+core_setup sourcemap_core
+fail() { echo "FAIL (node $v, $script): $*"; exit 1; }
+
+cp -r "$FIX/app" "$dir/app"
+(cd "$dir/app" && "$BIN/tsc" -p . && \
+    "$BIN/esbuild" src/main.ts --bundle --minify --sourcemap --platform=node --log-level=warning --outfile=bundle/app.js) || exit 1
+
+tested=0
+for v in 22; do
+    NODE=$ROOT/tests/.cache/node/$v/bin/node
+    [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
+    for script in dist/main.js bundle/app.js; do
+        w=$dir/$v-${script%%/*}; mkdir -p "$w"
+        BURN_MS=10 WAIT=1 "$NODE" --enable-source-maps "$dir/app/$script" > "$w/out" & pid=$!
+        for _ in $(seq 100); do [ "$(grep -c '^END' "$w/out")" = 3 ] && break; sleep 0.1; done
+        [ "$(grep -c '^END' "$w/out")" = 3 ] || fail "fixture never blocked"
+        sleep 0.3
+        gcore -o "$w/core" "$pid" > /dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
+        kill "$pid"; wait "$pid" 2>/dev/null; pid=
+        core=$(ls "$w"/core.*)
+        timeout 60 "$NODESCOPE" core "$core" --node "$NODE" stack --json > "$w/ns.json" || fail "stack --json exited $?"
+        node "$FIX/compare_core.js" "$w/out" "$w/ns.json" || fail "mapped frames differ from Node's"
+        timeout 60 "$NODESCOPE_RELEASE" core "$core" --node "$NODE" stack > "$w/ns.txt" || fail "stack exited $?"
+        grep -q "^js:     waitInService at $dir/app/src/main.ts:36:9 (generated: at $dir/app/$script:" "$w/ns.txt" || \
+            { grep 'js: ' "$w/ns.txt" | head -5; fail "text stack not mapped"; }
+        timeout 60 "$NODESCOPE_RELEASE" core "$core" --node "$NODE" stack --no-source-maps > "$w/raw.txt" || fail "stack exited $?"
+        ! grep -q "src/main.ts" "$w/raw.txt" || fail "--no-source-maps still maps"
+        rm -f "$core"
+    done
+    tested=$((tested + 1))
+    echo "node $v ok"
+done
+[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }

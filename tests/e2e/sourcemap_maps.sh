@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Source maps written by hand, against a hand-written profile: an index map (sections,
+# names, ignoreList, a sourceRoot in a section) found by its comment, a sidecar map with an
+# absolute sourceRoot, a missing map, malformed JSON, a bad VLQ, a sources index out of
+# range (one warning each, naming the map; those frames keep their generated positions and
+# the command succeeds), a position the map does not cover ([unmapped]), a script without
+# a map (unchanged), and --hide-ignored folding the ignoreList source into its caller.
+set -euo pipefail
+cd "$TEST_TMP"
+ROOT=$OLDPWD
+FIX=$ROOT/tests/fixtures/sourcemap/maps
+D=$TEST_TMP/gen
+mkdir -p "$D"
+cp "$FIX"/*.map "$D/"
+echo 'function a(){}function b(){}' > "$D/idx.js"; echo '//# sourceMappingURL=idx.js.map' >> "$D/idx.js"
+echo 'function r(){}' > "$D/rooted.js"                                      # sidecar rooted.js.map
+printf 'function m(){}\n//# sourceMappingURL=nothere.map\n' > "$D/missing.js"
+printf 'function c(){}\n//# sourceMappingURL=corrupt.js.map\n' > "$D/corrupt.js"
+echo 'function v(){}' > "$D/badvlq.js"
+echo 'function i(){}' > "$D/badindex.js"
+printf 'x\n  function plain(){}\n' > "$D/nomap.js"
+sed "s#@DIR@#$D#g" "$FIX/profile.cpuprofile.in" > p.cpuprofile
+
+"$NODESCOPE" collapse p.cpuprofile > out.folded 2> err
+cat > want.folded <<WANT
+alpha file://$D/a.ts:1:5 1
+alpha file://$D/a.ts:1:5;b file://$D/lib/b.ts:1:1 1
+rname /src/root/r.ts:1:1 1
+m file://$D/missing.js:1:1 1
+c file://$D/corrupt.js:1:1 1
+v file://$D/badvlq.js:1:1 1
+i file://$D/badindex.js:1:1 1
+u [unmapped] file://$D/idx.js:6:1 1
+plain file://$D/nomap.js:2:3 1
+WANT
+diff <(sort want.folded) <(sort out.folded) || { echo "FAIL: mapped frames"; exit 1; }
+# one warning per bad map, naming it and the problem
+grep -q "$D/missing.js: warning: its sourceMappingURL names $D/nothere.map, which cannot be read" err
+grep -q "$D/corrupt.js.map: warning: bad source map, ignored: line [0-9]*: control character inside a string" err
+grep -q "$D/badvlq.js.map: warning: bad source map, ignored: bad VLQ in the mappings of generated line 1" err
+grep -q "$D/badindex.js.map: warning: bad source map, ignored: a 'sources' index out of range" err
+[ "$(wc -l < err)" = 4 ] || { cat err; echo "FAIL: expected 4 warnings"; exit 1; }
+
+# the index map's ignored source folds into its caller (here: the root)
+"$NODESCOPE" collapse --hide-ignored -q p.cpuprofile > hidden.folded
+grep -qx "b file://$D/lib/b.ts:1:1 1" hidden.folded && ! grep -q alpha hidden.folded
+# the same mapped frames in a written .cpuprofile (0-based there)
+"$NODESCOPE" convert -q p.cpuprofile -o m.cpuprofile
+node -e '
+const p = JSON.parse(require("fs").readFileSync("m.cpuprofile", "utf8"));
+const f = p.nodes.find((n) => n.callFrame.functionName === "rname").callFrame;
+if (f.url !== "/src/root/r.ts" || f.lineNumber !== 0 || f.columnNumber !== 0) { console.error(f); process.exit(1); }'
+# --no-source-maps: the profile as it was
+"$NODESCOPE" collapse --no-source-maps p.cpuprofile > raw.folded 2> raw.err
+[ ! -s raw.err ] && grep -q "^a file://$D/idx.js:1:11;b file://$D/idx.js:1:26 1" raw.folded
+echo "ok: index/sidecar/sourceRoot maps, bad maps warned once each, --hide-ignored"

@@ -47,7 +47,7 @@ static int key_text(v8_t *v, uint64_t key, buf_t *out)
         buf_puts(out, "<not a name>");
         return 0;
     }
-    v8_describe(v, key, out);   /* Symbol(desc) */
+    v8_symbol_text(v, key, out);   /* Symbol(desc) */
     return 1;
 }
 
@@ -122,14 +122,20 @@ static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t en
             v8_read_field(v, dict, at + 16, &details) != 0)
             break;
         int type;
-        if (!v8_is_smi(v, k) && (v8_instance_type(v, k, &type) != 0 || type == L->type_oddball || type == L->type_hole))
+        if (!v8_is_smi(v, k) && (v8_instance_type(v, k, &type) != 0 || type == L->type_oddball || v8_is_hole(v, k)))
             continue;   /* empty (undefined) or deleted (the hole) */
         int symbol = 0;
         if (numeric) {   /* an index: a Smi or a HeapNumber (anything else only in a corrupt heap) */
             int kt;
             buf_clear(&key);
-            if (v8_is_smi(v, k) || (v8_instance_type(v, k, &kt) == 0 && kt == L->type_heap_number)) v8_describe(v, k, &key);
-            else buf_puts(&key, "<not an index>");
+            uint64_t bits;
+            double d;
+            if (v8_is_smi(v, k)) buf_printf(&key, "%lld", (long long)v8_smi_value(v, k));
+            else if (v8_instance_type(v, k, &kt) == 0 && kt == L->type_heap_number &&
+                     v8_read_field(v, k, L->heap_number_value, &bits) == 0) {
+                memcpy(&d, &bits, sizeof d);
+                v8_put_number(&key, d);
+            } else buf_puts(&key, "<not an index>");
         } else {
             symbol = key_text(v, k, &key);
         }
@@ -186,14 +192,7 @@ int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int6
             memcpy(&d, &w, sizeof d);
             emit(cb, ctx, key, 0, w, 1, d, 0, &stop);
         } else {
-            if (v8_has_type(v, w, L->type_hole)) continue;
-            if (v8_has_type(v, w, L->type_oddball)) {
-                buf_t d = {0};
-                v8_describe(v, w, &d);
-                int hole = d.data && !strcmp(d.data, "<hole>");
-                buf_free(&d);
-                if (hole) continue;
-            }
+            if (v8_is_hole(v, w)) continue;
             emit(cb, ctx, key, 0, w, 0, 0, 0, &stop);
         }
     }

@@ -40,6 +40,16 @@ int v8_is_string_type(const v8_t *v, int type);
 /* FixedArray-shaped objects (a Smi length, then tagged slots): length and slot i, bounds-checked. */
 int v8_fixed_array_length(v8_t *v, uint64_t array, int64_t *len);
 int v8_fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out);
+/* The oddball kind of a value (V8_ODDBALL_*, the hole included), -1 when it is no oddball. */
+int v8_oddball_kind(v8_t *v, uint64_t value);
+enum { V8_ODDBALL_FALSE, V8_ODDBALL_TRUE, V8_ODDBALL_HOLE, V8_ODDBALL_NULL, V8_ODDBALL_UNDEFINED,
+       V8_ODDBALL_UNINITIALIZED, V8_ODDBALL_EXCEPTION, V8_ODDBALL_ARGS_MARKER, V8_ODDBALL_OTHER, V8_ODDBALL_N };
+/* 1 for the hole (an absent element or deleted entry), decided by its type or oddball kind. */
+int v8_is_hole(v8_t *v, uint64_t value);
+/* "Symbol(desc)" appended to out; -1 when value is not a Symbol. */
+int v8_symbol_text(v8_t *v, uint64_t value, buf_t *out);
+/* A number as JavaScript's Number.prototype.toString prints it (1e+21, 0.1, 123456789012345680000). */
+void v8_put_number(buf_t *out, double d);
 
 /* ---- strings ---- */
 /* Appends the string's characters as UTF-8 (lone surrogates as U+FFFD), at most max_bytes of
@@ -150,8 +160,6 @@ void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t 
 /* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,
  * <Object: Widget>, <Buffer 16 bytes>, <Array 3>, <Function: name>, ... */
 void v8_describe(v8_t *v, uint64_t value, buf_t *out);
-/* A number as JavaScript prints it: the shortest form that reads back the same (1e+300, 0.1). */
-void v8_put_number(buf_t *out, double d);
 /* The constructor name of a JS object as V8 finds it ("Widget", "Buffer"), appended to out;
  * -1 if none found. */
 int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);

@@ -109,9 +109,6 @@ int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *po
 
 /* layout.c: fills v->L; -1 (message printed) when something essential is missing. */
 int v8_layout_resolve(v8_t *v);
-/* Oddball kinds by index. */
-enum { V8_ODDBALL_FALSE, V8_ODDBALL_TRUE, V8_ODDBALL_HOLE, V8_ODDBALL_NULL, V8_ODDBALL_UNDEFINED,
-       V8_ODDBALL_UNINITIALIZED, V8_ODDBALL_EXCEPTION, V8_ODDBALL_ARGS_MARKER, V8_ODDBALL_OTHER, V8_ODDBALL_N };
 
 /* Typed reads at obj (tagged) + off; -1 when unreadable. */
 int v8_read_u8(v8_t *v, uint64_t obj, int64_t off, uint8_t *out);

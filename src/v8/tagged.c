@@ -1,4 +1,5 @@
-/* The v8 handle and tagged values: Smis, heap objects, their maps and instance types. */
+/* The v8 handle and tagged values: Smis, heap objects, their maps and instance types, oddballs
+ * (the hole), symbols and numbers. (Not the heap: walking it is heap_walk.c's job.) */
 #include "v8/v8_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

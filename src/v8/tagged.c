@@ -77,6 +77,12 @@ int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out)
     return target_read_u64(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
 }
 
+int v8_read_bytes(v8_t *v, uint64_t obj, int64_t off, void *buf, size_t n)
+{
+    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    return target_read(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, buf, n);
+}
+
 int v8_read_u8(v8_t *v, uint64_t obj, int64_t off, uint8_t *out)
 {
     if (!v8_is_heap_object(v, obj) || off < 0) return -1;

@@ -37,6 +37,9 @@ const char *v8_class_name(const v8_t *v, int type);
 /* Reads the tagged field at byte offset off of heap object obj (offset from the untagged start). */
 int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out);
 int v8_is_string_type(const v8_t *v, int type);
+/* Raw bytes of heap object obj at byte offset off from its untagged start (the tag comes from the
+ * layout): fields the metadata types as char, int, double, Address... 0 on success. */
+int v8_read_bytes(v8_t *v, uint64_t obj, int64_t off, void *buf, size_t n);
 /* FixedArray-shaped objects (a Smi length, then tagged slots): length and slot i, bounds-checked. */
 int v8_fixed_array_length(v8_t *v, uint64_t array, int64_t *len);
 int v8_fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out);

@@ -167,6 +167,61 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out);
  * -1 if none found. */
 int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);
 
+/* ---- JavaScript values, one at a time (print, constructor, buffer) ---- */
+typedef enum {
+    V8_V_UNREADABLE, V8_V_NUMBER, V8_V_STRING, V8_V_BOOLEAN, V8_V_NULL, V8_V_UNDEFINED, V8_V_HOLE, V8_V_BIGINT,
+    V8_V_SYMBOL, V8_V_OBJECT, V8_V_ARRAY, V8_V_FUNCTION, V8_V_DATE, V8_V_REGEXP, V8_V_ERROR, V8_V_MAP, V8_V_SET,
+    V8_V_WEAKMAP, V8_V_WEAKSET, V8_V_PROMISE, V8_V_PROXY, V8_V_ARRAY_BUFFER, V8_V_TYPED_ARRAY, V8_V_DATA_VIEW,
+    V8_V_BOXED, V8_V_GLOBAL, V8_V_INTERNAL,   /* INTERNAL: V8's own objects (maps, contexts, ...) */
+} v8_value_kind_t;
+enum { V8_PROMISE_PENDING, V8_PROMISE_FULFILLED, V8_PROMISE_REJECTED };
+typedef struct {
+    v8_value_kind_t kind;
+    int type;          /* instance type, -1 for a Smi */
+    double number;     /* NUMBER; DATE: the time value (NaN: invalid date) */
+    int boolean;       /* BOOLEAN */
+    int64_t length;    /* ARRAY: its length; MAP, SET: entries; ARRAY_BUFFER, views: bytes */
+    int64_t offset;    /* views: byte offset in their buffer */
+    int64_t flags;     /* REGEXP: V8's flag bits (g 1, i 2, m 4, y 8, u 16, s 32, d 128, v 256) */
+    int state;         /* PROMISE: V8_PROMISE_*, -1 unreadable */
+    uint64_t data;     /* ARRAY_BUFFER, views: address of the first byte (0 when none) */
+    /* REGEXP: source string; MAP, SET: the table; PROMISE: the result; PROXY: target (b: handler);
+       views: the buffer; ARRAY_BUFFER: itself; BOXED: the primitive; FUNCTION: a bound target;
+       GLOBAL: the global object (a global proxy's is its hidden prototype) */
+    uint64_t a, b;
+} v8_value_t;
+/* What a tagged value is: 0, or -1 (kind V8_V_UNREADABLE) when its memory is not readable. */
+int v8_value(v8_t *v, uint64_t value, v8_value_t *out);
+/* A Number (Smi or HeapNumber) as a double; -1 when value is no Number. */
+int v8_number_value(v8_t *v, uint64_t value, double *d);
+/* The entries of a Map's or Set's table in insertion order (value 0 for a Set), at most limit;
+ * cb returns nonzero to stop. */
+typedef int (*v8_entry_cb)(void *ctx, uint64_t key, uint64_t value);
+int v8_collection_entries(v8_t *v, uint64_t table, int is_map, v8_entry_cb cb, void *ctx, int64_t limit);
+/* A BigInt in decimal ("-123"), appended to out; -1 when value is none (or absurdly long). */
+int v8_bigint_text(v8_t *v, uint64_t value, buf_t *out);
+/* The UTF-16 code units of a string, one call each (for exact JSON escapes); 0 on success. */
+int v8_string_units(v8_t *v, uint64_t value, void (*cb)(void *ctx, uint32_t unit), void *ctx);
+/* The native context a context belongs to (the end of its `previous` chain), and its global object. */
+int v8_native_context(v8_t *v, uint64_t context, uint64_t *out);
+int v8_context_global(v8_t *v, uint64_t native_context, uint64_t *out);
+/* The main context's global object (what `globalThis` is in the program's own code): from the
+ * native context of a JS frame on the main thread's stack; -1 when none is found. The one place a
+ * fallback for cores without JS frames (a heap scan for the JSGlobalObject) goes. */
+int v8_global_object(v8_t *v, uint64_t *out);
+/* An own property by key: an element for an index ("3"), else a named property. 0 and *out set
+ * (*is_double and *d for an unboxed double element); -1 absent; -2 an accessor (needs its getter). */
+int v8_own_property(v8_t *v, uint64_t obj, const char *key, uint64_t *out, int *is_double, double *d);
+
+/* The getter of an AccessorPair (what v8_own_property gives for an accessor), when it is JavaScript. */
+int v8_accessor_getter(v8_t *v, uint64_t pair, uint64_t *getter);
+/* The slots of a function's own context after its header, cb(ctx, slot index, value). */
+int v8_context_slots(v8_t *v, uint64_t fn, v8_entry_cb cb, void *ctx);
+/* The object's prototype (its map's); -1 when it has none (null) or it is unreadable. */
+int v8_prototype(v8_t *v, uint64_t obj, uint64_t *out);
+/* Bytes at a raw address v8_value gave (a buffer's backing store): 0 on success. */
+int v8_read_memory(v8_t *v, uint64_t addr, void *buf, size_t n);
+
 /* ---- objects ---- */
 typedef struct {
     const char *key;     /* property name (UTF-8, a symbol as Symbol(desc)) or element index */
@@ -175,10 +230,13 @@ typedef struct {
     double d;
     int is_accessor;     /* value is an AccessorPair (getter/setter) */
     int is_symbol;       /* the key is a Symbol */
+    int enumerable;      /* not DONT_ENUM (what Object.keys and JSON.stringify see) */
+    int is_private;      /* the key is a private symbol (V8's internal slots, never seen by JS) */
 } v8_property_t;
 /* Return nonzero to stop the walk. */
 typedef int (*v8_property_cb)(void *ctx, const v8_property_t *p);
-/* Own named properties, in descriptor (fast mode) or hash-table (dictionary mode) order. */
+/* Own named properties in property order: descriptor order (fast mode), enumeration index
+ * (dictionary mode, and the global object's PropertyCells). */
 int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx);
 /* Own elements (array indices), holes skipped, at most limit of them (a JSArray: up to its length). */
 int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int64_t limit);

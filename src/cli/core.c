@@ -19,6 +19,7 @@ static const core_cmd_t commands[] = {
     {"print", core_cmd_print, "[-d DEPTH] [-a] [--json] ADDR|EXPR", "a JavaScript value, by address or path"},
     {"constructor", core_cmd_constructor, "[-v] ADDR|EXPR", "an object's constructor"},
     {"buffer", core_cmd_buffer, "[--hex | --raw -o FILE] ADDR|EXPR", "the bytes of a Buffer or ArrayBuffer"},
+    {"closure", core_cmd_closure, "ADDR|EXPR", "the variables a closure captures"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -966,6 +966,15 @@ out:
     return rc;
 }
 
+void core_format_value(v8_t *v, uint64_t value, int json, long depth, buf_t *out)
+{
+    pr_t *p = calloc(1, sizeof *p);
+    if (!p) abort();
+    *p = (pr_t){.v = v, .json = json, .depth = json ? HARD_DEPTH : depth, .str_len = 4096, .arr_len = 1000, .budget = VALUE_BUDGET};
+    render(p, value, out);
+    free(p);
+}
+
 /* ---- the commands ---- */
 int core_cmd_print(core_session_t *s, int argc, char **argv)
 {
@@ -1143,4 +1152,58 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
         rc = EXIT_FAIL;
     }
     return rc;
+}
+
+typedef struct {
+    v8_t *v;
+    int n;
+} closure_t;
+
+static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t value)
+{
+    closure_t *c = ctx;
+    buf_t b = {0};
+    (void)slot;
+    core_format_value(c->v, value, 0, 0, &b);
+    if (b.data && strchr(b.data, '\n')) {   /* too big for a line: its name and address, for print */
+        buf_clear(&b);
+        core_format_value(c->v, value, 0, -1, &b);
+        buf_printf(&b, " @0x%llx", (unsigned long long)value);
+    }
+    printf("    %s = %s\n", name, b.data ? b.data : "");
+    buf_free(&b);
+    c->n++;
+    return 0;
+}
+
+int core_cmd_closure(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] = "usage: nodescope core CORE closure ADDR|EXPR\n\n"
+                                "The variables a closure captures: its context chain, innermost first, each context's\n"
+                                "variables named by its ScopeInfo, with their values (to the module's scope).\n";
+    const opt_t opts[] = {OPT_HELP, OPT_END};
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core closure", usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n != 1) return opt_usage_error(&cmd, n ? "one address or path" : "which function?");
+    if (s->check_only) return EXIT_OK;
+    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    uint64_t fn, ctx;
+    int rc = core_resolve(s, argv[0], argv[1], &fn);
+    if (rc != EXIT_OK) return rc;
+    if (v8_function_context(s->v, fn, &ctx) != 0) {
+        diag_error(target_name(s->t), 0, "closure: %s is not a function with a readable context", argv[1]);
+        return EXIT_FAIL;
+    }
+    closure_t c = {s->v, 0};
+    for (int depth = 0; depth < 64; depth++) {
+        uint64_t prev, native;
+        if (v8_native_context(s->v, ctx, &native) == 0 && native == ctx) break;   /* the globals: print globalThis */
+        printf("context 0x%llx%s\n", (unsigned long long)ctx, depth ? "" : " (the function's own)");
+        if (v8_context_locals(s->v, ctx, closure_local, &c) != 0) printf("    <unreadable scope>\n");
+        if (v8_context_previous(s->v, ctx, &prev) != 0) break;
+        ctx = prev;
+    }
+    return EXIT_OK;
 }

@@ -348,3 +348,42 @@ int v8_context_slots(v8_t *v, uint64_t fn, v8_entry_cb cb, void *ctx)
         if (v8_fixed_array_get(v, context, i, &w) == 0 && cb(ctx, (uint64_t)i, w)) break;
     return 0;
 }
+
+/* A ScopeInfo names its context locals inline (from scopeinfo_idx_first_vars) while they are
+ * few (75 or fewer); larger scopes keep a hash table, whose names are not read here. The locals
+ * occupy the context's last slots (after the header and an optional extension slot). */
+#define SCOPE_INFO_MAX_INLINED 75
+int v8_context_locals(v8_t *v, uint64_t context, v8_local_cb cb, void *ctx)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t scope;
+    int64_t nlocals, len;
+    if (!is_context(v, context) || v8_fixed_array_length(v, context, &len) != 0 || v8_fixed_array_get(v, context, 0, &scope) != 0 ||
+        !v8_has_type(v, scope, L->type_scope_info) || L->scope_ncontextlocals_slot < 0 || L->scope_first_vars_slot < 0 ||
+        v8_read_smi(v, scope, 8 + 8 * L->scope_ncontextlocals_slot, &nlocals) != 0 || nlocals < 0 || nlocals > len)
+        return -1;
+    int64_t first = len - nlocals;
+    buf_t name = {0};
+    for (int64_t i = 0; i < nlocals; i++) {
+        uint64_t n, val;
+        int trunc;
+        buf_clear(&name);
+        if (nlocals > SCOPE_INFO_MAX_INLINED || v8_read_field(v, scope, 8 + 8 * (L->scope_first_vars_slot + i), &n) != 0 ||
+            v8_string(v, n, &name, 256, &trunc) != 0)
+            buf_printf(&name, "[%lld]", (long long)(first + i));
+        if (v8_fixed_array_get(v, context, first + i, &val) != 0) break;
+        if (cb(ctx, name.data, first + i, val)) break;
+    }
+    buf_free(&name);
+    return 0;
+}
+
+int v8_context_previous(v8_t *v, uint64_t context, uint64_t *out)
+{
+    return v8_fixed_array_get(v, context, 1, out) == 0 && is_context(v, *out) ? 0 : -1;
+}
+
+int v8_function_context(v8_t *v, uint64_t fn, uint64_t *out)
+{
+    return v8_read_field(v, fn, v->L.fn_context, out) == 0 && is_context(v, *out) ? 0 : -1;
+}

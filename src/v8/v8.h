@@ -217,6 +217,13 @@ int v8_own_property(v8_t *v, uint64_t obj, const char *key, uint64_t *out, int *
 int v8_accessor_getter(v8_t *v, uint64_t pair, uint64_t *getter);
 /* The slots of a function's own context after its header, cb(ctx, slot index, value). */
 int v8_context_slots(v8_t *v, uint64_t fn, v8_entry_cb cb, void *ctx);
+/* A context's local variables, named by its ScopeInfo: cb(ctx, name, slot, value) for each;
+ * a name is "[slot]" when the ScopeInfo keeps names in a hash table. -1 when not a context. */
+typedef int (*v8_local_cb)(void *ctx, const char *name, int64_t slot, uint64_t value);
+int v8_context_locals(v8_t *v, uint64_t context, v8_local_cb cb, void *ctx);
+/* The enclosing context (slot 1), and a function's own context; -1 when there is none. */
+int v8_context_previous(v8_t *v, uint64_t context, uint64_t *out);
+int v8_function_context(v8_t *v, uint64_t fn, uint64_t *out);
 /* The object's prototype (its map's); -1 when it has none (null) or it is unreadable. */
 int v8_prototype(v8_t *v, uint64_t obj, uint64_t *out);
 /* Bytes at a raw address v8_value gave (a buffer's backing store): 0 on success. */

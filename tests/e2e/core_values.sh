@@ -1,5 +1,5 @@
 #!/bin/bash
-# print, constructor and buffer on a known heap, on Node 18/20/22/24: values.js builds plain, class
+# print, constructor, buffer and closure on a known heap, on Node 18/20/22/24: values.js builds plain, class
 # and derived-class objects, a dictionary-mode object, every array and string kind, Buffers, typed
 # arrays, Maps/Sets, Promises, a Date, a RegExp, an Error, a cycle, under globalThis.fx, writes
 # JSON.stringify of each to its truth file and blocks. `print --json PATH` must equal the program's
@@ -25,7 +25,8 @@ check_major() {
       printf '%s\n' "print --json 'require.cache[\"$main\"].exports.pool'" "print --json module.exports" \
         "constructor globalThis.fx.dog" "constructor globalThis.fx.buffer" "constructor globalThis.app.routes[3]" \
         "buffer --raw -o $w/buf.bin globalThis.fx.buffer" "buffer --raw -o $w/big.bin globalThis.fx.bigBuffer" \
-        "print --json globalThis.fx.cycle" "print globalThis.fx.nope" "print -d 4 globalThis.fx" "print 0x1001"
+        "print --json globalThis.fx.cycle" "print globalThis.fx.nope" "closure globalThis.fx.counter" \
+        "print -d 4 globalThis.fx" "print 0x1001"
     } > "$w/cmds"
     ns < "$w/cmds" > "$w/got" 2> "$w/err"
     rc=$?
@@ -48,7 +49,7 @@ check_major() {
         "bigint: 12345678901234567890123n" "typed: Float64Array(3) [ 1.5, -2, 1e+100 ]" "boxed: [Number: 5]" \
         "holey: [ 1, <1 empty item>, 3, <6 empty items>, 'ten' ]" "weak: WeakMap { <items unknown> }" \
         "arrayBuffer: ArrayBuffer { [Uint8Contents]: <09 08 07>, byteLength: 3 }" "TypeError: bad thing" "code: 'E_BAD'" \
-        "counter: [Function: counter] at $FIX/values.js:10"; do
+        "counter: [Function: counter] at $FIX/values.js:10" "    label = 'c'" "    count = 4" "    step = 2"; do
         grep -qF -- "$want" "$w/rest" || { head -80 "$w/rest"; fail "print fx lacks: $want"; }
     done
     grep -q 'circular' "$w/err" || fail "print --json of a cycle must fail like JSON.stringify"
@@ -59,4 +60,15 @@ check_major() {
     rm -f "$core"
 }
 core_for_each_node check_major
+# the same on a live process (core --pid: the threads are stopped only while copied), newest major
+live=$dir/live; mkdir -p "$live"; mkfifo "$live/fifo"
+"$NODE" "$FIX/values.js" "$live/fifo" "$live/truth.json" & pid=$!
+for _ in $(seq 100); do [ -s "$live/truth.json" ] && break; sleep 0.1; done
+got=$(timeout 60 "${NODESCOPE_RELEASE:-$NODESCOPE}" core --pid "$pid" print --json globalThis.fx.map 2> "$live/err")
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'ptrace' "$live/err"; then echo "live: ptrace not permitted, not tested"
+else [ "$got" = '{}' ] && [ "$(timeout 60 "${NODESCOPE_RELEASE:-$NODESCOPE}" core --pid "$pid" print --json globalThis.fx.dog)" = '{"name":"rex","legs":4,"good":true}' ] ||
+    { v=live; cat "$live/err"; fail "print on a live process"; }
+fi
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
 echo ok

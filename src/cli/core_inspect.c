@@ -148,7 +148,22 @@ static void print_more(const print_ctx_t *c, const char *what)
     if (c->shown > c->limit) printf("    ... (more %s; --limit N shows more)\n", what);
 }
 
-/* The slots of a FixedArray-shaped object (FixedArray, Context), the first `limit`, one per line. */
+typedef struct {
+    int64_t slot;
+    char name[128];
+} slot_name_t;
+
+static int slot_name_cb(void *ctx, const char *name, int64_t slot, uint64_t value)
+{
+    slot_name_t *n = ctx;
+    (void)value;
+    if (slot != n->slot) return 0;
+    snprintf(n->name, sizeof n->name, "%s", name);
+    return 1;
+}
+
+/* The slots of a FixedArray-shaped object (FixedArray, Context), the first `limit`, one per line;
+ * a Context's locals by their ScopeInfo names ("[4] outerVar: ..."). */
 static int print_slots(v8_t *v, uint64_t addr, int64_t limit, const char *indent)
 {
     int64_t len;
@@ -158,7 +173,10 @@ static int print_slots(v8_t *v, uint64_t addr, int64_t limit, const char *indent
         if (v8_fixed_array_get(v, addr, i, &w) != 0) return -1;
         buf_t d = {0};
         v8_describe(v, w, &d);
-        printf("%s[%lld]: %s\n", indent, (long long)i, d.data);
+        slot_name_t n = {i, ""};
+        v8_context_locals(v, addr, slot_name_cb, &n);
+        if (n.name[0] && n.name[0] != '[') printf("%s[%lld] %s: %s\n", indent, (long long)i, n.name, d.data);
+        else printf("%s[%lld]: %s\n", indent, (long long)i, d.data);
         buf_free(&d);
     }
     if (len > limit) printf("%s... (%lld more; --limit N shows more)\n", indent, (long long)(len - limit));

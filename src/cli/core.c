@@ -20,6 +20,7 @@ static const core_cmd_t commands[] = {
     {"constructor", core_cmd_constructor, "[-v] ADDR|EXPR", "an object's constructor"},
     {"buffer", core_cmd_buffer, "[--hex | --raw -o FILE] ADDR|EXPR", "the bytes of a Buffer or ArrayBuffer"},
     {"closure", core_cmd_closure, "ADDR|EXPR", "the variables a closure captures"},
+    {"source", core_cmd_source, "[-n LINES] ADDR|EXPR", "a function's source, with line numbers"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -1207,3 +1207,83 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
     }
     return EXIT_OK;
 }
+
+/* source: the lines of a function from the line its definition starts on, until its braces
+ * balance (strings and comments are not parsed: a brace in them can end it early or late) or
+ * -n lines. */
+typedef struct {
+    int64_t at, start;
+    buf_t line;
+    int depth, opened, done, line_no;
+    long shown, max;
+    uint32_t hi;
+} src_t;
+
+static void src_unit(void *ctx, uint32_t u)
+{
+    src_t *s = ctx;
+    int64_t at = s->at++;
+    if (s->done) return;
+    if (s->hi) {
+        uint32_t hi = s->hi;
+        s->hi = 0;
+        if (u >= 0xDC00 && u <= 0xDFFF) { put_utf8(&s->line, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00)); return; }
+        put_utf8(&s->line, 0xFFFD);
+    }
+    if (u == '\n') {
+        if (at >= s->start) {
+            printf("%6d  %s\n", s->line_no, s->line.data ? s->line.data : "");
+            s->line_no++;
+            if (++s->shown >= s->max || (s->opened && s->depth <= 0) || !s->opened) s->done = 1;
+            if (!s->opened && s->shown < s->max && s->done) s->done = 0;   /* the body starts on a later line */
+        }
+        buf_clear(&s->line);
+        return;
+    }
+    if (at >= s->start) {
+        if (u == '{') { s->depth++; s->opened = 1; }
+        else if (u == '}') s->depth--;
+    }
+    if (u >= 0xD800 && u <= 0xDBFF) s->hi = u;
+    else put_utf8(&s->line, u);
+}
+
+int core_cmd_source(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] = "usage: nodescope core CORE source [-n LINES] ADDR|EXPR\n\n"
+                                "A function's source with line numbers, from its script (also Node's own built-in\n"
+                                "modules, whose sources are external strings), to the end of its body or -n lines.\n";
+    long max = 200;
+    const opt_t opts[] = {OPT_INT("lines", 'n', "LINES", "at most this many lines (200)", &max), OPT_HELP, OPT_END};
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core source", usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n != 1) return opt_usage_error(&cmd, n ? "one address or path" : "which function?");
+    if (max <= 0) return opt_usage_error(&cmd, "-n needs a count of lines, not %ld", max);
+    if (s->check_only) return EXIT_OK;
+    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    uint64_t fn, src;
+    int rc = core_resolve(s, argv[0], argv[1], &fn);
+    if (rc != EXIT_OK) return rc;
+    v8_function_t fi;
+    const char *tn = target_name(s->t);
+    if (v8_function_info(s->v, fn, &fi) != 0 && v8_shared_info(s->v, fn, &fi) != 0) {
+        diag_error(tn, 0, "source: %s is not a function", argv[1]);
+        return EXIT_FAIL;
+    }
+    if (!fi.script || fi.start_pos < 0 || v8_script_source(s->v, fi.script, &src) != 0) {
+        diag_error(tn, 0, "source: %s (%s) has no script source in the target (a builtin or native function)", argv[1],
+                   *fi.name ? fi.name : "anonymous");
+        v8_function_free(&fi);
+        return EXIT_FAIL;
+    }
+    printf("%s:%d\n", fi.script_name ? fi.script_name : "<script>", fi.def_line);
+    src_t st = {0, fi.start_pos, {0}, 0, 0, 0, fi.def_line > 0 ? fi.def_line : 1, 0, max, 0};
+    rc = v8_string_units(s->v, src, src_unit, &st) == 0 ? EXIT_OK : EXIT_FAIL;
+    if (!st.done && st.line.len) printf("%6d  %s\n", st.line_no, st.line.data);
+    buf_free(&st.line);
+    if (rc != EXIT_OK) diag_error(tn, 0, "source: the script's source string is not wholly readable");
+    v8_function_free(&fi);
+    return rc;
+}

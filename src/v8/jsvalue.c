@@ -387,3 +387,10 @@ int v8_function_context(v8_t *v, uint64_t fn, uint64_t *out)
 {
     return v8_read_field(v, fn, v->L.fn_context, out) == 0 && is_context(v, *out) ? 0 : -1;
 }
+
+int v8_script_source(v8_t *v, uint64_t script, uint64_t *source)
+{
+    int type;
+    return v8_read_field(v, script, v->L.script_source, source) == 0 && v8_instance_type(v, *source, &type) == 0 &&
+                   v8_is_string_type(v, type) ? 0 : -1;
+}

@@ -224,6 +224,8 @@ int v8_context_locals(v8_t *v, uint64_t context, v8_local_cb cb, void *ctx);
 /* The enclosing context (slot 1), and a function's own context; -1 when there is none. */
 int v8_context_previous(v8_t *v, uint64_t context, uint64_t *out);
 int v8_function_context(v8_t *v, uint64_t fn, uint64_t *out);
+/* A Script's source string (external for Node's built-in modules); -1 when it has none. */
+int v8_script_source(v8_t *v, uint64_t script, uint64_t *source);
 /* The object's prototype (its map's); -1 when it has none (null) or it is unreadable. */
 int v8_prototype(v8_t *v, uint64_t obj, uint64_t *out);
 /* Bytes at a raw address v8_value gave (a buffer's backing store): 0 on success. */

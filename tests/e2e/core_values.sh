@@ -1,5 +1,5 @@
 #!/bin/bash
-# print, constructor, buffer and closure on a known heap, on Node 18/20/22/24: values.js builds plain, class
+# print, constructor, buffer, closure and source on a known heap, on Node 18/20/22/24: values.js builds plain, class
 # and derived-class objects, a dictionary-mode object, every array and string kind, Buffers, typed
 # arrays, Maps/Sets, Promises, a Date, a RegExp, an Error, a cycle, under globalThis.fx, writes
 # JSON.stringify of each to its truth file and blocks. `print --json PATH` must equal the program's
@@ -26,6 +26,7 @@ check_major() {
         "constructor globalThis.fx.dog" "constructor globalThis.fx.buffer" "constructor globalThis.app.routes[3]" \
         "buffer --raw -o $w/buf.bin globalThis.fx.buffer" "buffer --raw -o $w/big.bin globalThis.fx.bigBuffer" \
         "print --json globalThis.fx.cycle" "print globalThis.fx.nope" "closure globalThis.fx.counter" \
+        "source globalThis.fx.counter" "source -n 3 globalThis.setTimeout" \
         "print -d 4 globalThis.fx" "print 0x1001"
     } > "$w/cmds"
     ns < "$w/cmds" > "$w/got" 2> "$w/err"
@@ -49,7 +50,8 @@ check_major() {
         "bigint: 12345678901234567890123n" "typed: Float64Array(3) [ 1.5, -2, 1e+100 ]" "boxed: [Number: 5]" \
         "holey: [ 1, <1 empty item>, 3, <6 empty items>, 'ten' ]" "weak: WeakMap { <items unknown> }" \
         "arrayBuffer: ArrayBuffer { [Uint8Contents]: <09 08 07>, byteLength: 3 }" "TypeError: bad thing" "code: 'E_BAD'" \
-        "counter: [Function: counter] at $FIX/values.js:10" "    label = 'c'" "    count = 4" "    step = 2"; do
+        "counter: [Function: counter] at $FIX/values.js:10" "    label = 'c'" "    count = 4" "    step = 2" \
+        "return function counter() { count += step; return label + count; }" "function setTimeout(callback"; do
         grep -qF -- "$want" "$w/rest" || { head -80 "$w/rest"; fail "print fx lacks: $want"; }
     done
     grep -q 'circular' "$w/err" || fail "print --json of a cycle must fail like JSON.stringify"

@@ -1,7 +1,8 @@
 /* Fuzz the V8 decoders (strings, values, functions, objects, classes) with arbitrary memory:
  * input = a 4-byte little-endian offset of the value to decode, then a memory image placed at
- * IMAGE_BASE. Decoded with Node 20's layout. Any bytes must give an answer or an error: never a
+ * IMAGE_BASE. Decoded with Node 20's layout, then printed as print and print --json would. Any bytes must give an answer or an error: never a
  * crash, a hang, or a read outside the image. Seeds: fuzz/gen_v8_corpus.js. */
+#include "cli/core_cmds.h"
 #include "target/target.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -50,6 +51,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         v8_field_t *fields;
         size_t nf;
         if (v8_object_fields(v, value, &cls, &fields, &nf) == 0) v8_fields_free(fields, nf);
+        /* the value printer: every kind's decoder, cycles, absurd lengths (bounded) */
+        v8_value_t x;
+        v8_value(v, value, &x);
+        buf_clear(&b);
+        v8_bigint_text(v, value, &b);
+        buf_clear(&b);
+        core_format_value(v, value, 0, 3, &b);
+        buf_clear(&b);
+        core_format_value(v, value, 1, 0, &b);
+        uint64_t out;
+        int dbl;
+        double d;
+        v8_own_property(v, value, "a", &out, &dbl, &d);
+        v8_own_property(v, value, "3", &out, &dbl, &d);
         buf_free(&b);
         v8_close(v);
     }

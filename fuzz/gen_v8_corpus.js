@@ -9,7 +9,7 @@ const BASE = 0x100000n;
 
 // Node 20 instance types and offsets (from fuzz/v8_node20_metadata.h)
 const T = { MAP: 255, ONE_BYTE: 40, TWO_BYTE: 32, CONS_ONE: 41, CONS_TWO: 33, SLICED_ONE: 43, THIN_ONE: 45,
-            HEAP_NUMBER: 130, ODDBALL: 131, JS_OBJECT: 1057, JS_ARRAY: 2113, FIXED_ARRAY: 175, DESCRIPTORS: 236 };
+            HEAP_NUMBER: 130, ODDBALL: 131, BIGINT: 129, JS_MAP: 2108, JS_DATE: 2118, JS_OBJECT: 1057, JS_ARRAY: 2113, FIXED_ARRAY: 175, DESCRIPTORS: 236 };
 
 class Image {
   constructor() { this.buf = Buffer.alloc(0x10000); this.top = 0; this.maps = {}; this.metaMap(); }
@@ -95,4 +95,23 @@ im = new Image(); { // a JSArray [1, 2, 3]
   const m = im.map(T.JS_ARRAY, { sizeWords: 4, inobjectStart: 4, bitField2: 1 | (2 << 2) });
   const o = im.alloc(32); im.word(o, im.tag(m)); im.word(o + 16, im.tag(e)); im.word(o + 24, im.smi(3));
   im.save('array', o); }
+im = new Image(); { // an object whose field holds itself: print shows [Circular *1]
+  const ka = im.seqOne('self');
+  const d = im.alloc(24 + 24); im.word(d, im.tag(im.map(T.DESCRIPTORS)));
+  im.word(d + 24, im.tag(ka)); im.word(d + 32, im.smi((0 << 19) | (4 << 6)));
+  const m = im.map(T.JS_OBJECT, { sizeWords: 4, inobjectStart: 3, bitField2: 1 | (2 << 2), bitField3: 1 << 10, descriptors: im.tag(d) });
+  const o = im.alloc(32); im.word(o, im.tag(m)); im.word(o + 24, im.tag(o));
+  im.save('print_cycle', o); }
+im = new Image(); { // a BigInt claiming 2^29 digits
+  const o = im.alloc(32); im.word(o, im.tag(im.map(T.BIGINT))); im.buf.writeUInt32LE(((1 << 29) << 1) >>> 0, o + 8);
+  im.word(o + 16, 12345n); im.save('bigint_absurd', o); }
+im = new Image(); { // a Map whose table claims a million entries in a 9-slot array
+  const t = im.alloc(16 + 9 * 8); im.word(t, im.tag(im.map(T.FIXED_ARRAY))); im.word(t + 8, im.smi(9));
+  im.word(t + 16, im.smi(1000000)); im.word(t + 24, im.smi(0)); im.word(t + 32, im.smi(2));
+  const m = im.map(T.JS_MAP, { sizeWords: 4, inobjectStart: 4, bitField2: 1 | (2 << 2) });
+  const o = im.alloc(32); im.word(o, im.tag(m)); im.word(o + 24, im.tag(t)); im.save('map_absurd', o); }
+im = new Image(); { // a Date holding a HeapNumber
+  const n = im.alloc(16); im.word(n, im.tag(im.map(T.HEAP_NUMBER))); im.buf.writeDoubleLE(946729845678, n + 8);
+  const m = im.map(T.JS_DATE, { sizeWords: 4, inobjectStart: 4, bitField2: 1 | (2 << 2) });
+  const o = im.alloc(32); im.word(o, im.tag(m)); im.word(o + 24, im.tag(n)); im.save('date', o); }
 console.log('wrote seeds to ' + out);

@@ -16,6 +16,11 @@ static const core_cmd_t commands[] = {
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},
     {"array", core_cmd_array, "[--limit N] ADDR", "the elements of a FixedArray or JS array"},
+    {"print", core_cmd_print, "[-d DEPTH] [-a] [--json] ADDR|EXPR", "a JavaScript value, by address or path"},
+    {"constructor", core_cmd_constructor, "[-v] ADDR|EXPR", "an object's constructor"},
+    {"buffer", core_cmd_buffer, "[--hex | --raw -o FILE] ADDR|EXPR", "the bytes of a Buffer or ArrayBuffer"},
+    {"closure", core_cmd_closure, "ADDR|EXPR", "the variables a closure captures"},
+    {"source", core_cmd_source, "[-n LINES] ADDR|EXPR", "a function's source, with line numbers"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

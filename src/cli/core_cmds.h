@@ -28,6 +28,16 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv);
 int core_cmd_str(core_session_t *s, int argc, char **argv);
 int core_cmd_array(core_session_t *s, int argc, char **argv);
 int core_cmd_sample(core_session_t *s, int argc, char **argv);
+int core_cmd_print(core_session_t *s, int argc, char **argv);
+int core_cmd_constructor(core_session_t *s, int argc, char **argv);
+int core_cmd_buffer(core_session_t *s, int argc, char **argv);
+int core_cmd_closure(core_session_t *s, int argc, char **argv);
+int core_cmd_source(core_session_t *s, int argc, char **argv);
+/* An address ("0x...") or a JavaScript path from the global object ("globalThis.a.b[3]",
+ * "require.cache[\"/x.js\"]") to a value; prints why not. EXIT_OK, or the exit code. */
+/* The printer itself (util.inspect style, or JSON), bounded like print's: for the fuzz target. */
+void core_format_value(v8_t *v, uint64_t value, int json, long depth, buf_t *out);
+int core_resolve(core_session_t *s, const char *cmd, const char *expr, uint64_t *out);
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -97,31 +97,28 @@ int core_cmd_type(core_session_t *s, int argc, char **argv)
     return EXIT_OK;
 }
 
-/* One field's value, read by the metadata's type name. */
+/* One field's value, read by the metadata's type name (through v8/, which knows the tag). */
 static void print_field(v8_t *v, uint64_t obj, const v8_field_t *f, buf_t *b)
 {
-    target_t *t = v8_target(v);
-    uint64_t addr = obj - 1 + (uint64_t)f->offset, w = 0;
     const char *ty = f->type;
+    int64_t off = f->offset;
+    uint64_t w = 0;
     buf_clear(b);
     if (!strcmp(ty, "char") || !strcmp(ty, "uint8_t")) {
         uint8_t x;
-        if (target_read_u8(t, addr, &x) == 0) buf_printf(b, "%u", x);
+        if (v8_read_bytes(v, obj, off, &x, 1) == 0) buf_printf(b, "%u", x);
     } else if (!strcmp(ty, "uint16_t") || !strcmp(ty, "int16_t")) {
         uint16_t x;
-        if (target_read_u16(t, addr, &x) == 0) buf_printf(b, "%d", !strcmp(ty, "int16_t") ? (int)(int16_t)x : (int)x);
+        if (v8_read_bytes(v, obj, off, &x, 2) == 0) buf_printf(b, "%d", !strcmp(ty, "int16_t") ? (int)(int16_t)x : (int)x);
     } else if (!strcmp(ty, "int") || !strcmp(ty, "int32_t") || !strcmp(ty, "uint32_t")) {
         uint32_t x;
-        if (target_read_u32(t, addr, &x) == 0) buf_printf(b, "%lld", !strcmp(ty, "uint32_t") ? (long long)x : (long long)(int32_t)x);
+        if (v8_read_bytes(v, obj, off, &x, 4) == 0) buf_printf(b, "%lld", !strcmp(ty, "uint32_t") ? (long long)x : (long long)(int32_t)x);
     } else if (!strcmp(ty, "double")) {
         double d;
-        if (target_read_u64(t, addr, &w) == 0) {
-            memcpy(&d, &w, sizeof d);
-            v8_put_number(b, d);
-        }
+        if (v8_read_bytes(v, obj, off, &d, 8) == 0) v8_put_number(b, d);
     } else if (!strcmp(ty, "uintptr_t") || !strcmp(ty, "size_t") || !strcmp(ty, "Address") || !strcmp(ty, "uint64_t")) {
-        if (target_read_u64(t, addr, &w) == 0) buf_printf(b, "0x%llx", (unsigned long long)w);
-    } else if (target_read_u64(t, addr, &w) == 0) {   /* a tagged field */
+        if (v8_read_bytes(v, obj, off, &w, 8) == 0) buf_printf(b, "0x%llx", (unsigned long long)w);
+    } else if (v8_read_field(v, obj, off, &w) == 0) {   /* a tagged field */
         buf_printf(b, "0x%llx ", (unsigned long long)w);
         v8_describe(v, w, b);
     }
@@ -151,7 +148,22 @@ static void print_more(const print_ctx_t *c, const char *what)
     if (c->shown > c->limit) printf("    ... (more %s; --limit N shows more)\n", what);
 }
 
-/* The slots of a FixedArray-shaped object (FixedArray, Context), the first `limit`, one per line. */
+typedef struct {
+    int64_t slot;
+    char name[128];
+} slot_name_t;
+
+static int slot_name_cb(void *ctx, const char *name, int64_t slot, uint64_t value)
+{
+    slot_name_t *n = ctx;
+    (void)value;
+    if (slot != n->slot) return 0;
+    snprintf(n->name, sizeof n->name, "%s", name);
+    return 1;
+}
+
+/* The slots of a FixedArray-shaped object (FixedArray, Context), the first `limit`, one per line;
+ * a Context's locals by their ScopeInfo names ("[4] outerVar: ..."). */
 static int print_slots(v8_t *v, uint64_t addr, int64_t limit, const char *indent)
 {
     int64_t len;
@@ -161,7 +173,10 @@ static int print_slots(v8_t *v, uint64_t addr, int64_t limit, const char *indent
         if (v8_fixed_array_get(v, addr, i, &w) != 0) return -1;
         buf_t d = {0};
         v8_describe(v, w, &d);
-        printf("%s[%lld]: %s\n", indent, (long long)i, d.data);
+        slot_name_t n = {i, ""};
+        v8_context_locals(v, addr, slot_name_cb, &n);
+        if (n.name[0] && n.name[0] != '[') printf("%s[%lld] %s: %s\n", indent, (long long)i, n.name, d.data);
+        else printf("%s[%lld]: %s\n", indent, (long long)i, d.data);
         buf_free(&d);
     }
     if (len > limit) printf("%s... (%lld more; --limit N shows more)\n", indent, (long long)(len - limit));

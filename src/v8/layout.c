@@ -299,6 +299,48 @@ int v8_layout_resolve(v8_t *v)
                                                       "OddballArgumentsMarker", "OddballOther"};
     for (int i = 0; i < V8_ODDBALL_N; i++) L->oddball_kinds[i] = opt(&r, -1, oddball_names[i], NULL);
 
+    L->type_js_global_object = type_of(&r, "JS_GLOBAL_OBJECT_TYPE");
+    L->type_js_date = type_of(&r, "JS_DATE_TYPE");
+    L->type_js_regexp = type_of(&r, "JS_REG_EXP_TYPE");
+    L->type_js_error = type_of(&r, "JS_ERROR_TYPE");
+    L->type_js_map = type_of(&r, "JS_MAP_TYPE");
+    L->type_js_set = type_of(&r, "JS_SET_TYPE");
+    L->type_js_weak_map = type_of(&r, "JS_WEAK_MAP_TYPE");
+    L->type_js_weak_set = type_of(&r, "JS_WEAK_SET_TYPE");
+    L->type_js_promise = type_of(&r, "JS_PROMISE_TYPE");
+    L->type_js_proxy = type_of(&r, "JS_PROXY_TYPE");
+    L->type_js_data_view = type_of(&r, "JS_DATA_VIEW_TYPE");
+    L->type_js_primitive_wrapper = type_of(&r, "JS_PRIMITIVE_WRAPPER_TYPE");
+    L->type_property_cell = type_of(&r, "PROPERTY_CELL_TYPE");
+    L->type_js_bound_function = type_of(&r, "JS_BOUND_FUNCTION_TYPE");
+    L->type_swiss_dictionary = type_of(&r, "SWISS_NAME_DICTIONARY_TYPE");
+    L->type_js_array_iterator = type_of(&r, "JS_ARRAY_ITERATOR_TYPE");
+    {   /* BIGINT_TYPE has no type_ entry: it sits between SYMBOL_TYPE and HEAP_NUMBER_TYPE */
+        int sym = type_of(&r, "SYMBOL_TYPE"), num = type_of(&r, "HEAP_NUMBER_TYPE");
+        L->type_bigint = sym >= 0 && num == sym + 2 ? sym + 1 : type_of(&r, "BIGINT_TYPE");
+    }
+    /* JSDate.value: a tagged Number up to V8 12, a raw float64 from V8 13 (read off Node 24 cores) */
+    L->date_value = opt(&r, 24, "class_JSDate__value__Object", "class_JSDate__value__double");
+    L->date_value_is_double = v->major >= 13;
+    L->regexp_source = opt(&r, 32, "class_JSRegExp__source__Object", NULL);
+    L->regexp_flags = opt(&r, L->regexp_source + 8, "class_JSRegExp__flags__SMI", NULL);
+    L->promise_result = opt(&r, 24, "class_JSPromise__reactions_or_result__Object", NULL);
+    L->promise_flags = opt(&r, 32, "class_JSPromise__flags__SMI", NULL);
+    L->proxy_target = opt(&r, 16, "class_JSProxy__target__Object", NULL);
+    L->proxy_handler = opt(&r, 24, "class_JSProxy__handler__Object", NULL);
+    L->collection_table = opt(&r, 24, "class_JSCollection__table__Object", NULL);
+    L->primitive_value = opt(&r, 24, "class_JSPrimitiveWrapper__value__Object", NULL);
+    L->ab_backing_store = opt(&r, -1, "class_JSArrayBuffer__backing_store__uintptr_t", NULL);
+    L->ab_byte_length = opt(&r, -1, "class_JSArrayBuffer__byte_length__size_t", NULL);
+    L->view_buffer = opt(&r, 24, "class_JSArrayBufferView__buffer__Object", NULL);
+    L->typed_external = opt(&r, -1, "class_JSTypedArray__external_pointer__uintptr_t", NULL);
+    L->typed_base = opt(&r, L->typed_external >= 0 ? L->typed_external + 8 : -1, "class_JSTypedArray__base_pointer__Object", NULL);
+    L->cell_name = opt(&r, 8, "class_PropertyCell__name__Name", NULL);
+    L->cell_details = opt(&r, 16, "class_PropertyCell__property_details_raw__SMI", NULL);
+    L->cell_value = opt(&r, 24, "class_PropertyCell__value__Object", NULL);
+    L->prop_attr_shift = opt(&r, 2, "prop_attributes_shift", NULL);
+    L->bound_target = opt(&r, 24, "class_JSBoundFunction__bound_target_function__JSReceiver", NULL);
+
     L->first_context_type = opt(&r, -1, "FirstContextType", NULL);
     L->last_context_type = opt(&r, -1, "LastContextType", NULL);
     L->type_map = type_of(&r, "MAP_TYPE");

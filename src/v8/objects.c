@@ -3,7 +3,9 @@
  * holey, dictionary), JSArray length, own-property lookup, and the constructor name the way V8
  * itself finds it. Every count read from the target is bounded. */
 #include "v8/v8_internal.h"
+#include "util/xalloc.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_PROPERTIES 100000
@@ -21,12 +23,27 @@ static int map_u32(v8_t *v, uint64_t map, int64_t off, uint32_t *out)
     return 0;
 }
 
+static void emit_full(v8_property_cb cb, void *ctx, const char *key, int symbol, uint64_t value, int is_double, double d,
+                      int accessor, int enumerable, int private_key, int *stop)
+{
+    v8_property_t p = {key, value, is_double, d, accessor, symbol, enumerable, private_key};
+    if (!*stop && cb(ctx, &p)) *stop = 1;
+}
+
 static void emit(v8_property_cb cb, void *ctx, const char *key, int symbol, uint64_t value, int is_double, double d,
                  int accessor, int *stop)
 {
-    v8_property_t p = {key, value, is_double, d, accessor, symbol};
-    if (!*stop && cb(ctx, &p)) *stop = 1;
+    emit_full(cb, ctx, key, symbol, value, is_double, d, accessor, 1, 0, stop);
 }
+
+/* A private symbol: bit 0 of the Symbol's flags (the word after its hash). */
+static int is_private_symbol(v8_t *v, uint64_t key)
+{
+    int32_t flags;
+    return v8_has_type(v, key, v->L.type_symbol) && v8_read_i32(v, key, v->L.symbol_name - 4, &flags) == 0 && (flags & 1);
+}
+
+static int enumerable_details(const v8_t *v, int64_t details) { return !((details >> v->L.prop_attr_shift) & 2); }
 
 /* A property key (String or Symbol) as text; 1 for a symbol. Keys are never anything else in a
  * sound heap; describing other values here could recurse (an object's description looks up its
@@ -47,7 +64,7 @@ static int key_text(v8_t *v, uint64_t key, buf_t *out)
         buf_puts(out, "<not a name>");
         return 0;
     }
-    v8_describe(v, key, out);   /* Symbol(desc) */
+    v8_symbol_text(v, key, out);   /* Symbol(desc) */
     return 1;
 }
 
@@ -94,13 +111,44 @@ static int fast_properties(v8_t *v, uint64_t obj, uint64_t map, uint32_t bf3, v8
             if (read_field_index(v, obj, map, index, &val) != 0) val = 0;
         }
         int symbol = key_text(v, k, &key);
-        emit(cb, ctx, key.data ? key.data : "", symbol, val, 0, 0, accessor, &stop);
+        emit_full(cb, ctx, key.data ? key.data : "", symbol, val, 0, 0, accessor, enumerable_details(v, details),
+                  symbol && is_private_symbol(v, k), &stop);
     }
     buf_free(&key);
     return 0;
 }
 
-/* A hash table (NameDictionary, NumberDictionary): a FixedArray with a header, a prefix, entries. */
+typedef struct {
+    int64_t order;   /* enumeration index (named), or the index itself (numeric) */
+    uint64_t key, value;
+    int64_t details;
+} dict_entry_t;
+
+static int by_order(const void *a, const void *b)
+{
+    const dict_entry_t *x = a, *y = b;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The number an index key holds (a Smi, or a HeapNumber above 2^31); -1 when it is none. */
+static int index_key(v8_t *v, uint64_t k, double *d)
+{
+    uint64_t bits;
+    int kt;
+    if (v8_is_smi(v, k)) {
+        *d = (double)v8_smi_value(v, k);
+        return 0;
+    }
+    if (v8_instance_type(v, k, &kt) == 0 && kt == v->L.type_heap_number && v8_read_field(v, k, v->L.heap_number_value, &bits) == 0) {
+        memcpy(d, &bits, sizeof *d);
+        return 0;
+    }
+    return -1;
+}
+
+/* A hash table (NameDictionary, NumberDictionary, GlobalDictionary): a FixedArray with a header, a
+ * prefix, entries, emitted in property order: by enumeration index (the PropertyDetails' storage
+ * field above bit 8), indices ascending. A GlobalDictionary's entries are PropertyCells. */
 static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t entry_size, int numeric, v8_property_cb cb,
                               void *ctx)
 {
@@ -112,31 +160,50 @@ static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t en
         return -1;
     capacity = v8_smi_value(v, cap_word);
     int64_t first = L->dict_prefix_start + prefix;
-    if (capacity < 0 || first + capacity * entry_size > len) return -1;
+    if (capacity < 0 || capacity > MAX_PROPERTIES * 4 || first + capacity * entry_size > len) return -1;
+    dict_entry_t *e = NULL;
+    size_t n = 0, cap = 0;
+    for (int64_t i = 0; i < capacity && n < MAX_PROPERTIES; i++) {
+        uint64_t k, val = 0, details = 0;
+        int64_t at = L->fixed_array_data + 8 * (first + i * entry_size);
+        if (v8_read_field(v, dict, at, &k) != 0) break;
+        if (entry_size == 1) {   /* a PropertyCell: name, details, value */
+            uint64_t cell = k;
+            if (!v8_has_type(v, cell, L->type_property_cell) || v8_read_field(v, cell, L->cell_name, &k) != 0 ||
+                v8_read_field(v, cell, L->cell_details, &details) != 0 || v8_read_field(v, cell, L->cell_value, &val) != 0)
+                continue;
+            if (v8_is_hole(v, val)) continue;   /* deleted */
+        } else if (v8_read_field(v, dict, at + 8, &val) != 0 || v8_read_field(v, dict, at + 16, &details) != 0) {
+            break;
+        }
+        int type;
+        if (!v8_is_smi(v, k) && (v8_instance_type(v, k, &type) != 0 || type == L->type_oddball || v8_is_hole(v, k)))
+            continue;   /* empty (undefined) or deleted (the hole) */
+        int64_t det = v8_is_smi(v, details) ? v8_smi_value(v, details) : 0;
+        double d = 0;
+        if (numeric && index_key(v, k, &d) != 0) d = -1;
+        XGROW(e, cap, n + 1);
+        e[n++] = (dict_entry_t){numeric ? (int64_t)d : (det >> 8), k, val, det};
+    }
+    if (n) qsort(e, n, sizeof *e, by_order);
     buf_t key = {0};
     int stop = 0;
-    for (int64_t i = 0; i < capacity && i < MAX_PROPERTIES && !stop; i++) {
-        uint64_t k, val, details;
-        int64_t at = L->fixed_array_data + 8 * (first + i * entry_size);
-        if (v8_read_field(v, dict, at, &k) != 0 || v8_read_field(v, dict, at + 8, &val) != 0 ||
-            v8_read_field(v, dict, at + 16, &details) != 0)
-            break;
-        int type;
-        if (!v8_is_smi(v, k) && (v8_instance_type(v, k, &type) != 0 || type == L->type_oddball || type == L->type_hole))
-            continue;   /* empty (undefined) or deleted (the hole) */
+    for (size_t i = 0; i < n && !stop; i++) {
         int symbol = 0;
-        if (numeric) {   /* an index: a Smi or a HeapNumber (anything else only in a corrupt heap) */
-            int kt;
+        if (numeric) {
+            double d;
             buf_clear(&key);
-            if (v8_is_smi(v, k) || (v8_instance_type(v, k, &kt) == 0 && kt == L->type_heap_number)) v8_describe(v, k, &key);
+            if (index_key(v, e[i].key, &d) == 0) v8_put_number(&key, d);
             else buf_puts(&key, "<not an index>");
         } else {
-            symbol = key_text(v, k, &key);
+            symbol = key_text(v, e[i].key, &key);
         }
-        int accessor = v8_is_smi(v, details) && (v8_smi_value(v, details) & L->prop_kind_mask);
-        emit(cb, ctx, key.data ? key.data : "", symbol, val, 0, 0, accessor, &stop);
+        int accessor = (e[i].details & L->prop_kind_mask) != 0;
+        emit_full(cb, ctx, key.data ? key.data : "", symbol, e[i].value, 0, 0, accessor, enumerable_details(v, e[i].details),
+                  symbol && is_private_symbol(v, e[i].key), &stop);
     }
     buf_free(&key);
+    free(e);
     return 0;
 }
 
@@ -148,6 +215,8 @@ int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx)
     if (map_of(v, obj, &map) != 0 || map_u32(v, map, L->map_bit_field3, &bf3) != 0) return -1;
     if (bf3 & (1u << L->bf3_dict_shift)) {
         if (v8_read_field(v, obj, L->jsobj_properties, &props) != 0) return -1;
+        if (v8_has_type(v, obj, L->type_js_global_object))   /* a GlobalDictionary of PropertyCells */
+            return dictionary_entries(v, props, 2, 1, 0, cb, ctx);   /* BaseNameDictionary prefix: 2 */
         return dictionary_entries(v, props, L->dict_prefix_size, L->dict_entry_size, 0, cb, ctx);
     }
     return fast_properties(v, obj, map, bf3, cb, ctx);
@@ -186,14 +255,7 @@ int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int6
             memcpy(&d, &w, sizeof d);
             emit(cb, ctx, key, 0, w, 1, d, 0, &stop);
         } else {
-            if (v8_has_type(v, w, L->type_hole)) continue;
-            if (v8_has_type(v, w, L->type_oddball)) {
-                buf_t d = {0};
-                v8_describe(v, w, &d);
-                int hole = d.data && !strcmp(d.data, "<hole>");
-                buf_free(&d);
-                if (hole) continue;
-            }
+            if (v8_is_hole(v, w)) continue;
             emit(cb, ctx, key, 0, w, 0, 0, 0, &stop);
         }
     }

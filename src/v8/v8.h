@@ -37,9 +37,22 @@ const char *v8_class_name(const v8_t *v, int type);
 /* Reads the tagged field at byte offset off of heap object obj (offset from the untagged start). */
 int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out);
 int v8_is_string_type(const v8_t *v, int type);
+/* Raw bytes of heap object obj at byte offset off from its untagged start (the tag comes from the
+ * layout): fields the metadata types as char, int, double, Address... 0 on success. */
+int v8_read_bytes(v8_t *v, uint64_t obj, int64_t off, void *buf, size_t n);
 /* FixedArray-shaped objects (a Smi length, then tagged slots): length and slot i, bounds-checked. */
 int v8_fixed_array_length(v8_t *v, uint64_t array, int64_t *len);
 int v8_fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out);
+/* The oddball kind of a value (V8_ODDBALL_*, the hole included), -1 when it is no oddball. */
+int v8_oddball_kind(v8_t *v, uint64_t value);
+enum { V8_ODDBALL_FALSE, V8_ODDBALL_TRUE, V8_ODDBALL_HOLE, V8_ODDBALL_NULL, V8_ODDBALL_UNDEFINED,
+       V8_ODDBALL_UNINITIALIZED, V8_ODDBALL_EXCEPTION, V8_ODDBALL_ARGS_MARKER, V8_ODDBALL_OTHER, V8_ODDBALL_N };
+/* 1 for the hole (an absent element or deleted entry), decided by its type or oddball kind. */
+int v8_is_hole(v8_t *v, uint64_t value);
+/* "Symbol(desc)" appended to out; -1 when value is not a Symbol. */
+int v8_symbol_text(v8_t *v, uint64_t value, buf_t *out);
+/* A number as JavaScript's Number.prototype.toString prints it (1e+21, 0.1, 123456789012345680000). */
+void v8_put_number(buf_t *out, double d);
 
 /* ---- strings ---- */
 /* Appends the string's characters as UTF-8 (lone surrogates as U+FFFD), at most max_bytes of
@@ -160,11 +173,73 @@ void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t 
 /* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,
  * <Object: Widget>, <Buffer 16 bytes>, <Array 3>, <Function: name>, ... */
 void v8_describe(v8_t *v, uint64_t value, buf_t *out);
-/* A number as JavaScript prints it: the shortest form that reads back the same (1e+300, 0.1). */
-void v8_put_number(buf_t *out, double d);
 /* The constructor name of a JS object as V8 finds it ("Widget", "Buffer"), appended to out;
  * -1 if none found. */
 int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);
+
+/* ---- JavaScript values, one at a time (print, constructor, buffer) ---- */
+typedef enum {
+    V8_V_UNREADABLE, V8_V_NUMBER, V8_V_STRING, V8_V_BOOLEAN, V8_V_NULL, V8_V_UNDEFINED, V8_V_HOLE, V8_V_BIGINT,
+    V8_V_SYMBOL, V8_V_OBJECT, V8_V_ARRAY, V8_V_FUNCTION, V8_V_DATE, V8_V_REGEXP, V8_V_ERROR, V8_V_MAP, V8_V_SET,
+    V8_V_WEAKMAP, V8_V_WEAKSET, V8_V_PROMISE, V8_V_PROXY, V8_V_ARRAY_BUFFER, V8_V_TYPED_ARRAY, V8_V_DATA_VIEW,
+    V8_V_BOXED, V8_V_GLOBAL, V8_V_INTERNAL,   /* INTERNAL: V8's own objects (maps, contexts, ...) */
+} v8_value_kind_t;
+enum { V8_PROMISE_PENDING, V8_PROMISE_FULFILLED, V8_PROMISE_REJECTED };
+typedef struct {
+    v8_value_kind_t kind;
+    int type;          /* instance type, -1 for a Smi */
+    double number;     /* NUMBER; DATE: the time value (NaN: invalid date) */
+    int boolean;       /* BOOLEAN */
+    int64_t length;    /* ARRAY: its length; MAP, SET: entries; ARRAY_BUFFER, views: bytes */
+    int64_t offset;    /* views: byte offset in their buffer */
+    int64_t flags;     /* REGEXP: V8's flag bits (g 1, i 2, m 4, y 8, u 16, s 32, d 128, v 256) */
+    int state;         /* PROMISE: V8_PROMISE_*, -1 unreadable */
+    uint64_t data;     /* ARRAY_BUFFER, views: address of the first byte (0 when none) */
+    /* REGEXP: source string; MAP, SET: the table; PROMISE: the result; PROXY: target (b: handler);
+       views: the buffer; ARRAY_BUFFER: itself; BOXED: the primitive; FUNCTION: a bound target;
+       GLOBAL: the global object (a global proxy's is its hidden prototype) */
+    uint64_t a, b;
+} v8_value_t;
+/* What a tagged value is: 0, or -1 (kind V8_V_UNREADABLE) when its memory is not readable. */
+int v8_value(v8_t *v, uint64_t value, v8_value_t *out);
+/* A Number (Smi or HeapNumber) as a double; -1 when value is no Number. */
+int v8_number_value(v8_t *v, uint64_t value, double *d);
+/* The entries of a Map's or Set's table in insertion order (value 0 for a Set), at most limit;
+ * cb returns nonzero to stop. */
+typedef int (*v8_entry_cb)(void *ctx, uint64_t key, uint64_t value);
+int v8_collection_entries(v8_t *v, uint64_t table, int is_map, v8_entry_cb cb, void *ctx, int64_t limit);
+/* A BigInt in decimal ("-123"), appended to out; -1 when value is none (or absurdly long). */
+int v8_bigint_text(v8_t *v, uint64_t value, buf_t *out);
+/* The UTF-16 code units of a string, one call each (for exact JSON escapes); 0 on success. */
+int v8_string_units(v8_t *v, uint64_t value, void (*cb)(void *ctx, uint32_t unit), void *ctx);
+/* The native context a context belongs to (the end of its `previous` chain), and its global object. */
+int v8_native_context(v8_t *v, uint64_t context, uint64_t *out);
+int v8_context_global(v8_t *v, uint64_t native_context, uint64_t *out);
+/* The main context's global object (what `globalThis` is in the program's own code): from the
+ * native context of a JS frame on the main thread's stack; -1 when none is found. The one place a
+ * fallback for cores without JS frames (a heap scan for the JSGlobalObject) goes. */
+int v8_global_object(v8_t *v, uint64_t *out);
+/* An own property by key: an element for an index ("3"), else a named property. 0 and *out set
+ * (*is_double and *d for an unboxed double element); -1 absent; -2 an accessor (needs its getter). */
+int v8_own_property(v8_t *v, uint64_t obj, const char *key, uint64_t *out, int *is_double, double *d);
+
+/* The getter of an AccessorPair (what v8_own_property gives for an accessor), when it is JavaScript. */
+int v8_accessor_getter(v8_t *v, uint64_t pair, uint64_t *getter);
+/* The slots of a function's own context after its header, cb(ctx, slot index, value). */
+int v8_context_slots(v8_t *v, uint64_t fn, v8_entry_cb cb, void *ctx);
+/* A context's local variables, named by its ScopeInfo: cb(ctx, name, slot, value) for each;
+ * a name is "[slot]" when the ScopeInfo keeps names in a hash table. -1 when not a context. */
+typedef int (*v8_local_cb)(void *ctx, const char *name, int64_t slot, uint64_t value);
+int v8_context_locals(v8_t *v, uint64_t context, v8_local_cb cb, void *ctx);
+/* The enclosing context (slot 1), and a function's own context; -1 when there is none. */
+int v8_context_previous(v8_t *v, uint64_t context, uint64_t *out);
+int v8_function_context(v8_t *v, uint64_t fn, uint64_t *out);
+/* A Script's source string (external for Node's built-in modules); -1 when it has none. */
+int v8_script_source(v8_t *v, uint64_t script, uint64_t *source);
+/* The object's prototype (its map's); -1 when it has none (null) or it is unreadable. */
+int v8_prototype(v8_t *v, uint64_t obj, uint64_t *out);
+/* Bytes at a raw address v8_value gave (a buffer's backing store): 0 on success. */
+int v8_read_memory(v8_t *v, uint64_t addr, void *buf, size_t n);
 
 /* ---- objects ---- */
 typedef struct {
@@ -174,10 +249,13 @@ typedef struct {
     double d;
     int is_accessor;     /* value is an AccessorPair (getter/setter) */
     int is_symbol;       /* the key is a Symbol */
+    int enumerable;      /* not DONT_ENUM (what Object.keys and JSON.stringify see) */
+    int is_private;      /* the key is a private symbol (V8's internal slots, never seen by JS) */
 } v8_property_t;
 /* Return nonzero to stop the walk. */
 typedef int (*v8_property_cb)(void *ctx, const v8_property_t *p);
-/* Own named properties, in descriptor (fast mode) or hash-table (dictionary mode) order. */
+/* Own named properties in property order: descriptor order (fast mode), enumeration index
+ * (dictionary mode, and the global object's PropertyCells). */
 int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx);
 /* Own elements (array indices), holes skipped, at most limit of them (a JSArray: up to its length). */
 int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int64_t limit);

@@ -50,6 +50,15 @@ typedef struct {
         type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
         type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
         type_js_array_buffer, type_feedback_vector, type_js_global_proxy;
+    /* JavaScript values for print (v8/jsvalue.c): instance types and the fields V8 does not export,
+       the same in every supported version (8-byte tagged fields after the JSObject header) */
+    int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set,
+        type_js_weak_map, type_js_weak_set, type_js_promise, type_js_proxy, type_js_data_view,
+        type_js_primitive_wrapper, type_bigint, type_property_cell, type_js_bound_function, type_swiss_dictionary,
+        type_js_array_iterator;
+    int64_t date_value, date_value_is_double, regexp_source, regexp_flags, promise_result, promise_flags, proxy_target,
+        proxy_handler, collection_table, primitive_value, ab_backing_store, ab_byte_length, view_buffer, typed_base,
+        typed_external, cell_name, cell_details, cell_value, prop_attr_shift, bound_target;
     int64_t first_context_type, last_context_type;   /* the Context subtypes, which have no type_ entries */
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
 } v8_layout_t;
@@ -116,9 +125,6 @@ int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *po
 
 /* layout.c: fills v->L; -1 (message printed) when something essential is missing. */
 int v8_layout_resolve(v8_t *v);
-/* Oddball kinds by index. */
-enum { V8_ODDBALL_FALSE, V8_ODDBALL_TRUE, V8_ODDBALL_HOLE, V8_ODDBALL_NULL, V8_ODDBALL_UNDEFINED,
-       V8_ODDBALL_UNINITIALIZED, V8_ODDBALL_EXCEPTION, V8_ODDBALL_ARGS_MARKER, V8_ODDBALL_OTHER, V8_ODDBALL_N };
 
 /* Typed reads at obj (tagged) + off; -1 when unreadable. */
 int v8_read_u8(v8_t *v, uint64_t obj, int64_t off, uint8_t *out);

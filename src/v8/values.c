@@ -7,16 +7,6 @@
 
 #define SHORT_STRING 40
 
-void v8_put_number(buf_t *out, double d)
-{
-    char tmp[40];
-    if (isnan(d)) { buf_puts(out, "NaN"); return; }
-    if (isinf(d)) { buf_puts(out, d > 0 ? "Infinity" : "-Infinity"); return; }
-    snprintf(tmp, sizeof tmp, "%.15g", d);
-    if (strtod(tmp, NULL) != d) snprintf(tmp, sizeof tmp, "%.17g", d);
-    buf_puts(out, tmp);
-}
-
 /* A JS string literal: quoted, with quotes, backslashes and control characters escaped. */
 static void put_quoted(v8_t *v, uint64_t str, buf_t *out)
 {
@@ -37,35 +27,13 @@ static void put_quoted(v8_t *v, uint64_t str, buf_t *out)
     buf_free(&raw);
 }
 
-/* true, false, null, undefined, <hole>: V8 12 dropped the to_string field, so fall back on the kind */
-static void put_oddball(v8_t *v, uint64_t value, int type, buf_t *out)
+/* true, false, null, undefined, <hole>: by the oddball's kind (V8 12 dropped the to_string field) */
+static void put_oddball(v8_t *v, uint64_t value, buf_t *out)
 {
     static const char *names[V8_ODDBALL_N] = {"false", "true", "<hole>", "null", "undefined", "<uninitialized>",
                                               "<exception>", "<arguments marker>", "<oddball>"};
-    const v8_layout_t *L = &v->L;
-    uint64_t s, kind;
-    buf_t name = {0};
-    int trunc;
-    if (type == L->type_hole) {
-        buf_puts(out, "<hole>");
-        return;
-    }
-    if (v8_read_field(v, value, L->oddball_to_string, &s) == 0 && v8_string(v, s, &name, 32, &trunc) == 0 && name.len) {
-        buf_puts(out, !strcmp(name.data, "hole") ? "<hole>" : name.data);
-        buf_free(&name);
-        return;
-    }
-    buf_free(&name);
-    if (v8_read_field(v, value, L->oddball_kind, &kind) == 0) {
-        /* the kind is a Smi in some versions, a raw int in others */
-        int64_t k = v8_is_smi(v, kind) && kind >> 32 ? v8_smi_value(v, kind) : (int64_t)(uint32_t)kind;
-        for (int i = 0; i < V8_ODDBALL_N; i++)
-            if (L->oddball_kinds[i] >= 0 && L->oddball_kinds[i] == k) {
-                buf_puts(out, names[i]);
-                return;
-            }
-    }
-    buf_puts(out, "<oddball>");
+    int k = v8_oddball_kind(v, value);
+    buf_puts(out, k >= 0 ? names[k] : "<oddball>");
 }
 
 static int is_buffer_name(const char *s) { return !strcmp(s, "FastBuffer") || !strcmp(s, "Buffer"); }
@@ -89,22 +57,10 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out)
         return;
     }
     if (type == L->type_oddball || (type == L->type_hole && L->type_hole >= 0)) {
-        put_oddball(v, value, type, out);
+        put_oddball(v, value, out);
         return;
     }
-    if (type == L->type_symbol) {
-        uint64_t desc;
-        buf_puts(out, "Symbol(");
-        if (v8_read_field(v, value, L->symbol_name, &desc) == 0 && !v8_is_smi(v, desc)) {
-            int t2;
-            if (v8_instance_type(v, desc, &t2) == 0 && v8_is_string_type(v, t2)) {
-                int trunc;
-                v8_string(v, desc, out, SHORT_STRING, &trunc);
-            }
-        }
-        buf_putc(out, ')');
-        return;
-    }
+    if (v8_symbol_text(v, value, out) == 0) return;
     v8_function_t fi;
     if (v8_function_info(v, value, &fi) == 0) {
         buf_puts(out, "<Function: ");

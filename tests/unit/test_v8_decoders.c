@@ -80,8 +80,27 @@ static int collect(void *ctx, const v8_property_t *p)
     return 0;
 }
 
+/* v8_put_number against what JavaScript's String(n) prints */
+static void check_number(double d, const char *want)
+{
+    buf_t b = {0};
+    v8_put_number(&b, d);
+    CHECK_STR(b.data, want);
+    buf_free(&b);
+}
+
 int main(void)
 {
+    check_number(0.1, "0.1");
+    check_number(-0.0, "0");
+    check_number(1e21, "1e+21");
+    check_number(123456789012345680000.0, "123456789012345680000");
+    check_number(1e-7, "1e-7");
+    check_number(0.000001, "0.000001");
+    check_number(1.5e300, "1.5e+300");
+    check_number(0.1 + 0.2, "0.30000000000000004");
+    check_number(-2.5e-10, "-2.5e-10");
+    check_number(9007199254740991.0, "9007199254740991");
     diag_verbosity = -1;
     char *s;
     CHECK_STR(s = string_of("seq_one_byte", 100), "hello, core"); free(s);

@@ -1,7 +1,10 @@
-/* The v8 handle and tagged values: Smis, heap objects, their maps and instance types. */
+/* The v8 handle and tagged values: Smis, heap objects, their maps and instance types, oddballs
+ * (the hole), symbols and numbers. (Not the heap: walking it is heap_walk.c's job.) */
 #include "v8/v8_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +76,12 @@ int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out)
 {
     if (!v8_is_heap_object(v, obj) || off < 0) return -1;
     return target_read_u64(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
+}
+
+int v8_read_bytes(v8_t *v, uint64_t obj, int64_t off, void *buf, size_t n)
+{
+    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    return target_read(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, buf, n);
 }
 
 int v8_read_u8(v8_t *v, uint64_t obj, int64_t off, uint8_t *out)
@@ -157,4 +166,80 @@ int v8_fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out)
     int64_t len;
     if (index < 0 || v8_fixed_array_length(v, array, &len) != 0 || index >= len) return -1;
     return v8_read_field(v, array, v->L.fixed_array_data + 8 * index, out);
+}
+
+int v8_oddball_kind(v8_t *v, uint64_t value)
+{
+    const v8_layout_t *L = &v->L;
+    int type;
+    uint64_t kind;
+    if (!v8_is_heap_object(v, value) || v8_instance_type(v, value, &type) != 0) return -1;
+    if (L->type_hole >= 0 && type == L->type_hole) return V8_ODDBALL_HOLE;
+    if (type != L->type_oddball || v8_read_field(v, value, L->oddball_kind, &kind) != 0) return -1;
+    /* the kind is a Smi in some versions, a raw int in others */
+    int64_t k = v8_is_smi(v, kind) && kind >> 32 ? v8_smi_value(v, kind) : (int64_t)(uint32_t)kind;
+    for (int i = 0; i < V8_ODDBALL_N; i++)
+        if (L->oddball_kinds[i] >= 0 && L->oddball_kinds[i] == k) return i;
+    return V8_ODDBALL_OTHER;
+}
+
+/* The hole by what it is: V8 12+ gives it a type of its own; before, an oddball of kind TheHole. */
+int v8_is_hole(v8_t *v, uint64_t value) { return !v8_is_smi(v, value) && v8_oddball_kind(v, value) == V8_ODDBALL_HOLE; }
+
+int v8_symbol_text(v8_t *v, uint64_t value, buf_t *out)
+{
+    uint64_t desc;
+    int trunc;
+    if (!v8_has_type(v, value, v->L.type_symbol)) return -1;
+    buf_puts(out, "Symbol(");
+    if (v8_read_field(v, value, v->L.symbol_name, &desc) == 0 && !v8_is_smi(v, desc)) {
+        int t2;
+        if (v8_instance_type(v, desc, &t2) == 0 && v8_is_string_type(v, t2)) v8_string(v, desc, out, 1024, &trunc);
+    }
+    buf_putc(out, ')');
+    return 0;
+}
+
+/* JavaScript's Number::toString: the shortest digits that read back the same, placed by the
+ * exponent the way ECMA-262 says (21 digits before exponent form, 6 zeros after the point). */
+void v8_put_number(buf_t *out, double d)
+{
+    char tmp[40], digits[24];
+    if (isnan(d)) { buf_puts(out, "NaN"); return; }
+    if (isinf(d)) { buf_puts(out, d > 0 ? "Infinity" : "-Infinity"); return; }
+    if (d == 0) { buf_puts(out, "0"); return; }
+    if (d < 0) { buf_putc(out, '-'); d = -d; }
+    int p;
+    for (p = 1; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*e", p - 1, d);
+        if (strtod(tmp, NULL) == d) break;
+    }
+    /* tmp = "D.DDDDe+XX": k digits, value = 0.digits * 10^n */
+    int k = 0, e;
+    char *ep = strchr(tmp, 'e');
+    for (char *c = tmp; c < ep; c++)
+        if (*c >= '0' && *c <= '9') digits[k++] = *c;
+    while (k > 1 && digits[k - 1] == '0') k--;
+    digits[k] = 0;
+    e = atoi(ep + 1);
+    int n = e + 1;
+    if (k <= n && n <= 21) {
+        buf_puts(out, digits);
+        for (int i = k; i < n; i++) buf_putc(out, '0');
+    } else if (0 < n && n <= 21) {
+        buf_append(out, digits, (size_t)n);
+        buf_putc(out, '.');
+        buf_puts(out, digits + n);
+    } else if (-6 < n && n <= 0) {
+        buf_puts(out, "0.");
+        for (int i = 0; i < -n; i++) buf_putc(out, '0');
+        buf_puts(out, digits);
+    } else {
+        buf_putc(out, digits[0]);
+        if (k > 1) {
+            buf_putc(out, '.');
+            buf_puts(out, digits + 1);
+        }
+        buf_printf(out, "e%c%d", n - 1 >= 0 ? '+' : '-', abs(n - 1));
+    }
 }

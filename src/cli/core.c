@@ -16,6 +16,10 @@ static const core_cmd_t commands[] = {
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},
     {"array", core_cmd_array, "[--limit N] ADDR", "the elements of a FixedArray or JS array"},
+    {"objects", core_cmd_objects, "[-v] [--min N] [--sort count|size] [--json]", "every JS object, grouped by constructor"},
+    {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
+    {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
+    {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -28,6 +28,11 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv);
 int core_cmd_str(core_session_t *s, int argc, char **argv);
 int core_cmd_array(core_session_t *s, int argc, char **argv);
 int core_cmd_sample(core_session_t *s, int argc, char **argv);
+/* core_objects.c: the commands that walk the whole heap */
+int core_cmd_objects(core_session_t *s, int argc, char **argv);
+int core_cmd_instances(core_session_t *s, int argc, char **argv);
+int core_cmd_find(core_session_t *s, int argc, char **argv);
+int core_cmd_functions(core_session_t *s, int argc, char **argv);
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -11,7 +11,8 @@
  * trusting one candidate, every 256 KiB-aligned address of anonymous memory is tried, and only
  * chunks whose header has a plausible area inside the chunk and points at the Heap most chunks
  * point at (the main isolate's) are walked. Pages flagged FROM_PAGE (the young generation's
- * from-space: stale copies left by the last scavenge) are skipped.
+ * from-space: stale copies left by the last scavenge) are skipped, and so are pages in executable
+ * memory (code space: no JavaScript objects there).
  *
  * Within a page objects follow each other without gaps: each starts with its map, and the map
  * gives the size (instance_size, or for variable-size objects a length field read per type).
@@ -47,6 +48,8 @@ typedef struct {
 
 typedef struct {
     uint64_t chunk, area_start, area_end, heap, flags;
+    int code;   /* in executable memory: code space, which holds no JavaScript objects and whose
+                   machine code embeds map pointers that a resync would take for objects */
 } page_t;
 
 struct v8_heap {
@@ -212,13 +215,13 @@ static int read_page(v8_heap_t *h, uint64_t chunk, page_t *pg)
     uint64_t w[8];
     if (target_read(t, chunk, w, sizeof w) != 0) return -1;
     int major = h->v->major;
-    if (major <= 11) *pg = (page_t){chunk, w[3], w[4], w[2], w[1]};
-    else if (major == 12) *pg = (page_t){chunk, w[4], w[5], w[3], w[0]};
+    if (major <= 11) *pg = (page_t){chunk, w[3], w[4], w[2], w[1], 0};
+    else if (major == 12) *pg = (page_t){chunk, w[4], w[5], w[3], w[0], 0};
     else {
         uint64_t m[10];
         if (w[1] >= chunk && w[1] < chunk + CHUNK_SIZE) return -1;
         if (target_read(t, w[1], m, sizeof m) != 0) return -1;
-        *pg = (page_t){chunk, m[9], m[7], m[8], w[0]};
+        *pg = (page_t){chunk, m[9], m[7], m[8], w[0], 0};
     }
     if (pg->area_start <= chunk || pg->area_start - chunk >= MAX_AREA_OFFSET || (pg->area_start & 7)) return -1;
     if (pg->area_end <= pg->area_start || pg->area_end - chunk > MAX_LARGE_OBJECT) return -1;
@@ -259,6 +262,7 @@ v8_heap_t *v8_heap_open(v8_t *v)
             int ok = read_page(h, c, &pg) == 0;
             drop(h, c, mp->end - c < CHUNK_SIZE ? mp->end - c : CHUNK_SIZE);
             if (!ok) continue;
+            pg.code = (mp->prot & PROT_EXEC) != 0;
             if (h->npages == cap) {
                 cap = cap ? cap * 2 : 256;
                 h->pages = xrealloc(h->pages, cap * sizeof *h->pages);
@@ -337,7 +341,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
     target_t *t = h->v->t;
     for (size_t pi = 0; pi < h->npages; pi++) {
         const page_t *pg = &h->pages[pi];
-        if (pg->flags & FROM_PAGE_FLAG) {
+        if ((pg->flags & FROM_PAGE_FLAG) || pg->code) {
             st->skipped_pages++;
             continue;
         }

@@ -64,6 +64,7 @@ struct v8_heap {
     int first_js_type, free_space_type;
     int64_t bca_data;
     unsigned char *buf;       /* one page's bytes for targets without direct access */
+    int release;              /* the target is a core file mapped by target/: pages may be handed back */
     const void *held;         /* the last page read in place from the mapped core */
     uint64_t held_len;
 };
@@ -233,10 +234,10 @@ static int read_page(v8_heap_t *h, uint64_t chunk, page_t *pg)
  * release_later). */
 static void drop(v8_heap_t *h, uint64_t addr, uint64_t len)
 {
-    const void *p = target_direct(h->v->t, addr, len);
+    const void *p = h->release ? target_direct(h->v->t, addr, len) : NULL;
     if (!p) return;
-    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)4095, hi = ((uintptr_t)p + len + 4095) & ~(uintptr_t)4095;
-    madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -245,17 +246,18 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-v8_heap_t *v8_heap_open(v8_t *v)
+static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nranges)
 {
     v8_heap_t *h = xcalloc(1, sizeof *h);
     h->v = v;
     h->free_space_type = -1;
+    h->release = nranges > 0 && !strcmp(target_kind(v->t), "core");
     u64map_init(&h->maps);
     classify_types(h);
     size_t cap = 0;
-    size_t nm = target_mapping_count(v->t);
+    size_t nm = nranges ? nranges : 1;
     for (size_t i = 0; i < nm; i++) {
-        const target_mapping_t *mp = target_mapping(v->t, i);
+        const target_mapping_t *mp = nranges ? target_mapping(v->t, i) : ranges;
         if (mp->path || !mp->present || mp->end <= mp->start) continue;
         for (uint64_t c = (mp->start + CHUNK_SIZE - 1) & ~(uint64_t)(CHUNK_SIZE - 1); c + 64 <= mp->end; c += CHUNK_SIZE) {
             page_t pg;
@@ -304,6 +306,19 @@ v8_heap_t *v8_heap_open(v8_t *v)
     return h;
 }
 
+v8_heap_t *v8_heap_open(v8_t *v)
+{
+    static const target_mapping_t none = {0, 0, 0, 0, NULL, 0};
+    size_t n = target_mapping_count(v->t);
+    return heap_open(v, n ? NULL : &none, n);
+}
+
+v8_heap_t *v8_heap_open_range(v8_t *v, uint64_t start, uint64_t end)
+{
+    const target_mapping_t r = {start, end, 0, PROT_READ | PROT_WRITE, NULL, 1};
+    return heap_open(v, &r, 0);
+}
+
 void v8_heap_close(v8_heap_t *h)
 {
     if (!h) return;
@@ -324,8 +339,9 @@ int v8_heap_is_js_type(const v8_heap_t *h, int type) { return h->first_js_type >
  * a read-only private file mapping, so they are simply read from the file again if needed. */
 static void release_later(v8_heap_t *h, const void *p, uint64_t len)
 {
-    if (h->held) {
-        uintptr_t lo = ((uintptr_t)h->held + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)h->held + h->held_len) & ~(uintptr_t)4095;
+    if (h->held && h->release) {
+        uintptr_t lo = ((uintptr_t)h->held + 4095) & ~(uintptr_t)4095;
+        uintptr_t hi = ((uintptr_t)h->held + h->held_len) & ~(uintptr_t)4095;
         if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
     }
     h->held = p;

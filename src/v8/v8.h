@@ -208,6 +208,8 @@ typedef int (*v8_heap_cb)(void *ctx, const v8_heap_object_t *o);
 /* Finds the pages (cheap: one header read per 256 KiB). Never NULL; v8_heap_found says whether a
  * heap was found. */
 v8_heap_t *v8_heap_open(v8_t *v);
+/* The same, looking for pages only in [start, end) (a target without a mapping list: fuzzing). */
+v8_heap_t *v8_heap_open_range(v8_t *v, uint64_t start, uint64_t end);
 void v8_heap_close(v8_heap_t *h);
 int v8_heap_found(const v8_heap_t *h);
 size_t v8_heap_page_count(const v8_heap_t *h);

@@ -38,6 +38,11 @@ int core_cmd_source(core_session_t *s, int argc, char **argv);
 /* The printer itself (util.inspect style, or JSON), bounded like print's: for the fuzz target. */
 void core_format_value(v8_t *v, uint64_t value, int json, long depth, buf_t *out);
 int core_resolve(core_session_t *s, const char *cmd, const char *expr, uint64_t *out);
+/* core_objects.c: the commands that walk the whole heap */
+int core_cmd_objects(core_session_t *s, int argc, char **argv);
+int core_cmd_instances(core_session_t *s, int argc, char **argv);
+int core_cmd_find(core_session_t *s, int argc, char **argv);
+int core_cmd_functions(core_session_t *s, int argc, char **argv);
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

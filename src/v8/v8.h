@@ -273,4 +273,40 @@ typedef struct {
 int v8_object_fields(v8_t *v, uint64_t obj, const char **class_name, v8_field_t **fields, size_t *n);
 void v8_fields_free(v8_field_t *fields, size_t n);
 
+/* ---- the heap ---- */
+/* Every object on V8's heap (the main isolate's), found from the 256 KiB-aligned page headers in
+ * the target's anonymous memory and walked object by object (v8/heap_walk.c). Bounded on corrupt
+ * pages: a page that cannot be parsed is resynced at the next map or abandoned. */
+typedef struct v8_heap v8_heap_t;
+typedef struct {
+    uint64_t addr;      /* tagged address */
+    uint64_t map;       /* tagged address of its map */
+    int type;           /* instance type */
+    uint64_t size;      /* shallow size in bytes; 0 when V8's layout for the type is not known here */
+    int large;          /* alone on a large-object page */
+    int prototype;      /* its map is a prototype map: the object is some function's .prototype
+                           (or another object's prototype), not an instance */
+} v8_heap_object_t;
+typedef struct {
+    size_t pages, skipped_pages, unreadable_pages, objects, resyncs;
+    uint64_t bytes;
+} v8_heap_stats_t;
+/* Return nonzero to stop the walk. */
+typedef int (*v8_heap_cb)(void *ctx, const v8_heap_object_t *o);
+/* Finds the pages (cheap: one header read per 256 KiB). Never NULL; v8_heap_found says whether a
+ * heap was found. */
+v8_heap_t *v8_heap_open(v8_t *v);
+/* The same, looking for pages only in [start, end) (a target without a mapping list: fuzzing). */
+v8_heap_t *v8_heap_open_range(v8_t *v, uint64_t start, uint64_t end);
+void v8_heap_close(v8_heap_t *h);
+int v8_heap_found(const v8_heap_t *h);
+size_t v8_heap_page_count(const v8_heap_t *h);
+/* Calls cb for every object but free space, page by page (the young generation's from-space,
+ * which holds stale copies, is skipped). 0 when done, 1 when cb stopped it, -1 when no heap. */
+int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *stats);
+/* 1 for the instance types of JavaScript objects (JSReceivers: objects, arrays, functions, ...). */
+int v8_heap_is_js_type(const v8_heap_t *h, int type);
+/* For a JSFunction found by the walk: its SharedFunctionInfo (checked). -1 when o is no function. */
+int v8_heap_function_shared(v8_heap_t *h, const v8_heap_object_t *o, uint64_t *shared);
+
 #endif

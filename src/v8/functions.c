@@ -68,7 +68,8 @@ int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *co
  * scope info, function data and script fields are unchanged: a sampler names the same few
  * hundred functions thousands of times, and reading them anew costs a dozen reads each. A
  * SharedFunctionInfo that died and was replaced by another at the same address differs in
- * those fields (its ScopeInfo or name, its script), so it is read afresh. Direct-mapped. */
+ * those fields (its ScopeInfo or name, its script), so it is read afresh; in a process that
+ * keeps running even that is not sure, so there it is not used. Direct-mapped. */
 #define SFI_CACHE_SLOTS 4096
 #define SFI_KEY_WORDS 8
 typedef struct {
@@ -246,7 +247,10 @@ int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
     int cacheable = v8_is_heap_object(v, shared) && L->sfi_name_or_scope < 8 * SFI_KEY_WORDS &&
                     L->sfi_script < 8 * SFI_KEY_WORDS && L->sfi_function_data < 8 * SFI_KEY_WORDS &&
                     target_read(v->t, shared - (uint64_t)L->heap_tag, key, sizeof key) == 0;
-    if (!cacheable) return shared_info(v, shared, out, 0);
+    /* Not for a running process: a function that died can be replaced by one whose objects were
+       all allocated at the same addresses (its ScopeInfo, name and script too: churn.js does
+       exactly that), so equal pointers do not mean the same function there. */
+    if (!cacheable || !strcmp(target_kind(v->t), "running process")) return shared_info(v, shared, out, 0);
     if (!v->sfi_cache) v->sfi_cache = xcalloc(1, sizeof *v->sfi_cache);
     sfi_entry_t *e = &v->sfi_cache->slot[(shared >> 3) % SFI_CACHE_SLOTS];
     if (e->shared == shared && !memcmp(e->key, key, sizeof key)) {

@@ -3,6 +3,7 @@
  * and v8/'s frame decoder read the stack as it was at the sample, and the heap as it is now (a few
  * ms later). The frames are those of `core stack`: v8_stack_frames + v8_frame_record. */
 #include "record/live_sampler.h"
+#include "symbols/journal.h"
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
@@ -90,12 +91,6 @@ static frame_kind_t kind_of(v8_tier_t t) {
     }
 }
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* One sample: walk, decode, name, add. */
 static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *te, uint64_t time_ns,
                         const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st) {
@@ -113,7 +108,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     /* JS frames are named from the heap as it is now. A frame whose function has moved since the
      * sample (v8_frame_current), and every JS frame of a sample read too late for the heap to be
      * trusted, is left unnamed rather than named after whatever is at that address now. */
-    int late = now_ns() - time_ns > MAX_LAG_NS, torn = 0;
+    int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn = 0;
     if (v && !late)
         for (size_t i = 0; i < n; i++)
             if (v8_frame_current(v, &frames[i]) == 0) { torn = 1; break; }
@@ -195,18 +190,15 @@ static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stat
         q += len;
         if (len && q + 8 <= end) memcpy(&dyn, q, 8);
         if (dyn > len) dyn = len;
-        uint64_t t0 = now_ns();
+        uint64_t t0 = monotonic_ns();
         take_sample(t, v, p, te, time, regs, stack, dyn, st);
-        st->busy_ns += now_ns() - t0;
+        st->busy_ns += monotonic_ns() - t0;
     }
     __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+/* the clock samples are stamped with (perf_event use_clockid), in seconds */
+static double now_s(void) { return (double)monotonic_ns() / 1e9; }
 
 struct live_sampler {
     target_t *t;

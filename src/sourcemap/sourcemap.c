@@ -282,7 +282,8 @@ static int parse_object(parser_t *ps, smap_t *m, int depth)
     if (depth > MAX_NESTING) return perr(ps, "index maps nested too deeply");
     char *root = NULL, **raw_sources = NULL;
     size_t nraw = 0;
-    int version = 0, has_mappings = 0, rc = -1;
+    double version = 0;   /* as read: any number, so no conversion can overflow */
+    int has_mappings = 0, rc = -1;
     double *ignore = NULL;
     size_t nignore = 0, ignore_cap = 0;
     for (;;) {
@@ -292,7 +293,7 @@ static int parse_object(parser_t *ps, smap_t *m, int depth)
         const char *k = JSTR(ps);
         if (!strcmp(k, "version")) {
             if (json_next(&ps->j) != JSON_NUMBER) goto out;
-            version = (int)ps->j.num;
+            version = ps->j.num;
         } else if (!strcmp(k, "sourceRoot")) {
             t = json_next(&ps->j);
             if (t == JSON_STRING) free(root), root = xstrdup(JSTR(ps));
@@ -321,7 +322,7 @@ static int parse_object(parser_t *ps, smap_t *m, int depth)
         } else if (json_skip(&ps->j, json_next(&ps->j)) != 0) goto out;
     }
     if (version != 3) {
-        buf_printf(&ps->err, "version is %d, not 3", version);
+        buf_printf(&ps->err, "version is %g, not 3", version);
         goto out;
     }
     if (m->is_index && has_mappings) {

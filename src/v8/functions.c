@@ -75,11 +75,22 @@ int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *co
 typedef struct {
     uint64_t shared;
     uint64_t key[SFI_KEY_WORDS];   /* the object's first words: map, name or scope info, data, script */
+    int64_t script_id;             /* its script's id (running processes; else 0) */
     v8_function_t info;
 } sfi_entry_t;
 struct v8_sfi_cache {
     sfi_entry_t slot[SFI_CACHE_SLOTS];
 };
+
+/* Script::id, a Smi V8 gives every script from a counter: the field after line_ends in every
+ * V8 of Node 18-24 (script.tq), not in the metadata. A function's SharedFunctionInfo holds the
+ * Script itself or, for a function not compiled from one (builtins), undefined: no id. */
+static int script_id_of(v8_t *v, uint64_t script, int64_t *id)
+{
+    const v8_layout_t *L = &v->L;
+    if (L->script_line_ends < 0 || !v8_has_type(v, script, L->type_script)) return -1;
+    return v8_read_smi(v, script, L->script_line_ends + 8, id) == 0 && *id >= 0 ? 0 : -1;
+}
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
@@ -247,13 +258,18 @@ int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
     int cacheable = v8_is_heap_object(v, shared) && L->sfi_name_or_scope < 8 * SFI_KEY_WORDS &&
                     L->sfi_script < 8 * SFI_KEY_WORDS && L->sfi_function_data < 8 * SFI_KEY_WORDS &&
                     target_read(v->t, shared - (uint64_t)L->heap_tag, key, sizeof key) == 0;
-    /* Not for a running process: a function that died can be replaced by one whose objects were
-       all allocated at the same addresses (its ScopeInfo, name and script too: churn.js does
-       exactly that), so equal pointers do not mean the same function there. */
-    if (!cacheable || !strcmp(target_kind(v->t), "running process")) return shared_info(v, shared, out, 0);
+    /* In a running process a function that died can be replaced by one whose objects were all
+       allocated at the same addresses (its ScopeInfo, name and script too: churn.js does exactly
+       that), so equal pointers do not mean the same function there. Its script's id does: V8
+       numbers scripts from a counter and never reuses an id, and a function's SharedFunctionInfo
+       belongs to one script for its life. */
+    int64_t script_id = 0;
+    if (cacheable && !strcmp(target_kind(v->t), "running process"))
+        cacheable = script_id_of(v, key[L->sfi_script / 8], &script_id) == 0;
+    if (!cacheable) return shared_info(v, shared, out, 0);
     if (!v->sfi_cache) v->sfi_cache = xcalloc(1, sizeof *v->sfi_cache);
     sfi_entry_t *e = &v->sfi_cache->slot[(shared >> 3) % SFI_CACHE_SLOTS];
-    if (e->shared == shared && !memcmp(e->key, key, sizeof key)) {
+    if (e->shared == shared && e->script_id == script_id && !memcmp(e->key, key, sizeof key)) {
         function_copy(out, &e->info);
         return 0;
     }
@@ -261,6 +277,7 @@ int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
     if (rc != 0) return rc;
     v8_function_free(&e->info);
     e->shared = shared;
+    e->script_id = script_id;
     memcpy(e->key, key, sizeof key);
     function_copy(&e->info, out);
     return 0;

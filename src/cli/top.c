@@ -5,6 +5,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "formats/text_report.h"
+#include "cli/top_live.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,12 +30,39 @@ static int set_limit(void *t, const char *arg)
     return 0;
 }
 
+static int set_pid(void *t, const char *arg)
+{
+    long pid;
+    if (opt_parse_long("--pid", arg, &pid) != 0) return -1;
+    if (pid <= 0 || pid > 0x7fffffff) return opt_fail("--pid needs a process id, not '%s'", arg);
+    *(int *)t = (int)pid;
+    return 0;
+}
+
+static int set_positive(void *t, const char *arg)
+{
+    if (opt_parse_double("a number of seconds or hertz", arg, t) != 0) return -1;
+    if (!(*(double *)t > 0)) return opt_fail("expected a positive number, not '%s'", arg);
+    return 0;
+}
+
 int cli_top(int argc, char **argv)
 {
     cli_input_t in;
     cli_input_init(&in);
     double limit = 20;
-    int by_file = 0, json = 0, sort_total = 0;
+    int by_file = 0, json = 0, sort_total = 0, pid = 0, once = 0;
+    double hz = 99, duration = 0, interval = 1;
+    const opt_t live[] = {
+        OPT_TITLE("A running process (no profile file):"),
+        OPT_FN("pid", 'p', "PID", "sample node process PID live and redraw the table (no restart, no flags)", &pid, set_pid),
+        OPT_FN("freq", 'F', "HZ", "samples a second per thread (99)", &hz, set_positive),
+        OPT_FN("duration", 'd', "S", "stop after S seconds (default: Ctrl-C or the process's end; --once: 1)", &duration,
+               set_positive),
+        OPT_FN("interval", 0, "S", "seconds between redraws (1)", &interval, set_positive),
+        OPT_BOOL("once", 0, "sample for -d seconds and print the table once (for scripts; with --json)", &once),
+        OPT_END,
+    };
     const opt_t own[] = {
         OPT_FN("limit", 'n', "N", "rows (20)", &limit, set_limit),
         OPT_FN("by", 0, "function|file", "group by function (default) or by source file", &by_file, set_by),
@@ -44,9 +72,10 @@ int cli_top(int argc, char **argv)
         OPT_HELP,
         OPT_END,
     };
-    const opt_t *tables[] = {own, in.opts, NULL};
+    const opt_t *tables[] = {own, live, in.opts, NULL};
     const opt_cmd_t cmd = {"top",
                            "usage: nodescope top [OPTIONS] [FILE...|-]\n"
+                           "       nodescope top -p PID [-F HZ] [-d S] [--once] [--json]\n"
                            "\n"
                            "The functions that take the time, hottest first: self share (the function itself\n"
                            "was running) and total share (it was on the stack; recursion counted once), with\n"
@@ -57,6 +86,23 @@ int cli_top(int argc, char **argv)
                            tables, 0, NULL};
     int nfiles = opt_parse(&cmd, argc, argv);
     if (nfiles < 0) return opt_exit_code(nfiles);
+    if (pid) {
+        if (nfiles > 0) {
+            cli_input_free(&in);
+            return opt_usage_error(&cmd, "-p samples a process: no profile file with it ('%s')", argv[1]);
+        }
+        top_live_opts_t lo = {pid, hz, duration, interval, once, 0, {limit, by_file, sort_total, json, NULL}};
+        write_opts_t wo = {0};
+        cli_input_write_opts(&in, &wo);
+        lo.threads_merge = wo.threads_merge;
+        int rc = top_live(&lo);
+        cli_input_free(&in);
+        return rc == 0 ? EXIT_OK : EXIT_FAIL;
+    }
+    if (once || duration > 0) {
+        cli_input_free(&in);
+        return opt_usage_error(&cmd, "--once and -d need -p PID");
+    }
     char **files = argv + 1;
     profile_t *p = profile_new();
     if (cli_input_read(&in, files, nfiles, p) != 0) {

@@ -21,6 +21,10 @@ static int cmp_rows(const void *a, const void *b)
     const row_t *x = a, *y = b;
     double dx = sort_total ? x->total : x->self, dy = sort_total ? y->total : y->self;
     if (dx != dy) return dx > dy ? -1 : 1;
+    /* ties (most often the callers, with no self time) by the other share: the chain of callers
+       of the hot functions first, not the alphabet's */
+    double ox = sort_total ? x->self : x->total, oy = sort_total ? y->self : y->total;
+    if (ox != oy) return ox > oy ? -1 : 1;
     return strcmp(x->key, y->key);
 }
 

@@ -307,6 +307,8 @@ int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
     return (int)s->n;
 }
 
+void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats) { *stats = s->st; }
+
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
     if (!s) return;
     while (s->n) end_thread(s, s->n - 1);

@@ -32,6 +32,8 @@ typedef struct live_sampler live_sampler_t;
 live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *out);
 int live_sampler_poll(live_sampler_t *s, int timeout_ms);
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats);
+/* The counts so far, while sampling goes on. */
+void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats);
 /* The same, opening the process (read-only) and V8's metadata itself. */
 int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t *stats);
 #endif

@@ -138,7 +138,7 @@ void record_program_free(record_program_t *rp)
 }
 
 /* The process's executable, or its thread name when /proc/PID/exe cannot be read. */
-static int process_is_node(int pid)
+int record_process_is_node(int pid)
 {
     char path[64], target[PATH_MAX];
     snprintf(path, sizeof path, "/proc/%d/exe", pid);
@@ -163,7 +163,7 @@ int record_check_attach(int pid, record_attach_need_t need)
         diag_error(NULL, 0, "no process %d to attach to", pid);
         return -1;
     }
-    int node = process_is_node(pid);
+    int node = record_process_is_node(pid);
     if (need == RECORD_ATTACH_NODE && !node) {
         diag_error(NULL, 0, "process %d is not node: the live sampler names JavaScript frames of Node processes. "
                    "To record it with perf anyway (native frames only), add --perf", pid);

@@ -25,6 +25,8 @@ typedef enum {
     RECORD_ATTACH_ANY,    /* alive (perf records any process) */
     RECORD_ATTACH_NODE,   /* alive and node (the live sampler) */
 } record_attach_need_t;
+/* 1 when process pid runs node (its executable is named node*, or its comm is). */
+int record_process_is_node(int pid);
 /* Checks process pid can be recorded: 0, or -1 after an error saying what to do. */
 int record_check_attach(int pid, record_attach_need_t need);
 

@@ -1,0 +1,58 @@
+#!/bin/bash
+# top -p PID: the live table of a running node program without flags (Node 18-24) that spends 75%
+# of its main thread in hot() and 25% in warm(), both in spin(): --once --json ranks spin first by
+# self share and gives hot and warm total shares within 12 points of 75/25; without --once and with stdout not a terminal, a report
+# follows the last every --interval until -d; the program's output and exit status are unchanged
+# and it is never left stopped; usage errors and a process that is not node are refused.
+# Skips when perf events are not allowed here.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
+dir=$TEST_TMP/top_live; rm -rf "$dir"; mkdir -p "$dir"
+printf "leak:libdw.so\n" > "$dir/lsan.supp"
+export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+fail() { echo "FAIL (node ${v:-}): $*"; exit 1; }
+
+# refused before anything is sampled
+"$NODESCOPE" top -p 1 x.folded > /dev/null 2> "$dir/e1"; [ $? -eq 2 ] && grep -q "no profile file" "$dir/e1" || fail "-p with a file"
+"$NODESCOPE" top --once x.folded > /dev/null 2> "$dir/e2"; [ $? -eq 2 ] || fail "--once without -p"
+sleep 30 & sl=$!
+"$NODESCOPE" top -p $sl --once > /dev/null 2> "$dir/e3"; rc=$?; kill $sl
+[ $rc -eq 1 ] && grep -q "is not node" "$dir/e3" || { cat "$dir/e3"; fail "a process that is not node"; }
+
+tested=0
+for v in 18 20 22 24; do
+    NODE=$HERE/../.cache/node/$v/bin/node
+    [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
+    w=$dir/$v; mkdir -p "$w"
+    "$NODE" "$FIX/shares.js" "$w/stop" > "$w/out" 2> "$w/err" & pid=$!
+    sleep 0.5
+    timeout 60 "$NODESCOPE" top -p "$pid" --once -d 3 -F 199 -n 100 --json > "$w/top.json" 2> "$w/ns.err"
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q perf_event "$w/ns.err"; then cat "$w/ns.err"; echo "skip: perf events not allowed"; exit 77; fi
+    [ $rc -eq 0 ] || { cat "$w/ns.err"; fail "top --once exited $rc"; }
+    grep -q '^State:.*[tT]' /proc/$pid/status && fail "the program was left stopped"
+    node -e '
+        const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")), file = process.argv[2];
+        const row = n => r.rows.find(x => x.name.startsWith(n + " " + file + ":")) || {selfPct: 0, totalPct: 0};
+        const hot = row("hot").totalPct, warm = row("warm").totalPct;
+        console.log(`${r.total} samples, hot ${hot.toFixed(1)}%, warm ${warm.toFixed(1)}%`);
+        if (r.total < 100) { console.error("too few samples"); process.exit(1); }
+        if (!r.rows[0].name.startsWith("spin " + file + ":")) { console.error("first by self: " + r.rows.slice(0, 3).map(x => x.name)); process.exit(1); }
+        if (Math.abs(hot - 75) > 12 || Math.abs(warm - 25) > 12) { console.error("shares differ from 75/25"); process.exit(1); }
+    ' "$w/top.json" "$FIX/shares.js" || fail "top --once --json"
+    if [ "$v" = 22 ]; then   # the redrawn table, not a terminal: one report a second, then the last
+        timeout 60 "$NODESCOPE" top -p "$pid" -d 2.6 --interval 1 -n 5 > "$w/top.txt" 2> "$w/ns2.err" || { cat "$w/ns2.err"; fail "top -d"; }
+        n=$(grep -c "^nodescope top: pid $pid " "$w/top.txt")
+        [ "$n" -ge 3 ] || { cat "$w/top.txt"; fail "$n reports in 2.6 s at 1 s intervals"; }
+        grep -q "^ *[0-9.]*% *[0-9.]*%  spin $FIX/shares.js:" "$w/top.txt" || { cat "$w/top.txt"; fail "no spin row"; }
+    fi
+    touch "$w/stop"; wait "$pid"; prc=$?; pid=
+    [ $prc -eq 0 ] && [ "$(cat "$w/out")" = done ] && [ ! -s "$w/err" ] || fail "the program's output or exit status changed"
+    tested=$((tested + 1))
+    echo "node $v ok"
+done
+[ $tested -gt 0 ] || { echo "skip: no Node 18-24"; exit 77; }
+echo ok

@@ -21,6 +21,7 @@ static const core_cmd_t commands[] = {
     {"buffer", core_cmd_buffer, "[--hex | --raw -o FILE] ADDR|EXPR", "the bytes of a Buffer or ArrayBuffer"},
     {"closure", core_cmd_closure, "ADDR|EXPR", "the variables a closure captures"},
     {"source", core_cmd_source, "[-n LINES] ADDR|EXPR", "a function's source, with line numbers"},
+    {"exception", core_cmd_exception, "[--thread N] [--json]", "the exception the program died of"},
     {"objects", core_cmd_objects, "[-v] [--min N] [--sort count|size] [--json]", "every JS object, grouped by constructor"},
     {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},

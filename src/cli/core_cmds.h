@@ -33,6 +33,7 @@ int core_cmd_constructor(core_session_t *s, int argc, char **argv);
 int core_cmd_buffer(core_session_t *s, int argc, char **argv);
 int core_cmd_closure(core_session_t *s, int argc, char **argv);
 int core_cmd_source(core_session_t *s, int argc, char **argv);
+int core_cmd_exception(core_session_t *s, int argc, char **argv);
 /* An address ("0x...") or a JavaScript path from the global object ("globalThis.a.b[3]",
  * "require.cache[\"/x.js\"]") to a value; prints why not. EXIT_OK, or the exit code. */
 /* The printer itself (util.inspect style, or JSON), bounded like print's: for the fuzz target. */

@@ -409,6 +409,15 @@ typedef struct {
     uint64_t stack;
 } stack_find_t;
 
+/* A formatted stack: "Name: message\n    at f (file:1:2)..." (its first 64 KiB are looked at). */
+static int has_frames(v8_t *v, uint64_t str)
+{
+    buf_t b = {0};
+    int trunc, yes = v8_string(v, str, &b, 1 << 16, &trunc) == 0 && b.data && strstr(b.data, "\n    at ");
+    buf_free(&b);
+    return yes;
+}
+
 static int stack_cb(void *ctx, const v8_property_t *prop)
 {
     stack_find_t *s = ctx;
@@ -416,10 +425,16 @@ static int stack_cb(void *ctx, const v8_property_t *prop)
     v8_value_t x;
     if (prop->is_accessor || prop->is_double) return 0;
     if (!prop->is_symbol && strcmp(prop->key, "stack")) return 0;
-    if (v8_value(v, prop->value, &x) == 0 && x.kind == V8_V_STRING) { s->stack = prop->value; return 1; }
+    if (v8_value(v, prop->value, &x) == 0 && x.kind == V8_V_STRING) {
+        /* a symbol's string is the stack only if it has frames: V8 13 also keeps the bare
+           message under a private symbol */
+        if (prop->is_symbol && !has_frames(v, prop->value)) return 0;
+        s->stack = prop->value;
+        return 1;
+    }
     uint64_t inner;
     if (prop->is_private && x.kind == V8_V_INTERNAL && v8_read_field(v, prop->value, 8, &inner) == 0 &&
-        v8_value(v, inner, &x) == 0 && x.kind == V8_V_STRING) {
+        v8_value(v, inner, &x) == 0 && x.kind == V8_V_STRING && has_frames(v, inner)) {
         s->stack = inner;
         return 1;
     }

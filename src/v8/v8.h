@@ -169,6 +169,17 @@ int v8_frame_argc(const v8_frame_t *f, const v8_function_t *fi);
  * with their receiver's type, unlike V8. */
 void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t *out);
 
+/* ---- the exception ---- */
+typedef struct {
+    uint64_t value;       /* the value thrown */
+    const char *how;      /* "thrown", "rethrown", "uncaught (passed to the uncaughtException handler)" */
+    int has_where;        /* where: the JS frame that threw it */
+    v8_frame_t where;
+} v8_exception_t;
+/* The exception thread (index) is throwing when V8 or Node aborted on it: found on the stack only
+ * where it provably is (v8/exception.c), never guessed. 0, or -1 when there is none. */
+int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out);
+
 /* ---- values ---- */
 /* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,
  * <Object: Widget>, <Buffer 16 bytes>, <Array 3>, <Function: name>, ... */

@@ -1,0 +1,80 @@
+/* nodescope core CORE exception: the exception the program died of (v8_thrown_exception), printed
+ * as `print` prints a value, with where it was thrown; or that there is none. */
+#include "cli/cli.h"
+#include "cli/core_cmds.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/json.h"
+#include "util/options.h"
+#include <stdio.h>
+#include <string.h>
+
+int core_cmd_exception(core_session_t *s, int argc, char **argv)
+{
+    long thread = 0, depth = 2;
+    int json = 0;
+    const opt_t opts[] = {
+        OPT_INT("thread", 0, "N", "the thread with this index (default 0, the main thread)", &thread),
+        OPT_INT("depth", 'd', "DEPTH", "how deep to print the value's properties (2)", &depth),
+        OPT_BOOL("json", 0, "a JSON document: how, where, address and the value as print shows it", &json),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core exception",
+                           "usage: nodescope core CORE exception [--thread N] [-d DEPTH] [--json]\n\n"
+                           "The exception the program was throwing when it died, printed as `print` prints it (an\n"
+                           "Error's message and stack as the Error recorded them), and where it was thrown. Found\n"
+                           "exactly, not guessed: the value a `throw` passed to V8 when node ran with\n"
+                           "--abort-on-uncaught-exception, or the error an uncaughtException handler that aborted\n"
+                           "was given. When the stack shows neither, it says so.\n",
+                           tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
+    if (thread < 0) return opt_usage_error(&cmd, "--thread needs a thread index, not %ld", thread);
+    if (s->check_only) return EXIT_OK;
+    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    if ((size_t)thread >= target_thread_count(s->t)) {
+        diag_error(target_name(s->t), 0, "exception: no thread %ld (the target has %zu)", thread, target_thread_count(s->t));
+        return EXIT_FAIL;
+    }
+    v8_exception_t e;
+    int found = v8_thrown_exception(s->v, (size_t)thread, &e) == 0;
+    buf_t value = {0}, where = {0};
+    if (found) {
+        core_format_value(s->v, e.value, 0, depth, &value);
+        if (e.has_where) {
+            v8_frame_record_t r;
+            v8_frame_record(s->t, s->v, &e.where, &r);
+            buf_printf(&where, "%s (%s:%d:%d)", r.display_name ? r.display_name : "(anonymous)",
+                       r.has_function && r.fn.script_name ? r.fn.script_name : "<unknown>", e.where.line, e.where.col);
+            v8_frame_record_free(&r);
+        }
+    }
+    if (json) {
+        buf_t b = {0};
+        if (!found) buf_puts(&b, "{\"exception\":null}\n");
+        else {
+            buf_puts(&b, "{\"exception\":{\"how\":");
+            json_put_string(&b, e.how, strlen(e.how));
+            buf_printf(&b, ",\"address\":\"0x%llx\",\"where\":", (unsigned long long)e.value);
+            if (where.len) json_put_string(&b, where.data, where.len);
+            else buf_puts(&b, "null");
+            buf_puts(&b, ",\"value\":");
+            json_put_string(&b, value.data ? value.data : "", value.len);
+            buf_puts(&b, "}}\n");
+        }
+        fwrite(b.data, 1, b.len, stdout);
+        buf_free(&b);
+    } else if (!found) {
+        printf("no exception: thread %ld's stack shows no throw that aborted (the program did not die of an "
+               "exception, or not with --abort-on-uncaught-exception)\n", thread);
+    } else {
+        printf("%s%s%s (0x%llx):\n%s\n", e.how, where.len ? " at " : "", where.len ? where.data : "",
+               (unsigned long long)e.value, value.data ? value.data : "");
+    }
+    buf_free(&value);
+    buf_free(&where);
+    return EXIT_OK;
+}

@@ -271,6 +271,26 @@ int v8_context_global(v8_t *v, uint64_t native_context, uint64_t *out)
     return -1;
 }
 
+typedef struct {
+    v8_t *v;
+    uint64_t first, with_process;
+} global_find_t;
+
+static int global_cb(void *ctx, const v8_heap_object_t *o)
+{
+    global_find_t *g = ctx;
+    uint64_t process;
+    int dbl;
+    double d;
+    if (o->type != g->v->L.type_js_global_object) return 0;
+    if (!g->first) g->first = o->addr;
+    if (v8_own_property(g->v, o->addr, "process", &process, &dbl, &d) != -1) {   /* an accessor since Node 12 */
+        g->with_process = o->addr;
+        return 1;
+    }
+    return 0;
+}
+
 int v8_global_object(v8_t *v, uint64_t *out)
 {
     /* the main thread's JS frames: their functions' contexts lead to the main native context */
@@ -282,8 +302,21 @@ int v8_global_object(v8_t *v, uint64_t *out)
         if (v8_read_field(v, frames[i].function, v->L.fn_context, &ctx) != 0) continue;
         if (v8_native_context(v, ctx, &native) == 0 && v8_context_global(v, native, out) == 0) return 0;
     }
-    /* fallback without JS frames: none yet (the heap walker can find the JSGlobalObject) */
-    return -1;
+    /* No JS frame (an idle server waits in epoll with an empty JS stack): the heap's global
+       objects. Node's main one has `process`; a vm context's does not, unless given one. The
+       first found stands when none has it. Cached: a walk costs a second on a big heap. */
+    if (v->global_found) {
+        *out = v->global_object;
+        return v->global_object ? 0 : -1;
+    }
+    global_find_t g = {v, 0, 0};
+    v8_heap_t *h = v8_heap_open(v);
+    if (v8_heap_found(h)) v8_heap_walk(h, global_cb, &g, NULL);
+    v8_heap_close(h);
+    v->global_found = 1;
+    v->global_object = g.with_process ? g.with_process : g.first;
+    *out = v->global_object;
+    return v->global_object ? 0 : -1;
 }
 
 int v8_string_units(v8_t *v, uint64_t value, void (*cb)(void *ctx, uint32_t unit), void *ctx)

@@ -90,6 +90,8 @@ struct v8 {
     uint64_t interp_lo, interp_hi;  /* Builtins_InterpreterEntryTrampoline range, 0 if unknown */
     v8_script_lines_t script_lines[V8_SCRIPT_CACHE];
     unsigned script_lines_next;
+    int global_found;          /* v8_global_object's heap search was done; its answer (0: none) */
+    uint64_t global_object;
     uint64_t code_header_map;        /* the map of code headers, once one was found (code.c) */
     unsigned char *bc_sizes;         /* V8's kBytecodeSizes [3][bc_count] (code.c) */
     int bc_count, bc_sizes_loaded;

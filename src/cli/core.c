@@ -25,6 +25,7 @@ static const core_cmd_t commands[] = {
     {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
     {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
+    {"async", core_cmd_async, "[--group] [--json]", "suspended async functions and what they await"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

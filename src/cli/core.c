@@ -11,7 +11,7 @@
 #include "util/options.h"
 
 static const core_cmd_t commands[] = {
-    {"stack", core_cmd_stack, "[-v] [-a] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
+    {"stack", core_cmd_stack, "[-v] [-a] [--async] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
     {"type", core_cmd_type, "ADDR", "the V8 type of a value"},
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},

@@ -36,8 +36,7 @@ void core_async_frame_text(core_session_t *s, const v8_async_frame_t *f, int wit
     v8_function_free(&fi);
 }
 
-/* The same as JSON members of an object being written (no braces). */
-static void frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b)
+void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b)
 {
     if (f->kind == V8_ASYNC_COMBINATOR) {
         buf_puts(b, "\"combinator\":");
@@ -209,7 +208,7 @@ static void chain_json(core_session_t *s, const v8_async_frame_t *chain, size_t 
     buf_puts(b, "[");
     for (size_t k = 0; k < n; k++) {
         buf_puts(b, k ? ",{" : "{");
-        frame_json(s, &chain[k], b);
+        core_async_frame_json(s, &chain[k], b);
         buf_puts(b, "}");
     }
     buf_puts(b, "]");
@@ -320,7 +319,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
                 buf_printf(&b, "%s\n{\"address\":\"0x%llx\",\"kind\":\"%s\",", i ? "," : "", (unsigned long long)g->g.addr,
                            kind_name(g->g.kind));
                 v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
-                frame_json(s, &self, &b);
+                core_async_frame_json(s, &self, &b);
                 buf_printf(&b, ",\"position_is_definition\":%s,\"at\":\"%s\",\"innermost\":%s,\"awaiting\":",
                            g->g.position_is_definition ? "true" : "false",
                            g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield" : "await", g->inner ? "false" : "true");

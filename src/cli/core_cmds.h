@@ -48,6 +48,8 @@ int core_cmd_async(core_session_t *s, int argc, char **argv);
 /* One async frame as V8's stack traces print it after "at ": "async name (file:line:col)",
    "async Promise.all (index 0)" (with_async 0: without "async "). */
 void core_async_frame_text(core_session_t *s, const v8_async_frame_t *f, int with_async, buf_t *b);
+/* The same as JSON members ("name", "file", "line", "column" or "combinator", "index"), no braces. */
+void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b);
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -74,7 +74,7 @@ static uint64_t bytecode_of(v8_t *v, uint64_t shared)
 {
     const v8_layout_t *L = &v->L;
     uint64_t data, bca;
-    if (L->sfi_function_data < 0 || v8_read_field(v, shared, L->sfi_function_data, &data) != 0) return 0;
+    if (L->async_sfi_data < 0 || v8_read_field(v, shared, L->async_sfi_data, &data) != 0) return 0;
     if (v8_has_type(v, data, L->type_bytecode_array)) return data;
     if (v8_has_type(v, data, L->type_code) && v8_read_field(v, data, L->code_deopt_data, &bca) == 0 &&
         v8_has_type(v, bca, L->type_bytecode_array))

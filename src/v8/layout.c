@@ -416,10 +416,16 @@ void v8_layout_async(v8_t *v)
     L->async_gen_is_awaiting = L->gen_function + 64;
     L->gen_executing = -2;
     L->gen_closed = -1;
-    L->reaction_next = 8;
-    L->reaction_reject_handler = 16;
-    L->reaction_fulfill_handler = 24;
-    L->reaction_promise_or_capability = 32;
+    /* V8 12 moved continuation_preserved_embedder_data to PromiseReaction's first field (read off
+       Node 22 and 24 cores: undefined, then next = Smi 0, then the handlers) */
+    int64_t rx = v->major >= 12 ? 8 : 0;
+    L->reaction_next = 8 + rx;
+    L->reaction_reject_handler = 16 + rx;
+    L->reaction_fulfill_handler = 24 + rx;
+    L->reaction_promise_or_capability = 32 + rx;
+    /* V8 12's SharedFunctionInfo keeps the bytecode in trusted_function_data at +8, which the
+       metadata does not name (a direct pointer: Node builds have no sandbox) */
+    L->async_sfi_data = L->sfi_function_data >= 0 ? L->sfi_function_data : 8;
     L->capability_promise = 8;
     L->gen_request_next = 8;
     L->gen_request_promise = 32;

@@ -76,6 +76,7 @@ typedef struct {
     int64_t reaction_next, reaction_reject_handler, reaction_fulfill_handler, reaction_promise_or_capability;
     int64_t capability_promise, gen_request_next, gen_request_promise;
     int64_t ctx_min_slots, ctx_extension_slot;       /* Context::MIN_CONTEXT_SLOTS, EXTENSION_INDEX */
+    int64_t async_sfi_data;                          /* SharedFunctionInfo -> bytecode (or baseline code) */
 } v8_layout_t;
 
 typedef struct {

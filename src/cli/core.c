@@ -26,6 +26,7 @@ static const core_cmd_t commands[] = {
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
     {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
     {"async", core_cmd_async, "[--group] [--json]", "suspended async functions and what they await"},
+    {"pending", core_cmd_pending, "[--json]", "timers, sockets, requests, children keeping the loop alive"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -193,7 +193,9 @@ int v8_layout_resolve(v8_t *v)
     L->fn_context = opt(&r, -1, "class_JSFunction__context__Context", NULL);
     L->context_prev_slot = opt(&r, -1, "context_idx_prev", NULL);
     L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code", NULL);
-    L->sfi_function_data = opt(&r, -1, "class_SharedFunctionInfo__function_data__Object",
+    /* V8 12+ exports no name for it: trusted_function_data at +8 (BytecodeArray, UncompiledData;
+       a direct pointer without the sandbox), read off Node 22 and 24 cores */
+    L->sfi_function_data = opt(&r, v->major >= 12 ? 8 : -1, "class_SharedFunctionInfo__function_data__Object",
                                "class_SharedFunctionInfo__trusted_function_data__Object");
     L->sfi_name_or_scope = need(&r, "class_SharedFunctionInfo__name_or_scope_info__Object", NULL);
     /* V8 12 split script_or_debug_info into script (and raw_script) */
@@ -423,9 +425,10 @@ void v8_layout_async(v8_t *v)
     L->reaction_reject_handler = 16 + rx;
     L->reaction_fulfill_handler = 24 + rx;
     L->reaction_promise_or_capability = 32 + rx;
-    /* V8 12's SharedFunctionInfo keeps the bytecode in trusted_function_data at +8, which the
-       metadata does not name (a direct pointer: Node builds have no sandbox) */
-    L->async_sfi_data = L->sfi_function_data >= 0 ? L->sfi_function_data : 8;
+    L->async_sfi_data = L->sfi_function_data;
+    /* An API object's embedder fields follow the JSObject header; V8 13 puts a cpp_heap_wrappable
+       word first (read off Node 24 cores: 0, then Node's type tag, then the BaseObject pointer) */
+    L->api_embedder_fields = v->major >= 13 ? 32 : 24;
     L->capability_promise = 8;
     L->gen_request_next = 8;
     L->gen_request_promise = 32;

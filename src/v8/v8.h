@@ -365,4 +365,62 @@ int v8_async_current_promise(v8_t *v, v8_heap_t *h, const v8_frame_t *frames, si
 /* A promise's state (V8_PROMISE_*), -1 when value is no promise. */
 int v8_promise_state(v8_t *v, uint64_t promise);
 
+/* ---- pending work: what keeps the event loop alive (v8/pending.c) ---- */
+/* libuv's default loop (the main thread's): its clock, counters and every handle. */
+typedef struct {
+    uint64_t addr;            /* the uv_handle_t */
+    int type;                 /* uv_handle_type (v8_uv_type_name) */
+    unsigned flags;
+    int active, ref, closing, internal, listening, connection;
+    int fd;                   /* streams and UDP; -1 otherwise */
+    int pid;                  /* process handles */
+    uint64_t data;            /* handle->data: Node's HandleWrap (v8_pending_t.native) */
+    uint64_t timeout;         /* timers: when due, in loop time (ms) */
+    uint64_t write_queue_size;/* streams: bytes queued to write */
+} v8_uv_handle_t;
+typedef struct {
+    uint64_t addr, time;      /* the loop's clock: ms, CLOCK_MONOTONIC as of its last update */
+    unsigned active_handles;  /* active and ref'd handles: the loop runs while this or ... */
+    unsigned active_reqs;     /* ... this (requests in flight: fs, dns, connect, write) is nonzero */
+    v8_uv_handle_t *handles;
+    size_t nhandles;
+    int truncated;            /* the handle queue was cut short (unreadable or too long) */
+} v8_uv_loop_t;
+/* -1 when the executable has no default_loop_struct or the loop is unreadable. */
+int v8_uv_loop_read(v8_t *v, v8_uv_loop_t *out);
+/* The same for a uv_loop_t at a given address (fuzzing). */
+int v8_uv_loop_read_at(v8_t *v, uint64_t loop, v8_uv_loop_t *out);
+void v8_uv_loop_free(v8_uv_loop_t *l);
+const char *v8_uv_type_name(int type);
+
+/* Node's JavaScript objects for pending work, found on the heap by constructor name. */
+typedef enum {
+    V8_PENDING_NONE, V8_PENDING_TIMEOUT, V8_PENDING_IMMEDIATE, V8_PENDING_SERVER, V8_PENDING_SOCKET, V8_PENDING_CHILD,
+    V8_PENDING_WORKER, V8_PENDING_WRAP, V8_PENDING_REQUEST, V8_PENDING_TICK_QUEUE,
+} v8_pending_kind_t;
+typedef struct {
+    v8_pending_kind_t kind;
+    uint64_t obj;
+    int live;                 /* still pending: not destroyed, closed, completed (else a dead object
+                                 the GC has not collected yet) */
+    char class_name[32];      /* WRAP, REQUEST: "TCP", "FSReqCallback", ... */
+    uint64_t callback;        /* TIMEOUT, IMMEDIATE: the callback; REQUEST: oncomplete */
+    uint64_t user_callback;   /* REQUEST: the program's callback oncomplete will call, 0 unknown */
+    double delay, start, repeat; /* TIMEOUT: _idleTimeout, _idleStart (Node's loop ms), _repeat; -1 none */
+    int ref;                  /* TIMEOUT, IMMEDIATE: 1 ref'd, 0 unref'd, -1 unknown */
+    uint64_t handle;          /* SERVER, SOCKET, CHILD: the `_handle` wrap */
+    uint64_t native;          /* its (WRAP, REQUEST: its own) C++ object: a uv handle's data */
+    uint64_t key;             /* SERVER: _connectionKey; SOCKET: _host; CHILD: spawnfile (strings) */
+    uint64_t peer, sock;      /* SOCKET: cached _peername, _sockname objects */
+    int pid;                  /* CHILD: pid; WORKER: threadId */
+    int64_t length;           /* TICK_QUEUE: entries */
+} v8_pending_t;
+typedef int (*v8_pending_cb)(void *ctx, const v8_pending_t *p);
+/* Calls cb for each such object on the heap (live or not: see .live). 0 done, -1 no heap. */
+int v8_pending_scan(v8_t *v, v8_heap_t *h, v8_pending_cb cb, void *ctx, v8_heap_stats_t *st);
+/* The same for one object of a known kind. */
+void v8_pending_fill(v8_t *v, uint64_t obj, v8_pending_kind_t kind, v8_pending_t *p);
+/* The C++ object a Node API object wraps (internal field 1), 0 when cleared. */
+uint64_t v8_node_wrap_pointer(v8_t *v, uint64_t obj);
+
 #endif

@@ -77,6 +77,7 @@ typedef struct {
     int64_t capability_promise, gen_request_next, gen_request_promise;
     int64_t ctx_min_slots, ctx_extension_slot;       /* Context::MIN_CONTEXT_SLOTS, EXTENSION_INDEX */
     int64_t async_sfi_data;                          /* SharedFunctionInfo -> bytecode (or baseline code) */
+    int64_t api_embedder_fields;                     /* an API object's first embedder field (pending.c) */
 } v8_layout_t;
 
 typedef struct {

@@ -75,6 +75,7 @@ typedef struct {
     uint64_t *promises;
     size_t np, capp;
     size_t executing, closed;
+    int awaits_wanted;        /* find the promise each one awaits (a scan of every promise's reactions) */
     progress_t progress;
     size_t seen;
 } collect_t;
@@ -103,7 +104,7 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
     if ((++c->seen & 0xffff) == 0) progress_update(&c->progress, c->seen, 0);
     if (v8_is_generator_type(v, o->type)) {
         v8_generator_t g;
-        if (v8_generator_info(v, o->addr, &g) != 0) return 0;
+        if (v8_generator_state(v, o->addr, &g) != 0) return 0;
         if (g.state == V8_GEN_EXECUTING) c->executing++;
         if (g.state == V8_GEN_CLOSED) c->closed++;
         if (g.state != V8_GEN_SUSPENDED) return 0;
@@ -114,7 +115,7 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
         c->g[c->n++] = (gen_t){g, 0, 0, 0};
         int found;
         *u64map_upsert(&c->by_addr, o->addr, &found) = (uint32_t)c->n;
-    } else if (v8_is_promise_type(v, o->type)) {
+    } else if (c->awaits_wanted && v8_is_promise_type(v, o->type)) {
         uint64_t promise = o->addr;
         void *pair[2] = {c, &promise};
         v8_promise_reactions(v, promise, on_reaction, pair, 64);
@@ -122,10 +123,11 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
     return 0;
 }
 
-static int collect(core_session_t *s, collect_t *c)
+static int collect(core_session_t *s, collect_t *c, int awaits_wanted)
 {
     memset(c, 0, sizeof *c);
     c->s = s;
+    c->awaits_wanted = awaits_wanted;
     u64map_init(&c->by_addr);
     u64map_init(&c->awaits);
     v8_heap_t *h = v8_heap_open(s->v);
@@ -142,6 +144,7 @@ static int collect(core_session_t *s, collect_t *c)
         diag_warn(target_name(s->t), 0, "async: %zu heap pages could not be read (not in the core?): the list may be partial",
                   st.unreadable_pages);
     v8_heap_close(h);
+    if (!awaits_wanted) return EXIT_OK;
     /* which promise each awaits, and whose promise that is */
     u64map_t by_promise;
     u64map_init(&by_promise);
@@ -190,6 +193,39 @@ static void self_text(core_session_t *s, const gen_t *g, buf_t *b)
 }
 
 /* ---- grouping ---- */
+
+/* Frame texts by (SharedFunctionInfo, bytecode offset): 100,000 requests suspended at the same
+ * await cost one position lookup. */
+typedef struct {
+    u64map_t index;          /* key -> index + 1 into texts */
+    const char **texts;
+    size_t n, cap;
+    strpool_t *pool;
+    buf_t tmp;
+} text_cache_t;
+
+static void cached_frame_text(core_session_t *s, text_cache_t *tc, const v8_async_frame_t *f, buf_t *b)
+{
+    v8_generator_t g;
+    if (f->kind != V8_ASYNC_AWAIT || v8_generator_state(s->v, f->generator, &g) != 0 || !g.shared) {
+        core_async_frame_text(s, f, 0, b);
+        return;
+    }
+    uint64_t key = hash_u64(g.shared) ^ (uint64_t)g.bytecode_offset;
+    uint32_t k;
+    if (!u64map_get(&tc->index, key, &k)) {
+        buf_clear(&tc->tmp);
+        core_async_frame_text(s, f, 0, &tc->tmp);
+        if (tc->n == tc->cap) {
+            tc->cap = tc->cap ? tc->cap * 2 : 64;
+            tc->texts = xrealloc(tc->texts, tc->cap * sizeof *tc->texts);
+        }
+        tc->texts[tc->n++] = strpool_intern(tc->pool, tc->tmp.data ? tc->tmp.data : "", tc->tmp.len);
+        int found;
+        *u64map_upsert(&tc->index, key, &found) = k = (uint32_t)tc->n;
+    }
+    buf_puts(b, tc->texts[k - 1]);
+}
 
 typedef struct {
     const char *key;
@@ -241,20 +277,22 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     if (s->check_only) return EXIT_OK;
     if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
     collect_t c;
-    int rc = collect(s, &c);
+    int rc = collect(s, &c, !group);
     if (rc != EXIT_OK) {
         collect_free(&c);
         return rc;
     }
     v8_async_frame_t *chain = xmalloc(MAX_CHAIN * sizeof *chain);
     size_t *chain_len = xcalloc(c.n ? c.n : 1, sizeof *chain_len);
-    /* chains, and which generators lie on another's chain */
+    /* which generators another one waits on: the first awaiter on each chain (after combinators) */
     for (size_t i = 0; i < c.n; i++) {
-        size_t m = c.g[i].g.promise ? v8_async_chain(s->v, c.g[i].g.promise, chain, MAX_CHAIN) : 0;
+        size_t m = c.g[i].g.promise ? v8_async_chain(s->v, c.g[i].g.promise, chain, 8) : 0;
         chain_len[i] = m;
         for (size_t k = 0; k < m; k++) {
             uint32_t j;
-            if (chain[k].kind == V8_ASYNC_AWAIT && u64map_get(&c.by_addr, chain[k].generator, &j)) c.g[j - 1].inner = 1;
+            if (chain[k].kind != V8_ASYNC_AWAIT) continue;
+            if (u64map_get(&c.by_addr, chain[k].generator, &j)) c.g[j - 1].inner = 1;
+            break;
         }
     }
     buf_t b = {0}, key = {0};
@@ -264,14 +302,19 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         u64map_init(&idx);
         group_t *gs = NULL;
         size_t ng = 0, capg = 0, total = 0;
+        text_cache_t tc = {.pool = pool};
+        u64map_init(&tc.index);
         for (size_t i = 0; i < c.n; i++) {
             if (c.g[i].inner) continue;
             buf_clear(&key);
-            self_text(s, &c.g[i], &key);
+            const gen_t *g = &c.g[i];
+            v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
+            buf_puts(&key, g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield in " : "await in ");
+            cached_frame_text(s, &tc, &self, &key);
             size_t m = v8_async_chain(s->v, c.g[i].g.promise, chain, c.g[i].g.promise ? MAX_CHAIN : 0);
             for (size_t k = 0; k < m; k++) {
                 buf_puts(&key, " ← ");
-                core_async_frame_text(s, &chain[k], 0, &key);
+                cached_frame_text(s, &tc, &chain[k], &key);
             }
             const char *name = strpool_intern(pool, key.data, key.len);
             int found;
@@ -287,6 +330,9 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
             gs[*slot - 1].count++;
             total++;
         }
+        u64map_free(&tc.index);
+        free(tc.texts);
+        buf_free(&tc.tmp);
         if (ng) qsort(gs, ng, sizeof *gs, by_count);
         if (json) buf_printf(&b, "{\"suspended\":%zu,\"innermost\":%zu,\"executing\":%zu,\"groups\":[", c.n, total, c.executing);
         else buf_printf(&b, "%zu suspended (%zu innermost, in %zu group%s)\n", c.n, total, ng, ng == 1 ? "" : "s");
@@ -312,7 +358,8 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     } else {
         if (json) buf_printf(&b, "{\"executing\":%zu,\"suspended\":[", c.executing);
         for (size_t i = 0; i < c.n; i++) {
-            const gen_t *g = &c.g[i];
+            gen_t *g = &c.g[i];
+            v8_generator_position(s->v, &g->g);
             int pst = g->awaiting ? v8_promise_state(s->v, g->awaiting) : -1;
             size_t m = chain_len[i] ? v8_async_chain(s->v, g->g.promise, chain, MAX_CHAIN) : 0;
             if (json) {

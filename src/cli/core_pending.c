@@ -221,21 +221,26 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
     qsort(f.p, f.n, sizeof *f.p, by_due);
 
     /* Node's timer clock: _idleStart counts ms from a base that libuv's clock also passes through.
-       The uv timer Node armed is due at the earliest JS expiry: base = its timeout - that expiry;
-       of the active uv timers the one that puts "now" at or after every timer's start is taken. */
-    double min_exp = INFINITY, max_start = -INFINITY;
+       Node arms one uv timer (the Environment's timer_handle_, initialised just before its
+       immediate check and idle handles, so it comes right before them in the loop's handle queue)
+       for the earliest expiry still ahead: base = its timeout - that expiry (start + delay of some
+       timer). Going through the timers by expiry, the first that puts "now" at or after every
+       timer's start and at or before that expiry is the one. While a timer callback runs Node's uv
+       timer is stopped, and "now" is left unknown. */
+    double max_start = -INFINITY;
     for (size_t i = 0; i < f.n; i++)
-        if (f.p[i].kind == V8_PENDING_TIMEOUT) {
-            if (f.p[i].start + f.p[i].delay < min_exp) min_exp = f.p[i].start + f.p[i].delay;
-            if (f.p[i].start > max_start) max_start = f.p[i].start;
-        }
+        if (f.p[i].kind == V8_PENDING_TIMEOUT && f.p[i].start > max_start) max_start = f.p[i].start;
+    const v8_uv_handle_t *node_timer = NULL;
+    for (size_t k = 0; have_loop && k + 2 < loop.nhandles && !node_timer; k++)
+        if (loop.handles[k].type == 13 && loop.handles[k + 1].type == 2 && loop.handles[k + 2].type == 6)
+            node_timer = &loop.handles[k];
     int have_now = 0;
     double now_js = 0;
-    for (size_t i = 0; have_loop && isfinite(min_exp) && i < loop.nhandles; i++) {
-        const v8_uv_handle_t *u = &loop.handles[i];
-        if (u->type != 13 || !u->active) continue;
-        double base = (double)u->timeout - min_exp, now = (double)loop.time - base;
-        if (now >= max_start - 1 && (!have_now || now < now_js)) have_now = 1, now_js = now;
+    for (size_t i = 0; node_timer && node_timer->active && !have_now && i < f.n; i++) {
+        if (f.p[i].kind != V8_PENDING_TIMEOUT) continue;
+        double e = f.p[i].start + f.p[i].delay;
+        double now = (double)loop.time - ((double)node_timer->timeout - e);
+        if (now >= max_start - 1 && now <= e + 1) have_now = 1, now_js = now;
     }
 
     int alive = have_loop && (loop.active_handles > 0 || loop.active_reqs > 0);

@@ -84,6 +84,13 @@ static uint64_t bytecode_of(v8_t *v, uint64_t shared)
 
 int v8_generator_info(v8_t *v, uint64_t addr, v8_generator_t *out)
 {
+    if (v8_generator_state(v, addr, out) != 0) return -1;
+    v8_generator_position(v, out);
+    return 0;
+}
+
+int v8_generator_state(v8_t *v, uint64_t addr, v8_generator_t *out)
+{
     const v8_layout_t *L = &v->L;
     memset(out, 0, sizeof *out);
     out->addr = addr;
@@ -111,20 +118,27 @@ int v8_generator_info(v8_t *v, uint64_t addr, v8_generator_t *out)
         out->awaiting_yield = out->state == V8_GEN_SUSPENDED &&
                               v8_read_smi(v, addr, L->async_gen_is_awaiting, &awaiting) == 0 && awaiting == 0;
     }
-    v8_function_t fi;
-    if (v8_function_info(v, out->function, &fi) != 0) return 0;
-    int64_t pos = -1;
-    uint64_t raw, bca, table;
+    if (v8_read_field(v, out->function, L->fn_shared, &out->shared) != 0) out->shared = 0;
+    uint64_t raw;
     if (out->state == V8_GEN_SUSPENDED && v8_read_field(v, addr, L->gen_input_or_debug_pos, &raw) == 0 && v8_is_smi(v, raw)) {
         int64_t off = v8_smi_value(v, raw) - (L->bca_header - L->heap_tag);
-        int inlined;
-        if (off >= 0) {
-            out->bytecode_offset = off;
-            if ((bca = bytecode_of(v, fi.shared)) && L->bca_source_positions >= 0 &&
-                v8_read_field(v, bca, L->bca_source_positions, &table) == 0)
-                v8_source_position(v, table, off, &pos, &inlined);
-        }
+        if (off >= 0) out->bytecode_offset = off;
     }
+    return 0;
+}
+
+void v8_generator_position(v8_t *v, v8_generator_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    v8_function_t fi;
+    out->line = out->col = out->position_is_definition = 0;
+    if (v8_function_info(v, out->function, &fi) != 0) return;
+    int64_t pos = -1;
+    uint64_t bca, table;
+    int inlined;
+    if (out->bytecode_offset >= 0 && (bca = bytecode_of(v, fi.shared)) && L->bca_source_positions >= 0 &&
+        v8_read_field(v, bca, L->bca_source_positions, &table) == 0)
+        v8_source_position(v, table, out->bytecode_offset, &pos, &inlined);
     if (pos >= 0 && fi.script && v8_script_line_col(v, fi.script, pos, &out->line, &out->col) == 0) {
         out->position_is_definition = 0;
     } else if (fi.def_line) {
@@ -133,7 +147,6 @@ int v8_generator_info(v8_t *v, uint64_t addr, v8_generator_t *out)
         out->position_is_definition = 1;
     }
     v8_function_free(&fi);
-    return 0;
 }
 
 uint64_t v8_await_closure_generator(v8_t *v, uint64_t handler)
@@ -216,7 +229,7 @@ size_t v8_async_chain(v8_t *v, uint64_t promise, v8_async_frame_t *out, size_t m
         v8_read_field(v, r, L->reaction_reject_handler, &reject);
         if ((gen = v8_await_closure_generator(v, fulfill))) {
             v8_generator_t g;
-            if (v8_generator_info(v, gen, &g) != 0 || g.state != V8_GEN_SUSPENDED) break;
+            if (v8_generator_state(v, gen, &g) != 0 || g.state != V8_GEN_SUSPENDED) break;
             out[n++] = (v8_async_frame_t){V8_ASYNC_AWAIT, gen, promise, NULL, 0};
             if (!g.promise) break;
             p = g.promise;
@@ -257,7 +270,7 @@ static int on_current(void *ctx, const v8_heap_object_t *o)
     current_t *c = ctx;
     if (o->type != c->v->L.type_js_async_function_object && o->type != c->v->L.type_js_async_generator_object) return 0;
     v8_generator_t g;
-    if (v8_generator_info(c->v, o->addr, &g) != 0 || g.state != V8_GEN_EXECUTING) return 0;
+    if (v8_generator_state(c->v, o->addr, &g) != 0 || g.state != V8_GEN_EXECUTING) return 0;
     for (size_t i = c->n; i-- > 0;) {
         if (c->frames[i].kind != V8_FRAME_JS || c->frames[i].function != g.function) continue;
         if (!c->found || i > c->best_frame) {

@@ -322,7 +322,7 @@ typedef struct {
     uint64_t addr;            /* the generator object */
     v8_gen_kind_t kind;
     v8_gen_state_t state;
-    uint64_t function, context, receiver;
+    uint64_t function, shared, context, receiver;
     int64_t bytecode_offset;  /* suspended: where it resumes (the await or yield), else -1 */
     int line, col;            /* 1-based script position of that await or yield, 0 unknown */
     int position_is_definition;/* the bytecode had no position table: line:col is the definition */
@@ -332,6 +332,11 @@ typedef struct {
 } v8_generator_t;
 /* The facts of one generator object; -1 when addr is none or unreadable. */
 int v8_generator_info(v8_t *v, uint64_t addr, v8_generator_t *out);
+/* The same without the position (line, col stay 0): a few reads, for walks over many. */
+int v8_generator_state(v8_t *v, uint64_t addr, v8_generator_t *out);
+/* Fills g's line, col and position_is_definition from its function's bytecode (what
+   v8_generator_info adds to v8_generator_state). */
+void v8_generator_position(v8_t *v, v8_generator_t *g);
 /* 1 for the instance types of generator objects (what v8_generator_info reads). */
 int v8_is_generator_type(const v8_t *v, int type);
 /* 1 for JS_PROMISE_TYPE. */

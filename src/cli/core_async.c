@@ -80,10 +80,17 @@ typedef struct {
     size_t seen;
 } collect_t;
 
+typedef struct {
+    collect_t *c;
+    uint64_t promise;
+} reaction_ctx_t;
+
+/* A reaction of a pending promise: when its handler is an await closure, that generator awaits
+ * the promise. */
 static int on_reaction(void *ctx, uint64_t reaction, uint64_t fulfill, uint64_t reject)
 {
-    collect_t *c = ((void **)ctx)[0];
-    uint64_t promise = *(uint64_t *)((void **)ctx)[1];
+    collect_t *c = ((reaction_ctx_t *)ctx)->c;
+    uint64_t promise = ((reaction_ctx_t *)ctx)->promise;
     uint64_t gen = v8_await_closure_generator(c->s->v, fulfill);
     (void)reaction, (void)reject;
     if (!gen) return 0;
@@ -116,9 +123,8 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
         int found;
         *u64map_upsert(&c->by_addr, o->addr, &found) = (uint32_t)c->n;
     } else if (c->awaits_wanted && v8_is_promise_type(v, o->type)) {
-        uint64_t promise = o->addr;
-        void *pair[2] = {c, &promise};
-        v8_promise_reactions(v, promise, on_reaction, pair, 64);
+        reaction_ctx_t rc = {c, o->addr};
+        v8_promise_reactions(v, o->addr, on_reaction, &rc, 64);
     }
     return 0;
 }

@@ -20,6 +20,7 @@
  *   - anything else: the reaction's own promise_or_capability (a plain `then` chain).
  * Every read is checked and every walk bounded (a corrupt heap ends a chain, never the process). */
 #include "v8/v8_internal.h"
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_CHAIN_STEPS 4096     /* promises followed for one chain (frames can be fewer) */
@@ -99,31 +100,37 @@ int v8_generator_state(v8_t *v, uint64_t addr, v8_generator_t *out)
     if (!v8_is_heap_object(v, addr) || v8_instance_type(v, addr, &type) != 0 || !v8_is_generator_type(v, type)) return -1;
     out->kind = type == L->type_js_async_function_object ? V8_GEN_ASYNC_FUNCTION
               : type == L->type_js_async_generator_object ? V8_GEN_ASYNC_GENERATOR : V8_GEN_GENERATOR;
-    if (v8_read_field(v, addr, L->gen_function, &out->function) != 0 || !is_function(v, out->function)) return -1;
-    v8_read_field(v, addr, L->gen_context, &out->context);
-    v8_read_field(v, addr, L->gen_receiver, &out->receiver);
-    int64_t cont;
-    out->state = v8_read_smi(v, addr, L->gen_continuation, &cont) != 0 ? V8_GEN_UNKNOWN
-               : cont >= 0 ? V8_GEN_SUSPENDED : cont == L->gen_executing ? V8_GEN_EXECUTING
+    /* the fields in one read: function .. is_awaiting (the async subclasses' last field) */
+    uint64_t w[9];
+    int64_t base = L->gen_function;
+    size_t nw = type == L->type_js_async_generator_object ? 9 : type == L->type_js_async_function_object ? 8 : 7;
+    if (v8_read_bytes(v, addr, base, w, nw * 8) != 0) return -1;
+#define GEN_WORD(off) w[((off) - base) / 8]
+    out->function = GEN_WORD(L->gen_function);
+    if (!is_function(v, out->function)) return -1;
+    out->context = GEN_WORD(L->gen_context);
+    out->receiver = GEN_WORD(L->gen_receiver);
+    uint64_t cw = GEN_WORD(L->gen_continuation);
+    int64_t cont = v8_is_smi(v, cw) ? v8_smi_value(v, cw) : INT64_MIN;
+    out->state = cont == INT64_MIN ? V8_GEN_UNKNOWN : cont >= 0 ? V8_GEN_SUSPENDED : cont == L->gen_executing ? V8_GEN_EXECUTING
                : cont == L->gen_closed ? V8_GEN_CLOSED : V8_GEN_UNKNOWN;
     if (out->kind == V8_GEN_ASYNC_FUNCTION) {
-        uint64_t p;
-        if (v8_read_field(v, addr, L->async_fn_promise, &p) == 0 && is_type(v, p, L->type_js_promise)) out->promise = p;
+        uint64_t p = GEN_WORD(L->async_fn_promise);
+        if (is_type(v, p, L->type_js_promise)) out->promise = p;
     } else if (out->kind == V8_GEN_ASYNC_GENERATOR) {
-        uint64_t q, p;
-        if (v8_read_field(v, addr, L->async_gen_queue, &q) == 0 && is_type(v, q, L->type_async_generator_request) &&
-            v8_read_field(v, q, L->gen_request_promise, &p) == 0 && is_type(v, p, L->type_js_promise))
+        uint64_t q = GEN_WORD(L->async_gen_queue), p, aw = GEN_WORD(L->async_gen_is_awaiting);
+        if (is_type(v, q, L->type_async_generator_request) && v8_read_field(v, q, L->gen_request_promise, &p) == 0 &&
+            is_type(v, p, L->type_js_promise))
             out->promise = p;
-        int64_t awaiting;
-        out->awaiting_yield = out->state == V8_GEN_SUSPENDED &&
-                              v8_read_smi(v, addr, L->async_gen_is_awaiting, &awaiting) == 0 && awaiting == 0;
+        out->awaiting_yield = out->state == V8_GEN_SUSPENDED && v8_is_smi(v, aw) && v8_smi_value(v, aw) == 0;
     }
-    if (v8_read_field(v, out->function, L->fn_shared, &out->shared) != 0) out->shared = 0;
-    uint64_t raw;
-    if (out->state == V8_GEN_SUSPENDED && v8_read_field(v, addr, L->gen_input_or_debug_pos, &raw) == 0 && v8_is_smi(v, raw)) {
+    uint64_t raw = GEN_WORD(L->gen_input_or_debug_pos);
+#undef GEN_WORD
+    if (out->state == V8_GEN_SUSPENDED && v8_is_smi(v, raw)) {
         int64_t off = v8_smi_value(v, raw) - (L->bca_header - L->heap_tag);
         if (off >= 0) out->bytecode_offset = off;
     }
+    if (v8_read_field(v, out->function, L->fn_shared, &out->shared) != 0) out->shared = 0;
     return 0;
 }
 
@@ -151,8 +158,7 @@ void v8_generator_position(v8_t *v, v8_generator_t *out)
 
 uint64_t v8_await_closure_generator(v8_t *v, uint64_t handler)
 {
-    uint64_t ctx, gen, len_unused = 0;
-    (void)len_unused;
+    uint64_t ctx, gen;
     int type;
     if (!is_function(v, handler) || v8_function_context(v, handler, &ctx) != 0) return 0;
     if (ctx_slot(v, ctx, v->L.ctx_extension_slot, &gen) != 0 || !v8_is_heap_object(v, gen) ||

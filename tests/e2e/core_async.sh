@@ -5,7 +5,8 @@
 # promise, a chain through Promise.all, an async generator in for-await, blocked in readFileSync
 # inside an awaited chain) checked by async_compare.js: every group and count, every position
 # (V8's `new Error().stack` at each await), and `stack --async` equal to Error().stack's async frames;
-# `pending --json` on the live process (--pid: socket addresses from /proc) and on the core checked
+# `pending --json` and `async --group` on the live process (--pid: socket addresses from /proc), and
+# `pending --json` on the core, checked
 # by async_pending_compare.js: timers, immediate, server, sockets, child, fs request in flight.
 # The ASan+UBSan build reads the Node 20 and 22 cores, the release build the others.
 set -u
@@ -24,10 +25,13 @@ check_major() {
     [ -s "$w/truth.json" ] || fail "fixture never got ready"
     sleep 0.3
     timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" pending --json > "$w/pending_pid.json" || fail "pending --pid exited $?"
+    timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" async --group --json > "$w/group_pid.json" || fail "async --pid exited $?"
     gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
     kill "$pid"; wait "$pid" 2>/dev/null; pid=
     core=$(ls "$w"/core.*)
     node "$FIX/async_pending_compare.js" "$w/truth.json" "$w/pending_pid.json" pid || fail "pending --pid differs from the truth"
+    node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])).groups.find((x) => /^await in getUser \(.* ← handle \(.* ← router \(/.test(x.text));
+             process.exit(g && g.count === +process.argv[2] ? 0 : 1)' "$w/group_pid.json" $K || fail "async --group --pid: $(cat "$w/group_pid.json")"
     # one session (the prompt reads commands from stdin) for every command, as core_objects.sh
     # does: opening a core of up to 1.4 GB is the slow part; the ASan+UBSan build on Node 20 and 22
     bin=$NODESCOPE; [ "$v" = 20 ] || [ "$v" = 22 ] || bin=${NODESCOPE_RELEASE:-$NODESCOPE}

@@ -190,11 +190,66 @@ static const char *state_name(int st)
          : st == V8_PROMISE_REJECTED ? "rejected" : "unreadable";
 }
 
-/* The innermost frame: where g itself is suspended. */
+#define MAX_SOURCE_BYTES (8u << 20)
+#define MAX_EXPRESSION 60
+
+/* The awaited expression, from the script's source at the await: "pool.query(…)" for
+ * `await pool.query(sql, id)`, "never" for `await never;`. Nothing when the position is not at an
+ * `await` (a definition fallback, a yield, a source that is not there). */
+static void await_expression(core_session_t *s, const v8_generator_t *g, buf_t *out)
+{
+    v8_function_t fi;
+    uint64_t src;
+    if (g->position_is_definition || !g->line || v8_function_info(s->v, g->function, &fi) != 0) return;
+    buf_t b = {0};
+    int tr;
+    if (fi.script && v8_script_source(s->v, fi.script, &src) == 0) v8_string(s->v, src, &b, MAX_SOURCE_BYTES, &tr);
+    v8_function_free(&fi);
+    const char *p = b.data, *end = b.data + b.len;
+    for (int line = 1; p && p < end && line < g->line; line++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (p) p++;
+    }
+    if (p && p + g->col - 1 + 6 <= end && !strncmp(p + g->col - 1, "await", 5)) {
+        const char *e = p + g->col - 1 + 5;
+        while (e < end && (*e == ' ' || *e == '\t')) e++;
+        size_t n = 0;
+        int depth = 0;
+        while (e + n < end && n < MAX_EXPRESSION && e[n] != '\n') {
+            char c = e[n];
+            if (c == '(' || c == '[' || c == '{') {
+                if (c == '(' && depth == 0) {   /* a call: its arguments elided */
+                    buf_append(out, e, n);
+                    buf_puts(out, "(…)");
+                    n = 0;
+                    break;
+                }
+                depth++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                if (depth-- == 0) break;
+            } else if ((c == ';' || c == ',') && depth == 0) {
+                break;
+            }
+            n++;
+        }
+        while (n && (e[n - 1] == ' ' || e[n - 1] == '\t')) n--;
+        if (n) buf_append(out, e, n);
+    }
+    buf_free(&b);
+}
+
+/* The innermost frame: where g itself is suspended ("await pool.query(…) in getUser (...)"). */
 static void self_text(core_session_t *s, const gen_t *g, buf_t *b)
 {
     v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
-    buf_puts(b, g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield in " : "await in ");
+    int yield = g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield;
+    buf_puts(b, yield ? "yield " : "await ");
+    if (!yield) {
+        size_t before = b->len;
+        await_expression(s, &g->g, b);
+        if (b->len > before) buf_putc(b, ' ');
+    }
+    buf_puts(b, "in ");
     core_async_frame_text(s, &self, 0, b);
 }
 
@@ -265,7 +320,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         "promise's state, and the chain of async functions awaiting it, outermost last, followed as\n"
         "V8 follows it for `new Error().stack` (await, Promise.all/allSettled/any, for await, then).\n"
         "--group folds the innermost ones (those no other one waits on) by identical chains, with a\n"
-        "count, most first: `437 × await in getUser (db.js:88:22) ← handle (app.js:42:17)`.\n"
+        "count, most first: `437 × await pool.query(…) in getUser (db.js:88:22) ← handle (app.js:42:17)`.\n"
         "A position falls back to the function's definition when its bytecode has no position\n"
         "table (V8 builds them lazily); it is marked so.\n";
     int json = 0, group = 0;
@@ -313,10 +368,22 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         for (size_t i = 0; i < c.n; i++) {
             if (c.g[i].inner) continue;
             buf_clear(&key);
-            const gen_t *g = &c.g[i];
-            v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
-            buf_puts(&key, g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield in " : "await in ");
-            cached_frame_text(s, &tc, &self, &key);
+            gen_t *g = &c.g[i];
+            uint64_t sk = hash_u64(g->g.shared ^ 0x5e1f) ^ (uint64_t)g->g.bytecode_offset ^ (uint64_t)g->g.awaiting_yield;
+            uint32_t ti;
+            if (!g->g.shared || !u64map_get(&tc.index, sk, &ti)) {
+                buf_clear(&tc.tmp);
+                v8_generator_position(s->v, &g->g);
+                self_text(s, g, &tc.tmp);
+                if (tc.n == tc.cap) {
+                    tc.cap = tc.cap ? tc.cap * 2 : 64;
+                    tc.texts = xrealloc(tc.texts, tc.cap * sizeof *tc.texts);
+                }
+                tc.texts[tc.n++] = strpool_intern(tc.pool, tc.tmp.data ? tc.tmp.data : "", tc.tmp.len);
+                int found;
+                *u64map_upsert(&tc.index, sk, &found) = ti = (uint32_t)tc.n;
+            }
+            buf_puts(&key, tc.texts[ti - 1]);
             size_t m = v8_async_chain(s->v, c.g[i].g.promise, chain, c.g[i].g.promise ? MAX_CHAIN : 0);
             for (size_t k = 0; k < m; k++) {
                 buf_puts(&key, " ← ");

@@ -30,7 +30,7 @@ check_major() {
     kill "$pid"; wait "$pid" 2>/dev/null; pid=
     core=$(ls "$w"/core.*)
     node "$FIX/async_pending_compare.js" "$w/truth.json" "$w/pending_pid.json" pid || fail "pending --pid differs from the truth"
-    node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])).groups.find((x) => /^await in getUser \(.* ← handle \(.* ← router \(/.test(x.text));
+    node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])).groups.find((x) => /^await never in getUser \(.* ← handle \(.* ← router \(/.test(x.text));
              process.exit(g && g.count === +process.argv[2] ? 0 : 1)' "$w/group_pid.json" $K || fail "async --group --pid: $(cat "$w/group_pid.json")"
     # one session (the prompt reads commands from stdin) for every command, as core_objects.sh
     # does: opening a core of up to 1.4 GB is the slow part; the ASan+UBSan build on Node 20 and 22
@@ -43,7 +43,7 @@ check_major() {
     node "$FIX/async_compare.js" "$w/truth.json" "$w/out.0" "$w/out.1" "$w/out.2" "$FIX/async_world.js" ||
         fail "async differs from the program's own truth"
     node "$FIX/async_pending_compare.js" "$w/truth.json" "$w/out.3" core || fail "pending differs from the truth"
-    grep -q "^ *$K × await in getUser (" "$w/out.4" || { cat "$w/out.4"; fail "text async --group"; }
+    grep -q "^ *$K × await never in getUser (" "$w/out.4" || { cat "$w/out.4"; fail "text async --group"; }
     grep -q '^    at async outerSpin (' "$w/out.5" || fail "text stack --async"
     grep -q '^  ref   due in .* after 600000 ms  onSlow (' "$w/out.6" || { cat "$w/out.6"; fail "text pending"; }
     rm -f "$core"

@@ -347,7 +347,9 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     size_t *chain_len = xcalloc(c.n ? c.n : 1, sizeof *chain_len);
     /* which generators another one waits on: the first awaiter on each chain (after combinators) */
     for (size_t i = 0; i < c.n; i++) {
-        size_t m = c.g[i].g.promise ? v8_async_chain(s->v, c.g[i].g.promise, chain, 8) : 0;
+        /* the first frame, or the first few when combinators come first */
+        size_t m = c.g[i].g.promise ? v8_async_chain(s->v, c.g[i].g.promise, chain, 1) : 0;
+        if (m == 1 && chain[0].kind != V8_ASYNC_AWAIT) m = v8_async_chain(s->v, c.g[i].g.promise, chain, 8);
         chain_len[i] = m;
         for (size_t k = 0; k < m; k++) {
             uint32_t j;

@@ -11,7 +11,7 @@
 #include "util/options.h"
 
 static const core_cmd_t commands[] = {
-    {"stack", core_cmd_stack, "[-v] [-a] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
+    {"stack", core_cmd_stack, "[-v] [-a] [--async] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
     {"type", core_cmd_type, "ADDR", "the V8 type of a value"},
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},
@@ -26,6 +26,8 @@ static const core_cmd_t commands[] = {
     {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
     {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
+    {"async", core_cmd_async, "[--group] [--json]", "suspended async functions and what they await"},
+    {"pending", core_cmd_pending, "[--json]", "timers, sockets, requests, children keeping the loop alive"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

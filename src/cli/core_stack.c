@@ -13,7 +13,7 @@
 #define MAX_PRINTED_ARGS 64
 
 typedef struct {
-    int verbose, all, json;
+    int verbose, all, json, async;
     smap_cache_t *maps;   /* NULL with --no-source-maps */
 } stack_opts_t;
 
@@ -230,7 +230,7 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
 
 int core_cmd_stack(core_session_t *s, int argc, char **argv)
 {
-    stack_opts_t o = {0, 0, 0, smap_cache_new()};
+    stack_opts_t o = {0, 0, 0, 0, smap_cache_new()};
     long thread = 0;
     int all_threads = 0, no_maps = 0;
     const opt_t opts[] = {
@@ -239,6 +239,8 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
         OPT_INT("thread", 0, "N", "the thread with this index (default 0, the main thread)", &thread),
         OPT_BOOL("all-threads", 0, "every thread", &all_threads),
         OPT_BOOL("json", 0, "a JSON document (always with arguments and addresses)", &o.json),
+        OPT_BOOL("async", 0, "after the frames, the async frames as `new Error().stack` prints them:\n"
+                 "who awaits the async function the thread runs (walks the heap)", &o.async),
         OPT_BOOL("no-source-maps", 0, "JS positions and names as V8 ran them, not mapped through the scripts'\n"
                  "source maps (sourceMappingURL, inline or FILE.map)", &no_maps),
         OPT_FN("source-map-path", 0, "OLD=NEW", "scripts recorded under OLD are read from NEW", &o.maps, set_map_path),
@@ -247,7 +249,7 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
     };
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core stack",
-                           "usage: nodescope core CORE|--pid PID stack [-v] [-a] [--thread N|--all-threads] [--json]\n\n"
+                           "usage: nodescope core CORE|--pid PID stack [-v] [-a] [--async] [--thread N|--all-threads] [--json]\n\n"
                            "Print a thread's stack: JavaScript frames as `name (as inferred) at file:line:column [tier]`\n"
                            "with the position executing in that frame, native frames as `native: symbol+0xoff (module)`.\n",
                            tables, 0, NULL};
@@ -258,6 +260,19 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
     if (rc < 0) rc = print_stacks(s, &o, thread, all_threads);
     smap_cache_free(o.maps);
     return rc;
+}
+
+/* The async frames after a thread's frames (--async): the chain of awaiters of the async function
+ * the thread runs, found as V8 finds it for `new Error().stack`. Returns how many. */
+static size_t async_frames(core_session_t *s, v8_heap_t **h, const v8_frame_t *frames, size_t n, v8_async_frame_t *out, size_t max)
+{
+    uint64_t promise;
+    if (!*h) {
+        *h = v8_heap_open(s->v);
+        if (!v8_heap_found(*h)) diag_warn(target_name(s->t), 0, "stack --async: no V8 heap pages found: no async frames");
+    }
+    if (!v8_heap_found(*h) || v8_async_current_promise(s->v, *h, frames, n, &promise) != 0) return 0;
+    return v8_async_chain(s->v, promise, out, max);
 }
 
 static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, int all_threads)
@@ -280,6 +295,8 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
     v8_frame_t *frames = malloc(STACK_MAX_FRAMES * sizeof *frames);
     if (!frames) abort();
     buf_t j = {0};
+    v8_heap_t *heap = NULL;
+    v8_async_frame_t async[256];
     if (o.json) buf_puts(&j, "{\"threads\":[");
     size_t first = all_threads ? 0 : (size_t)thread, last = all_threads ? nthreads : (size_t)thread + 1;
     for (size_t ti = first; ti < last; ti++) {
@@ -304,9 +321,35 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
                 if (i) buf_putc(&j, ',');
                 json_frame(s, &frames[i], caller_of(frames, n, i), &o, &j);
             }
-            buf_puts(&j, "]}");
+            buf_puts(&j, "]");
+            if (o.async && s->v) {
+                size_t na = async_frames(s, &heap, frames, n, async, sizeof async / sizeof async[0]);
+                buf_puts(&j, ",\"async_frames\":[");
+                for (size_t i = 0; i < na; i++) {
+                    buf_puts(&j, i ? ",{" : "{");
+                    core_async_frame_json(s, &async[i], &j);
+                    buf_puts(&j, ",\"text\":");
+                    buf_t t = {0};
+                    core_async_frame_text(s, &async[i], 1, &t);
+                    json_put_string(&j, t.data ? t.data : "", t.len);
+                    buf_free(&t);
+                    buf_putc(&j, '}');
+                }
+                buf_putc(&j, ']');
+            }
+            buf_putc(&j, '}');
         } else {
             print_thread_text(s, ti, frames, n, &o);
+            if (o.async && s->v) {
+                size_t na = async_frames(s, &heap, frames, n, async, sizeof async / sizeof async[0]);
+                buf_t t = {0};
+                for (size_t i = 0; i < na; i++) {
+                    buf_clear(&t);
+                    core_async_frame_text(s, &async[i], 1, &t);
+                    printf("    at %s\n", t.data);
+                }
+                buf_free(&t);
+            }
         }
     }
     if (o.json) {
@@ -314,6 +357,7 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
         fwrite(j.data, 1, j.len, stdout);
     }
     buf_free(&j);
+    v8_heap_close(heap);
     free(frames);
     return EXIT_OK;
 }

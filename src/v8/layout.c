@@ -193,7 +193,9 @@ int v8_layout_resolve(v8_t *v)
     L->fn_context = opt(&r, -1, "class_JSFunction__context__Context", NULL);
     L->context_prev_slot = opt(&r, -1, "context_idx_prev", NULL);
     L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code", NULL);
-    L->sfi_function_data = opt(&r, -1, "class_SharedFunctionInfo__function_data__Object",
+    /* V8 12+ exports no name for it: trusted_function_data at +8 (BytecodeArray, UncompiledData;
+       a direct pointer without the sandbox), read off Node 22 and 24 cores */
+    L->sfi_function_data = opt(&r, v->major >= 12 ? 8 : -1, "class_SharedFunctionInfo__function_data__Object",
                                "class_SharedFunctionInfo__trusted_function_data__Object");
     L->sfi_name_or_scope = need(&r, "class_SharedFunctionInfo__name_or_scope_info__Object", NULL);
     /* V8 12 split script_or_debug_info into script (and raw_script) */
@@ -366,6 +368,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_js_array_buffer = type_of(&r, "JS_ARRAY_BUFFER_TYPE");
     L->type_feedback_vector = type_of(&r, "FEEDBACK_VECTOR_TYPE");
     if (L->type_sfi < 0 && r.nmissing < 16) r.missing[r.nmissing++] = "type_SharedFunctionInfo";
+    v8_layout_async(v);
 
     if (r.nmissing) {
         buf_t b = {0};
@@ -376,4 +379,60 @@ int v8_layout_resolve(v8_t *v)
         return -1;
     }
     return 0;
+}
+
+/* ---- async: generator objects and promise reactions (v8/async.c) ----
+ * V8 exports the instance types, not the fields. The fields are V8's Torque field order after the
+ * JSObject header (map, properties_or_hash, elements: 24 bytes), 8-byte tagged slots, identical in
+ * V8 10.2-13.6 (read off Node 18, 20, 22, 24 cores: a JSAsyncFunctionObject is 88 bytes, its
+ * promise at +80):
+ *   JSGeneratorObject: function, context, receiver, input_or_debug_pos, resume_mode, continuation,
+ *                      parameters_and_registers; JSAsyncFunctionObject adds promise; JSAsyncGenerator-
+ *                      Object adds queue, is_awaiting
+ *   PromiseReaction (a Struct: map first): next, reject_handler, fulfill_handler, promise_or_capability
+ *   PromiseCapability: promise, resolve, reject;  AsyncGeneratorRequest: next, resume_mode, value, promise
+ * JS_GENERATOR_OBJECT_TYPE has no metadata entry: it comes just before its subclasses, the first of
+ * which is JS_ASYNC_FUNCTION_OBJECT_TYPE (read off Node 20 and 24 cores: 2105, 2109). */
+void v8_layout_async(v8_t *v)
+{
+    resolver_t r = {v, {0}, 0};
+    v8_layout_t *L = &v->L;
+    L->type_js_async_function_object = type_of(&r, "JS_ASYNC_FUNCTION_OBJECT_TYPE");
+    L->type_js_async_generator_object = type_of(&r, "JS_ASYNC_GENERATOR_OBJECT_TYPE");
+    L->type_js_generator_object = type_of(&r, "JS_GENERATOR_OBJECT_TYPE");
+    if (L->type_js_generator_object < 0 && L->type_js_async_function_object > 0)
+        L->type_js_generator_object = L->type_js_async_function_object - 1;
+    L->type_promise_reaction = type_of(&r, "PROMISE_REACTION_TYPE");
+    L->type_promise_capability = type_of(&r, "PROMISE_CAPABILITY_TYPE");
+    L->type_async_generator_request = type_of(&r, "ASYNC_GENERATOR_REQUEST_TYPE");
+    /* JSFunction subtypes (class constructors, builtin constructors) come just before JS_FUNCTION_TYPE */
+    L->type_first_js_function = (int)opt(&r, L->type_js_function >= 32 ? L->type_js_function - 32 : 0, "FirstJSFunctionType", NULL);
+    L->gen_function = opt(&r, 24, "class_JSGeneratorObject__function__JSFunction", NULL);
+    L->gen_context = L->gen_function + 8;
+    L->gen_receiver = L->gen_function + 16;
+    L->gen_input_or_debug_pos = L->gen_function + 24;
+    L->gen_resume_mode = L->gen_function + 32;
+    L->gen_continuation = L->gen_function + 40;
+    L->gen_parameters_and_registers = L->gen_function + 48;
+    L->async_fn_promise = L->gen_function + 56;
+    L->async_gen_queue = L->gen_function + 56;
+    L->async_gen_is_awaiting = L->gen_function + 64;
+    L->gen_executing = -2;
+    L->gen_closed = -1;
+    /* V8 12 moved continuation_preserved_embedder_data to PromiseReaction's first field (read off
+       Node 22 and 24 cores: undefined, then next = Smi 0, then the handlers) */
+    int64_t rx = v->major >= 12 ? 8 : 0;
+    L->reaction_next = 8 + rx;
+    L->reaction_reject_handler = 16 + rx;
+    L->reaction_fulfill_handler = 24 + rx;
+    L->reaction_promise_or_capability = 32 + rx;
+    L->async_sfi_data = L->sfi_function_data;
+    /* An API object's embedder fields follow the JSObject header; V8 13 puts a cpp_heap_wrappable
+       word first (read off Node 24 cores: 0, then Node's type tag, then the BaseObject pointer) */
+    L->api_embedder_fields = v->major >= 13 ? 32 : 24;
+    L->capability_promise = 8;
+    L->gen_request_next = 8;
+    L->gen_request_promise = 32;
+    L->ctx_min_slots = 2;
+    L->ctx_extension_slot = 2;
 }

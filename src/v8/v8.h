@@ -320,4 +320,123 @@ int v8_heap_is_js_type(const v8_heap_t *h, int type);
 /* For a JSFunction found by the walk: its SharedFunctionInfo (checked). -1 when o is no function. */
 int v8_heap_function_shared(v8_heap_t *h, const v8_heap_object_t *o, uint64_t *shared);
 
+/* ---- async ---- */
+/* Suspended async functions, async generators and generators (v8/async.c), the promises they
+ * await and the chain of async functions awaiting them, followed as V8's own async stack traces
+ * follow it (isolate.cc CaptureAsyncStackTrace): a pending promise with exactly one reaction whose
+ * handler is an await closure (its context's extension is the awaiting generator), a Promise.all /
+ * allSettled / any element closure (its context holds the combinator's capability), a promise's
+ * default resolve function, or a plain `then` chain. */
+typedef enum { V8_GEN_ASYNC_FUNCTION, V8_GEN_ASYNC_GENERATOR, V8_GEN_GENERATOR } v8_gen_kind_t;
+typedef enum { V8_GEN_SUSPENDED, V8_GEN_EXECUTING, V8_GEN_CLOSED, V8_GEN_UNKNOWN } v8_gen_state_t;
+typedef struct {
+    uint64_t addr;            /* the generator object */
+    v8_gen_kind_t kind;
+    v8_gen_state_t state;
+    uint64_t function, shared, context, receiver;
+    int64_t bytecode_offset;  /* suspended: where it resumes (the await or yield), else -1 */
+    int line, col;            /* 1-based script position of that await or yield, 0 unknown */
+    int position_is_definition;/* the bytecode had no position table: line:col is the definition */
+    uint64_t promise;         /* an async function's own promise; an async generator's first request's
+                                 promise (what its awaiters wait on); 0 none */
+    int awaiting_yield;       /* an async generator suspended at a yield (not an await) */
+} v8_generator_t;
+/* The facts of one generator object; -1 when addr is none or unreadable. */
+int v8_generator_info(v8_t *v, uint64_t addr, v8_generator_t *out);
+/* The same without the position (line, col stay 0): a few reads, for walks over many. */
+int v8_generator_state(v8_t *v, uint64_t addr, v8_generator_t *out);
+/* Fills g's line, col and position_is_definition from its function's bytecode (what
+   v8_generator_info adds to v8_generator_state). */
+void v8_generator_position(v8_t *v, v8_generator_t *g);
+/* 1 for the instance types of generator objects (what v8_generator_info reads). */
+int v8_is_generator_type(const v8_t *v, int type);
+/* 1 for JS_PROMISE_TYPE. */
+int v8_is_promise_type(const v8_t *v, int type);
+
+typedef enum { V8_ASYNC_AWAIT, V8_ASYNC_COMBINATOR } v8_async_frame_kind_t;
+typedef struct {
+    v8_async_frame_kind_t kind;
+    uint64_t generator;       /* AWAIT: the awaiting async function or async generator */
+    uint64_t promise;         /* the promise this frame waits on (the one whose reaction led here) */
+    const char *combinator;   /* COMBINATOR: "Promise.all", "Promise.allSettled", "Promise.any" */
+    int index;                /* COMBINATOR: the element's index */
+} v8_async_frame_t;
+/* Who awaits promise: the async frames, innermost first, at most max (V8 stops where the chain
+ * forks or ends, and so does this). Returns how many. */
+size_t v8_async_chain(v8_t *v, uint64_t promise, v8_async_frame_t *out, size_t max);
+
+/* The generator an await closure (a PromiseReaction's fulfill or reject handler) resumes, or 0. */
+uint64_t v8_await_closure_generator(v8_t *v, uint64_t handler);
+/* The reactions of a pending promise (newest first, as V8 keeps them), cb(ctx, reaction) each,
+ * at most limit. 0, or -1 when promise is no pending promise. */
+typedef int (*v8_reaction_cb)(void *ctx, uint64_t reaction, uint64_t fulfill, uint64_t reject);
+int v8_promise_reactions(v8_t *v, uint64_t promise, v8_reaction_cb cb, void *ctx, int limit);
+/* Where a thread's async stack starts (V8 starts from the current microtask: the await closure
+ * that resumed an async function). A core keeps no such pointer where we can read it, so the
+ * generator is recognised on the heap instead: an executing async function or async generator
+ * whose function runs in one of the thread's JS frames (the outermost such frame: the one the
+ * microtask resumed). Its own promise in *promise; -1 when none (the thread runs no resumed
+ * async function, and V8 would print no async frames either). Walks the heap h. */
+int v8_async_current_promise(v8_t *v, v8_heap_t *h, const v8_frame_t *frames, size_t n, uint64_t *promise);
+/* A promise's state (V8_PROMISE_*), -1 when value is no promise. */
+int v8_promise_state(v8_t *v, uint64_t promise);
+
+/* ---- pending work: what keeps the event loop alive (v8/pending.c) ---- */
+/* libuv's default loop (the main thread's): its clock, counters and every handle. */
+typedef struct {
+    uint64_t addr;            /* the uv_handle_t */
+    int type;                 /* uv_handle_type (v8_uv_type_name) */
+    unsigned flags;
+    int active, ref, closing, internal, listening, connection;
+    int fd;                   /* streams and UDP; -1 otherwise */
+    int pid;                  /* process handles */
+    uint64_t data;            /* handle->data: Node's HandleWrap (v8_pending_t.native) */
+    uint64_t timeout;         /* timers: when due, in loop time (ms) */
+    uint64_t write_queue_size;/* streams: bytes queued to write */
+} v8_uv_handle_t;
+typedef struct {
+    uint64_t addr, time;      /* the loop's clock: ms, CLOCK_MONOTONIC as of its last update */
+    unsigned active_handles;  /* active and ref'd handles: the loop runs while this or ... */
+    unsigned active_reqs;     /* ... this (requests in flight: fs, dns, connect, write) is nonzero */
+    v8_uv_handle_t *handles;
+    size_t nhandles;
+    int truncated;            /* the handle queue was cut short (unreadable or too long) */
+} v8_uv_loop_t;
+/* -1 when the executable has no default_loop_struct or the loop is unreadable. */
+int v8_uv_loop_read(v8_t *v, v8_uv_loop_t *out);
+/* The same for a uv_loop_t at a given address (fuzzing). */
+int v8_uv_loop_read_at(v8_t *v, uint64_t loop, v8_uv_loop_t *out);
+void v8_uv_loop_free(v8_uv_loop_t *l);
+const char *v8_uv_type_name(int type);
+
+/* Node's JavaScript objects for pending work, found on the heap by constructor name. */
+typedef enum {
+    V8_PENDING_NONE, V8_PENDING_TIMEOUT, V8_PENDING_IMMEDIATE, V8_PENDING_SERVER, V8_PENDING_SOCKET, V8_PENDING_CHILD,
+    V8_PENDING_WORKER, V8_PENDING_WRAP, V8_PENDING_REQUEST, V8_PENDING_TICK_QUEUE,
+} v8_pending_kind_t;
+typedef struct {
+    v8_pending_kind_t kind;
+    uint64_t obj;
+    int live;                 /* still pending: not destroyed, closed, completed (else a dead object
+                                 the GC has not collected yet) */
+    char class_name[32];      /* WRAP, REQUEST: "TCP", "FSReqCallback", ... */
+    uint64_t callback;        /* TIMEOUT, IMMEDIATE: the callback; REQUEST: oncomplete */
+    uint64_t user_callback;   /* REQUEST: the program's callback oncomplete will call, 0 unknown */
+    double delay, start, repeat; /* TIMEOUT: _idleTimeout, _idleStart (Node's loop ms), _repeat; -1 none */
+    int ref;                  /* TIMEOUT, IMMEDIATE: 1 ref'd, 0 unref'd, -1 unknown */
+    uint64_t handle;          /* SERVER, SOCKET, CHILD: the `_handle` wrap */
+    uint64_t native;          /* its (WRAP, REQUEST: its own) C++ object: a uv handle's data */
+    uint64_t key;             /* SERVER: _connectionKey; SOCKET: _host; CHILD: spawnfile (strings) */
+    uint64_t peer, sock;      /* SOCKET: cached _peername, _sockname objects */
+    int pid;                  /* CHILD: pid; WORKER: threadId */
+    int64_t length;           /* TICK_QUEUE: entries */
+} v8_pending_t;
+typedef int (*v8_pending_cb)(void *ctx, const v8_pending_t *p);
+/* Calls cb for each such object on the heap (live or not: see .live). 0 done, -1 no heap. */
+int v8_pending_scan(v8_t *v, v8_heap_t *h, v8_pending_cb cb, void *ctx, v8_heap_stats_t *st);
+/* The same for one object of a known kind. */
+void v8_pending_fill(v8_t *v, uint64_t obj, v8_pending_kind_t kind, v8_pending_t *p);
+/* The C++ object a Node API object wraps (internal field 1), 0 when cleared. */
+uint64_t v8_node_wrap_pointer(v8_t *v, uint64_t obj);
+
 #endif

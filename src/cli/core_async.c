@@ -1,0 +1,490 @@
+/* nodescope core ... async: every suspended async function, async generator and generator on the
+ * heap, where it is suspended, the promise it awaits and who awaits it (v8/async.c), one block
+ * each, or with --group the innermost ones folded by identical chains: what a hung server is
+ * waiting for. One heap walk collects the generators and, from every pending promise's
+ * reactions, which promise each generator awaits. */
+#include "cli/core_cmds.h"
+#include "util/diag.h"
+#include "util/hash.h"
+#include "util/json.h"
+#include "util/options.h"
+#include "util/progress.h"
+#include "util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CHAIN 256
+
+void core_async_frame_text(core_session_t *s, const v8_async_frame_t *f, int with_async, buf_t *b)
+{
+    if (f->kind == V8_ASYNC_COMBINATOR) {
+        buf_printf(b, "%s%s (index %d)", with_async ? "async " : "", f->combinator, f->index);
+        return;
+    }
+    v8_generator_t g;
+    v8_function_t fi;
+    if (v8_generator_info(s->v, f->generator, &g) != 0 || v8_function_info(s->v, g.function, &fi) != 0) {
+        buf_printf(b, "%s<unreadable generator 0x%llx>", with_async ? "async " : "", (unsigned long long)f->generator);
+        return;
+    }
+    const char *name = *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : NULL;
+    const char *file = fi.script_name && *fi.script_name ? fi.script_name : "<anonymous>";
+    if (with_async) buf_puts(b, "async ");
+    /* as V8 prints a frame: "name (file:line:col)", or for an anonymous function "file:line:col" */
+    if (name) buf_printf(b, "%s (%s:%d:%d)", name, file, g.line, g.col);
+    else buf_printf(b, "%s:%d:%d", file, g.line, g.col);
+    v8_function_free(&fi);
+}
+
+void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b)
+{
+    if (f->kind == V8_ASYNC_COMBINATOR) {
+        buf_puts(b, "\"combinator\":");
+        json_put_string(b, f->combinator, strlen(f->combinator));
+        buf_printf(b, ",\"index\":%d", f->index);
+        return;
+    }
+    v8_generator_t g;
+    v8_function_t fi;
+    int ok = v8_generator_info(s->v, f->generator, &g) == 0 && v8_function_info(s->v, g.function, &fi) == 0;
+    buf_printf(b, "\"generator\":\"0x%llx\",\"name\":", (unsigned long long)f->generator);
+    const char *name = ok ? (*fi.name ? fi.name : fi.inferred ? fi.inferred : "") : "";
+    json_put_string(b, name, strlen(name));
+    buf_puts(b, ",\"file\":");
+    if (ok && fi.script_name) json_put_string(b, fi.script_name, strlen(fi.script_name));
+    else buf_puts(b, "null");
+    buf_printf(b, ",\"line\":%d,\"column\":%d", ok ? g.line : 0, ok ? g.col : 0);
+    if (ok) v8_function_free(&fi);
+}
+
+/* ---- collecting ---- */
+
+typedef struct {
+    v8_generator_t g;
+    uint64_t awaiting;        /* the promise it awaits, 0 unknown */
+    int awaited_gen;          /* index + 1 of the generator whose promise that is, 0 none */
+    int inner;                /* another suspended generator's chain runs through this one */
+} gen_t;
+
+typedef struct {
+    core_session_t *s;
+    gen_t *g;
+    size_t n, cap;
+    u64map_t by_addr;         /* generator -> index + 1 */
+    u64map_t awaits;          /* generator -> index + 1 into promises */
+    uint64_t *promises;
+    size_t np, capp;
+    size_t executing, closed;
+    int awaits_wanted;        /* find the promise each one awaits (a scan of every promise's reactions) */
+    progress_t progress;
+    size_t seen;
+} collect_t;
+
+typedef struct {
+    collect_t *c;
+    uint64_t promise;
+} reaction_ctx_t;
+
+/* A reaction of a pending promise: when its handler is an await closure, that generator awaits
+ * the promise. */
+static int on_reaction(void *ctx, uint64_t reaction, uint64_t fulfill, uint64_t reject)
+{
+    collect_t *c = ((reaction_ctx_t *)ctx)->c;
+    uint64_t promise = ((reaction_ctx_t *)ctx)->promise;
+    uint64_t gen = v8_await_closure_generator(c->s->v, fulfill);
+    (void)reaction, (void)reject;
+    if (!gen) return 0;
+    if (c->np == c->capp) {
+        c->capp = c->capp ? c->capp * 2 : 1024;
+        c->promises = xrealloc(c->promises, c->capp * sizeof *c->promises);
+    }
+    c->promises[c->np++] = promise;
+    int found;
+    *u64map_upsert(&c->awaits, gen, &found) = (uint32_t)c->np;
+    return 0;
+}
+
+static int on_object(void *ctx, const v8_heap_object_t *o)
+{
+    collect_t *c = ctx;
+    v8_t *v = c->s->v;
+    if ((++c->seen & 0xffff) == 0) progress_update(&c->progress, c->seen, 0);
+    if (v8_is_generator_type(v, o->type)) {
+        v8_generator_t g;
+        if (v8_generator_state(v, o->addr, &g) != 0) return 0;
+        if (g.state == V8_GEN_EXECUTING) c->executing++;
+        if (g.state == V8_GEN_CLOSED) c->closed++;
+        if (g.state != V8_GEN_SUSPENDED) return 0;
+        if (c->n == c->cap) {
+            c->cap = c->cap ? c->cap * 2 : 256;
+            c->g = xrealloc(c->g, c->cap * sizeof *c->g);
+        }
+        c->g[c->n++] = (gen_t){g, 0, 0, 0};
+        int found;
+        *u64map_upsert(&c->by_addr, o->addr, &found) = (uint32_t)c->n;
+    } else if (c->awaits_wanted && v8_is_promise_type(v, o->type)) {
+        reaction_ctx_t rc = {c, o->addr};
+        v8_promise_reactions(v, o->addr, on_reaction, &rc, 64);
+    }
+    return 0;
+}
+
+static int collect(core_session_t *s, collect_t *c, int awaits_wanted)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->awaits_wanted = awaits_wanted;
+    u64map_init(&c->by_addr);
+    u64map_init(&c->awaits);
+    v8_heap_t *h = v8_heap_open(s->v);
+    if (!v8_heap_found(h)) {
+        diag_error(target_name(s->t), 0, "async: no V8 heap pages found in the target's memory");
+        v8_heap_close(h);
+        return EXIT_FAIL;
+    }
+    progress_init(&c->progress, "walking the heap", "objects");
+    v8_heap_stats_t st;
+    v8_heap_walk(h, on_object, c, &st);
+    progress_done(&c->progress);
+    if (st.unreadable_pages)
+        diag_warn(target_name(s->t), 0, "async: %zu heap pages could not be read (not in the core?): the list may be partial",
+                  st.unreadable_pages);
+    v8_heap_close(h);
+    if (!awaits_wanted) return EXIT_OK;
+    /* which promise each awaits, and whose promise that is */
+    u64map_t by_promise;
+    u64map_init(&by_promise);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->g[i].g.promise) {
+            int found;
+            *u64map_upsert(&by_promise, c->g[i].g.promise, &found) = (uint32_t)(i + 1);
+        }
+    for (size_t i = 0; i < c->n; i++) {
+        uint32_t k;
+        if (u64map_get(&c->awaits, c->g[i].g.addr, &k)) {
+            c->g[i].awaiting = c->promises[k - 1];
+            uint32_t j;
+            if (u64map_get(&by_promise, c->g[i].awaiting, &j)) c->g[i].awaited_gen = (int)j;
+        }
+    }
+    u64map_free(&by_promise);
+    return EXIT_OK;
+}
+
+static void collect_free(collect_t *c)
+{
+    free(c->g);
+    free(c->promises);
+    u64map_free(&c->by_addr);
+    u64map_free(&c->awaits);
+}
+
+static const char *kind_name(v8_gen_kind_t k)
+{
+    return k == V8_GEN_ASYNC_FUNCTION ? "async function" : k == V8_GEN_ASYNC_GENERATOR ? "async generator" : "generator";
+}
+
+static const char *state_name(int st)
+{
+    return st == V8_PROMISE_PENDING ? "pending" : st == V8_PROMISE_FULFILLED ? "fulfilled"
+         : st == V8_PROMISE_REJECTED ? "rejected" : "unreadable";
+}
+
+#define MAX_SOURCE_BYTES (8u << 20)
+#define MAX_EXPRESSION 60
+
+/* The awaited expression, from the script's source at the await: "pool.query(…)" for
+ * `await pool.query(sql, id)`, "never" for `await never;`. Nothing when the position is not at an
+ * `await` (a definition fallback, a yield, a source that is not there). */
+static void await_expression(core_session_t *s, const v8_generator_t *g, buf_t *out)
+{
+    v8_function_t fi;
+    uint64_t src;
+    if (g->position_is_definition || !g->line || v8_function_info(s->v, g->function, &fi) != 0) return;
+    buf_t b = {0};
+    int tr;
+    if (fi.script && v8_script_source(s->v, fi.script, &src) == 0) v8_string(s->v, src, &b, MAX_SOURCE_BYTES, &tr);
+    v8_function_free(&fi);
+    const char *p = b.data, *end = b.data + b.len;
+    for (int line = 1; p && p < end && line < g->line; line++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (p) p++;
+    }
+    if (p && p + g->col - 1 + 6 <= end && !strncmp(p + g->col - 1, "await", 5)) {
+        const char *e = p + g->col - 1 + 5;
+        while (e < end && (*e == ' ' || *e == '\t')) e++;
+        size_t n = 0;
+        int depth = 0;
+        while (e + n < end && n < MAX_EXPRESSION && e[n] != '\n') {
+            char c = e[n];
+            if (c == '(' || c == '[' || c == '{') {
+                if (c == '(' && depth == 0) {   /* a call: its arguments elided */
+                    buf_append(out, e, n);
+                    buf_puts(out, "(…)");
+                    n = 0;
+                    break;
+                }
+                depth++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                if (depth-- == 0) break;
+            } else if ((c == ';' || c == ',') && depth == 0) {
+                break;
+            }
+            n++;
+        }
+        while (n && (e[n - 1] == ' ' || e[n - 1] == '\t')) n--;
+        if (n) buf_append(out, e, n);
+    }
+    buf_free(&b);
+}
+
+/* The innermost frame: where g itself is suspended ("await pool.query(…) in getUser (...)"). */
+static void self_text(core_session_t *s, const gen_t *g, buf_t *b)
+{
+    v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
+    int yield = g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield;
+    buf_puts(b, yield ? "yield " : "await ");
+    if (!yield) {
+        size_t before = b->len;
+        await_expression(s, &g->g, b);
+        if (b->len > before) buf_putc(b, ' ');
+    }
+    buf_puts(b, "in ");
+    core_async_frame_text(s, &self, 0, b);
+}
+
+/* ---- grouping ---- */
+
+/* Frame texts by (SharedFunctionInfo, bytecode offset): 100,000 requests suspended at the same
+ * await cost one position lookup. */
+typedef struct {
+    u64map_t index;          /* key -> index + 1 into texts */
+    const char **texts;
+    size_t n, cap;
+    strpool_t *pool;
+    buf_t tmp;
+} text_cache_t;
+
+static void cached_frame_text(core_session_t *s, text_cache_t *tc, const v8_async_frame_t *f, buf_t *b)
+{
+    v8_generator_t g;
+    if (f->kind != V8_ASYNC_AWAIT || v8_generator_state(s->v, f->generator, &g) != 0 || !g.shared) {
+        core_async_frame_text(s, f, 0, b);
+        return;
+    }
+    uint64_t key = hash_u64(g.shared) ^ (uint64_t)g.bytecode_offset;
+    uint32_t k;
+    if (!u64map_get(&tc->index, key, &k)) {
+        buf_clear(&tc->tmp);
+        core_async_frame_text(s, f, 0, &tc->tmp);
+        if (tc->n == tc->cap) {
+            tc->cap = tc->cap ? tc->cap * 2 : 64;
+            tc->texts = xrealloc(tc->texts, tc->cap * sizeof *tc->texts);
+        }
+        tc->texts[tc->n++] = strpool_intern(tc->pool, tc->tmp.data ? tc->tmp.data : "", tc->tmp.len);
+        int found;
+        *u64map_upsert(&tc->index, key, &found) = k = (uint32_t)tc->n;
+    }
+    buf_puts(b, tc->texts[k - 1]);
+}
+
+typedef struct {
+    const char *key;
+    size_t count, first;      /* first: a member's index (its chain is printed for JSON) */
+} group_t;
+
+static int by_count(const void *a, const void *b)
+{
+    const group_t *x = a, *y = b;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    return strcmp(x->key, y->key);
+}
+
+static void chain_json(core_session_t *s, const v8_async_frame_t *chain, size_t n, buf_t *b)
+{
+    buf_puts(b, "[");
+    for (size_t k = 0; k < n; k++) {
+        buf_puts(b, k ? ",{" : "{");
+        core_async_frame_json(s, &chain[k], b);
+        buf_puts(b, "}");
+    }
+    buf_puts(b, "]");
+}
+
+int core_cmd_async(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core CORE|--pid PID async [--group] [--json]\n\n"
+        "Every suspended async function, async generator and generator on the heap: where it is\n"
+        "suspended (the file:line:column of its await or yield), the promise it awaits and that\n"
+        "promise's state, and the chain of async functions awaiting it, outermost last, followed as\n"
+        "V8 follows it for `new Error().stack` (await, Promise.all/allSettled/any, for await, then).\n"
+        "--group folds the innermost ones (those no other one waits on) by identical chains, with a\n"
+        "count, most first: `437 × await pool.query(…) in getUser (db.js:88:22) ← handle (app.js:42:17)`.\n"
+        "A position falls back to the function's definition when its bytecode has no position\n"
+        "table (V8 builds them lazily); it is marked so.\n";
+    int json = 0, group = 0;
+    const opt_t opts[] = {
+        OPT_BOOL("group", 'g', "fold identical chains, with counts", &group),
+        OPT_BOOL("json", 0, "a JSON document", &json),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core async", usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
+    if (s->check_only) return EXIT_OK;
+    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    collect_t c;
+    int rc = collect(s, &c, !group);
+    if (rc != EXIT_OK) {
+        collect_free(&c);
+        return rc;
+    }
+    v8_async_frame_t *chain = xmalloc(MAX_CHAIN * sizeof *chain);
+    size_t *chain_len = xcalloc(c.n ? c.n : 1, sizeof *chain_len);
+    /* which generators another one waits on: the first awaiter on each chain (after combinators) */
+    for (size_t i = 0; i < c.n; i++) {
+        /* the first frame, or the first few when combinators come first */
+        size_t m = c.g[i].g.promise ? v8_async_chain(s->v, c.g[i].g.promise, chain, 1) : 0;
+        if (m == 1 && chain[0].kind != V8_ASYNC_AWAIT) m = v8_async_chain(s->v, c.g[i].g.promise, chain, 8);
+        chain_len[i] = m;
+        for (size_t k = 0; k < m; k++) {
+            uint32_t j;
+            if (chain[k].kind != V8_ASYNC_AWAIT) continue;
+            if (u64map_get(&c.by_addr, chain[k].generator, &j)) c.g[j - 1].inner = 1;
+            break;
+        }
+    }
+    buf_t b = {0}, key = {0};
+    if (group) {
+        strpool_t *pool = strpool_new();
+        u64map_t idx;
+        u64map_init(&idx);
+        group_t *gs = NULL;
+        size_t ng = 0, capg = 0, total = 0;
+        text_cache_t tc = {.pool = pool};
+        u64map_init(&tc.index);
+        for (size_t i = 0; i < c.n; i++) {
+            if (c.g[i].inner) continue;
+            buf_clear(&key);
+            gen_t *g = &c.g[i];
+            uint64_t sk = hash_u64(g->g.shared ^ 0x5e1f) ^ (uint64_t)g->g.bytecode_offset ^ (uint64_t)g->g.awaiting_yield;
+            uint32_t ti;
+            if (!g->g.shared || !u64map_get(&tc.index, sk, &ti)) {
+                buf_clear(&tc.tmp);
+                v8_generator_position(s->v, &g->g);
+                self_text(s, g, &tc.tmp);
+                if (tc.n == tc.cap) {
+                    tc.cap = tc.cap ? tc.cap * 2 : 64;
+                    tc.texts = xrealloc(tc.texts, tc.cap * sizeof *tc.texts);
+                }
+                tc.texts[tc.n++] = strpool_intern(tc.pool, tc.tmp.data ? tc.tmp.data : "", tc.tmp.len);
+                int found;
+                *u64map_upsert(&tc.index, sk, &found) = ti = (uint32_t)tc.n;
+            }
+            buf_puts(&key, tc.texts[ti - 1]);
+            size_t m = v8_async_chain(s->v, c.g[i].g.promise, chain, c.g[i].g.promise ? MAX_CHAIN : 0);
+            for (size_t k = 0; k < m; k++) {
+                buf_puts(&key, " ← ");
+                cached_frame_text(s, &tc, &chain[k], &key);
+            }
+            const char *name = strpool_intern(pool, key.data, key.len);
+            int found;
+            uint32_t *slot = u64map_upsert(&idx, (uint64_t)(uintptr_t)name, &found);
+            if (!found) {
+                if (ng == capg) {
+                    capg = capg ? capg * 2 : 64;
+                    gs = xrealloc(gs, capg * sizeof *gs);
+                }
+                gs[ng] = (group_t){name, 0, i};
+                *slot = (uint32_t)++ng;
+            }
+            gs[*slot - 1].count++;
+            total++;
+        }
+        u64map_free(&tc.index);
+        free(tc.texts);
+        buf_free(&tc.tmp);
+        if (ng) qsort(gs, ng, sizeof *gs, by_count);
+        if (json) buf_printf(&b, "{\"suspended\":%zu,\"innermost\":%zu,\"executing\":%zu,\"groups\":[", c.n, total, c.executing);
+        else buf_printf(&b, "%zu suspended (%zu innermost, in %zu group%s)\n", c.n, total, ng, ng == 1 ? "" : "s");
+        for (size_t i = 0; i < ng; i++) {
+            if (json) {
+                const gen_t *g = &c.g[gs[i].first];
+                buf_printf(&b, "%s{\"count\":%zu,\"text\":", i ? "," : "", gs[i].count);
+                json_put_string(&b, gs[i].key, strlen(gs[i].key));
+                buf_puts(&b, ",\"frames\":");
+                chain[0] = (v8_async_frame_t){V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
+                size_t m = 1 + (g->g.promise ? v8_async_chain(s->v, g->g.promise, chain + 1, MAX_CHAIN - 1) : 0);
+                chain_json(s, chain, m, &b);
+                buf_puts(&b, "}");
+            } else {
+                buf_printf(&b, "%8zu × %s\n", gs[i].count, gs[i].key);
+            }
+            if (b.len > 1 << 16) fwrite(b.data, 1, b.len, stdout), buf_clear(&b);
+        }
+        if (json) buf_puts(&b, "]}\n");
+        free(gs);
+        u64map_free(&idx);
+        strpool_free(pool);
+    } else {
+        if (json) buf_printf(&b, "{\"executing\":%zu,\"suspended\":[", c.executing);
+        for (size_t i = 0; i < c.n; i++) {
+            gen_t *g = &c.g[i];
+            v8_generator_position(s->v, &g->g);
+            int pst = g->awaiting ? v8_promise_state(s->v, g->awaiting) : -1;
+            size_t m = chain_len[i] ? v8_async_chain(s->v, g->g.promise, chain, MAX_CHAIN) : 0;
+            if (json) {
+                buf_printf(&b, "%s\n{\"address\":\"0x%llx\",\"kind\":\"%s\",", i ? "," : "", (unsigned long long)g->g.addr,
+                           kind_name(g->g.kind));
+                v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
+                core_async_frame_json(s, &self, &b);
+                buf_printf(&b, ",\"position_is_definition\":%s,\"at\":\"%s\",\"innermost\":%s,\"awaiting\":",
+                           g->g.position_is_definition ? "true" : "false",
+                           g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield" : "await", g->inner ? "false" : "true");
+                if (g->awaiting) {
+                    buf_printf(&b, "{\"promise\":\"0x%llx\",\"state\":\"%s\"", (unsigned long long)g->awaiting, state_name(pst));
+                    if (g->awaited_gen) buf_printf(&b, ",\"generator\":\"0x%llx\"", (unsigned long long)c.g[g->awaited_gen - 1].g.addr);
+                    buf_puts(&b, "}");
+                } else {
+                    buf_puts(&b, "null");
+                }
+                buf_puts(&b, ",\"chain\":");
+                chain_json(s, chain, m, &b);
+                buf_puts(&b, "}");
+            } else {
+                buf_printf(&b, "0x%llx %s: ", (unsigned long long)g->g.addr, kind_name(g->g.kind));
+                self_text(s, g, &b);
+                if (g->g.position_is_definition) buf_puts(&b, " [position is the definition]");
+                buf_putc(&b, '\n');
+                if (g->awaiting) {
+                    buf_printf(&b, "    awaiting <Promise 0x%llx: %s>", (unsigned long long)g->awaiting, state_name(pst));
+                    if (g->awaited_gen) {
+                        v8_async_frame_t inner = {V8_ASYNC_AWAIT, c.g[g->awaited_gen - 1].g.addr, 0, NULL, 0};
+                        buf_puts(&b, " of ");
+                        core_async_frame_text(s, &inner, 1, &b);
+                    }
+                    buf_putc(&b, '\n');
+                }
+                for (size_t k = 0; k < m; k++) {
+                    buf_puts(&b, "    ← ");
+                    core_async_frame_text(s, &chain[k], 0, &b);
+                    buf_putc(&b, '\n');
+                }
+            }
+            if (b.len > 1 << 16) fwrite(b.data, 1, b.len, stdout), buf_clear(&b);
+        }
+        if (json) buf_puts(&b, "\n]}\n");
+        else buf_printf(&b, "%zu suspended, %zu executing\n", c.n, c.executing);
+    }
+    fwrite(b.data ? b.data : "", 1, b.len, stdout);
+    buf_free(&b);
+    buf_free(&key);
+    free(chain);
+    free(chain_len);
+    collect_free(&c);
+    return EXIT_OK;
+}

@@ -1,0 +1,426 @@
+/* nodescope core ... pending: what keeps the event loop alive, or will run later: timers,
+ * immediates, servers and sockets, child processes, requests in flight, the nextTick queue and
+ * workers, each with whether it holds the loop open (ref'd). Node's JavaScript objects give the
+ * callbacks and delays (v8_pending_scan), libuv's default loop the fds, flags and the loop's clock
+ * (v8_uv_loop_read); the two meet where a uv handle's data is the wrap's C++ object. On --pid,
+ * socket addresses come from /proc/PID/fd and /proc/PID/net/tcp{,6}; a core keeps only what
+ * Node cached on the JavaScript objects (a server's _connectionKey, _sockname/_peername). */
+#include "cli/core_cmds.h"
+#include "util/diag.h"
+#include "util/hash.h"
+#include "util/json.h"
+#include "util/options.h"
+#include "util/progress.h"
+#include "util/xalloc.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    v8_pending_t *p;
+    size_t n, cap;
+    progress_t progress;
+} found_t;
+
+static int on_pending(void *ctx, const v8_pending_t *p)
+{
+    found_t *f = ctx;
+    if (!p->live) return 0;
+    if (f->n == f->cap) {
+        f->cap = f->cap ? f->cap * 2 : 64;
+        f->p = xrealloc(f->p, f->cap * sizeof *f->p);
+    }
+    f->p[f->n++] = *p;
+    return 0;
+}
+
+/* ---- addresses from /proc (a live process) ---- */
+
+typedef struct {
+    char local[64], remote[64];
+    int ok;
+} addr_t;
+
+/* "0100007F:B58F" (or 32 hex digits of IPv6) -> "127.0.0.1:46479" */
+static void proc_addr(const char *hex, char *out, size_t n)
+{
+    const char *colon = strchr(hex, ':');
+    unsigned port = colon ? (unsigned)strtoul(colon + 1, NULL, 16) : 0;
+    size_t len = colon ? (size_t)(colon - hex) : 0;
+    if (len == 8) {
+        unsigned long a = strtoul(hex, NULL, 16);
+        snprintf(out, n, "%lu.%lu.%lu.%lu:%u", a & 255, (a >> 8) & 255, (a >> 16) & 255, (a >> 24) & 255, port);
+    } else if (len == 32) {
+        unsigned char b[16];
+        for (int i = 0; i < 4; i++) {   /* four host-order 32-bit words */
+            char w[9];
+            memcpy(w, hex + 8 * i, 8);
+            w[8] = 0;
+            unsigned long x = strtoul(w, NULL, 16);
+            for (int k = 0; k < 4; k++) b[4 * i + k] = (unsigned char)(x >> (8 * k));
+        }
+        static const unsigned char v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        if (!memcmp(b, v4, 12)) snprintf(out, n, "%u.%u.%u.%u:%u", b[12], b[13], b[14], b[15], port);
+        else {
+            size_t o = 0;
+            o += (size_t)snprintf(out + o, n - o, "[");
+            for (int i = 0; i < 8 && o < n; i++) o += (size_t)snprintf(out + o, n - o, "%s%x", i ? ":" : "", (b[2 * i] << 8) | b[2 * i + 1]);
+            if (o < n) snprintf(out + o, n - o, "]:%u", port);
+        }
+    } else {
+        snprintf(out, n, "?");
+    }
+}
+
+static int proc_socket(int pid, int fd, addr_t *a)
+{
+    char path[64], link[128];
+    memset(a, 0, sizeof *a);
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+    ssize_t k = readlink(path, link, sizeof link - 1);
+    if (k <= 0) return -1;
+    link[k] = 0;
+    unsigned long inode;
+    if (sscanf(link, "socket:[%lu]", &inode) != 1) return -1;
+    static const char *tables[] = {"tcp", "tcp6", "udp", "udp6"};
+    for (int i = 0; i < 4 && !a->ok; i++) {
+        snprintf(path, sizeof path, "/proc/%d/net/%s", pid, tables[i]);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        char line[512], loc[80], rem[80];
+        unsigned long ino;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, " %*d: %79s %79s %*x %*s %*s %*s %*d %*d %lu", loc, rem, &ino) == 3 && ino == inode) {
+                proc_addr(loc, a->local, sizeof a->local);
+                proc_addr(rem, a->remote, sizeof a->remote);
+                a->ok = 1;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    return a->ok ? 0 : -1;
+}
+
+/* ---- printing helpers ---- */
+
+static void fn_text(core_session_t *s, uint64_t fn, buf_t *b, int json)
+{
+    v8_function_t fi;
+    if (!fn || v8_function_info(s->v, fn, &fi) != 0) {
+        buf_puts(b, json ? "null" : "?");
+        return;
+    }
+    const char *name = *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : "(anonymous)";
+    if (json) {
+        buf_puts(b, "{\"name\":");
+        json_put_string(b, name, strlen(name));
+        buf_puts(b, ",\"file\":");
+        if (fi.script_name) json_put_string(b, fi.script_name, strlen(fi.script_name));
+        else buf_puts(b, "null");
+        buf_printf(b, ",\"line\":%d,\"column\":%d}", fi.def_line, fi.def_col);
+    } else {
+        buf_puts(b, name);
+        if (fi.script_name && fi.def_line) buf_printf(b, " (%s:%d:%d)", fi.script_name, fi.def_line, fi.def_col);
+    }
+    v8_function_free(&fi);
+}
+
+static void str_value(core_session_t *s, uint64_t value, buf_t *b)
+{
+    int tr;
+    v8_string(s->v, value, b, 256, &tr);
+}
+
+/* An address object Node cached ({address, port}) as "addr:port"; 0 when there is none. */
+static int cached_addr(core_session_t *s, uint64_t obj, char *out, size_t n)
+{
+    uint64_t a, p;
+    double port;
+    if (!obj || v8_object_get(s->v, obj, "address", &a) != 0 || v8_object_get(s->v, obj, "port", &p) != 0 ||
+        v8_number_value(s->v, p, &port) != 0)
+        return 0;
+    buf_t b = {0};
+    str_value(s, a, &b);
+    snprintf(out, n, "%s:%.0f", b.data ? b.data : "?", port);
+    buf_free(&b);
+    return 1;
+}
+
+static const v8_uv_handle_t *handle_for(const v8_uv_loop_t *loop, u64map_t *by_data, uint64_t native)
+{
+    uint32_t k;
+    return native && u64map_get(by_data, native, &k) ? &loop->handles[k - 1] : NULL;
+}
+
+static void json_opt_str(buf_t *b, const char *key, const char *val)
+{
+    buf_printf(b, ",\"%s\":", key);
+    if (val && *val) json_put_string(b, val, strlen(val));
+    else buf_puts(b, "null");
+}
+
+static int by_due(const void *a, const void *b)
+{
+    const v8_pending_t *x = a, *y = b;
+    double dx = x->start + x->delay, dy = y->start + y->delay;
+    return (dx > dy) - (dx < dy);
+}
+
+int core_cmd_pending(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core CORE|--pid PID pending [--json]\n\n"
+        "What keeps the event loop alive, or will run later: timers (callback and where it is\n"
+        "defined, delay, due in how long by the loop's clock, repeat), immediates, servers and\n"
+        "sockets (fd, listening or connected, addresses: on --pid from /proc, in a core where Node\n"
+        "cached them), child processes, requests in flight (fs, dns, connect: the callback that\n"
+        "will run), the nextTick queue, workers, and libuv's other handles. `ref` marks what holds\n"
+        "the loop open; the loop runs while a ref'd active handle or a request in flight exists.\n";
+    int json = 0;
+    const opt_t opts[] = {
+        OPT_BOOL("json", 0, "a JSON document", &json),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core pending", usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
+    if (s->check_only) return EXIT_OK;
+    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    const char *tname = target_name(s->t);
+    int pid = strcmp(target_kind(s->t), "core") && !strncmp(tname, "pid ", 4) ? atoi(tname + 4) : 0;
+
+    v8_uv_loop_t loop;
+    int have_loop = v8_uv_loop_read(s->v, &loop) == 0;
+    if (!have_loop) diag_warn(tname, 0, "pending: libuv's default loop (default_loop_struct) is unreadable: no fds, flags or loop time");
+    else if (loop.truncated) diag_warn(tname, 0, "pending: libuv's handle queue is corrupt or too long: %zu handles read", loop.nhandles);
+    u64map_t by_data;
+    u64map_init(&by_data);
+    for (size_t i = 0; have_loop && i < loop.nhandles; i++) {
+        int found;
+        if (loop.handles[i].data) *u64map_upsert(&by_data, loop.handles[i].data, &found) = (uint32_t)(i + 1);
+    }
+
+    v8_heap_t *h = v8_heap_open(s->v);
+    found_t f = {0};
+    if (!v8_heap_found(h)) {
+        diag_warn(tname, 0, "pending: no V8 heap pages found: only libuv's view");
+    } else {
+        progress_init(&f.progress, "walking the heap", "objects");
+        v8_heap_stats_t st;
+        v8_pending_scan(s->v, h, on_pending, &f, &st);
+        progress_done(&f.progress);
+        if (st.unreadable_pages)
+            diag_warn(tname, 0, "pending: %zu heap pages could not be read: the lists may be partial", st.unreadable_pages);
+    }
+    qsort(f.p, f.n, sizeof *f.p, by_due);
+
+    /* Node's timer clock: _idleStart counts ms from a base that libuv's clock also passes through.
+       Node arms one uv timer (the Environment's timer_handle_, initialised just before its
+       immediate check and idle handles, so it comes right before them in the loop's handle queue)
+       for the earliest expiry still ahead: base = its timeout - that expiry (start + delay of some
+       timer). Going through the timers by expiry, the first that puts "now" at or after every
+       timer's start and at or before that expiry is the one. While a timer callback runs Node's uv
+       timer is stopped, and "now" is left unknown. */
+    double max_start = -INFINITY;
+    for (size_t i = 0; i < f.n; i++)
+        if (f.p[i].kind == V8_PENDING_TIMEOUT && f.p[i].start > max_start) max_start = f.p[i].start;
+    const v8_uv_handle_t *node_timer = NULL;
+    for (size_t k = 0; have_loop && k + 2 < loop.nhandles && !node_timer; k++)
+        if (loop.handles[k].type == 13 && loop.handles[k + 1].type == 2 && loop.handles[k + 2].type == 6)
+            node_timer = &loop.handles[k];
+    int have_now = 0;
+    double now_js = 0;
+    for (size_t i = 0; node_timer && node_timer->active && !have_now && i < f.n; i++) {
+        if (f.p[i].kind != V8_PENDING_TIMEOUT) continue;
+        double e = f.p[i].start + f.p[i].delay;
+        double now = (double)loop.time - ((double)node_timer->timeout - e);
+        if (now >= max_start - 1 && now <= e + 1) have_now = 1, now_js = now;
+    }
+
+    int alive = have_loop && (loop.active_handles > 0 || loop.active_reqs > 0);
+    buf_t b = {0}, t = {0};
+    if (json) {
+        buf_printf(&b, "{\"loop\":");
+        if (have_loop)
+            buf_printf(&b, "{\"alive\":%s,\"time\":%llu,\"active_handles\":%u,\"active_reqs\":%u}", alive ? "true" : "false",
+                       (unsigned long long)loop.time, loop.active_handles, loop.active_reqs);
+        else buf_puts(&b, "null");
+    } else if (have_loop) {
+        buf_printf(&b, "event loop: %s (%u ref'd active handle%s, %u request%s in flight); loop time %llu ms\n",
+                   alive ? "alive" : "would exit", loop.active_handles, loop.active_handles == 1 ? "" : "s", loop.active_reqs,
+                   loop.active_reqs == 1 ? "" : "s", (unsigned long long)loop.time);
+    }
+    static const struct { v8_pending_kind_t kind; const char *json, *title; } sections[] = {
+        {V8_PENDING_TIMEOUT, "timers", "timers"},
+        {V8_PENDING_IMMEDIATE, "immediates", "immediates"},
+        {V8_PENDING_SERVER, "servers", "servers"},
+        {V8_PENDING_SOCKET, "sockets", "sockets"},
+        {V8_PENDING_CHILD, "children", "child processes"},
+        {V8_PENDING_REQUEST, "requests", "requests in flight"},
+        {V8_PENDING_WORKER, "workers", "workers"},
+    };
+    u64map_t claimed;   /* uv handles shown with a JS object */
+    u64map_init(&claimed);
+    for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
+        v8_pending_kind_t kind = sections[sec].kind;
+        size_t count = 0;
+        for (size_t i = 0; i < f.n; i++) count += f.p[i].kind == kind;
+        if (json) buf_printf(&b, ",\"%s\":[", sections[sec].json);
+        else if (count) buf_printf(&b, "%s (%zu):\n", sections[sec].title, count);
+        size_t k = 0;
+        for (size_t i = 0; i < f.n; i++) {
+            const v8_pending_t *p = &f.p[i];
+            if (p->kind != kind) continue;
+            const v8_uv_handle_t *u = handle_for(&loop, &by_data, p->native);
+            if (u) {
+                int found;
+                *u64map_upsert(&claimed, u->addr, &found) = 1;
+            }
+            int ref = kind == V8_PENDING_TIMEOUT || kind == V8_PENDING_IMMEDIATE ? p->ref : u ? u->ref && u->active : -1;
+            if (kind == V8_PENDING_REQUEST) ref = 1;   /* a request in flight always keeps the loop */
+            if (json) buf_printf(&b, "%s{\"address\":\"0x%llx\",\"ref\":%s", k ? "," : "", (unsigned long long)p->obj,
+                                 ref < 0 ? "null" : ref ? "true" : "false");
+            else buf_printf(&b, "  %-5s ", ref < 0 ? "?" : ref ? "ref" : "unref");
+            k++;
+            char local[96] = "", remote[96] = "";
+            switch (kind) {
+            case V8_PENDING_TIMEOUT:
+            case V8_PENDING_IMMEDIATE: {
+                double due = p->start + p->delay - now_js;
+                if (json) {
+                    buf_puts(&b, ",\"callback\":");
+                    fn_text(s, p->callback, &b, 1);
+                    if (kind == V8_PENDING_TIMEOUT) {
+                        buf_printf(&b, ",\"delay\":%.0f,\"start\":%.0f,\"repeat\":", p->delay, p->start);
+                        if (p->repeat >= 0) buf_printf(&b, "%.0f", p->repeat);
+                        else buf_puts(&b, "null");
+                        buf_puts(&b, ",\"due_in\":");
+                        if (have_now) buf_printf(&b, "%.0f", due);
+                        else buf_puts(&b, "null");
+                    }
+                } else {
+                    if (kind == V8_PENDING_TIMEOUT) {
+                        if (have_now) buf_printf(&b, "due in %8.0f ms  ", due);
+                        buf_printf(&b, "%s %.0f ms  ", p->repeat >= 0 ? "every" : "after", p->delay);
+                    }
+                    fn_text(s, p->callback, &b, 0);
+                }
+                break;
+            }
+            case V8_PENDING_SERVER:
+            case V8_PENDING_SOCKET: {
+                addr_t a;
+                if (u && pid && u->fd >= 0 && proc_socket(pid, u->fd, &a) == 0) {
+                    snprintf(local, sizeof local, "%s", a.local);
+                    if (kind == V8_PENDING_SOCKET) snprintf(remote, sizeof remote, "%s", a.remote);
+                }
+                if (!*local) cached_addr(s, p->sock, local, sizeof local);
+                if (!*remote) cached_addr(s, p->peer, remote, sizeof remote);
+                if (!*local && kind == V8_PENDING_SERVER && p->key) {   /* "4:127.0.0.1:8080" */
+                    buf_clear(&t);
+                    str_value(s, p->key, &t);
+                    const char *c = t.data ? strchr(t.data, ':') : NULL;
+                    if (c) snprintf(local, sizeof local, "%s", c + 1);
+                }
+                const char *type = u ? v8_uv_type_name(u->type) : "?";
+                const char *state = !u ? "no handle" : u->listening || kind == V8_PENDING_SERVER ? "listening" : "connected";
+                if (json) {
+                    json_opt_str(&b, "type", type);
+                    json_opt_str(&b, "state", state);
+                    buf_printf(&b, ",\"fd\":%d", u ? u->fd : -1);
+                    json_opt_str(&b, "local", local);
+                    json_opt_str(&b, "remote", remote);
+                    if (u && kind == V8_PENDING_SOCKET) buf_printf(&b, ",\"write_queue\":%llu", (unsigned long long)u->write_queue_size);
+                } else {
+                    buf_printf(&b, "%s fd %d %s", type, u ? u->fd : -1, state);
+                    if (*local) buf_printf(&b, " %s", local);
+                    if (*remote) buf_printf(&b, " -> %s", remote);
+                    if (!*local && !*remote) buf_puts(&b, pid ? " (address unknown)" : " (address not cached in the core; --pid reads /proc)");
+                    if (u && u->write_queue_size) buf_printf(&b, ", %llu bytes queued", (unsigned long long)u->write_queue_size);
+                }
+                break;
+            }
+            case V8_PENDING_CHILD:
+                buf_clear(&t);
+                if (p->key) str_value(s, p->key, &t);
+                if (json) {
+                    buf_printf(&b, ",\"pid\":%d", p->pid);
+                    json_opt_str(&b, "file", t.data);
+                } else {
+                    buf_printf(&b, "pid %d %s", p->pid, t.data ? t.data : "?");
+                }
+                break;
+            case V8_PENDING_REQUEST:
+                if (json) {
+                    json_opt_str(&b, "type", p->class_name);
+                    buf_puts(&b, ",\"oncomplete\":");
+                    fn_text(s, p->callback, &b, 1);
+                    buf_puts(&b, ",\"callback\":");
+                    fn_text(s, p->user_callback, &b, 1);
+                } else {
+                    buf_printf(&b, "%s", p->class_name);
+                    if (p->callback) {
+                        buf_puts(&b, " oncomplete ");
+                        fn_text(s, p->callback, &b, 0);
+                    }
+                    if (p->user_callback) {
+                        buf_puts(&b, " -> ");
+                        fn_text(s, p->user_callback, &b, 0);
+                    }
+                }
+                break;
+            case V8_PENDING_WORKER:
+                if (json) buf_printf(&b, ",\"thread_id\":%d", p->pid);
+                else buf_printf(&b, "threadId %d", p->pid);
+                break;
+            default:
+                break;
+            }
+            buf_puts(&b, json ? "}" : "\n");
+            if (b.len > 1 << 16) fwrite(b.data, 1, b.len, stdout), buf_clear(&b);
+        }
+        if (json) buf_puts(&b, "]");
+    }
+    /* the nextTick queue */
+    int64_t ticks = -1;
+    for (size_t i = 0; i < f.n; i++)
+        if (f.p[i].kind == V8_PENDING_TICK_QUEUE) ticks = ticks < 0 ? f.p[i].length : ticks + f.p[i].length;
+    if (json) buf_printf(&b, ",\"next_ticks\":%lld", (long long)ticks);
+    else if (ticks >= 0) buf_printf(&b, "nextTick queue: %lld callback%s\n", (long long)ticks, ticks == 1 ? "" : "s");
+    /* libuv's handles no JavaScript object above stands for (the wraps of sockets shown, Node's
+       own timer, check and async handles, stdio, signals) */
+    if (json) buf_puts(&b, ",\"handles\":[");
+    else if (have_loop) buf_puts(&b, "other libuv handles:\n");
+    for (size_t i = 0, k = 0; have_loop && i < loop.nhandles; i++) {
+        const v8_uv_handle_t *u = &loop.handles[i];
+        uint32_t c;
+        if (json) {
+            buf_printf(&b, "%s{\"address\":\"0x%llx\",\"type\":\"%s\",\"active\":%s,\"ref\":%s,\"fd\":%d,\"shown\":%s}", k++ ? "," : "",
+                       (unsigned long long)u->addr, v8_uv_type_name(u->type), u->active ? "true" : "false",
+                       u->ref ? "true" : "false", u->fd, u64map_get(&claimed, u->addr, &c) ? "true" : "false");
+            continue;
+        }
+        if (u64map_get(&claimed, u->addr, &c) || u->closing) continue;
+        buf_printf(&b, "  %-5s %s%s", u->active && u->ref ? "ref" : "unref", v8_uv_type_name(u->type), u->active ? "" : " (inactive)");
+        if (u->fd >= 0) buf_printf(&b, " fd %d", u->fd);
+        if (u->type == 10) buf_printf(&b, " pid %d", u->pid);
+        if (u->type == 13 && u->active) buf_printf(&b, " due in %lld ms", (long long)(u->timeout - loop.time));
+        buf_putc(&b, '\n');
+    }
+    if (json) buf_puts(&b, "]}\n");
+    fwrite(b.data ? b.data : "", 1, b.len, stdout);
+    buf_free(&b);
+    buf_free(&t);
+    u64map_free(&claimed);
+    u64map_free(&by_data);
+    free(f.p);
+    v8_heap_close(h);
+    if (have_loop) v8_uv_loop_free(&loop);
+    return EXIT_OK;
+}

@@ -43,6 +43,13 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv);
 int core_cmd_instances(core_session_t *s, int argc, char **argv);
 int core_cmd_find(core_session_t *s, int argc, char **argv);
 int core_cmd_functions(core_session_t *s, int argc, char **argv);
+/* core_retain.c, core_heapsnapshot.c: the object graph (issue 15) */
+int core_cmd_refs(core_session_t *s, int argc, char **argv);
+int core_cmd_retainers(core_session_t *s, int argc, char **argv);
+int core_cmd_dominators(core_session_t *s, int argc, char **argv);
+int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv);
+/* The session's object graph, built on first use (NULL, message printed, when there is no heap). */
+v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges);
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -5,6 +5,7 @@
  * the property, element or entry it is, the way DevTools shows it. */
 #include "cli/core_cmds.h"
 #include "util/diag.h"
+#include "util/hash.h"
 #include "util/json.h"
 #include "util/options.h"
 #include "util/xalloc.h"
@@ -349,7 +350,6 @@ static int node_at(core_session_t *s, const char *cmd, uint64_t addr, v8_graph_t
     return 0;
 }
 
-int core_graph_debug(core_session_t *s);
 /* ---- refs ---- */
 
 int core_cmd_refs(core_session_t *s, int argc, char **argv)
@@ -485,7 +485,6 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     v8_edges_t *e;
     uint32_t x;
     if (node_at(s, argv[0], addr, &g, &e, &x) != 0) return 1;
-    if (getenv("NS_DEBUG")) core_graph_debug(s);
     buf_t b = {0}, d = {0};
     describe_node(s, g, x, &d);
     if (json) {
@@ -587,22 +586,151 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     buf_free(&d);
     return 0;
 }
-int core_graph_debug(core_session_t *s);
-int core_graph_debug(core_session_t *s)
+
+/* ---- dominators ---- */
+
+typedef struct {
+    const char *name;
+    uint64_t count, self, retained;
+} class_t;
+
+static int by_retained_class(const void *a, const void *b)
 {
+    const class_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+typedef struct {
+    uint32_t node;
+    uint64_t retained;
+} top_t;
+
+static int by_retained_top(const void *a, const void *b)
+{
+    const top_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+int core_cmd_dominators(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core CORE dominators [--top N] [--json]\n\n"
+        "Retained sizes (what the garbage collector would free with an object: everything it\n"
+        "dominates, from the roots) over the object graph: the N JavaScript objects retaining the\n"
+        "most, then per constructor the instances, their shallow size, and the memory they retain\n"
+        "(an instance dominated by another of the same constructor is counted once, in it).\n";
+    int json = 0;
+    long top = 20;
+    const opt_t opts[] = {
+        OPT_INT("top", 'n', "N", "objects and constructors to show (20)", &top),
+        OPT_BOOL("json", 0, "a JSON document {objects: [...], constructors: [...]}", &json),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core dominators", usage, tables, 0, NULL};
+    int rc;
+    if (opt_parse(&cmd, argc, argv) >= 0 && top < 1) return opt_usage_error(&cmd, "--top needs a positive count, not %ld", top);
+    if (parse(s, &cmd, argc, argv, 0, NULL, &rc) < 0) return rc;
     v8_graph_t *g = core_graph(s, NULL);
-    fprintf(stderr, "nodes %zu edges %llu roots %zu\n", v8_graph_node_count(g), (unsigned long long)v8_graph_edge_count(g), v8_graph_root_count(g));
-    for (size_t i = 0; i < v8_graph_root_count(g) && i < 20; i++) fprintf(stderr, "root %s %d node %u\n", v8_graph_root(g, i)->name, v8_graph_root(g,i)->level, v8_graph_root(g,i)->node);
-    size_t reach[5] = {0};
-    for (size_t i = 0; i < v8_graph_node_count(g); i++) reach[v8_graph_level(g, (uint32_t)i)]++;
-    uint64_t a;
-    if (core_resolve(s, "x", getenv("NS_DEBUG"), &a) == 0) {
-        uint32_t i = v8_graph_find(g, a);
-        const uint32_t *t, *sl;
-        size_t n = i == V8_NO_NODE ? 0 : v8_graph_edges(g, i, &t, &sl);
-        fprintf(stderr, "app %llx node %u size %u type %u edges %zu\n", (unsigned long long)a, i, i == V8_NO_NODE ? 0 : v8_graph_node(g, i)->size, i == V8_NO_NODE ? 0 : v8_graph_node(g, i)->type, n);
-        for (size_t k = 0; k < n; k++) fprintf(stderr, "  slot %u -> %llx\n", sl[k], (unsigned long long)v8_graph_node(g, t[k])->addr);
+    if (!g) return 1;
+    if (v8_graph_dominators(g) != 0) {
+        diag_error(target_name(s->t), 0, "%s: out of memory computing dominators", argv[0]);
+        return 1;
     }
-    fprintf(stderr, "reach %zu %zu %zu %zu none %zu\n", reach[0], reach[1], reach[2], reach[3], reach[4]);
+    size_t n = v8_graph_node_count(g);
+    /* constructor names by map, interned */
+    strpool_t *names = strpool_new();
+    u64map_t by_map, by_name;
+    u64map_init(&by_map);
+    u64map_init(&by_name);
+    const char **cls = xcalloc(n ? n : 1, sizeof *cls);
+    class_t *classes = NULL;
+    size_t nclasses = 0, cap = 0;
+    buf_t b = {0};
+    for (size_t i = 0; i < n; i++) {
+        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+        if (!(nd->flags & V8_NODE_JS)) continue;
+        uint64_t map;
+        uint32_t idx;
+        if (v8_read_field(s->v, nd->addr, 0, &map) != 0) continue;
+        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
+        if (!u64map_get(&by_map, map, &idx)) {
+            buf_clear(&b);
+            describe_node(s, g, (uint32_t)i, &b);
+            if (b.data && !strncmp(b.data, "(closure", 8)) buf_clear(&b), buf_puts(&b, "(closure)");   /* maps are shared */
+            const char *nm = strpool_intern(names, b.data ? b.data : "", b.len);
+            int found;
+            uint32_t *slot = u64map_upsert(&by_name, (uint64_t)(uintptr_t)nm, &found);
+            if (!found) {
+                XGROW(classes, cap, nclasses + 1);
+                classes[nclasses] = (class_t){nm, 0, 0, 0};
+                *slot = (uint32_t)++nclasses;
+            }
+            idx = *slot;
+            *u64map_upsert(&by_map, map, &found) = idx;
+        }
+        cls[i] = classes[idx - 1].name;
+        classes[idx - 1].count++;
+        classes[idx - 1].self += nd->size;
+    }
+    /* a class's retained: its instances not dominated (up the tree) by another of the same class */
+    top_t *tops = xmalloc((n ? n : 1) * sizeof *tops);
+    size_t ntops = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!cls[i]) continue;
+        uint64_t r = v8_graph_retained(g, (uint32_t)i);
+        tops[ntops++] = (top_t){(uint32_t)i, r};
+        int nested = 0;
+        uint32_t d = v8_graph_idom(g, (uint32_t)i);
+        for (int depth = 0; d != V8_NO_NODE && depth < 10000 && !nested; depth++, d = v8_graph_idom(g, d))
+            nested = cls[d] == cls[i];
+        if (nested) continue;
+        uint32_t idx;
+        u64map_get(&by_name, (uint64_t)(uintptr_t)cls[i], &idx);
+        classes[idx - 1].retained += r;
+    }
+    qsort(tops, ntops, sizeof *tops, by_retained_top);
+    qsort(classes, nclasses, sizeof *classes, by_retained_class);
+    buf_t o = {0};
+    if (json) buf_puts(&o, "{\"objects\": [");
+    else buf_printf(&o, "%-18s %12s %14s  %s\n", "OBJECT", "SELF", "RETAINED", "CONSTRUCTOR");
+    for (size_t k = 0; k < ntops && k < (size_t)top; k++) {
+        const v8_graph_node_t *nd = v8_graph_node(g, tops[k].node);
+        if (json) {
+            buf_printf(&o, "%s\n  {\"address\": \"0x%llx\", \"name\": ", k ? "," : "", (unsigned long long)nd->addr);
+            json_put_string(&o, cls[tops[k].node], strlen(cls[tops[k].node]));
+            buf_printf(&o, ", \"self_size\": %u, \"retained_size\": %llu}", nd->size, (unsigned long long)tops[k].retained);
+        } else {
+            buf_printf(&o, "0x%-16llx %12u %14llu  %s\n", (unsigned long long)nd->addr, nd->size,
+                       (unsigned long long)tops[k].retained, cls[tops[k].node]);
+        }
+    }
+    if (json) buf_puts(&o, "],\n\"constructors\": [");
+    else buf_printf(&o, "\n%12s %14s %14s  %s\n", "INSTANCES", "SELF", "RETAINED", "CONSTRUCTOR");
+    for (size_t k = 0; k < nclasses && k < (size_t)top; k++) {
+        if (json) {
+            buf_puts(&o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
+            json_put_string(&o, classes[k].name, strlen(classes[k].name));
+            buf_printf(&o, ", \"count\": %llu, \"self_size\": %llu, \"retained_size\": %llu}",
+                       (unsigned long long)classes[k].count, (unsigned long long)classes[k].self,
+                       (unsigned long long)classes[k].retained);
+        } else {
+            buf_printf(&o, "%12llu %14llu %14llu  %s\n", (unsigned long long)classes[k].count,
+                       (unsigned long long)classes[k].self, (unsigned long long)classes[k].retained, classes[k].name);
+        }
+    }
+    if (json) buf_puts(&o, "]}\n");
+    fwrite(o.data, 1, o.len, stdout);
+    buf_free(&o);
+    buf_free(&b);
+    free(tops);
+    free(cls);
+    free(classes);
+    u64map_free(&by_map);
+    u64map_free(&by_name);
+    strpool_free(names);
     return 0;
 }

@@ -451,6 +451,14 @@ static void compute_paths(v8_graph_t *g)
     free(queue);
 }
 
+int v8_graph_root_used(v8_graph_t *g, size_t k)
+{
+    if (!g->dist) compute_paths(g);
+    if (k >= g->nroots) return 0;
+    uint32_t x = g->roots[k].node;
+    return g->dist[x] == 0 && g->parent[x] == V8_NO_NODE && g->pslot[x] == k;
+}
+
 uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i)
 {
     if (!g->dist) compute_paths(g);
@@ -487,7 +495,8 @@ int v8_graph_dominators(v8_graph_t *g)
     uint32_t *succ = xmalloc((strong + g->nroots + 1) * sizeof *succ);
     uint64_t m = 0;
     first[0] = 0;
-    for (size_t r = 0; r < g->nroots; r++) succ[m++] = g->roots[r].node + 1;
+    for (size_t r = 0; r < g->nroots; r++)
+        if (v8_graph_root_used(g, r)) succ[m++] = g->roots[r].node + 1;
     for (size_t i = 0; i < g->n; i++) {
         first[i + 1] = m;
         for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)

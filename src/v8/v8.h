@@ -379,6 +379,10 @@ size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets,
 size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, const uint32_t **slots);
 size_t v8_graph_root_count(const v8_graph_t *g);
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k);
+/* 1 when root k is how its node is first reached (v8_graph_distance): a root found in native memory
+ * pointing at an object the global object already reaches adds nothing, and would make the
+ * synthetic root dominate everything it points at. Dominators and snapshots use only these. */
+int v8_graph_root_used(v8_graph_t *g, size_t k);
 /* For v8_edges_of: 1 when addr starts a node of g (ctx is the graph). */
 int v8_graph_is_object(void *g, uint64_t addr);
 /* Shortest paths from the roots, by root preference (everything reachable from the global object

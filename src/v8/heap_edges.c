@@ -265,7 +265,7 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
         free(w.offs);
         return 1;
     }
-    qsort(w.named, w.nnamed, sizeof *w.named, cmp_u64);
+    if (w.nnamed) qsort(w.named, w.nnamed, sizeof *w.named, cmp_u64);
     /* every other tagged slot */
     uint64_t end = v8_edges_tagged_end(e, type, o->size);
     const type_fields_t *tf = fields_of(e, type, o->addr);

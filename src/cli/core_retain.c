@@ -11,6 +11,8 @@
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_COLLAPSE 3          /* backing-store hops folded into one named edge */
@@ -25,6 +27,52 @@ static struct {
     v8_edges_t *e;
 } cache;
 
+/* The cache file for a core: $XDG_CACHE_HOME/nodescope (or ~/.cache/nodescope), named by a hash
+ * of the core's identity: its real path, size, mtime and first 64 KiB. Never beside the core.
+ * 0 and *path (malloc'ed), *key set; -1 for a live process or without a cache directory. */
+static int cache_file(core_session_t *s, char **path, uint64_t *key)
+{
+    if (strcmp(target_kind(s->t), "core") || getenv("NODESCOPE_NO_GRAPH_CACHE")) return -1;
+    char *real = realpath(target_name(s->t), NULL);
+    struct stat st;
+    if (!real || stat(real, &st) != 0) {
+        free(real);
+        return -1;
+    }
+    buf_t id = {0};
+    buf_printf(&id, "%s\n%lld\n%lld.%09ld\n", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+               (long)st.st_mtim.tv_nsec);
+    free(real);
+    FILE *f = fopen(target_name(s->t), "rb");
+    if (f) {
+        char head[65536];
+        size_t n = fread(head, 1, sizeof head, f);
+        buf_printf(&id, "%016llx", (unsigned long long)hash_bytes(head, n));
+        fclose(f);
+    }
+    *key = hash_bytes(id.data, id.len);
+    buf_free(&id);
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    buf_t dir = {0};
+    if (xdg && *xdg == '/') buf_printf(&dir, "%s/nodescope", xdg);
+    else if (home && *home) buf_printf(&dir, "%s/.cache/nodescope", home);
+    else return -1;
+    /* mkdir -p */
+    for (char *p = dir.data + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(dir.data, 0700);
+            *p = '/';
+        }
+    if (mkdir(dir.data, 0700) != 0 && errno != EEXIST) {
+        buf_free(&dir);
+        return -1;
+    }
+    buf_printf(&dir, "/graph-%016llx.bin", (unsigned long long)*key);
+    *path = dir.data;
+    return 0;
+}
+
 v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
 {
     if (cache.v != s->v) {
@@ -35,7 +83,16 @@ v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
         }
         cache.v = s->v;
         cache.h = v8_heap_open(s->v);
-        cache.g = v8_graph_build(s->v, cache.h, isatty(2));
+        char *path = NULL;
+        uint64_t key = 0;
+        int cached = cache_file(s, &path, &key) == 0;
+        cache.g = cached ? v8_graph_load(s->v, cache.h, path, key) : NULL;
+        if (!cache.g) {
+            cache.g = v8_graph_build(s->v, cache.h, isatty(2));
+            if (cache.g && cached && v8_graph_save(cache.g, path, key) != 0)
+                diag_warn(path, 0, "cannot write the graph cache: %s", strerror(errno));
+        }
+        free(path);
         cache.e = v8_edges_new(s->v, cache.h);
     }
     if (edges) *edges = cache.e;

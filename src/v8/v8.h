@@ -394,6 +394,13 @@ uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i);
 int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index);
 v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i);
 
+/* A cache of the graph (nodes, edges, reverse edges, roots, paths) in one file, read back by mmap:
+ * the second query on a core answers without walking the heap. key identifies the core (the
+ * caller's hash of its path, size, mtime and first pages); a file of another key, version or
+ * size is refused (-1 / NULL, no message). Save writes a temporary file and renames it. */
+int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key);
+v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key);
+
 /* Dominators over the graph from a synthetic root whose children are the roots (strong edges
  * only): the immediate dominator of every node (V8_NO_NODE: unreachable or a child of the
  * synthetic root) and retained sizes; computed on first use. */

@@ -11,6 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_retain
+export XDG_CACHE_HOME=$dir/cache   # the graph cache goes there, not into the user's home
 fail() { echo "FAIL (node $v): $*"; exit 1; }
 classes="LeakGlobal LeakExports LeakMapValue LeakArrayItem LeakClosure LeakStatic LeakTimer LeakListener"
 check_major() {
@@ -36,6 +37,11 @@ check_major() {
     node "$FIX/retain_check.js" "$w/truth.json" "$w" || fail "retain_check.js"
     grep -q 'value of "s17"' "$w/out.txt" || fail "refs: no 'value of \"s17\"' holder"
     grep -q '"retained_size"' "$w/out.txt" || fail "dominators --json: no retained sizes"
+    # the second process reads the graph from the cache (in XDG_CACHE_HOME, never beside the core)
+    ls "$XDG_CACHE_HOME"/nodescope/graph-*.bin >/dev/null 2>&1 || fail "no graph cache in $XDG_CACHE_HOME/nodescope"
+    ls "$w" | grep -q 'graph' && fail "a cache file beside the core"
+    ns retainers --json "$a_map" > "$w/again.json" || fail "retainers from the cache exited $?"
+    cmp -s "$w/again.json" "$w/ret.LeakMapValue.json" || fail "retainers from the cache differs: $(diff "$w/ret.LeakMapValue.json" "$w/again.json" | head -5)"
     ns heapsnapshot -o "$w/core.heapsnapshot" 2>/dev/null; [ $? -eq 1 ] || fail "heapsnapshot overwrote a file without --force"
     ns retainers 2>/dev/null; [ $? -eq 2 ] || fail "retainers without an address is a usage error"
 }

@@ -82,18 +82,36 @@ v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
             v8_heap_close(cache.h);
         }
         cache.v = s->v;
-        cache.h = v8_heap_open(s->v);
+        cache.h = NULL;
         char *path = NULL;
         uint64_t key = 0;
         int cached = cache_file(s, &path, &key) == 0;
-        cache.g = cached ? v8_graph_load(s->v, cache.h, path, key) : NULL;
+        /* from the cache, the heap is not even opened (finding its pages reads every 256 KiB) */
+        cache.g = cached ? v8_graph_load(s->v, NULL, path, key) : NULL;
+        int built = !cache.g;
         if (!cache.g) {
+            cache.h = v8_heap_open(s->v);
             cache.g = v8_graph_build(s->v, cache.h, isatty(2));
             if (cache.g && cached && v8_graph_save(cache.g, path, key) != 0)
                 diag_warn(path, 0, "cannot write the graph cache: %s", strerror(errno));
         }
         free(path);
         cache.e = v8_edges_new(s->v, cache.h);
+        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g)
+            fprintf(stderr, "graph: %zu nodes, %llu edges, %zu roots (%s)\n", v8_graph_node_count(cache.g),
+                    (unsigned long long)v8_graph_edge_count(cache.g), v8_graph_root_count(cache.g),
+                    cache.g && cached && !built ? "from the cache" : "built");
+        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g) {
+            const char *last = NULL;
+            size_t cnt = 0;
+            for (size_t r = 0; r <= v8_graph_root_count(cache.g); r++) {
+                const v8_graph_root_t *rt = v8_graph_root(cache.g, r);
+                if (rt && rt->name == last) { cnt++; continue; }
+                if (last) fprintf(stderr, "  %zu roots %s\n", cnt, last);
+                last = rt ? rt->name : NULL;
+                cnt = 1;
+            }
+        }
     }
     if (edges) *edges = cache.e;
     return cache.g;

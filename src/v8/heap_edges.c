@@ -40,7 +40,8 @@ struct v8_edges {
     type_fields_t fields[4096];
     uint8_t raw[4096];          /* RAW_* by type */
     int64_t raw_header[4096];   /* RAW_AFTER_HEADER: bytes of tagged header */
-    int type_bigint_, type_free, type_ordered_map, type_ordered_set;
+    int type_ordered_map, type_ordered_set;
+    int first_js_type;          /* JS_* instance types (JSReceivers) are numbered from here */
     buf_t scratch;
 };
 
@@ -82,6 +83,11 @@ v8_edges_t *v8_edges_new(v8_t *v, v8_heap_t *h)
                                                         ? L->code_instruction_start : 64);
     static const char *raw_types[] = {"FOREIGN_TYPE", "EXTERNAL_POINTER_ARRAY_TYPE", "FILLER_TYPE", "FREE_SPACE_TYPE"};
     for (size_t i = 0; i < sizeof raw_types / sizeof *raw_types; i++) set_raw(e, type_named(v, raw_types[i]), RAW_AFTER_HEADER, 8);
+    e->first_js_type = -1;
+    for (size_t i = 0; i < v->ntypes; i++)
+        if (v->types[i].name && !strncmp(v->types[i].name, "JS_", 3) &&
+            (e->first_js_type < 0 || v->types[i].type < e->first_js_type))
+            e->first_js_type = v->types[i].type;
     e->type_ordered_map = type_named(v, "ORDERED_HASH_MAP_TYPE");
     e->type_ordered_set = type_named(v, "ORDERED_HASH_SET_TYPE");
     return e;
@@ -246,7 +252,7 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
     walk_t w = {e, is_object, octx, cb, ctx, 0, NULL, 0, 0, 0, 0, NULL, 0, 0};
     int type = o->type;
     int is_context = L->first_context_type >= 0 && type >= L->first_context_type && type <= L->last_context_type;
-    if (v8_heap_is_js_type(e->h, type)) {
+    if (e->first_js_type >= 0 && type >= e->first_js_type) {
         v8_object_properties(v, o->addr, on_property, &w);
         if (!w.stop) v8_object_elements(v, o->addr, on_element, &w, INT64_MAX);
         if (!w.stop && (type == L->type_js_map || type == L->type_js_set)) {

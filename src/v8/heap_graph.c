@@ -45,6 +45,13 @@ struct v8_graph {
     uint32_t *tgt, *slot;
     uint64_t nedges, capedges;
     uint64_t lo, hi;      /* address range of the nodes */
+    /* address -> node in O(1): per 256 KiB chunk a bitmap of object starts (one bit a word) with
+       the rank of each bitmap word, and the index of the chunk's first node */
+    u64map_t chunk_index;  /* chunk address -> k + 1 */
+    uint64_t *bits;        /* 4096 words a chunk */
+    uint32_t *rank;        /* 4096 a chunk */
+    uint32_t *chunk_first;
+    size_t nchunks;
     /* reverse edges, on demand */
     uint64_t *rfirst;
     uint32_t *rsrc, *rslot;
@@ -65,14 +72,31 @@ struct v8_graph {
 
 size_t v8_graph_node_count(const v8_graph_t *g) { return g->n; }
 uint64_t v8_graph_edge_count(const v8_graph_t *g) { return g->nedges; }
-const v8_graph_node_t *v8_graph_node(const v8_graph_t *g, uint32_t i) { return i < g->n ? &g->nodes[i] : NULL; }
+/* A graph read from a cache file is checked where it is used, not all at once (the second query
+ * must not touch hundreds of megabytes): an index out of range gives this empty node, a range
+ * out of order no edges. */
+static const v8_graph_node_t no_node = {1, 0, 0, 0};
+const v8_graph_node_t *v8_graph_node(const v8_graph_t *g, uint32_t i) { return i < g->n ? &g->nodes[i] : &no_node; }
 size_t v8_graph_root_count(const v8_graph_t *g) { return g->nroots; }
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k < g->nroots ? &g->roots[k] : NULL; }
+
+#define CHUNK_WORDS (CHUNK_SIZE / 8 / 64)
 
 uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
 {
     addr |= 1;
     if (!g->n || addr < g->lo || addr > g->hi) return V8_NO_NODE;
+    if (g->nchunks) {
+        uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+        uint32_t k;
+        if (!u64map_get(&g->chunk_index, chunk, &k)) return V8_NO_NODE;
+        k--;
+        uint64_t w = (a - chunk) / 8;
+        const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
+        if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
+        uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
+        return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + (uint32_t)__builtin_popcountll(below);
+    }
     size_t lo = 0, hi = g->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -82,11 +106,18 @@ uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
     return lo < g->n && g->nodes[lo].addr == addr ? (uint32_t)lo : V8_NO_NODE;
 }
 
-int v8_graph_is_object(void *ctx, uint64_t addr) { return v8_graph_find(ctx, addr) != V8_NO_NODE; }
+static void build_chunk_index(v8_graph_t *g);
+int v8_graph_is_object(void *ctx, uint64_t addr)
+{
+    v8_graph_t *g = ctx;
+    /* a graph from the cache answers one query: a binary search beats building the index */
+    if (!g->nchunks && g->n > 4096 && !g->map) build_chunk_index(g);
+    return v8_graph_find(g, addr) != V8_NO_NODE;
+}
 
 size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets, const uint32_t **slots)
 {
-    if (i >= g->n) return 0;
+    if (i >= g->n || g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) return 0;
     *targets = g->tgt + g->first[i];
     *slots = g->slot + g->first[i];
     return (size_t)(g->first[i + 1] - g->first[i]);
@@ -114,6 +145,7 @@ size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, c
 {
     if (i >= g->n) return 0;
     if (!g->rfirst) build_reverse(g);
+    if (g->rfirst[i] > g->rfirst[i + 1] || g->rfirst[i + 1] > g->nedges) return 0;
     *holders = g->rsrc + g->rfirst[i];
     *slots = g->rslot + g->rfirst[i];
     return (size_t)(g->rfirst[i + 1] - g->rfirst[i]);
@@ -181,6 +213,51 @@ static void infer_sizes(v8_graph_t *g)
     g->n = k;
 }
 
+static void build_chunk_index(v8_graph_t *g)
+{
+    u64map_init(&g->chunk_index);
+    size_t cap = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        int found;
+        uint32_t *slot = u64map_upsert(&g->chunk_index, chunk, &found);
+        if (!found) {
+            if (g->nchunks == cap) {
+                cap = cap ? cap * 2 : 256;
+                g->chunk_first = xrealloc(g->chunk_first, cap * sizeof *g->chunk_first);
+            }
+            g->chunk_first[g->nchunks] = (uint32_t)i;
+            *slot = (uint32_t)++g->nchunks;
+        }
+    }
+    g->bits = xcalloc(g->nchunks * CHUNK_WORDS, sizeof *g->bits);
+    g->rank = xcalloc(g->nchunks * CHUNK_WORDS, sizeof *g->rank);
+    for (size_t i = 0; i < g->n; i++) {
+        uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+        uint32_t k;
+        u64map_get(&g->chunk_index, chunk, &k);
+        uint64_t w = (a - chunk) / 8;
+        g->bits[(size_t)(k - 1) * CHUNK_WORDS + (w >> 6)] |= 1ull << (w & 63);
+    }
+    for (size_t k = 0; k < g->nchunks; k++) {
+        uint32_t r = 0;
+        for (size_t j = 0; j < CHUNK_WORDS; j++) {
+            g->rank[k * CHUNK_WORDS + j] = r;
+            r += (uint32_t)__builtin_popcountll(g->bits[k * CHUNK_WORDS + j]);
+        }
+    }
+}
+
+static void free_chunk_index(v8_graph_t *g)
+{
+    if (!g->nchunks) return;
+    u64map_free(&g->chunk_index);
+    free(g->bits);
+    free(g->rank);
+    free(g->chunk_first);
+    g->nchunks = 0;
+}
+
 static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
 {
     if (g->nedges == g->capedges) {
@@ -216,6 +293,14 @@ static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, s
             add_edge(g, t, (uint32_t)(slot < 0x7fffffff ? slot : 0x7fffffff) | weak);
         }
     }
+}
+
+static void release_range(target_t *t, uint64_t addr, uint64_t len)
+{
+    const void *p = target_direct(t, addr, len);
+    if (!p) return;
+    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 static void add_root(v8_graph_t *g, uint32_t node, v8_root_level_t level, const char *name)
@@ -293,6 +378,7 @@ static void scan_roots(v8_graph_t *g, uint64_t start, uint64_t end, v8_root_leve
             seen[t] |= (uint8_t)(1u << level);
             add_root(g, t, level, name);
         }
+        if (p != buf && !strcmp(target_kind(g->v->t), "core")) release_range(g->v->t, a, cnt * 8);
         *budget = *budget > cnt * 8 ? *budget - cnt * 8 : 0;
         a += cnt * 8;
     }
@@ -305,9 +391,30 @@ static void find_roots(v8_graph_t *g)
     uint64_t global;
     if (v8_global_object(v, &global) == 0) add_root(g, v8_graph_find(g, global), V8_ROOT_GLOBAL, "globalThis");
     module_roots(g);
+    /* what the global object and the modules reach needs no other root: mark it first, so that
+       stacks and native memory (millions of stale words: marking worklists left by the last GC)
+       add roots only for what nothing else holds */
     uint8_t *seen = xcalloc(g->n ? g->n : 1, 1);
+    {
+        uint32_t *queue = xmalloc((g->n ? g->n : 1) * sizeof *queue);
+        size_t qh = 0, qt = 0;
+        for (size_t r = 0; r < g->nroots; r++)
+            if (!seen[g->roots[r].node]) seen[g->roots[r].node] = 0xff, queue[qt++] = g->roots[r].node;
+        while (qh < qt) {
+            uint32_t i = queue[qh++];
+            for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)
+                if (!(g->slot[k] & V8_SLOT_WEAK) && !seen[g->tgt[k]]) seen[g->tgt[k]] = 0xff, queue[qt++] = g->tgt[k];
+        }
+        free(queue);
+    }
     u64map_t chunks;
     u64map_init(&chunks);
+    /* every page of the heap (the from-space's stale copies too) is the heap, not native memory */
+    uint64_t ps, pe;
+    for (size_t i = 0; v8_heap_page_range(g->h, i, &ps, &pe) == 0; i++) {
+        int found;
+        for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE) *u64map_upsert(&chunks, c, &found) = 1;
+    }
     for (size_t i = 0; i < g->n; i++) {
         uint64_t a = g->nodes[i].addr - 1, last = a + (g->nodes[i].size ? g->nodes[i].size - 1 : 0);
         int found;
@@ -377,17 +484,28 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
         g->lo = g->nodes[0].addr;
         g->hi = g->nodes[g->n - 1].addr;
     }
+    build_chunk_index(g);
     v8_edges_t *e = v8_edges_new(v, h);
     g->first = xmalloc((g->n + 1) * sizeof *g->first);
     size_t bufwords = 8192;
     uint64_t *buf = xmalloc(bufwords * 8);
     if (show_progress) progress_init(&b.progress, "scanning references", "objects");
+    int release = !strcmp(target_kind(v->t), "core");
+    uint64_t held = 0;   /* the chunk whose pages the scan touched last */
     for (size_t i = 0; i < g->n; i++) {
         g->first[i] = g->nedges;
+        uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        if (release && chunk != held) {
+            /* a core is mmap'ed: hand back the pages of the chunk scanned last, as the heap walk
+               does, or the whole heap would stay in our resident set */
+            if (held) release_range(v->t, held, CHUNK_SIZE);
+            held = chunk;
+        }
         scan_node(g, e, (uint32_t)i, buf, bufwords);
         if (show_progress && (i & 0xffff) == 0) progress_update(&b.progress, i, g->n);
     }
     g->first[g->n] = g->nedges;
+    if (release && held) release_range(v->t, held, CHUNK_SIZE);
     if (show_progress) progress_done(&b.progress);
     free(buf);
     v8_edges_free(e);
@@ -398,6 +516,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
 void v8_graph_free(v8_graph_t *g)
 {
     if (!g) return;
+    free_chunk_index(g);
     if (g->map) {
         munmap(g->map, g->map_len);
         strpool_free(g->names);
@@ -434,6 +553,8 @@ static void compute_paths(v8_graph_t *g)
     g->parent = xmalloc((n ? n : 1) * sizeof *g->parent);
     g->pslot = xmalloc((n ? n : 1) * sizeof *g->pslot);
     g->level = xmalloc(n ? n : 1);
+    memset(g->level, V8_ROOT_LEVELS, n);
+    memset(g->pslot, 0, n * sizeof *g->pslot);
     memset(g->dist, 0xff, n * sizeof *g->dist);
     memset(g->parent, 0xff, n * sizeof *g->parent);
     uint32_t *queue = xmalloc((n ? n : 1) * sizeof *queue);
@@ -483,13 +604,14 @@ uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i)
 v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i)
 {
     if (!g->dist) compute_paths(g);
-    return i < g->n && g->dist[i] != V8_NO_NODE ? (v8_root_level_t)g->level[i] : V8_ROOT_LEVELS;
+    return i < g->n && g->dist[i] != V8_NO_NODE && g->level[i] < V8_ROOT_LEVELS ? (v8_root_level_t)g->level[i] : V8_ROOT_LEVELS;
 }
 
 int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index)
 {
     if (!g->dist) compute_paths(g);
     if (i >= g->n || g->dist[i] == V8_NO_NODE) return -1;
+    if (g->parent[i] == V8_NO_NODE ? g->pslot[i] >= g->nroots : g->parent[i] >= g->n) return -1;
     *parent = g->parent[i];
     *slot = g->parent[i] == V8_NO_NODE ? 0 : g->pslot[i];
     *root_index = g->parent[i] == V8_NO_NODE ? g->pslot[i] : V8_NO_NODE;
@@ -503,6 +625,9 @@ int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot,
 int v8_graph_dominators(v8_graph_t *g)
 {
     if (g->idom) return 0;
+    if (g->map)   /* from a cache file: the CSR arrays are checked before a pass over all of them */
+        for (size_t i = 0; i < g->n; i++)
+            if (g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) return -1;
     uint32_t n = (uint32_t)g->n + 1;
     uint64_t *first = xmalloc(((size_t)n + 1) * sizeof *first);
     uint64_t strong = 0;
@@ -673,10 +798,6 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
         if (ok) g->roots[r] = (v8_graph_root_t){roots[r].node, (v8_root_level_t)roots[r].level, strpool_cstr(g->names, names + roots[r].name)};
     }
     g->nroots = g->caproots = hd.nroots;
-    for (size_t i = 0; i < n && ok; i++) ok = g->first[i] <= g->first[i + 1] && g->rfirst[i] <= g->rfirst[i + 1];
-    for (size_t k = 0; k < m && ok; k++) ok = g->tgt[k] < n && g->rsrc[k] < n;
-    for (size_t i = 0; i < n && ok; i++) ok = (g->parent[i] == V8_NO_NODE || g->parent[i] < n) && g->level[i] <= V8_ROOT_LEVELS &&
-                                             (g->parent[i] != V8_NO_NODE || g->dist[i] == V8_NO_NODE || g->pslot[i] < hd.nroots);
     if (!ok) {
         v8_graph_free(g);
         return NULL;
@@ -685,5 +806,5 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
         g->lo = g->nodes[0].addr;
         g->hi = g->nodes[n - 1].addr;
     }
-    return g;
+    return g;   /* the address index is built on first use (v8_graph_is_object) */
 }

@@ -301,6 +301,8 @@ v8_heap_t *v8_heap_open_range(v8_t *v, uint64_t start, uint64_t end);
 void v8_heap_close(v8_heap_t *h);
 int v8_heap_found(const v8_heap_t *h);
 size_t v8_heap_page_count(const v8_heap_t *h);
+/* Page i's memory [chunk start, area end), skipped pages (from-space, code) included. */
+int v8_heap_page_range(const v8_heap_t *h, size_t i, uint64_t *start, uint64_t *end);
 /* Calls cb for every object but free space, page by page (the young generation's from-space,
  * which holds stale copies, is skipped). 0 when done, 1 when cb stopped it, -1 when no heap. */
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *stats);
@@ -328,7 +330,8 @@ typedef int (*v8_edge_cb)(void *ctx, const v8_edge_t *e);
 /* 1 when addr (tagged) starts an object: the graph's node table, so that a stray word is no edge. */
 typedef int (*v8_is_object_fn)(void *ctx, uint64_t addr);
 typedef struct v8_edges v8_edges_t;
-/* Per-type caches for naming edges (field names by class); h is the heap the objects come from. */
+/* Per-type caches for naming edges (field names by class); h (may be NULL) is the heap the
+ * objects come from. */
 v8_edges_t *v8_edges_new(v8_t *v, v8_heap_t *h);
 void v8_edges_free(v8_edges_t *e);
 /* Every reference o holds: properties (fast, backing store, dictionary, a global's cells),

@@ -37,7 +37,9 @@ typedef struct {
     u64map_t index;       /* interned pointer -> index + 1 */
     const char **list;
     size_t n, cap;
+    uint32_t *numbers;    /* the id of "i" + 1, for the slot indices that name internal edges */
 } strings_t;
+#define MAX_NUMBER_CACHE (1u << 22)
 
 static uint32_t str_id(strings_t *s, const char *text, size_t len)
 {
@@ -59,6 +61,7 @@ typedef struct {
     FILE *tmp;
     uint32_t count;
     int failed;
+    int backing;   /* the node is a JS object's properties or elements store */
 } edge_sink_t;
 
 static void put_edge(edge_sink_t *k, uint32_t type, uint32_t name, uint32_t to)
@@ -71,15 +74,25 @@ static void put_edge(edge_sink_t *k, uint32_t type, uint32_t name, uint32_t to)
 static int on_edge(void *ctx, const v8_edge_t *e)
 {
     edge_sink_t *k = ctx;
+    /* a backing store's slots are the owner's properties and elements, named there: V8 leaves
+       them out of the store (and a 3.5-million-element array's slots would name 3.5 million
+       strings) */
+    if (k->backing && e->kind == V8_EDGE_INTERNAL && !e->name && e->offset >= 16) return 0;
     uint32_t to = v8_graph_find(k->g, e->target);
     if (to == V8_NO_NODE) return 0;
     uint32_t name;
     if (e->kind == V8_EDGE_ELEMENT || e->kind == V8_EDGE_HIDDEN) name = (uint32_t)e->index;
     else if (e->name) name = str_id(k->str, e->name, strlen(e->name));
     else {
-        char tmp[32];
-        snprintf(tmp, sizeof tmp, "%lld", (long long)e->index);
-        name = str_id(k->str, tmp, strlen(tmp));
+        int64_t ix = e->index;
+        uint32_t *cached = ix >= 0 && ix < MAX_NUMBER_CACHE ? &k->str->numbers[ix] : NULL;
+        if (cached && *cached) name = *cached - 1;
+        else {
+            char tmp[32];
+            snprintf(tmp, sizeof tmp, "%lld", (long long)ix);
+            name = str_id(k->str, tmp, strlen(tmp));
+            if (cached) *cached = name + 1;
+        }
     }
     put_edge(k, (uint32_t)e->kind, name, (to + SYNTHETIC) * NODE_FIELDS);
     return 0;
@@ -171,6 +184,17 @@ static void node_type_name(core_session_t *s, v8_graph_t *g, namer_t *nm, string
     *name = str_id(str, b->data ? b->data : "", b->len);
 }
 
+/* Numbers as text without printf (tens of millions of them). */
+static char *put_u64(char *p, uint64_t x)
+{
+    char tmp[24];
+    int n = 0;
+    do tmp[n++] = (char)('0' + x % 10);
+    while ((x /= 10));
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
 static int put_json_string(FILE *f, const char *s)
 {
     buf_t b = {0};
@@ -220,14 +244,29 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
         output_abort(&o);
         return 1;
     }
-    strings_t str = {strpool_new(), {0}, NULL, 0, 0};
+    strings_t str = {strpool_new(), {0}, NULL, 0, 0, xcalloc(MAX_NUMBER_CACHE, sizeof(uint32_t))};
     u64map_init(&str.index);
     str_id(&str, "", 0);
     namer_t nm = {{0}, {0}};
     u64map_init(&nm.by_map);
     size_t nn = v8_graph_node_count(g), nroots = v8_graph_root_count(g);
     uint32_t *counts = xmalloc((nn + SYNTHETIC) * sizeof *counts);
-    edge_sink_t k = {s, g, &str, tmp, 0, 0};
+    edge_sink_t k = {s, g, &str, tmp, 0, 0, 0};
+    /* the backing stores: what JS objects' properties and elements fields point at */
+    uint8_t *backing = xcalloc(nn / 8 + 1, 1);
+    for (size_t i = 0; i < nn; i++) {
+        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+        if (!(nd->flags & V8_NODE_JS)) continue;
+        v8_graph_pass(g, (uint32_t)i);
+        for (int64_t off = 8; off <= 16; off += 8) {
+            uint64_t w;
+            uint32_t b;
+            if (v8_read_field(s->v, nd->addr, off, &w) == 0 && (b = v8_graph_find(g, w)) != V8_NO_NODE &&
+                !(v8_graph_node(g, b)->flags & V8_NODE_JS))
+                backing[b / 8] |= (uint8_t)(1u << (b % 8));
+        }
+    }
+    v8_graph_pass(g, V8_NO_NODE);
     /* the synthetic root: (GC roots), and the global object as a shortcut */
     put_edge(&k, V8_EDGE_ELEMENT, 1, 1 * NODE_FIELDS);
     for (size_t r = 0; r < nroots; r++) {
@@ -254,10 +293,13 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
         k.count = 0;
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
         v8_heap_object_t ho = {nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
+        v8_graph_pass(g, (uint32_t)i);
+        k.backing = (backing[i / 8] >> (i % 8)) & 1;
         v8_edges_of(e, &ho, v8_graph_is_object, g, on_edge, &k);
         counts[i + SYNTHETIC] = k.count;
         if ((i & 0xfff) == 0) progress_update(&pr, i, nn);
     }
+    v8_graph_pass(g, V8_NO_NODE);
     progress_done(&pr);
     uint64_t total_edges = 0;
     for (size_t i = 0; i < nn + SYNTHETIC; i++) total_edges += counts[i];
@@ -282,16 +324,29 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     for (size_t i = 0; i < nn; i++) {
         uint32_t type, name;
         node_type_name(s, g, &nm, &str, (uint32_t)i, &type, &name);
-        fprintf(f, "\n,%u,%u,%llu,%u,%u,0,0", type, name, (unsigned long long)(2 * i + 5), v8_graph_node(g, (uint32_t)i)->size,
-                counts[i + SYNTHETIC]);
+        char line[128], *p = line;
+        *p++ = '\n', *p++ = ',';
+        p = put_u64(p, type), *p++ = ',';
+        p = put_u64(p, name), *p++ = ',';
+        p = put_u64(p, 2 * i + 5), *p++ = ',';
+        p = put_u64(p, v8_graph_node(g, (uint32_t)i)->size), *p++ = ',';
+        p = put_u64(p, counts[i + SYNTHETIC]);
+        memcpy(p, ",0,0", 4);
+        fwrite(line, 1, (size_t)(p + 4 - line), f);
         if ((i & 0xfff) == 0) progress_update(&pr, i, nn);
     }
     progress_done(&pr);
     fputs("],\n\"edges\":[", f);
     rewind(tmp);
     uint32_t rec[3];
-    for (uint64_t q = 0; q < total_edges && fread(rec, sizeof rec, 1, tmp) == 1; q++)
-        fprintf(f, q ? "\n,%u,%u,%u" : "%u,%u,%u", rec[0], rec[1], rec[2]);
+    for (uint64_t q = 0; q < total_edges && fread(rec, sizeof rec, 1, tmp) == 1; q++) {
+        char line[64], *p = line;
+        if (q) *p++ = '\n', *p++ = ',';
+        p = put_u64(p, rec[0]), *p++ = ',';
+        p = put_u64(p, rec[1]), *p++ = ',';
+        p = put_u64(p, rec[2]);
+        fwrite(line, 1, (size_t)(p - line), f);
+    }
     fputs("],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n\"locations\":[],\n\"strings\":[", f);
     int bad = k.failed;
     for (size_t i = 0; i < str.n && !bad; i++) {
@@ -301,9 +356,11 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     fputs("]}\n", f);
     fclose(tmp);
     free(counts);
+    free(backing);
     strpool_free(str.pool);
     u64map_free(&str.index);
     free(str.list);
+    free(str.numbers);
     u64map_free(&nm.by_map);
     buf_free(&nm.b);
     if (bad || ferror(f)) {

@@ -178,11 +178,15 @@ static void edge_label(const v8_edge_t *e, buf_t *b)
     }
     case V8_EDGE_ELEMENT: buf_printf(b, "[%lld]", (long long)e->index); break;
     case V8_EDGE_CONTEXT: buf_printf(b, "context variable %s", e->name ? e->name : "?"); break;
-    case V8_EDGE_WEAK: buf_printf(b, "(weak %s)", e->name ? e->name : "?"); break;
+    case V8_EDGE_WEAK:
+        if (e->name) buf_printf(b, "(weak %s)", e->name);
+        else buf_printf(b, "(weak [%lld])", (long long)e->index);
+        break;
     default:
         if (e->name && !strncmp(e->name, "value of ", 9)) buf_puts(b, e->name);
         else if (e->name && !strcmp(e->name, "key")) buf_puts(b, "key");
-        else buf_printf(b, "(internal %s)", e->name ? e->name : "?");
+        else if (e->name) buf_printf(b, "(internal %s)", e->name);
+        else buf_printf(b, "(internal [%lld])", (long long)e->index);
         break;
     }
 }

@@ -278,7 +278,6 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
     int array_like = !tf || tf->n == 0 || is_context ||
                      (end >= 16 && (type == L->type_fixed_array || type == e->type_ordered_map || type == e->type_ordered_set));
     uint64_t base = o->addr - (uint64_t)L->heap_tag;
-    char name[48];
     for (uint64_t off = 0; off + 8 <= end && !w.stop; off += 8) {
         uint64_t word;
         const uint64_t *p = target_direct(v->t, base + off, 8);
@@ -299,10 +298,8 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
                 else if (index == 1) fname = "previous";
             }
         }
-        if (!fname) {
-            snprintf(name, sizeof name, "%lld", (long long)index);
-        }
-        emit(&w, weak ? V8_EDGE_WEAK : V8_EDGE_INTERNAL, fname ? fname : name, index, t, (int64_t)off);
+        /* unnamed: by index (NULL name), as V8 names a FixedArray's slots */
+        emit(&w, weak ? V8_EDGE_WEAK : V8_EDGE_INTERNAL, fname, index, t, (int64_t)off);
     }
     free(w.named);
     free(w.offs);

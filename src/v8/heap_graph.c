@@ -52,6 +52,8 @@ struct v8_graph {
     uint32_t *rank;        /* 4096 a chunk */
     uint32_t *chunk_first;
     size_t nchunks;
+    uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
+    uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read */
     /* reverse edges, on demand */
     uint64_t *rfirst;
     uint32_t *rsrc, *rslot;
@@ -110,8 +112,8 @@ static void build_chunk_index(v8_graph_t *g);
 int v8_graph_is_object(void *ctx, uint64_t addr)
 {
     v8_graph_t *g = ctx;
-    /* a graph from the cache answers one query: a binary search beats building the index */
-    if (!g->nchunks && g->n > 4096 && !g->map) build_chunk_index(g);
+    /* a graph from the cache answering one query: a binary search beats building the index */
+    if (!g->nchunks && g->n > 4096 && (!g->map || ++g->lookups > 100000)) build_chunk_index(g);
     return v8_graph_find(g, addr) != V8_NO_NODE;
 }
 
@@ -301,6 +303,15 @@ static void release_range(target_t *t, uint64_t addr, uint64_t len)
     if (!p) return;
     uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
     if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void v8_graph_pass(v8_graph_t *g, uint32_t i)
+{
+    if (strcmp(target_kind(g->v->t), "core")) return;
+    uint64_t chunk = i < g->n ? (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1) : 0;
+    if (chunk == g->pass_chunk) return;
+    if (g->pass_chunk) release_range(g->v->t, g->pass_chunk, CHUNK_SIZE);
+    g->pass_chunk = chunk;
 }
 
 static void add_root(v8_graph_t *g, uint32_t node, v8_root_level_t level, const char *name)

@@ -386,6 +386,10 @@ const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k);
  * pointing at an object the global object already reaches adds nothing, and would make the
  * synthetic root dominate everything it points at. Dominators and snapshots use only these. */
 int v8_graph_root_used(v8_graph_t *g, size_t k);
+/* For a pass over every node in order that reads their memory (naming edges): call with each node
+ * index; a core's pages of the chunk the pass has left are handed back (the core is mmap'ed, and
+ * the whole heap would otherwise stay resident). i = V8_NO_NODE at the end. */
+void v8_graph_pass(v8_graph_t *g, uint32_t i);
 /* For v8_edges_of: 1 when addr starts a node of g (ctx is the graph). */
 int v8_graph_is_object(void *g, uint64_t addr);
 /* Shortest paths from the roots, by root preference (everything reachable from the global object

@@ -322,19 +322,18 @@ static const char *level_name(v8_root_level_t l)
 
 static void put_hex(buf_t *b, uint64_t a) { buf_printf(b, "0x%llx", (unsigned long long)a); }
 
-/* Prints one path (text or JSON) ending at node x. */
-static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, uint32_t x, int json, int idx, buf_t *b)
+/* Prints one path (text or JSON): nodes[0..n) from a root (root index root), slots between. */
+static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots,
+                       size_t n, uint32_t root, int json, int idx, buf_t *b)
 {
-    uint32_t *nodes, *slots, root = V8_NO_NODE;
-    size_t n = path_nodes(g, x, &nodes, &slots, &root);
     step_t *st;
     size_t m = name_steps(g, e, nodes, slots, n, &st);
     const v8_graph_root_t *rt = root != V8_NO_NODE ? v8_graph_root(g, root) : NULL;
+    const char *rn = rt ? rt->name : "?";
     buf_t d = {0};
     char tmp[32];
     if (json) {
         buf_puts(b, idx ? ",\n    {\"root\": " : "\n    {\"root\": ");
-        const char *rn = rt ? rt->name : "?";
         json_put_string(b, rn, strlen(rn));
         buf_printf(b, ", \"level\": \"%s\", \"root_address\": \"", rt ? level_name(rt->level) : "none");
         put_hex(b, v8_graph_node(g, nodes[0])->addr);
@@ -361,10 +360,9 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, uint32_t
         }
         buf_puts(b, "]}");
     } else {
-        buf_printf(b, "path %d (%zu steps, from %s):\n  %s", idx + 1, m, rt ? level_name(rt->level) : "?", rt ? rt->name : "?");
-        buf_clear(&d);
+        buf_printf(b, "path %d (%zu steps, from %s):\n  %s ", idx + 1, m, rt ? level_name(rt->level) : "?", rn);
         describe_node(s, g, nodes[0], &d);
-        buf_printf(b, " %s ", d.data ? d.data : "");
+        buf_printf(b, "%s ", d.data ? d.data : "");
         put_hex(b, v8_graph_node(g, nodes[0])->addr);
         buf_puts(b, "\n");
         for (size_t k = 0; k < m; k++) {
@@ -380,8 +378,6 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, uint32_t
     }
     buf_free(&d);
     free(st);
-    free(nodes);
-    free(slots);
 }
 
 static int parse(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv, int need_addr, uint64_t *addr, int *rc)
@@ -577,8 +573,12 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
         buf_printf(&b, " %s\n", d.data ? d.data : "");
     }
     int shown = 0;
-    if (v8_graph_distance(g, x) == 0) {
-        print_path(s, g, e, x, json, shown++, &b);
+    if (v8_graph_distance(g, x) == 0) {   /* a root itself */
+        uint32_t *nodes, *sl, root = V8_NO_NODE;
+        size_t pn = path_nodes(g, x, &nodes, &sl, &root);
+        print_path(s, g, e, nodes, sl, pn, root, json, shown++, &b);
+        free(nodes);
+        free(sl);
     } else if (v8_graph_distance(g, x) != V8_NO_NODE) {
         const uint32_t *holders, *slots;
         size_t n = v8_graph_retainers(g, x, &holders, &slots);
@@ -600,59 +600,8 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
             nodes[pn] = x;
             sl = xrealloc(sl, (pn + 1) * sizeof *sl);
             sl[pn - 1] = c[k].slot;
-            step_t *st;
-            size_t ms = name_steps(g, e, nodes, sl, pn + 1, &st);
-            /* reuse print_path's format through a small shim: print steps directly */
-            const v8_graph_root_t *rt = v8_graph_root(g, root);
-            char tmp[32];
-            if (json) {
-                buf_puts(&b, shown ? ",\n    {\"root\": " : "\n    {\"root\": ");
-                json_put_string(&b, rt ? rt->name : "?", strlen(rt ? rt->name : "?"));
-                buf_printf(&b, ", \"level\": \"%s\", \"root_address\": \"", rt ? level_name(rt->level) : "none");
-                put_hex(&b, v8_graph_node(g, nodes[0])->addr);
-                buf_printf(&b, "\", \"distance\": %zu, \"steps\": [", ms);
-                for (size_t q = 0; q < ms; q++) {
-                    buf_puts(&b, q ? ",\n      {\"kind\": \"" : "\n      {\"kind\": \"");
-                    buf_puts(&b, v8_edge_kind_name(st[q].edge.kind));
-                    buf_puts(&b, "\", \"name\": ");
-                    const char *raw = edge_raw_name(&st[q].edge, tmp, sizeof tmp);
-                    json_put_string(&b, raw, strlen(raw));
-                    buf_clear(&d);
-                    edge_label(&st[q].edge, &d);
-                    buf_puts(&b, ", \"edge\": ");
-                    json_put_string(&b, d.data, d.len);
-                    buf_puts(&b, ", \"holder\": \"");
-                    put_hex(&b, v8_graph_node(g, st[q].holder)->addr);
-                    buf_puts(&b, "\", \"target\": \"");
-                    put_hex(&b, v8_graph_node(g, st[q].target)->addr);
-                    buf_clear(&d);
-                    describe_node(s, g, st[q].target, &d);
-                    buf_puts(&b, "\", \"description\": ");
-                    json_put_string(&b, d.data ? d.data : "", d.len);
-                    buf_puts(&b, "}");
-                }
-                buf_puts(&b, "]}");
-            } else {
-                buf_printf(&b, "path %d (%zu steps, from %s):\n  %s ", shown + 1, ms, rt ? level_name(rt->level) : "?",
-                           rt ? rt->name : "?");
-                buf_clear(&d);
-                describe_node(s, g, nodes[0], &d);
-                buf_printf(&b, "%s ", d.data ? d.data : "");
-                put_hex(&b, v8_graph_node(g, nodes[0])->addr);
-                buf_puts(&b, "\n");
-                for (size_t q = 0; q < ms; q++) {
-                    buf_clear(&d);
-                    edge_label(&st[q].edge, &d);
-                    buf_printf(&b, "    %-28s -> ", d.data);
-                    buf_clear(&d);
-                    describe_node(s, g, st[q].target, &d);
-                    buf_printf(&b, "%s ", d.data ? d.data : "");
-                    put_hex(&b, v8_graph_node(g, st[q].target)->addr);
-                    buf_puts(&b, "\n");
-                }
-            }
+            print_path(s, g, e, nodes, sl, pn + 1, root, json, shown, &b);
             shown++;
-            free(st);
             free(nodes);
             free(sl);
         }

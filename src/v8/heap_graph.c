@@ -113,7 +113,7 @@ int v8_graph_is_object(void *ctx, uint64_t addr)
 {
     v8_graph_t *g = ctx;
     /* a graph from the cache answering one query: a binary search beats building the index */
-    if (!g->nchunks && g->n > 4096 && (!g->map || ++g->lookups > 100000)) build_chunk_index(g);
+    if (!g->bits && g->n > 4096 && (!g->map || ++g->lookups > 100000)) build_chunk_index(g);
     return v8_graph_find(g, addr) != V8_NO_NODE;
 }
 
@@ -252,7 +252,6 @@ static void build_chunk_index(v8_graph_t *g)
 
 static void free_chunk_index(v8_graph_t *g)
 {
-    if (!g->nchunks) return;
     u64map_free(&g->chunk_index);
     free(g->bits);
     free(g->rank);

@@ -53,7 +53,8 @@ struct v8_graph {
     uint32_t *chunk_first;
     size_t nchunks;
     uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
-    uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read */
+    uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read, and how many it left */
+    uint64_t pass_moves;
     /* reverse edges, on demand */
     uint64_t *rfirst;
     uint32_t *rsrc, *rslot;
@@ -306,11 +307,19 @@ static void release_range(target_t *t, uint64_t addr, uint64_t len)
 
 void v8_graph_pass(v8_graph_t *g, uint32_t i)
 {
-    if (strcmp(target_kind(g->v->t), "core")) return;
+    if (!g->n || strcmp(target_kind(g->v->t), "core")) return;
     uint64_t chunk = i < g->n ? (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1) : 0;
     if (chunk == g->pass_chunk) return;
-    if (g->pass_chunk) release_range(g->v->t, g->pass_chunk, CHUNK_SIZE);
     g->pass_chunk = chunk;
+    /* naming reads maps, descriptors, backing stores and strings all over the heap: every 32
+       chunks, hand back everything between the first and the last object in one call (the core
+       is one file mapping, laid out in address order) */
+    if (++g->pass_moves % 32 && i != V8_NO_NODE) return;
+    if (g->map) madvise(g->map, g->map_len, MADV_DONTNEED);   /* the cache file's pages too */
+    const char *lo = target_direct(g->v->t, g->lo - 1, 8), *hi = target_direct(g->v->t, g->hi - 1, 8);
+    if (!lo || !hi || hi <= lo) return;
+    uintptr_t a = ((uintptr_t)lo + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)hi) & ~(uintptr_t)4095;
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 static void add_root(v8_graph_t *g, uint32_t node, v8_root_level_t level, const char *name)

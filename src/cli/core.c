@@ -24,11 +24,11 @@ static const core_cmd_t commands[] = {
     {"objects", core_cmd_objects, "[-v] [--min N] [--sort count|size] [--json]", "every JS object, grouped by constructor"},
     {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
+    {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
     {"refs", core_cmd_refs, "[--json] ADDR|EXPR", "every object holding ADDR directly, and through what"},
     {"retainers", core_cmd_retainers, "[--max-paths N] [--json] ADDR|EXPR", "the shortest paths keeping ADDR alive"},
     {"dominators", core_cmd_dominators, "[--top N] [--json]", "retained sizes: the biggest objects and constructors"},
     {"heapsnapshot", core_cmd_heapsnapshot, "-o FILE [--force]", "the heap as a V8 .heapsnapshot (DevTools, memlab)"},
-    {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

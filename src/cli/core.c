@@ -28,6 +28,10 @@ static const core_cmd_t commands[] = {
     {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
     {"async", core_cmd_async, "[--group] [--json]", "suspended async functions and what they await"},
     {"pending", core_cmd_pending, "[--json]", "timers, sockets, requests, children keeping the loop alive"},
+    {"refs", core_cmd_refs, "[--json] ADDR|EXPR", "every object holding ADDR directly, and through what"},
+    {"retainers", core_cmd_retainers, "[--max-paths N] [--json] ADDR|EXPR", "the shortest paths keeping ADDR alive"},
+    {"dominators", core_cmd_dominators, "[--top N] [--json]", "retained sizes: the biggest objects and constructors"},
+    {"heapsnapshot", core_cmd_heapsnapshot, "-o FILE [--force]", "the heap as a V8 .heapsnapshot (DevTools, memlab)"},
     {"sample", core_cmd_sample, "[-F HZ] [-d SECONDS] [-o FILE]", "(--pid) a profile of the running process"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -52,6 +52,13 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv);
 void core_async_frame_text(core_session_t *s, const v8_async_frame_t *f, int with_async, buf_t *b);
 /* The same as JSON members ("name", "file", "line", "column" or "combinator", "index"), no braces. */
 void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b);
+/* core_retain.c, core_heapsnapshot.c: the object graph (issue 15) */
+int core_cmd_refs(core_session_t *s, int argc, char **argv);
+int core_cmd_retainers(core_session_t *s, int argc, char **argv);
+int core_cmd_dominators(core_session_t *s, int argc, char **argv);
+int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv);
+/* The session's object graph, built on first use (NULL, message printed, when there is no heap). */
+v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges);
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -330,6 +330,13 @@ void v8_heap_close(v8_heap_t *h)
 }
 
 size_t v8_heap_page_count(const v8_heap_t *h) { return h->npages; }
+int v8_heap_page_range(const v8_heap_t *h, size_t i, uint64_t *start, uint64_t *end)
+{
+    if (i >= h->npages) return -1;
+    *start = h->pages[i].chunk;
+    *end = h->pages[i].area_end;
+    return 0;
+}
 int v8_heap_found(const v8_heap_t *h) { return h->npages > 0 && h->meta_map != 0; }
 
 int v8_heap_is_js_type(const v8_heap_t *h, int type) { return h->first_js_type >= 0 && type >= h->first_js_type; }

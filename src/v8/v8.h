@@ -312,6 +312,8 @@ v8_heap_t *v8_heap_open_range(v8_t *v, uint64_t start, uint64_t end);
 void v8_heap_close(v8_heap_t *h);
 int v8_heap_found(const v8_heap_t *h);
 size_t v8_heap_page_count(const v8_heap_t *h);
+/* Page i's memory [chunk start, area end), skipped pages (from-space, code) included. */
+int v8_heap_page_range(const v8_heap_t *h, size_t i, uint64_t *start, uint64_t *end);
 /* Calls cb for every object but free space, page by page (the young generation's from-space,
  * which holds stale copies, is skipped). 0 when done, 1 when cb stopped it, -1 when no heap. */
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *stats);
@@ -438,5 +440,113 @@ int v8_pending_scan(v8_t *v, v8_heap_t *h, v8_pending_cb cb, void *ctx, v8_heap_
 void v8_pending_fill(v8_t *v, uint64_t obj, v8_pending_kind_t kind, v8_pending_t *p);
 /* The C++ object a Node API object wraps (internal field 1), 0 when cleared. */
 uint64_t v8_node_wrap_pointer(v8_t *v, uint64_t obj);
+/* ---- the object graph (v8/heap_edges.c, v8/heap_graph.c, v8/dominators.c) ---- */
+/* An object's outgoing references, DevTools-style. The kinds are numbered as V8's heap snapshot
+ * numbers its edge types. */
+typedef enum {
+    V8_EDGE_CONTEXT, V8_EDGE_ELEMENT, V8_EDGE_PROPERTY, V8_EDGE_INTERNAL, V8_EDGE_HIDDEN, V8_EDGE_SHORTCUT,
+    V8_EDGE_WEAK, V8_EDGE_KINDS
+} v8_edge_kind_t;
+typedef struct {
+    v8_edge_kind_t kind;
+    const char *name;   /* property, variable or field name; NULL: named by index */
+    int64_t index;      /* the element index, or (name NULL) the slot's index */
+    uint64_t target;    /* tagged address of the object referenced (a weak reference's strong form) */
+    int64_t offset;     /* byte offset of the slot in the holder; -1 when the slot is elsewhere (a
+                           backing store: properties, elements, a Map's table, a global's cells) */
+} v8_edge_t;
+typedef int (*v8_edge_cb)(void *ctx, const v8_edge_t *e);
+/* 1 when addr (tagged) starts an object: the graph's node table, so that a stray word is no edge. */
+typedef int (*v8_is_object_fn)(void *ctx, uint64_t addr);
+typedef struct v8_edges v8_edges_t;
+/* Per-type caches for naming edges (field names by class); h (may be NULL) is the heap the
+ * objects come from. */
+v8_edges_t *v8_edges_new(v8_t *v, v8_heap_t *h);
+void v8_edges_free(v8_edges_t *e);
+/* Every reference o holds: properties (fast, backing store, dictionary, a global's cells),
+ * elements, Map and Set entries ("key", "value of KEY" / index), context variables, then every
+ * other tagged slot as an internal edge (named by the metadata's field names, else by index) or a
+ * weak one; raw data (characters, bytes, doubles, instructions) holds none. Edges only to objects
+ * is_object accepts. Returns 0, 1 when cb stopped the walk. */
+int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_object, void *octx, v8_edge_cb cb,
+                void *ctx);
+/* The bytes of o that may hold tagged references: [0, *end) (0 for raw data); cheap. */
+uint64_t v8_edges_tagged_end(v8_edges_t *e, int type, uint64_t size);
+const char *v8_edge_kind_name(v8_edge_kind_t k);   /* "property", "element", ... as in snapshots */
+
+/* The graph: every object of one heap walk (nodes sorted by address), and the references
+ * between them from a scan of every tagged slot (CSR arrays of node indices; a slot's word index
+ * names the edge later, through v8_edges_of). Roots by preference: the main global object, module
+ * records, thread stacks, then native memory (global and persistent handles, the isolate's roots).
+ * Built in one pass without per-object allocation; memory ~16 bytes a node, ~8 an edge. */
+typedef struct v8_graph v8_graph_t;
+typedef struct {
+    uint64_t addr;     /* tagged */
+    uint32_t size;     /* shallow size (capped at 4 GiB) */
+    uint16_t type;
+    uint16_t flags;    /* V8_NODE_* */
+} v8_graph_node_t;
+enum { V8_NODE_LARGE = 1, V8_NODE_PROTOTYPE = 2, V8_NODE_JS = 4 };
+typedef enum { V8_ROOT_GLOBAL, V8_ROOT_MODULE, V8_ROOT_STACK, V8_ROOT_NATIVE, V8_ROOT_LEVELS } v8_root_level_t;
+typedef struct {
+    uint32_t node;
+    v8_root_level_t level;
+    const char *name;   /* "globalThis", "module /x/app.js", "(stack of thread 1)", "(native: libnode.so)" */
+} v8_graph_root_t;
+#define V8_NO_NODE UINT32_MAX
+/* Builds the graph of h's heap; progress on stderr when show_progress. NULL (message printed)
+ * when there is no heap. */
+v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress);
+void v8_graph_free(v8_graph_t *g);
+size_t v8_graph_node_count(const v8_graph_t *g);
+uint64_t v8_graph_edge_count(const v8_graph_t *g);
+const v8_graph_node_t *v8_graph_node(const v8_graph_t *g, uint32_t i);
+/* The node whose object starts at addr (tagged or not), or V8_NO_NODE. */
+uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr);
+/* Node i's edges: targets[k] and slots[k] (the slot's word index in the object; bit 31: weak). */
+#define V8_SLOT_WEAK 0x80000000u
+size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets, const uint32_t **slots);
+/* The nodes holding a reference to i (reverse edges, built on first use): holders[k] with the
+ * slot in the holder. */
+size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, const uint32_t **slots);
+size_t v8_graph_root_count(const v8_graph_t *g);
+const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k);
+/* 1 when root k is how its node is first reached (v8_graph_distance): a root found in native memory
+ * pointing at an object the global object already reaches adds nothing, and would make the
+ * synthetic root dominate everything it points at. Dominators and snapshots use only these. */
+int v8_graph_root_used(v8_graph_t *g, size_t k);
+/* For a pass over every node in order that reads their memory (naming edges): call with each node
+ * index; a core's pages of the chunk the pass has left are handed back (the core is mmap'ed, and
+ * the whole heap would otherwise stay resident). i = V8_NO_NODE at the end. */
+void v8_graph_pass(v8_graph_t *g, uint32_t i);
+/* For v8_edges_of: 1 when addr starts a node of g (ctx is the graph). */
+int v8_graph_is_object(void *g, uint64_t addr);
+/* Shortest paths from the roots, by root preference (everything reachable from the global object
+ * first, then from modules, stacks, native memory), over strong edges: computed on first use.
+ * The node's distance (V8_NO_NODE: unreachable), the level of the root it was reached from, and
+ * its parent on the path with the slot of the parent's edge (the root itself: parent V8_NO_NODE,
+ * *root_index set). */
+uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i);
+int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index);
+v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i);
+
+/* A cache of the graph (nodes, edges, reverse edges, roots, paths) in one file, read back by mmap:
+ * the second query on a core answers without walking the heap. key identifies the core (the
+ * caller's hash of its path, size, mtime and first pages); a file of another key, version or
+ * size is refused (-1 / NULL, no message). Save writes a temporary file and renames it. */
+int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key);
+v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key);
+
+/* Dominators over the graph from a synthetic root whose children are the roots (strong edges
+ * only): the immediate dominator of every node (V8_NO_NODE: unreachable or a child of the
+ * synthetic root) and retained sizes; computed on first use. */
+int v8_graph_dominators(v8_graph_t *g);
+uint32_t v8_graph_idom(v8_graph_t *g, uint32_t i);
+uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i);
+/* The algorithm by itself, for tests: n nodes, node 0 the root, CSR successors (first[n+1],
+ * succ[]); idom[i] (idom[0] = 0, V8_NO_NODE when unreachable). 0, or -1 out of memory. */
+int v8_dominators_compute(uint32_t n, const uint64_t *first, const uint32_t *succ, uint32_t *idom);
+/* retained[i] = size[i] + the retained sizes of the nodes i immediately dominates. */
+void v8_dominators_retained(uint32_t n, const uint32_t *idom, const uint64_t *size, uint64_t *retained);
 
 #endif

@@ -1,0 +1,52 @@
+/* Fuzz the object graph (v8/heap_graph.c, v8/heap_edges.c, v8/dominators.c) over an arbitrary
+ * memory image at IMAGE_BASE decoded with Node 20's layout, as fuzz_heap_walk does: the graph is
+ * built, every node's edges named, paths and dominators computed. Any bytes must give an answer
+ * or an error: never a crash, a hang, or a read outside the image. Seeds: fuzz/corpus/heap_graph/
+ * (fuzz_heap_walk's page; the same with its objects in a cycle and holding weak references). */
+#include "target/target.h"
+#include "util/diag.h"
+#include "v8/v8.h"
+#include "v8_node20_metadata.h"
+#include <stdint.h>
+#include <string.h>
+
+#define IMAGE_BASE 0x100000ull
+
+static int on_edge(void *ctx, const v8_edge_t *e)
+{
+    size_t *n = ctx;
+    (*n)++;
+    return e->name && !strcmp(e->name, "stop");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    diag_verbosity = -1;
+    if (size < 64) return 0;
+    target_t *t = target_open_memory(IMAGE_BASE, data, size);
+    v8_t *v = v8_open_with_metadata(t, node20_metadata, sizeof node20_metadata / sizeof node20_metadata[0], 11, 3);
+    if (v) {
+        v8_heap_t *h = v8_heap_open_range(v, IMAGE_BASE, IMAGE_BASE + size);
+        v8_graph_t *g = v8_heap_found(h) ? v8_graph_build(v, h, 0) : NULL;
+        if (g) {
+            v8_edges_t *e = v8_edges_new(v, h);
+            size_t n = v8_graph_node_count(g), edges = 0;
+            for (uint32_t i = 0; i < n && i < 256; i++) {
+                const v8_graph_node_t *nd = v8_graph_node(g, i);
+                v8_heap_object_t o = {nd->addr, 0, nd->type, nd->size, 0, 0};
+                v8_edges_of(e, &o, v8_graph_is_object, g, on_edge, &edges);
+                const uint32_t *hs, *ss;
+                v8_graph_retainers(g, i, &hs, &ss);
+                uint32_t p, s, r;
+                v8_graph_parent(g, i, &p, &s, &r);
+                v8_graph_retained(g, i);
+            }
+            v8_edges_free(e);
+            v8_graph_free(g);
+        }
+        v8_heap_close(h);
+        v8_close(v);
+    }
+    target_close(t);
+    return 0;
+}

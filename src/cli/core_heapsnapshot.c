@@ -1,0 +1,375 @@
+/* nodescope core ... heapsnapshot -o FILE: the core's heap as a V8 heap snapshot (the JSON that
+ * v8.writeHeapSnapshot() writes and DevTools' Memory panel, memlab and v8-heapsnapshot read).
+ *
+ * Layout (V8's src/profiler/heap-snapshot-generator.cc, HeapSnapshotJSONSerializer): snapshot.meta
+ * describes the flat arrays; "nodes" has 7 numbers a node (type, name, id, self_size, edge_count,
+ * trace_node_id, detachedness), "edges" 3 an edge (type, name_or_index, to_node: the target's
+ * offset in "nodes"), a node's edges following its predecessor's; "strings" holds every name.
+ * Node 0 is a synthetic root whose edges lead to "(GC roots)" (node 1, holding the graph's roots)
+ * and, as shortcuts, to the global object.
+ *
+ * Streamed: the edges of each object are named once (v8_edges_of) and written in binary to a
+ * temporary file while the per-node counts are kept; then nodes, edges and strings are written.
+ * Memory: the graph, four bytes a node, and the strings. */
+#include "cli/core_cmds.h"
+#include "util/diag.h"
+#include "util/hash.h"
+#include "util/json.h"
+#include "util/options.h"
+#include "util/output.h"
+#include "util/progress.h"
+#include "util/xalloc.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NODE_FIELDS 7
+#define SYNTHETIC 2           /* node 0: the root, node 1: (GC roots) */
+#define MAX_NAME 1024         /* string nodes are named by their first characters */
+
+enum { T_HIDDEN, T_ARRAY, T_STRING, T_OBJECT, T_CODE, T_CLOSURE, T_REGEXP, T_NUMBER, T_NATIVE, T_SYNTHETIC,
+       T_CONS_STRING, T_SLICED_STRING, T_SYMBOL, T_BIGINT, T_OBJECT_SHAPE };
+
+typedef struct {
+    strpool_t *pool;
+    u64map_t index;       /* interned pointer -> index + 1 */
+    const char **list;
+    size_t n, cap;
+    uint32_t *numbers;    /* the id of "i" + 1, for the slot indices that name internal edges */
+} strings_t;
+#define MAX_NUMBER_CACHE (1u << 22)
+
+static uint32_t str_id(strings_t *s, const char *text, size_t len)
+{
+    const char *p = strpool_intern(s->pool, text, len);
+    int found;
+    uint32_t *slot = u64map_upsert(&s->index, (uint64_t)(uintptr_t)p, &found);
+    if (!found) {
+        XGROW(s->list, s->cap, s->n + 1);
+        s->list[s->n++] = p;
+        *slot = (uint32_t)s->n;
+    }
+    return *slot - 1;
+}
+
+typedef struct {
+    core_session_t *s;
+    v8_graph_t *g;
+    strings_t *str;
+    FILE *tmp;
+    uint32_t count;
+    int failed;
+    int backing;   /* the node is a JS object's properties or elements store */
+} edge_sink_t;
+
+static void put_edge(edge_sink_t *k, uint32_t type, uint32_t name, uint32_t to)
+{
+    uint32_t rec[3] = {type, name, to};
+    if (fwrite(rec, sizeof rec, 1, k->tmp) != 1) k->failed = 1;
+    k->count++;
+}
+
+static int on_edge(void *ctx, const v8_edge_t *e)
+{
+    edge_sink_t *k = ctx;
+    /* a backing store's slots are the owner's properties and elements, named there: V8 leaves
+       them out of the store (and a 3.5-million-element array's slots would name 3.5 million
+       strings) */
+    if (k->backing && e->kind == V8_EDGE_INTERNAL && !e->name && e->offset >= 16) return 0;
+    uint32_t to = v8_graph_find(k->g, e->target);
+    if (to == V8_NO_NODE) return 0;
+    uint32_t name;
+    if (e->kind == V8_EDGE_ELEMENT || e->kind == V8_EDGE_HIDDEN) name = (uint32_t)e->index;
+    else if (e->name) name = str_id(k->str, e->name, strlen(e->name));
+    else {
+        int64_t ix = e->index;
+        uint32_t *cached = ix >= 0 && ix < MAX_NUMBER_CACHE ? &k->str->numbers[ix] : NULL;
+        if (cached && *cached) name = *cached - 1;
+        else {
+            char tmp[32];
+            snprintf(tmp, sizeof tmp, "%lld", (long long)ix);
+            name = str_id(k->str, tmp, strlen(tmp));
+            if (cached) *cached = name + 1;
+        }
+    }
+    put_edge(k, (uint32_t)e->kind, name, (to + SYNTHETIC) * NODE_FIELDS);
+    return 0;
+}
+
+/* A node's type and name, the way V8's snapshot names them. Names of JS objects are cached by map. */
+typedef struct {
+    u64map_t by_map;      /* map -> string index + 1 */
+    buf_t b;
+} namer_t;
+
+static void node_type_name(core_session_t *s, v8_graph_t *g, namer_t *nm, strings_t *str, uint32_t i, uint32_t *type,
+                           uint32_t *name)
+{
+    const v8_graph_node_t *nd = v8_graph_node(g, i);
+    v8_t *v = s->v;
+    buf_t *b = &nm->b;
+    buf_clear(b);
+    const char *tn = v8_type_name(v, nd->type);
+    const char *cn = v8_class_name(v, nd->type);
+    int trunc;
+    if (v8_is_string_type(v, nd->type)) {
+        const char *repr;
+        int64_t len;
+        *type = T_STRING;
+        if (v8_string_info(v, nd->addr, &repr, &len) == 0 && repr) {
+            if (strstr(repr, "Cons")) *type = T_CONS_STRING;
+            else if (strstr(repr, "Sliced")) *type = T_SLICED_STRING;
+        }
+        v8_string(v, nd->addr, b, MAX_NAME, &trunc);
+    } else if (nd->flags & V8_NODE_JS) {
+        v8_function_t fi;
+        if (tn && !strcmp(tn, "JS_REG_EXP_TYPE")) {
+            *type = T_REGEXP;
+            v8_describe(v, nd->addr, b);
+        } else if (v8_function_info(v, nd->addr, &fi) == 0) {
+            *type = T_CLOSURE;
+            buf_puts(b, fi.name && *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : "");
+            v8_function_free(&fi);
+        } else {
+            *type = T_OBJECT;
+            uint64_t map;
+            uint32_t idx;
+            if (v8_read_field(v, nd->addr, 0, &map) == 0 && !(nd->flags & V8_NODE_PROTOTYPE) && u64map_get(&nm->by_map, map, &idx)) {
+                *name = idx - 1;
+                return;
+            }
+            uint64_t proto;
+            if (tn && !strcmp(tn, "JS_GLOBAL_OBJECT_TYPE")) buf_puts(b, "global");
+            else if ((nd->flags & V8_NODE_PROTOTYPE) && v8_prototype(v, nd->addr, &proto) == 0 &&
+                     v8_constructor_name(v, proto, b) == 0 && b->len) {
+                /* as V8 names a prototype: by the constructor of its own prototype (a derived
+                   class's prototype under its base class, a class's under Object) */
+            } else if (v8_constructor_name(v, nd->addr, b) != 0 || !b->len) {
+                buf_clear(b);
+                buf_puts(b, "Object");
+            }
+            /* a prototype is named as V8 does: by its constructor, not apart */
+            *name = str_id(str, b->data, b->len);
+            int found;
+            if (!(nd->flags & V8_NODE_PROTOTYPE)) *u64map_upsert(&nm->by_map, map, &found) = *name + 1;
+            return;
+        }
+    } else if (tn && !strcmp(tn, "HEAP_NUMBER_TYPE")) {
+        *type = T_NUMBER;
+        buf_puts(b, "heap number");
+    } else if (tn && !strcmp(tn, "SYMBOL_TYPE")) {
+        *type = T_SYMBOL;
+        buf_puts(b, "symbol");
+    } else if (tn && !strcmp(tn, "BIGINT_TYPE")) {
+        *type = T_BIGINT;
+        buf_puts(b, "bigint");
+    } else if (tn && !strcmp(tn, "MAP_TYPE")) {
+        *type = T_OBJECT_SHAPE;
+        buf_puts(b, "system / Map");
+    } else if (tn && (strstr(tn, "CODE") || strstr(tn, "BYTECODE") || strstr(tn, "INSTRUCTION"))) {
+        *type = T_CODE;
+        buf_printf(b, "(%s)", cn ? cn : tn);
+    } else if (tn && strstr(tn, "CONTEXT_TYPE")) {
+        *type = T_OBJECT;
+        buf_puts(b, "system / Context");
+    } else if (tn && (strstr(tn, "ARRAY") || strstr(tn, "DICTIONARY") || strstr(tn, "HASH"))) {
+        *type = T_ARRAY;
+        buf_printf(b, "(%s)", cn ? cn : tn);
+    } else {
+        *type = T_HIDDEN;
+        buf_printf(b, "system / %s", cn ? cn : tn ? tn : "Object");
+    }
+    *name = str_id(str, b->data ? b->data : "", b->len);
+}
+
+/* Numbers as text without printf (tens of millions of them). */
+static char *put_u64(char *p, uint64_t x)
+{
+    char tmp[24];
+    int n = 0;
+    do tmp[n++] = (char)('0' + x % 10);
+    while ((x /= 10));
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+static int put_json_string(FILE *f, const char *s)
+{
+    buf_t b = {0};
+    json_put_string(&b, s, strlen(s));
+    int rc = fwrite(b.data, 1, b.len, f) == b.len ? 0 : -1;
+    buf_free(&b);
+    return rc;
+}
+
+int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core CORE heapsnapshot -o FILE.heapsnapshot [--force]\n\n"
+        "Writes the heap as a V8 heap snapshot, for Chrome DevTools' Memory panel, memlab or\n"
+        "v8-heapsnapshot: objects with their constructor names and sizes, references named as\n"
+        "properties, elements, context variables, internal and weak edges, and the roots.\n";
+    const char *out = NULL;
+    int force = 0;
+    const opt_t opts[] = {
+        OPT_STR("output", 'o', "FILE", "where to write the snapshot (required)", &out),
+        OPT_BOOL("force", 'f', "replace FILE if it exists", &force),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core heapsnapshot", usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
+    if (!out || !*out) return opt_usage_error(&cmd, "where to? (-o FILE.heapsnapshot)");
+    if (s->check_only) return 0;
+    if (core_need_v8(s, argv[0]) != 0) return 1;
+    struct stat st;
+    if (!force && strcmp(out, "-") && stat(out, &st) == 0) {
+        diag_error(out, 0, "exists; use --force to replace it");
+        return 1;
+    }
+    v8_edges_t *e;
+    v8_graph_t *g = core_graph(s, &e);
+    if (!g) return 1;
+    char *inputs[] = {(char *)target_name(s->t)};
+    output_t o;
+    if (output_open(&o, out, inputs, 1) != 0) return 1;
+    FILE *tmp = tmpfile();
+    if (!tmp) {
+        diag_error(out, 0, "cannot create a temporary file: %s", strerror(errno));
+        output_abort(&o);
+        return 1;
+    }
+    strings_t str = {strpool_new(), {0}, NULL, 0, 0, xcalloc(MAX_NUMBER_CACHE, sizeof(uint32_t))};
+    u64map_init(&str.index);
+    str_id(&str, "", 0);
+    namer_t nm = {{0}, {0}};
+    u64map_init(&nm.by_map);
+    size_t nn = v8_graph_node_count(g), nroots = v8_graph_root_count(g);
+    uint32_t *counts = xmalloc((nn + SYNTHETIC) * sizeof *counts);
+    edge_sink_t k = {s, g, &str, tmp, 0, 0, 0};
+    /* the backing stores: what JS objects' properties and elements fields point at */
+    uint8_t *backing = xcalloc(nn / 8 + 1, 1);
+    for (size_t i = 0; i < nn; i++) {
+        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+        if (!(nd->flags & V8_NODE_JS)) continue;
+        v8_graph_pass(g, (uint32_t)i);
+        for (int64_t off = 8; off <= 16; off += 8) {
+            uint64_t w;
+            uint32_t b;
+            if (v8_read_field(s->v, nd->addr, off, &w) == 0 && (b = v8_graph_find(g, w)) != V8_NO_NODE &&
+                !(v8_graph_node(g, b)->flags & V8_NODE_JS))
+                backing[b / 8] |= (uint8_t)(1u << (b % 8));
+        }
+    }
+    v8_graph_pass(g, V8_NO_NODE);
+    /* the synthetic root: (GC roots), and the global object as a shortcut */
+    put_edge(&k, V8_EDGE_ELEMENT, 1, 1 * NODE_FIELDS);
+    for (size_t r = 0; r < nroots; r++) {
+        const v8_graph_root_t *rt = v8_graph_root(g, r);
+        if (rt->level == V8_ROOT_GLOBAL) put_edge(&k, V8_EDGE_SHORTCUT, str_id(&str, rt->name, strlen(rt->name)),
+                                                  (rt->node + SYNTHETIC) * NODE_FIELDS);
+    }
+    counts[0] = k.count;
+    k.count = 0;
+    /* (GC roots): every root, once */
+    uint8_t *is_root = xcalloc(nn ? nn : 1, 1);
+    uint32_t ri = 0;
+    for (size_t r = 0; r < nroots; r++) {
+        const v8_graph_root_t *rt = v8_graph_root(g, r);
+        if (is_root[rt->node] || !v8_graph_root_used(g, r)) continue;
+        is_root[rt->node] = 1;
+        put_edge(&k, V8_EDGE_ELEMENT, ++ri, (rt->node + SYNTHETIC) * NODE_FIELDS);
+    }
+    free(is_root);
+    counts[1] = k.count;
+    progress_t pr;
+    progress_init(&pr, "naming references", "objects");
+    for (size_t i = 0; i < nn; i++) {
+        k.count = 0;
+        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+        v8_heap_object_t ho = {nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
+        v8_graph_pass(g, (uint32_t)i);
+        k.backing = (backing[i / 8] >> (i % 8)) & 1;
+        v8_edges_of(e, &ho, v8_graph_is_object, g, on_edge, &k);
+        counts[i + SYNTHETIC] = k.count;
+        if ((i & 0xfff) == 0) progress_update(&pr, i, nn);
+    }
+    v8_graph_pass(g, V8_NO_NODE);
+    progress_done(&pr);
+    uint64_t total_edges = 0;
+    for (size_t i = 0; i < nn + SYNTHETIC; i++) total_edges += counts[i];
+    FILE *f = o.f;
+    fprintf(f, "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\","
+               "\"trace_node_id\",\"detachedness\"],\n"
+               "\"node_types\":[[\"hidden\",\"array\",\"string\",\"object\",\"code\",\"closure\",\"regexp\",\"number\","
+               "\"native\",\"synthetic\",\"concatenated string\",\"sliced string\",\"symbol\",\"bigint\",\"object shape\"],"
+               "\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],\n"
+               "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],\n"
+               "\"edge_types\":[[\"context\",\"element\",\"property\",\"internal\",\"hidden\",\"shortcut\",\"weak\"],"
+               "\"string_or_number\",\"node\"],\n"
+               "\"trace_function_info_fields\":[\"function_id\",\"name\",\"script_name\",\"script_id\",\"line\",\"column\"],\n"
+               "\"trace_node_fields\":[\"id\",\"function_info_index\",\"count\",\"size\",\"children\"],\n"
+               "\"sample_fields\":[\"timestamp_us\",\"last_assigned_id\"],\n"
+               "\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]},\n"
+               "\"node_count\":%zu,\n\"edge_count\":%llu,\n\"trace_function_count\":0},\n\"nodes\":[",
+            nn + SYNTHETIC, (unsigned long long)total_edges);
+    uint32_t gc_roots = str_id(&str, "(GC roots)", 10);
+    fprintf(f, "%d,0,1,0,%u,0,0\n,%d,%u,3,0,%u,0,0", T_SYNTHETIC, counts[0], T_SYNTHETIC, gc_roots, counts[1]);
+    progress_init(&pr, "writing nodes", "objects");
+    for (size_t i = 0; i < nn; i++) {
+        uint32_t type, name;
+        node_type_name(s, g, &nm, &str, (uint32_t)i, &type, &name);
+        char line[128], *p = line;
+        *p++ = '\n', *p++ = ',';
+        p = put_u64(p, type), *p++ = ',';
+        p = put_u64(p, name), *p++ = ',';
+        p = put_u64(p, 2 * i + 5), *p++ = ',';
+        p = put_u64(p, v8_graph_node(g, (uint32_t)i)->size), *p++ = ',';
+        p = put_u64(p, counts[i + SYNTHETIC]);
+        memcpy(p, ",0,0", 4);
+        fwrite(line, 1, (size_t)(p + 4 - line), f);
+        if ((i & 0xfff) == 0) progress_update(&pr, i, nn);
+    }
+    progress_done(&pr);
+    fputs("],\n\"edges\":[", f);
+    rewind(tmp);
+    uint32_t rec[3];
+    for (uint64_t q = 0; q < total_edges && fread(rec, sizeof rec, 1, tmp) == 1; q++) {
+        char line[64], *p = line;
+        if (q) *p++ = '\n', *p++ = ',';
+        p = put_u64(p, rec[0]), *p++ = ',';
+        p = put_u64(p, rec[1]), *p++ = ',';
+        p = put_u64(p, rec[2]);
+        fwrite(line, 1, (size_t)(p - line), f);
+    }
+    fputs("],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n\"locations\":[],\n\"strings\":[", f);
+    int bad = k.failed;
+    for (size_t i = 0; i < str.n && !bad; i++) {
+        if (i) fputs("\n,", f);
+        bad = put_json_string(f, str.list[i]) != 0;
+    }
+    fputs("]}\n", f);
+    fclose(tmp);
+    free(counts);
+    free(backing);
+    strpool_free(str.pool);
+    u64map_free(&str.index);
+    free(str.list);
+    free(str.numbers);
+    u64map_free(&nm.by_map);
+    buf_free(&nm.b);
+    if (bad || ferror(f)) {
+        diag_error(out, 0, "write failed: %s", strerror(errno));
+        output_abort(&o);
+        return 1;
+    }
+    if (output_commit(&o) != 0) return 1;
+    if (isatty(2))
+        fprintf(stderr, "%s: %zu nodes, %llu edges\n", out, nn + SYNTHETIC, (unsigned long long)total_edges);
+    return 0;
+}

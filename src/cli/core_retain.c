@@ -1,0 +1,764 @@
+/* nodescope core ... refs|retainers|dominators: why an object is alive, over the object graph
+ * (v8/heap_graph.c). The graph is built once per session (the prompt answers the second query at
+ * once) and its edges are named only when printed: a step through a JS object's backing store
+ * (its PropertyArray, elements, dictionary, a global's PropertyCell, a Map's table) is shown as
+ * the property, element or entry it is, the way DevTools shows it. */
+#include "cli/core_cmds.h"
+#include "util/diag.h"
+#include "util/hash.h"
+#include "util/json.h"
+#include "util/options.h"
+#include "util/xalloc.h"
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_COLLAPSE 3          /* backing-store hops folded into one named edge */
+#define MAX_PATH 100000
+
+/* ---- the session's graph ---- */
+
+static struct {
+    v8_t *v;
+    v8_heap_t *h;
+    v8_graph_t *g;
+    v8_edges_t *e;
+} cache;
+
+/* The cache file for a core: $XDG_CACHE_HOME/nodescope (or ~/.cache/nodescope), named by a hash
+ * of the core's identity: its real path, size, mtime and first 64 KiB. Never beside the core.
+ * 0 and *path (malloc'ed), *key set; -1 for a live process or without a cache directory. */
+static int cache_file(core_session_t *s, char **path, uint64_t *key)
+{
+    if (strcmp(target_kind(s->t), "core") || getenv("NODESCOPE_NO_GRAPH_CACHE")) return -1;
+    char *real = realpath(target_name(s->t), NULL);
+    struct stat st;
+    if (!real || stat(real, &st) != 0) {
+        free(real);
+        return -1;
+    }
+    buf_t id = {0};
+    buf_printf(&id, "%s\n%lld\n%lld.%09ld\n", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+               (long)st.st_mtim.tv_nsec);
+    free(real);
+    FILE *f = fopen(target_name(s->t), "rb");
+    if (f) {
+        char head[65536];
+        size_t n = fread(head, 1, sizeof head, f);
+        buf_printf(&id, "%016llx", (unsigned long long)hash_bytes(head, n));
+        fclose(f);
+    }
+    *key = hash_bytes(id.data, id.len);
+    buf_free(&id);
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    buf_t dir = {0};
+    if (xdg && *xdg == '/') buf_printf(&dir, "%s/nodescope", xdg);
+    else if (home && *home) buf_printf(&dir, "%s/.cache/nodescope", home);
+    else return -1;
+    /* mkdir -p */
+    for (char *p = dir.data + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(dir.data, 0700);
+            *p = '/';
+        }
+    if (mkdir(dir.data, 0700) != 0 && errno != EEXIST) {
+        buf_free(&dir);
+        return -1;
+    }
+    buf_printf(&dir, "/graph-%016llx.bin", (unsigned long long)*key);
+    *path = dir.data;
+    return 0;
+}
+
+v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
+{
+    if (cache.v != s->v) {
+        if (cache.g) {
+            v8_graph_free(cache.g);
+            v8_edges_free(cache.e);
+            v8_heap_close(cache.h);
+        }
+        cache.v = s->v;
+        cache.h = NULL;
+        char *path = NULL;
+        uint64_t key = 0;
+        int cached = cache_file(s, &path, &key) == 0;
+        /* from the cache, the heap is not even opened (finding its pages reads every 256 KiB) */
+        cache.g = cached ? v8_graph_load(s->v, NULL, path, key) : NULL;
+        int built = !cache.g;
+        if (!cache.g) {
+            cache.h = v8_heap_open(s->v);
+            cache.g = v8_graph_build(s->v, cache.h, isatty(2));
+            if (cache.g && cached && v8_graph_save(cache.g, path, key) != 0)
+                diag_warn(path, 0, "cannot write the graph cache: %s", strerror(errno));
+        }
+        free(path);
+        cache.e = v8_edges_new(s->v, cache.h);
+        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g)
+            fprintf(stderr, "graph: %zu nodes, %llu edges, %zu roots (%s)\n", v8_graph_node_count(cache.g),
+                    (unsigned long long)v8_graph_edge_count(cache.g), v8_graph_root_count(cache.g),
+                    cache.g && cached && !built ? "from the cache" : "built");
+        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g) {
+            const char *last = NULL;
+            size_t cnt = 0;
+            for (size_t r = 0; r <= v8_graph_root_count(cache.g); r++) {
+                const v8_graph_root_t *rt = v8_graph_root(cache.g, r);
+                if (rt && rt->name == last) { cnt++; continue; }
+                if (last) fprintf(stderr, "  %zu roots %s\n", cnt, last);
+                last = rt ? rt->name : NULL;
+                cnt = 1;
+            }
+        }
+    }
+    if (edges) *edges = cache.e;
+    return cache.g;
+}
+
+/* ---- naming edges ---- */
+
+typedef struct {
+    int64_t offset;       /* match an edge at this slot offset, or -1: any named backing-store edge */
+    uint64_t target;
+    v8_edge_t found;
+    char name[512];
+    int ok;
+} find_t;
+
+static int on_edge(void *ctx, const v8_edge_t *e)
+{
+    find_t *f = ctx;
+    if (e->target != f->target) return 0;
+    /* by slot: the edge at that offset, or a named one whose slot is not known (an in-object
+       property); any slot: only named edges (properties, elements, entries, variables) */
+    if (f->offset >= 0 ? e->offset >= 0 && e->offset != f->offset : e->offset >= 0 && e->kind != V8_EDGE_CONTEXT) return 0;
+    f->found = *e;
+    snprintf(f->name, sizeof f->name, "%s", e->name ? e->name : "");
+    f->found.name = e->name ? f->name : NULL;
+    f->ok = 1;
+    return 1;
+}
+
+static v8_heap_object_t heap_object(v8_graph_t *g, uint32_t i)
+{
+    const v8_graph_node_t *nd = v8_graph_node(g, i);
+    return (v8_heap_object_t){nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0,
+                              (nd->flags & V8_NODE_PROTOTYPE) != 0};
+}
+
+/* The edge from holder at slot (word index) to target: named when v8_edges_of names it. */
+static int name_edge(v8_graph_t *g, v8_edges_t *e, uint32_t holder, int64_t offset, uint32_t target, find_t *f)
+{
+    memset(f, 0, sizeof *f);
+    f->offset = offset;
+    f->target = v8_graph_node(g, target)->addr;
+    v8_heap_object_t o = heap_object(g, holder);
+    v8_edges_of(e, &o, v8_graph_is_object, g, on_edge, f);
+    return f->ok ? 0 : -1;
+}
+
+static void edge_label(const v8_edge_t *e, buf_t *b)
+{
+    switch (e->kind) {
+    case V8_EDGE_PROPERTY: {
+        const char *n = e->name ? e->name : "";
+        int ident = *n && !(n[0] >= '0' && n[0] <= '9');
+        for (const char *p = n; *p && ident; p++)
+            ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+                    *p == '$' || (unsigned char)*p >= 0x80;
+        if (ident) buf_printf(b, ".%s", n);
+        else {
+            buf_puts(b, "[");
+            json_put_string(b, n, strlen(n));
+            buf_puts(b, "]");
+        }
+        break;
+    }
+    case V8_EDGE_ELEMENT: buf_printf(b, "[%lld]", (long long)e->index); break;
+    case V8_EDGE_CONTEXT: buf_printf(b, "context variable %s", e->name ? e->name : "?"); break;
+    case V8_EDGE_WEAK:
+        if (e->name) buf_printf(b, "(weak %s)", e->name);
+        else buf_printf(b, "(weak [%lld])", (long long)e->index);
+        break;
+    default:
+        if (e->name && !strncmp(e->name, "value of ", 9)) buf_puts(b, e->name);
+        else if (e->name && !strcmp(e->name, "key")) buf_puts(b, "key");
+        else if (e->name) buf_printf(b, "(internal %s)", e->name);
+        else buf_printf(b, "(internal [%lld])", (long long)e->index);
+        break;
+    }
+}
+
+static const char *edge_raw_name(const v8_edge_t *e, char *tmp, size_t n)
+{
+    if (e->kind == V8_EDGE_ELEMENT || !e->name) {
+        snprintf(tmp, n, "%lld", (long long)e->index);
+        return tmp;
+    }
+    return e->name;
+}
+
+/* "LeakMapValue", "Map", "(closure onData, /x/app.js:12)", "(context)", "(FixedArray)" */
+static void describe_node(core_session_t *s, v8_graph_t *g, uint32_t i, buf_t *b)
+{
+    const v8_graph_node_t *nd = v8_graph_node(g, i);
+    v8_t *v = s->v;
+    v8_function_t fi;
+    const char *tn0 = v8_type_name(v, nd->type);
+    if (tn0 && !strcmp(tn0, "JS_GLOBAL_OBJECT_TYPE")) {
+        buf_puts(b, "(global object)");
+        return;
+    }
+    if ((nd->flags & V8_NODE_JS) && v8_function_info(v, nd->addr, &fi) == 0) {
+        buf_printf(b, "(closure %s", fi.name && *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : "(anonymous)");
+        if (fi.script_name) buf_printf(b, ", %s:%d", fi.script_name, fi.def_line);
+        buf_puts(b, ")");
+        v8_function_free(&fi);
+        return;
+    }
+    if (nd->flags & V8_NODE_JS) {
+        size_t before = b->len;
+        if (v8_constructor_name(v, nd->addr, b) == 0 && b->len > before) {
+            if (nd->flags & V8_NODE_PROTOTYPE) buf_puts(b, ".prototype");
+            return;
+        }
+        b->len = before;
+    }
+    int type = nd->type;
+    if (v8_is_string_type(v, type)) {
+        v8_describe(v, nd->addr, b);
+        return;
+    }
+    const char *cn = v8_class_name(v, type);
+    const char *tn = v8_type_name(v, type);
+    if (tn && strstr(tn, "CONTEXT_TYPE")) buf_puts(b, "(context)");
+    else buf_printf(b, "(%s)", cn ? cn : tn ? tn : "object");
+}
+
+/* A printed step: the edge from holder to target, perhaps folded over backing stores. */
+typedef struct {
+    uint32_t holder, target;
+    v8_edge_t edge;
+    char name[512];
+} step_t;
+
+/* The path from the root to node x as nodes and slots; returns its length (nodes), root index. */
+static size_t path_nodes(v8_graph_t *g, uint32_t x, uint32_t **nodes, uint32_t **slots, uint32_t *root)
+{
+    size_t n = 0, cap = 0;
+    uint32_t *nd = NULL, *sl = NULL;
+    uint32_t cur = x, parent, slot, ri;
+    while (n < MAX_PATH && v8_graph_parent(g, cur, &parent, &slot, &ri) == 0) {
+        XGROW(nd, cap, n + 1);
+        sl = xrealloc(sl, cap * sizeof *sl);
+        nd[n] = cur;
+        sl[n] = slot;
+        n++;
+        if (parent == V8_NO_NODE) {
+            *root = ri;
+            break;
+        }
+        cur = parent;
+    }
+    /* reverse: root first; slots[k] is the slot of the edge from nodes[k] to nodes[k+1] */
+    for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
+        uint32_t t = nd[a];
+        nd[a] = nd[b];
+        nd[b] = t;
+        t = sl[a];
+        sl[a] = sl[b];
+        sl[b] = t;
+    }
+    for (size_t k = 0; k + 1 < n; k++) sl[k] = sl[k + 1];
+    *nodes = nd;
+    *slots = sl;
+    return n;
+}
+
+/* Names the steps of a path nodes[0..n) (slots between them), folding backing stores. */
+static size_t name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots, size_t n, step_t **out)
+{
+    step_t *st = xcalloc(n ? n : 1, sizeof *st);
+    size_t m = 0;
+    for (size_t k = 0; k + 1 < n;) {
+        find_t f;
+        size_t used = 1;
+        int done = 0;
+        /* from a JS object or a context, try to reach a later node by one named edge */
+        const v8_graph_node_t *hn = v8_graph_node(g, nodes[k]);
+        if (hn->flags & V8_NODE_JS) {
+            for (size_t j = k + 2; j < n && j <= k + 1 + MAX_COLLAPSE && !done; j++) {
+                if (v8_graph_node(g, nodes[j - 1])->flags & V8_NODE_JS) break;   /* only through backing stores */
+                if (name_edge(g, e, nodes[k], -1, nodes[j], &f) == 0) used = j - k, done = 1;
+            }
+        }
+        if (!done && name_edge(g, e, nodes[k], (int64_t)(slots[k] & ~V8_SLOT_WEAK) * 8, nodes[k + 1], &f) != 0) {
+            f.found = (v8_edge_t){V8_EDGE_INTERNAL, NULL, (int64_t)(slots[k] & ~V8_SLOT_WEAK), 0, 8 * (int64_t)slots[k]};
+        }
+        st[m].holder = nodes[k];
+        st[m].target = nodes[k + used];
+        st[m].edge = f.found;
+        snprintf(st[m].name, sizeof st[m].name, "%s", f.found.name ? f.found.name : "");
+        st[m].edge.name = f.found.name ? st[m].name : NULL;
+        m++;
+        k += used;
+    }
+    *out = st;
+    return m;
+}
+
+static const char *level_name(v8_root_level_t l)
+{
+    switch (l) {
+    case V8_ROOT_GLOBAL: return "global";
+    case V8_ROOT_MODULE: return "module";
+    case V8_ROOT_STACK: return "stack";
+    case V8_ROOT_NATIVE: return "native";
+    default: return "none";
+    }
+}
+
+static void put_hex(buf_t *b, uint64_t a) { buf_printf(b, "0x%llx", (unsigned long long)a); }
+
+/* Prints one path (text or JSON): nodes[0..n) from a root (root index root), slots between. */
+static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots,
+                       size_t n, uint32_t root, int json, int idx, buf_t *b)
+{
+    step_t *st;
+    size_t m = name_steps(g, e, nodes, slots, n, &st);
+    const v8_graph_root_t *rt = root != V8_NO_NODE ? v8_graph_root(g, root) : NULL;
+    const char *rn = rt ? rt->name : "?";
+    buf_t d = {0};
+    char tmp[32];
+    if (json) {
+        buf_puts(b, idx ? ",\n    {\"root\": " : "\n    {\"root\": ");
+        json_put_string(b, rn, strlen(rn));
+        buf_printf(b, ", \"level\": \"%s\", \"root_address\": \"", rt ? level_name(rt->level) : "none");
+        put_hex(b, v8_graph_node(g, nodes[0])->addr);
+        buf_printf(b, "\", \"distance\": %zu, \"steps\": [", m);
+        for (size_t k = 0; k < m; k++) {
+            buf_puts(b, k ? ",\n      {\"kind\": \"" : "\n      {\"kind\": \"");
+            buf_puts(b, v8_edge_kind_name(st[k].edge.kind));
+            buf_puts(b, "\", \"name\": ");
+            const char *raw = edge_raw_name(&st[k].edge, tmp, sizeof tmp);
+            json_put_string(b, raw, strlen(raw));
+            buf_clear(&d);
+            edge_label(&st[k].edge, &d);
+            buf_puts(b, ", \"edge\": ");
+            json_put_string(b, d.data, d.len);
+            buf_puts(b, ", \"holder\": \"");
+            put_hex(b, v8_graph_node(g, st[k].holder)->addr);
+            buf_puts(b, "\", \"target\": \"");
+            put_hex(b, v8_graph_node(g, st[k].target)->addr);
+            buf_clear(&d);
+            describe_node(s, g, st[k].target, &d);
+            buf_puts(b, "\", \"description\": ");
+            json_put_string(b, d.data ? d.data : "", d.len);
+            buf_puts(b, "}");
+        }
+        buf_puts(b, "]}");
+    } else {
+        buf_printf(b, "path %d (%zu steps, from %s):\n  %s ", idx + 1, m, rt ? level_name(rt->level) : "?", rn);
+        describe_node(s, g, nodes[0], &d);
+        buf_printf(b, "%s ", d.data ? d.data : "");
+        put_hex(b, v8_graph_node(g, nodes[0])->addr);
+        buf_puts(b, "\n");
+        for (size_t k = 0; k < m; k++) {
+            buf_clear(&d);
+            edge_label(&st[k].edge, &d);
+            buf_printf(b, "    %-28s -> ", d.data);
+            buf_clear(&d);
+            describe_node(s, g, st[k].target, &d);
+            buf_printf(b, "%s ", d.data ? d.data : "");
+            put_hex(b, v8_graph_node(g, st[k].target)->addr);
+            buf_puts(b, "\n");
+        }
+    }
+    buf_free(&d);
+    free(st);
+}
+
+static int parse(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv, int need_addr, uint64_t *addr, int *rc)
+{
+    int n = opt_parse(cmd, argc, argv);
+    if (n < 0) {
+        *rc = opt_exit_code(n);
+        return -1;
+    }
+    *rc = 2;
+    if (need_addr && n < 1) {
+        opt_usage_error(cmd, "which object? (an address, or an expression like globalThis.app)");
+        return -1;
+    }
+    if (n > need_addr) {
+        opt_usage_error(cmd, "unexpected argument '%s'", argv[need_addr + 1]);
+        return -1;
+    }
+    if (s->check_only) {
+        *rc = 0;
+        return -1;
+    }
+    if (core_need_v8(s, argv[0]) != 0) {
+        *rc = 1;
+        return -1;
+    }
+    if (need_addr && core_resolve(s, argv[0], argv[1], addr) != 0) {
+        *rc = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* The graph and the node at addr; prints why not. */
+static int node_at(core_session_t *s, const char *cmd, uint64_t addr, v8_graph_t **g, v8_edges_t **e, uint32_t *i)
+{
+    *g = core_graph(s, e);
+    if (!*g) return -1;
+    *i = v8_graph_find(*g, addr);
+    if (*i == V8_NO_NODE) {
+        diag_error(target_name(s->t), 0, "%s: 0x%llx is not the start of an object on the V8 heap", cmd,
+                   (unsigned long long)addr);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- refs ---- */
+
+int core_cmd_refs(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core CORE refs [--json] ADDR|EXPR\n\n"
+        "Every object holding ADDR directly, and the property, index, variable or field through which it\n"
+        "does. A holder that is a JS object's backing store (properties, elements, a Map's table, a\n"
+        "global's property cell) is shown with the object it belongs to.\n";
+    int json = 0;
+    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON array of {holder, kind, name, owner}", &json), OPT_HELP, OPT_END};
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core refs", usage, tables, 0, NULL};
+    uint64_t addr;
+    int rc;
+    if (parse(s, &cmd, argc, argv, 1, &addr, &rc) < 0) return rc;
+    v8_graph_t *g;
+    v8_edges_t *e;
+    uint32_t x;
+    if (node_at(s, argv[0], addr, &g, &e, &x) != 0) return 1;
+    const uint32_t *holders, *slots;
+    size_t n = v8_graph_retainers(g, x, &holders, &slots);
+    buf_t b = {0}, d = {0};
+    char tmp[32];
+    if (json) buf_puts(&b, "[");
+    for (size_t k = 0; k < n; k++) {
+        find_t f;
+        uint32_t h = holders[k], owner = V8_NO_NODE;
+        v8_edge_t ed;
+        if (name_edge(g, e, h, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK), x, &f) == 0) ed = f.found;
+        else ed = (v8_edge_t){slots[k] & V8_SLOT_WEAK ? V8_EDGE_WEAK : V8_EDGE_INTERNAL, NULL,
+                              (int64_t)(slots[k] & ~V8_SLOT_WEAK), addr, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK)};
+        char ename[512];
+        snprintf(ename, sizeof ename, "%s", ed.name ? ed.name : "");
+        if (ed.name) ed.name = ename;
+        /* a backing store: the JS object (up to two holders up) that names x */
+        find_t of;
+        if (!(v8_graph_node(g, h)->flags & V8_NODE_JS)) {
+            const uint32_t *h2, *s2;
+            size_t n2 = v8_graph_retainers(g, h, &h2, &s2);
+            for (size_t j = 0; j < n2 && j < 64 && owner == V8_NO_NODE; j++) {
+                if ((v8_graph_node(g, h2[j])->flags & V8_NODE_JS) && name_edge(g, e, h2[j], -1, x, &of) == 0) owner = h2[j];
+                else if (!(v8_graph_node(g, h2[j])->flags & V8_NODE_JS)) {
+                    const uint32_t *h3, *s3;
+                    size_t n3 = v8_graph_retainers(g, h2[j], &h3, &s3);
+                    for (size_t q = 0; q < n3 && q < 16 && owner == V8_NO_NODE; q++)
+                        if ((v8_graph_node(g, h3[q])->flags & V8_NODE_JS) && name_edge(g, e, h3[q], -1, x, &of) == 0)
+                            owner = h3[q];
+                }
+            }
+        }
+        buf_clear(&d);
+        describe_node(s, g, h, &d);
+        if (json) {
+            buf_puts(&b, k ? ",\n  {\"holder\": \"" : "\n  {\"holder\": \"");
+            put_hex(&b, v8_graph_node(g, h)->addr);
+            buf_puts(&b, "\", \"description\": ");
+            json_put_string(&b, d.data ? d.data : "", d.len);
+            buf_printf(&b, ", \"kind\": \"%s\", \"name\": ", v8_edge_kind_name(ed.kind));
+            const char *raw = edge_raw_name(&ed, tmp, sizeof tmp);
+            json_put_string(&b, raw, strlen(raw));
+            if (owner != V8_NO_NODE) {
+                buf_puts(&b, ", \"owner\": \"");
+                put_hex(&b, v8_graph_node(g, owner)->addr);
+                buf_printf(&b, "\", \"owner_kind\": \"%s\", \"owner_name\": ", v8_edge_kind_name(of.found.kind));
+                raw = edge_raw_name(&of.found, tmp, sizeof tmp);
+                json_put_string(&b, raw, strlen(raw));
+            }
+            buf_puts(&b, "}");
+        } else {
+            put_hex(&b, v8_graph_node(g, h)->addr);
+            buf_printf(&b, " %s ", d.data ? d.data : "");
+            edge_label(&ed, &b);
+            if (owner != V8_NO_NODE) {
+                buf_clear(&d);
+                describe_node(s, g, owner, &d);
+                buf_puts(&b, "  (of ");
+                put_hex(&b, v8_graph_node(g, owner)->addr);
+                buf_printf(&b, " %s ", d.data ? d.data : "");
+                edge_label(&of.found, &b);
+                buf_puts(&b, ")");
+            }
+            buf_puts(&b, "\n");
+        }
+    }
+    if (json) buf_puts(&b, n ? "\n]\n" : "]\n");
+    else if (!n) buf_puts(&b, "(no object on the heap refers to it)\n");
+    fwrite(b.data, 1, b.len, stdout);
+    buf_free(&b);
+    buf_free(&d);
+    return 0;
+}
+
+/* ---- retainers ---- */
+
+typedef struct {
+    uint32_t holder, slot, dist;
+    int level;
+} cand_t;
+
+static int by_preference(const void *a, const void *b)
+{
+    const cand_t *x = a, *y = b;
+    if (x->level != y->level) return x->level - y->level;
+    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    return x->holder < y->holder ? -1 : x->holder > y->holder;
+}
+
+int core_cmd_retainers(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core CORE retainers [--max-paths N] [--json] ADDR|EXPR\n\n"
+        "The shortest paths that keep ADDR alive, from a root you recognise: the global object, a\n"
+        "module's record (by path), a closure's captured variable; then thread stacks and native\n"
+        "memory (global and persistent handles: conservative). Every step names its edge. One path\n"
+        "per direct retainer, best first (global and modules, then stacks, then native; shortest).\n";
+    int json = 0;
+    long max_paths = 3;
+    const opt_t opts[] = {
+        OPT_INT("max-paths", 'n', "N", "at most N paths, through different retainers (3)", &max_paths),
+        OPT_BOOL("json", 0, "a JSON document {target, paths: [{root, level, steps: [{kind, name, ...}]}]}", &json),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core retainers", usage, tables, 0, NULL};
+    uint64_t addr;
+    int rc;
+    if (opt_parse(&cmd, argc, argv) >= 0 && max_paths < 1)
+        return opt_usage_error(&cmd, "--max-paths needs a positive count, not %ld", max_paths);
+    if (parse(s, &cmd, argc, argv, 1, &addr, &rc) < 0) return rc;
+    v8_graph_t *g;
+    v8_edges_t *e;
+    uint32_t x;
+    if (node_at(s, argv[0], addr, &g, &e, &x) != 0) return 1;
+    buf_t b = {0}, d = {0};
+    describe_node(s, g, x, &d);
+    if (json) {
+        buf_puts(&b, "{\"target\": \"");
+        put_hex(&b, v8_graph_node(g, x)->addr);
+        buf_puts(&b, "\", \"description\": ");
+        json_put_string(&b, d.data ? d.data : "", d.len);
+        buf_puts(&b, ", \"paths\": [");
+    } else {
+        put_hex(&b, v8_graph_node(g, x)->addr);
+        buf_printf(&b, " %s\n", d.data ? d.data : "");
+    }
+    int shown = 0;
+    if (v8_graph_distance(g, x) == 0) {   /* a root itself */
+        uint32_t *nodes, *sl, root = V8_NO_NODE;
+        size_t pn = path_nodes(g, x, &nodes, &sl, &root);
+        print_path(s, g, e, nodes, sl, pn, root, json, shown++, &b);
+        free(nodes);
+        free(sl);
+    } else if (v8_graph_distance(g, x) != V8_NO_NODE) {
+        const uint32_t *holders, *slots;
+        size_t n = v8_graph_retainers(g, x, &holders, &slots);
+        cand_t *c = xmalloc((n ? n : 1) * sizeof *c);
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++) {
+            if ((slots[k] & V8_SLOT_WEAK) || holders[k] == x) continue;
+            uint32_t dd = v8_graph_distance(g, holders[k]);
+            if (dd == V8_NO_NODE) continue;
+            c[m++] = (cand_t){holders[k], slots[k], dd, v8_graph_level(g, holders[k])};
+        }
+        qsort(c, m, sizeof *c, by_preference);
+        for (size_t k = 0; k < m && shown < max_paths; k++) {
+            if (k && c[k].holder == c[k - 1].holder) continue;
+            /* the path to the holder, then the edge to x: print through a temporary parent */
+            uint32_t *nodes, *sl, root;
+            size_t pn = path_nodes(g, c[k].holder, &nodes, &sl, &root);
+            nodes = xrealloc(nodes, (pn + 1) * sizeof *nodes);
+            nodes[pn] = x;
+            sl = xrealloc(sl, (pn + 1) * sizeof *sl);
+            sl[pn - 1] = c[k].slot;
+            print_path(s, g, e, nodes, sl, pn + 1, root, json, shown, &b);
+            shown++;
+            free(nodes);
+            free(sl);
+        }
+        free(c);
+    }
+    if (json) buf_puts(&b, shown ? "\n]}\n" : "]}\n");
+    else if (!shown) buf_puts(&b, "(unreachable from every root: garbage the next GC would collect)\n");
+    fwrite(b.data, 1, b.len, stdout);
+    buf_free(&b);
+    buf_free(&d);
+    return 0;
+}
+
+/* ---- dominators ---- */
+
+typedef struct {
+    const char *name;
+    uint64_t count, self, retained;
+} class_t;
+
+static int by_retained_class(const void *a, const void *b)
+{
+    const class_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+typedef struct {
+    uint32_t node;
+    uint64_t retained;
+} top_t;
+
+static int by_retained_top(const void *a, const void *b)
+{
+    const top_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+int core_cmd_dominators(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core CORE dominators [--top N] [--json]\n\n"
+        "Retained sizes (what the garbage collector would free with an object: everything it\n"
+        "dominates, from the roots) over the object graph: the N JavaScript objects retaining the\n"
+        "most, then per constructor the instances, their shallow size, and the memory they retain\n"
+        "(an instance dominated by another of the same constructor is counted once, in it).\n";
+    int json = 0;
+    long top = 20;
+    const opt_t opts[] = {
+        OPT_INT("top", 'n', "N", "objects and constructors to show (20)", &top),
+        OPT_BOOL("json", 0, "a JSON document {objects: [...], constructors: [...]}", &json),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core dominators", usage, tables, 0, NULL};
+    int rc;
+    if (opt_parse(&cmd, argc, argv) >= 0 && top < 1) return opt_usage_error(&cmd, "--top needs a positive count, not %ld", top);
+    if (parse(s, &cmd, argc, argv, 0, NULL, &rc) < 0) return rc;
+    v8_graph_t *g = core_graph(s, NULL);
+    if (!g) return 1;
+    if (v8_graph_dominators(g) != 0) {
+        diag_error(target_name(s->t), 0, "%s: out of memory computing dominators", argv[0]);
+        return 1;
+    }
+    size_t n = v8_graph_node_count(g);
+    /* constructor names by map, interned */
+    strpool_t *names = strpool_new();
+    u64map_t by_map, by_name;
+    u64map_init(&by_map);
+    u64map_init(&by_name);
+    const char **cls = xcalloc(n ? n : 1, sizeof *cls);
+    class_t *classes = NULL;
+    size_t nclasses = 0, cap = 0;
+    buf_t b = {0};
+    for (size_t i = 0; i < n; i++) {
+        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+        if (!(nd->flags & V8_NODE_JS)) continue;
+        uint64_t map;
+        uint32_t idx;
+        if (v8_read_field(s->v, nd->addr, 0, &map) != 0) continue;
+        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
+        if (!u64map_get(&by_map, map, &idx)) {
+            buf_clear(&b);
+            describe_node(s, g, (uint32_t)i, &b);
+            if (b.data && !strncmp(b.data, "(closure", 8)) buf_clear(&b), buf_puts(&b, "(closure)");   /* maps are shared */
+            const char *nm = strpool_intern(names, b.data ? b.data : "", b.len);
+            int found;
+            uint32_t *slot = u64map_upsert(&by_name, (uint64_t)(uintptr_t)nm, &found);
+            if (!found) {
+                XGROW(classes, cap, nclasses + 1);
+                classes[nclasses] = (class_t){nm, 0, 0, 0};
+                *slot = (uint32_t)++nclasses;
+            }
+            idx = *slot;
+            *u64map_upsert(&by_map, map, &found) = idx;
+        }
+        cls[i] = classes[idx - 1].name;
+        classes[idx - 1].count++;
+        classes[idx - 1].self += nd->size;
+    }
+    /* a class's retained: its instances not dominated (up the tree) by another of the same class */
+    top_t *tops = xmalloc((n ? n : 1) * sizeof *tops);
+    size_t ntops = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!cls[i]) continue;
+        uint64_t r = v8_graph_retained(g, (uint32_t)i);
+        tops[ntops++] = (top_t){(uint32_t)i, r};
+        int nested = 0;
+        uint32_t d = v8_graph_idom(g, (uint32_t)i);
+        for (int depth = 0; d != V8_NO_NODE && depth < 10000 && !nested; depth++, d = v8_graph_idom(g, d))
+            nested = cls[d] == cls[i];
+        if (nested) continue;
+        uint32_t idx;
+        u64map_get(&by_name, (uint64_t)(uintptr_t)cls[i], &idx);
+        classes[idx - 1].retained += r;
+    }
+    qsort(tops, ntops, sizeof *tops, by_retained_top);
+    qsort(classes, nclasses, sizeof *classes, by_retained_class);
+    buf_t o = {0};
+    if (json) buf_puts(&o, "{\"objects\": [");
+    else buf_printf(&o, "%-18s %12s %14s  %s\n", "OBJECT", "SELF", "RETAINED", "CONSTRUCTOR");
+    for (size_t k = 0; k < ntops && k < (size_t)top; k++) {
+        const v8_graph_node_t *nd = v8_graph_node(g, tops[k].node);
+        if (json) {
+            buf_printf(&o, "%s\n  {\"address\": \"0x%llx\", \"name\": ", k ? "," : "", (unsigned long long)nd->addr);
+            json_put_string(&o, cls[tops[k].node], strlen(cls[tops[k].node]));
+            buf_printf(&o, ", \"self_size\": %u, \"retained_size\": %llu}", nd->size, (unsigned long long)tops[k].retained);
+        } else {
+            buf_printf(&o, "0x%-16llx %12u %14llu  %s\n", (unsigned long long)nd->addr, nd->size,
+                       (unsigned long long)tops[k].retained, cls[tops[k].node]);
+        }
+    }
+    if (json) buf_puts(&o, "],\n\"constructors\": [");
+    else buf_printf(&o, "\n%12s %14s %14s  %s\n", "INSTANCES", "SELF", "RETAINED", "CONSTRUCTOR");
+    for (size_t k = 0; k < nclasses && k < (size_t)top; k++) {
+        if (json) {
+            buf_puts(&o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
+            json_put_string(&o, classes[k].name, strlen(classes[k].name));
+            buf_printf(&o, ", \"count\": %llu, \"self_size\": %llu, \"retained_size\": %llu}",
+                       (unsigned long long)classes[k].count, (unsigned long long)classes[k].self,
+                       (unsigned long long)classes[k].retained);
+        } else {
+            buf_printf(&o, "%12llu %14llu %14llu  %s\n", (unsigned long long)classes[k].count,
+                       (unsigned long long)classes[k].self, (unsigned long long)classes[k].retained, classes[k].name);
+        }
+    }
+    if (json) buf_puts(&o, "]}\n");
+    fwrite(o.data, 1, o.len, stdout);
+    buf_free(&o);
+    buf_free(&b);
+    free(tops);
+    free(cls);
+    free(classes);
+    u64map_free(&by_map);
+    u64map_free(&by_name);
+    strpool_free(names);
+    return 0;
+}

@@ -1,0 +1,829 @@
+/* The object graph of one heap: nodes from one heap walk, edges from a scan of every object's
+ * tagged slots, roots, and shortest paths from the roots.
+ *
+ * Memory is what limits this on big cores (3.5 million objects, tens of millions of references):
+ * nodes are one 16-byte record each in an array sorted by address (an address is found by binary
+ * search), edges are CSR arrays of u32 node indices with the slot's word index beside them (the
+ * slot names the edge later, through v8_edges_of: names are never stored), reverse edges and path
+ * data are built only when asked for. No allocation per object.
+ *
+ * Roots, in the order paths prefer them (DevTools' "distance" goes through the global object and
+ * ignores weak edges the same way): the main global object ("globalThis") and the records of
+ * CommonJS modules (objects of class Module with a filename: "module /x/app.js"); then the
+ * threads' stacks (every word from the stack pointer up that points at an object start); then
+ * native memory: every word of the target's other writable mappings (the malloc heap where V8's
+ * global handles and Node's persistent handles live, node's .data/.bss and the isolate's roots
+ * table) that points at an object start. The last two are conservative: a stale word in native
+ * memory can keep an object "alive" here that V8 would collect; such objects are reported as held
+ * by native memory, never through a JavaScript path. */
+#include "v8/v8_internal.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/hash.h"
+#include "util/progress.h"
+#include "util/xalloc.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK_SIZE (256u * 1024u)
+#define MAX_NODES 0xfffffff0u
+#define MAX_SCAN_WORDS (1ull << 28)      /* 2 GiB of slots in one object: more is corruption */
+#define MAX_STACK_BYTES (64ull << 20)
+#define MAX_NATIVE_BYTES (8ull << 30)    /* native memory scanned for roots */
+
+struct v8_graph {
+    v8_t *v;
+    v8_heap_t *h;
+    v8_graph_node_t *nodes;
+    size_t n, cap;
+    uint64_t *first;      /* n + 1: node i's edges are [first[i], first[i+1]) */
+    uint32_t *tgt, *slot;
+    uint64_t nedges, capedges;
+    uint64_t lo, hi;      /* address range of the nodes */
+    /* address -> node in O(1): per 256 KiB chunk a bitmap of object starts (one bit a word) with
+       the rank of each bitmap word, and the index of the chunk's first node */
+    u64map_t chunk_index;  /* chunk address -> k + 1 */
+    uint64_t *bits;        /* 4096 words a chunk */
+    uint32_t *rank;        /* 4096 a chunk */
+    uint32_t *chunk_first;
+    size_t nchunks;
+    uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
+    uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read, and how many it left */
+    uint64_t pass_moves;
+    /* reverse edges, on demand */
+    uint64_t *rfirst;
+    uint32_t *rsrc, *rslot;
+    /* roots */
+    v8_graph_root_t *roots;
+    size_t nroots, caproots;
+    strpool_t *names;
+    /* paths, on demand */
+    uint32_t *dist, *parent, *pslot;
+    uint8_t *level;
+    /* dominators, on demand (dominators.c) */
+    uint32_t *idom;
+    uint64_t *retained;
+    /* loaded from a cache file: the arrays above (but idom, retained) point into this mapping */
+    void *map;
+    size_t map_len;
+};
+
+size_t v8_graph_node_count(const v8_graph_t *g) { return g->n; }
+uint64_t v8_graph_edge_count(const v8_graph_t *g) { return g->nedges; }
+/* A graph read from a cache file is checked where it is used, not all at once (the second query
+ * must not touch hundreds of megabytes): an index out of range gives this empty node, a range
+ * out of order no edges. */
+static const v8_graph_node_t no_node = {1, 0, 0, 0};
+const v8_graph_node_t *v8_graph_node(const v8_graph_t *g, uint32_t i) { return i < g->n ? &g->nodes[i] : &no_node; }
+size_t v8_graph_root_count(const v8_graph_t *g) { return g->nroots; }
+const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k < g->nroots ? &g->roots[k] : NULL; }
+
+#define CHUNK_WORDS (CHUNK_SIZE / 8 / 64)
+
+uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
+{
+    addr |= 1;
+    if (!g->n || addr < g->lo || addr > g->hi) return V8_NO_NODE;
+    if (g->nchunks) {
+        uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+        uint32_t k;
+        if (!u64map_get(&g->chunk_index, chunk, &k)) return V8_NO_NODE;
+        k--;
+        uint64_t w = (a - chunk) / 8;
+        const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
+        if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
+        uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
+        return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + (uint32_t)__builtin_popcountll(below);
+    }
+    size_t lo = 0, hi = g->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (g->nodes[mid].addr < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < g->n && g->nodes[lo].addr == addr ? (uint32_t)lo : V8_NO_NODE;
+}
+
+static void build_chunk_index(v8_graph_t *g);
+int v8_graph_is_object(void *ctx, uint64_t addr)
+{
+    v8_graph_t *g = ctx;
+    /* a graph from the cache answering one query: a binary search beats building the index */
+    if (!g->bits && g->n > 4096 && (!g->map || ++g->lookups > 100000)) build_chunk_index(g);
+    return v8_graph_find(g, addr) != V8_NO_NODE;
+}
+
+size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets, const uint32_t **slots)
+{
+    if (i >= g->n || g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) return 0;
+    *targets = g->tgt + g->first[i];
+    *slots = g->slot + g->first[i];
+    return (size_t)(g->first[i + 1] - g->first[i]);
+}
+
+static void build_reverse(v8_graph_t *g)
+{
+    g->rfirst = xcalloc(g->n + 1, sizeof *g->rfirst);
+    for (uint64_t k = 0; k < g->nedges; k++) g->rfirst[g->tgt[k] + 1]++;
+    for (size_t i = 0; i < g->n; i++) g->rfirst[i + 1] += g->rfirst[i];
+    g->rsrc = xmalloc((g->nedges ? g->nedges : 1) * sizeof *g->rsrc);
+    g->rslot = xmalloc((g->nedges ? g->nedges : 1) * sizeof *g->rslot);
+    uint64_t *fill = xmalloc((g->n + 1) * sizeof *fill);
+    memcpy(fill, g->rfirst, (g->n + 1) * sizeof *fill);
+    for (size_t i = 0; i < g->n; i++)
+        for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
+            uint64_t at = fill[g->tgt[k]]++;
+            g->rsrc[at] = (uint32_t)i;
+            g->rslot[at] = g->slot[k];
+        }
+    free(fill);
+}
+
+size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, const uint32_t **slots)
+{
+    if (i >= g->n) return 0;
+    if (!g->rfirst) build_reverse(g);
+    if (g->rfirst[i] > g->rfirst[i + 1] || g->rfirst[i + 1] > g->nedges) return 0;
+    *holders = g->rsrc + g->rfirst[i];
+    *slots = g->rslot + g->rfirst[i];
+    return (size_t)(g->rfirst[i + 1] - g->rfirst[i]);
+}
+
+/* ---- building ---- */
+
+typedef struct {
+    v8_graph_t *g;
+    progress_t progress;
+    int show;
+} build_t;
+
+static int on_object(void *ctx, const v8_heap_object_t *o)
+{
+    build_t *b = ctx;
+    v8_graph_t *g = b->g;
+    if (g->n >= MAX_NODES) return 1;
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 65536;
+        g->nodes = xrealloc(g->nodes, g->cap * sizeof *g->nodes);
+    }
+    uint16_t flags = (uint16_t)((o->large ? V8_NODE_LARGE : 0) | (o->prototype ? V8_NODE_PROTOTYPE : 0) |
+                                (v8_heap_is_js_type(g->h, o->type) ? V8_NODE_JS : 0));
+    g->nodes[g->n++] = (v8_graph_node_t){o->addr, o->size > UINT32_MAX ? UINT32_MAX : (uint32_t)o->size, (uint16_t)o->type, flags};
+    if (b->show && (g->n & 0xffff) == 0) progress_update(&b->progress, g->n, 0);
+    return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+    const v8_graph_node_t *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The walk gives size 0 where V8's layout for the type is not known here (types the metadata does
+ * not name: GlobalDictionary on Node 20, ...) and resyncs at the next map word. Such an object
+ * ends, at the latest, where the next object starts; when it is FixedArray-shaped (a Smi length
+ * after the map) and that length fits, the length sizes it, and nodes the resync found inside it
+ * (a map pointer among its slots taken for an object) are dropped. */
+static void infer_sizes(v8_graph_t *g)
+{
+    size_t k = 0;
+    uint64_t end = 0;   /* where the last object sized by its length ends */
+    for (size_t i = 0; i < g->n; i++) {
+        v8_graph_node_t nd = g->nodes[i];
+        if (nd.addr < end) continue;
+        if (nd.size == 0 && !(nd.flags & V8_NODE_LARGE)) {
+            uint64_t gap = i + 1 < g->n ? g->nodes[i + 1].addr - nd.addr : 8;
+            uint64_t chunk_end = ((nd.addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) + CHUNK_SIZE;
+            if (gap > chunk_end - (nd.addr - 1)) gap = chunk_end - (nd.addr - 1);
+            uint64_t w1;
+            uint64_t sz = gap;
+            if (target_read_u64(g->v->t, nd.addr - 1 + 8, &w1) == 0 && (w1 & 0xffffffffu) == 0 && (int64_t)w1 >= 0) {
+                uint64_t len = w1 >> 32, asz = 16 + 8 * len;
+                if (asz <= chunk_end - (nd.addr - 1) && asz >= 16) {
+                    sz = asz;
+                    end = nd.addr + asz;
+                }
+            }
+            nd.size = (uint32_t)(sz > (1u << 30) ? 1u << 30 : sz);
+        }
+        g->nodes[k++] = nd;
+    }
+    g->n = k;
+}
+
+static void build_chunk_index(v8_graph_t *g)
+{
+    u64map_init(&g->chunk_index);
+    size_t cap = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        int found;
+        uint32_t *slot = u64map_upsert(&g->chunk_index, chunk, &found);
+        if (!found) {
+            if (g->nchunks == cap) {
+                cap = cap ? cap * 2 : 256;
+                g->chunk_first = xrealloc(g->chunk_first, cap * sizeof *g->chunk_first);
+            }
+            g->chunk_first[g->nchunks] = (uint32_t)i;
+            *slot = (uint32_t)++g->nchunks;
+        }
+    }
+    g->bits = xcalloc(g->nchunks * CHUNK_WORDS, sizeof *g->bits);
+    g->rank = xcalloc(g->nchunks * CHUNK_WORDS, sizeof *g->rank);
+    for (size_t i = 0; i < g->n; i++) {
+        uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+        uint32_t k;
+        u64map_get(&g->chunk_index, chunk, &k);
+        uint64_t w = (a - chunk) / 8;
+        g->bits[(size_t)(k - 1) * CHUNK_WORDS + (w >> 6)] |= 1ull << (w & 63);
+    }
+    for (size_t k = 0; k < g->nchunks; k++) {
+        uint32_t r = 0;
+        for (size_t j = 0; j < CHUNK_WORDS; j++) {
+            g->rank[k * CHUNK_WORDS + j] = r;
+            r += (uint32_t)__builtin_popcountll(g->bits[k * CHUNK_WORDS + j]);
+        }
+    }
+}
+
+static void free_chunk_index(v8_graph_t *g)
+{
+    u64map_free(&g->chunk_index);
+    free(g->bits);
+    free(g->rank);
+    free(g->chunk_first);
+    g->nchunks = 0;
+}
+
+static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
+{
+    if (g->nedges == g->capedges) {
+        g->capedges = g->capedges ? g->capedges + g->capedges / 2 : 1u << 20;
+        g->tgt = xrealloc(g->tgt, g->capedges * sizeof *g->tgt);
+        g->slot = xrealloc(g->slot, g->capedges * sizeof *g->slot);
+    }
+    g->tgt[g->nedges] = t;
+    g->slot[g->nedges++] = slot;
+}
+
+/* The references in node i's tagged slots. */
+static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, size_t bufwords)
+{
+    const v8_graph_node_t *nd = &g->nodes[i];
+    uint64_t end = v8_edges_tagged_end(e, nd->type, nd->size);
+    uint64_t words = end / 8, base = nd->addr - 1;
+    if (words > MAX_SCAN_WORDS) words = MAX_SCAN_WORDS;
+    for (uint64_t w0 = 0; w0 < words; w0 += bufwords) {
+        uint64_t cnt = words - w0 < bufwords ? words - w0 : bufwords;
+        const uint64_t *p = target_direct(g->v->t, base + 8 * w0, cnt * 8);
+        if (!p) {
+            if (target_read(g->v->t, base + 8 * w0, buf, cnt * 8) != 0) return;
+            p = buf;
+        }
+        for (uint64_t k = 0; k < cnt; k++) {
+            uint64_t word = p[k];
+            if ((word & 1) == 0 || word < g->lo || word > g->hi + 2) continue;
+            uint32_t weak = (word & 3) == 3 ? V8_SLOT_WEAK : 0;
+            uint32_t t = v8_graph_find(g, word & ~(uint64_t)2);
+            if (t == V8_NO_NODE) continue;
+            uint64_t slot = w0 + k;
+            add_edge(g, t, (uint32_t)(slot < 0x7fffffff ? slot : 0x7fffffff) | weak);
+        }
+    }
+}
+
+static void release_range(target_t *t, uint64_t addr, uint64_t len)
+{
+    const void *p = target_direct(t, addr, len);
+    if (!p) return;
+    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
+void v8_graph_pass(v8_graph_t *g, uint32_t i)
+{
+    if (!g->n || strcmp(target_kind(g->v->t), "core")) return;
+    uint64_t chunk = i < g->n ? (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1) : 0;
+    if (chunk == g->pass_chunk) return;
+    g->pass_chunk = chunk;
+    /* naming reads maps, descriptors, backing stores and strings all over the heap: every 32
+       chunks, hand back everything between the first and the last object in one call (the core
+       is one file mapping, laid out in address order) */
+    if (++g->pass_moves % 32 && i != V8_NO_NODE) return;
+    if (g->map) madvise(g->map, g->map_len, MADV_DONTNEED);   /* the cache file's pages too */
+    const char *lo = target_direct(g->v->t, g->lo - 1, 8), *hi = target_direct(g->v->t, g->hi - 1, 8);
+    if (!lo || !hi || hi <= lo) return;
+    uintptr_t a = ((uintptr_t)lo + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)hi) & ~(uintptr_t)4095;
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+static void add_root(v8_graph_t *g, uint32_t node, v8_root_level_t level, const char *name)
+{
+    if (node == V8_NO_NODE) return;
+    if (g->nroots == g->caproots) {
+        g->caproots = g->caproots ? g->caproots * 2 : 256;
+        g->roots = xrealloc(g->roots, g->caproots * sizeof *g->roots);
+    }
+    g->roots[g->nroots++] = (v8_graph_root_t){node, level, strpool_cstr(g->names, name)};
+}
+
+/* Module records: objects of class Module with a string "filename". */
+static void module_roots(v8_graph_t *g)
+{
+    u64map_t maps;   /* map -> 1 Module, 2 other */
+    u64map_init(&maps);
+    buf_t b = {0};
+    uint64_t map;
+    for (size_t i = 0; i < g->n; i++) {
+        if (!(g->nodes[i].flags & V8_NODE_JS) || g->nodes[i].type != g->v->L.type_js_object) continue;
+        if (v8_read_field(g->v, g->nodes[i].addr, g->v->L.obj_map, &map) != 0) continue;
+        int found;
+        uint32_t *kind = u64map_upsert(&maps, map, &found);
+        if (!found) {
+            buf_clear(&b);
+            *kind = v8_constructor_name(g->v, g->nodes[i].addr, &b) == 0 && b.data && !strcmp(b.data, "Module") ? 1 : 2;
+        }
+        uint64_t fname;
+        int trunc;
+        if (*kind != 1 || v8_object_get(g->v, g->nodes[i].addr, "filename", &fname) != 0) continue;
+        buf_clear(&b);
+        buf_puts(&b, "module ");
+        if (v8_string(g->v, fname, &b, 1024, &trunc) != 0) continue;
+        add_root(g, (uint32_t)i, V8_ROOT_MODULE, b.data);
+    }
+    buf_free(&b);
+    u64map_free(&maps);
+}
+
+/* Words in [start, end) of the target that point at object starts become roots. */
+static void scan_roots(v8_graph_t *g, uint64_t start, uint64_t end, v8_root_level_t level, const char *name,
+                       uint8_t *seen, u64map_t *heap_chunks, uint64_t *budget)
+{
+    uint64_t buf[4096];
+    start = (start + 7) & ~7ull;
+    for (uint64_t a = start; a + 8 <= end && *budget; ) {
+        if (heap_chunks) {   /* skip the V8 heap's own chunks */
+            uint32_t x;
+            uint64_t chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+            if (u64map_get(heap_chunks, chunk, &x)) {
+                a = chunk + CHUNK_SIZE;
+                continue;
+            }
+        }
+        uint64_t lim = (a & ~(uint64_t)(CHUNK_SIZE - 1)) + CHUNK_SIZE;
+        if (lim > end) lim = end;
+        uint64_t cnt = (lim - a) / 8;
+        if (cnt > 4096) cnt = 4096;
+        if (!cnt) break;
+        if (cnt * 8 > *budget) cnt = *budget / 8 ? *budget / 8 : 1;
+        const uint64_t *p = target_direct(g->v->t, a, cnt * 8);
+        if (!p) {
+            if (target_read(g->v->t, a, buf, cnt * 8) != 0) {
+                a += cnt * 8;
+                continue;
+            }
+            p = buf;
+        }
+        for (uint64_t k = 0; k < cnt; k++) {
+            uint64_t w = p[k];
+            if ((w & 3) != 1 || w < g->lo || w > g->hi) continue;
+            uint32_t t = v8_graph_find(g, w);
+            if (t == V8_NO_NODE || (seen[t] & (1u << level))) continue;
+            seen[t] |= (uint8_t)(1u << level);
+            add_root(g, t, level, name);
+        }
+        if (p != buf && !strcmp(target_kind(g->v->t), "core")) release_range(g->v->t, a, cnt * 8);
+        *budget = *budget > cnt * 8 ? *budget - cnt * 8 : 0;
+        a += cnt * 8;
+    }
+}
+
+static void find_roots(v8_graph_t *g)
+{
+    v8_t *v = g->v;
+    target_t *t = v->t;
+    uint64_t global;
+    if (v8_global_object(v, &global) == 0) add_root(g, v8_graph_find(g, global), V8_ROOT_GLOBAL, "globalThis");
+    module_roots(g);
+    /* what the global object and the modules reach needs no other root: mark it first, so that
+       stacks and native memory (millions of stale words: marking worklists left by the last GC)
+       add roots only for what nothing else holds */
+    uint8_t *seen = xcalloc(g->n ? g->n : 1, 1);
+    {
+        uint32_t *queue = xmalloc((g->n ? g->n : 1) * sizeof *queue);
+        size_t qh = 0, qt = 0;
+        for (size_t r = 0; r < g->nroots; r++)
+            if (!seen[g->roots[r].node]) seen[g->roots[r].node] = 0xff, queue[qt++] = g->roots[r].node;
+        while (qh < qt) {
+            uint32_t i = queue[qh++];
+            for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)
+                if (!(g->slot[k] & V8_SLOT_WEAK) && !seen[g->tgt[k]]) seen[g->tgt[k]] = 0xff, queue[qt++] = g->tgt[k];
+        }
+        free(queue);
+    }
+    u64map_t chunks;
+    u64map_init(&chunks);
+    /* every page of the heap (the from-space's stale copies too) is the heap, not native memory */
+    uint64_t ps, pe;
+    for (size_t i = 0; v8_heap_page_range(g->h, i, &ps, &pe) == 0; i++) {
+        int found;
+        for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE) *u64map_upsert(&chunks, c, &found) = 1;
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        uint64_t a = g->nodes[i].addr - 1, last = a + (g->nodes[i].size ? g->nodes[i].size - 1 : 0);
+        int found;
+        for (uint64_t c = a & ~(uint64_t)(CHUNK_SIZE - 1); c <= last; c += CHUNK_SIZE) *u64map_upsert(&chunks, c, &found) = 1;
+    }
+    uint64_t budget = MAX_STACK_BYTES * 16;
+    char name[64];
+    for (size_t i = 0; i < target_thread_count(t); i++) {
+        const target_thread_t *th = target_thread(t, i);
+        const target_mapping_t *m = th ? target_mapping_at(t, th->rsp) : NULL;
+        if (!m) continue;
+        uint64_t end = m->end - th->rsp > MAX_STACK_BYTES ? th->rsp + MAX_STACK_BYTES : m->end;
+        snprintf(name, sizeof name, "(stack of thread %zu)", i + 1);
+        scan_roots(g, th->rsp, end, V8_ROOT_STACK, name, seen, NULL, &budget);
+    }
+    budget = MAX_NATIVE_BYTES;
+    buf_t b = {0};
+    for (size_t i = 0; i < target_mapping_count(t); i++) {
+        const target_mapping_t *m = target_mapping(t, i);
+        if (!m->present || !(m->prot & PROT_WRITE) || (m->prot & PROT_EXEC)) continue;
+        int is_stack = 0;
+        for (size_t k = 0; k < target_thread_count(t) && !is_stack; k++) {
+            const target_thread_t *th = target_thread(t, k);
+            is_stack = th && th->rsp >= m->start && th->rsp < m->end;
+        }
+        if (is_stack) continue;
+        buf_clear(&b);
+        if (m->path) {
+            const char *base = strrchr(m->path, '/');
+            buf_printf(&b, "(native: %s)", base ? base + 1 : m->path);
+        } else {
+            buf_puts(&b, "(native heap: global and persistent handles)");
+        }
+        scan_roots(g, m->start, m->end, V8_ROOT_NATIVE, b.data, seen, &chunks, &budget);
+    }
+    buf_free(&b);
+    u64map_free(&chunks);
+    free(seen);
+}
+
+v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
+{
+    if (!v8_heap_found(h)) {
+        diag_error(target_name(v->t), 0, "no V8 heap pages found in the target's memory");
+        return NULL;
+    }
+    v8_graph_t *g = xcalloc(1, sizeof *g);
+    g->v = v;
+    g->h = h;
+    g->names = strpool_new();
+    build_t b = {g, {0}, show_progress};
+    if (show_progress) progress_init(&b.progress, "walking the heap", "objects");
+    v8_heap_walk(h, on_object, &b, NULL);
+    if (show_progress) progress_done(&b.progress);
+    /* pages come in address order from the mappings; make sure, and drop duplicates */
+    int sorted = 1;
+    for (size_t i = 1; i < g->n && sorted; i++) sorted = g->nodes[i - 1].addr < g->nodes[i].addr;
+    if (!sorted) {
+        qsort(g->nodes, g->n, sizeof *g->nodes, by_addr);
+        size_t k = 0;
+        for (size_t i = 0; i < g->n; i++)
+            if (!k || g->nodes[k - 1].addr != g->nodes[i].addr) g->nodes[k++] = g->nodes[i];
+        g->n = k;
+    }
+    infer_sizes(g);
+    if (g->n) {
+        g->lo = g->nodes[0].addr;
+        g->hi = g->nodes[g->n - 1].addr;
+    }
+    build_chunk_index(g);
+    v8_edges_t *e = v8_edges_new(v, h);
+    g->first = xmalloc((g->n + 1) * sizeof *g->first);
+    size_t bufwords = 8192;
+    uint64_t *buf = xmalloc(bufwords * 8);
+    if (show_progress) progress_init(&b.progress, "scanning references", "objects");
+    int release = !strcmp(target_kind(v->t), "core");
+    uint64_t held = 0;   /* the chunk whose pages the scan touched last */
+    for (size_t i = 0; i < g->n; i++) {
+        g->first[i] = g->nedges;
+        uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        if (release && chunk != held) {
+            /* a core is mmap'ed: hand back the pages of the chunk scanned last, as the heap walk
+               does, or the whole heap would stay in our resident set */
+            if (held) release_range(v->t, held, CHUNK_SIZE);
+            held = chunk;
+        }
+        scan_node(g, e, (uint32_t)i, buf, bufwords);
+        if (show_progress && (i & 0xffff) == 0) progress_update(&b.progress, i, g->n);
+    }
+    g->first[g->n] = g->nedges;
+    if (release && held) release_range(v->t, held, CHUNK_SIZE);
+    if (show_progress) progress_done(&b.progress);
+    free(buf);
+    v8_edges_free(e);
+    find_roots(g);
+    return g;
+}
+
+void v8_graph_free(v8_graph_t *g)
+{
+    if (!g) return;
+    free_chunk_index(g);
+    if (g->map) {
+        munmap(g->map, g->map_len);
+        strpool_free(g->names);
+        free(g->roots);
+        free(g->idom);
+        free(g->retained);
+        free(g);
+        return;
+    }
+    free(g->nodes);
+    free(g->first);
+    free(g->tgt);
+    free(g->slot);
+    free(g->rfirst);
+    free(g->rsrc);
+    free(g->rslot);
+    free(g->roots);
+    strpool_free(g->names);
+    free(g->dist);
+    free(g->parent);
+    free(g->pslot);
+    free(g->level);
+    free(g->idom);
+    free(g->retained);
+    free(g);
+}
+
+/* ---- shortest paths ---- */
+
+static void compute_paths(v8_graph_t *g)
+{
+    size_t n = g->n;
+    g->dist = xmalloc((n ? n : 1) * sizeof *g->dist);
+    g->parent = xmalloc((n ? n : 1) * sizeof *g->parent);
+    g->pslot = xmalloc((n ? n : 1) * sizeof *g->pslot);
+    g->level = xmalloc(n ? n : 1);
+    memset(g->level, V8_ROOT_LEVELS, n);
+    memset(g->pslot, 0, n * sizeof *g->pslot);
+    memset(g->dist, 0xff, n * sizeof *g->dist);
+    memset(g->parent, 0xff, n * sizeof *g->parent);
+    uint32_t *queue = xmalloc((n ? n : 1) * sizeof *queue);
+    size_t qh = 0, qt = 0;
+    for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
+        /* the global and the modules are one level: a module's exports are best named by module */
+        if (lv == V8_ROOT_MODULE) continue;
+        for (size_t r = 0; r < g->nroots; r++) {
+            const v8_graph_root_t *rt = &g->roots[r];
+            int mine = rt->level == (v8_root_level_t)lv || (lv == V8_ROOT_GLOBAL && rt->level == V8_ROOT_MODULE);
+            if (!mine || g->dist[rt->node] != V8_NO_NODE) continue;
+            g->dist[rt->node] = 0;
+            g->pslot[rt->node] = (uint32_t)r;
+            g->level[rt->node] = (uint8_t)rt->level;
+            queue[qt++] = rt->node;
+        }
+        while (qh < qt) {
+            uint32_t i = queue[qh++];
+            for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
+                uint32_t t = g->tgt[k];
+                if ((g->slot[k] & V8_SLOT_WEAK) || g->dist[t] != V8_NO_NODE) continue;
+                g->dist[t] = g->dist[i] + 1;
+                g->parent[t] = i;
+                g->pslot[t] = g->slot[k];
+                g->level[t] = g->level[i];
+                queue[qt++] = t;
+            }
+        }
+    }
+    free(queue);
+}
+
+int v8_graph_root_used(v8_graph_t *g, size_t k)
+{
+    if (!g->dist) compute_paths(g);
+    if (k >= g->nroots) return 0;
+    uint32_t x = g->roots[k].node;
+    return g->dist[x] == 0 && g->parent[x] == V8_NO_NODE && g->pslot[x] == k;
+}
+
+uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i)
+{
+    if (!g->dist) compute_paths(g);
+    return i < g->n ? g->dist[i] : V8_NO_NODE;
+}
+
+v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i)
+{
+    if (!g->dist) compute_paths(g);
+    return i < g->n && g->dist[i] != V8_NO_NODE && g->level[i] < V8_ROOT_LEVELS ? (v8_root_level_t)g->level[i] : V8_ROOT_LEVELS;
+}
+
+int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index)
+{
+    if (!g->dist) compute_paths(g);
+    if (i >= g->n || g->dist[i] == V8_NO_NODE) return -1;
+    if (g->parent[i] == V8_NO_NODE ? g->pslot[i] >= g->nroots : g->parent[i] >= g->n) return -1;
+    *parent = g->parent[i];
+    *slot = g->parent[i] == V8_NO_NODE ? 0 : g->pslot[i];
+    *root_index = g->parent[i] == V8_NO_NODE ? g->pslot[i] : V8_NO_NODE;
+    return 0;
+}
+
+/* ---- dominators ---- */
+
+/* The graph as dominators.c takes it: node 0 a synthetic root whose successors are the roots,
+ * node i + 1 for node i, strong edges only. */
+int v8_graph_dominators(v8_graph_t *g)
+{
+    if (g->idom) return 0;
+    if (g->map)   /* from a cache file: the CSR arrays are checked before a pass over all of them */
+        for (size_t i = 0; i < g->n; i++)
+            if (g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) return -1;
+    uint32_t n = (uint32_t)g->n + 1;
+    uint64_t *first = xmalloc(((size_t)n + 1) * sizeof *first);
+    uint64_t strong = 0;
+    for (uint64_t k = 0; k < g->nedges; k++) strong += !(g->slot[k] & V8_SLOT_WEAK);
+    uint32_t *succ = xmalloc((strong + g->nroots + 1) * sizeof *succ);
+    uint64_t m = 0;
+    first[0] = 0;
+    for (size_t r = 0; r < g->nroots; r++)
+        if (v8_graph_root_used(g, r)) succ[m++] = g->roots[r].node + 1;
+    for (size_t i = 0; i < g->n; i++) {
+        first[i + 1] = m;
+        for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)
+            if (!(g->slot[k] & V8_SLOT_WEAK)) succ[m++] = g->tgt[k] + 1;
+    }
+    first[n] = m;
+    uint32_t *idom = xmalloc((size_t)n * sizeof *idom);
+    int rc = v8_dominators_compute(n, first, succ, idom);
+    free(first);
+    free(succ);
+    if (rc != 0) {
+        free(idom);
+        return -1;
+    }
+    uint64_t *size = xmalloc((size_t)n * sizeof *size);
+    size[0] = 0;
+    for (size_t i = 0; i < g->n; i++) size[i + 1] = g->nodes[i].size;
+    uint64_t *ret = xmalloc((size_t)n * sizeof *ret);
+    v8_dominators_retained(n, idom, size, ret);
+    free(size);
+    /* back to node numbering: the synthetic root is no node */
+    g->idom = xmalloc((g->n ? g->n : 1) * sizeof *g->idom);
+    g->retained = xmalloc((g->n ? g->n : 1) * sizeof *g->retained);
+    for (size_t i = 0; i < g->n; i++) {
+        uint32_t d = idom[i + 1];
+        g->idom[i] = d == V8_NO_NODE || d == 0 ? V8_NO_NODE : d - 1;
+        g->retained[i] = idom[i + 1] == V8_NO_NODE ? 0 : ret[i + 1];
+    }
+    free(idom);
+    free(ret);
+    return 0;
+}
+
+uint32_t v8_graph_idom(v8_graph_t *g, uint32_t i)
+{
+    if (v8_graph_dominators(g) != 0 || i >= g->n) return V8_NO_NODE;
+    return g->idom[i];
+}
+
+uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i)
+{
+    if (v8_graph_dominators(g) != 0 || i >= g->n) return 0;
+    return g->retained[i];
+}
+
+/* ---- the cache file ----
+ * header, then arrays each starting at a multiple of 8: nodes, first, tgt, slot, rfirst, rsrc,
+ * rslot, dist, parent, pslot, level, roots (node, level, name offset), root names. */
+#define CACHE_MAGIC 0x3148505247534e4eull   /* "NNSGRPH1" */
+#define CACHE_VERSION 1
+
+typedef struct {
+    uint64_t magic, version, key, n, nedges, nroots, names_len, total;
+} cache_header_t;
+
+typedef struct {
+    uint32_t node, level;
+    uint64_t name;
+} cache_root_t;
+
+static size_t pad8(size_t x) { return (x + 7) & ~(size_t)7; }
+
+static int write_all(FILE *f, const void *p, size_t n)
+{
+    static const char zeros[8];
+    if (n && fwrite(p, 1, n, f) != n) return -1;
+    return pad8(n) != n && fwrite(zeros, 1, pad8(n) - n, f) != pad8(n) - n ? -1 : 0;
+}
+
+int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key)
+{
+    if (!g->rfirst) build_reverse(g);
+    if (!g->dist) compute_paths(g);
+    size_t n = g->n, m = g->nedges, nl = 0;
+    cache_root_t *roots = xcalloc(g->nroots ? g->nroots : 1, sizeof *roots);
+    for (size_t r = 0; r < g->nroots; r++) {
+        roots[r] = (cache_root_t){g->roots[r].node, (uint32_t)g->roots[r].level, nl};
+        nl += strlen(g->roots[r].name) + 1;
+    }
+    char *names = xmalloc(nl ? nl : 1);
+    for (size_t r = 0; r < g->nroots; r++) {
+        size_t len = strlen(g->roots[r].name) + 1;
+        memcpy(names + roots[r].name, g->roots[r].name, len);
+    }
+    size_t sizes[] = {n * sizeof *g->nodes, (n + 1) * 8, m * 4, m * 4, (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n,
+                      g->nroots * sizeof *roots, nl};
+    const void *parts[] = {g->nodes, g->first, g->tgt, g->slot, g->rfirst, g->rsrc, g->rslot, g->dist, g->parent, g->pslot,
+                           g->level, roots, names};
+    cache_header_t hd = {CACHE_MAGIC, CACHE_VERSION, key, n, m, g->nroots, nl, sizeof hd};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) hd.total += pad8(sizes[k]);
+    size_t plen = strlen(path);
+    char *tmp = xmalloc(plen + 16);
+    snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp), rc = -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (f) {
+        rc = write_all(f, &hd, sizeof hd);
+        for (size_t k = 0; k < sizeof sizes / sizeof *sizes && rc == 0; k++) rc = write_all(f, parts[k], sizes[k]);
+        if (fclose(f) != 0) rc = -1;
+        if (rc == 0 && rename(tmp, path) != 0) rc = -1;
+        if (rc != 0) unlink(tmp);
+    } else if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+    }
+    free(tmp);
+    free(roots);
+    free(names);
+    return rc;
+}
+
+v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return NULL;
+    struct stat st;
+    cache_header_t hd;
+    if (fstat(fd, &st) != 0 || read(fd, &hd, sizeof hd) != (ssize_t)sizeof hd || hd.magic != CACHE_MAGIC ||
+        hd.version != CACHE_VERSION || hd.key != key || hd.total != (uint64_t)st.st_size || hd.n > MAX_NODES ||
+        hd.nedges > (1ull << 40) || hd.nroots > hd.n + 1 || hd.names_len > (1ull << 32)) {
+        close(fd);
+        return NULL;
+    }
+    size_t n = hd.n, m = hd.nedges;
+    size_t sizes[] = {n * sizeof(v8_graph_node_t), (n + 1) * 8, m * 4, m * 4, (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n,
+                      hd.nroots * sizeof(cache_root_t), hd.names_len};
+    uint64_t total = sizeof hd;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += pad8(sizes[k]);
+    if (total != hd.total) {
+        close(fd);
+        return NULL;
+    }
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return NULL;
+    v8_graph_t *g = xcalloc(1, sizeof *g);
+    g->v = v;
+    g->h = h;
+    g->map = map;
+    g->map_len = (size_t)st.st_size;
+    g->n = n;
+    g->nedges = m;
+    char *p = (char *)map + sizeof hd;
+    void **dst[] = {(void **)&g->nodes, (void **)&g->first, (void **)&g->tgt, (void **)&g->slot, (void **)&g->rfirst,
+                    (void **)&g->rsrc, (void **)&g->rslot, (void **)&g->dist, (void **)&g->parent, (void **)&g->pslot,
+                    (void **)&g->level};
+    for (size_t k = 0; k < sizeof dst / sizeof *dst; k++) {
+        *dst[k] = p;
+        p += pad8(sizes[k]);
+    }
+    const cache_root_t *roots = (const cache_root_t *)p;
+    const char *names = p + pad8(sizes[11]);
+    g->names = strpool_new();
+    g->roots = xcalloc(hd.nroots ? hd.nroots : 1, sizeof *g->roots);
+    /* untrusted like any input: indices checked before use */
+    int ok = g->first[n] == m && g->rfirst[n] == m && (!hd.names_len || names[hd.names_len - 1] == 0);
+    for (size_t r = 0; r < hd.nroots && ok; r++) {
+        ok = roots[r].node < n && roots[r].level < V8_ROOT_LEVELS && roots[r].name < hd.names_len;
+        if (ok) g->roots[r] = (v8_graph_root_t){roots[r].node, (v8_root_level_t)roots[r].level, strpool_cstr(g->names, names + roots[r].name)};
+    }
+    g->nroots = g->caproots = hd.nroots;
+    if (!ok) {
+        v8_graph_free(g);
+        return NULL;
+    }
+    if (n) {
+        g->lo = g->nodes[0].addr;
+        g->hi = g->nodes[n - 1].addr;
+    }
+    return g;   /* the address index is built on first use (v8_graph_is_object) */
+}

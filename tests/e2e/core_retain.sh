@@ -1,0 +1,49 @@
+#!/bin/bash
+# refs, retainers, dominators and heapsnapshot on Node 18/20/22/24: retain_chains.js plants one
+# leaked object per way of keeping it alive (a global, a module's exports, a Map, an array, a
+# closure context, a class's static field, a pending setTimeout, an event listener), counts them
+# in V8's own heap snapshot, and blocks. `retainers` must find each planted path with every edge
+# named; the .heapsnapshot written from the core must count the planted classes as V8 did and hold
+# the planted chains (retain_check.js; memlab's parser loads it when @memlab/core is installed).
+# Node 20 runs the ASan+UBSan build.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
+. "$HERE/../lib/core_fixture.sh"
+core_setup core_retain
+export XDG_CACHE_HOME=$dir/cache   # the graph cache goes there, not into the user's home
+fail() { echo "FAIL (node $v): $*"; exit 1; }
+classes="LeakGlobal LeakExports LeakMapValue LeakArrayItem LeakClosure LeakStatic LeakTimer LeakListener"
+check_major() {
+    w=$dir/$v
+    core_gcore "$w" "$NODE" --expose-gc "$FIX/retain_chains.js" "$w/fifo" "$w/truth.json"
+    bin=$NODESCOPE; [ "$v" = 20 ] || bin=${NODESCOPE_RELEASE:-$NODESCOPE}
+    ns() { timeout 120 "$bin" core "$core" --node "$NODE" "$@"; }
+    for c in $classes; do echo "instances $c"; done | ns > "$w/inst.txt" || fail "instances exited $?"
+    # one session: the graph is built once
+    set -- $classes
+    for c in $classes; do
+        a=$(grep -m1 "<Object: $c>" "$w/inst.txt" | cut -d' ' -f1)
+        [ -n "$a" ] || fail "no instance of $c"
+        echo "retainers --json $a"
+    done > "$w/cmds"
+    a_map=$(grep -m1 "<Object: LeakMapValue>" "$w/inst.txt" | cut -d' ' -f1)
+    printf '%s\n' "refs $a_map" "dominators --top 5 --json" "heapsnapshot -o $w/core.heapsnapshot" >> "$w/cmds"
+    ns < "$w/cmds" > "$w/out.txt" || fail "the session exited $?"
+    # split the JSON documents (one per retainers) by their first line
+    awk -v d="$w" -v list="$classes" 'BEGIN { n = split(list, c, " "); k = 0 }
+        /^\{"target"/ { k++; f = d "/ret." c[k] ".json" } k && k <= n { print > f }
+        /^\]\}$/ { if (k == n) k = n + 1 }' "$w/out.txt"
+    node "$FIX/retain_check.js" "$w/truth.json" "$w" || fail "retain_check.js"
+    grep -q 'value of "s17"' "$w/out.txt" || fail "refs: no 'value of \"s17\"' holder"
+    grep -q '"retained_size"' "$w/out.txt" || fail "dominators --json: no retained sizes"
+    # the second process reads the graph from the cache (in XDG_CACHE_HOME, never beside the core)
+    ls "$XDG_CACHE_HOME"/nodescope/graph-*.bin >/dev/null 2>&1 || fail "no graph cache in $XDG_CACHE_HOME/nodescope"
+    ls "$w" | grep -q 'graph' && fail "a cache file beside the core"
+    ns retainers --json "$a_map" > "$w/again.json" || fail "retainers from the cache exited $?"
+    cmp -s "$w/again.json" "$w/ret.LeakMapValue.json" || fail "retainers from the cache differs: $(diff "$w/ret.LeakMapValue.json" "$w/again.json" | head -5)"
+    ns heapsnapshot -o "$w/core.heapsnapshot" 2>/dev/null; [ $? -eq 1 ] || fail "heapsnapshot overwrote a file without --force"
+    ns retainers 2>/dev/null; [ $? -eq 2 ] || fail "retainers without an address is a usage error"
+}
+core_for_each_node check_major
+echo ok

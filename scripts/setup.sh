@@ -30,7 +30,7 @@ fi
 
 # npm packages the tests use (playwright-core drives Debian's chromium).
 if [ ! -d tests/node_modules ] || [ tests/package.json -nt tests/node_modules ]; then
-    (cd tests && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
+    (cd tests && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error && touch node_modules)
 fi
 
 # Official Node builds for the multi-version tests.

@@ -56,7 +56,8 @@ static void map_frame(profile_t *dst, const profile_frame_t *f, smap_cache_t *c,
     } else if (rc == 0) {
         /* the script's map does not cover this position: say so, keep the generated one */
         st->unmapped++;
-        buf_append(name, f->name + k, name_len - k);
+        if (name_len > k) buf_append(name, f->name + k, name_len - k);
+        else buf_puts(name, "(anonymous)");   /* a script's top level: " [unmapped]" alone says nothing */
         buf_puts(name, " [unmapped]");
         out->frame = profile_frame(dst, name->data, name->len, u, line, col, f->kind);
     } else {

@@ -6,7 +6,8 @@
 # the same bundle (check_record.js), in the files `new Error().stack` names under
 # node --enable-source-maps. positionTicks: a --cpu-prof profile of the bundle minified
 # with its lines kept (--minify-identifiers --minify-syntax) is mapped line by line, as
-# Node maps each line, and the hot line is orders.ts:38 (computeLine's loop, inlined).
+# Node maps each line, and the hot line is orders.ts:38 (computeLine's loop, inlined);
+# top shows it, merge makes the two builds' frames one, diff and flame show the originals.
 set -euo pipefail
 cd "$TEST_TMP"
 ROOT=$OLDPWD
@@ -65,4 +66,19 @@ for (const n of p.nodes)
         for (const t of n.positionTicks || []) ticks.set(t.line, (ticks.get(t.line) || 0) + t.ticks);
 const hot = [...ticks].sort((a, b) => b[1] - a[1])[0];
 if (!hot || hot[0] !== 38) { console.error("hot lines of orders.ts:", [...ticks]); process.exit(1); }'
-echo "ok: record (live, --perf) mapped as Node maps; positionTicks mapped line by line, hot line orders.ts:38"
+
+# the other commands that read profiles: top (original hot lines), merge (two builds of the
+# same code, different generated scripts: their frames are one original function), diff, flame
+"$NODESCOPE" top "$prof" > top.txt
+grep -A1 " total file://$APP/src/orders.ts:20\$" top.txt | grep -q "hot lines: 38 " || { cat top.txt; echo "FAIL: top"; exit 1; }
+"$NODESCOPE" merge nodeprof/*.cpuprofile "$prof" -o merged.folded
+[ "$(grep -o "total [^ ;]*" merged.folded | sort -u)" = "total file://$APP/src/orders.ts:20:5" ] || \
+    { grep -o "total [^ ;]*" merged.folded | sort | uniq -c; echo "FAIL: merge"; exit 1; }
+# only the scripts' top levels (no mapping at their start) keep generated positions
+! grep -oE "[^;]* file://$APP/(bundle|lines)/app.js:[0-9:]+" merged.folded | grep -v "^(anonymous) \[unmapped\]" || \
+    { echo "FAIL: merge: generated frames left"; exit 1; }
+"$NODESCOPE" diff nodeprof/*.cpuprofile "$prof" -o diff.svg
+grep -q "src/orders.ts:20" diff.svg
+"$NODESCOPE" flame "$prof" -o flame.svg
+grep -q "src/orders.ts:20" flame.svg
+echo "ok: record (live, --perf) mapped as Node maps; positionTicks mapped line by line, hot line orders.ts:38; top, merge, diff, flame"

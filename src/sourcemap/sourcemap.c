@@ -810,18 +810,19 @@ static int decode_fail(smap_t *m, const char *what)
 static inline int vlq(const char **pp, const char *e, int64_t *out)
 {
     const char *p = *pp;
-    uint32_t v = 0;
+    uint64_t v = 0;
     int shift = 0;
     (void)e;   /* the mappings are followed by their closing '"' or a NUL: never a digit */
     for (;;) {
         int d = b64_val[(unsigned char)*p++];
         if (d < 0) return -1;
-        v |= (uint32_t)(d & 31) << shift;
+        v |= (uint64_t)(d & 31) << shift;
         if (!(d & 32)) break;
         shift += 5;
-        if (shift > 30) return -1;   /* more than 32 bits of value */
+        if (shift > 30) return -1;   /* more than 7 digits */
     }
-    /* the lowest bit is the sign (v < 2^32: shift 30 holds its top 2 bits) */
+    if (v > UINT32_MAX) return -1;   /* as smap_vlq_decode: |value| <= INT32_MAX */
+    /* the lowest bit is the sign */
     int64_t s = (int64_t)(v >> 1);
     *out = v & 1 ? -s : s;
     *pp = p;

@@ -244,7 +244,7 @@ static void test_bad(void)
         smap_free(m);
     }
     /* bad mappings are found on the first lookup: every lookup then says so */
-    const char *bad_mappings[] = {"AAAA,ACAA", "AAAA,+/+/+/+/+/A", "AA", "AAAAAA", "AAAA,AAAF,AAAD", "D"};
+    const char *bad_mappings[] = {"AAAA,ACAA", "AAAA,+/+/+/+/+/A", "AA", "AAAAAA", "AAAA,AAAF,AAAD", "D", "+/////H"};
     for (size_t i = 0; i < sizeof bad_mappings / sizeof *bad_mappings; i++) {
         char json[256];
         snprintf(json, sizeof json, "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[],\"mappings\":\"%s\"}", bad_mappings[i]);

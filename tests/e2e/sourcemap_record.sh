@@ -45,6 +45,8 @@ BURN_MS=2000 "$NODESCOPE_RELEASE" record -F 499 -o live.cpuprofile -- node app/b
 grep -q "^result " live.out
 grep -q "wrote live.cpuprofile ([1-9]" live.err || { cat live.err; echo "FAIL: no samples"; exit 1; }
 check "record (live sampler)" live.cpuprofile
+BURN_MS=2000 "$NODESCOPE_RELEASE" record -q --no-source-maps -F 499 -o raw.folded -- node app/bundle/app.js > /dev/null
+grep -q "app/bundle/app.js" raw.folded && ! grep -q "orders.ts" raw.folded || { echo "FAIL: record --no-source-maps"; exit 1; }
 
 if perf record -q -o probe.data -- true 2>/dev/null; then
     BURN_MS=1500 "$NODESCOPE" record --perf -q -o perf.cpuprofile -- node app/bundle/app.js > perf.out

@@ -146,7 +146,7 @@ static void remove_dir(const char *dir)
 
 /* The default: the live sampler on the program it starts or the process it attaches to. */
 static int record_live(char **prog, int nprog, int attach, double freq, double duration, const char *out,
-                       const write_opts_t *wo)
+                       const write_opts_t *wo, int source_maps)
 {
     record_program_t rp = {0};
     if (attach ? record_check_attach(attach, RECORD_ATTACH_NODE) != 0
@@ -164,7 +164,7 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
         }
         if (p->nsamples == 0)
             diag_warn(NULL, 0, "no samples: the process did not run on a CPU while it was sampled");
-        if (smap_stage_default(p) == 0 && cli_write_profile(p, out, NULL, wo, NULL, 0) == 0) {
+        if ((!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, wo, NULL, 0) == 0) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0) {
                 fprintf(stderr, "nodescope: wrote %s (%.0f samples", out, samples_written(p, out, wo));
@@ -189,7 +189,7 @@ int cli_record(int argc, char **argv)
 {
     const char *out = NULL, *keep = NULL, *thread = NULL;
     double freq = 99, duration = 0;
-    int attach = 0, use_perf = 0, threads_merge = 0;
+    int attach = 0, use_perf = 0, threads_merge = 0, no_source_maps = 0;
     char output_help[320];
     snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
              format_writer_extensions());
@@ -210,6 +210,8 @@ int cli_record(int argc, char **argv)
                "'node [main]', 'node [V8 worker]', ...), or merge: one root", &threads_merge, cli_opt_threads),
         OPT_STR("keep", 0, "DIR", "--perf: keep perf.data, the perf script text, the journal and the perf map in DIR",
                 &keep),
+        OPT_BOOL("no-source-maps", 0, "keep JS frames as V8 ran them (default: mapped through their scripts'\n"
+                 "source maps, as the commands that read profiles do)", &no_source_maps),
         OPT_VERBOSITY, OPT_HELP, OPT_END,
     };
     const opt_t *tables[] = {own, NULL};
@@ -225,7 +227,7 @@ int cli_record(int argc, char **argv)
     if (out && check_output_dir(out) != 0) return EXIT_FAIL;
     if (keep && !use_perf) return opt_usage_error(&cmd, "--keep keeps perf's files: it needs --perf");
     write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
-    if (!use_perf) return record_live(prog, nprog, attach, freq, duration, out, &wo);
+    if (!use_perf) return record_live(prog, nprog, attach, freq, duration, out, &wo, !no_source_maps);
     if (perf_import_check_perf() != 0) return EXIT_FAIL;
     static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};
     record_program_t rp = {0};
@@ -275,7 +277,7 @@ int cli_record(int argc, char **argv)
                      format_writer_by_name("svg") ? "svg" : "folded");
             out = default_out;
         }
-        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 && smap_stage_default(p) == 0 &&
+        if (perf_import(dir, sr.target, sr.journaled, p, &named) == 0 && (no_source_maps || smap_stage_default(p) == 0) &&
             cli_write_profile(p, out, NULL, &wo, NULL, 0) == 0) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0)

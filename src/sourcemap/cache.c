@@ -27,6 +27,9 @@ struct smap_cache {
     u64map_t index;          /* interned script url -> entry + 1 */
     entry_t *entries;
     size_t nentries, entries_cap;
+    u64map_t section_index;  /* interned map path -> section_maps entry + 1 */
+    entry_t *section_maps;   /* maps that index map sections name by "url" */
+    size_t nsection_maps, section_maps_cap;
     rewrite_t *rewrites;
     size_t nrewrites, rewrites_cap;
     size_t bad;
@@ -37,6 +40,7 @@ smap_cache_t *smap_cache_new(void)
     smap_cache_t *c = xcalloc(1, sizeof *c);
     c->strings = strpool_new();
     u64map_init(&c->index);
+    u64map_init(&c->section_index);
     return c;
 }
 
@@ -45,6 +49,9 @@ void smap_cache_free(smap_cache_t *c)
     if (!c) return;
     for (size_t i = 0; i < c->nentries; i++) smap_free(c->entries[i].map);
     free(c->entries);
+    for (size_t i = 0; i < c->nsection_maps; i++) smap_free(c->section_maps[i].map);
+    free(c->section_maps);
+    u64map_free(&c->section_index);
     for (size_t i = 0; i < c->nrewrites; i++) free(c->rewrites[i].from), free(c->rewrites[i].to);
     free(c->rewrites);
     u64map_free(&c->index);
@@ -164,7 +171,9 @@ static char *join(const char *dir, const char *rel)
     return b.data;
 }
 
-static smap_t *load_data_url(const char *script, const char *dir, const char *url)
+static smap_t *load_section(void *ctx, const smap_t *index_map, const char *url);
+
+static smap_t *load_data_url(smap_cache_t *c, const char *script, const char *dir, const char *url)
 {
     const char *comma = strchr(url, ',');
     buf_t name = {0};
@@ -177,27 +186,64 @@ static smap_t *load_data_url(const char *script, const char *dir, const char *ur
     } else if (!(json = smap_base64_decode(comma + 1, strlen(comma + 1), &n))) {
         diag_warn(script, 0, "inline source map: bad base64; ignored");
     } else {
-        m = smap_parse(name.data, dir, json, n);
-        free(json);
+        m = smap_parse_owned(name.data, dir, json, n);
     }
+    if (m) smap_set_loader(m, load_section, c);
     buf_free(&name);
     return m;
 }
 
-static smap_t *load_file_map(const char *script, const char *map_path, int named)
+/* When map_path cannot be read, a warning on file says "<what> <map_path>, which cannot be
+ * read" (none when file is NULL: a sidecar map is looked for, not named). */
+static smap_t *load_file_map(smap_cache_t *c, const char *map_path, const char *file, const char *what)
 {
     size_t n;
     char *json = read_file(map_path, &n);
     if (!json) {
-        if (named) diag_warn(script, 0, "its sourceMappingURL names %s, which cannot be read (%s); frames keep their generated positions",
-                             map_path, strerror(errno));
+        if (file) diag_warn(file, 0, "%s %s, which cannot be read (%s); frames keep their generated positions", what, map_path,
+                            strerror(errno));
         return NULL;
     }
     char *dir = dir_of(map_path);
-    smap_t *m = smap_parse(map_path, dir, json, n);
+    smap_t *m = smap_parse_owned(map_path, dir, json, n);
     free(dir);
-    free(json);
+    if (m) smap_set_loader(m, load_section, c);
     return m;
+}
+
+/* The smap_loader_fn of every map the cache loads: a section's "url" map, read once. */
+static smap_t *load_section(void *ctx, const smap_t *index_map, const char *url)
+{
+    smap_cache_t *c = ctx;
+    char *path = url_to_path(url);
+    const char *key = strpool_cstr(c->strings, path);
+    int found;
+    uint32_t *slot = u64map_upsert(&c->section_index, (uint64_t)(uintptr_t)key, &found);
+    if (found) {
+        free(path);
+        return c->section_maps[*slot - 1].map;
+    }
+    XGROW(c->section_maps, c->section_maps_cap, c->nsection_maps + 1);
+    size_t i = c->nsection_maps++;
+    *slot = (uint32_t)(i + 1);
+    c->section_maps[i].map = NULL;
+    smap_t *m = NULL;
+    if (path[0] == '/')
+        m = load_file_map(c, path, smap_name(index_map), "a section's url names");
+    else
+        diag_warn(smap_name(index_map), 0, "a section's url %s is not a local file; its frames keep their generated positions", url);
+    if (!m) c->bad++;
+    c->section_maps[i].map = m;
+    free(path);
+    return m;
+}
+
+/* Lines of a script's text: the last one counts without its newline. */
+static int64_t count_lines(const char *s, size_t n)
+{
+    int64_t lines = n && s[n - 1] != '\n';
+    for (const char *p = s; (p = memchr(p, '\n', n - (size_t)(p - s))); p++) lines++;
+    return lines;
 }
 
 static smap_t *load(smap_cache_t *c, const char *script_url)
@@ -221,23 +267,32 @@ static smap_t *load(smap_cache_t *c, const char *script_url)
     if (text) {
         char *dir = dir_of(path);
         char *ref = find_comment(text, n);
+        int64_t lines = count_lines(text, n);
         free(text);
         if (ref && !strncmp(ref, "data:", 5)) {
-            m = load_data_url(path, dir, ref);
+            m = load_data_url(c, path, dir, ref);
             if (!m) c->bad++;
         } else if (ref) {
             char *rel = url_to_path(ref);
             char *mp = join(dir, rel);
-            m = load_file_map(path, mp, 1);
+            m = load_file_map(c, mp, path, "its sourceMappingURL names");
             if (!m) c->bad++;
             free(mp);
             free(rel);
         } else {
             buf_t side = {0};
             buf_printf(&side, "%s.map", path);
-            m = load_file_map(path, side.data, 0);
+            m = load_file_map(c, side.data, NULL, NULL);
             if (!m && access(side.data, F_OK) == 0) c->bad++;
             buf_free(&side);
+        }
+        /* a map made for another build of the script: its mappings reach past the script's end */
+        if (m && smap_generated_lines(m) > lines) {
+            diag_warn(smap_name(m), 0, "source map does not match %s, ignored: its mappings cover %d generated lines, the script has %lld",
+                      path, (int)smap_generated_lines(m), (long long)lines);
+            smap_free(m);
+            m = NULL;
+            c->bad++;
         }
         free(ref);
         free(dir);

@@ -55,9 +55,13 @@ static void map_frame(profile_t *dst, const profile_frame_t *f, smap_cache_t *c,
         out->map = m.map, out->source = m.source, out->line = m.line, out->gen_line = line;
     } else if (rc == 0) {
         /* the script's map does not cover this position: say so, keep the generated one */
+        static const char mark[] = " [unmapped]";
+        const size_t mlen = sizeof mark - 1;
         st->unmapped++;
-        buf_append(name, f->name + k, name_len - k);
-        buf_puts(name, " [unmapped]");
+        if (name_len > k) buf_append(name, f->name + k, name_len - k);
+        else buf_puts(name, "(anonymous)");   /* a script's top level: " [unmapped]" alone says nothing */
+        /* once: a profile written mapped (record's) is mapped again when read */
+        if (name->len < mlen || memcmp(name->data + name->len - mlen, mark, mlen)) buf_puts(name, mark);
         out->frame = profile_frame(dst, name->data, name->len, u, line, col, f->kind);
     } else {
         free(u);

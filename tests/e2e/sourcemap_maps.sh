@@ -4,15 +4,21 @@
 # absolute sourceRoot, a missing map, malformed JSON, a bad VLQ, a sources index out of
 # range (one warning each, naming the map; those frames keep their generated positions and
 # the command succeeds), a position the map does not cover ([unmapped]), a script without
-# a map (unchanged), and --hide-ignored folding the ignoreList source into its caller.
+# a map (unchanged), and --hide-ignored folding the ignoreList source into its caller; an
+# index map whose section names its map by "url" (resolved against the index map, the
+# sources against the section's map), and a map that does not match its script (warned).
 set -euo pipefail
 cd "$TEST_TMP"
 ROOT=$OLDPWD
 FIX=$ROOT/tests/fixtures/sourcemap/maps
 D=$TEST_TMP/gen
 mkdir -p "$D"
+mkdir -p "$D/sub"
 cp "$FIX"/*.map "$D/"
-echo 'function a(){}function b(){}' > "$D/idx.js"; echo '//# sourceMappingURL=idx.js.map' >> "$D/idx.js"
+cp "$FIX"/sub/*.map "$D/sub/"
+printf 'function a(){}function b(){}\n\n\n\n\nfunction u(){}\n//# sourceMappingURL=idx.js.map\n' > "$D/idx.js"
+printf 'function s(){}\n//# sourceMappingURL=url.js.map\n' > "$D/url.js"     # sections[0].url: sub/s.js.map
+echo 'function t(){}' > "$D/stale.js"                                          # its sidecar map has 3 lines
 echo 'function r(){}' > "$D/rooted.js"                                      # sidecar rooted.js.map
 printf 'function m(){}\n//# sourceMappingURL=nothere.map\n' > "$D/missing.js"
 printf 'function c(){}\n//# sourceMappingURL=corrupt.js.map\n' > "$D/corrupt.js"
@@ -32,6 +38,8 @@ v file://$D/badvlq.js:1:1 1
 i file://$D/badindex.js:1:1 1
 u [unmapped] file://$D/idx.js:6:1 1
 plain file://$D/nomap.js:2:3 1
+sname file://$D/src/s.ts:1:1 1
+t file://$D/stale.js:1:1 1
 WANT
 diff <(sort want.folded) <(sort out.folded) || { echo "FAIL: mapped frames"; exit 1; }
 # one warning per bad map, naming it and the problem
@@ -39,7 +47,8 @@ grep -q "$D/missing.js: warning: its sourceMappingURL names $D/nothere.map, whic
 grep -q "$D/corrupt.js.map: warning: bad source map, ignored: line [0-9]*: control character inside a string" err
 grep -q "$D/badvlq.js.map: warning: bad source map, ignored: bad VLQ in the mappings of generated line 1" err
 grep -q "$D/badindex.js.map: warning: bad source map, ignored: a 'sources' index out of range" err
-[ "$(wc -l < err)" = 4 ] || { cat err; echo "FAIL: expected 4 warnings"; exit 1; }
+grep -q "$D/stale.js.map: warning: source map does not match $D/stale.js, ignored: its mappings cover 3 generated lines, the script has 1" err
+[ "$(wc -l < err)" = 5 ] || { cat err; echo "FAIL: expected 5 warnings"; exit 1; }
 
 # the index map's ignored source folds into its caller (here: the root)
 "$NODESCOPE" collapse --hide-ignored -q p.cpuprofile > hidden.folded
@@ -53,4 +62,4 @@ if (f.url !== "/src/root/r.ts" || f.lineNumber !== 0 || f.columnNumber !== 0) { 
 # --no-source-maps: the profile as it was
 "$NODESCOPE" collapse --no-source-maps p.cpuprofile > raw.folded 2> raw.err
 [ ! -s raw.err ] && grep -q "^a file://$D/idx.js:1:11;b file://$D/idx.js:1:26 1" raw.folded
-echo "ok: index/sidecar/sourceRoot maps, bad maps warned once each, --hide-ignored"
+echo "ok: index/url-section/sidecar/sourceRoot maps, bad and stale maps warned once each, --hide-ignored"

@@ -52,7 +52,7 @@ static void test_lookup(void)
         CHECK_EQ_INT(smap_lookup(m, 0, l0[i].col, &p), l0[i].rc);
         if (l0[i].rc != 1) continue;
         CHECK_STR(p.source, "/maps/src/x.ts");
-        CHECK_STR(p.content, "let x");
+        CHECK_STR(smap_pos_content(&p), "let x");
         CHECK_EQ_INT(p.line, 0);
         CHECK_EQ_INT(p.column, l0[i].ocol);
         CHECK(l0[i].name ? p.name && !strcmp(p.name, l0[i].name) : p.name == NULL);
@@ -62,7 +62,7 @@ static void test_lookup(void)
     CHECK_EQ_INT(smap_lookup(m, 2, 1, &p), 1);
     CHECK_STR(p.source, "/maps/src/abs/y.ts");   /* sourceRoot applies to absolute sources too */
     CHECK_EQ_INT(p.ignored, 1);
-    CHECK(p.content == NULL);
+    CHECK(smap_pos_content(&p) == NULL);
     CHECK_EQ_INT(smap_lookup(m, 2, 3, &p), 1);
     CHECK_STR(p.source, "/maps/src/webpack:/app/z.ts");   /* as trace-mapping: sourceRoot + "/" + source */
     CHECK_EQ_INT(smap_lookup(m, 2, 0, &p), 0);    /* before the line's first segment */
@@ -106,6 +106,121 @@ static void test_index_map(void)
     smap_free(m);
 }
 
+/* Strings are kept as written until used: escapes undone on use (names, sources, content). */
+static void test_strings(void)
+{
+    smap_t *m = parse(")]}'\n{\"version\":3,\"x_other\":{\"a\":[1,{\"b\":null},true,false,-1.5e3,\"\\\"\"]},"
+                      "\"sources\":[\"d\\u00e9j\\u00e0\\/v\\u0075.ts\",null],"
+                      "\"sourcesContent\":[\"line1\\nline2\\t\\\"q\\\" \\ud83d\\ude00 \\ud800!\",null],"
+                      "\"names\":[\"plain\",\"esc\\u0061ped\"],\"mappings\":\"AAAAA,CAACC,CCAAD\"}");
+    CHECK(m != NULL);
+    if (!m) return;
+    smap_pos_t p;
+    CHECK_EQ_INT(smap_lookup(m, 0, 0, &p), 1);
+    CHECK_STR(p.source, "/maps/d\xc3\xa9j\xc3\xa0/vu.ts");
+    CHECK_STR(p.name, "plain");
+    CHECK_STR(smap_pos_content(&p), "line1\nline2\t\"q\" \xf0\x9f\x98\x80 \xef\xbf\xbd!");
+    CHECK_EQ_INT(smap_lookup(m, 0, 1, &p), 1);
+    CHECK_STR(p.name, "escaped");
+    CHECK_EQ_INT(smap_lookup(m, 0, 2, &p), 1);
+    CHECK_STR(p.source, "/maps");   /* a null source: "" resolved against the map's directory */
+    CHECK(smap_pos_content(&p) == NULL);
+    smap_free(m);
+}
+
+/* Lines are decoded as far as lookups need: a lookup on line 1 of 4 decodes lines 0 and 1. */
+static void test_lazy_lines(void)
+{
+    smap_t *m = parse("{\"version\":3,\"sources\":[\"a.ts\",\"b.ts\"],\"names\":[],\"mappings\":\"AAAA;ACCA;AAEA;ADAA,C\"}");
+    CHECK(m != NULL);
+    if (!m) return;
+    CHECK_EQ_INT(smap_decoded_lines(m), 0);
+    CHECK_EQ_INT(smap_generated_lines(m), 4);   /* from the text: nothing decoded */
+    CHECK_EQ_INT(smap_decoded_lines(m), 0);
+    smap_pos_t p;
+    CHECK_EQ_INT(smap_lookup(m, 1, 0, &p), 1);
+    CHECK_STR(p.source, "/maps/b.ts");
+    CHECK_EQ_INT(p.line, 1);
+    CHECK_EQ_INT(smap_decoded_lines(m), 2);
+    CHECK_EQ_INT(smap_lookup(m, 0, 5, &p), 1);   /* already decoded */
+    CHECK_EQ_INT(smap_decoded_lines(m), 2);
+    CHECK_EQ_INT(smap_lookup(m, 3, 0, &p), 1);   /* the state carried over lines 1 and 2 */
+    CHECK_STR(p.source, "/maps/a.ts");
+    CHECK_EQ_INT(p.line, 3);
+    CHECK_EQ_INT(smap_lookup(m, 3, 1, &p), 0);   /* a 1-field segment: no source */
+    CHECK_EQ_INT(smap_decoded_lines(m), 4);
+    CHECK_EQ_INT(smap_lookup(m, 9, 0, &p), 0);
+    smap_free(m);
+}
+
+/* Sections with a "url": loaded through the loader on first use, once; a failing or cyclic
+ * one leaves its frames unmapped. */
+typedef struct {
+    smap_t *maps[4];
+    int calls;
+    char urls[4][64];
+} loader_t;
+
+static smap_t *test_loader(void *ctx, const smap_t *index_map, const char *url)
+{
+    (void)index_map;
+    loader_t *l = ctx;
+    int i = l->calls++;
+    snprintf(l->urls[i & 3], sizeof l->urls[0], "%s", url);
+    if (!strcmp(url, "/maps/sub/b.js.map") && !l->maps[0])
+    {
+        static const char b[] = "{\"version\":3,\"sources\":[\"b.ts\"],\"names\":[\"beta\"],\"mappings\":\"AAAAA;AACA\"}";
+        l->maps[0] = smap_parse("sub/b.js.map", "/maps/sub", b, strlen(b));
+    }
+    if (!strcmp(url, "/maps/sub/b.js.map")) return l->maps[0];
+    if (!strcmp(url, "/maps/self.map")) {   /* an index map whose section names itself */
+        if (!l->maps[1]) {
+            l->maps[1] = parse("{\"version\":3,\"sections\":[{\"offset\":{\"line\":0,\"column\":0},\"url\":\"self.map\"}]}");
+            if (l->maps[1]) smap_set_loader(l->maps[1], test_loader, l);
+        }
+        return l->maps[1];
+    }
+    return NULL;
+}
+
+static void test_url_sections(void)
+{
+    smap_t *m = parse("{\"version\":3,\"sections\":["
+                      "{\"offset\":{\"line\":0,\"column\":0},\"url\":\"sub/b.js.map\"},"
+                      "{\"offset\":{\"line\":5,\"column\":0},\"url\":\"missing.map\"},"
+                      "{\"offset\":{\"line\":6,\"column\":0},\"url\":\"file:///maps/self.map\"},"
+                      "{\"offset\":{\"line\":7,\"column\":0},\"map\":{\"version\":3,\"sources\":[\"c.ts\"],\"mappings\":\"AAAA\"}}]}");
+    CHECK(m != NULL);
+    if (!m) return;
+    smap_pos_t p;
+    CHECK_EQ_INT(smap_lookup(m, 0, 0, &p), 0);    /* no loader yet: url sections are unmapped */
+    loader_t l;
+    memset(&l, 0, sizeof l);
+    smap_set_loader(m, test_loader, &l);
+    CHECK_EQ_INT(smap_decoded_count(m), 0);
+    CHECK_EQ_INT(smap_lookup(m, 7, 3, &p), 1);    /* the inline section alone: nothing loaded */
+    CHECK_STR(p.source, "/maps/c.ts");
+    CHECK_EQ_INT(l.calls, 0);
+    CHECK_EQ_INT(smap_lookup(m, 1, 4, &p), 1);
+    CHECK_STR(p.source, "/maps/sub/b.ts");        /* relative to the url map's own directory */
+    CHECK_EQ_INT(p.line, 1);
+    CHECK_EQ_INT(l.calls, 1);
+    CHECK_STR(l.urls[0], "/maps/sub/b.js.map");
+    CHECK_EQ_INT(smap_lookup(m, 0, 0, &p), 1);
+    CHECK_STR(p.name, "beta");
+    CHECK_EQ_INT(l.calls, 1);                     /* loaded once */
+    CHECK_EQ_INT(smap_lookup(m, 5, 0, &p), 0);    /* the loader has none */
+    CHECK_EQ_INT(smap_lookup(m, 5, 0, &p), 0);
+    CHECK_EQ_INT(l.calls, 2);
+    CHECK_EQ_INT(smap_lookup(m, 6, 0, &p), 0);    /* a cycle ends, unmapped */
+    int32_t ol;
+    CHECK_EQ_INT(smap_line(m, 6, NULL, &ol), 0);
+    CHECK_EQ_INT(smap_decoded_count(m), 2);
+    smap_free(m);
+    smap_free(l.maps[0]);
+    smap_free(l.maps[1]);
+}
+
 static void test_bad(void)
 {
     int saved = diag_verbosity;
@@ -115,7 +230,12 @@ static void test_bad(void)
         "{\"version\":3,\"sources\":[1],\"mappings\":\"\"}", "{\"version\":3,\"mappings\":\"AAAA\"", "{\"version\":3,\"mappings\":\"\"} x",
         "{\"version\":3,\"sections\":[{\"offset\":{\"line\":1,\"column\":0},\"map\":{\"version\":3,\"mappings\":\"\"}},"
         "{\"offset\":{\"line\":0,\"column\":0},\"map\":{\"version\":3,\"mappings\":\"\"}}]}",
-        "{\"version\":3,\"sections\":[{\"offset\":{\"line\":0,\"column\":0},\"url\":\"x.map\"}]}",
+        "{\"version\":3,\"sections\":[{\"offset\":{\"line\":0,\"column\":0},\"url\":\"x.map\",\"map\":{}}]}",
+        "{\"version\":3,\"sections\":[{\"offset\":{\"line\":0,\"column\":0}}]}",
+        "{\"version\":3,\"sources\":[\"a\\x\"],\"mappings\":\"\"}", "{\"version\":3,\"sources\":[\"\\u12\"],\"mappings\":\"\"}",
+        "{\"version\":3,\"sources\":[\"a\nb\"],\"mappings\":\"\"}", "{\"version\":3,\"mappings\":\"\",}", "{\"version\":3,\"mappings\":01}",
+        "{\"version\":3,\"mappings\":\"\",\"x\":[1,]}", "{\"version\":3,\"mappings\":\"\",\"x\":tru}", "{\"version\":3 \"mappings\":\"\"}",
+        "{\"version\":3,\"mappings\":\"\",\"x\":\"", "{\"version\":3,\"mappings\":\"\",\"x\":-}", "{\"version\":3,\"mappings\":\"\",\"x\":1e999}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         smap_t *m = parse(bad[i]);
@@ -124,7 +244,7 @@ static void test_bad(void)
         smap_free(m);
     }
     /* bad mappings are found on the first lookup: every lookup then says so */
-    const char *bad_mappings[] = {"AAAA,ACAA", "AAAA,+/+/+/+/+/A", "AA", "AAAAAA", "AAAA,AAAF,AAAD", "D"};
+    const char *bad_mappings[] = {"AAAA,ACAA", "AAAA,+/+/+/+/+/A", "AA", "AAAAAA", "AAAA,AAAF,AAAD", "D", "+/////H"};
     for (size_t i = 0; i < sizeof bad_mappings / sizeof *bad_mappings; i++) {
         char json[256];
         snprintf(json, sizeof json, "{\"version\":3,\"sources\":[\"a.ts\"],\"names\":[],\"mappings\":\"%s\"}", bad_mappings[i]);
@@ -144,6 +264,9 @@ int main(void)
     test_vlq();
     test_lookup();
     test_index_map();
+    test_strings();
+    test_lazy_lines();
+    test_url_sections();
     test_bad();
     return check_summary("test_sourcemap");
 }

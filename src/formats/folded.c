@@ -8,6 +8,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,21 +80,50 @@ static size_t shared_prefix(const char *a, const char *b, size_t n)
     return i;
 }
 
+/* Whether frame f is the one folded text s[0..n) names: its label (profile_frame_label) is s. */
+static int frame_is_text(const profile_frame_t *f, const char *s, size_t n)
+{
+    size_t nl = strlen(f->name);
+    if (nl > n || memcmp(f->name, s, nl)) return 0;
+    if (!f->url[0]) return nl == n;
+    size_t ul = strlen(f->url);
+    if (nl + 1 + ul > n || s[nl] != ' ' || memcmp(f->url, s + nl + 1, ul)) return 0;
+    size_t at = nl + 1 + ul;
+    if (f->line <= 0) return at == n;
+    char tail[32];
+    int tl = snprintf(tail, sizeof tail, ":%d:%d", f->line, f->column > 0 ? f->column : 0);
+    return tl > 0 && n - at == (size_t)tl && !memcmp(s + at, tail, (size_t)tl);
+}
+
+/* A new frame for folded text: a V8 name that ends in its definition site ("JS:*fib
+ * /app/fib.js:1:13") keeps the site as the frame's url, line and column, as the perf and
+ * .cpuprofile readers do (so the same function from either input is one frame); its label
+ * prints the same text back. The kind comes from the whole text, as always. */
+static uint32_t new_frame(profile_t *p, const char *s, size_t n)
+{
+    frame_kind_t kind = profile_classify_name(s, n);
+    size_t name_len, url_len;
+    const char *url;
+    int32_t line, col;
+    if (profile_v8_location(s, n, &name_len, &url, &url_len, &line, &col)) {
+        const char *iurl = strpool_intern(p->strings, url, url_len);
+        return profile_frame(p, s, name_len, iurl, line, col, kind);
+    }
+    return profile_frame(p, s, n, "", 0, 0, kind);
+}
+
 uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
 {
-    /* one hash of the raw text finds a known frame; the name check guards collisions */
+    /* one hash of the raw text finds a known frame; its label guards collisions */
     int found;
     uint32_t *slot = u64map_upsert(cache, hash_bytes(s, n), &found);
     if (found) {
-        const char *name = p->frames[*slot].name;
-        if (strlen(name) == n && !memcmp(name, s, n)) return *slot;
-        /* a collision: resolve through the string pool, without caching */
-        const char *iname = strpool_intern(p->strings, s, n);
-        return profile_frame(p, iname, n, "", 0, 0, profile_classify_name(iname, n));
+        if (frame_is_text(&p->frames[*slot], s, n)) return *slot;
+        return new_frame(p, s, n);   /* a collision: interned, not cached */
     }
-    const char *iname = strpool_intern(p->strings, s, n);
-    *slot = profile_frame(p, iname, n, "", 0, 0, profile_classify_name(iname, n));
-    return *slot;
+    uint32_t id = new_frame(p, s, n);
+    *slot = id;
+    return id;
 }
 
 static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)

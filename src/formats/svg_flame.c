@@ -418,17 +418,6 @@ static void put_count(buf_t *b, double v)
     }
 }
 
-/* Seconds per unit when the profile's weights are a time ("ns" for cpu-clock periods), else 0. */
-static double unit_seconds(const char *u)
-{
-    static const struct { const char *name; double s; } units[] = {
-        {"ns", 1e-9}, {"nanoseconds", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"microseconds", 1e-6},
-        {"ms", 1e-3}, {"milliseconds", 1e-3}, {"s", 1}, {"seconds", 1},
-    };
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (!strcmp(u, units[i].name)) return units[i].s;
-    return 0;
-}
 
 /* A weight for people: "2.15 s" for time units, else "1,234 samples" / "5,000,000 cycles".
  * flame.js's value() is the same rule (a browser test compares the two). */
@@ -637,7 +626,7 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
         }
 
     const char *unit = o->countname ? o->countname : p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
-    double unit_s = o->countname ? 0 : unit_seconds(unit);
+    double unit_s = o->countname ? 0 : profile_unit_seconds(unit);
     const double fh = o->frame_height, fs = o->fontsize;
     const int has_legend = pal.legend_n > 0;
     const double ypad1 = fs * 4.5 + (has_legend ? fs * 1.6 : 0);

@@ -90,9 +90,20 @@ static int frame_is_text(const profile_frame_t *f, const char *s, size_t n)
     if (nl + 1 + ul > n || s[nl] != ' ' || memcmp(f->url, s + nl + 1, ul)) return 0;
     size_t at = nl + 1 + ul;
     if (f->line <= 0) return at == n;
+    /* ":LINE:COL" (every cache hit checks this: no printf) */
     char tail[32];
-    int tl = snprintf(tail, sizeof tail, ":%d:%d", f->line, f->column > 0 ? f->column : 0);
-    return tl > 0 && n - at == (size_t)tl && !memcmp(s + at, tail, (size_t)tl);
+    size_t tl = 0;
+    int32_t v[2] = {f->line, f->column > 0 ? f->column : 0};
+    for (int k = 0; k < 2; k++) {
+        char d[12];
+        int nd = 0;
+        uint32_t u = (uint32_t)v[k];
+        do d[nd++] = (char)('0' + u % 10), u /= 10;
+        while (u);
+        tail[tl++] = ':';
+        while (nd) tail[tl++] = d[--nd];
+    }
+    return n - at == tl && !memcmp(s + at, tail, tl);
 }
 
 /* A new frame for folded text: a V8 name that ends in its definition site ("JS:*fib

@@ -471,6 +471,7 @@ static int keeps_threads(const read_opts_t *o)
 /* A thread's last sample: its lines (root first) with what each became, and its nodes. */
 struct perf_prev {
     int valid;
+    int detached;          /* every line's text is in own (none points into the reader's block) */
     uint32_t proc_frame;
     int java;
     struct perf_span *lines;
@@ -565,6 +566,7 @@ static void end_sample_deferred(perf_reader_t *r)
         P->flags[at] = (uint8_t)((r->line_bad ? PREV_BAD : 0) | (r->line_reusable ? PREV_REUSABLE : 0));
     }
     r->line = line_now;
+    if (j < n) P->detached = 0;
     size_t nreuse = j;
     for (size_t at = j; at < n; at++) {
         P->line_end[at] += at ? P->line_end[at - 1] : 0;
@@ -612,7 +614,7 @@ void perf_reader_detach(perf_reader_t *r)
 {
     for (size_t t = 0; t < r->nprev; t++) {
         struct perf_prev *P = &r->prev[t];
-        if (!P->valid) continue;
+        if (!P->valid || P->detached) continue;   /* no sample of this thread in the block */
         buf_t own = {0};
         for (size_t i = 0; i < P->nreuse; i++) buf_append(&own, P->lines[i].s, P->lines[i].n);
         size_t off = 0;
@@ -622,6 +624,7 @@ void perf_reader_detach(perf_reader_t *r)
         }
         buf_free(&P->own);
         P->own = own;
+        P->detached = 1;
     }
 }
 

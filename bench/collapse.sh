@@ -65,6 +65,7 @@ esac
 SIZE=$(stat -c %s "$INPUT")
 MB=$(awk -v s="$SIZE" 'BEGIN{printf "%.1f", s/1e6}')
 echo
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; ratios below are measured in this same run)"
 echo "== $which: $INPUT, $MB MB, $(awk 'NF==0{n++} END{print n+0}' "$INPUT") samples, $(awk 'NF==0{if(d>m)m=d; t+=d; n++; d=0; next} /^[ \t]/{d++} END{printf "%.0f frames a sample on average, up to %d", t/n, m}' "$INPUT")"
 # 3. Time each in one run: wall seconds, MB/s, peak RSS, CPU seconds (user + system).
 run() {  # name, command...   (runs taking under 2 s are repeated: best of 3, the machine is shared)
@@ -92,12 +93,16 @@ MAP=$CACHE/perf-$which.map
 if [ -s "$MAP" ]; then run nodescope "$NS" collapse --perf-map "$MAP" -; else run nodescope "$NS" collapse -; fi
 # without re-resolving JIT frames against /tmp/perf-PID.map (perf's own labels, as the Perl script uses)
 if "$NS" collapse --help | grep -q -- --no-resolve; then run nodescope-no-resolve "$NS" collapse --no-resolve -; fi
+# without the source-map stage (it reads each JS file the frames name, looking for a map; the Perl script has none)
+if [ -s "$MAP" ] && "$NS" collapse --help | grep -q -- --no-source-maps; then
+    run nodescope-no-source-maps "$NS" collapse --no-source-maps --perf-map "$MAP" -
+fi
 NODESCOPE_PERF_THREADS=1 run nodescope-1-thread "$NS" collapse --no-resolve -
 have_pl=0; have_sv=0
 if [ -f "$FG/stackcollapse-perf.pl" ]; then run stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" && have_pl=1; else echo "stackcollapse-perf.pl: not available"; fi
 if [ -x "$STACKVIS" ]; then run stackvis "$STACKVIS" perf collapsed && have_sv=1; else echo "stackvis: not available"; fi
 
-for v in nodescope nodescope-no-resolve nodescope-1-thread; do
+for v in nodescope nodescope-no-source-maps nodescope-no-resolve nodescope-1-thread; do
     [ -f "$CACHE/wall-$v" ] || continue
     ns=$(secs $v)
     # on a shared machine wall time swings with other jobs; CPU time (user + system) less so

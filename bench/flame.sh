@@ -52,6 +52,7 @@ measure() {  # prints "seconds peak_kb": the best of 3 runs, so other jobs on a 
     echo "$best"
 }
 for in in "${inputs[@]}"; do
+    echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; ratios are measured in this same run)"
     echo "input: $in ($(wc -l < "$in") stacks, $(du -h "$in" | cut -f1))"
     read -r ns_t ns_m < <(measure "$NS" flame "$in" -o "$CACHE/ns.svg")
     printf '  %-16s %8s s  %8s KB  %s\n' nodescope "$ns_t" "$ns_m" "$(du -h "$CACHE/ns.svg" | cut -f1)"

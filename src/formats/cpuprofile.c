@@ -732,14 +732,42 @@ static double timeline_start(const profile_t *p)
     return start;
 }
 
-/* Hits per node: timeline samples when there is a timeline, else self weight in samples. */
-static double *node_hits(const profile_t *p)
+/* Most samples written for a profile without a timeline (a merge, folded input). */
+#define MAX_MADE_SAMPLES 1000000.0
+
+/* Hits per node: timeline samples when there is a timeline. Without one, the self weights
+ * become evenly spaced samples, *delta_us apart: weights in samples are that many samples;
+ * a time (perf's ns of cpu-clock) is a sample per ms of it, as V8 samples, *delta_us = 1000;
+ * either scaled down to MAX_MADE_SAMPLES in all when there would be more (other units:
+ * cycles, instructions), so the weights keep their proportions and their total time,
+ * without a sample per nanosecond (4 GB of "samples" for a few seconds of perf). The
+ * fractions carry from node to node, so that the total is kept. */
+static double *node_hits(const profile_t *p, double *delta_us)
 {
     double *hits = xcalloc(p->nnodes, sizeof *hits);
-    if (p->nsamples)
+    *delta_us = 1000;
+    if (p->nsamples) {
         for (size_t s = 0; s < p->nsamples; s++) hits[p->samples[s].node] += 1;
-    else
+        return hits;
+    }
+    double total = 0;
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].self > 0) total += p->nodes[i].self;
+    double unit_s = profile_unit_seconds(p->weight_unit);
+    double per = unit_s > 0 ? 1e-3 / unit_s : 1;   /* the weight of one sample */
+    if (total / per > MAX_MADE_SAMPLES) per = total / MAX_MADE_SAMPLES;
+    if (per == 1 && unit_s <= 0) {
         for (size_t i = 0; i < p->nnodes; i++) hits[i] = round(p->nodes[i].self);
+        return hits;
+    }
+    if (unit_s > 0) *delta_us = per * unit_s * 1e6;
+    double carry = 0;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        if (!(p->nodes[i].self > 0)) continue;
+        double want = p->nodes[i].self / per + carry;
+        hits[i] = floor(want + 0.5);
+        carry = want - hits[i];
+    }
     return hits;
 }
 
@@ -810,7 +838,7 @@ static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hit
 /* The timeline: the real one in the producer's µs, or evenly spaced samples (1 ms apart, in
  * tree order). Writes "samples":[...] (then what goes between, mid) and "timeDeltas":[...];
  * returns the profile's end. */
-static double put_samples(const profile_t *p, buf_t *b, FILE *out, const double *hits, const char *mid)
+static double put_samples(const profile_t *p, buf_t *b, FILE *out, const double *hits, double delta_us, const char *mid)
 {
     double last = timeline_start(p);
     buf_puts(b, "\"samples\":[");
@@ -829,13 +857,15 @@ static double put_samples(const profile_t *p, buf_t *b, FILE *out, const double 
     buf_puts(b, mid);
     buf_puts(b, "\"timeDeltas\":[");
     for (size_t s = 0; s < count; s++) {
-        double d = 1000;
+        double d = delta_us;
         if (p->nsamples) {
             d = p->samples[s].time_us - last;
             if (d < 0) d = 0;
             last = p->samples[s].time_us;
         } else {
-            last += d;
+            /* whole µs that add up: each the step of the running total */
+            d = round(last + delta_us) - round(last);
+            last += delta_us;
         }
         buf_printf(b, "%s%.0f", s ? "," : "", d);
         flush_big(b, out);
@@ -861,11 +891,12 @@ static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *
     }
     const profile_t *p = view ? view : p0;
     buf_t b = {0};
-    double *hits = node_hits(p);
+    double delta_us;
+    double *hits = node_hits(p, &delta_us);
     buf_putc(&b, '{');
     put_nodes(p, &b, out, hits, 0);
     buf_printf(&b, ",\"startTime\":%.0f,", timeline_start(p));
-    double end = put_samples(p, &b, out, hits, ",");
+    double end = put_samples(p, &b, out, hits, delta_us, ",");
     buf_printf(&b, ",\"endTime\":%.0f}\n", end);
     size_t len = b.len, w = fwrite(b.data, 1, len, out);
     buf_free(&b);
@@ -938,7 +969,8 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
             continue;
         }
         id++;
-        double *hits = node_hits(q), start = timeline_start(q);
+        double delta_us;
+        double *hits = node_hits(q, &delta_us), start = timeline_start(q);
         if (!first_event) buf_puts(&b, ",\n");
         first_event = 0;
         buf_printf(&b, "{\"pid\":%d,\"tid\":%d,\"ts\":0,\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"thread_name\",\"args\":{\"name\":",
@@ -952,7 +984,7 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
                    (int)pid, (int)tid, start, id);
         put_nodes(q, &b, out, hits, 1);
         buf_putc(&b, ',');
-        double end = put_samples(q, &b, out, hits, "},");
+        double end = put_samples(q, &b, out, hits, delta_us, "},");
         buf_printf(&b, ",\"endTime\":%.0f}}}", end);
         free(hits);
         profile_free(v);

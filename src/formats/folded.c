@@ -8,6 +8,7 @@
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,21 +64,77 @@ static int folded_sniff(const char *head, size_t n)
     return first_good ? 20 : 0;
 }
 
+/* Length of the common prefix of a and b (n bytes each), 8 bytes at a time. */
+static size_t shared_prefix(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return i + (size_t)__builtin_ctzll(x ^ y) / 8;
+    }
+#endif
+    while (i < n && a[i] == b[i]) i++;
+    return i;
+}
+
+/* Whether frame f is the one folded text s[0..n) names: its label (profile_frame_label) is s. */
+static int frame_is_text(const profile_frame_t *f, const char *s, size_t n)
+{
+    size_t nl = strlen(f->name);
+    if (nl > n || memcmp(f->name, s, nl)) return 0;
+    if (!f->url[0]) return nl == n;
+    size_t ul = strlen(f->url);
+    if (nl + 1 + ul > n || s[nl] != ' ' || memcmp(f->url, s + nl + 1, ul)) return 0;
+    size_t at = nl + 1 + ul;
+    if (f->line <= 0) return at == n;
+    /* ":LINE:COL" (every cache hit checks this: no printf) */
+    char tail[32];
+    size_t tl = 0;
+    int32_t v[2] = {f->line, f->column > 0 ? f->column : 0};
+    for (int k = 0; k < 2; k++) {
+        char d[12];
+        int nd = 0;
+        uint32_t u = (uint32_t)v[k];
+        do d[nd++] = (char)('0' + u % 10), u /= 10;
+        while (u);
+        tail[tl++] = ':';
+        while (nd) tail[tl++] = d[--nd];
+    }
+    return n - at == tl && !memcmp(s + at, tail, tl);
+}
+
+/* A new frame for folded text: a V8 name that ends in its definition site ("JS:*fib
+ * /app/fib.js:1:13") keeps the site as the frame's url, line and column, as the perf and
+ * .cpuprofile readers do (so the same function from either input is one frame); its label
+ * prints the same text back. The kind comes from the whole text, as always. */
+static uint32_t new_frame(profile_t *p, const char *s, size_t n)
+{
+    frame_kind_t kind = profile_classify_name(s, n);
+    size_t name_len, url_len;
+    const char *url;
+    int32_t line, col;
+    if (profile_v8_location(s, n, &name_len, &url, &url_len, &line, &col)) {
+        const char *iurl = strpool_intern(p->strings, url, url_len);
+        return profile_frame(p, s, name_len, iurl, line, col, kind);
+    }
+    return profile_frame(p, s, n, "", 0, 0, kind);
+}
+
 uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
 {
-    /* one hash of the raw text finds a known frame; the name check guards collisions */
+    /* one hash of the raw text finds a known frame; its label guards collisions */
     int found;
     uint32_t *slot = u64map_upsert(cache, hash_bytes(s, n), &found);
     if (found) {
-        const char *name = p->frames[*slot].name;
-        if (strlen(name) == n && !memcmp(name, s, n)) return *slot;
-        /* a collision: resolve through the string pool, without caching */
-        const char *iname = strpool_intern(p->strings, s, n);
-        return profile_frame(p, iname, n, "", 0, 0, profile_classify_name(iname, n));
+        if (frame_is_text(&p->frames[*slot], s, n)) return *slot;
+        return new_frame(p, s, n);   /* a collision: interned, not cached */
     }
-    const char *iname = strpool_intern(p->strings, s, n);
-    *slot = profile_frame(p, iname, n, "", 0, 0, profile_classify_name(iname, n));
-    return *slot;
+    uint32_t id = new_frame(p, s, n);
+    *slot = id;
+    return id;
 }
 
 static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
@@ -105,16 +162,16 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
         }
         good++;
         /* frames fully shared with the previous line */
-        size_t common = 0, lim = sl < prev.len ? sl : prev.len;
-        while (common < lim && line[common] == prev.data[common]) common++;
+        size_t common = shared_prefix(line, prev.data, sl < prev.len ? sl : prev.len);
         size_t depth = 0;
         while (depth < prev_depth && ends[depth] <= common && (ends[depth] == sl || line[ends[depth]] == ';') &&
                (ends[depth] == prev.len || prev.data[ends[depth]] == ';'))
             depth++;
         uint32_t node = depth ? path[depth - 1] : 0;
         size_t start = depth ? ends[depth - 1] + 1 : 0;
-        for (size_t i = start; i <= sl; i++) {
-            if (i < sl && line[i] != ';') continue;
+        while (start <= sl) {
+            const char *semi = memchr(line + start, ';', sl - start);
+            size_t i = semi ? (size_t)(semi - line) : sl;
             if (i > start) {
                 node = profile_child(p, node, folded_frame(p, &cache, line + start, i - start));
                 XGROW(path, path_cap, depth + 1);
@@ -159,11 +216,18 @@ const format_reader_t format_folded_reader = {
 /* ---- writer ---- */
 
 /* The output is every weighted stack's text, sorted byte-wise as the Perl script
- * sorts it. The text is never built whole: lines are sorted as paths of frame ids
- * (compared label by label, as their text would compare), then written one at a
- * time, so memory follows the number of unique stacks, not the output's size. */
+ * sorts it. The text is never built whole: lines are sorted as paths of frame ranks,
+ * then written one at a time, so memory follows the number of unique stacks, not the
+ * output's size.
+ *
+ * Ranks: a frame's label is followed in its line either by ';' (more frames follow) or
+ * by the end of the stack (which sorts before any byte: a prefix sorts first). Every
+ * (label, what follows) pair gets its rank among all such pairs, equal texts equal
+ * ranks; two lines then compare as their rank sequences do, integer by integer. A
+ * line's last rank is an end-of-stack one, which no ';' rank equals, so one sequence
+ * is never a proper prefix of another. */
 typedef struct {
-    size_t off;         /* into the path arena: frame ids, root first */
+    size_t off;         /* into the rank arena: one rank per frame, root first */
     uint32_t depth, node;
     double weight;
 } line_ref_t;
@@ -171,32 +235,36 @@ typedef struct {
 typedef struct {
     const char *labels;     /* every frame's label, ';' turned into ':' */
     const size_t *loff;     /* frame f's label is labels[loff[f] .. loff[f + 1]) */
-    const uint32_t *paths;
-} line_order_t;
+} label_order_t;
 
-/* Compares two lines as their texts "l1;l2;...;ln" would compare with memcmp. */
+/* key = 2 * frame + (1 when the stack ends after it, 0 when ';' follows) */
+static int cmp_label_keys(const void *a, const void *b, void *ctx)
+{
+    uint32_t ka = *(const uint32_t *)a, kb = *(const uint32_t *)b;
+    const label_order_t *o = ctx;
+    uint32_t fa = ka >> 1, fb = kb >> 1;
+    const unsigned char *la = (const unsigned char *)o->labels + o->loff[fa];
+    const unsigned char *lb = (const unsigned char *)o->labels + o->loff[fb];
+    size_t na = o->loff[fa + 1] - o->loff[fa], nb = o->loff[fb + 1] - o->loff[fb];
+    int c = memcmp(la, lb, na < nb ? na : nb);
+    if (c) return c;
+    /* what follows the shorter label meets the longer label's next byte */
+    int ta = (ka & 1) ? -1 : ';', tb = (kb & 1) ? -1 : ';';
+    if (na < nb) return ta < (int)lb[na] ? -1 : 1;
+    if (na > nb) return (int)la[nb] < tb ? -1 : 1;
+    return ta < tb ? -1 : ta > tb;
+}
+
 static int cmp_lines(const void *a, const void *b, void *ctx)
 {
     const line_ref_t *x = a, *y = b;
-    const line_order_t *o = ctx;
-    for (uint32_t i = 0;; i++) {
-        if (i == x->depth || i == y->depth) {
-            if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;   /* a prefix sorts first */
-            return x->node < y->node ? -1 : x->node > y->node;
-        }
-        uint32_t fx = o->paths[x->off + i], fy = o->paths[y->off + i];
-        if (fx == fy) continue;
-        const unsigned char *lx = (const unsigned char *)o->labels + o->loff[fx];
-        const unsigned char *ly = (const unsigned char *)o->labels + o->loff[fy];
-        size_t nx = o->loff[fx + 1] - o->loff[fx], ny = o->loff[fy + 1] - o->loff[fy];
-        int c = memcmp(lx, ly, nx < ny ? nx : ny);
-        if (c) return c;
-        if (nx == ny) continue;   /* two frames, one label */
-        /* One label is a prefix of the other: what follows it in its line (';', or
-         * the end) meets the longer label's next byte. Labels hold no ';'. */
-        if (nx < ny) return (i + 1 < x->depth ? ';' : -1) < (int)ly[nx] ? -1 : 1;
-        return (int)lx[ny] < (i + 1 < y->depth ? ';' : -1) ? -1 : 1;
-    }
+    const uint32_t *ranks = ctx;
+    const uint32_t *rx = ranks + x->off, *ry = ranks + y->off;
+    uint32_t n = x->depth < y->depth ? x->depth : y->depth;
+    for (uint32_t i = 0; i < n; i++)
+        if (rx[i] != ry[i]) return rx[i] < ry[i] ? -1 : 1;
+    if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
 }
 
 typedef void (*line_sink_t)(void *ctx, const char *s, size_t n);
@@ -209,39 +277,69 @@ static void write_lines(const profile_t *p, line_sink_t sink, void *sink_ctx)
         loff[f] = labels.len;
         size_t at = labels.len;
         profile_frame_label(p, (uint32_t)f, &labels);
-        for (size_t k = at; k < labels.len; k++)
-            if (labels.data[k] == ';') labels.data[k] = ':';
+        for (char *q = labels.data + at; (q = memchr(q, ';', labels.len - (size_t)(q - labels.data))) != NULL;) *q++ = ':';
     }
     loff[p->nframes] = labels.len;
 
+    /* rank of every (label, what follows) */
+    size_t nkeys = 2 * p->nframes;
+    uint32_t *keys = xmalloc((nkeys + 1) * sizeof *keys);
+    uint32_t *rank = xmalloc((nkeys + 1) * sizeof *rank);
+    for (size_t k = 0; k < nkeys; k++) keys[k] = (uint32_t)k;
+    label_order_t lo = {labels.data, loff};
+    if (nkeys) qsort_r(keys, nkeys, sizeof *keys, cmp_label_keys, &lo);
+    for (size_t k = 0, r = 0; k < nkeys; k++) {
+        if (k && cmp_label_keys(&keys[k - 1], &keys[k], &lo) != 0) r++;
+        rank[keys[k]] = (uint32_t)r;
+    }
+    free(keys);
+
     /* Only stacks that carry weight become lines. */
-    uint32_t *paths = NULL;
-    size_t npaths = 0, paths_cap = 0;
+    uint32_t *paths = NULL;     /* frame ids, root first */
+    uint32_t *ranks = NULL;     /* their ranks */
+    size_t npaths = 0, paths_cap = 0, ranks_cap = 0;
     line_ref_t *lines = NULL;
     size_t nlines = 0, lines_cap = 0;
     for (size_t i = 1; i < p->nnodes; i++) {
         if (p->nodes[i].self == 0) continue;
         uint32_t depth = 0;
         for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) depth++;
-        XGROW(paths, paths_cap, npaths + depth);
+        if (npaths + depth > paths_cap) {
+            XGROW(paths, paths_cap, npaths + depth);
+            XGROW(ranks, ranks_cap, npaths + depth);
+        }
         uint32_t k = depth;
-        for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) paths[npaths + --k] = p->nodes[x].frame;
-        XGROW(lines, lines_cap, nlines + 1);
+        for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) {
+            uint32_t f = p->nodes[x].frame;
+            --k;
+            paths[npaths + k] = f;
+            ranks[npaths + k] = rank[2 * f + (k + 1 == depth)];
+        }
+        if (nlines == lines_cap) XGROW(lines, lines_cap, nlines + 1);
         lines[nlines++] = (line_ref_t){npaths, depth, (uint32_t)i, p->nodes[i].self};
         npaths += depth;
     }
-    line_order_t order = {labels.data, loff, paths};
-    if (nlines) qsort_r(lines, nlines, sizeof *lines, cmp_lines, &order);
+    if (nlines) qsort_r(lines, nlines, sizeof *lines, cmp_lines, ranks);
+    free(ranks);
+    free(rank);
 
     buf_t line = {0};
     for (size_t i = 0; i < nlines; i++) {
+        const uint32_t *path = paths + lines[i].off;
+        size_t need = 64;
+        for (uint32_t d = 0; d < lines[i].depth; d++) need += loff[path[d] + 1] - loff[path[d]] + 1;
         line.len = 0;
+        buf_reserve(&line, need);
+        char *w = line.data;
         for (uint32_t d = 0; d < lines[i].depth; d++) {
-            uint32_t f = paths[lines[i].off + d];
-            if (d) buf_putc(&line, ';');
-            buf_append(&line, labels.data + loff[f], loff[f + 1] - loff[f]);
+            uint32_t f = path[d];
+            size_t n = loff[f + 1] - loff[f];
+            if (d) *w++ = ';';
+            memcpy(w, labels.data + loff[f], n);
+            w += n;
         }
-        buf_putc(&line, ' ');
+        *w++ = ' ';
+        line.len = (size_t)(w - line.data);
         buf_put_weight(&line, lines[i].weight);
         buf_putc(&line, '\n');
         sink(sink_ctx, line.data, line.len);

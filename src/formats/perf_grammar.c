@@ -134,14 +134,22 @@ int perf_parse_frame_head(const char *s, size_t n, perf_frame_t *f)
 {
     memset(f, 0, sizeof *f);
     while (n > 0 && perf_is_space(s[n - 1])) n--;
+    /* the address's hex digits and their value in one pass (every callchain line comes here),
+     * then the rest of the word */
+    uint64_t addr = 0;
     size_t pc_len = 0;
+    for (; pc_len < n; pc_len++) {
+        unsigned c = (unsigned char)s[pc_len], d = c - '0', l = (c | 32) - 'a';
+        if (d < 10) addr = addr << 4 | d;
+        else if (l < 6) addr = addr << 4 | (l + 10);
+        else break;
+    }
     while (pc_len < n && perf_is_word(s[pc_len])) pc_len++;
     size_t rest = pc_len;
     while (rest < n && perf_is_space(s[rest])) rest++;
     if (pc_len == 0 || rest == n) return 0;
     f->pc = s, f->pc_len = pc_len;
-    for (size_t k = 0; k < pc_len && perf_is_hex(s[k]); k++)
-        f->addr = f->addr * 16 + (uint64_t)(perf_is_digit(s[k]) ? s[k] - '0' : (s[k] | 32) - 'a' + 10);
+    f->addr = addr;
     f->sym = s + rest, f->sym_len = n - rest, f->mod = "", f->mod_len = 0;
     return 1;
 }

@@ -47,6 +47,31 @@ typedef struct {
     pthread_t thread;
 } worker_t;
 
+/* Folds one block, then hands its buffer back. */
+static void fold_block(worker_t *w, block_t b)
+{
+    block_queue_t *q = w->q;
+    {
+        w->r.line = BLOCK_LINE(b.index, 1);
+        for (size_t pos = 0; pos < b.len;) {
+            char *s = b.data + pos;
+            char *nl = memchr(s, '\n', b.len - pos);
+            size_t len = nl ? (size_t)(nl - s) : b.len - pos;
+            perf_line(&w->r, s, len);
+            w->r.line++;
+            pos += len + 1;
+        }
+        perf_end_sample(&w->r);   /* blocks end at a sample boundary */
+        w->r.in_sample = 0, w->r.nleaf = 0, w->r.nspans = 0, w->r.skipping = 0;
+        perf_reader_detach(&w->r);   /* the block's buffer is about to be reused */
+        pthread_mutex_lock(&q->mu);
+        if (b.cap == 2 * q->block_size) q->spare[q->nspare++] = b.data;
+        else free(b.data);
+        q->block_lines[b.index] = w->r.line - BLOCK_LINE(b.index, 1);
+        pthread_mutex_unlock(&q->mu);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     worker_t *w = arg;
@@ -63,23 +88,7 @@ static void *worker_main(void *arg)
         q->count--;
         pthread_cond_signal(&q->room);
         pthread_mutex_unlock(&q->mu);
-
-        w->r.line = BLOCK_LINE(b.index, 1);
-        for (size_t pos = 0; pos < b.len;) {
-            char *s = b.data + pos;
-            char *nl = memchr(s, '\n', b.len - pos);
-            size_t len = nl ? (size_t)(nl - s) : b.len - pos;
-            perf_line(&w->r, s, len);
-            w->r.line++;
-            pos += len + 1;
-        }
-        perf_end_sample(&w->r);   /* blocks end at a sample boundary */
-        w->r.in_sample = 0, w->r.nleaf = 0, w->r.skipping = 0;
-        pthread_mutex_lock(&q->mu);
-        if (b.cap == 2 * q->block_size) q->spare[q->nspare++] = b.data;
-        else free(b.data);
-        q->block_lines[b.index] = w->r.line - BLOCK_LINE(b.index, 1);
-        pthread_mutex_unlock(&q->mu);
+        fold_block(w, b);
     }
     return NULL;
 }
@@ -128,8 +137,10 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
     pthread_mutex_init(&q.mu, NULL);
     pthread_cond_init(&q.have, NULL);
     pthread_cond_init(&q.room, NULL);
-    worker_t *w = xcalloc((size_t)nworkers, sizeof *w);
-    q.spare = xcalloc(QUEUE_DEPTH + (size_t)nworkers + 2, sizeof *q.spare);
+    /* nworkers 0: one reader folds the blocks itself, on this thread */
+    const int nreaders = nworkers ? nworkers : 1;
+    worker_t *w = xcalloc((size_t)nreaders, sizeof *w);
+    q.spare = xcalloc(QUEUE_DEPTH + (size_t)nreaders + 2, sizeof *q.spare);
     q.block_size = block_size;
     int started = 0, rc = 0, too_long = 0;
     long nblocks = 0;
@@ -187,23 +198,26 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
                 /* the first sample decides the event filter and the time origin for everyone */
                 perf_reader_t probe;
                 profile_t *tmp = profile_new();
-                perf_reader_init(&probe, tmp, o, in);
+                read_opts_t po = *o;
+                po.resolver = NULL;   /* the probe's lookups would be counted twice (--stats) */
+                perf_reader_init(&probe, tmp, &po, in);
                 for (size_t pos = 0; pos < cut && !probe.event_lines;) {
                     const char *nl = memchr(buf + pos, '\n', cut - pos);
                     size_t l = nl ? (size_t)(nl - (buf + pos)) : cut - pos;
                     perf_line(&probe, buf + pos, l);
                     pos += l + 1;
                 }
-                for (int k = 0; k < nworkers; k++) {
+                for (int k = 0; k < nreaders; k++) {
                     profile_t *wp = profile_new();
                     perf_reader_init(&w[k].r, wp, o, in);
-                    w[k].r.parallel = 1;
+                    w[k].r.parallel = nworkers > 0;
+                    w[k].r.defer = 1;   /* a block's text stays in place while its samples are folded */
                     memcpy(w[k].r.event, probe.event, sizeof probe.event);
                     w[k].r.event_defaulted = probe.event_defaulted;
                     w[k].r.have_start = probe.have_start;
                     w[k].r.start_us = probe.start_us;
                     w[k].q = &q;
-                    pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
+                    if (nworkers) pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
                 }
                 perf_reader_free(&probe);
                 profile_free(tmp);
@@ -212,7 +226,8 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
             pthread_mutex_lock(&q.mu);
             XGROW(q.block_lines, q.block_lines_cap, (size_t)nblocks + 1);
             pthread_mutex_unlock(&q.mu);
-            queue_push(&q, (block_t){buf, cut, cap, nblocks++});
+            if (nworkers) queue_push(&q, (block_t){buf, cut, cap, nblocks++});
+            else fold_block(&w[0], (block_t){buf, cut, cap, nblocks++});
         } else {
             free(buf);
         }
@@ -226,8 +241,8 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
     perf_reader_t sum;
     memset(&sum, 0, sizeof sum);
     sum.p = p;
-    for (int k = 0; k < nworkers && started; k++) {
-        pthread_join(w[k].thread, NULL);
+    for (int k = 0; k < nreaders && started; k++) {
+        if (nworkers) pthread_join(w[k].thread, NULL);
         perf_reader_t *r = &w[k].r;
         if (p->nnodes == 1 && !p->nframes && !p->nthreads && !p->nsamples && !p->nticks && p->total == 0 &&
             p->nodes[0].self == 0) {

@@ -78,6 +78,13 @@ static inline uint64_t line_hash(const char *s, size_t n)
     return hash_u64(a ^ (b >> 1) ^ (b << 63));
 }
 
+/* Counts an unrecognised line; keeps the first one's number (deferred lines are read after
+ * the event line of their sample, so the earliest is not always the first counted). */
+static void note_unrecognised(perf_reader_t *r, long line)
+{
+    if (!r->unrecognised++ || line < r->first_unrecognised) r->first_unrecognised = line;
+}
+
 /* ---- tidying one symbol (the Perl script's tidy_generic, bracket aware) ---- */
 
 /* V8 names carry JS source text (RegExp sources, file paths): never cut them at a '('. */
@@ -132,12 +139,19 @@ static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *p
         return;
     }
     size_t keep = r->o->perl_compat ? perf_perl_strip_params(s, n) : is_v8_name(s, n) ? n : strip_params(s, n);
-    for (size_t i = 0; i < keep; i++) {
-        char c = s[i];
+    /* copied whole, then ';' (the folded separator) becomes ':' in place */
+    size_t at = b->len;
+    buf_append(b, s, keep);
+    char *d = b->data + at, *end = b->data + b->len;
+    for (char *q = d; (q = memchr(q, ';', (size_t)(end - q))) != NULL;) *q++ = ':';
+    if (r->o->perl_compat) {
         /* The Perl script deletes quotes (for V8 RegExp names); inferno keeps them, and so do we:
          * they are Rust lifetimes ('a) and JavaScript source text. */
-        if ((c == '"' || c == '\'') && r->o->perl_compat) continue;
-        buf_putc(b, c == ';' ? ':' : c);
+        char *w = d;
+        for (const char *q = d; q < end; q++)
+            if (*q != '"' && *q != '\'') *w++ = *q;
+        b->len = (size_t)(w - b->data);
+        b->data[b->len] = 0;
     }
     /* Java (perf-map-agent) in a process whose name starts with "java", as the Perl script and
      * inferno tidy it: "Lio/netty/Foo;.run(I)V" -> "io/netty/Foo:.run" */
@@ -179,7 +193,7 @@ static uint32_t text_frame(perf_reader_t *r, const char *s, size_t n, frame_kind
 
 static void pool_push(perf_reader_t *r, uint32_t f)
 {
-    XGROW(r->frame_pool, r->pool_cap, r->npool + 1);
+    if (r->npool == r->pool_cap) XGROW(r->frame_pool, r->pool_cap, r->npool + 1);
     r->frame_pool[r->npool++] = f;
 }
 
@@ -295,6 +309,8 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
             r->memo_stats.unresolved += m->unresolved;
             r->memo_stats.ambiguous += m->ambiguous;
             r->memo_stats.relabelled += m->relabelled;
+            r->line_stats = (uint32_t)m->resolved | (uint32_t)m->unresolved << 8 | (uint32_t)m->ambiguous << 16 |
+                            (uint32_t)m->relabelled << 24;
             *out = m->frame;
             return m->found;
         }
@@ -338,6 +354,11 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
         r->memo[at] = (struct jit_memo){h, addr, entry, r->pid, f, 1, (uint8_t)found, (uint8_t)d.resolved,
                                         (uint8_t)d.unresolved, (uint8_t)d.ambiguous, (uint8_t)d.relabelled};
         r->nmemo++;
+        /* a repeat of this line in a later sample may stand for this lookup: its counts */
+        r->line_stats = (uint32_t)d.resolved | (uint32_t)d.unresolved << 8 | (uint32_t)d.ambiguous << 16 |
+                        (uint32_t)d.relabelled << 24;
+    } else {
+        r->line_reusable = 0;   /* the answer may depend on the time: look it up every time */
     }
     *out = f;
     return found;
@@ -346,12 +367,14 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
 /* Frames of one callchain line (text after the leading blanks), appended leaf-first to the sample. */
 static void add_line(perf_reader_t *r, const char *s, size_t n)
 {
+    r->line_bad = 0, r->line_reusable = 1, r->line_stats = 0;
     while (n > 0 && perf_is_space(s[n - 1])) n--;
     perf_frame_t fr;
     /* a cached line needs only its address and where its symbol starts; the module is split
      * off on a miss */
     if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame_head(s, n, &fr))) {
-        if (!r->unrecognised++) r->first_unrecognised = r->line;
+        note_unrecognised(r, r->line);
+        r->line_bad = 1;
         return;
     }
     const char *pc = fr.pc;
@@ -377,7 +400,8 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         if (!r->o->perl_compat) perf_parse_frame(s, n, &fr);
         if (r->o->perl_compat && !fr.has_mod) {
             /* the Perl script only knows lines that end in "(module)" */
-            if (!r->unrecognised++) r->first_unrecognised = r->line;
+            note_unrecognised(r, r->line);
+            r->line_bad = 1;
             return;
         }
         perf_module_t mk = perf_module_class(fr.mod, fr.mod_len);
@@ -400,13 +424,13 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
     if (r->o->resolver && e->jit_like && !r->o->perl_compat) {
         uint32_t f;
         if (jit_lookup(r, (uint32_t)(e - r->entries), fr.addr, pc, pc_len, &f)) {
-            XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
+            if (r->nleaf == r->leaf_cap) XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
             r->leaf_first[r->nleaf++] = f;
             return;
         }
     }
     /* Pool frames are root-most first; the sample is collected leaf first. */
-    XGROW(r->leaf_first, r->leaf_cap, r->nleaf + e->count);
+    if (r->nleaf + e->count > r->leaf_cap) XGROW(r->leaf_first, r->leaf_cap, r->nleaf + e->count);
     for (uint32_t k = e->count; k-- > 0;) r->leaf_first[r->nleaf++] = r->frame_pool[e->first + k];
 }
 
@@ -442,10 +466,176 @@ static int keeps_threads(const read_opts_t *o)
     return !o->perl_compat && !o->with_pid && !o->with_tid;
 }
 
+/* ---- samples folded against the previous sample of their thread (r->defer) ---- */
+
+/* A thread's last sample: its lines (root first) with what each became, and its nodes. */
+struct perf_prev {
+    int valid;
+    int detached;          /* every line's text is in own (none points into the reader's block) */
+    uint32_t proc_frame;
+    int java;
+    struct perf_span *lines;
+    uint32_t *line_end;    /* frames[0 .. line_end[i]) are lines 0..i's frames */
+    uint32_t *stats;       /* resolver counts a repeat of the line stands for (see jit_lookup) */
+    uint8_t *flags;        /* PREV_BAD: unrecognised; PREV_REUSABLE: a repeat may stand for it */
+    size_t nlines, lines_cap, nreuse;   /* lines[0 .. nreuse) may be matched */
+    uint32_t *frames;      /* the callchain's frames, root first */
+    uint32_t *nodes;       /* node of each stack position, the thread and process frames first */
+    size_t nframes, frames_cap;
+    buf_t own;             /* line text kept by perf_reader_detach */
+};
+enum { PREV_BAD = 1, PREV_REUSABLE = 2 };
+
+static void push_line(perf_reader_t *r, const char *s, size_t n)
+{
+    if (!r->defer) {
+        add_line(r, s, n);
+        return;
+    }
+    if (r->nspans == r->spans_cap) XGROW(r->spans, r->spans_cap, r->nspans + 1);
+    r->spans[r->nspans++] = (struct perf_span){s, (uint32_t)n, r->line};
+}
+
+static void prev_reserve(struct perf_prev *P, size_t nlines, size_t nframes)
+{
+    if (nlines > P->lines_cap) {
+        size_t cap = nlines * 2;
+        P->lines = xrealloc(P->lines, cap * sizeof *P->lines);
+        P->line_end = xrealloc(P->line_end, cap * sizeof *P->line_end);
+        P->stats = xrealloc(P->stats, cap * sizeof *P->stats);
+        P->flags = xrealloc(P->flags, cap);
+        P->lines_cap = cap;
+    }
+    if (nframes > P->frames_cap) {
+        size_t cap = nframes * 2;
+        P->frames = xrealloc(P->frames, cap * sizeof *P->frames);
+        P->nodes = xrealloc(P->nodes, (cap + 2) * sizeof *P->nodes);
+        P->frames_cap = cap;
+    }
+}
+
+static int keeps_threads(const read_opts_t *o);
+
+static void end_sample_deferred(perf_reader_t *r)
+{
+    const read_opts_t *o = r->o;
+    int with_thread = keeps_threads(o), with_proc = !o->no_process_frame;
+    size_t hdr = (size_t)with_thread + (size_t)with_proc;
+    size_t slot = with_thread ? r->thread : 0;
+    if (slot >= r->nprev) {
+        size_t cap = slot + 8;
+        r->prev = xrealloc(r->prev, cap * sizeof *r->prev);
+        memset(r->prev + r->nprev, 0, (cap - r->nprev) * sizeof *r->prev);
+        r->nprev = cap;
+    }
+    struct perf_prev *P = &r->prev[slot];
+    const size_t n = r->nspans;
+    /* the root-side lines this sample shares with the previous one, byte for byte */
+    int same = P->valid && P->proc_frame == r->proc_frame && P->java == r->java;
+    size_t j = 0;
+    if (same) {
+        size_t lim = n < P->nreuse ? n : P->nreuse;
+        while (j < lim) {
+            const struct perf_span *a = &r->spans[n - 1 - j], *b = &P->lines[j];
+            if (a->n != b->n || memcmp(a->s, b->s, a->n)) break;
+            j++;
+        }
+    }
+    const size_t m = j ? P->line_end[j - 1] : 0;
+    for (size_t i = 0; i < j; i++) {   /* what reading those lines again would have counted */
+        if (P->flags[i] & PREV_BAD) note_unrecognised(r, r->spans[n - 1 - i].line);
+        uint32_t st = P->stats[i];
+        if (st) {
+            r->memo_stats.resolved += st & 255;
+            r->memo_stats.unresolved += st >> 8 & 255;
+            r->memo_stats.ambiguous += st >> 16 & 255;
+            r->memo_stats.relabelled += st >> 24;
+        }
+    }
+    /* the other lines, leaf first (frames are interned in the order they always were) */
+    prev_reserve(P, n, 0);
+    r->nleaf = 0;
+    const long line_now = r->line;   /* messages name each line's own number */
+    for (size_t i = 0; i + j < n; i++) {
+        size_t before = r->nleaf, at = n - 1 - i;
+        r->line = r->spans[i].line;
+        add_line(r, r->spans[i].s, r->spans[i].n);
+        P->lines[at] = r->spans[i];
+        P->line_end[at] = (uint32_t)(r->nleaf - before);
+        P->stats[at] = r->line_stats;
+        P->flags[at] = (uint8_t)((r->line_bad ? PREV_BAD : 0) | (r->line_reusable ? PREV_REUSABLE : 0));
+    }
+    r->line = line_now;
+    if (j < n) P->detached = 0;
+    size_t nreuse = j;
+    for (size_t at = j; at < n; at++) {
+        P->line_end[at] += at ? P->line_end[at - 1] : 0;
+        if (nreuse == at && (P->flags[at] & PREV_REUSABLE)) nreuse++;
+    }
+    const size_t total = m + r->nleaf;
+    prev_reserve(P, 0, total);
+    for (size_t k = 0; k < r->nleaf; k++) P->frames[m + k] = r->leaf_first[r->nleaf - 1 - k];
+    r->nleaf = 0, r->nspans = 0;
+    P->nlines = n, P->nreuse = nreuse, P->nframes = total;
+    P->proc_frame = r->proc_frame, P->java = r->java;
+    P->valid = 0;   /* until its nodes are known */
+    if (total + (size_t)with_proc == 0) return;
+    if (with_thread && !r->p->threads[r->thread].role_known) {
+        XGROW(r->stack, r->stack_cap, total + 1);
+        size_t k = 0;
+        if (with_proc) r->stack[k++] = r->proc_frame;
+        memcpy(r->stack + k, P->frames, total * sizeof *P->frames);
+        profile_thread_note_stack(r->p, r->thread, r->stack, k + total);
+    }
+    if (r->has_time && o->has_time_range) {
+        double rel_ms = (r->time_us - r->start_us) / 1000.0;
+        if (rel_ms < o->from_ms || rel_ms > o->to_ms) return;
+    }
+    /* nodes: the shared part's are the previous sample's */
+    size_t k0 = same ? hdr + m : 0;
+    uint32_t node = k0 ? P->nodes[k0 - 1] : 0;
+    for (size_t k = k0; k < hdr + total; k++) {
+        uint32_t f = k >= hdr ? P->frames[k - hdr] : (with_thread && k == 0) ? r->p->threads[r->thread].frame : r->proc_frame;
+        node = profile_child(r->p, node, f);
+        P->nodes[k] = node;
+    }
+    P->valid = 1;
+    profile_add_self(r->p, node, r->period);
+    if (r->has_time && !o->no_timeline) {
+        profile_t *p = r->p;
+        if (p->nsamples == 0 || r->time_us < p->start_us) p->start_us = r->time_us;
+        if (p->nsamples == 0 || r->time_us > p->end_us) p->end_us = r->time_us;
+        profile_add_sample(p, r->time_us, node, r->period);
+    }
+    r->samples++;
+}
+
+void perf_reader_detach(perf_reader_t *r)
+{
+    for (size_t t = 0; t < r->nprev; t++) {
+        struct perf_prev *P = &r->prev[t];
+        if (!P->valid || P->detached) continue;   /* no sample of this thread in the block */
+        buf_t own = {0};
+        for (size_t i = 0; i < P->nreuse; i++) buf_append(&own, P->lines[i].s, P->lines[i].n);
+        size_t off = 0;
+        for (size_t i = 0; i < P->nreuse; i++) {
+            P->lines[i].s = own.data + off;
+            off += P->lines[i].n;
+        }
+        buf_free(&P->own);
+        P->own = own;
+        P->detached = 1;
+    }
+}
+
 void perf_end_sample(perf_reader_t *r)
 {
     if (!r->in_sample) return;
     r->in_sample = 0;
+    if (r->defer) {
+        end_sample_deferred(r);
+        return;
+    }
     /* root first: the thread's node (the Perl script has none), the process frame, the callchain */
     int with_thread = keeps_threads(r->o);
     size_t n = (size_t)with_thread;
@@ -453,7 +643,7 @@ void perf_end_sample(perf_reader_t *r)
     XGROW(r->stack, r->stack_cap, r->nleaf + 2);
     if (with_proc) r->stack[n++] = r->proc_frame;
     for (size_t k = r->nleaf; k-- > 0;) r->stack[n++] = r->leaf_first[k];
-    r->nleaf = 0;
+    r->nleaf = 0, r->nspans = 0;
     if (n == (size_t)with_thread) return;
     if (with_thread) {
         r->stack[0] = r->p->threads[r->thread].frame;
@@ -527,14 +717,14 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
             }
             r->skipping = 1;
             r->in_sample = 0;
-            if (!o->perl_compat) r->nleaf = 0;
+            if (!o->perl_compat) r->nleaf = 0, r->nspans = 0;
             return 0;
         }
     }
     if (o->perl_compat && r->in_sample) {
         /* Perl keeps accumulating frames when no blank line separates samples */
     } else {
-        r->nleaf = 0;
+        r->nleaf = 0, r->nspans = 0;
     }
     r->in_sample = 1;
     r->period = period;
@@ -557,7 +747,7 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
     if (keeps_threads(o))
         r->thread = profile_thread(r->p, e.pid ? (int32_t)perf_parse_u64(e.pid, e.pid_len) : 0,
                                    (int32_t)perf_parse_u64(e.tid, e.tid_len), e.comm, e.comm_len);
-    if (e.frame) add_line(r, e.frame, e.frame_len);
+    if (e.frame) push_line(r, e.frame, e.frame_len);
     return 0;
 }
 
@@ -568,6 +758,13 @@ void perf_reader_free(perf_reader_t *r)
         jit_resolver_add_stats(r->o->resolver, &r->memo_stats);
         pthread_mutex_unlock(&resolver_mu);
     }
+    for (size_t t = 0; t < r->nprev; t++) {
+        struct perf_prev *P = &r->prev[t];
+        free(P->lines), free(P->line_end), free(P->stats), free(P->flags), free(P->frames), free(P->nodes);
+        buf_free(&P->own);
+    }
+    free(r->prev);
+    free(r->spans);
     free(r->memo);
     free(r->slots);
     u64map_free(&r->stack_index);
@@ -589,7 +786,7 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
     if (len == 0) {
         if (r->in_sample || o->perl_compat) perf_end_sample(r);
         r->in_sample = 0;
-        r->nleaf = 0;
+        r->nleaf = 0, r->nspans = 0;
         r->skipping = 0;
         return;
     }
@@ -601,14 +798,14 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
         while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
         if (i == len) {   /* a line of blanks ends a sample too */
             perf_end_sample(r);
-            r->nleaf = 0;
+            r->nleaf = 0, r->nspans = 0;
             return;
         }
         /* Indented: a callchain line (perf indents those with a tab), or an event
          * line whose comm perf padded with blanks (-F). */
         if (c == '\t' || o->perl_compat || perf_looks_like_frame(line + i, len - i)) {
-            if (r->in_sample) add_line(r, line + i, len - i);
-            else if (!r->skipping && !r->unrecognised++) r->first_unrecognised = r->line;
+            if (r->in_sample) push_line(r, line + i, len - i);
+            else if (!r->skipping) note_unrecognised(r, r->line);
             return;
         }
     }
@@ -616,9 +813,9 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
         r->event_lines++;
     } else if (i == 0 && (r->in_sample || r->skipping) && (o->perl_compat || perf_looks_like_frame(line, len))) {
         /* a callchain line without indentation (older perf versions) */
-        if (r->in_sample) add_line(r, line, len);
-    } else if (!r->unrecognised++) {
-        r->first_unrecognised = r->line;
+        if (r->in_sample) push_line(r, line, len);
+    } else {
+        note_unrecognised(r, r->line);
     }
 }
 
@@ -682,9 +879,11 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long threads = forced > 0 ? forced : (cpus > 8 ? 8 : cpus) + 1;
     int big = in->size < 0 || in->size >= (16 << 20);
-    if (threads < 2 || cpus < 2 || (!forced && !big) || o->perl_compat || o->inline_frames)
-        return perf_read_serial(in, p, o);
-    return perf_read_parallel(in, p, o, (int)(threads - 1), forced ? 64 * 1024 : 128 * 1024);
+    if (o->perl_compat || o->inline_frames) return perf_read_serial(in, p, o);
+    /* one thread: the same block reader, folding each block itself (lines stay in place, so
+     * samples are folded against the previous one: see end_sample_deferred) */
+    int nworkers = threads < 2 || cpus < 2 || (!forced && !big) ? 0 : (int)(threads - 1);
+    return perf_read_parallel(in, p, o, nworkers, forced ? 64 * 1024 : 128 * 1024);
 }
 
 /* ---- detection ---- */

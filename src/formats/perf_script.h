@@ -48,6 +48,20 @@ typedef struct perf_reader {
     /* stack cache: hash of the root-first frame ids -> leaf node */
     u64map_t stack_index;
 
+    /* Deferred callchain lines (r->defer: the caller keeps each line's text in place until the
+     * sample ends, and calls perf_reader_detach before it moves or frees that text). A sample's
+     * lines are folded when it ends, root first against the previous sample of its thread: the
+     * root-side lines whose text is the same are its frames and nodes again, with no parsing,
+     * hashing or tree lookup; only the rest go through add_line. */
+    int defer;
+    struct perf_span { const char *s; uint32_t n; long line; } *spans;   /* leaf first */
+    size_t nspans, spans_cap;
+    struct perf_prev *prev;   /* per thread (slot 0 without threads): its last sample */
+    size_t nprev;
+    /* what add_line learnt about the line it just read (for the previous-sample record) */
+    uint8_t line_bad, line_reusable;
+    uint32_t line_stats;      /* resolver counts the line stands for, packed a byte each */
+
     /* current sample */
     int in_sample;         /* an accepted event line was seen */
     int skipping;          /* a filtered-out sample: ignore its callchain */
@@ -87,13 +101,15 @@ void perf_reader_free(perf_reader_t *r);
 void perf_line(perf_reader_t *r, char *line, size_t len);
 /* Folds the sample being read, if any, into r->p. */
 void perf_end_sample(perf_reader_t *r);
+/* r->defer: the text of the lines read so far is about to go; copy what later samples compare with. */
+void perf_reader_detach(perf_reader_t *r);
 /* Warnings and errors after reading (r->line numbers are file lines), and the profile's
  * weight unit (r->p->weight_unit) when r->p is set; 0 or -1. */
 int perf_report(input_t *in, const perf_reader_t *r, int rc);
 /* --inline: appends "a;b;c" (root-most first) for the address pc (hex text) in the ELF file mod,
  * or nothing when addr2line does not know; with_context adds ":file:line" to each. Runs addr2line. */
 void perf_addr2line(const char *pc, size_t pc_len, const char *mod, size_t mod_len, int with_context, buf_t *out);
-/* Reads in with nworkers threads, blocks of about block_size bytes. */
+/* Reads in with nworkers threads (0: on this thread), blocks of about block_size bytes. */
 int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size);
 
 #endif

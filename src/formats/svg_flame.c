@@ -418,17 +418,6 @@ static void put_count(buf_t *b, double v)
     }
 }
 
-/* Seconds per unit when the profile's weights are a time ("ns" for cpu-clock periods), else 0. */
-static double unit_seconds(const char *u)
-{
-    static const struct { const char *name; double s; } units[] = {
-        {"ns", 1e-9}, {"nanoseconds", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"microseconds", 1e-6},
-        {"ms", 1e-3}, {"milliseconds", 1e-3}, {"s", 1}, {"seconds", 1},
-    };
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (!strcmp(u, units[i].name)) return units[i].s;
-    return 0;
-}
 
 /* A weight for people: "2.15 s" for time units, else "1,234 samples" / "5,000,000 cycles".
  * flame.js's value() is the same rule (a browser test compares the two). */
@@ -540,7 +529,46 @@ static void put_packed_color(buf_t *b, const char *color)
     for (int k = 0; k < 3; k++) buf_putc(b, pack_digits[(c[k] >> 2) & 63]);
 }
 
-static void put_px(buf_t *b, double v) { buf_printf(b, "%.2f", round(v * 100) / 100 + 0.0); }
+/* Decimal digits of u, without printf (one call per number of every element drawn). */
+static void put_u64(buf_t *b, unsigned long long u)
+{
+    char tmp[24];
+    int n = 0;
+    do tmp[n++] = (char)('0' + u % 10), u /= 10;
+    while (u);
+    buf_reserve(b, (size_t)n);
+    while (n) b->data[b->len++] = tmp[--n];
+    b->data[b->len] = 0;
+}
+
+/* printf("%.2f", round(v * 100) / 100): that value is the double nearest to k / 100 for the
+ * integer k = round(v * 100), and printing it to 2 decimals gives k's digits back exactly */
+static void put_px(buf_t *b, double v)
+{
+    double k = round(v * 100);
+    if (!(fabs(k) < 1e15)) {
+        buf_printf(b, "%.2f", k / 100 + 0.0);
+        return;
+    }
+    long long i = (long long)k;
+    unsigned long long u = (unsigned long long)(i < 0 ? -i : i);
+    if (i < 0) buf_putc(b, '-');
+    put_u64(b, u / 100);
+    buf_putc(b, '.');
+    buf_putc(b, (char)('0' + u / 10 % 10));
+    buf_putc(b, (char)('0' + u % 10));
+}
+
+/* printf("%.0f", v) for the whole numbers rects are placed at; printf for the rest */
+static void put_whole(buf_t *b, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15 && !(v == 0 && signbit(v))) {
+        if (v < 0) buf_putc(b, '-');
+        put_u64(b, (unsigned long long)fabs(v));
+    } else {
+        buf_printf(b, "%.0f", v);
+    }
+}
 
 static void close_grass(buf_t *b, grass_t *g, double y, double fh)
 {
@@ -548,9 +576,15 @@ static void close_grass(buf_t *b, grass_t *g, double y, double fh)
     g->open = 0;
     buf_puts(b, "<rect class=\"g\" x=\"");
     put_px(b, g->x);
-    buf_printf(b, "\" y=\"%.0f\" width=\"", y);
+    buf_puts(b, "\" y=\"");
+    put_whole(b, y);
+    buf_puts(b, "\" width=\"");
     put_px(b, g->end - g->x);
-    buf_printf(b, "\" height=\"%.0f\" fill=\"%s\"/>\n", fh - 1, g->color);
+    buf_puts(b, "\" height=\"");
+    put_whole(b, fh - 1);
+    buf_puts(b, "\" fill=\"");
+    buf_puts(b, g->color);
+    buf_puts(b, "\"/>\n");
 }
 
 static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
@@ -592,7 +626,7 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
         }
 
     const char *unit = o->countname ? o->countname : p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
-    double unit_s = o->countname ? 0 : unit_seconds(unit);
+    double unit_s = o->countname ? 0 : profile_unit_seconds(unit);
     const double fh = o->frame_height, fs = o->fontsize;
     const int has_legend = pal.legend_n > 0;
     const double ypad1 = fs * 4.5 + (has_legend ? fs * 1.6 : 0);
@@ -722,11 +756,19 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
         grass_t *g = &grass[r->depth];
         if (w >= thr || r->frame == UINT32_MAX) {
             close_grass(&b, g, y, fh);
-            buf_printf(&b, "<rect class=\"f\" data-i=\"%zu\" x=\"", i);
+            buf_puts(&b, "<rect class=\"f\" data-i=\"");
+            put_u64(&b, i);
+            buf_puts(&b, "\" x=\"");
             put_px(&b, x);
-            buf_printf(&b, "\" y=\"%.0f\" width=\"", y);
+            buf_puts(&b, "\" y=\"");
+            put_whole(&b, y);
+            buf_puts(&b, "\" width=\"");
             put_px(&b, w);
-            buf_printf(&b, "\" height=\"%.0f\" fill=\"%s\"/>\n", fh - 1, color);
+            buf_puts(&b, "\" height=\"");
+            put_whole(&b, fh - 1);
+            buf_puts(&b, "\" fill=\"");
+            buf_puts(&b, color);
+            buf_puts(&b, "\"/>\n");
             double fit = floor((w - 6) / char_w);
             if (fit >= 3) {
                 buf_printf(&labels, "<text data-i=\"%zu\" x=\"%.1f\" y=\"%.1f\">", i, x + 3, y + fh / 2 + fs / 3);

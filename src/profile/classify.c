@@ -50,13 +50,15 @@ frame_kind_t profile_classify_name(const char *s, size_t n)
     if (sv_starts(s, n, "JSC-Baseline:") || sv_starts(s, n, "JSC-LLInt:")) return FRAME_JS_BASELINE;
     if (sv_starts(s, n, "JSC-DFG:") || sv_starts(s, n, "JSC-FTL:")) return FRAME_JS_TURBOFAN;
 
-    /* V8's garbage collector in C++. */
-    if (sv_contains(s, n, "v8::internal::Heap::") || sv_contains(s, n, "v8::internal::Scavenge") ||
-        sv_contains(s, n, "v8::internal::MarkCompact") || sv_contains(s, n, "v8::internal::MinorMarkCompact") ||
-        sv_contains(s, n, "v8::internal::ConcurrentMarking") || sv_contains(s, n, "v8::internal::IncrementalMarking") ||
-        sv_contains(s, n, "v8::internal::Sweeper") || sv_contains(s, n, "v8::internal::MarkingVisitor") ||
-        sv_contains(s, n, "v8::internal::GCTracer") || sv_contains(s, n, "v8::internal::ScavengerCollector"))
-        return FRAME_GC;
+    /* V8's garbage collector in C++: "v8::internal::" followed by one of these */
+    static const char *const gc_classes[] = {"Heap::", "Scavenge", "MarkCompact", "MinorMarkCompact", "ConcurrentMarking",
+                                             "IncrementalMarking", "Sweeper", "MarkingVisitor", "GCTracer",
+                                             "ScavengerCollector"};
+    for (const char *at = s, *end = s + n; (at = memmem(at, (size_t)(end - at), "v8::internal::", 14)) != NULL;) {
+        at += 14;
+        for (size_t i = 0; i < sizeof gc_classes / sizeof *gc_classes; i++)
+            if (sv_starts(at, (size_t)(end - at), gc_classes[i])) return FRAME_GC;
+    }
     if (sv_starts(s, n, "[unknown]") || (s[0] == '[' && sv_contains(s, n, "unknown"))) return FRAME_UNKNOWN;
     if (sv_starts(s, n, "[perf-") || sv_starts(s, n, "[jitted-")) return FRAME_JS;
     /* DTrace jstack / ustack helper output and plain "fn file.js:line" frames. */

@@ -1,5 +1,6 @@
 #include "profile/profile.h"
 #include "util/xalloc.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,17 @@ static const char *const kind_names[FRAME_KIND_COUNT] = {
     [FRAME_KERNEL] = "kernel",           [FRAME_GC] = "gc",             [FRAME_IDLE] = "idle",
     [FRAME_PROGRAM] = "program",         [FRAME_ROOT] = "root",         [FRAME_THREAD] = "thread",
 };
+
+double profile_unit_seconds(const char *u)
+{
+    static const struct { const char *name; double s; } units[] = {
+        {"ns", 1e-9}, {"nanoseconds", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"microseconds", 1e-6},
+        {"ms", 1e-3}, {"milliseconds", 1e-3}, {"s", 1}, {"seconds", 1},
+    };
+    for (size_t i = 0; u && i < sizeof units / sizeof *units; i++)
+        if (!strcmp(u, units[i].name)) return units[i].s;
+    return 0;
+}
 
 const char *frame_kind_name(frame_kind_t k) { return k < FRAME_KIND_COUNT ? kind_names[k] : "unknown"; }
 
@@ -202,12 +214,41 @@ void profile_merge(profile_t *dst, const profile_t *src, double factor)
     free(nmap);
 }
 
+/* What follows rest (the end of a frame's name) in the frame's label (profile_frame_label):
+ * rest, then " URL:LINE:COL" or " URL" when the frame has a url. */
+static size_t label_rest(const char *rest, const profile_frame_t *f, char *out, size_t cap)
+{
+    int n;
+    if (!f->url[0]) n = snprintf(out, cap, "%s", rest);
+    else if (f->line > 0) n = snprintf(out, cap, "%s %s:%d:%d", rest, f->url, f->line, f->column > 0 ? f->column : 0);
+    else n = snprintf(out, cap, "%s %s", rest, f->url);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* Byte order of two frames' labels, as flame graph tools sort folded text: frames with their
+ * position as fields sort as their text would ("f /a.js:12:1" before "f /a.js:9:1"). */
+static int cmp_labels(const profile_frame_t *fa, const profile_frame_t *fb)
+{
+    const unsigned char *a = (const unsigned char *)fa->name, *b = (const unsigned char *)fb->name;
+    while (*a && *a == *b) a++, b++;
+    if (*a && *b) return *a < *b ? -1 : 1;
+    if (!fa->url[0] && !fb->url[0]) return *a ? 1 : *b ? -1 : 0;
+    /* one name is the other's start: compare the rest of both labels */
+    char ta[1024], tb[1024];
+    size_t la = label_rest((const char *)a, fa, ta, sizeof ta), lb = label_rest((const char *)b, fb, tb, sizeof tb);
+    int c = memcmp(ta, tb, la < lb ? la : lb);
+    if (c) return c < 0 ? -1 : 1;
+    return la < lb ? -1 : la > lb;
+}
+
 static const profile_t *sort_profile;
 static int cmp_by_name(const void *a, const void *b)
 {
     const profile_frame_t *fa = &sort_profile->frames[sort_profile->nodes[*(const uint32_t *)a].frame];
     const profile_frame_t *fb = &sort_profile->frames[sort_profile->nodes[*(const uint32_t *)b].frame];
-    int c = strcmp(fa->name, fb->name);
+    int c = cmp_labels(fa, fb);
+    if (c) return c;
+    c = strcmp(fa->name, fb->name);
     if (c) return c;
     c = strcmp(fa->url, fb->url);
     if (c) return c;

@@ -41,6 +41,9 @@ typedef enum {
     FRAME_KIND_COUNT
 } frame_kind_t;
 
+/* Seconds per unit when weights of this unit are a time ("ns" for cpu-clock periods), else 0. */
+double profile_unit_seconds(const char *unit);
+
 const char *frame_kind_name(frame_kind_t k);   /* "turbofan", "kernel", ... */
 int frame_kind_is_js(frame_kind_t k);
 

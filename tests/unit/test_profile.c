@@ -369,6 +369,118 @@ static void test_thread_merge_and_trace(void)
     profile_free(p);
 }
 
+static profile_t *read_text(const char *name, const char *text)
+{
+    input_t *in = input_from_memory(name, text, strlen(text));
+    profile_t *p = profile_new();
+    const format_reader_t *r = format_detect(in);
+    CHECK(r != NULL);
+    if (r) CHECK_EQ_INT(r->read(in, p, &(read_opts_t){.no_timeline = 1}), 0);
+    input_close(in);
+    return p;
+}
+
+static uint32_t frame_named(const profile_t *p, const char *name)
+{
+    for (uint32_t f = 0; f < p->nframes; f++)
+        if (!strcmp(p->frames[f].name, name)) return f;
+    return UINT32_MAX;
+}
+
+/* Folded text's V8 names carry their definition site as fields, as perf's frames do: the same
+ * stacks from both inputs are the same frames and merge into one tree; the text comes back. */
+static void test_folded_url_fields(void)
+{
+    const char folded[] = "node;JS:*fib /app/fib.js:1:13;JS:~main /app/a.js:12:3 2\nnode;JS:^g :3:26 1\n"
+                          "node;JS:*fib /app/fib.js:1:13_[j] 1\nnode;LazyCompile:~x node:internal/x:5:1 1\n";
+    profile_t *p = read_text("mem.folded", folded);
+    uint32_t f = frame_named(p, "JS:*fib");
+    CHECK(f != UINT32_MAX);
+    if (f != UINT32_MAX) {
+        CHECK_STR(p->frames[f].url, "/app/fib.js");
+        CHECK(p->frames[f].line == 1 && p->frames[f].column == 13 && p->frames[f].kind == FRAME_JS_TURBOFAN);
+    }
+    f = frame_named(p, "JS:~main");
+    CHECK(f != UINT32_MAX && !strcmp(p->frames[f].url, "/app/a.js") && p->frames[f].line == 12);
+    /* an annotated name keeps its text (the label would put the site before the annotation) */
+    CHECK(frame_named(p, "JS:*fib /app/fib.js:1:13_[j]") != UINT32_MAX);
+    buf_t out = {0};
+    folded_write_buf(p, &out);
+    CHECK_STR(out.data, "node;JS:*fib /app/fib.js:1:13;JS:~main /app/a.js:12:3 2\n"
+                        "node;JS:*fib /app/fib.js:1:13_[j] 1\nnode;JS:^g :3:26 1\n"
+                        "node;LazyCompile:~x node:internal/x:5:1 1\n");
+    buf_free(&out);
+    /* perf script without periods (weights in samples) of the same stack: one frame, one node */
+    const char perf[] = "node 7 1.0: cpu-clock: \n\t    7f00 JS:*fib /app/fib.js:1:13+0x1 (/tmp/perf-7.map)\n\n";
+    profile_t *q = read_text("mem.perf", perf);
+    profile_t *m = profile_new();
+    profile_merge(m, p, 1);
+    size_t nodes = m->nnodes, frames = m->nframes;
+    profile_merge(m, q, 1);
+    CHECK_EQ_INT(m->nframes, frames + 2);   /* new: the thread frame and perf's process frame; fib is not */
+    CHECK_EQ_INT(m->nnodes, nodes + 3);     /* the thread, its process, fib under it */
+    uint32_t fib = frame_named(m, "JS:*fib");
+    size_t uses = 0;
+    for (size_t i = 1; i < m->nnodes; i++) uses += m->nodes[i].frame == fib;
+    CHECK_EQ_INT(uses, 2);
+    profile_free(m);
+    profile_free(q);
+    profile_free(p);
+}
+
+/* Flame graphs draw children in the byte order of their labels, frames with fields included:
+ * line 12 before line 9, as the folded text sorts. */
+static void test_children_in_label_order(void)
+{
+    profile_t *p = profile_new();
+    uint32_t a = profile_frame(p, "JS:*f", 5, "/a.js", 9, 1, FRAME_JS);
+    uint32_t b = profile_frame(p, "JS:*f", 5, "/a.js", 12, 1, FRAME_JS);
+    uint32_t c = profile_frame(p, "JS:*f.g", 7, "", 0, 0, FRAME_JS);
+    uint32_t d = profile_frame(p, "JS:*f", 5, "", 0, 0, FRAME_JS);
+    uint32_t e = profile_frame(p, "JS:*f /", 7, "", 0, 0, FRAME_JS);
+    uint32_t fr[5] = {a, b, c, d, e};
+    for (int i = 0; i < 5; i++) profile_add_stack(p, &fr[i], 1, 1);
+    size_t n;
+    uint32_t *kids = profile_sorted_children(p, 0, &n);
+    CHECK_EQ_INT(n, 5);
+    /* "JS:*f" < "JS:*f /" < "JS:*f /a.js:12:1" < "JS:*f /a.js:9:1" < "JS:*f.g" */
+    uint32_t want[5] = {d, e, b, a, c};
+    for (size_t i = 0; i < n && i < 5; i++) CHECK_EQ_INT(p->nodes[kids[i]].frame, want[i]);
+    free(kids);
+    profile_free(p);
+}
+
+/* A profile without a timeline whose weights are perf's ns becomes a sample per ms of them in a
+ * .cpuprofile, not a sample per ns; large totals of other units are scaled to at most 1M samples. */
+static void test_cpuprofile_weights_kept(void)
+{
+    profile_t *p = profile_new();
+    p->weight_unit = strpool_cstr(p->strings, "ns");
+    uint32_t f[2] = {profile_frame_simple(p, "main", FRAME_NATIVE), profile_frame_simple(p, "work", FRAME_NATIVE)};
+    profile_add_stack(p, f, 2, 3e9);     /* 3 s */
+    profile_add_stack(p, f, 1, 1.5e9);   /* 1.5 s */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mf = open_memstream(&text, &len);
+    CHECK_EQ_INT(format_write(format_writer_by_name("cpuprofile"), p, mf, &(write_opts_t){0}), 0);
+    fclose(mf);
+    size_t commas = 0;
+    const char *s = strstr(text, "\"samples\":["), *e = s ? strchr(s, ']') : NULL;
+    for (const char *c = s; c && c < e; c++) commas += *c == ',';
+    CHECK_EQ_INT(commas + 1, 4500);   /* a sample per ms */
+    CHECK(strstr(text, "\"endTime\":4500000}") != NULL);
+    free(text);
+    p->weight_unit = strpool_cstr(p->strings, "cycles");
+    text = NULL;
+    mf = open_memstream(&text, &len);
+    CHECK_EQ_INT(format_write(format_writer_by_name("cpuprofile"), p, mf, &(write_opts_t){0}), 0);
+    fclose(mf);
+    CHECK(len < 16u << 20);
+    CHECK(strstr(text, "\"hitCount\":666667") && strstr(text, "\"hitCount\":333333"));
+    free(text);
+    profile_free(p);
+}
+
 int main(void)
 {
     test_interning();
@@ -380,5 +492,8 @@ int main(void)
     test_thread_roles();
     test_thread_views();
     test_thread_merge_and_trace();
+    test_folded_url_fields();
+    test_children_in_label_order();
+    test_cpuprofile_weights_kept();
     return check_summary("test_profile");
 }

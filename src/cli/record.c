@@ -46,15 +46,6 @@ static const char record_usage[] =
     "program (-d, a signal), else the program's own. An attached process is never\n"
     "signalled: recording stops and it runs on.\n";
 
-static int set_pid(void *target, const char *arg)
-{
-    long pid;
-    if (opt_parse_long("--pid", arg, &pid) != 0) return -1;
-    if (pid <= 0 || pid > 0x7fffffff) return opt_fail("--pid needs a process id, not '%s'", arg);
-    *(int *)target = (int)pid;
-    return 0;
-}
-
 static int set_seconds(void *target, const char *arg)
 {
     if (opt_parse_double("--duration", arg, target) != 0) return -1;
@@ -199,7 +190,7 @@ int cli_record(int argc, char **argv)
         OPT_FN("duration", 'd', "S", "stop after S seconds (the program gets SIGINT; with -p: detach)", &duration,
                set_seconds),
         OPT_FN("pid", 'p', "PID", "attach to a running node process (no flags needed; with --perf it\n"
-               "needs --perf-basic-prof for JavaScript names)", &attach, set_pid),
+               "needs --perf-basic-prof for JavaScript names)", &attach, opt_set_pid),
         OPT_BOOL("perf", 0, "record with perf instead of the live sampler: node gets --perf-basic-prof\n"
                  "and its perf map is journaled; any program or process (native frames\n"
                  "only when it is not node)", &use_perf),

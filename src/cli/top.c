@@ -30,15 +30,6 @@ static int set_limit(void *t, const char *arg)
     return 0;
 }
 
-static int set_pid(void *t, const char *arg)
-{
-    long pid;
-    if (opt_parse_long("--pid", arg, &pid) != 0) return -1;
-    if (pid <= 0 || pid > 0x7fffffff) return opt_fail("--pid needs a process id, not '%s'", arg);
-    *(int *)t = (int)pid;
-    return 0;
-}
-
 static int set_positive(void *t, const char *arg)
 {
     if (opt_parse_double("a number of seconds or hertz", arg, t) != 0) return -1;
@@ -55,7 +46,7 @@ int cli_top(int argc, char **argv)
     double hz = 99, duration = 0, interval = 1;
     const opt_t live[] = {
         OPT_TITLE("A running process (no profile file):"),
-        OPT_FN("pid", 'p', "PID", "sample node process PID live and redraw the table (no restart, no flags)", &pid, set_pid),
+        OPT_FN("pid", 'p', "PID", "sample node process PID live and redraw the table (no restart, no flags)", &pid, opt_set_pid),
         OPT_FN("freq", 'F', "HZ", "samples a second per thread (99)", &hz, set_positive),
         OPT_FN("duration", 'd', "S", "stop after S seconds (default: Ctrl-C or the process's end; --once: 1)", &duration,
                set_positive),

@@ -65,6 +65,15 @@ int opt_parse_long(const char *optname, const char *arg, long *out)
     return 0;
 }
 
+int opt_set_pid(void *target, const char *arg)
+{
+    long pid;
+    if (opt_parse_long("--pid", arg, &pid) != 0) return -1;
+    if (pid <= 0 || pid > 0x7fffffff) return opt_fail("--pid needs a process id, not '%s'", arg);
+    *(int *)target = (int)pid;
+    return 0;
+}
+
 /* ---- --help ---- */
 
 #define HELP_COLUMN 25

@@ -101,5 +101,7 @@ int opt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Number parsing shared with handlers: 0, or -1 after opt_fail("--name expects ..."). */
 int opt_parse_double(const char *optname, const char *arg, double *out);
 int opt_parse_long(const char *optname, const char *arg, long *out);
+/* An OPT_FN setter for -p/--pid: a positive process id into *(int *)target. */
+int opt_set_pid(void *target, const char *arg);
 
 #endif

@@ -200,8 +200,14 @@ static smap_t *load_file_map(smap_cache_t *c, const char *map_path, const char *
     size_t n;
     char *json = read_file(map_path, &n);
     if (!json) {
-        if (file) diag_warn(file, 0, "%s %s, which cannot be read (%s); frames keep their generated positions", what, map_path,
-                            strerror(errno));
+        /* A package that names a map it does not ship (typescript's _tsc.js) is not the user's to
+           fix: said with --verbose only. The user's own code missing its map is warned about. */
+        int err = errno;
+        if (file && err == ENOENT && strstr(file, "/node_modules/"))
+            diag_info("%s: %s %s, which does not exist; frames keep their generated positions", file, what, map_path);
+        else if (file)
+            diag_warn(file, 0, "%s %s, which cannot be read (%s); frames keep their generated positions", what, map_path,
+                      strerror(err));
         return NULL;
     }
     char *dir = dir_of(map_path);

@@ -63,3 +63,16 @@ if (f.url !== "/src/root/r.ts" || f.lineNumber !== 0 || f.columnNumber !== 0) { 
 "$NODESCOPE" collapse --no-source-maps p.cpuprofile > raw.folded 2> raw.err
 [ ! -s raw.err ] && grep -q "^a file://$D/idx.js:1:11;b file://$D/idx.js:1:26 1" raw.folded
 echo "ok: index/url-section/sidecar/sourceRoot maps, bad and stale maps warned once each, --hide-ignored"
+
+# a package under node_modules that names a map it does not ship (typescript@5's _tsc.js): not
+# the user's to fix, so no warning; --verbose says it
+mkdir -p "$D/node_modules/pkg"
+printf 'function m(){}\n//# sourceMappingURL=nothere.map\n' > "$D/node_modules/pkg/missing.js"
+sed "s#$D/missing.js#$D/node_modules/pkg/missing.js#g" p.cpuprofile > pkg.cpuprofile
+grep -q node_modules/pkg/missing.js pkg.cpuprofile || { echo "FAIL: the fixture profile does not name missing.js"; exit 1; }
+"$NODESCOPE" collapse pkg.cpuprofile > /dev/null 2> err2
+if grep -q "node_modules/pkg/missing.js.*nothere.map" err2; then echo "FAIL: warned about a package's missing map"; cat err2; exit 1; fi
+"$NODESCOPE" collapse -v pkg.cpuprofile > /dev/null 2> err3
+grep -q "node_modules/pkg/missing.js: its sourceMappingURL names $D/node_modules/pkg/nothere.map, which does not exist" err3 ||
+    { echo "FAIL: --verbose does not say the package's map is missing"; cat err3; exit 1; }
+echo "ok: a package's missing map"

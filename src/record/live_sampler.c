@@ -99,18 +99,16 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     static uint32_t ids[MAX_FRAMES + 1];
     target_set_stack_copy(t, regs[19], stack, (size_t)stack_len);
     target_fresh_after(t, time_ns);
-    /* JS frames are named from the heap as it is now. A frame whose function has moved since the
-     * sample (v8_frame_current), and every JS frame of a sample read too late for the heap to be
-     * trusted, is left unnamed rather than named after whatever is at that address now. A late
-     * sample is not decoded at all: reading the heap for names it cannot use would only make the
-     * samples after it later still (a sampler that falls behind would never catch up). */
-    int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn = 0;
     size_t n = target_unwind_regs(t, regs[16], regs[19], regs[4], native, MAX_NATIVE);
-    if (v && !late) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
+    if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
     else
         for (size_t i = 0; i < n; i++)
             frames[i] = (v8_frame_t){ .kind = V8_FRAME_NATIVE, .pc = native[i].pc, .sp = native[i].sp, .fp = native[i].fp,
                                       .return_address = i > 0 };
+    /* JS frames are named from the heap as it is now. A frame whose function has moved since the
+     * sample (v8_frame_current), and every JS frame of a sample read too late for the heap to be
+     * trusted, is left unnamed rather than named after whatever is at that address now. */
+    int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn = 0;
     if (v && !late)
         for (size_t i = 0; i < n; i++)
             if (v8_frame_current(v, &frames[i]) == 0) { torn = 1; break; }
@@ -123,15 +121,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     for (size_t i = n; i-- > 0;) {
         const v8_frame_t *f = &frames[i];
         v8_frame_record_t r;
-        v8_frame_record(t, v, f, &r);
-        if (late && v && (r.internal || (!r.symbol && !r.module))) {
-            /* undecoded: V8's builtins (the interpreter's among them) and code in no file (JIT
-               code) stand for the JS frames, one mark for each run of them */
-            uint32_t id = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
-            if (ids[k - 1] != id) ids[k++] = id;
-            v8_frame_record_free(&r);
-            continue;
-        }
+        v8_frame_record_facts(t, v, f, &r);   /* names are V8's own: no display name */
         if (r.internal) { v8_frame_record_free(&r); continue; }
         buf_clear(&b);
         if (late && f->kind == V8_FRAME_JS) {

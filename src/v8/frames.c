@@ -352,6 +352,15 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
 
 void v8_frame_record(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r)
 {
+    v8_frame_record_facts(t, v, f, r);
+    if (!r->has_function) return;
+    buf_t b = {0};
+    v8_frame_name(v, f, &r->fn, &b);
+    r->display_name = b.data ? b.data : xstrdup("");
+}
+
+void v8_frame_record_facts(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r)
+{
     target_symbol_t sym;
     memset(r, 0, sizeof *r);
     if (target_symbolize(t, lookup_pc(f), &sym) == 0 && sym.name) {
@@ -364,9 +373,6 @@ void v8_frame_record(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_
                   (f->kind == V8_FRAME_NATIVE && r->symbol && !strncmp(r->symbol, "Builtins_", 9));
     if (f->kind != V8_FRAME_JS || !v || v8_shared_info(v, f->shared, &r->fn) != 0) return;
     r->has_function = 1;
-    buf_t b = {0};
-    v8_frame_name(v, f, &r->fn, &b);
-    r->display_name = b.data ? b.data : xstrdup("");
 }
 
 void v8_frame_record_free(v8_frame_record_t *r)

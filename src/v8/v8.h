@@ -155,6 +155,9 @@ typedef struct {
 /* Fills r for frame f. v may be NULL (no V8 metadata: symbol and module only). Free with
  * v8_frame_record_free. */
 void v8_frame_record(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r);
+/* The same without display_name (NULL): V8's own names only. The display name of an anonymous
+ * method searches its receiver's properties for it, which a sampler cannot afford per sample. */
+void v8_frame_record_facts(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r);
 void v8_frame_record_free(v8_frame_record_t *r);
 const char *v8_tier_name(v8_tier_t tier);
 /* Reads argument i (-1 = the receiver, `this`) of a JS frame. */

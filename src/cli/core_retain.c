@@ -544,7 +544,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     int json = 0;
     long max_paths = 3;
     const opt_t opts[] = {
-        OPT_INT("max-paths", 'n', "N", "at most N paths, through different retainers (3)", &max_paths),
+        OPT_FN("max-paths", 'n', "N", "at most N paths, through different retainers (3)", &max_paths, opt_set_count),
         OPT_BOOL("json", 0, "a JSON document {target, paths: [{root, level, steps: [{kind, name, ...}]}]}", &json),
         OPT_HELP,
         OPT_END,
@@ -553,8 +553,6 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     const opt_cmd_t cmd = {"core retainers", usage, tables, 0, NULL};
     uint64_t addr;
     int rc;
-    if (opt_parse(&cmd, argc, argv) >= 0 && max_paths < 1)
-        return opt_usage_error(&cmd, "--max-paths needs a positive count, not %ld", max_paths);
     if (parse(s, &cmd, argc, argv, 1, &addr, &rc) < 0) return rc;
     v8_graph_t *g;
     v8_edges_t *e;
@@ -652,7 +650,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     int json = 0;
     long top = 20;
     const opt_t opts[] = {
-        OPT_INT("top", 'n', "N", "objects and constructors to show (20)", &top),
+        OPT_FN("top", 'n', "N", "objects and constructors to show (20)", &top, opt_set_count),
         OPT_BOOL("json", 0, "a JSON document {objects: [...], constructors: [...]}", &json),
         OPT_HELP,
         OPT_END,
@@ -660,7 +658,6 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core dominators", usage, tables, 0, NULL};
     int rc;
-    if (opt_parse(&cmd, argc, argv) >= 0 && top < 1) return opt_usage_error(&cmd, "--top needs a positive count, not %ld", top);
     if (parse(s, &cmd, argc, argv, 0, NULL, &rc) < 0) return rc;
     v8_graph_t *g = core_graph(s, NULL);
     if (!g) return 1;

@@ -74,6 +74,16 @@ int opt_set_pid(void *target, const char *arg)
     return 0;
 }
 
+int opt_set_count(void *target, const char *arg)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(arg, &end, 10);
+    if (!*arg || *end || errno == ERANGE || n < 1) return opt_fail("expected a positive count, not '%s'", arg);
+    *(long *)target = n;
+    return 0;
+}
+
 /* ---- --help ---- */
 
 #define HELP_COLUMN 25

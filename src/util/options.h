@@ -103,5 +103,7 @@ int opt_parse_double(const char *optname, const char *arg, double *out);
 int opt_parse_long(const char *optname, const char *arg, long *out);
 /* An OPT_FN setter for -p/--pid: a positive process id into *(int *)target. */
 int opt_set_pid(void *target, const char *arg);
+/* An OPT_FN setter for a count of at least 1 into *(long *)target. */
+int opt_set_count(void *target, const char *arg);
 
 #endif

@@ -113,5 +113,14 @@ done
 ns map stats perf-1.map > /dev/null 2> err.txt; rc=$?
 [ $rc -eq 1 ] && grep -q 'perf-1.map: error: no symbols' err.txt || FAIL "empty map: exit $rc: $(cat err.txt)"
 
+# every core command's --help and usage error is printed once (it was twice where a command
+# checked a value after parsing and then parsed again)
+for c in stack print exception objects async pending refs retainers dominators heapsnapshot; do
+    n=$(ns core /nonexistent "$c" --help 2>&1 | grep -c '^usage')
+    [ "$n" = 1 ] || FAIL "core $c --help printed its usage $n times"
+done
+n=$(ns core /nonexistent retainers --max-paths 0 x 2>&1 | grep -c 'error:')
+[ "$n" = 1 ] || FAIL "core retainers --max-paths 0: $n errors"
+
 [ $fail -eq 0 ] && echo ok
 exit $fail

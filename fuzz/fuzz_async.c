@@ -1,5 +1,5 @@
 /* Fuzz the async and pending decoders (v8/async.c, v8/pending.c) with an arbitrary memory image at
- * IMAGE_BASE, decoded with Node 20's layout: generator objects (position through the bytecode's
+ * FUZZ_IMAGE_BASE, decoded with Node 20's layout: generator objects (position through the bytecode's
  * position table), promise reaction lists, await chains (await closures, Promise.all element
  * closures, then chains), Node's pending-work objects and libuv's loop and handle queue. Each
  * decoder runs on every tagged word of the image's first KiB (so no heap page is needed to reach
@@ -14,7 +14,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define IMAGE_BASE 0x100000ull
 #define MAX_PROBES 128
 
 static int on_reaction(void *ctx, uint64_t reaction, uint64_t fulfill, uint64_t reject)
@@ -64,8 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     diag_verbosity = -1;
     if (size < 64) return 0;
-    target_t *t = target_open_memory(IMAGE_BASE, data, size);
-    v8_t *v = v8_open_with_metadata(t, node20_metadata, sizeof node20_metadata / sizeof node20_metadata[0], 11, 3);
+    target_t *t;
+    v8_t *v = fuzz_open_node20(data, size, &t);
     if (v) {
         /* every word of the first KiB, read as a tagged pointer */
         for (size_t i = 0; i + 8 <= size && i < 8 * MAX_PROBES; i += 8) {
@@ -74,8 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             probe(v, w);
         }
         v8_uv_loop_t loop;
-        if (v8_uv_loop_read_at(v, IMAGE_BASE, &loop) == 0) v8_uv_loop_free(&loop);
-        v8_heap_t *h = v8_heap_open_range(v, IMAGE_BASE, IMAGE_BASE + size);
+        if (v8_uv_loop_read_at(v, FUZZ_IMAGE_BASE, &loop) == 0) v8_uv_loop_free(&loop);
+        v8_heap_t *h = v8_heap_open_range(v, FUZZ_IMAGE_BASE, FUZZ_IMAGE_BASE + size);
         ctx_t c = {v, 0};
         v8_heap_stats_t st;
         v8_heap_walk(h, on_object, &c, &st);

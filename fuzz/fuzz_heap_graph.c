@@ -1,5 +1,5 @@
 /* Fuzz the object graph (v8/heap_graph.c, v8/heap_edges.c, v8/dominators.c) over an arbitrary
- * memory image at IMAGE_BASE decoded with Node 20's layout, as fuzz_heap_walk does: the graph is
+ * memory image at FUZZ_IMAGE_BASE decoded with Node 20's layout, as fuzz_heap_walk does: the graph is
  * built, every node's edges named, paths and dominators computed. Any bytes must give an answer
  * or an error: never a crash, a hang, or a read outside the image. Seeds: fuzz/corpus/heap_graph/
  * (fuzz_heap_walk's page; the same with its objects in a cycle and holding weak references). */
@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define IMAGE_BASE 0x100000ull
 
 static int on_edge(void *ctx, const v8_edge_t *e)
 {
@@ -23,10 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     diag_verbosity = -1;
     if (size < 64) return 0;
-    target_t *t = target_open_memory(IMAGE_BASE, data, size);
-    v8_t *v = v8_open_with_metadata(t, node20_metadata, sizeof node20_metadata / sizeof node20_metadata[0], 11, 3);
+    target_t *t;
+    v8_t *v = fuzz_open_node20(data, size, &t);
     if (v) {
-        v8_heap_t *h = v8_heap_open_range(v, IMAGE_BASE, IMAGE_BASE + size);
+        v8_heap_t *h = v8_heap_open_range(v, FUZZ_IMAGE_BASE, FUZZ_IMAGE_BASE + size);
         v8_graph_t *g = v8_heap_found(h) ? v8_graph_build(v, h, 0) : NULL;
         if (g) {
             v8_edges_t *e = v8_edges_new(v, h);

@@ -1,4 +1,4 @@
-/* Fuzz the heap walk (v8/heap_walk.c) with an arbitrary memory image placed at IMAGE_BASE (256
+/* Fuzz the heap walk (v8/heap_walk.c) with an arbitrary memory image placed at FUZZ_IMAGE_BASE (256
  * KiB-aligned, so its start is a chunk header candidate), decoded with Node 20's layout: pages
  * found, objects walked, JS objects described. Any bytes must give an answer or an error: never a
  * crash, a hang, or a read outside the image. Seeds: fuzz/corpus/heap_walk/ (a page with a meta map,
@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define IMAGE_BASE 0x100000ull
 
 typedef struct {
     v8_t *v;
@@ -37,10 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     diag_verbosity = -1;
     if (size < 64) return 0;
-    target_t *t = target_open_memory(IMAGE_BASE, data, size);
-    v8_t *v = v8_open_with_metadata(t, node20_metadata, sizeof node20_metadata / sizeof node20_metadata[0], 11, 3);
+    target_t *t;
+    v8_t *v = fuzz_open_node20(data, size, &t);
     if (v) {
-        ctx_t c = {v, v8_heap_open_range(v, IMAGE_BASE, IMAGE_BASE + size), 0};
+        ctx_t c = {v, v8_heap_open_range(v, FUZZ_IMAGE_BASE, FUZZ_IMAGE_BASE + size), 0};
         v8_heap_stats_t st;
         v8_heap_walk(c.h, on_object, &c, &st);
         v8_heap_close(c.h);

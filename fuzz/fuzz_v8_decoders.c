@@ -1,6 +1,6 @@
 /* Fuzz the V8 decoders (strings, values, functions, objects, classes) with arbitrary memory:
  * input = a 4-byte little-endian offset of the value to decode, then a memory image placed at
- * IMAGE_BASE. Decoded with Node 20's layout, then printed as print and print --json would. Any bytes must give an answer or an error: never a
+ * FUZZ_IMAGE_BASE. Decoded with Node 20's layout, then printed as print and print --json would. Any bytes must give an answer or an error: never a
  * crash, a hang, or a read outside the image. Seeds: fuzz/gen_v8_corpus.js. */
 #include "cli/core_cmds.h"
 #include "target/target.h"
@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define IMAGE_BASE 0x100000ull
 
 static int count_property(void *ctx, const v8_property_t *p)
 {
@@ -27,10 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(&off, data, 4);
     const uint8_t *image = data + 4;
     size_t n = size - 4;
-    target_t *t = target_open_memory(IMAGE_BASE, image, n);
-    v8_t *v = v8_open_with_metadata(t, node20_metadata, sizeof node20_metadata / sizeof node20_metadata[0], 11, 3);
+    target_t *t;
+    v8_t *v = fuzz_open_node20(image, n, &t);
     if (v) {
-        uint64_t value = IMAGE_BASE + (off % n) + 1;   /* a tagged pointer into the image */
+        uint64_t value = FUZZ_IMAGE_BASE + (off % n) + 1;   /* a tagged pointer into the image */
         buf_t b = {0};
         int trunc;
         const char *repr;

@@ -1,5 +1,10 @@
 /* The v8dbg_* metadata of the official Node 20.20.2 build (V8 11.3.244.8), as v8_metadata_load
  * returns it (sorted, deduplicated): the fuzz targets decode memory the way that binary would. */
+#include "target/target.h"
+#include "v8/metadata.h"
+#include "v8/v8.h"
+#include <stdint.h>
+
 static const v8_constant_t node20_metadata[] = {
     {"APIObjectType", 1058},
     {"CodeKindBaseline", 11},
@@ -533,3 +538,12 @@ static const v8_constant_t node20_metadata[] = {
     {"type_WeakCell__WEAK_CELL_TYPE", 275},
     {"type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE", 240},
 };
+
+/* Where the fuzz targets place their memory image, and V8 opened on it with Node 20's layout
+ * (V8 11.3): *t gets the target (close it after v8_close), NULL v when V8 cannot be opened. */
+#define FUZZ_IMAGE_BASE 0x100000ull
+static inline v8_t *fuzz_open_node20(const uint8_t *image, size_t size, target_t **t)
+{
+    *t = target_open_memory(FUZZ_IMAGE_BASE, image, size);
+    return v8_open_with_metadata(*t, node20_metadata, sizeof node20_metadata / sizeof node20_metadata[0], 11, 3);
+}

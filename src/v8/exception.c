@@ -42,9 +42,13 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out)
                 out->value = value;
                 out->how = strstr(sym.name, "ReThrow") ? "rethrown" : "thrown";
                 found = 1;
+                /* where: the JS frame that made the runtime call */
+                for (size_t j = i + 1; j < n && !out->has_where; j++)
+                    if (frames[j].kind == V8_FRAME_JS) out->where = frames[j], out->has_where = 1;
             }
         } else if (strstr(sym.name, "TriggerUncaughtException")) {
-            /* the JS it calls is the innermost frames' outermost JS frame before it */
+            /* the JS it calls is the innermost frames' outermost JS frame before it; where the
+               error was thrown is in its own stack, not on this one */
             for (size_t j = i; j-- > 0;) {
                 if (frames[j].kind != V8_FRAME_JS || frames[j].inlined) continue;
                 uint64_t value;
@@ -55,13 +59,6 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out)
                 }
                 break;
             }
-        }
-        if (found) {
-            /* where: the innermost JS frame below the runtime call */
-            for (size_t j = i + 1; j < n; j++)
-                if (frames[j].kind == V8_FRAME_JS) { out->where = frames[j]; out->has_where = 1; break; }
-            if (!strstr(out->how, "uncaught")) break;
-            out->has_where = 0;   /* the handler's caller is native: the throw site is in the error's stack */
         }
     }
     free(frames);

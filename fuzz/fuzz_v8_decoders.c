@@ -50,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         v8_field_t *fields;
         size_t nf;
         if (v8_object_fields(v, value, &cls, &fields, &nf) == 0) v8_fields_free(fields, nf);
+        int nemb = v8_embedder_field_count(v, value, NULL);   /* a corrupt map's count stays bounded */
+        for (int k = 0; k < nemb && k < 300; k++) {
+            v8_embedder_value_t e;
+            v8_embedder_field(v, value, k, &e);
+        }
         /* the value printer: every kind's decoder, cycles, absurd lengths (bounded) */
         v8_value_t x;
         v8_value(v, value, &x);

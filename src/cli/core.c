@@ -14,6 +14,7 @@ static const core_cmd_t commands[] = {
     {"stack", core_cmd_stack, "[-v] [-a] [--async] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
     {"type", core_cmd_type, "ADDR", "the V8 type of a value"},
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
+    {"internal", core_cmd_internal, "[--json] ADDR N", "embedder field N of an API object (a Node wrapper's C++ object)"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},
     {"array", core_cmd_array, "[--limit N] ADDR", "the elements of a FixedArray or JS array"},
     {"print", core_cmd_print, "[-d DEPTH] [-a] [--json] ADDR|EXPR", "a JavaScript value, by address or path"},

@@ -25,6 +25,7 @@ typedef struct {
 int core_cmd_stack(core_session_t *s, int argc, char **argv);
 int core_cmd_type(core_session_t *s, int argc, char **argv);
 int core_cmd_v8print(core_session_t *s, int argc, char **argv);
+int core_cmd_internal(core_session_t *s, int argc, char **argv);
 int core_cmd_str(core_session_t *s, int argc, char **argv);
 int core_cmd_array(core_session_t *s, int argc, char **argv);
 int core_cmd_sample(core_session_t *s, int argc, char **argv);

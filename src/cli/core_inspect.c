@@ -1,6 +1,8 @@
 /* nodescope core ... type|v8print|str|array ADDR: the low-level inspectors of V8 values. */
 #include "cli/core_cmds.h"
 #include "util/diag.h"
+#include "util/demangle.h"
+#include "util/json.h"
 #include "util/options.h"
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +185,106 @@ static int print_slots(v8_t *v, uint64_t addr, int64_t limit, const char *indent
     return 0;
 }
 
+/* One embedder field as text: a Smi, a V8 value, or a C++ pointer named by its vtable's class
+ * ("vtable for node::TCPWrap" from the symbols) or by the symbol it points into. */
+static void describe_embedder(core_session_t *s, const v8_embedder_value_t *e, buf_t *b)
+{
+    buf_clear(b);
+    if (e->kind == V8_EMBEDDER_SMI) {
+        buf_printf(b, "Smi %lld", (long long)v8_smi_value(s->v, e->raw));
+        return;
+    }
+    buf_printf(b, "0x%llx", (unsigned long long)e->raw);
+    if (e->kind == V8_EMBEDDER_TAGGED) {
+        buf_putc(b, ' ');
+        v8_describe(s->v, e->raw, b);
+        return;
+    }
+    if (!e->raw) {
+        buf_puts(b, " (null)");
+        return;
+    }
+    target_symbol_t sym;
+    buf_t name = {0};
+    static const char vt[] = "vtable for ";
+    if (e->vtable && target_symbolize_data(s->t, e->vtable, &sym) == 0 && (demangle_append(&name, sym.name), 1) &&
+        !strncmp(name.data, vt, sizeof vt - 1))
+        buf_printf(b, " (C++ %s)", name.data + sizeof vt - 1);
+    else if (buf_clear(&name), target_symbolize_data(s->t, e->raw, &sym) == 0) {
+        demangle_append(&name, sym.name);
+        buf_printf(b, " (&%s", name.data);
+        if (e->raw != sym.addr) buf_printf(b, "+0x%llx", (unsigned long long)(e->raw - sym.addr));
+        buf_putc(b, ')');
+    } else buf_puts(b, " (native pointer)");
+    buf_free(&name);
+}
+
+static void print_embedder_fields(core_session_t *s, uint64_t obj)
+{
+    int n = v8_embedder_field_count(s->v, obj, NULL);
+    if (n <= 0) return;
+    printf("  embedder fields (%d):\n", n);
+    buf_t b = {0};
+    for (int i = 0; i < n; i++) {
+        v8_embedder_value_t e;
+        if (v8_embedder_field(s->v, obj, i, &e) != 0) break;
+        describe_embedder(s, &e, &b);
+        printf("    [%d] +%lld: %s\n", i, (long long)e.offset, b.data);
+    }
+    buf_free(&b);
+}
+
+int core_cmd_internal(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] = "usage: nodescope core CORE internal [--json] ADDR N\n\n"
+                                "Embedder field N of an API object (mdb_v8's ::v8internal): the words Node keeps in\n"
+                                "its wrapper objects (a TCP handle, a zlib stream, an fs request). Field 1 of a Node\n"
+                                "wrapper is the C++ object, named by its class when its vtable has a symbol.\n";
+    int json = 0;
+    const opt_t opts[] = {OPT_BOOL("json", 0, "print the field as JSON", &json), OPT_HELP, OPT_END};
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core internal", usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n != 2) {
+        if (n < 2) opt_usage_error(&cmd, "needs an address and a field number");
+        else opt_usage_error(&cmd, "unexpected argument '%s'", argv[3]);
+        return EXIT_USAGE;
+    }
+    uint64_t addr;
+    char *end;
+    long idx = strtol(argv[2], &end, 10);
+    if (core_parse_addr(argv[0], argv[1], &addr) != 0) return EXIT_USAGE;
+    if (*end || end == argv[2] || idx < 0 || idx > 1000000) {
+        opt_usage_error(&cmd, "field number must be a count from 0, not '%s'", argv[2]);
+        return EXIT_USAGE;
+    }
+    if (s->check_only) return EXIT_OK;
+    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    int count = v8_embedder_field_count(s->v, addr, NULL);
+    if (count < 0) return unreadable(s, argv[0], addr, "an API object (one with embedder fields)");
+    v8_embedder_value_t e;
+    if (idx >= count || v8_embedder_field(s->v, addr, (int)idx, &e) != 0) {
+        diag_error(target_name(s->t), 0, "internal: 0x%llx has %d embedder field%s; there is no field %ld",
+                   (unsigned long long)addr, count, count == 1 ? "" : "s", idx);
+        return EXIT_FAIL;
+    }
+    buf_t b = {0};
+    describe_embedder(s, &e, &b);
+    if (json) {
+        static const char *kinds[] = {"smi", "tagged", "pointer"};
+        buf_t j = {0};
+        buf_printf(&j, "{\"object\":\"0x%llx\",\"field\":%ld,\"count\":%d,\"offset\":%lld,\"kind\":\"%s\",\"raw\":\"0x%llx\",\"text\":",
+                   (unsigned long long)addr, idx, count, (long long)e.offset, kinds[e.kind], (unsigned long long)e.raw);
+        json_put_string(&j, b.data, b.len);
+        buf_puts(&j, "}\n");
+        fwrite(j.data, 1, j.len, stdout);
+        buf_free(&j);
+    } else printf("%s\n", b.data);
+    buf_free(&b);
+    return EXIT_OK;
+}
+
 int core_cmd_v8print(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] = "usage: nodescope core CORE v8print [--limit N] ADDR\n\n"
@@ -215,6 +317,7 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
     }
     v8_fields_free(fields, n);
     buf_free(&b);
+    print_embedder_fields(s, a.addr);
     print_ctx_t c = {v, 0, a.limit};
     buf_t probe = {0};
     /* JavaScript objects (those with a constructor) also get their properties and elements */

@@ -193,7 +193,14 @@ int target_file_location(const target_t *t, uint64_t addr, const char **module, 
     return 0;
 }
 
-int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out) {
+static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out);
+
+int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out) { return nearest_symbol(t, addr, 1, out); }
+
+int target_symbolize_data(target_t *t, uint64_t addr, target_symbol_t *out) { return nearest_symbol(t, addr, 0, out); }
+
+/* want_func: the nearest function (size 0 accepted); else the data object that covers addr. */
+static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
     const target_mapping_t *m = target_mapping_at(t, addr);
     for (size_t i = 0; i < t->nmods; i++) {
         target_module_t *mod = &t->mods[i];
@@ -206,8 +213,8 @@ int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out) {
         /* the nearest function starting at or below addr that covers it (size 0: accept) */
         for (size_t k = lo; k > 0 && k + 64 > lo; k--) {
             const target_elfsym_t *s = &mod->syms[k - 1];
-            if (!s->is_func) continue;
-            if (s->size && addr >= s->addr + s->size) continue;
+            if (s->is_func != want_func) continue;
+            if (s->size ? addr >= s->addr + s->size : !want_func) continue;
             out->name = s->name; out->addr = s->addr; out->size = s->size; out->module = base_name(mod->path);
             return 0;
         }

@@ -89,6 +89,8 @@ const target_thread_t *target_thread(const target_t *t, size_t i);
 
 /* Native symbol lookup across the executable and shared libraries (by address). */
 int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out);
+/* The same for data: the object symbol (a vtable, a static variable) whose extent covers addr. */
+int target_symbolize_data(target_t *t, uint64_t addr, target_symbol_t *out);
 /* The mapped file addr lies in, by base name, and addr's offset in that file (what addr2line
  * takes for a library without symbols); -1 for anonymous memory. */
 int target_file_location(const target_t *t, uint64_t addr, const char **module, uint64_t *offset);

@@ -106,6 +106,26 @@ static int by_type(const void *a, const void *b)
     return (x->type > y->type) - (x->type < y->type);
 }
 
+/* The API object types (what Node's wrappers are made of) have no type_ entry, only the constants
+ * APIObjectType and SpecialAPIObjectType (1058 and 1040 on V8 10-13): name them as V8 does. */
+static void add_api_types(v8_t *v)
+{
+    static const struct {
+        const char *constant, *inst, *cls;
+    } api[] = {{"APIObjectType", "JS_API_OBJECT_TYPE", "JSAPIObjectWithEmbedderSlots"},
+               {"SpecialAPIObjectType", "JS_SPECIAL_API_OBJECT_TYPE", "JSSpecialObject"}};
+    for (size_t k = 0; k < sizeof api / sizeof api[0]; k++)
+        for (size_t i = 0; i < v->md.count; i++) {
+            if (strcmp(v->md.items[i].name, api[k].constant)) continue;
+            int type = (int)v->md.items[i].value, known = 0;
+            for (size_t j = 0; j < v->ntypes; j++) known |= v->types[j].type == type;
+            if (known) break;
+            v->types = xrealloc(v->types, (v->ntypes + 1) * sizeof *v->types);
+            v->types[v->ntypes++] = (v8_type_entry_t){type, api[k].inst, api[k].cls};
+            break;
+        }
+}
+
 /* type_<Class>__<INSTANCE_TYPE> entries -> a table sorted by type number. */
 static void load_types(v8_t *v)
 {
@@ -122,6 +142,7 @@ static void load_types(v8_t *v)
         v->types = xrealloc(v->types, (v->ntypes + 1) * sizeof *v->types);
         v->types[v->ntypes++] = (v8_type_entry_t){(int)v->md.items[i].value, inst, cls};
     }
+    add_api_types(v);
     qsort(v->types, v->ntypes, sizeof *v->types, by_type);
 }
 

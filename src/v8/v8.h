@@ -287,6 +287,21 @@ typedef struct {
 int v8_object_fields(v8_t *v, uint64_t obj, const char **class_name, v8_field_t **fields, size_t *n);
 void v8_fields_free(v8_field_t *fields, size_t n);
 
+/* ---- embedder fields (v8/embedder.c) ---- */
+/* An API object's embedder ("internal") fields, as V8's JSObject::GetEmbedderFieldCount counts them:
+ * the words between its header and its first in-object property. The count (and the byte offset of
+ * field 0 when first_offset is not NULL), or -1 when obj is not an API object. */
+int v8_embedder_field_count(v8_t *v, uint64_t obj, int64_t *first_offset);
+typedef enum { V8_EMBEDDER_SMI, V8_EMBEDDER_TAGGED, V8_EMBEDDER_POINTER } v8_embedder_kind_t;
+typedef struct {
+    int64_t offset;           /* from the object's untagged start */
+    uint64_t raw;             /* the word as stored */
+    v8_embedder_kind_t kind;  /* a Smi, a V8 heap object, or an aligned pointer the embedder set */
+    uint64_t vtable;          /* a POINTER's first word when readable (a C++ object's vtable), else 0 */
+} v8_embedder_value_t;
+/* Field index of API object obj; -1 when obj is not an API object or index is out of range. */
+int v8_embedder_field(v8_t *v, uint64_t obj, int index, v8_embedder_value_t *out);
+
 /* ---- the heap ---- */
 /* Every object on V8's heap (the main isolate's), found from the 256 KiB-aligned page headers in
  * the target's anonymous memory and walked object by object (v8/heap_walk.c). Bounded on corrupt

@@ -10,21 +10,23 @@
 #define STR_MAX_BYTES (64u << 20)
 #define DEFAULT_LIMIT 100
 
-/* Parses "CMD [-v] [--limit N] ADDR"; prints usage for --help. 0 ok, else an exit code. */
+/* Parses "CMD [-v] [-a] [--limit N] [--json] ADDR"; prints usage for --help. 0 ok, else an exit code. */
 typedef struct {
     uint64_t addr;
-    int verbose;
+    int verbose, json, addresses;
     long limit;
 } inspect_args_t;
 
 static int parse(core_session_t *s, int argc, char **argv, const char *usage, int *rc, inspect_args_t *a)
 {
-    a->verbose = 0;
+    memset(a, 0, sizeof *a);
     a->limit = DEFAULT_LIMIT;
     int is_str = !strcmp(argv[0], "str"), has_limit = !strcmp(argv[0], "v8print") || !strcmp(argv[0], "array");
     const opt_t opts[] = {
         OPT_BOOL("verbose", 'v', is_str ? "first the representation and the length in UTF-16 units" : NULL, &a->verbose),
+        OPT_BOOL("addresses", 'a', has_limit ? "the address of every value shown (to walk on from it)" : NULL, &a->addresses),
         OPT_INT("limit", 0, "N", has_limit ? "show the first N (100)" : NULL, &a->limit),
+        OPT_BOOL("json", 0, "a JSON document", &a->json),
         OPT_HELP,
         OPT_END,
     };
@@ -40,6 +42,10 @@ static int parse(core_session_t *s, int argc, char **argv, const char *usage, in
     *rc = EXIT_USAGE;
     if (a->limit < 0) {
         opt_usage_error(&cmd, "--limit needs a count, not %ld", a->limit);
+        return -1;
+    }
+    if ((a->verbose && !is_str) || (a->addresses && !has_limit)) {
+        opt_usage_error(&cmd, "%s is not an option of %s", a->verbose ? "-v" : "-a", argv[0]);
         return -1;
     }
     if (n == 0) {
@@ -62,6 +68,25 @@ static int parse(core_session_t *s, int argc, char **argv, const char *usage, in
     return 0;
 }
 
+/* JSON pieces: "key":"0x1f" and "key":"text" */
+static void json_addr(buf_t *j, const char *key, uint64_t addr)
+{
+    buf_printf(j, "\"%s\":\"0x%llx\"", key, (unsigned long long)addr);
+}
+
+static void json_text(buf_t *j, const char *key, const char *text)
+{
+    buf_printf(j, "\"%s\":", key);
+    json_put_string(j, text ? text : "", text ? strlen(text) : 0);
+}
+
+static void print_json(buf_t *j)
+{
+    buf_putc(j, '\n');
+    fwrite(j->data, 1, j->len, stdout);
+    buf_free(j);
+}
+
 static int unreadable(core_session_t *s, const char *cmd, uint64_t addr, const char *what)
 {
     diag_error(target_name(s->t), 0, "%s: 0x%llx is not %s (or its memory is not in the target)", cmd,
@@ -71,29 +96,56 @@ static int unreadable(core_session_t *s, const char *cmd, uint64_t addr, const c
 
 int core_cmd_type(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE type ADDR\n\n"
+    static const char usage[] = "usage: nodescope core CORE type [--json] ADDR\n\n"
                                 "The V8 type of a tagged value: Smi N, or the heap object's instance type and class\n"
                                 "(and constructor, for JavaScript objects).\n";
     inspect_args_t a;
     int rc;
     if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
     v8_t *v = s->v;
+    buf_t j = {0};
+    buf_putc(&j, '{');
+    json_addr(&j, "address", a.addr);
     if (v8_is_smi(v, a.addr)) {
-        printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
+        if (!a.json) printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
+        buf_printf(&j, ",\"smi\":%lld}", (long long)v8_smi_value(v, a.addr));
+        a.json ? print_json(&j) : buf_free(&j);
         return EXIT_OK;
     }
     int type;
     if (!v8_is_heap_object(v, a.addr)) {
-        printf("not a tagged value (a heap object pointer ends in binary 01, a Smi in 0)\n");
+        if (!a.json) printf("not a tagged value (a heap object pointer ends in binary 01, a Smi in 0)\n");
+        buf_puts(&j, ",\"tagged\":false}");
+        a.json ? print_json(&j) : buf_free(&j);
         return EXIT_OK;
     }
-    if (v8_instance_type(v, a.addr, &type) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
+    if (v8_instance_type(v, a.addr, &type) != 0) {
+        buf_free(&j);
+        return unreadable(s, argv[0], a.addr, "a readable heap object");
+    }
     const char *tn = v8_type_name(v, type), *cn = v8_class_name(v, type);
     buf_t ctor = {0}, d = {0};
-    printf("%s (%s, type %d)", tn ? tn : "unknown type", cn ? cn : "?", type);
-    if (v8_constructor_name(v, a.addr, &ctor) == 0) printf(", constructor %s", ctor.data);
+    int has_ctor = v8_constructor_name(v, a.addr, &ctor) == 0;
     v8_describe(v, a.addr, &d);
-    printf(": %s\n", d.data);
+    if (a.json) {
+        buf_printf(&j, ",\"type\":%d,", type);
+        json_text(&j, "type_name", tn);
+        buf_putc(&j, ',');
+        json_text(&j, "class", cn);
+        if (has_ctor) {
+            buf_putc(&j, ',');
+            json_text(&j, "constructor", ctor.data);
+        }
+        buf_putc(&j, ',');
+        json_text(&j, "text", d.data);
+        buf_putc(&j, '}');
+        print_json(&j);
+    } else {
+        printf("%s (%s, type %d)", tn ? tn : "unknown type", cn ? cn : "?", type);
+        if (has_ctor) printf(", constructor %s", ctor.data);
+        printf(": %s\n", d.data);
+        buf_free(&j);
+    }
     buf_free(&ctor);
     buf_free(&d);
     return EXIT_OK;
@@ -127,27 +179,71 @@ static void print_field(v8_t *v, uint64_t obj, const v8_field_t *f, buf_t *b)
     if (!b->len) buf_puts(b, "<unreadable>");
 }
 
+/* Where a list of values goes: lines of text (with their addresses under -a), or entries of one
+ * JSON array in j. */
 typedef struct {
     v8_t *v;
     long shown, limit;
+    const inspect_args_t *a;
+    buf_t *j;
+    const char *indent;
+    int brackets;   /* text keys of elements as "[3]" (array) rather than "3" (v8print) */
 } print_ctx_t;
+
+/* One value of a list: key (a property name, an index, a slot with its variable's name); name is
+ * a slot's variable name for JSON (NULL if none). */
+static void print_value(print_ctx_t *c, const char *key, int numeric_key, const char *name, const v8_property_t *p)
+{
+    buf_t d = {0};
+    if (p->is_double) v8_put_number(&d, p->d);
+    else if (p->is_accessor) buf_puts(&d, "<accessor>");
+    else v8_describe(c->v, p->value, &d);
+    int has_addr = !p->is_double && v8_is_heap_object(c->v, p->value);
+    if (c->j) {
+        if (c->shown > 1) buf_putc(c->j, ',');
+        buf_putc(c->j, '{');
+        if (numeric_key) buf_printf(c->j, "\"index\":%s", key);
+        else json_text(c->j, "key", key);
+        if (name) {
+            buf_putc(c->j, ',');
+            json_text(c->j, "name", name);
+        }
+        if (!p->is_double) {
+            buf_putc(c->j, ',');
+            json_addr(c->j, "value", p->value);
+        }
+        buf_putc(c->j, ',');
+        json_text(c->j, "text", d.data);
+        buf_putc(c->j, '}');
+    } else if (c->a->addresses && has_addr)
+        printf("%s%s: %s @0x%llx\n", c->indent, key, d.data ? d.data : "", (unsigned long long)p->value);
+    else printf("%s%s: %s\n", c->indent, key, d.data ? d.data : "");
+    buf_free(&d);
+}
 
 static int print_property(void *vctx, const v8_property_t *p)
 {
     print_ctx_t *c = vctx;
     if (c->shown++ >= c->limit) return 1;
-    buf_t d = {0};
-    if (p->is_double) v8_put_number(&d, p->d);
-    else if (p->is_accessor) buf_puts(&d, "<accessor>");
-    else v8_describe(c->v, p->value, &d);
-    printf("    %s: %s\n", p->key, d.data ? d.data : "");
-    buf_free(&d);
+    print_value(c, p->key, 0, NULL, p);
     return 0;
 }
 
+static int print_element(void *vctx, const v8_property_t *p)
+{
+    print_ctx_t *c = vctx;
+    if (c->shown++ >= c->limit) return 1;
+    char key[48];
+    snprintf(key, sizeof key, c->brackets && !c->j ? "[%s]" : "%s", p->key);
+    print_value(c, key, 1, NULL, p);
+    return 0;
+}
+
+/* Text: a line saying more were cut; JSON: closes the array and adds "NAME_truncated". */
 static void print_more(const print_ctx_t *c, const char *what)
 {
-    if (c->shown > c->limit) printf("    ... (more %s; --limit N shows more)\n", what);
+    if (c->j) buf_printf(c->j, "],\"%s_truncated\":%s", what, c->shown > c->limit ? "true" : "false");
+    else if (c->shown > c->limit) printf("%s... (more %s; --limit N shows more)\n", c->indent, what);
 }
 
 typedef struct {
@@ -164,24 +260,25 @@ static int slot_name_cb(void *ctx, const char *name, int64_t slot, uint64_t valu
     return 1;
 }
 
-/* The slots of a FixedArray-shaped object (FixedArray, Context), the first `limit`, one per line;
+/* The slots of a FixedArray-shaped object (FixedArray, Context), the first c->limit, as a list;
  * a Context's locals by their ScopeInfo names ("[4] outerVar: ..."). */
-static int print_slots(v8_t *v, uint64_t addr, int64_t limit, const char *indent)
+static int print_slots(print_ctx_t *c, uint64_t addr)
 {
     int64_t len;
-    if (v8_fixed_array_length(v, addr, &len) != 0) return -1;
-    for (int64_t i = 0; i < len && i < limit; i++) {
-        uint64_t w;
-        if (v8_fixed_array_get(v, addr, i, &w) != 0) return -1;
-        buf_t d = {0};
-        v8_describe(v, w, &d);
+    if (v8_fixed_array_length(c->v, addr, &len) != 0) return -1;
+    for (int64_t i = 0; i < len && i < c->limit + 1; i++) {
+        v8_property_t p = {0};
+        if (v8_fixed_array_get(c->v, addr, i, &p.value) != 0) return -1;
+        if (c->shown++ >= c->limit) break;
         slot_name_t n = {i, ""};
-        v8_context_locals(v, addr, slot_name_cb, &n);
-        if (n.name[0] && n.name[0] != '[') printf("%s[%lld] %s: %s\n", indent, (long long)i, n.name, d.data);
-        else printf("%s[%lld]: %s\n", indent, (long long)i, d.data);
-        buf_free(&d);
+        v8_context_locals(c->v, addr, slot_name_cb, &n);
+        int named = n.name[0] && n.name[0] != '[';
+        char key[192];
+        if (c->j) snprintf(key, sizeof key, "%lld", (long long)i);
+        else if (named) snprintf(key, sizeof key, "[%lld] %s", (long long)i, n.name);
+        else snprintf(key, sizeof key, "[%lld]", (long long)i);
+        print_value(c, key, 1, named ? n.name : NULL, &p);
     }
-    if (len > limit) printf("%s... (%lld more; --limit N shows more)\n", indent, (long long)(len - limit));
     return 0;
 }
 
@@ -217,21 +314,6 @@ static void describe_embedder(core_session_t *s, const v8_embedder_value_t *e, b
         buf_putc(b, ')');
     } else buf_puts(b, " (native pointer)");
     buf_free(&name);
-}
-
-static void print_embedder_fields(core_session_t *s, uint64_t obj)
-{
-    int n = v8_embedder_field_count(s->v, obj, NULL);
-    if (n <= 0) return;
-    printf("  embedder fields (%d):\n", n);
-    buf_t b = {0};
-    for (int i = 0; i < n; i++) {
-        v8_embedder_value_t e;
-        if (v8_embedder_field(s->v, obj, i, &e) != 0) break;
-        describe_embedder(s, &e, &b);
-        printf("    [%d] +%lld: %s\n", i, (long long)e.offset, b.data);
-    }
-    buf_free(&b);
 }
 
 int core_cmd_internal(core_session_t *s, int argc, char **argv)
@@ -285,12 +367,39 @@ int core_cmd_internal(core_session_t *s, int argc, char **argv)
     return EXIT_OK;
 }
 
+/* The embedder fields of an API object, as lines or as a JSON array ("embedder_fields"). */
+static void print_embedder_fields(core_session_t *s, uint64_t obj, buf_t *j)
+{
+    int n = v8_embedder_field_count(s->v, obj, NULL);
+    if (n <= 0) return;
+    if (j) buf_puts(j, ",\"embedder_fields\":[");
+    else printf("  embedder fields (%d):\n", n);
+    static const char *kinds[] = {"smi", "tagged", "pointer"};
+    buf_t b = {0};
+    for (int i = 0; i < n; i++) {
+        v8_embedder_value_t e;
+        if (v8_embedder_field(s->v, obj, i, &e) != 0) break;
+        describe_embedder(s, &e, &b);
+        if (!j) {
+            printf("    [%d] +%lld: %s\n", i, (long long)e.offset, b.data);
+            continue;
+        }
+        buf_printf(j, "%s{\"index\":%d,\"offset\":%lld,\"kind\":\"%s\",", i ? "," : "", i, (long long)e.offset, kinds[e.kind]);
+        json_addr(j, "raw", e.raw);
+        buf_putc(j, ',');
+        json_text(j, "text", b.data);
+        buf_putc(j, '}');
+    }
+    if (j) buf_putc(j, ']');
+    buf_free(&b);
+}
+
 int core_cmd_v8print(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE v8print [--limit N] ADDR\n\n"
+    static const char usage[] = "usage: nodescope core CORE v8print [-a] [--limit N] [--json] ADDR\n\n"
                                 "A heap object's fields by class, from V8's own metadata (the object's class and its\n"
-                                "parents), then for JavaScript objects their properties and elements, for a Context its\n"
-                                "slots (first N, 100).\n";
+                                "parents), an API object's embedder fields, then for JavaScript objects their\n"
+                                "properties and elements, for a Context its slots (first N, 100).\n";
     inspect_args_t a;
     int rc;
     if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
@@ -299,47 +408,80 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
     v8_field_t *fields;
     size_t n;
     if (v8_is_smi(v, a.addr)) {
-        printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
+        if (a.json) printf("{\"address\":\"0x%llx\",\"smi\":%lld}\n", (unsigned long long)a.addr, (long long)v8_smi_value(v, a.addr));
+        else printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
         return EXIT_OK;
     }
     if (v8_object_fields(v, a.addr, &cls, &fields, &n) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
-    buf_t b = {0};
+    buf_t b = {0}, ctor = {0}, j = {0}, *jp = a.json ? &j : NULL;
     int type = -1;
     v8_instance_type(v, a.addr, &type);
-    if (v8_type_name(v, type)) printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type));
-    else printf("0x%llx: %s (instance type %d)", (unsigned long long)a.addr, cls ? cls : "?", type);
-    if (v8_constructor_name(v, a.addr, &b) == 0) printf(", constructor %s", b.data);
-    printf("\n");
+    int is_js = v8_constructor_name(v, a.addr, &ctor) == 0;
+    if (jp) {
+        buf_putc(jp, '{');
+        json_addr(jp, "address", a.addr);
+        buf_putc(jp, ',');
+        json_text(jp, "class", cls);
+        buf_printf(jp, ",\"type\":%d,", type);
+        json_text(jp, "type_name", v8_type_name(v, type));
+        if (is_js) {
+            buf_putc(jp, ',');
+            json_text(jp, "constructor", ctor.data);
+        }
+        buf_puts(jp, ",\"fields\":[");
+    } else {
+        if (v8_type_name(v, type)) printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type));
+        else printf("0x%llx: %s (instance type %d)", (unsigned long long)a.addr, cls ? cls : "?", type);
+        if (is_js) printf(", constructor %s", ctor.data);
+        printf("\n");
+    }
     for (size_t i = 0; i < n; i++) {
         print_field(v, a.addr, &fields[i], &b);
-        printf("  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field, fields[i].type,
-               b.data);
+        if (!jp) {
+            printf("  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field,
+                   fields[i].type, b.data);
+            continue;
+        }
+        buf_printf(jp, "%s{\"offset\":%lld,", i ? "," : "", (long long)fields[i].offset);
+        json_text(jp, "class", fields[i].class_name);
+        buf_putc(jp, ',');
+        json_text(jp, "name", fields[i].field);
+        buf_putc(jp, ',');
+        json_text(jp, "type", fields[i].type);
+        buf_putc(jp, ',');
+        json_text(jp, "text", b.data);
+        buf_putc(jp, '}');
     }
+    if (jp) buf_putc(jp, ']');
     v8_fields_free(fields, n);
     buf_free(&b);
-    print_embedder_fields(s, a.addr);
-    print_ctx_t c = {v, 0, a.limit};
-    buf_t probe = {0};
+    print_embedder_fields(s, a.addr, jp);
+    print_ctx_t c = {v, 0, a.limit, &a, jp, "    ", 0};
     /* JavaScript objects (those with a constructor) also get their properties and elements */
-    if (v8_constructor_name(v, a.addr, &probe) == 0) {
-        printf("  properties:\n");
+    if (is_js) {
+        jp ? buf_puts(jp, ",\"properties\":[") : (void)printf("  properties:\n");
         v8_object_properties(v, a.addr, print_property, &c);
         print_more(&c, "properties");
         c.shown = 0;
-        printf("  elements:\n");
-        v8_object_elements(v, a.addr, print_property, &c, a.limit + 1);
+        jp ? buf_puts(jp, ",\"elements\":[") : (void)printf("  elements:\n");
+        v8_object_elements(v, a.addr, print_element, &c, a.limit + 1);
         print_more(&c, "elements");
     } else if (cls && !strcmp(cls, "Context")) {   /* a context is its slots: scope info, previous, locals */
-        printf("  slots:\n");
-        print_slots(v, a.addr, a.limit, "    ");
+        jp ? buf_puts(jp, ",\"slots\":[") : (void)printf("  slots:\n");
+        print_slots(&c, a.addr);
+        print_more(&c, "slots");
     }
-    buf_free(&probe);
+    buf_free(&ctor);
+    if (jp) {
+        buf_putc(jp, '}');
+        print_json(jp);
+    }
     return EXIT_OK;
 }
 
 int core_cmd_str(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE str [-v] ADDR\n\n"
+    static const char usage[] = "usage: nodescope core CORE str [-v] [--json] ADDR\n\n"
                                 "A V8 string as UTF-8: sequential one- and two-byte, cons, sliced, thin and external\n"
                                 "strings. -v first prints its representation and length in UTF-16 units.\n";
     inspect_args_t a;
@@ -348,33 +490,33 @@ int core_cmd_str(core_session_t *s, int argc, char **argv)
     const char *repr;
     int64_t len;
     if (v8_string_info(s->v, a.addr, &repr, &len) != 0) return unreadable(s, argv[0], a.addr, "a string");
-    if (a.verbose) printf("%s, %lld chars\n", repr, (long long)len);
     buf_t b = {0};
     int trunc = 0;
     rc = v8_string(s->v, a.addr, &b, STR_MAX_BYTES, &trunc);
-    if (b.len) fwrite(b.data, 1, b.len, stdout);
-    printf("\n");
+    if (a.json) {
+        buf_t j = {0};
+        buf_putc(&j, '{');
+        json_addr(&j, "address", a.addr);
+        buf_putc(&j, ',');
+        json_text(&j, "representation", repr);
+        buf_printf(&j, ",\"length\":%lld,\"value\":", (long long)len);
+        json_put_string(&j, b.data ? b.data : "", b.len);
+        buf_printf(&j, ",\"truncated\":%s,\"damaged\":%s}", trunc ? "true" : "false", rc != 0 ? "true" : "false");
+        print_json(&j);
+    } else {
+        if (a.verbose) printf("%s, %lld chars\n", repr, (long long)len);
+        if (b.len) fwrite(b.data, 1, b.len, stdout);
+        printf("\n");
+    }
     buf_free(&b);
     if (trunc) diag_warn(target_name(s->t), 0, "str: cut at %u MB", STR_MAX_BYTES >> 20);
     if (rc != 0) return unreadable(s, argv[0], a.addr, "a wholly readable string (printed up to the damage)");
     return EXIT_OK;
 }
 
-static int print_element(void *vctx, const v8_property_t *p)
-{
-    print_ctx_t *c = vctx;
-    if (c->shown++ >= c->limit) return 1;
-    buf_t d = {0};
-    if (p->is_double) v8_put_number(&d, p->d);
-    else v8_describe(c->v, p->value, &d);
-    printf("[%s]: %s\n", p->key, d.data ? d.data : "");
-    buf_free(&d);
-    return 0;
-}
-
 int core_cmd_array(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE array [--limit N] ADDR\n\n"
+    static const char usage[] = "usage: nodescope core CORE array [-a] [--limit N] [--json] ADDR\n\n"
                                 "The elements of a FixedArray (or a JavaScript array), one per line, first N (100).\n";
     inspect_args_t a;
     int rc;
@@ -382,20 +524,38 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
     v8_t *v = s->v;
     int type;
     if (v8_instance_type(v, a.addr, &type) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
-    print_ctx_t c = {v, 0, a.limit};
+    buf_t j = {0}, *jp = a.json ? &j : NULL;
+    print_ctx_t c = {v, 0, a.limit, &a, jp, "", 1};
     buf_t probe = {0};
     int is_js = v8_constructor_name(v, a.addr, &probe) == 0;
     buf_free(&probe);
+    if (jp) {
+        buf_putc(jp, '{');
+        json_addr(jp, "address", a.addr);
+    }
     if (is_js) {
-        if (v8_object_elements(v, a.addr, print_element, &c, a.limit + 1) != 0)
+        if (jp) buf_puts(jp, ",\"elements\":[");
+        if (v8_object_elements(v, a.addr, print_element, &c, a.limit + 1) != 0) {
+            buf_free(&j);
             return unreadable(s, argv[0], a.addr, "an object with readable elements");
+        }
     } else {
         int64_t len;
-        if (v8_fixed_array_length(v, a.addr, &len) != 0) return unreadable(s, argv[0], a.addr, "a FixedArray");
-        printf("length %lld\n", (long long)len);
-        if (print_slots(v, a.addr, a.limit, "") != 0) return unreadable(s, argv[0], a.addr, "a wholly readable FixedArray");
-        return EXIT_OK;
+        if (v8_fixed_array_length(v, a.addr, &len) != 0) {
+            buf_free(&j);
+            return unreadable(s, argv[0], a.addr, "a FixedArray");
+        }
+        if (jp) buf_printf(jp, ",\"length\":%lld,\"elements\":[", (long long)len);
+        else printf("length %lld\n", (long long)len);
+        if (print_slots(&c, a.addr) != 0) {
+            buf_free(&j);
+            return unreadable(s, argv[0], a.addr, "a wholly readable FixedArray");
+        }
     }
-    if (c.shown > c.limit) printf("... (more; --limit N shows more)\n");
+    print_more(&c, "elements");
+    if (jp) {
+        buf_putc(jp, '}');
+        print_json(jp);
+    }
     return EXIT_OK;
 }

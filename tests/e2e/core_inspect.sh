@@ -64,6 +64,33 @@ check_major() {
     ns v8print "$ctx" > "$w/ctx.txt" || fail "v8print of a context exited $?"
     grep -q '^  slots:' "$w/ctx.txt" && grep -q '^    \[0\]: <ScopeInfo>' "$w/ctx.txt" || { cat "$w/ctx.txt"; fail "v8print of a context: no slots"; }
     ns v8print --help | grep -q 'usage: nodescope core CORE v8print' || fail "v8print --help"
+    # --json, in one prompt session (one JSON line per command): the Dog's properties, every string
+    # and array kind, equal to the truth; a context's slots; a Smi
+    printf 'v8print --json %s\nstr --json %s\nstr --json %s\nstr --json %s\nstr --json %s\narray --json %s\narray --json %s\narray --json %s\narray --json --limit 2 %s\nv8print --json %s\ntype --json 0x2a00000000\ntype --json %s\n' \
+        "${A[0]}" "${A[1]}" "${A[2]}" "${A[3]}" "${A[4]}" "${A[6]}" "${A[7]}" "${A[8]}" "${A[6]}" "$ctx" "${A[0]}" | ns > "$w/json.out" ||
+        fail "the --json commands exited $?"
+    node -e '
+      const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1]));
+      const L = fs.readFileSync(process.argv[2], "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const check = (ok, what) => { if (!ok) { console.error("--json:", what, JSON.stringify(L)); process.exit(1); } };
+      const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+      check(L.length === 12, "12 documents");
+      const dog = Object.fromEntries(L[0].properties.map((p) => [p.key, p.text]));
+      check(L[0].constructor === "Dog" && L[0].fields.some((f) => f.name === "map") &&
+            same(dog, { name: JSON.stringify(t.dog.name), legs: String(t.dog.legs), good: String(t.dog.good) }), "v8print of the Dog");
+      ["oneByte", "twoByte", "cons", "sliced"].forEach((k, i) =>
+        check(L[1 + i].value === t[k] && L[1 + i].length === t[k].length, "str of " + k));
+      ["smis", "doubles", "mixed"].forEach((k, i) =>
+        check(same(L[5 + i].elements.map((e) => e.text), t[k].map(String)) && !L[5 + i].elements_truncated, "array of " + k));
+      check(L[8].elements.length === 2 && L[8].elements_truncated, "array --limit 2");
+      check(/ScopeInfo/.test(L[9].slots[0].text), "the slots of a context");
+      check(same(L[10], { address: "0x2a00000000", smi: 42 }), "type of a Smi");
+      check(L[11].type_name === "JS_OBJECT_TYPE" && L[11].constructor === "Dog", "type of the Dog");' "$w/truth.json" "$w/json.out" ||
+        fail "--json output"
+    # -a: each value's address, and the address leads to the same value
+    obj=$(ns array -a "${A[8]}" | sed -n 's/^\[2\]: <Object: Object> @\(0x[0-9a-f]*\)$/\1/p')
+    [ -n "$obj" ] || fail "array -a gives no address for the mixed array's object: $(ns array -a "${A[8]}")"
+    ns v8print "$obj" | grep -q '^    three: 3$' || fail "the address array -a gave is not { three: 3 }"
     # the prompt (stdin not a terminal: one command per line): commands share the open core, an
     # error does not end the session, quit does
     printf 'type 0x2a00000000\nbogus command\nstr %s\nhelp\nquit\nstack\n' "${A[1]}" | ns > "$w/prompt.out" 2> "$w/prompt.err" ||

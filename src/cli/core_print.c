@@ -4,6 +4,7 @@
  * depth cap, a budget of values per command, and cycles shown as [Circular *N]. */
 #include "cli/core_cmds.h"
 #include "util/diag.h"
+#include "util/json.h"
 #include "util/options.h"
 #include <ctype.h>
 #include <errno.h>
@@ -1061,12 +1062,13 @@ int core_cmd_print(core_session_t *s, int argc, char **argv)
 
 int core_cmd_constructor(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE constructor [-v] ADDR|EXPR\n\n"
+    static const char usage[] = "usage: nodescope core CORE constructor [-v] [--json] ADDR|EXPR\n\n"
                                 "The name of an object's constructor as V8 finds it (right for ES6 classes and derived\n"
                                 "classes); -v also the constructor function's address and where it is defined.\n";
-    int verbose = 0;
+    int verbose = 0, json = 0;
     const opt_t opts[] = {
         OPT_BOOL("verbose", 'v', "the constructor function and where it is defined", &verbose),
+        OPT_BOOL("json", 0, "a JSON document (with the function and where it is defined)", &json),
         OPT_HELP,
         OPT_END,
     };
@@ -1086,31 +1088,47 @@ int core_cmd_constructor(core_session_t *s, int argc, char **argv)
         buf_free(&name);
         return EXIT_FAIL;
     }
-    printf("%s\n", name.data);
-    if (verbose && lookup(s->v, val, "constructor", &ctor) == 0) {
+    buf_t j = {0};
+    buf_printf(&j, "{\"object\":\"0x%llx\",\"constructor\":", (unsigned long long)val);
+    json_put_string(&j, name.data, name.len);
+    if (!json) printf("%s\n", name.data);
+    if ((verbose || json) && lookup(s->v, val, "constructor", &ctor) == 0) {
         v8_function_t fi;
         if (v8_function_info(s->v, ctor, &fi) == 0) {
-            printf("function 0x%llx", (unsigned long long)ctor);
-            if (fi.script_name) printf(" at %s:%d:%d", fi.script_name, fi.def_line, fi.def_col);
-            printf("\n");
+            if (!json) {
+                printf("function 0x%llx", (unsigned long long)ctor);
+                if (fi.script_name) printf(" at %s:%d:%d", fi.script_name, fi.def_line, fi.def_col);
+                printf("\n");
+            }
+            buf_printf(&j, ",\"function\":\"0x%llx\"", (unsigned long long)ctor);
+            if (fi.script_name) {
+                buf_puts(&j, ",\"url\":");
+                json_put_string(&j, fi.script_name, strlen(fi.script_name));
+                buf_printf(&j, ",\"line\":%d,\"column\":%d", fi.def_line, fi.def_col);
+            }
             v8_function_free(&fi);
         }
     }
+    buf_puts(&j, "}\n");
+    if (json) fwrite(j.data, 1, j.len, stdout);
+    buf_free(&j);
     buf_free(&name);
     return EXIT_OK;
 }
 
 int core_cmd_buffer(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE buffer [--hex | --raw -o FILE] ADDR|EXPR\n\n"
+    static const char usage[] = "usage: nodescope core CORE buffer [--hex | --raw -o FILE | --json] ADDR|EXPR\n\n"
                                 "The bytes behind a Buffer, TypedArray, DataView or ArrayBuffer (on the V8 heap or in an\n"
-                                "off-heap backing store): a hex dump (--hex, the default), or the raw bytes to FILE.\n";
-    int hex = 0, raw = 0;
+                                "off-heap backing store): a hex dump (--hex, the default), the raw bytes to FILE, or a\n"
+                                "JSON document with the length, the backing store's address and the bytes in hex.\n";
+    int hex = 0, raw = 0, json = 0;
     const char *file = NULL;
     const opt_t opts[] = {
         OPT_BOOL("hex", 0, "a hex dump, 16 bytes a line (the default)", &hex),
         OPT_BOOL("raw", 0, "the bytes themselves, to -o FILE", &raw),
         OPT_STR("output", 'o', "FILE", "where --raw writes", &file),
+        OPT_BOOL("json", 0, "a JSON document: {object, length, data, hex}", &json),
         OPT_HELP,
         OPT_END,
     };
@@ -1119,7 +1137,7 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
     if (n != 1) return opt_usage_error(&cmd, n ? "one address or path" : "which buffer?");
-    if (hex && raw) return opt_usage_error(&cmd, "--hex or --raw, not both");
+    if (hex + raw + json > 1) return opt_usage_error(&cmd, "one of --hex, --raw and --json");
     if (raw && !file) return opt_usage_error(&cmd, "--raw needs -o FILE");
     if (s->check_only) return EXIT_OK;
     if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
@@ -1133,6 +1151,9 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
         diag_error(tn, 0, "buffer: %s is not a Buffer, TypedArray, DataView or ArrayBuffer", argv[1]);
         return EXIT_FAIL;
     }
+    if (json)
+        printf("{\"object\":\"0x%llx\",\"length\":%lld,\"data\":\"0x%llx\",\"hex\":\"", (unsigned long long)val,
+               (long long)x.length, (unsigned long long)x.data);
     FILE *f = raw ? fopen(file, "wb") : stdout;
     if (!f) {
         diag_error(file, 0, "cannot write: %s", strerror(errno));
@@ -1151,6 +1172,10 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
             fwrite(chunk, 1, take, f);
             continue;
         }
+        if (json) {
+            for (size_t i = 0; i < take; i++) printf("%02x", chunk[i]);
+            continue;
+        }
         for (size_t i = 0; i < take; i += 16) {
             printf("%08llx ", (unsigned long long)(at + (int64_t)i));
             for (size_t k = 0; k < 16; k++) {
@@ -1162,6 +1187,7 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
             printf("|\n");
         }
     }
+    if (json) printf("\",\"complete\":%s}\n", rc == EXIT_OK ? "true" : "false");
     if (raw && fclose(f) != 0) {
         diag_error(file, 0, "write failed: %s", strerror(errno));
         rc = EXIT_FAIL;
@@ -1172,6 +1198,7 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
 typedef struct {
     v8_t *v;
     int n;
+    buf_t *j;   /* --json: the variables go here as {name, value, text} */
 } closure_t;
 
 static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t value)
@@ -1183,9 +1210,15 @@ static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t val
     if (b.data && strchr(b.data, '\n')) {   /* too big for a line: its name and address, for print */
         buf_clear(&b);
         core_format_value(c->v, value, 0, -1, &b);
-        buf_printf(&b, " @0x%llx", (unsigned long long)value);
+        if (!c->j) buf_printf(&b, " @0x%llx", (unsigned long long)value);
     }
-    printf("    %s = %s\n", name, b.data ? b.data : "");
+    if (c->j) {
+        buf_puts(c->j, c->n ? ",{\"name\":" : "{\"name\":");
+        json_put_string(c->j, name, strlen(name));
+        buf_printf(c->j, ",\"value\":\"0x%llx\",\"text\":", (unsigned long long)value);
+        json_put_string(c->j, b.data ? b.data : "", b.len);
+        buf_putc(c->j, '}');
+    } else printf("    %s = %s\n", name, b.data ? b.data : "");
     buf_free(&b);
     c->n++;
     return 0;
@@ -1193,10 +1226,12 @@ static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t val
 
 int core_cmd_closure(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE closure ADDR|EXPR\n\n"
+    static const char usage[] = "usage: nodescope core CORE closure [--json] ADDR|EXPR\n\n"
                                 "The variables a closure captures: its context chain, innermost first, each context's\n"
                                 "variables named by its ScopeInfo, with their values (to the module's scope).\n";
-    const opt_t opts[] = {OPT_HELP, OPT_END};
+    int json = 0;
+    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON document: {function, contexts: [{address, variables}]}", &json), OPT_HELP,
+                          OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core closure", usage, tables, 0, NULL};
     int n = opt_parse(&cmd, argc, argv);
@@ -1211,15 +1246,24 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
         diag_error(target_name(s->t), 0, "closure: %s is not a function with a readable context", argv[1]);
         return EXIT_FAIL;
     }
-    closure_t c = {s->v, 0};
+    buf_t j = {0};
+    closure_t c = {s->v, 0, json ? &j : NULL};
+    buf_printf(&j, "{\"function\":\"0x%llx\",\"contexts\":[", (unsigned long long)fn);
     for (int depth = 0; depth < 64; depth++) {
         uint64_t prev, native;
         if (v8_native_context(s->v, ctx, &native) == 0 && native == ctx) break;   /* the globals: print globalThis */
-        printf("context 0x%llx%s\n", (unsigned long long)ctx, depth ? "" : " (the function's own)");
-        if (v8_context_locals(s->v, ctx, closure_local, &c) != 0) printf("    <unreadable scope>\n");
+        if (json) buf_printf(&j, "%s{\"address\":\"0x%llx\",\"variables\":[", depth ? "," : "", (unsigned long long)ctx);
+        else printf("context 0x%llx%s\n", (unsigned long long)ctx, depth ? "" : " (the function's own)");
+        c.n = 0;
+        int bad = v8_context_locals(s->v, ctx, closure_local, &c) != 0;
+        if (json) buf_printf(&j, "],\"readable\":%s}", bad ? "false" : "true");
+        else if (bad) printf("    <unreadable scope>\n");
         if (v8_context_previous(s->v, ctx, &prev) != 0) break;
         ctx = prev;
     }
+    buf_puts(&j, "]}\n");
+    if (json) fwrite(j.data, 1, j.len, stdout);
+    buf_free(&j);
     return EXIT_OK;
 }
 
@@ -1232,7 +1276,20 @@ typedef struct {
     int depth, opened, done, line_no;
     long shown, max;
     uint32_t hi;
+    buf_t *j;   /* --json: lines go here as {line, text} */
 } src_t;
+
+static void src_emit(src_t *s)
+{
+    const char *text = s->line.data ? s->line.data : "";
+    if (!s->j) {
+        printf("%6d  %s\n", s->line_no, text);
+        return;
+    }
+    buf_printf(s->j, "%s{\"line\":%d,\"text\":", s->shown ? "," : "", s->line_no);
+    json_put_string(s->j, text, s->line.len);
+    buf_putc(s->j, '}');
+}
 
 static void src_unit(void *ctx, uint32_t u)
 {
@@ -1247,7 +1304,7 @@ static void src_unit(void *ctx, uint32_t u)
     }
     if (u == '\n') {
         if (at >= s->start) {
-            printf("%6d  %s\n", s->line_no, s->line.data ? s->line.data : "");
+            src_emit(s);
             s->line_no++;
             if (++s->shown >= s->max || (s->opened && s->depth <= 0) || !s->opened) s->done = 1;
             if (!s->opened && s->shown < s->max && s->done) s->done = 0;   /* the body starts on a later line */
@@ -1265,11 +1322,14 @@ static void src_unit(void *ctx, uint32_t u)
 
 int core_cmd_source(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE source [-n LINES] ADDR|EXPR\n\n"
+    static const char usage[] = "usage: nodescope core CORE source [-n LINES] [--json] ADDR|EXPR\n\n"
                                 "A function's source with line numbers, from its script (also Node's own built-in\n"
                                 "modules, whose sources are external strings), to the end of its body or -n lines.\n";
     long max = 200;
-    const opt_t opts[] = {OPT_INT("lines", 'n', "LINES", "at most this many lines (200)", &max), OPT_HELP, OPT_END};
+    int json = 0;
+    const opt_t opts[] = {OPT_INT("lines", 'n', "LINES", "at most this many lines (200)", &max),
+                          OPT_BOOL("json", 0, "a JSON document: {function, name, url, line, lines: [{line, text}]}", &json),
+                          OPT_HELP, OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core source", usage, tables, 0, NULL};
     int n = opt_parse(&cmd, argc, argv);
@@ -1293,11 +1353,23 @@ int core_cmd_source(core_session_t *s, int argc, char **argv)
         v8_function_free(&fi);
         return EXIT_FAIL;
     }
-    printf("%s:%d\n", fi.script_name ? fi.script_name : "<script>", fi.def_line);
-    src_t st = {0, fi.start_pos, {0}, 0, 0, 0, fi.def_line > 0 ? fi.def_line : 1, 0, max, 0};
+    buf_t j = {0};
+    if (json) {
+        buf_printf(&j, "{\"function\":\"0x%llx\",\"name\":", (unsigned long long)fn);
+        json_put_string(&j, fi.name, strlen(fi.name));
+        buf_puts(&j, ",\"url\":");
+        json_put_string(&j, fi.script_name ? fi.script_name : "", fi.script_name ? strlen(fi.script_name) : 0);
+        buf_printf(&j, ",\"line\":%d,\"lines\":[", fi.def_line);
+    } else printf("%s:%d\n", fi.script_name ? fi.script_name : "<script>", fi.def_line);
+    src_t st = {0, fi.start_pos, {0}, 0, 0, 0, fi.def_line > 0 ? fi.def_line : 1, 0, max, 0, json ? &j : NULL};
     rc = v8_string_units(s->v, src, src_unit, &st) == 0 ? EXIT_OK : EXIT_FAIL;
-    if (!st.done && st.line.len) printf("%6d  %s\n", st.line_no, st.line.data);
+    if (!st.done && st.line.len) src_emit(&st);
     buf_free(&st.line);
+    if (json) {
+        buf_printf(&j, "],\"complete\":%s}\n", rc == EXIT_OK ? "true" : "false");
+        fwrite(j.data, 1, j.len, stdout);
+        buf_free(&j);
+    }
     if (rc != EXIT_OK) diag_error(tn, 0, "source: the script's source string is not wholly readable");
     v8_function_free(&fi);
     return rc;

@@ -27,7 +27,8 @@ check_major() {
         "buffer --raw -o $w/buf.bin globalThis.fx.buffer" "buffer --raw -o $w/big.bin globalThis.fx.bigBuffer" \
         "print --json globalThis.fx.cycle" "print globalThis.fx.nope" "closure globalThis.fx.counter" \
         "source globalThis.fx.counter" "source -n 3 globalThis.setTimeout" \
-        "print -d 4 globalThis.fx" "print 0x1001"
+        "print -d 4 globalThis.fx" "constructor --json globalThis.fx.dog" "buffer --json globalThis.fx.buffer" \
+        "closure --json globalThis.fx.counter" "source --json globalThis.fx.counter" "print 0x1001"
     } > "$w/cmds"
     ns < "$w/cmds" > "$w/got" 2> "$w/err"
     rc=$?
@@ -54,6 +55,18 @@ check_major() {
         "return function counter() { count += step; return label + count; }" "function setTimeout(callback"; do
         grep -qF -- "$want" "$w/rest" || { head -80 "$w/rest"; fail "print fx lacks: $want"; }
     done
+    # the --json forms: the four documents before print 0x1001's "<unreadable 0x1001>"
+    tail -n 5 "$w/got" | head -n 4 | node -e '
+      const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1]));
+      const [ctor, buf, clo, src] = fs.readFileSync(0, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+      const vars = Object.fromEntries(clo.contexts[0].variables.map((x) => [x.name, x.text]));
+      const bad = [];
+      if (ctor.constructor !== "Dog" || !/values\.js$/.test(ctor.url) || !(ctor.line > 0)) bad.push("constructor");
+      if (buf.hex !== t.bufferHex || buf.length * 2 !== buf.hex.length || !buf.complete) bad.push("buffer");
+      if (vars.label !== "\x27c\x27" || vars.count !== "4" || vars.step !== "2") bad.push("closure");
+      if (src.name !== "counter" || !src.lines.some((l) => l.text.includes("return function counter()"))) bad.push("source");
+      if (bad.length) { console.error(bad.join(", "), JSON.stringify([ctor, buf, clo, src])); process.exit(1); }' "$w/truth.json" ||
+        fail "constructor/buffer/closure/source --json"
     grep -q 'circular' "$w/err" || fail "print --json of a cycle must fail like JSON.stringify"
     grep -q "has no property 'nope'" "$w/err" || fail "a missing property's error"
     [ "$(od -An -tx1 "$w/buf.bin" | tr -d ' \n')" = "$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).bufferHex)' "$w/truth.json")" ] ||

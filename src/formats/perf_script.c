@@ -880,13 +880,16 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
     bigmem_prepare();
-    /* Threads in all: the reading thread plus one folding worker per cpu (measured on 2 cores:
-     * 2 workers 0.16 s, 1 worker 0.20 s, serial 0.20 s for 234 MB).
+    /* Threads in all: one per cpu, the reading thread and cpus - 1 folding workers. One more
+     * worker than that (the reader and the workers contending for the cpus, a profile more to
+     * merge) cost more CPU time than it saved wall time: on 2 cores, the tsc perf script
+     * (41 MB, deep stacks), best of 12 interleaved runs at load 6-8: 1 worker 80 ms CPU, 181 ms
+     * wall; 2 workers 89 ms CPU, 167 ms wall (medians 94/103 ms CPU, 265/248 ms wall).
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */
     const char *env = getenv("NODESCOPE_PERF_THREADS");
     long forced = env ? strtol(env, NULL, 10) : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    long threads = forced > 0 ? forced : (cpus > 8 ? 8 : cpus) + 1;
+    long threads = forced > 0 ? forced : cpus > 8 ? 8 : cpus;
     int big = in->size < 0 || in->size >= (16 << 20);
     const perf_read_opts_t *po = format_reader_opts(o, &format_perf_reader);
     if (po && (po->perl_compat || po->inline_frames)) return perf_read_serial(in, p, o);

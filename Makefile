@@ -6,8 +6,10 @@
 
 CC       ?= cc
 PKGS     := libdw libelf zlib libedit
+# Loaded on first use (src/util/lazylib.c), not linked: only some commands need them.
+LAZY_PKGS := libdw libelf libedit
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null) -ldl
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wvla
 CSTD     := -std=c11 -D_GNU_SOURCE
 INCS     := -Isrc -Ibuild/gen

@@ -5,6 +5,7 @@
 #define FUZZ_TEXT_READER_FUZZ_H
 #include "formats/folded.h"
 #include "formats/format.h"
+#include "formats/perf_opts.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include <stddef.h>
@@ -21,15 +22,17 @@ static int fuzz_text_reader(const char *reader_name, const uint8_t *data, size_t
     }
     reader->sniff((const char *)data, size);
     read_opts_t o = {0};
+    perf_read_opts_t po = {0};   /* the perf reader's own options; other readers ignore them */
+    format_reader_opts_set(&o, "perf", &po);
     o.to_ms = 1e300;
     if (size > 0) {
         uint8_t f = data[0];
-        o.with_pid = f & 1;
-        o.with_tid = f & 2;
-        o.annotate_kernel = o.annotate_jit = f & 4;
-        o.with_addrs = f & 8;
-        o.perl_compat = f & 16;
-        o.no_process_frame = f & 32;
+        po.with_pid = f & 1;
+        po.with_tid = f & 2;
+        po.annotate_kernel = po.annotate_jit = f & 4;
+        po.with_addrs = f & 8;
+        po.perl_compat = f & 16;
+        po.no_process_frame = f & 32;
     }
     input_t *in = input_from_memory("fuzz", data, size);
     profile_t *p = profile_new();

@@ -6,13 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int set_all(void *target, const char *arg)
-{
-    read_opts_t *ro = target;
-    ro->annotate_kernel = ro->annotate_jit = 1;
-    return 0;
-}
-
 static int set_from(void *target, const char *arg)
 {
     read_opts_t *ro = target;
@@ -68,22 +61,15 @@ void cli_input_init(cli_input_t *in)
     const opt_t opts[] = {
         OPT_TITLE("input options:"),
         OPT_STR("format", 0, "NAME", "do not detect the input format", &ro->format),
-        OPT_BOOL("pid", 0, "perf: root frame is 'comm-PID'", &ro->with_pid),
-        OPT_BOOL("tid", 0, "perf: root frame is 'comm-PID/TID'", &ro->with_tid),
-        OPT_BOOL("kernel", 0, "perf: annotate kernel frames with _[k]", &ro->annotate_kernel),
-        OPT_BOOL("jit", 0, "perf: annotate JIT frames with _[j]", &ro->annotate_jit),
-        OPT_FN("all", 0, NULL, "--kernel and --jit", ro, set_all),
-        OPT_BOOL("addrs", 0, "perf: keep the address of unknown frames", &ro->with_addrs),
-        OPT_BOOL("inline", 0, "perf: expand inlined frames (addr2line)", &ro->inline_frames),
-        OPT_BOOL("context", 0, "with --inline: add source file:line", &ro->inline_context),
-        OPT_STR("event-filter", 0, "EV", "perf: only samples of event EV (default: the first seen)", &ro->event_filter),
-        OPT_BOOL("no-process", 0, "do not prepend the process name frame", &ro->no_process_frame),
-        OPT_BOOL("perl-compat", 0, NULL, &ro->perl_compat),   /* hidden: for the compatibility test */
+        OPT_END,
+    };
+    /* here, each reader's own options (format_reader_t.options) */
+    const opt_t tail[] = {
         OPT_STR("perf-map", 0, "FILE|DIR", "perf: JIT symbol map(s) to re-resolve JS frames\n"
-                "(default /tmp/perf-PID.map for every PID in the input)", &ro->perf_map),
+                "(default /tmp/perf-PID.map for every PID in the input)", &in->perf_map),
         /* the resolver tells a dump from a map by its magic */
         OPT_STR("jitdump", 0, "FILE", "perf: resolve JS frames from V8's jit-PID.dump (node --perf-prof,\n"
-                "perf record -k CLOCK_MONOTONIC): the code live at each sample's time", &ro->perf_map),
+                "perf record -k CLOCK_MONOTONIC): the code live at each sample's time", &in->perf_map),
         OPT_FN("ambiguous", 0, "newest|oldest|mark", "perf: where several map entries cover an address and\n"
                "there is no time to choose: the newest, the oldest, or (default)\n"
                "mark the frame ambiguous and name the candidates", &in->ambiguous, set_ambiguous),
@@ -111,14 +97,34 @@ void cli_input_init(cli_input_t *in)
         OPT_BOOL("hide-ignored", 0, "fold frames of sources in a map's ignoreList into their callers", &in->hide_ignored),
         OPT_END,
     };
-    _Static_assert(sizeof opts / sizeof *opts <= CLI_INPUT_NOPTS, "CLI_INPUT_NOPTS is too small");
-    memcpy(in->opts, opts, sizeof opts);
+    size_t n = 0, used = 0;
+    for (size_t i = 0; opts[i].kind != OPT_KIND_END; i++) in->opts[n++] = opts[i];
+    const format_reader_t *r;
+    for (int k = 0; (r = format_reader_at(k)); k++) {
+        if (!r->options || !r->opts_size) continue;
+        /* the reader's options struct, zero = its defaults, in in->reader_mem (aligned) */
+        size_t at = (used + 15) & ~(size_t)15;
+        if (at + r->opts_size > sizeof in->reader_mem) abort();   /* CLI_READER_OPTS_BYTES is too small */
+        void *ropts = in->reader_mem + at;
+        used = at + r->opts_size;
+        in->ro.reader_opts[k] = ropts;
+        opt_t table[FORMAT_READER_MAX_OPTS];
+        r->options(ropts, table);
+        for (size_t j = 0; j < FORMAT_READER_MAX_OPTS && table[j].kind != OPT_KIND_END; j++) {
+            if (n + 1 >= CLI_INPUT_NOPTS) abort();   /* CLI_INPUT_NOPTS is too small */
+            in->opts[n++] = table[j];
+        }
+    }
+    for (size_t i = 0; i < sizeof tail / sizeof *tail; i++) {
+        if (n >= CLI_INPUT_NOPTS) abort();
+        in->opts[n++] = tail[i];
+    }
 }
 
 int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p)
 {
     if (!in->no_resolve && !in->resolver) {
-        if (!(in->resolver = jit_resolver_new(in->ro.perf_map, (jit_ambiguous_t)in->ambiguous))) return -1;
+        if (!(in->resolver = jit_resolver_new(in->perf_map, (jit_ambiguous_t)in->ambiguous))) return -1;
         if (in->journal && jit_resolver_load_journal(in->resolver, in->journal) != 0) return -1;
         in->ro.resolver = in->resolver;
     }

@@ -1,6 +1,8 @@
-/* The input options every profile-reading command shares (format, perf script
- * folding, JIT symbol resolution, time window), declared in one option table
- * (util/options.h) and applied in one place. */
+/* The input options every profile-reading command shares (format, JIT symbol
+ * resolution, time window, threads, source maps), declared in one option table
+ * (util/options.h) and applied in one place. Each reader's own options (the perf
+ * script reader's --pid, --kernel, ...) are declared by the reader
+ * (format_reader_t.options) and spliced into the table after --format. */
 #ifndef CLI_INPUT_OPTS_H
 #define CLI_INPUT_OPTS_H
 #include "formats/format.h"
@@ -8,10 +10,12 @@
 #include "symbols/jit_resolver.h"
 #include "util/options.h"
 
-#define CLI_INPUT_NOPTS 33
+#define CLI_INPUT_NOPTS 40
+#define CLI_READER_OPTS_BYTES 256   /* room for every reader's options struct */
 
 typedef struct {
-    read_opts_t ro;
+    read_opts_t ro;            /* ro.reader_opts point into reader_mem */
+    const char *perf_map;      /* --perf-map, --jitdump: the resolver's source */
     const char *journal;
     int ambiguous, no_resolve, stats;
     jit_resolver_t *resolver;
@@ -21,6 +25,7 @@ typedef struct {
     int hide_ignored;          /* --hide-ignored */
     smap_cache_t *smaps;       /* the scripts' maps; holds --source-map-path */
     opt_t opts[CLI_INPUT_NOPTS];   /* the option table; its targets are this struct's fields */
+    _Alignas(16) unsigned char reader_mem[CLI_READER_OPTS_BYTES];   /* the readers' options structs */
 } cli_input_t;
 
 /* Sets the defaults and fills in->opts: pass in->opts as one of the command's option tables. */

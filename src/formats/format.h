@@ -7,25 +7,25 @@
 #include "profile/profile.h"
 #include "util/input.h"
 
-/* Options readers may honour; zero-initialised = defaults. */
+struct opt;
+struct format_reader;
+
+/* Most readers in the registry (format_reader_index is below it). */
+#define FORMAT_READERS_MAX 8
+
+/* Options readers may honour; zero-initialised = defaults. A reader's own options (the perf
+ * reader's --pid, --kernel, ...) are not fields here: each reader declares them itself
+ * (format_reader_t.options) and finds them with format_reader_opts. */
 typedef struct read_opts {
     const char *format;        /* forced reader name, or NULL to detect */
-    /* perf script (stackcollapse-perf.pl compatible) */
-    int with_pid, with_tid;    /* root frame "comm-PID" / "comm-PID/TID" */
-    int annotate_kernel, annotate_jit;   /* append _[k] / _[j] */
-    int with_addrs;            /* keep addresses of unknown frames */
-    int inline_frames;         /* expand inlined frames with addr2line */
-    int inline_context;        /* with inline_frames: add :file:line */
-    const char *event_filter;  /* only this event; NULL = first seen */
-    int no_process_frame;      /* do not prepend the comm frame */
-    int perl_compat;           /* reproduce stackcollapse-perf.pl's known bugs (tests only) */
     /* timelines */
     int no_timeline;           /* the caller needs no per-sample timeline (folded output): save its memory */
     int has_time_range;
     double from_ms, to_ms;     /* relative to the profile's start */
-    /* symbol resolution (perf script input), see symbols/resolver.h */
-    const char *perf_map;      /* FILE or DIR; NULL = /tmp/perf-PID.map */
-    struct jit_resolver *resolver;   /* NULL = trust perf's labels */
+    /* symbol resolution of JIT frames by address (perf script input), see symbols/resolver.h */
+    struct jit_resolver *resolver;   /* NULL = trust the input's labels */
+    /* each reader's own options, by format_reader_index; NULL = the reader's defaults */
+    const void *reader_opts[FORMAT_READERS_MAX];
 } read_opts_t;
 
 typedef struct format_reader {
@@ -38,7 +38,15 @@ typedef struct format_reader {
      * sets p->weight_unit (interned in p->strings: "ns", "cycles"); the CLI sets it
      * back to "samples" before each further input and refuses to mix units. */
     int (*read)(input_t *in, profile_t *p, const read_opts_t *o);
+    /* The reader's own options: a struct of opts_size bytes that the reader defines (all zero =
+     * its defaults), and options(opts, table) that fills table (at most FORMAT_READER_MAX_OPTS
+     * entries, OPT_END included) with the option entries (util/options.h) that set opts, in the
+     * order --help shows them. 0 and NULL: the reader has no options. */
+    size_t opts_size;
+    void (*options)(void *opts, struct opt *table);
 } format_reader_t;
+
+#define FORMAT_READER_MAX_OPTS 16
 
 struct flame_opts;
 typedef struct write_opts {
@@ -68,6 +76,15 @@ int format_thread_view(const profile_t *p, const write_opts_t *o, const char *de
                        profile_t **view, size_t *picked);
 
 const format_reader_t *format_reader_by_name(const char *name);
+/* The reader at position i of the registry (i < FORMAT_READERS_MAX), or NULL past the last. */
+const format_reader_t *format_reader_at(int i);
+/* r's position in the registry: its slot in read_opts_t.reader_opts. */
+int format_reader_index(const format_reader_t *r);
+/* The options o holds for reader r (its opts_size bytes), or NULL: the reader's defaults. */
+const void *format_reader_opts(const read_opts_t *o, const format_reader_t *r);
+/* Sets the options of the reader named name (tests, other modules that call a reader); opts
+ * must outlive o's use. 0, or -1 when no reader has that name. */
+int format_reader_opts_set(read_opts_t *o, const char *name, const void *opts);
 /* The reader whose sniff is most confident about in's first bytes, or NULL (error printed). */
 const format_reader_t *format_detect(input_t *in);
 /* Opens path ("-" = stdin), detects (or uses o->format) and reads into p. 0 or -1 (error printed). */

@@ -198,9 +198,9 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
                 /* the first sample decides the event filter and the time origin for everyone */
                 perf_reader_t probe;
                 profile_t *tmp = profile_new();
-                read_opts_t po = *o;
-                po.resolver = NULL;   /* the probe's lookups would be counted twice (--stats) */
-                perf_reader_init(&probe, tmp, &po, in);
+                read_opts_t probe_o = *o;
+                probe_o.resolver = NULL;   /* the probe's lookups would be counted twice (--stats) */
+                perf_reader_init(&probe, tmp, &probe_o, in);
                 for (size_t pos = 0; pos < cut && !probe.event_lines;) {
                     const char *nl = memchr(buf + pos, '\n', cut - pos);
                     size_t l = nl ? (size_t)(nl - (buf + pos)) : cut - pos;

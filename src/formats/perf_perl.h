@@ -1,5 +1,5 @@
 /* stackcollapse-perf.pl's behaviour where it differs from the reader's default
- * (--perl-compat, read_opts_t.perl_compat): its event regex, its parameter-list cut and
+ * (--perl-compat, perf_read_opts_t.perl_compat): its event regex, its parameter-list cut and
  * its module tests for _[k] and _[j]. Internal to the perf script reader. */
 #ifndef FORMATS_PERF_PERL_H
 #define FORMATS_PERF_PERL_H

@@ -19,15 +19,17 @@
  * inputs are folded on several threads (perf_parallel.c).
  *
  * Deliberate differences from stackcollapse-perf.pl (see README "Fold stacks");
- * read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
+ * perf_read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
 #include "formats/format.h"
 #include "formats/perf_grammar.h"
+#include "formats/perf_opts.h"
 #include "formats/perf_perl.h"
 #include "formats/perf_script.h"
 #include "symbols/resolver.h"
 #include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/demangle.h"
+#include "util/options.h"
 #include "util/diag.h"
 #include "util/strview.h"
 #include "util/xalloc.h"
@@ -37,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern const format_reader_t format_perf_reader;
 
 static pthread_mutex_t resolver_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -130,7 +134,7 @@ static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *p
         } else {
             buf_puts(b, "unknown");
         }
-        if (r->o->with_addrs) {
+        if (r->po->with_addrs) {
             buf_puts(b, " <");
             buf_append(b, pc, pc_len);
             buf_putc(b, '>');
@@ -138,13 +142,13 @@ static void tidy_symbol(perf_reader_t *r, const char *s, size_t n, const char *p
         buf_putc(b, ']');
         return;
     }
-    size_t keep = r->o->perl_compat ? perf_perl_strip_params(s, n) : is_v8_name(s, n) ? n : strip_params(s, n);
+    size_t keep = r->po->perl_compat ? perf_perl_strip_params(s, n) : is_v8_name(s, n) ? n : strip_params(s, n);
     /* copied whole, then ';' (the folded separator) becomes ':' in place */
     size_t at = b->len;
     buf_append(b, s, keep);
     char *d = b->data + at, *end = b->data + b->len;
     for (char *q = d; (q = memchr(q, ';', (size_t)(end - q))) != NULL;) *q++ = ':';
-    if (r->o->perl_compat) {
+    if (r->po->perl_compat) {
         /* The Perl script deletes quotes (for V8 RegExp names); inferno keeps them, and so do we:
          * they are Rust lifetimes ('a) and JavaScript source text. */
         char *w = d;
@@ -200,15 +204,15 @@ static void pool_push(perf_reader_t *r, uint32_t f)
 /* Tidies a callchain line's symbol into frames appended to the pool (root-most first). */
 static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t mk)
 {
-    const read_opts_t *o = r->o;
+    const perf_read_opts_t *po = r->po;
     const char *pc = f->pc, *sym = f->sym, *mod = f->mod;
     size_t pc_len = f->pc_len, sym_len = f->sym_len, mod_len = f->mod_len;
-    int jit = o->perl_compat ? perf_perl_jit_module(mod, mod_len) : perf_module_is_jit(mk);
-    if (o->inline_frames && mod_len && !jit && mk != PERF_MOD_KERNEL && mod[0] != '[' &&
+    int jit = po->perl_compat ? perf_perl_jit_module(mod, mod_len) : perf_module_is_jit(mk);
+    if (po->inline_frames && mod_len && !jit && mk != PERF_MOD_KERNEL && mod[0] != '[' &&
         !memmem(mod, mod_len, "perf-", 5)) {
         buf_t *a = &r->scratch2;
         buf_clear(a);
-        perf_addr2line(pc, pc_len, mod, mod_len, o->inline_context, a);
+        perf_addr2line(pc, pc_len, mod, mod_len, po->inline_context, a);
         if (a->len && strcmp(a->data, "??") && strcmp(a->data, "??:??:0")) {
             size_t start = 0;
             for (size_t i = 0; i <= a->len; i++) {
@@ -229,9 +233,9 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
     }
     /* The Perl script skips every symbol starting with '(' (meant for "(process name)" pseudo frames);
      * that also drops C++ "(anonymous namespace)::f" frames, which are kept here. */
-    if (n > 0 && sym[0] == '(' && (o->perl_compat || !sv_starts(sym, n, "(anonymous namespace)"))) return;
+    if (n > 0 && sym[0] == '(' && (po->perl_compat || !sv_starts(sym, n, "(anonymous namespace)"))) return;
     /* Rust names perf left mangled or half demangled (napi-rs addons), as inferno fixes them */
-    if (!o->perl_compat) {
+    if (!po->perl_compat) {
         buf_clear(&r->demangled);
         if (demangle_rust(&r->demangled, sym, n)) sym = r->demangled.data, n = r->demangled.len;
     }
@@ -244,9 +248,9 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
         size_t plain_len = b->len;
         if (nparts > 0) {
             if (!memmem(b->data, b->len, "_[i]", 4)) buf_puts(b, "_[i]");
-        } else if (o->annotate_kernel && (o->perl_compat ? perf_perl_kernel_module(mod, mod_len) : mk == PERF_MOD_KERNEL)) {
+        } else if (po->annotate_kernel && (po->perl_compat ? perf_perl_kernel_module(mod, mod_len) : mk == PERF_MOD_KERNEL)) {
             buf_puts(b, "_[k]");
-        } else if (o->annotate_jit && jit) {
+        } else if (po->annotate_jit && jit) {
             if (!memmem(b->data, b->len, "_[j]", 4)) buf_puts(b, "_[j]");
         }
         frame_kind_t k = kind_for(b->data, b->len, mk);
@@ -329,7 +333,7 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
         buf_clear(b);
         tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
         size_t plain_len = b->len;
-        if (r->o->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
+        if (r->po->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
         f = text_frame(r, b->data, b->len, profile_classify_name(b->data, b->len), b->len != plain_len);
         /* count frames whose name differs from perf's own label (--stats) */
         if (e->count == 1 && r->frame_pool[e->first] != f) {
@@ -372,7 +376,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
     perf_frame_t fr;
     /* a cached line needs only its address and where its symbol starts; the module is split
      * off on a miss */
-    if (!(r->o->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame_head(s, n, &fr))) {
+    if (!(r->po->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame_head(s, n, &fr))) {
         note_unrecognised(r, r->line);
         r->line_bad = 1;
         return;
@@ -380,7 +384,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
     const char *pc = fr.pc;
     size_t pc_len = fr.pc_len, rest = (size_t)(fr.sym - s);
     /* The cache key: the whole line when the address matters, else symbol and module only. */
-    int key_pc = r->o->with_addrs || r->o->inline_frames;
+    int key_pc = r->po->with_addrs || r->po->inline_frames;
     const char *key = key_pc ? s : s + rest;
     size_t key_len = key_pc ? n : n - rest;
     uint64_t h = line_hash(key, key_len) ^ (uint64_t)r->java;   /* Java tidying depends on the comm */
@@ -397,8 +401,8 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         at = (at + 1) & r->slot_mask;
     }
     if (!e) {
-        if (!r->o->perl_compat) perf_parse_frame(s, n, &fr);
-        if (r->o->perl_compat && !fr.has_mod) {
+        if (!r->po->perl_compat) perf_parse_frame(s, n, &fr);
+        if (r->po->perl_compat && !fr.has_mod) {
             /* the Perl script only knows lines that end in "(module)" */
             note_unrecognised(r, r->line);
             r->line_bad = 1;
@@ -421,7 +425,7 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         e = &r->entries[r->nentries - 1];
         if (r->nentries * 2 > r->slot_mask) grow_slots(r);
     }
-    if (r->o->resolver && e->jit_like && !r->o->perl_compat) {
+    if (r->o->resolver && e->jit_like && !r->po->perl_compat) {
         uint32_t f;
         if (jit_lookup(r, (uint32_t)(e - r->entries), fr.addr, pc, pc_len, &f)) {
             if (r->nleaf == r->leaf_cap) XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
@@ -461,9 +465,9 @@ static uint32_t leaf_for_stack(perf_reader_t *r, const uint32_t *frames, size_t 
 
 /* Samples hang under their thread's node, except where the Perl script's roots are asked
  * for: --perl-compat, and --pid/--tid (comm-PID[/TID] roots, not thread roles). */
-static int keeps_threads(const read_opts_t *o)
+static int keeps_threads(const perf_read_opts_t *po)
 {
-    return !o->perl_compat && !o->with_pid && !o->with_tid;
+    return !po->perl_compat && !po->with_pid && !po->with_tid;
 }
 
 /* ---- samples folded against the previous sample of their thread (r->defer) ---- */
@@ -514,12 +518,13 @@ static void prev_reserve(struct perf_prev *P, size_t nlines, size_t nframes)
     }
 }
 
-static int keeps_threads(const read_opts_t *o);
+static int keeps_threads(const perf_read_opts_t *po);
 
 static void end_sample_deferred(perf_reader_t *r)
 {
     const read_opts_t *o = r->o;
-    int with_thread = keeps_threads(o), with_proc = !o->no_process_frame;
+    const perf_read_opts_t *po = r->po;
+    int with_thread = keeps_threads(po), with_proc = !po->no_process_frame;
     size_t hdr = (size_t)with_thread + (size_t)with_proc;
     size_t slot = with_thread ? r->thread : 0;
     if (slot >= r->nprev) {
@@ -637,9 +642,9 @@ void perf_end_sample(perf_reader_t *r)
         return;
     }
     /* root first: the thread's node (the Perl script has none), the process frame, the callchain */
-    int with_thread = keeps_threads(r->o);
+    int with_thread = keeps_threads(r->po);
     size_t n = (size_t)with_thread;
-    int with_proc = !r->o->no_process_frame;
+    int with_proc = !r->po->no_process_frame;
     XGROW(r->stack, r->stack_cap, r->nleaf + 2);
     if (with_proc) r->stack[n++] = r->proc_frame;
     for (size_t k = r->nleaf; k-- > 0;) r->stack[n++] = r->leaf_first[k];
@@ -670,11 +675,11 @@ static void set_process_frame(perf_reader_t *r, const char *comm, size_t comm_le
     buf_t *b = &r->scratch;
     buf_clear(b);
     for (size_t i = 0; i < comm_len; i++) buf_putc(b, comm[i] == ' ' ? '_' : comm[i] == ';' ? ':' : comm[i]);
-    if (r->o->with_pid || r->o->with_tid) {
+    if (r->po->with_pid || r->po->with_tid) {
         buf_putc(b, '-');
         if (pid) buf_append(b, pid, pid_len);
         else buf_putc(b, '?');
-        if (r->o->with_tid) {
+        if (r->po->with_tid) {
             buf_putc(b, '/');
             buf_append(b, tid, tid_len);
         }
@@ -685,19 +690,19 @@ static void set_process_frame(perf_reader_t *r, const char *comm, size_t comm_le
 /* An event line. Returns 0, or 1 when it is not one. */
 static int event_line(perf_reader_t *r, const char *s, size_t n)
 {
-    const read_opts_t *o = r->o;
+    const perf_read_opts_t *po = r->po;
     perf_event_t e;
-    if (!(o->perl_compat ? perf_perl_event(s, n, &e) : perf_parse_event(s, n, &e))) return 1;
+    if (!(po->perl_compat ? perf_perl_event(s, n, &e) : perf_parse_event(s, n, &e))) return 1;
     double period = e.period ? (double)perf_parse_u64(e.period, e.period_len) : 1;
     if (period <= 0) period = 1;
     const char *ev = e.event;
     size_t ev_len = e.event_len;
 
-    if (!o->perl_compat) perf_end_sample(r);
+    if (!po->perl_compat) perf_end_sample(r);
     r->skipping = 0;
     if (ev) {
         if (!r->event[0]) {
-            const char *want = o->event_filter;
+            const char *want = po->event_filter;
             if (want) snprintf(r->event, sizeof r->event, "%s", want);
             else {
                 snprintf(r->event, sizeof r->event, "%.*s", (int)(ev_len < 127 ? ev_len : 127), ev);
@@ -705,7 +710,7 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
             }
         }
         size_t want_len = strlen(r->event), cmp_len = ev_len;
-        if (!o->perl_compat) {
+        if (!po->perl_compat) {
             /* "cycles:u" beside "cycles", "cpu-clock:ppp": one event (the Perl script compares the text) */
             want_len = perf_event_base_len(r->event, want_len);
             cmp_len = perf_event_base_len(ev, ev_len);
@@ -717,11 +722,11 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
             }
             r->skipping = 1;
             r->in_sample = 0;
-            if (!o->perl_compat) r->nleaf = 0, r->nspans = 0;
+            if (!po->perl_compat) r->nleaf = 0, r->nspans = 0;
             return 0;
         }
     }
-    if (o->perl_compat && r->in_sample) {
+    if (po->perl_compat && r->in_sample) {
         /* Perl keeps accumulating frames when no blank line separates samples */
     } else {
         r->nleaf = 0, r->nspans = 0;
@@ -744,7 +749,7 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
     if (e.has_time && !r->have_start) r->have_start = 1, r->start_us = e.time_us;
     set_process_frame(r, e.comm, e.comm_len, e.pid, e.pid_len, e.tid, e.tid_len);
     r->java = sv_starts(e.comm, e.comm_len, "java");
-    if (keeps_threads(o))
+    if (keeps_threads(po))
         r->thread = profile_thread(r->p, e.pid ? (int32_t)perf_parse_u64(e.pid, e.pid_len) : 0,
                                    (int32_t)perf_parse_u64(e.tid, e.tid_len), e.comm, e.comm_len);
     if (e.frame) push_line(r, e.frame, e.frame_len);
@@ -781,10 +786,10 @@ void perf_reader_free(perf_reader_t *r)
 /* One line of perf script (without its '\n'); the loop body of both reading paths. */
 void perf_line(perf_reader_t *r, char *line, size_t len)
 {
-    const read_opts_t *o = r->o;
+    const perf_read_opts_t *po = r->po;
     if (len > 0 && line[len - 1] == '\r') len--;
     if (len == 0) {
-        if (r->in_sample || o->perl_compat) perf_end_sample(r);
+        if (r->in_sample || po->perl_compat) perf_end_sample(r);
         r->in_sample = 0;
         r->nleaf = 0, r->nspans = 0;
         r->skipping = 0;
@@ -803,7 +808,7 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
         }
         /* Indented: a callchain line (perf indents those with a tab), or an event
          * line whose comm perf padded with blanks (-F). */
-        if (c == '\t' || o->perl_compat || perf_looks_like_frame(line + i, len - i)) {
+        if (c == '\t' || po->perl_compat || perf_looks_like_frame(line + i, len - i)) {
             if (r->in_sample) push_line(r, line + i, len - i);
             else if (!r->skipping) note_unrecognised(r, r->line);
             return;
@@ -811,7 +816,7 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
     }
     if (event_line(r, line + i, len - i) == 0) {
         r->event_lines++;
-    } else if (i == 0 && (r->in_sample || r->skipping) && (o->perl_compat || perf_looks_like_frame(line, len))) {
+    } else if (i == 0 && (r->in_sample || r->skipping) && (po->perl_compat || perf_looks_like_frame(line, len))) {
         /* a callchain line without indentation (older perf versions) */
         if (r->in_sample) push_line(r, line, len);
     } else {
@@ -823,6 +828,9 @@ void perf_reader_init(perf_reader_t *r, profile_t *p, const read_opts_t *o, inpu
 {
     memset(r, 0, sizeof *r);
     r->p = p, r->o = o, r->in = in;
+    static const perf_read_opts_t defaults;
+    r->po = format_reader_opts(o, &format_perf_reader);
+    if (!r->po) r->po = &defaults;
     r->slot_mask = 1023;
     r->slots = xcalloc(r->slot_mask + 1, sizeof *r->slots);
     u64map_init(&r->stack_index);
@@ -854,6 +862,7 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 {
     perf_reader_t r;
     perf_reader_init(&r, p, o, in);
+    const perf_read_opts_t *po = r.po;
     char *line;
     size_t len;
     int rc;
@@ -861,7 +870,7 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
         r.line = in->line;
         perf_line(&r, line, len);
     }
-    if (rc == 0 && !o->perl_compat) perf_end_sample(&r);   /* the last sample needs no trailing blank line */
+    if (rc == 0 && !po->perl_compat) perf_end_sample(&r);   /* the last sample needs no trailing blank line */
     input_progress_done(in);
     int result = perf_report(in, &r, rc);
     perf_reader_free(&r);
@@ -871,15 +880,19 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
     bigmem_prepare();
-    /* Threads in all: the reading thread plus one folding worker per cpu (measured on 2 cores:
-     * 2 workers 0.16 s, 1 worker 0.20 s, serial 0.20 s for 234 MB).
+    /* Threads in all: one per cpu, the reading thread and cpus - 1 folding workers. One more
+     * worker than that (the reader and the workers contending for the cpus, a profile more to
+     * merge) cost more CPU time than it saved wall time: on 2 cores, the tsc perf script
+     * (41 MB, deep stacks), best of 12 interleaved runs at load 6-8: 1 worker 80 ms CPU, 181 ms
+     * wall; 2 workers 89 ms CPU, 167 ms wall (medians 94/103 ms CPU, 265/248 ms wall).
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */
     const char *env = getenv("NODESCOPE_PERF_THREADS");
     long forced = env ? strtol(env, NULL, 10) : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    long threads = forced > 0 ? forced : (cpus > 8 ? 8 : cpus) + 1;
+    long threads = forced > 0 ? forced : cpus > 8 ? 8 : cpus;
     int big = in->size < 0 || in->size >= (16 << 20);
-    if (o->perl_compat || o->inline_frames) return perf_read_serial(in, p, o);
+    const perf_read_opts_t *po = format_reader_opts(o, &format_perf_reader);
+    if (po && (po->perl_compat || po->inline_frames)) return perf_read_serial(in, p, o);
     /* one thread: the same block reader, folding each block itself (lines stay in place, so
      * samples are folded against the previous one: see end_sample_deferred) */
     int nworkers = threads < 2 || cpus < 2 || (!forced && !big) ? 0 : (int)(threads - 1);
@@ -937,9 +950,41 @@ static int perf_sniff(const char *head, size_t n)
     return frames ? 90 : 70;
 }
 
+/* ---- options ---- */
+
+static int set_all(void *target, const char *arg)
+{
+    perf_read_opts_t *po = target;
+    po->annotate_kernel = po->annotate_jit = 1;
+    return 0;
+}
+
+static void perf_options(void *opts, opt_t *table)
+{
+    perf_read_opts_t *po = opts;
+    const opt_t t[] = {
+        OPT_BOOL("pid", 0, "perf: root frame is 'comm-PID'", &po->with_pid),
+        OPT_BOOL("tid", 0, "perf: root frame is 'comm-PID/TID'", &po->with_tid),
+        OPT_BOOL("kernel", 0, "perf: annotate kernel frames with _[k]", &po->annotate_kernel),
+        OPT_BOOL("jit", 0, "perf: annotate JIT frames with _[j]", &po->annotate_jit),
+        OPT_FN("all", 0, NULL, "--kernel and --jit", po, set_all),
+        OPT_BOOL("addrs", 0, "perf: keep the address of unknown frames", &po->with_addrs),
+        OPT_BOOL("inline", 0, "perf: expand inlined frames (addr2line)", &po->inline_frames),
+        OPT_BOOL("context", 0, "with --inline: add source file:line", &po->inline_context),
+        OPT_STR("event-filter", 0, "EV", "perf: only samples of event EV (default: the first seen)", &po->event_filter),
+        OPT_BOOL("no-process", 0, "do not prepend the process name frame", &po->no_process_frame),
+        OPT_BOOL("perl-compat", 0, NULL, &po->perl_compat),   /* hidden: for the compatibility test */
+        OPT_END,
+    };
+    _Static_assert(sizeof t / sizeof *t <= FORMAT_READER_MAX_OPTS, "FORMAT_READER_MAX_OPTS is too small");
+    memcpy(table, t, sizeof t);
+}
+
 const format_reader_t format_perf_reader = {
     .name = "perf",
     .description = "perf script output (stackcollapse-perf.pl compatible)",
     .sniff = perf_sniff,
     .read = perf_read,
+    .opts_size = sizeof(perf_read_opts_t),
+    .options = perf_options,
 };

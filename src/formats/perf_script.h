@@ -4,6 +4,7 @@
 #ifndef FORMATS_PERF_SCRIPT_H
 #define FORMATS_PERF_SCRIPT_H
 #include "formats/format.h"
+#include "formats/perf_opts.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "symbols/resolver.h"
@@ -22,6 +23,7 @@ typedef struct {
 typedef struct perf_reader {
     profile_t *p;
     const read_opts_t *o;
+    const perf_read_opts_t *po;   /* the reader's own options (never NULL) */
     input_t *in;
 
     /* frame cache */

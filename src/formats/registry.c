@@ -40,6 +40,34 @@ const format_reader_t *format_reader_by_name(const char *name)
     return NULL;
 }
 
+_Static_assert(COUNT(readers) <= FORMAT_READERS_MAX, "FORMAT_READERS_MAX is too small");
+
+const format_reader_t *format_reader_at(int i)
+{
+    return i >= 0 && (size_t)i < COUNT(readers) ? readers[i] : NULL;
+}
+
+int format_reader_index(const format_reader_t *r)
+{
+    for (size_t i = 0; i < COUNT(readers); i++)
+        if (readers[i] == r) return (int)i;
+    return -1;
+}
+
+const void *format_reader_opts(const read_opts_t *o, const format_reader_t *r)
+{
+    int i = format_reader_index(r);
+    return o && i >= 0 ? o->reader_opts[i] : NULL;
+}
+
+int format_reader_opts_set(read_opts_t *o, const char *name, const void *opts)
+{
+    int i = format_reader_index(format_reader_by_name(name));
+    if (i < 0) return -1;
+    o->reader_opts[i] = opts;
+    return 0;
+}
+
 const char *format_reader_names(void)
 {
     static buf_t names;

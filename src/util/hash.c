@@ -127,31 +127,21 @@ void u64map_init(u64map_t *m) { memset(m, 0, sizeof *m); }
 
 void u64map_free(u64map_t *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
 static void u64map_rehash_to(u64map_t *m, size_t ncap)
 {
-    uint64_t *nk = xmalloc(ncap * sizeof *nk);
-    uint32_t *nv = xmalloc(ncap * sizeof *nv);
-    uint8_t *nu = xcalloc(ncap, 1);
+    u64map_slot_t *ns = xcalloc(ncap, sizeof *ns);
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->used[i]) continue;
-        size_t j = hash_u64(m->keys[i]) & (ncap - 1);
-        while (nu[j]) j = (j + 1) & (ncap - 1);
-        nu[j] = 1;
-        nk[j] = m->keys[i];
-        nv[j] = m->vals[i];
+        if (!m->slots[i].used) continue;
+        size_t j = hash_u64(m->slots[i].key) & (ncap - 1);
+        while (ns[j].used) j = (j + 1) & (ncap - 1);
+        ns[j] = m->slots[i];
     }
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
-    m->keys = nk;
-    m->vals = nv;
-    m->used = nu;
+    free(m->slots);
+    m->slots = ns;
     m->cap = ncap;
 }
 
@@ -166,28 +156,30 @@ uint32_t *u64map_upsert(u64map_t *m, uint64_t key, int *found)
 {
     if ((m->count + 1) * 2 > m->cap) u64map_rehash_to(m, m->cap ? m->cap * 2 : 1024);
     size_t i = hash_u64(key) & (m->cap - 1);
-    while (m->used[i]) {
-        if (m->keys[i] == key) {
+    u64map_slot_t *s;
+    while ((s = &m->slots[i])->used) {
+        if (s->key == key) {
             *found = 1;
-            return &m->vals[i];
+            return &s->val;
         }
         i = (i + 1) & (m->cap - 1);
     }
-    m->used[i] = 1;
-    m->keys[i] = key;
-    m->vals[i] = 0;
+    s->used = 1;
+    s->key = key;
+    s->val = 0;
     m->count++;
     *found = 0;
-    return &m->vals[i];
+    return &s->val;
 }
 
 int u64map_get(const u64map_t *m, uint64_t key, uint32_t *val)
 {
     if (!m->cap) return 0;
     size_t i = hash_u64(key) & (m->cap - 1);
-    while (m->used[i]) {
-        if (m->keys[i] == key) {
-            *val = m->vals[i];
+    const u64map_slot_t *s;
+    while ((s = &m->slots[i])->used) {
+        if (s->key == key) {
+            *val = s->val;
             return 1;
         }
         i = (i + 1) & (m->cap - 1);

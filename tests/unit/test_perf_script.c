@@ -3,6 +3,8 @@
 #include "check.h"
 #include "formats/folded.h"
 #include "formats/format.h"
+#include "formats/perf_opts.h"
+#include "util/options.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include <stdlib.h>
@@ -113,8 +115,10 @@ static void test_node_default(void)
 static void test_annotations(void)
 {
     read_opts_t o = {0};
-    o.annotate_kernel = o.annotate_jit = 1;
-    o.with_pid = 1;
+    perf_read_opts_t o_p = {0};
+    format_reader_opts_set(&o, "perf", &o_p);
+    o_p.annotate_kernel = o_p.annotate_jit = 1;
+    o_p.with_pid = 1;
     profile_t *p = read_file("perf/node_default.txt", &o);
     CHECK(p != NULL);
     if (!p) return;
@@ -131,7 +135,9 @@ static void test_annotations(void)
 static void test_multi_fields(void)
 {
     read_opts_t o = {0};
-    o.with_tid = 1;
+    perf_read_opts_t o_p = {0};
+    format_reader_opts_set(&o, "perf", &o_p);
+    o_p.with_tid = 1;
     profile_t *p = read_file("perf/multi_fields.txt", &o);
     CHECK(p != NULL);
     if (!p) return;
@@ -175,7 +181,9 @@ static void test_edge_cases(void)
 
     /* --perl-compat reproduces the Perl script's output for the same file */
     read_opts_t o = {0};
-    o.perl_compat = 1;
+    perf_read_opts_t o_p = {0};
+    format_reader_opts_set(&o, "perf", &o_p);
+    o_p.perl_compat = 1;
     p = read_file("perf/edge_cases.txt", &o);
     CHECK(p != NULL);
     if (!p) return;
@@ -189,7 +197,9 @@ static void test_edge_cases(void)
 
     /* an explicit event filter */
     read_opts_t e = {0};
-    e.event_filter = "page-faults";
+    perf_read_opts_t e_p = {0};
+    format_reader_opts_set(&e, "perf", &e_p);
+    e_p.event_filter = "page-faults";
     p = read_file("perf/edge_cases.txt", &e);
     CHECK(p != NULL);
     if (!p) return;
@@ -212,7 +222,9 @@ static void test_addrs_and_time(void)
                        "node 10/11 100.010000: 9 cycles:\n"
                        "\t98930 main+0x4 (/usr/bin/node)\n";
     read_opts_t o = {0};
-    o.with_addrs = 1;
+    perf_read_opts_t o_p = {0};
+    format_reader_opts_set(&o, "perf", &o_p);
+    o_p.with_addrs = 1;
     profile_t *p = read_text(text, &o);
     CHECK(p != NULL);
     if (!p) return;
@@ -310,16 +322,20 @@ static void test_peer_cases(void)
         profile_free(p);
     }
     read_opts_t perl = {0};
+    perf_read_opts_t perl_p = {0};
+    format_reader_opts_set(&perl, "perf", &perl_p);
     perl.to_ms = 1e300;
-    perl.perl_compat = 1;   /* the Perl script leaves them as perf printed them */
+    perl_p.perl_compat = 1;   /* the Perl script leaves them as perf printed them */
     p = read_file("perf/rust.txt", &perl);
     CHECK(p && find_frame(p, "std::sys::unix::fs::File::open::hb90e1c1c787080f0") != NULL);
     profile_free(p);
 
     /* a versioned vmlinux is kernel; --kernel annotates it */
     read_opts_t kern = {0};
+    perf_read_opts_t kern_p = {0};
+    format_reader_opts_set(&kern, "perf", &kern_p);
     kern.to_ms = 1e300;
-    kern.annotate_kernel = 1;
+    kern_p.annotate_kernel = 1;
     p = read_file("perf/vmlinux_versioned.txt", &kern);
     CHECK(p != NULL);
     if (p) {
@@ -339,8 +355,10 @@ static void test_peer_cases(void)
         profile_free(p);
     }
     read_opts_t ev = {0};
+    perf_read_opts_t ev_p = {0};
+    format_reader_opts_set(&ev, "perf", &ev_p);
     ev.to_ms = 1e300;
-    ev.event_filter = "instructions";
+    ev_p.event_filter = "instructions";
     p = read_file("perf/event_modifiers.txt", &ev);
     CHECK(p && p->total == 3000);
     profile_free(p);
@@ -408,6 +426,8 @@ static void test_threads(void)
         "\t7fb0 sha512_block_data_order_avx2+0x5 (/usr/lib/libcrypto.so.3)\n"
         "\n";
     read_opts_t o = {0};
+    perf_read_opts_t o_p = {0};
+    format_reader_opts_set(&o, "perf", &o_p);
     o.to_ms = 1e300;
     profile_t *p = read_text(text, &o);
     CHECK(p != NULL);
@@ -436,14 +456,45 @@ static void test_threads(void)
     CHECK(strstr(m, "node;start_thread;node::worker::Worker::Run;JS:*hot /app/a.js:1:1 1001001\n") != NULL);
     free(m);
     profile_free(p);
-    o.perl_compat = 1;
+    o_p.perl_compat = 1;
     p = read_text(text, &o);
     CHECK(p && p->nthreads == 0);
     profile_free(p);
 }
 
+/* The reader declares its own options (format_reader_t.options): a table whose targets are its
+ * options struct, found again through read_opts_t by format_reader_opts; other readers have none. */
+static void test_reader_options(void)
+{
+    const format_reader_t *r = format_reader_by_name("perf");
+    CHECK(r && r->options && r->opts_size == sizeof(perf_read_opts_t));
+    perf_read_opts_t po = {0};
+    opt_t table[FORMAT_READER_MAX_OPTS];
+    r->options(&po, table);
+    int seen = 0;
+    for (size_t i = 0; i < FORMAT_READER_MAX_OPTS && table[i].kind != OPT_KIND_END; i++) {
+        if (table[i].name && !strcmp(table[i].name, "pid")) {
+            CHECK(table[i].target == &po.with_pid);
+            seen++;
+        }
+        if (table[i].name && !strcmp(table[i].name, "perl-compat")) {
+            CHECK(table[i].help == NULL);
+            seen++;
+        }
+    }
+    CHECK_EQ_INT(seen, 2);
+    read_opts_t o = {0};
+    CHECK(format_reader_opts(&o, r) == NULL);
+    CHECK_EQ_INT(format_reader_opts_set(&o, "perf", &po), 0);
+    CHECK(format_reader_opts(&o, r) == &po);
+    CHECK_EQ_INT(format_reader_opts_set(&o, "nonesuch", &po), -1);
+    const format_reader_t *f = format_reader_by_name("folded");
+    CHECK(f && !f->options && format_reader_opts(&o, f) == NULL);
+}
+
 int main(void)
 {
+    test_reader_options();
     test_node_default();
     test_annotations();
     test_multi_fields();

@@ -481,8 +481,36 @@ static void test_cpuprofile_weights_kept(void)
     profile_free(p);
 }
 
+/* Frames whose labels print the same ("a;b" is written "a:b"): their own lines are written in
+ * node order and their subtrees' lines merged in byte order, as a sort of the lines would. */
+static void test_folded_equal_labels(void)
+{
+    profile_t *p = profile_new();
+    uint32_t x1 = profile_child(p, 0, profile_frame_simple(p, "a;b", FRAME_NATIVE));
+    uint32_t y = profile_child(p, x1, profile_frame_simple(p, "z", FRAME_NATIVE));
+    uint32_t x2 = profile_child(p, 0, profile_frame_simple(p, "a:b", FRAME_NATIVE));
+    uint32_t y2 = profile_child(p, x2, profile_frame_simple(p, "y", FRAME_NATIVE));
+    uint32_t z2 = profile_child(p, x2, profile_frame_simple(p, "z", FRAME_NATIVE));
+    uint32_t q = profile_child(p, 0, profile_frame_simple(p, "a", FRAME_NATIVE));
+    uint32_t r = profile_child(p, q, profile_frame_simple(p, "b", FRAME_NATIVE));
+    profile_add_self(p, y, 1);
+    profile_add_self(p, x1, 2);
+    profile_add_self(p, y2, 3);
+    profile_add_self(p, z2, 4);
+    profile_add_self(p, q, 5);
+    profile_add_self(p, r, 6);
+    profile_add_self(p, x2, 7);
+    buf_t out = {0};
+    folded_write_buf(p, &out);
+    buf_putc(&out, 0);
+    CHECK_STR(out.data, "a 5\na:b 2\na:b 7\na:b;y 3\na:b;z 1\na:b;z 4\na;b 6\n");
+    buf_free(&out);
+    profile_free(p);
+}
+
 int main(void)
 {
+    test_folded_equal_labels();
     test_interning();
     test_tree();
     test_folded_round_trip();

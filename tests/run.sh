@@ -54,7 +54,15 @@ run_one() {  # name, command...
     fi
 }
 
-for t in build/tst/unit/test_*; do [ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"; done
+# A unit test runs from its source: one whose binary is missing or older than its source (it did
+# not compile, or make test-build was not run) fails instead of running a stale binary.
+stale() { echo "build/tst/unit/$1 is missing or older than tests/unit/$1.c: run make test-build (and read its errors)"; exit 1; }
+for src in tests/unit/test_*.c; do
+    [ -f "$src" ] || continue
+    t=build/tst/unit/$(basename "$src" .c)
+    if [ -x "$t" ] && [ "$t" -nt "$src" ]; then run_one "unit/$(basename "$t")" "$t"
+    else run_one "unit/$(basename "$t")" stale "$(basename "$t")"; fi
+done
 for t in tests/e2e/*.sh; do [ -f "$t" ] && run_one "e2e/$(basename "$t" .sh)" bash "$t"; done
 for t in tests/browser/*.mjs; do [ -f "$t" ] && run_one "browser/$(basename "$t" .mjs)" node "$t"; done
 for f in build/fuzz/fuzz_*; do

@@ -120,8 +120,6 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
             c->g = xrealloc(c->g, c->cap * sizeof *c->g);
         }
         c->g[c->n++] = (gen_t){g, 0, 0, 0};
-        int found;
-        *u64map_upsert(&c->by_addr, o->addr, &found) = (uint32_t)c->n;
     } else if (c->awaits_wanted && v8_is_promise_type(v, o->type)) {
         reaction_ctx_t rc = {c, o->addr};
         v8_promise_reactions(v, o->addr, on_reaction, &rc, 64);
@@ -150,10 +148,17 @@ static int collect(core_session_t *s, collect_t *c, int awaits_wanted)
         diag_warn(target_name(s->t), 0, "async: %zu heap pages could not be read (not in the core?): the list may be partial",
                   st.unreadable_pages);
     v8_heap_close(h);
+    /* indexed once the count is known: no rehashing of 300,000 entries as they come */
+    u64map_reserve(&c->by_addr, c->n);
+    for (size_t i = 0; i < c->n; i++) {
+        int found;
+        *u64map_upsert(&c->by_addr, c->g[i].g.addr, &found) = (uint32_t)(i + 1);
+    }
     if (!awaits_wanted) return EXIT_OK;
     /* which promise each awaits, and whose promise that is */
     u64map_t by_promise;
     u64map_init(&by_promise);
+    u64map_reserve(&by_promise, c->n);
     for (size_t i = 0; i < c->n; i++)
         if (c->g[i].g.promise) {
             int found;

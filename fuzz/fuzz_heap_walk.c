@@ -27,8 +27,11 @@ static int on_object(void *vctx, const v8_heap_object_t *o)
     buf_clear(&b);
     v8_constructor_name(c->v, o->addr, &b);
     buf_free(&b);
-    uint64_t shared;
+    uint64_t shared, value;
     v8_heap_function_shared(c->h, o, &shared);
+    v8_property_plan_t plan;   /* find's per-map property lookup */
+    v8_property_plan(c->v, o->map, "x", &plan);
+    v8_property_plan_get(c->v, o->addr, o->map, "x", &plan, &value);
     return 0;
 }
 

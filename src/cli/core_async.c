@@ -120,8 +120,6 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
             c->g = xrealloc(c->g, c->cap * sizeof *c->g);
         }
         c->g[c->n++] = (gen_t){g, 0, 0, 0};
-        int found;
-        *u64map_upsert(&c->by_addr, o->addr, &found) = (uint32_t)c->n;
     } else if (c->awaits_wanted && v8_is_promise_type(v, o->type)) {
         reaction_ctx_t rc = {c, o->addr};
         v8_promise_reactions(v, o->addr, on_reaction, &rc, 64);
@@ -150,10 +148,17 @@ static int collect(core_session_t *s, collect_t *c, int awaits_wanted)
         diag_warn(target_name(s->t), 0, "async: %zu heap pages could not be read (not in the core?): the list may be partial",
                   st.unreadable_pages);
     v8_heap_close(h);
+    /* indexed once the count is known: no rehashing of 300,000 entries as they come */
+    u64map_reserve(&c->by_addr, c->n);
+    for (size_t i = 0; i < c->n; i++) {
+        int found;
+        *u64map_upsert(&c->by_addr, c->g[i].g.addr, &found) = (uint32_t)(i + 1);
+    }
     if (!awaits_wanted) return EXIT_OK;
     /* which promise each awaits, and whose promise that is */
     u64map_t by_promise;
     u64map_init(&by_promise);
+    u64map_reserve(&by_promise, c->n);
     for (size_t i = 0; i < c->n; i++)
         if (c->g[i].g.promise) {
             int found;
@@ -265,13 +270,18 @@ typedef struct {
     buf_t tmp;
 } text_cache_t;
 
-static void cached_frame_text(core_session_t *s, text_cache_t *tc, const v8_async_frame_t *f, buf_t *b)
+/* known: f's generator state when the caller has it (else it is read) */
+static void cached_frame_text_of(core_session_t *s, text_cache_t *tc, const v8_async_frame_t *f, const v8_generator_t *known,
+                                 buf_t *b)
 {
-    v8_generator_t g;
-    if (f->kind != V8_ASYNC_AWAIT || v8_generator_state(s->v, f->generator, &g) != 0 || !g.shared) {
+    v8_generator_t read;
+    const v8_generator_t *gp = known;
+    if (!gp && f->kind == V8_ASYNC_AWAIT && v8_generator_state(s->v, f->generator, &read) == 0) gp = &read;
+    if (f->kind != V8_ASYNC_AWAIT || !gp || !gp->shared) {
         core_async_frame_text(s, f, 0, b);
         return;
     }
+    const v8_generator_t g = *gp;
     uint64_t key = hash_u64(g.shared) ^ (uint64_t)g.bytecode_offset;
     uint32_t k;
     if (!u64map_get(&tc->index, key, &k)) {
@@ -286,6 +296,33 @@ static void cached_frame_text(core_session_t *s, text_cache_t *tc, const v8_asyn
         *u64map_upsert(&tc->index, key, &found) = k = (uint32_t)tc->n;
     }
     buf_puts(b, tc->texts[k - 1]);
+}
+
+/* The chain of g (index i), outermost last, as v8_async_chain(g's promise) finds it, with what the
+ * first pass learnt reused: a generator whose promise's one reaction is an await of suspended
+ * generator j continues as j's own chain does (v8_async_chain takes exactly that step: the frame
+ * of j, then j's promise), so 100,000 requests suspended in one call chain read each outer
+ * generator once, not once per request. gens[k] is the index + 1 of chain[k]'s generator when
+ * known. Where the first pass did not see such a step, v8_async_chain reads the rest. */
+static size_t chain_of(core_session_t *s, const collect_t *c, const uint32_t *next_gen, size_t i, v8_async_frame_t *chain,
+                       uint32_t *gens, size_t max)
+{
+    size_t m = 0;
+    uint64_t promise = c->g[i].g.promise;
+    if (!promise) return 0;
+    while (m < max && next_gen[i]) {
+        size_t j = next_gen[i] - 1;
+        gens[m] = (uint32_t)(j + 1);
+        chain[m++] = (v8_async_frame_t){V8_ASYNC_AWAIT, c->g[j].g.addr, promise, NULL, 0};
+        uint64_t p = c->g[j].g.promise;
+        if (!p || p == promise) return m;
+        promise = p;
+        i = j;
+    }
+    if (m >= max) return m;
+    size_t n = v8_async_chain(s->v, promise, chain + m, max - m);
+    for (size_t k = m; k < m + n; k++) gens[k] = 0;
+    return m + n;
 }
 
 typedef struct {
@@ -345,12 +382,16 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     }
     v8_async_frame_t *chain = xmalloc(MAX_CHAIN * sizeof *chain);
     size_t *chain_len = xcalloc(c.n ? c.n : 1, sizeof *chain_len);
+    uint32_t *next_gen = xcalloc(c.n ? c.n : 1, sizeof *next_gen);   /* see chain_of */
+    uint32_t *chain_gens = xcalloc(MAX_CHAIN, sizeof *chain_gens);
     /* which generators another one waits on: the first awaiter on each chain (after combinators) */
     for (size_t i = 0; i < c.n; i++) {
         /* the first frame, or the first few when combinators come first */
         size_t m = c.g[i].g.promise ? v8_async_chain(s->v, c.g[i].g.promise, chain, 1) : 0;
         if (m == 1 && chain[0].kind != V8_ASYNC_AWAIT) m = v8_async_chain(s->v, c.g[i].g.promise, chain, 8);
         chain_len[i] = m;
+        uint32_t j1;
+        if (m == 1 && chain[0].kind == V8_ASYNC_AWAIT && u64map_get(&c.by_addr, chain[0].generator, &j1)) next_gen[i] = j1;
         for (size_t k = 0; k < m; k++) {
             uint32_t j;
             if (chain[k].kind != V8_ASYNC_AWAIT) continue;
@@ -386,10 +427,10 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
                 *u64map_upsert(&tc.index, sk, &found) = ti = (uint32_t)tc.n;
             }
             buf_puts(&key, tc.texts[ti - 1]);
-            size_t m = v8_async_chain(s->v, c.g[i].g.promise, chain, c.g[i].g.promise ? MAX_CHAIN : 0);
+            size_t m = chain_of(s, &c, next_gen, i, chain, chain_gens, MAX_CHAIN);
             for (size_t k = 0; k < m; k++) {
                 buf_puts(&key, " ← ");
-                cached_frame_text(s, &tc, &chain[k], &key);
+                cached_frame_text_of(s, &tc, &chain[k], chain_gens[k] ? &c.g[chain_gens[k] - 1].g : NULL, &key);
             }
             const char *name = strpool_intern(pool, key.data, key.len);
             int found;
@@ -485,6 +526,8 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     buf_free(&key);
     free(chain);
     free(chain_len);
+    free(next_gen);
+    free(chain_gens);
     collect_free(&c);
     return EXIT_OK;
 }

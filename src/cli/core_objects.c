@@ -17,10 +17,12 @@
 typedef struct {
     const char *name;     /* interned group name ("Widget", or "Widget: a, b" with -v) */
     int is_function;      /* JSFunction maps: -1 not yet known */
+    int planned;          /* find: plan holds where --where's property lives in this map */
+    v8_property_plan_t plan;
 } map_entry_t;
 
 typedef struct walk walk_t;
-typedef int (*js_cb)(walk_t *w, const v8_heap_object_t *o, const map_entry_t *me);
+typedef int (*js_cb)(walk_t *w, const v8_heap_object_t *o, map_entry_t *me);
 
 struct walk {
     core_session_t *s;
@@ -48,7 +50,7 @@ static int collect_key(void *ctx, const v8_property_t *p)
     return 0;
 }
 
-static const map_entry_t *entry_for(walk_t *w, const v8_heap_object_t *o)
+static map_entry_t *entry_for(walk_t *w, const v8_heap_object_t *o)
 {
     uint32_t idx;
     if (u64map_get(&w->maps, o->map, &idx)) return &w->entries[idx - 1];
@@ -71,7 +73,7 @@ static const map_entry_t *entry_for(walk_t *w, const v8_heap_object_t *o)
         w->cap = w->cap ? w->cap * 2 : 256;
         w->entries = xrealloc(w->entries, w->cap * sizeof *w->entries);
     }
-    w->entries[w->nentries] = (map_entry_t){strpool_intern(w->names, b.data, b.len), -1};
+    w->entries[w->nentries] = (map_entry_t){strpool_intern(w->names, b.data, b.len), -1, 0, {0, 0, -1, 0}};
     int found;
     *u64map_upsert(&w->maps, o->map, &found) = (uint32_t)++w->nentries;
     buf_free(&b);
@@ -158,7 +160,7 @@ typedef struct {
     size_t n, cap;
 } groups_t;
 
-static int count_object(walk_t *w, const v8_heap_object_t *o, const map_entry_t *me)
+static int count_object(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
 {
     groups_t *gs = w->ctx;
     int found;
@@ -285,12 +287,13 @@ static void preview(v8_t *v, uint64_t addr, buf_t *b)
 }
 
 /* The property's value as text (strings unquoted) and, when it is a number, as a number. */
-static int property_text(v8_t *v, uint64_t obj, const char *prop, buf_t *out, int *is_num, double *num)
+static int property_text(v8_t *v, uint64_t obj, uint64_t map, const char *prop, const v8_property_plan_t *plan, buf_t *out,
+                         int *is_num, double *num)
 {
     uint64_t val;
     buf_clear(out);
     *is_num = 0;
-    if (v8_object_get(v, obj, prop, &val) != 0) return -1;
+    if (v8_property_plan_get(v, obj, map, prop, plan, &val) != 0) return -1;
     int type, trunc;
     if (v8_is_smi(v, val)) {
         *is_num = 1;
@@ -308,11 +311,15 @@ static int property_text(v8_t *v, uint64_t obj, const char *prop, buf_t *out, in
     return 0;
 }
 
-static int matches(v8_t *v, select_t *sel, uint64_t obj)
+static int matches(v8_t *v, select_t *sel, const v8_heap_object_t *o, map_entry_t *me)
 {
     int is_num;
     double num = 0;
-    if (property_text(v, obj, sel->prop, &sel->scratch, &is_num, &num) != 0) return 0;
+    if (!me->planned) {   /* where the property lives: once per map */
+        v8_property_plan(v, o->map, sel->prop, &me->plan);
+        me->planned = 1;
+    }
+    if (property_text(v, o->addr, o->map, sel->prop, &me->plan, &sel->scratch, &is_num, &num) != 0) return 0;
     const char *text = sel->scratch.data ? sel->scratch.data : "";
     if (sel->op == OP_MATCH) return regexec(&sel->re, text, 0, NULL, 0) == 0;
     int c;
@@ -330,11 +337,11 @@ static int matches(v8_t *v, select_t *sel, uint64_t obj)
     }
 }
 
-static int select_object(walk_t *w, const v8_heap_object_t *o, const map_entry_t *me)
+static int select_object(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
 {
     select_t *sel = w->ctx;
     if (sel->name && strcmp(me->name, sel->name)) return 0;
-    if (sel->has_where && !matches(w->s->v, sel, o->addr)) return 0;
+    if (sel->has_where && !matches(w->s->v, sel, o, me)) return 0;
     if (sel->limit >= 0 && sel->shown >= sel->limit) {
         sel->shown++;
         return 0;
@@ -465,7 +472,7 @@ typedef struct {
     size_t n, cap;
 } fns_t;
 
-static int count_function(walk_t *w, const v8_heap_object_t *o, const map_entry_t *me)
+static int count_function(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
 {
     (void)me;
     fns_t *fs = w->ctx;

@@ -79,6 +79,9 @@ int target_read_u8(target_t *t, uint64_t addr, uint8_t *out);
 /* Direct pointer into the core's mapped bytes for [addr, addr+n) when contiguous and present,
  * else NULL (live targets: NULL). Lets heap scans avoid copies. */
 const void *target_direct(target_t *t, uint64_t addr, size_t n);
+/* Hands back the resident pages of a core file's mapping (they are read again when touched): for
+ * long walks, to bound memory. A no-op for other targets. (target/memory.c) */
+void target_release_pages(target_t *t);
 
 size_t target_mapping_count(const target_t *t);
 const target_mapping_t *target_mapping(const target_t *t, size_t i);

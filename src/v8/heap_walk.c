@@ -24,7 +24,9 @@
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define CHUNK_SIZE (256u * 1024u)
 #define FROM_PAGE_FLAG (1u << 3)
@@ -65,8 +67,8 @@ struct v8_heap {
     int64_t bca_data;
     unsigned char *buf;       /* one page's bytes for targets without direct access */
     int release;              /* the target is a core file mapped by target/: pages may be handed back */
-    const void *held;         /* the last page read in place from the mapped core */
-    uint64_t held_len;
+    uint64_t touched;         /* bytes of the mapped core touched since the resident set was checked */
+    int64_t resident_base;    /* file-backed resident bytes when the heap was opened */
 };
 
 static int ends_with(const char *s, const char *suffix)
@@ -132,6 +134,43 @@ static inline uint64_t rd64(const unsigned char *p)
     return x;
 }
 
+/* A core is mmap'ed: every page the walk touches would stay in our resident set (a 1 GB heap,
+ * 1 GB RSS). The core's pages are handed back when the file-backed resident set has grown by
+ * RELEASE_BUDGET: one madvise and one TLB flush per budget, not one per page (per-page madvise was
+ * 20% of a walk on a VM, where each flush interrupts the other CPUs). The resident set is measured
+ * (/proc/self/statm) rather than estimated from what was read: a fault maps the pages around it
+ * too, 64 KiB to a whole large folio depending on the kernel and file system. It is checked every
+ * CHECK_EVERY bytes touched (a page walked, a header or a map candidate read: FAULT_AROUND each). */
+#define RELEASE_BUDGET (64ull << 20)
+#define CHECK_EVERY (8ull << 20)
+#define FAULT_AROUND (64u * 1024u)
+
+/* Resident file-backed bytes (statm's "shared"), -1 when unknown. */
+static int64_t file_resident(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size, res, shared;
+    int n = f ? fscanf(f, "%llu %llu %llu", &size, &res, &shared) : 0;
+    if (f) fclose(f);
+    return n == 3 ? (int64_t)shared * sysconf(_SC_PAGESIZE) : -1;
+}
+
+static void touch(v8_heap_t *h, uint64_t bytes)
+{
+    if (!h->release) return;
+    h->touched += bytes;
+    if (h->touched < CHECK_EVERY) return;
+    h->touched = 0;
+    int64_t now = file_resident();
+    if (now < 0 || now > h->resident_base + (int64_t)RELEASE_BUDGET) target_release_pages(h->v->t);
+}
+
+static void release_now(v8_heap_t *h)
+{
+    if (h->release) target_release_pages(h->v->t);
+    h->touched = 0;
+}
+
 /* The facts of a map (tagged address), cached; NULL when m is not a map. */
 static const map_info_t *map_lookup(v8_heap_t *h, uint64_t m)
 {
@@ -142,6 +181,7 @@ static const map_info_t *map_lookup(v8_heap_t *h, uint64_t m)
     /* A map's map is a meta map: the read-only root one, or (V8 >= 12) a native context's own,
        contextful one. A meta map is its own map. */
     int ok = (m & 7) == (uint64_t)v->L.heap_tag && target_read(v->t, m - (uint64_t)v->L.heap_tag, hdr, sizeof hdr) == 0;
+    touch(h, FAULT_AROUND);
     if (ok && rd64(hdr) != h->meta_map) {
         uint64_t mm = rd64(hdr), mmm;
         ok = (mm & 7) == (uint64_t)v->L.heap_tag && target_read_u64(v->t, mm - (uint64_t)v->L.heap_tag, &mmm) == 0 && mmm == mm;
@@ -230,16 +270,6 @@ static int read_page(v8_heap_t *h, uint64_t chunk, page_t *pg)
     return 0;
 }
 
-/* Hands back the core's bytes of [addr, addr + len) if they were touched in place (see
- * release_later). */
-static void drop(v8_heap_t *h, uint64_t addr, uint64_t len)
-{
-    const void *p = h->release ? target_direct(h->v->t, addr, len) : NULL;
-    if (!p) return;
-    uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -252,6 +282,7 @@ static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nran
     h->v = v;
     h->free_space_type = -1;
     h->release = nranges > 0 && !strcmp(target_kind(v->t), "core");
+    if (h->release) h->resident_base = file_resident();
     u64map_init(&h->maps);
     classify_types(h);
     size_t cap = 0;
@@ -262,7 +293,7 @@ static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nran
         for (uint64_t c = (mp->start + CHUNK_SIZE - 1) & ~(uint64_t)(CHUNK_SIZE - 1); c + 64 <= mp->end; c += CHUNK_SIZE) {
             page_t pg;
             int ok = read_page(h, c, &pg) == 0;
-            drop(h, c, mp->end - c < CHUNK_SIZE ? mp->end - c : CHUNK_SIZE);
+            touch(h, FAULT_AROUND);
             if (!ok) continue;
             pg.code = (mp->prot & PROT_EXEC) != 0;
             if (h->npages == cap) {
@@ -303,6 +334,7 @@ static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nran
         if (target_read_u64(v->t, mm - 1, &mmm) != 0) continue;
         if (mmm == mm) h->meta_map = mm;
     }
+    release_now(h);
     return h;
 }
 
@@ -341,20 +373,6 @@ int v8_heap_found(const v8_heap_t *h) { return h->npages > 0 && h->meta_map != 0
 
 int v8_heap_is_js_type(const v8_heap_t *h, int type) { return h->first_js_type >= 0 && type >= h->first_js_type; }
 
-/* A core is mmap'ed: every page the walk touches would stay in our resident set (a 1 GB heap,
- * 1 GB RSS). The previous page's bytes are handed back once the walk has moved on; the mapping is
- * a read-only private file mapping, so they are simply read from the file again if needed. */
-static void release_later(v8_heap_t *h, const void *p, uint64_t len)
-{
-    if (h->held && h->release) {
-        uintptr_t lo = ((uintptr_t)h->held + 4095) & ~(uintptr_t)4095;
-        uintptr_t hi = ((uintptr_t)h->held + h->held_len) & ~(uintptr_t)4095;
-        if (hi > lo) madvise((void *)lo, hi - lo, MADV_DONTNEED);
-    }
-    h->held = p;
-    h->held_len = len;
-}
-
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
 {
     v8_heap_stats_t local;
@@ -382,7 +400,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
             base = h->buf;
         }
         st->pages++;
-        if (base != h->buf) release_later(h, base, len);
+        if (base != h->buf) touch(h, len);
         if (large) {
             const map_info_t *mi = map_lookup(h, rd64(base));
             if (!mi) continue;
@@ -391,7 +409,10 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
             if (sz && sz <= o.size) o.size = sz;
             st->objects++;
             st->bytes += o.size;
-            if (cb && cb(ctx, &o)) return 1;
+            if (cb && cb(ctx, &o)) {
+                release_now(h);
+                return 1;
+            }
             continue;
         }
         uint64_t off = 0;
@@ -411,7 +432,10 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
             v8_heap_object_t o = {pg->area_start + off + 1, mi->map, mi->type, sz, 0, mi->is_prototype};
             st->objects++;
             st->bytes += sz;
-            if (cb && cb(ctx, &o)) return 1;
+            if (cb && cb(ctx, &o)) {
+                release_now(h);
+                return 1;
+            }
             if (sz == 0 || sz > len - off || (sz & 7)) {   /* unknown size: resync after the map word */
                 if (sz) st->resyncs++;
                 off += 8;
@@ -421,7 +445,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
             off += sz;
         }
     }
-    release_later(h, NULL, 0);
+    release_now(h);
     return 0;
 }
 

@@ -285,6 +285,63 @@ int v8_object_get(v8_t *v, uint64_t obj, const char *name, uint64_t *out)
     return 0;
 }
 
+/* fast_properties' walk of the descriptors with lookup_cb's test, without an object: what the
+ * answer depends on is the map's alone except the field's value. */
+void v8_property_plan(v8_t *v, uint64_t map, const char *name, v8_property_plan_t *plan)
+{
+    const v8_layout_t *L = &v->L;
+    uint32_t bf3;
+    uint64_t descs;
+    *plan = (v8_property_plan_t){V8_PLAN_ABSENT, 0, -1, 0};
+    if (map_u32(v, map, L->map_bit_field3, &bf3) != 0) return;
+    if (bf3 & (1u << L->bf3_dict_shift)) {
+        plan->kind = V8_PLAN_GENERIC;   /* dictionary mode: per object */
+        return;
+    }
+    int64_t n = (int64_t)((bf3 & (uint64_t)L->bf3_nod_mask) >> L->bf3_nod_shift);
+    if (n == 0 || v8_read_field(v, map, L->map_descriptors, &descs) != 0 || !v8_has_type(v, descs, L->type_descriptor_array))
+        return;
+    buf_t key = {0};
+    for (int64_t i = 0; i < n && i < MAX_PROPERTIES; i++) {
+        int64_t base = L->desc_header + 8 * L->desc_size * i;
+        uint64_t k, details_word, val;
+        if (v8_read_field(v, descs, base + 8 * L->desc_key, &k) != 0 ||
+            v8_read_field(v, descs, base + 8 * L->desc_details, &details_word) != 0 || !v8_is_smi(v, details_word) ||
+            v8_read_field(v, descs, base + 8 * L->desc_value, &val) != 0)
+            break;
+        int64_t details = v8_smi_value(v, details_word);
+        if ((details & L->prop_kind_mask) != 0) continue;   /* an accessor */
+        if (key_text(v, k, &key) || strcmp(key.data ? key.data : "", name)) continue;
+        if (((details & L->prop_location_mask) >> L->prop_location_shift) == L->prop_location_field) {
+            int64_t index = (details & L->prop_index_mask) >> L->prop_index_shift;
+            uint8_t size_words, start_words;
+            *plan = (v8_property_plan_t){V8_PLAN_FIELD, index, -1, 0};
+            /* read_field_index's choice, made once: in the object, or in its PropertyArray */
+            if (v8_read_u8(v, map, L->map_instance_size, &size_words) == 0 &&
+                v8_read_u8(v, map, L->map_inobject_start, &start_words) == 0 && index < (int64_t)size_words - start_words)
+                plan->offset = 8 * (start_words + index);
+        } else {
+            *plan = (v8_property_plan_t){V8_PLAN_CONSTANT, 0, -1, val};
+        }
+        break;
+    }
+    buf_free(&key);
+}
+
+int v8_property_plan_get(v8_t *v, uint64_t obj, uint64_t map, const char *name, const v8_property_plan_t *plan,
+                         uint64_t *out)
+{
+    switch (plan->kind) {
+    case V8_PLAN_ABSENT: return -1;
+    case V8_PLAN_CONSTANT: *out = plan->value; return 0;
+    case V8_PLAN_FIELD:
+        if ((plan->offset >= 0 ? v8_read_field(v, obj, plan->offset, out) : read_field_index(v, obj, map, plan->index, out)) != 0)
+            *out = 0;   /* as fast_properties emits it */
+        return 0;
+    default: return v8_object_get(v, obj, name, out);
+    }
+}
+
 /* The function a map's constructor slot leads to (transition maps point back to their parent). */
 static int map_constructor(v8_t *v, uint64_t map, uint64_t *ctor)
 {

@@ -275,6 +275,19 @@ int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx);
 int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int64_t limit);
 /* An own data property by name; 0 and *out set when found. */
 int v8_object_get(v8_t *v, uint64_t obj, const char *name, uint64_t *out);
+/* v8_object_get for many objects of one map (find over millions of instances): the descriptor
+ * lookup once per map, then one field read per object; the same answers. */
+typedef struct {
+    int kind;            /* V8_PLAN_* */
+    int64_t index;       /* FIELD: the field index */
+    int64_t offset;      /* FIELD: its byte offset in the object when in-object, else -1 */
+    uint64_t value;      /* CONSTANT: the descriptor's value */
+} v8_property_plan_t;
+enum { V8_PLAN_GENERIC, V8_PLAN_ABSENT, V8_PLAN_FIELD, V8_PLAN_CONSTANT };
+void v8_property_plan(v8_t *v, uint64_t map, const char *name, v8_property_plan_t *plan);
+/* obj's value by plan (obj's map must be the plan's); GENERIC falls back to v8_object_get. */
+int v8_property_plan_get(v8_t *v, uint64_t obj, uint64_t map, const char *name, const v8_property_plan_t *plan,
+                         uint64_t *out);
 
 /* ---- classes (for v8print) ---- */
 typedef struct {

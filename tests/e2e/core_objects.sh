@@ -5,7 +5,8 @@
 # counted per constructor) and blocks. `objects` must count exactly what the program made and
 # agree with the snapshot (which counts a derived class's prototype under its base class),
 # `functions` must find K closures of countUp, `find` exactly the planted matches, `instances`
-# N addresses whose `type` names the class. Node 20 runs the ASan+UBSan build.
+# N addresses whose `type` names the class; `find` also in dictionary mode and a derived class.
+# Node 20 runs the ASan+UBSan build.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
@@ -25,9 +26,11 @@ check_major() {
     printf '%s\n' 'objects --json' "$sep" 'objects --min 300' "$sep" 'objects -v --min 1000' "$sep" 'functions --json' \
         "$sep" "find Request --where 'statusCode == 500'" "$sep" "find Request --where 'url ~ /admin/'" "$sep" \
         "find Request --where 'statusCode > 201'" "$sep" 'instances DerivedGadget' "$sep" 'instances PlainPoint --limit 3' \
+        "$sep" "find DictBag --where 'i < 10' --limit 1000" "$sep" "find DictBag --where 'k3 == 3' --limit 1000" \
+        "$sep" "find DerivedGadget --where 'extra >= 600' --limit 1000" "$sep" "find ClassWidget --where 'label == w7'" \
         "$sep" | ns > "$w/all.txt" || fail "the session exited $?"
     split < "$w/all.txt"
-    for i in 0 1 2 3 4 5 6 7 8; do touch "$w/out.$i"; done
+    for i in 0 1 2 3 4 5 6 7 8 9 10 11 12; do touch "$w/out.$i"; done
     for c in PlainPoint ClassWidget DerivedGadget DictBag Request; do
         got=$(node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1])); const g = d.find((g) => g.name === process.argv[2]); console.log(g ? g.count : 0)' "$w/out.0" "$c")
         # KNOWN LIMITATION: the walk cannot yet tell where the young generation's allocation top is,
@@ -57,6 +60,12 @@ check_major() {
     a=$(head -1 "$w/out.7" | cut -d' ' -f1)
     ns type "$a" | grep -q 'constructor DerivedGadget' || fail "type of an instance: $(ns type "$a")"
     [ "$(wc -l < "$w/out.8")" = 4 ] || fail "instances --limit 3: $(cat "$w/out.8")"
+    # find reads a property where each map keeps it (worked out once per map): dictionary mode
+    # (DictBag, k3 deleted), fields of a derived class, a string field; the counts the program made
+    [ "$(wc -l < "$w/out.9")" = 10 ] || fail "find DictBag i < 10: $(wc -l < "$w/out.9") matches, want 10"
+    [ "$(wc -l < "$w/out.10")" = 0 ] || fail "find DictBag k3 == 3 (deleted): $(cat "$w/out.10")"
+    [ "$(wc -l < "$w/out.11")" = 21 ] || fail "find DerivedGadget extra >= 600: $(wc -l < "$w/out.11") matches, want 21"
+    [ "$(wc -l < "$w/out.12")" = 1 ] || fail "find ClassWidget label == w7: $(cat "$w/out.12")"
     "$bin" core "$core" --node "$NODE" find --where 'nope' >/dev/null 2>&1; [ $? -eq 2 ] || fail "a --where without operator is a usage error"
 }
 core_for_each_node check_major

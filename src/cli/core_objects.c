@@ -269,6 +269,7 @@ typedef enum { OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE, OP_MATCH } op_t;
 typedef struct {
     const char *name;        /* constructor to match, NULL = any */
     long limit, shown;
+    int json;                /* one JSON document: {"objects":[{address, constructor, text}], "count", "shown"} */
     /* find */
     int has_where;
     char prop[256];
@@ -349,7 +350,16 @@ static int select_object(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
     sel->shown++;
     buf_t b = {0};
     preview(w->s->v, o->addr, &b);
-    printf("0x%llx %s\n", (unsigned long long)o->addr, b.data ? b.data : "");
+    if (sel->json) {
+        buf_t j = {0};
+        buf_printf(&j, "%s{\"address\":\"0x%llx\",\"constructor\":", sel->shown > 1 ? "," : "", (unsigned long long)o->addr);
+        json_put_string(&j, me->name, strlen(me->name));
+        buf_puts(&j, ",\"text\":");
+        json_put_string(&j, b.data ? b.data : "", b.len);
+        buf_putc(&j, '}');
+        fwrite(j.data, 1, j.len, stdout);
+        buf_free(&j);
+    } else printf("0x%llx %s\n", (unsigned long long)o->addr, b.data ? b.data : "");
     buf_free(&b);
     return 0;
 }
@@ -404,8 +414,11 @@ static int parse_where(const opt_cmd_t *cmd, const char *where, select_t *sel)
 static int run_select(core_session_t *s, const char *cmdname, select_t *sel)
 {
     walk_t w;
+    if (sel->json) printf("{\"objects\":[");
     int rc = walk_js(s, cmdname, 0, select_object, sel, &w);
-    if (rc == EXIT_OK && sel->limit >= 0 && sel->shown > sel->limit)
+    long listed = sel->limit >= 0 && sel->shown > sel->limit ? sel->limit : sel->shown;
+    if (sel->json) printf("],\"count\":%ld,\"listed\":%ld,\"complete\":%s}\n", sel->shown, listed, rc == EXIT_OK ? "true" : "false");
+    else if (rc == EXIT_OK && sel->limit >= 0 && sel->shown > sel->limit)
         printf("... (%ld more; --limit N shows more)\n", sel->shown - sel->limit);
     walk_free(&w);
     return rc;
@@ -413,12 +426,14 @@ static int run_select(core_session_t *s, const char *cmdname, select_t *sel)
 
 int core_cmd_instances(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE instances NAME [--limit N]\n\n"
+    static const char usage[] = "usage: nodescope core CORE instances NAME [--limit N] [--json]\n\n"
                                 "Every instance of the constructor NAME (as `objects` names it): its address and a\n"
                                 "one-line preview, one per line.\n";
     select_t sel = {0};
     sel.limit = -1;
-    const opt_t opts[] = {OPT_INT("limit", 'n', "N", "show the first N", &sel.limit), OPT_HELP, OPT_END};
+    const opt_t opts[] = {OPT_INT("limit", 'n', "N", "show the first N", &sel.limit),
+                          OPT_BOOL("json", 0, "a JSON document: {objects: [{address, constructor, text}], count, listed}", &sel.json),
+                          OPT_HELP, OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core instances", usage, tables, 0, NULL};
     int rc;
@@ -430,7 +445,7 @@ int core_cmd_instances(core_session_t *s, int argc, char **argv)
 int core_cmd_find(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] =
-        "usage: nodescope core CORE find [NAME] --where 'PROP OP VALUE' [--limit N]\n\n"
+        "usage: nodescope core CORE find [NAME] --where 'PROP OP VALUE' [--limit N] [--json]\n\n"
         "The objects (of constructor NAME, or all) whose own property PROP compares to VALUE:\n"
         "OP is ==, !=, <, >, <=, >= (numbers compare as numbers, strings as text: \"quoted\" or bare)\n"
         "or ~ /regex/ (POSIX extended, on the value as text). Prints address and preview.\n";
@@ -440,6 +455,7 @@ int core_cmd_find(core_session_t *s, int argc, char **argv)
     const opt_t opts[] = {
         OPT_STR("where", 'w', "'PROP OP VALUE'", "the condition", &where),
         OPT_INT("limit", 'n', "N", "show the first N", &sel.limit),
+        OPT_BOOL("json", 0, "a JSON document: {objects: [{address, constructor, text}], count, listed}", &sel.json),
         OPT_HELP,
         OPT_END,
     };

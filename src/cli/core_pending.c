@@ -169,6 +169,39 @@ static int by_due(const void *a, const void *b)
     return (dx > dy) - (dx < dy);
 }
 
+/* The microtasks waiting in V8's queue: how many, and the function each would call (a
+ * queueMicrotask callback, a promise reaction's handler), the first MAX_TASKS of them. */
+#define MAX_TASKS 20
+static void print_microtasks(core_session_t *s, buf_t *b, int json)
+{
+    v8_microtasks_t q;
+    if (v8_microtask_queue(s->v, &q) != 0) {
+        if (json) buf_puts(b, ",\"microtasks\":null");
+        return;
+    }
+    if (json) buf_printf(b, ",\"microtasks\":{\"queue\":\"0x%llx\",\"size\":%lld,\"capacity\":%lld,\"tasks\":[",
+                         (unsigned long long)q.queue, (long long)q.size, (long long)q.capacity);
+    else buf_printf(b, "microtask queue: %lld waiting\n", (long long)q.size);
+    buf_t d = {0};
+    for (int64_t i = 0; i < q.size && i < MAX_TASKS; i++) {
+        uint64_t task, fn = 0;
+        if (v8_microtask_at(s->v, &q, i, &task) != 0) break;
+        int type;
+        const char *cls = v8_instance_type(s->v, task, &type) == 0 ? v8_class_name(s->v, type) : NULL;
+        if (v8_microtask_function(s->v, task, &fn) != 0) fn = 0;
+        buf_clear(&d);
+        if (fn) fn_text(s, fn, &d, json);
+        if (json) {
+            buf_printf(b, "%s{\"task\":\"0x%llx\",\"type\":", i ? "," : "", (unsigned long long)task);
+            json_put_string(b, cls ? cls : "", cls ? strlen(cls) : 0);
+            buf_printf(b, ",\"function\":%s}", fn && d.len ? d.data : "null");
+        } else buf_printf(b, "  %s %s\n", cls ? cls : "?", fn && d.len ? d.data : "");
+    }
+    if (json) buf_puts(b, "]}");
+    else if (q.size > MAX_TASKS) buf_printf(b, "  ... (%lld more)\n", (long long)(q.size - MAX_TASKS));
+    buf_free(&d);
+}
+
 int core_cmd_pending(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] =
@@ -393,6 +426,7 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
         if (f.p[i].kind == V8_PENDING_TICK_QUEUE) ticks = ticks < 0 ? f.p[i].length : ticks + f.p[i].length;
     if (json) buf_printf(&b, ",\"next_ticks\":%lld", (long long)ticks);
     else if (ticks >= 0) buf_printf(&b, "nextTick queue: %lld callback%s\n", (long long)ticks, ticks == 1 ? "" : "s");
+    print_microtasks(s, &b, json);
     /* libuv's handles no JavaScript object above stands for (the wraps of sockets shown, Node's
        own timer, check and async handles, stdio, signals) */
     if (json) buf_puts(&b, ",\"handles\":[");

@@ -366,3 +366,94 @@ int v8_pending_scan(v8_t *v, v8_heap_t *h, v8_pending_cb cb, void *ctx, v8_heap_
     buf_free(&s.name);
     return rc;
 }
+
+/* ---- the microtask queue ----
+ * V8 keeps a native context's microtasks (promise reactions, queueMicrotask callbacks) in a C++
+ * ring buffer, the MicrotaskQueue, not on the JS heap. V8 exports the offsets of its fields
+ * (MicrotaskQueue::kSizeOffset & co., in .dynsym on Node 18-22, in .symtab on 24). The native
+ * context points at it from the raw word after its tagged slots (NativeContext::
+ * kMicrotaskQueueOffset); a few words there are tried and the one that points at an object whose
+ * vtable is MicrotaskQueue's is taken, so a layout change gives "unknown", never a wrong count. */
+static int exported_offset(target_t *t, const char *name, int64_t *out)
+{
+    uint64_t x;
+    if (target_exe_symbol_value(t, name, &x, NULL) != 0 || (int64_t)x < 0 || x > 4096) return -1;
+    *out = (int64_t)x;
+    return 0;
+}
+
+int v8_microtask_queue(v8_t *v, v8_microtasks_t *out)
+{
+    target_t *t = v8_target(v);
+    memset(out, 0, sizeof *out);
+    int64_t size_off, cap_off, start_off, ring_off;
+    uint64_t vt, vt_size;
+    if (exported_offset(t, "_ZN2v88internal14MicrotaskQueue11kSizeOffsetE", &size_off) != 0 ||
+        exported_offset(t, "_ZN2v88internal14MicrotaskQueue15kCapacityOffsetE", &cap_off) != 0 ||
+        exported_offset(t, "_ZN2v88internal14MicrotaskQueue12kStartOffsetE", &start_off) != 0 ||
+        exported_offset(t, "_ZN2v88internal14MicrotaskQueue17kRingBufferOffsetE", &ring_off) != 0 ||
+        target_exe_symbol_addr(t, "_ZTVN2v88internal14MicrotaskQueueE", &vt, &vt_size) != 0 || !vt_size)
+        return -1;
+    /* the main native context, through one of Node's own functions on the global object */
+    uint64_t global, fn, ctx, native;
+    int64_t slots;
+    if (v8_global_object(v, &global) != 0 || v8_object_get(v, global, "setTimeout", &fn) != 0 ||
+        v8_function_context(v, fn, &ctx) != 0 || v8_native_context(v, ctx, &native) != 0 ||
+        v8_fixed_array_length(v, native, &slots) != 0)
+        return -1;
+    for (int64_t k = 0; k < 4; k++) {
+        uint64_t q, qvt;
+        if (v8_read_bytes(v, native, v->L.fixed_array_data + 8 * (slots + k), &q, 8) != 0) break;
+        if (!q || (q & 7) || target_read_u64(t, q, &qvt) != 0 || qvt < vt || qvt >= vt + vt_size) continue;
+        int64_t size, cap, start;
+        if (target_read(t, q + (uint64_t)size_off, &size, 8) != 0 || target_read(t, q + (uint64_t)cap_off, &cap, 8) != 0 ||
+            target_read(t, q + (uint64_t)start_off, &start, 8) != 0 || target_read_u64(t, q + (uint64_t)ring_off, &out->ring) != 0)
+            return -1;
+        if (cap < 0 || size < 0 || size > cap || start < 0 || (cap && start >= cap)) return -1;   /* torn or corrupt */
+        out->queue = q;
+        out->size = size;
+        out->capacity = cap;
+        out->start = start;
+        return 0;
+    }
+    return -1;
+}
+
+int v8_microtask_at(v8_t *v, const v8_microtasks_t *q, int64_t i, uint64_t *task)
+{
+    if (i < 0 || i >= q->size || q->capacity <= 0) return -1;
+    return target_read_u64(v8_target(v), q->ring + 8 * (uint64_t)((q->start + i) % q->capacity), task);
+}
+
+/* The function a microtask will call. Microtask classes have no fields in the metadata; their
+ * Torque layouts are CallableTask {callable, context} and PromiseReactionJobTask {argument,
+ * context, handler, promise_or_capability}, after a continuation_preserved_embedder_data field
+ * from V8 12 on (as PromiseReaction). */
+int v8_microtask_function(v8_t *v, uint64_t task, uint64_t *fn)
+{
+    int type;
+    if (v8_instance_type(v, task, &type) != 0) return -1;
+    const char *cls = v8_class_name(v, type);
+    int64_t extra = v->major >= 12 ? 8 : 0, off;
+    if (!cls) return -1;
+    if (!strcmp(cls, "CallableTask")) off = 8 + extra;
+    else if (!strcmp(cls, "PromiseFulfillReactionJobTask") || !strcmp(cls, "PromiseRejectReactionJobTask")) off = 24 + extra;
+    else return -1;
+    int ftype;
+    if (v8_read_field(v, task, off, fn) != 0 || v8_instance_type(v, *fn, &ftype) != 0) return -1;
+    /* Node 18-22's queueMicrotask enqueues runMicrotask bound to an AsyncResource that holds the
+       program's callback: name that callback, as the user wrote it */
+    uint64_t target, resource, cb;
+    if (ftype == v->L.type_js_bound_function && v8_read_field(v, *fn, v->L.bound_target, &target) == 0) {
+        *fn = target;
+        /* bound_this follows bound_target_function (JSBoundFunction: target, this, arguments) */
+        if (v8_read_field(v, task, off, &resource) == 0 && v8_read_field(v, resource, v->L.bound_target + 8, &resource) == 0 &&
+            v8_object_get(v, resource, "callback", &cb) == 0 && v8_instance_type(v, cb, &ftype) == 0 &&
+            ftype >= v->L.type_first_js_function && ftype <= v->L.type_js_function) {
+            *fn = cb;
+            return 0;
+        }
+        if (v8_instance_type(v, *fn, &ftype) != 0) return -1;
+    }
+    return ftype >= v->L.type_first_js_function && ftype <= v->L.type_js_function ? 0 : -1;
+}

@@ -471,6 +471,18 @@ int v8_pending_scan(v8_t *v, v8_heap_t *h, v8_pending_cb cb, void *ctx, v8_heap_
 void v8_pending_fill(v8_t *v, uint64_t obj, v8_pending_kind_t kind, v8_pending_t *p);
 /* The C++ object a Node API object wraps (internal field 1), 0 when cleared. */
 uint64_t v8_node_wrap_pointer(v8_t *v, uint64_t obj);
+/* The main context's microtask queue (V8's C++ ring buffer of promise reactions and
+ * queueMicrotask callbacks waiting to run). -1 when it cannot be found or is inconsistent. */
+typedef struct {
+    uint64_t queue, ring;     /* the MicrotaskQueue and its ring buffer */
+    int64_t size, capacity, start;
+} v8_microtasks_t;
+int v8_microtask_queue(v8_t *v, v8_microtasks_t *out);
+/* The i-th microtask waiting (0 runs next): a tagged Microtask (CallableTask, PromiseReactionJobTask...). */
+int v8_microtask_at(v8_t *v, const v8_microtasks_t *q, int64_t i, uint64_t *task);
+/* The JS function a microtask will call (a CallableTask's callable, a promise reaction job's
+ * handler); -1 for other tasks or when it is not a function. */
+int v8_microtask_function(v8_t *v, uint64_t task, uint64_t *fn);
 /* ---- the object graph (v8/heap_edges.c, v8/heap_graph.c, v8/dominators.c) ---- */
 /* An object's outgoing references, DevTools-style. The kinds are numbered as V8's heap snapshot
  * numbers its edge types. */

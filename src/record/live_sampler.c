@@ -50,6 +50,12 @@ typedef struct {
 
 static long page_size(void) { return sysconf(_SC_PAGESIZE); }
 
+/* Time a thread spends in the kernel on its behalf (a writev's whole loopback TCP send, a page
+ * fault) is its time too, and V8's --cpu-prof counts it under the JS that made the call: samples
+ * taken in the kernel are kept (the user registers and stack are those at the kernel entry).
+ * Without the privilege for that (perf_event_paranoid 2 and no CAP_PERFMON), user time only. */
+static int with_kernel = 1;
+
 static int open_event(int tid, double hz) {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -61,12 +67,17 @@ static int open_event(int tid, double hz) {
     a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = REGS_MASK;
     a.sample_stack_user = STACK_BYTES;
-    a.exclude_kernel = 1;
+    a.exclude_kernel = !with_kernel;
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
     a.wakeup_events = 1;
-    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
+        with_kernel = 0;
+        return open_event(tid, hz);
+    }
+    return fd;
 }
 
 static void permission_hint(int err) {

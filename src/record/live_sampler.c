@@ -127,6 +127,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     if (late) st->late++;
     uint64_t torn_fp = 0;
     size_t k = 0;
+    int leaf_line = 0;   /* the line the leaf JS frame executes: V8's positionTicks */
     ids[k++] = p->threads[te->thread].frame;
     buf_t b = {0};
     for (size_t i = n; i-- > 0;) {
@@ -135,6 +136,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
         v8_frame_record_facts(t, v, f, &r);   /* names are V8's own: no display name */
         if (r.internal) { v8_frame_record_free(&r); continue; }
         buf_clear(&b);
+        leaf_line = 0;
         if (late && f->kind == V8_FRAME_JS) {
             ids[k++] = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (torn && f->kind == V8_FRAME_JS && (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
@@ -147,6 +149,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
             buf_puts(&b, nm);
             ids[k++] = profile_frame(p, b.data, b.len, r.fn.script_name ? r.fn.script_name : "", r.fn.def_line,
                                      r.fn.def_col, kind_of(f->tier));
+            if (!f->position_is_definition && f->line > 0) leaf_line = f->line;
         } else if (r.symbol) {
             demangle_append(&b, r.symbol);
             ids[k++] = profile_frame(p, b.data, b.len, NULL, 0, 0, FRAME_NATIVE);
@@ -163,6 +166,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     else profile_thread_note_stack(p, te->thread, ids + 1, k - 1);   /* the stack tells its role */
     uint32_t leaf = profile_add_stack(p, ids, k, 1);
     profile_add_sample(p, (double)time_ns / 1e3, leaf, 1);
+    if (leaf_line) profile_add_line_ticks(p, leaf, leaf_line, 1);
     st->samples++;
 }
 

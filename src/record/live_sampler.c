@@ -142,7 +142,7 @@ static const char *wait_name(target_t *t, const target_frame_t *native, size_t n
     static const struct { const char *part, *name; } kinds[] = {
         {"epoll", "(wait: epoll)"}, {"futex", "(wait: futex)"}, {"Futex", "(wait: futex)"}, {"pthread_cond", "(wait: futex)"},
         {"cond_wait", "(wait: futex)"}, {"sem_", "(wait: futex)"}, {"Semaphore", "(wait: futex)"},
-        {"pthread_mutex", "(wait: futex)"}, {"Mutex", "(wait: futex)"}, {"pthread_join", "(wait: futex)"},
+        {"pthread_mutex", "(wait: futex)"}, {"Mutex", "(wait: futex)"}, {"join", "(wait: futex)"},
         {"nanosleep", "(wait: sleep)"}, {"sleep", "(wait: sleep)"}, {"Sleep", "(wait: sleep)"}, {"poll", "(wait: poll)"},
         {"select", "(wait: poll)"}, {"accept", "(wait: accept)"}, {"recv", "(wait: recv)"}, {"send", "(wait: send)"},
         {"pread", "(wait: read)"}, {"read", "(wait: read)"}, {"Read", "(wait: read)"}, {"write", "(wait: write)"},
@@ -153,7 +153,8 @@ static const char *wait_name(target_t *t, const target_frame_t *native, size_t n
         target_symbol_t sym;
         if (target_symbolize(t, f ? native[f].pc - 1 : native[f].pc, &sym) != 0 || !sym.name) continue;
         for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-            if (strstr(sym.name, kinds[i].part)) return kinds[i].name;
+            for (const char *at = sym.name; (at = strstr(at, kinds[i].part)) != NULL; at++)
+                if (at == sym.name || (at[-1] != 'h' && at[-1] != 'H')) return kinds[i].name;   /* not "thread" */
     }
     return "(wait: kernel)";   /* a page fault, or a system call not known by its callers */
 }
@@ -562,9 +563,17 @@ int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
 
 void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats) { *stats = s->st; }
 
+static int sample_time_cmp(const void *a, const void *b) {
+    double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
+    return x < y ? -1 : x > y;
+}
+
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
     if (!s) return;
     while (s->n) end_thread(s, s->n - 1);
+    /* a stay off the CPU is added when the thread is back: its ticks are older than the samples
+       taken meanwhile; the timeline goes in time order */
+    if (s->wall && s->out->nsamples > 1) qsort(s->out->samples, s->out->nsamples, sizeof *s->out->samples, sample_time_cmp);
     if (stats) *stats = s->st;
     free(s->te);
     free(s->pf);

@@ -27,9 +27,9 @@ for mode in wall cpu; do
 done
 touch "$dir/stop"; wait "$pid"; prc=$?; pid=
 [ $prc -eq 0 ] && [ "$(cat "$dir/out")" = "wait done" ] && [ ! -s "$dir/err" ] || fail "the program's output or exit status changed"
-share() {   # mode: main-thread samples, spin %, nap %, nap under (wait: futex) %
+share() {   # mode: main-thread samples (partial ones left out), spin %, nap %, nap under (wait: futex) %
     awk -v file="$FIX/wait_half.js" '
-        /^node \[main\];/ { n = $NF; total += n
+        /^node \[main\];/ && !/;\(JS: / { n = $NF; total += n
             if (index($0, ";spin " file ":")) spin += n
             if (index($0, ";nap " file ":")) { nap += n; if (index($0, ";(wait: futex) ")) futex += n } }
         END { printf "%d %.1f %.1f %.1f\n", total, 100 * spin / (total ? total : 1), 100 * nap / (total ? total : 1),

@@ -11,6 +11,7 @@
 #define CODE_SCAN_BYTES (8u << 20)   /* how far back from a pc to look for its code's header */
 #define SCAN_CHUNK 4096
 #define SCAN_BIG (64u << 10)   /* once the header map is known */
+#define SCAN_SLOW (64u << 10)  /* how far back from a pc to look while each candidate word costs a read */
 #define MAX_INLINING_DEPTH 64
 #define MAX_BYTECODE_BYTES (4u << 20)
 #define MAX_OFFSET_TABLE (4u << 20)
@@ -180,7 +181,11 @@ static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
     static uint64_t buf[SCAN_BIG / 8];
     uint64_t hi = (pc & ~(uint64_t)7) + 8, scanned = 0;
     int big = v->code_header_map != 0;
-    while (scanned < CODE_SCAN_BYTES) {
+    /* before the header map is known, a long scan costs a read of the target per word that looks
+       like a pointer (seconds for megabytes): look close to the pc only, and do not remember a
+       miss, which a scan with the map may well find */
+    uint64_t limit = big ? CODE_SCAN_BYTES : SCAN_SLOW;
+    while (scanned < limit) {
         uint64_t chunk = big ? SCAN_BIG : SCAN_CHUNK;
         if (hi < chunk) break;
         uint64_t lo = hi - chunk;
@@ -202,7 +207,7 @@ static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
         hi = lo;
         scanned += chunk;
     }
-    code_miss(v, pc);
+    if (limit == CODE_SCAN_BYTES) code_miss(v, pc);
     return -1;
 }
 

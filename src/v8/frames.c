@@ -324,7 +324,11 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
             v8_code_t code;
             const target_mapping_t *m = target_mapping_at(v->t, f.pc);
             int jit = m && !m->path;   /* V8's code space: anonymous memory */
-            if (jit && v8_code_for_pc(v, 0, 0, f.pc, &code) == 0) start = code.start;
+            /* the function slot is this frame's or, at its entry, its caller's: either teaches
+               v8_code_for_pc the code header map; only code whose range holds the pc is taken */
+            uint64_t fn = 0;
+            if (jit && (slot(v, f.fp, v->L.fp_function, &fn) != 0 || !v8_has_type(v, fn, v->L.type_js_function))) fn = 0;
+            if (jit && v8_code_for_pc(v, fn, 0, f.pc, &code) == 0) start = code.start;
             frame_state_t st = frame_state(v, f.pc, start, f.fp, rsp);
             if (st != FRAME_READY) {
                 uint64_t ret_at = st == FRAME_ENTRY_AT_SP8 ? rsp + 8 : rsp, ret;

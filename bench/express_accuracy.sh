@@ -5,6 +5,9 @@
 # 10 connections, SECONDS each): node --cpu-prof, then nodescope record -F HZ (the live sampler).
 # GC and (idle) samples are left out of both (bench/threads_accuracy.js). Needs npm (express@4,
 # autocannon@7 into bench/.cache). Not a test. Usage: bench/express_accuracy.sh [SECONDS] [HZ]
+# WALL=1: record --wall, as V8's sampler counts time (it signals the thread on a wall-clock timer,
+# so the time its thread waits for a CPU counts where it was preempted); the main thread's
+# "(wait: epoll)" (the event loop waiting) becomes "(idle)", as in V8's profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -29,8 +32,14 @@ echo "== node --cpu-prof"
 node --cpu-prof --cpu-prof-dir="$W/v8" "$ROOT/bench/express_server.js" "$PORT" > "$W/v8.out" & pids+=($!)
 wait_listening "$W/v8.out"; load; kill -INT "${pids[-1]}"; wait "${pids[-1]}" || true
 
-echo "== nodescope record -F $HZ (live sampler)"
-"$NS" record -F "$HZ" -o "$W/live.cpuprofile" -- node "$ROOT/bench/express_server.js" "$PORT" > "$W/live.out" & pids+=($!)
+WALLFLAG=; [ -n "${WALL:-}" ] && WALLFLAG=--wall
+echo "== nodescope record -F $HZ $WALLFLAG (live sampler)"
+"$NS" record -F "$HZ" $WALLFLAG -o "$W/live.cpuprofile" -- node "$ROOT/bench/express_server.js" "$PORT" > "$W/live.out" & pids+=($!)
 wait_listening "$W/live.out"; load; kill -INT "${pids[-1]}"; wait "${pids[-1]}" || true
 
+if [ -n "$WALLFLAG" ]; then
+    node -e 'const fs = require("fs"), f = process.argv[1], p = JSON.parse(fs.readFileSync(f));
+        for (const n of p.nodes) if (n.callFrame.functionName === "(wait: epoll)") n.callFrame.functionName = "(idle)";
+        fs.writeFileSync(f, JSON.stringify(p));' "$W/live.cpuprofile"
+fi
 node "$ROOT/bench/threads_accuracy.js" "$W"/v8/*.cpuprofile live="$W/live.cpuprofile"

@@ -136,14 +136,15 @@ static void remove_dir(const char *dir)
 }
 
 /* The default: the live sampler on the program it starts or the process it attaches to. */
-static int record_live(char **prog, int nprog, int attach, double freq, double duration, const char *out,
+static int record_live(char **prog, int nprog, int attach, double freq, double duration, int wall, const char *out,
                        const write_opts_t *wo, int source_maps)
 {
     record_program_t rp = {0};
     if (attach ? record_check_attach(attach, RECORD_ATTACH_NODE) != 0
                : record_program_resolve(&rp, prog, nprog, NULL, 0) != 0)
         return EXIT_FAIL;
-    live_session_opts_t so = {.argv = rp.argv, .attach_pid = attach, .hz = freq, .duration_s = duration};
+    live_session_opts_t so = {.argv = rp.argv, .attach_pid = attach, .hz = freq, .duration_s = duration,
+                             .wall = wall};
     live_session_result_t sr;
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
@@ -162,6 +163,7 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
                 if (sr.stats.partial)
                     fprintf(stderr, "; %lu partial: JS frames left unnamed, %lu read too late, %lu moved by a GC",
                             sr.stats.partial, sr.stats.late, sr.stats.partial - sr.stats.late);
+                if (wall) fprintf(stderr, "; %lu off the CPU", sr.stats.off_cpu);
                 if (sr.stats.lost) fprintf(stderr, "; %lu lost", sr.stats.lost);
                 if (diag_verbosity > 0 && sr.stats.samples)
                     fprintf(stderr, "; %.0f us a sample", (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
@@ -180,7 +182,7 @@ int cli_record(int argc, char **argv)
 {
     const char *out = NULL, *keep = NULL, *thread = NULL;
     double freq = 99, duration = 0;
-    int attach = 0, use_perf = 0, threads_merge = 0, no_source_maps = 0;
+    int attach = 0, use_perf = 0, threads_merge = 0, no_source_maps = 0, wall = 0;
     char output_help[320];
     snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
              format_writer_extensions());
@@ -194,6 +196,9 @@ int cli_record(int argc, char **argv)
         OPT_BOOL("perf", 0, "record with perf instead of the live sampler: node gets --perf-basic-prof\n"
                  "and its perf map is journaled; any program or process (native frames\n"
                  "only when it is not node)", &use_perf),
+        OPT_BOOL("wall", 0, "wall-clock time: threads off the CPU count too (blocked in the kernel,\n"
+                 "or waiting for a CPU), under a leaf saying what they wait in:\n"
+                 "(wait: epoll), (wait: futex), (wait: read), ... (needs root or CAP_PERFMON)", &wall),
         OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
                "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
                "all threads apart: -o FILE.json, Chrome trace events)", &thread, cli_opt_thread),
@@ -217,8 +222,9 @@ int cli_record(int argc, char **argv)
     if (out && cli_output_writer(&cmd, NULL, 0, out, &w) != EXIT_OK) return EXIT_USAGE;
     if (out && check_output_dir(out) != 0) return EXIT_FAIL;
     if (keep && !use_perf) return opt_usage_error(&cmd, "--keep keeps perf's files: it needs --perf");
+    if (wall && use_perf) return opt_usage_error(&cmd, "--wall is the live sampler's: not with --perf");
     write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
-    if (!use_perf) return record_live(prog, nprog, attach, freq, duration, out, &wo, !no_source_maps);
+    if (!use_perf) return record_live(prog, nprog, attach, freq, duration, wall, out, &wo, !no_source_maps);
     if (perf_import_check_perf() != 0) return EXIT_FAIL;
     static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};
     record_program_t rp = {0};

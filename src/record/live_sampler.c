@@ -42,13 +42,30 @@ static const int to_user[P_NREGS] = { 10, 5, 11, 12, 13, 14, 4, 19, 16, 18, 17, 
 #define REGS_MASK ((1ull << P_AX) | (1ull << P_BX) | (1ull << P_CX) | (1ull << P_DX) | (1ull << P_SI) | \
                    (1ull << P_DI) | (1ull << P_BP) | (1ull << P_SP) | (1ull << P_IP) | (0xffull << P_R8))
 
+/* --wall: the sample the kernel took when the thread last left the CPU, kept until it is back
+ * (then the wall-clock ticks it was away for are known) */
+typedef struct {
+    int set, preempted;
+    uint64_t out_ns, regs[27], len;
+    uint8_t stack[STACK_BYTES];
+} off_cpu_t;
+
 typedef struct {
     int fd, tid;
     void *ring;
     uint32_t thread;  /* its index in the profile's thread table (profile.h "Threads") */
+    int sw_fd;        /* --wall: its context-switch event (-1: none) */
+    void *sw_ring;
+    off_cpu_t *off;
 } thread_ev_t;
 
 static long page_size(void) { return sysconf(_SC_PAGESIZE); }
+
+/* Time a thread spends in the kernel on its behalf (a writev's whole loopback TCP send, a page
+ * fault) is its time too, and V8's --cpu-prof counts it under the JS that made the call: samples
+ * taken in the kernel are kept (the user registers and stack are those at the kernel entry).
+ * Without the privilege for that (perf_event_paranoid 2 and no CAP_PERFMON), user time only. */
+static int with_kernel = 1;
 
 static int open_event(int tid, double hz) {
     struct perf_event_attr a;
@@ -61,7 +78,34 @@ static int open_event(int tid, double hz) {
     a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = REGS_MASK;
     a.sample_stack_user = STACK_BYTES;
-    a.exclude_kernel = 1;
+    a.exclude_kernel = !with_kernel;
+    a.exclude_hv = 1;
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+    a.wakeup_events = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
+        with_kernel = 0;
+        return open_event(tid, hz);
+    }
+    return fd;
+}
+
+/* --wall: a sample (user registers and stack) each time the thread leaves the CPU, and a
+ * PERF_RECORD_SWITCH record each time it leaves or comes back, with times. The kernel takes the
+ * sample in its scheduler, which is kernel context: it needs exclude_kernel off. */
+static int open_switch_event(int tid) {
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+    a.sample_period = 1;
+    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    a.sample_regs_user = REGS_MASK;
+    a.sample_stack_user = STACK_BYTES;
+    a.context_switch = 1;
+    a.sample_id_all = 1;
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
@@ -91,15 +135,90 @@ static frame_kind_t kind_of(v8_tier_t t) {
     }
 }
 
-/* One sample: walk, decode, name, add. */
+/* What a thread off the CPU waits in, from the innermost functions it entered the kernel from
+ * (libc's own wrappers often have no symbol: their callers tell, "uv__io_poll", "FutexEmulation"). */
+#define WAIT_LOOK 6
+static const char *wait_name(target_t *t, const target_frame_t *native, size_t n, int preempted) {
+    static const struct { const char *part, *name; } kinds[] = {
+        {"epoll", "(wait: epoll)"}, {"futex", "(wait: futex)"}, {"Futex", "(wait: futex)"}, {"pthread_cond", "(wait: futex)"},
+        {"cond_wait", "(wait: futex)"}, {"sem_", "(wait: futex)"}, {"Semaphore", "(wait: futex)"},
+        {"pthread_mutex", "(wait: futex)"}, {"Mutex", "(wait: futex)"}, {"join", "(wait: futex)"},
+        {"nanosleep", "(wait: sleep)"}, {"sleep", "(wait: sleep)"}, {"Sleep", "(wait: sleep)"}, {"poll", "(wait: poll)"},
+        {"select", "(wait: poll)"}, {"accept", "(wait: accept)"}, {"recv", "(wait: recv)"}, {"send", "(wait: send)"},
+        {"pread", "(wait: read)"}, {"read", "(wait: read)"}, {"Read", "(wait: read)"}, {"write", "(wait: write)"},
+        {"Write", "(wait: write)"}, {"open", "(wait: open)"}, {"fsync", "(wait: fsync)"}, {"wait", "(wait: wait)"},
+    };
+    if (preempted) return "(wait: preempted)";   /* runnable, but another task had the CPU */
+    for (size_t f = 0; f < n && f < WAIT_LOOK; f++) {
+        target_symbol_t sym;
+        if (target_symbolize(t, f ? native[f].pc - 1 : native[f].pc, &sym) != 0 || !sym.name) continue;
+        for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+            for (const char *at = sym.name; (at = strstr(at, kinds[i].part)) != NULL; at++)
+                if (at == sym.name || (at[-1] != 'h' && at[-1] != 'H')) return kinds[i].name;   /* not "thread" */
+    }
+    return "(wait: kernel)";   /* a page fault, or a system call not known by its callers */
+}
+
+/* Is ret a return address: in executable code of a file, just after a call instruction? */
+static int after_call(target_t *t, uint64_t ret) {
+    const target_mapping_t *m = target_mapping_at(t, ret);
+    uint8_t b[7];
+    if (!m || !m->path || !(m->prot & 4 /* PROT_EXEC */) || ret - m->start < sizeof b || target_read(t, ret - 7, b, sizeof b) != 0)
+        return 0;
+    /* b[6] is the byte before ret: call rel32 (e8), call *reg (ff d0+r, maybe REX), call *disp8(reg)
+       (ff 50+r d8), call *disp32(reg) or *disp32(rip) (ff 90+r / ff 15, disp32) */
+    if (b[2] == 0xe8) return 1;
+    if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0) return 1;
+    if (b[4] == 0xff && (b[5] & 0xf8) == 0x50) return 1;
+    if (b[1] == 0xff && (b[2] == 0x15 || (b[2] & 0xf8) == 0x90)) return 1;
+    return 0;
+}
+
+#define SCAN_WORDS 512   /* how far up the stack a broken chain's next frame record is looked for */
+#define MIN_CHAIN 3
+
+/* The native frames of a sample: the frame-pointer chain from its registers. Code without frame
+ * pointers (libc: where a blocked thread always is, and malloc) breaks the chain at once; then the
+ * stack copy is searched, from sp up, for the first frame record whose chain goes on (a saved
+ * frame pointer higher on the stack, next to a return address just after a call), and the return
+ * addresses below it (the frames without frame pointers) are taken as frames too. */
+static size_t unwind(target_t *t, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max) {
+    uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
+    size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
+    const target_mapping_t *m = target_mapping_at(t, pc);
+    if (n >= MIN_CHAIN || !m || !m->path || max < 2) return n;
+    uint64_t top = sp + stack_len;
+    static target_frame_t chain[MAX_NATIVE];
+    for (uint64_t x = sp & ~7ull; x + 16 <= top && x < sp + 8 * SCAN_WORDS; x += 8) {
+        uint64_t saved, ret;
+        if (target_read_u64(t, x, &saved) != 0 || target_read_u64(t, x + 8, &ret) != 0) break;
+        if (saved <= x || saved >= top || (saved & 7) || !after_call(t, ret)) continue;
+        size_t c = target_unwind_regs(t, ret, x + 16, saved, chain, MAX_NATIVE);
+        if (c < MIN_CHAIN) continue;
+        size_t k = 1;   /* native[0] is the pc */
+        for (uint64_t y = sp & ~7ull; y < x && k < max; y += 8) {
+            uint64_t w;
+            if (target_read_u64(t, y, &w) == 0 && after_call(t, w)) native[k++] = (target_frame_t){ w, y + 8, 0 };
+        }
+        for (size_t i = 0; i < c && k < max; i++) native[k++] = chain[i];
+        return k;
+    }
+    return n;
+}
+
+/* One sample: walk, decode, name, add. time_ns is when the stack was last as copied (the sample's
+ * time; for a thread off the CPU, when it came back). It weighs ticks, one timeline sample each
+ * from tick0_ns every step_ns; wait (may be NULL) is the leaf frame of a thread off the CPU. */
 static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *te, uint64_t time_ns,
-                        const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st) {
+                        const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st,
+                        int off_cpu, int preempted, unsigned long ticks, uint64_t tick0_ns, uint64_t step_ns) {
     static target_frame_t native[MAX_NATIVE];
     static v8_frame_t frames[MAX_FRAMES];
     static uint32_t ids[MAX_FRAMES + 1];
     target_set_stack_copy(t, regs[19], stack, (size_t)stack_len);
     target_fresh_after(t, time_ns);
-    size_t n = target_unwind_regs(t, regs[16], regs[19], regs[4], native, MAX_NATIVE);
+    size_t n = unwind(t, regs, stack_len, native, MAX_NATIVE);
+    const char *wait = off_cpu ? wait_name(t, native, n, preempted) : NULL;
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
     else
         for (size_t i = 0; i < n; i++)
@@ -116,6 +235,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     if (late) st->late++;
     uint64_t torn_fp = 0;
     size_t k = 0;
+    int leaf_line = 0;   /* the line the leaf JS frame executes: V8's positionTicks */
     ids[k++] = p->threads[te->thread].frame;
     buf_t b = {0};
     for (size_t i = n; i-- > 0;) {
@@ -124,6 +244,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
         v8_frame_record_facts(t, v, f, &r);   /* names are V8's own: no display name */
         if (r.internal) { v8_frame_record_free(&r); continue; }
         buf_clear(&b);
+        leaf_line = 0;
         if (late && f->kind == V8_FRAME_JS) {
             ids[k++] = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (torn && f->kind == V8_FRAME_JS && (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
@@ -136,6 +257,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
             buf_puts(&b, nm);
             ids[k++] = profile_frame(p, b.data, b.len, r.fn.script_name ? r.fn.script_name : "", r.fn.def_line,
                                      r.fn.def_col, kind_of(f->tier));
+            if (!f->position_is_definition && f->line > 0) leaf_line = f->line;
         } else if (r.symbol) {
             demangle_append(&b, r.symbol);
             ids[k++] = profile_frame(p, b.data, b.len, NULL, 0, 0, FRAME_NATIVE);
@@ -150,15 +272,50 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
     target_set_stack_copy(t, 0, NULL, 0);
     if (k == 1) st->empty++;
     else profile_thread_note_stack(p, te->thread, ids + 1, k - 1);   /* the stack tells its role */
-    uint32_t leaf = profile_add_stack(p, ids, k, 1);
-    profile_add_sample(p, (double)time_ns / 1e3, leaf, 1);
-    st->samples++;
+    if (wait) {
+        ids[k++] = profile_frame(p, wait, strlen(wait), NULL, 0, 0, FRAME_KERNEL);
+        leaf_line = 0;
+        st->off_cpu += ticks;
+    }
+    uint32_t leaf = profile_add_stack(p, ids, k, (double)ticks);
+    for (unsigned long i = 0; i < ticks; i++) profile_add_sample(p, (double)(tick0_ns + i * step_ns) / 1e3, leaf, 1);
+    if (leaf_line) profile_add_line_ticks(p, leaf, leaf_line, (double)ticks);
+    st->samples += ticks;
 }
 
-/* Reads every record in a thread's ring. */
-static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stats_t *st) {
-    struct perf_event_mmap_page *meta = te->ring;
-    uint8_t *data = (uint8_t *)te->ring + page_size();
+/* A PERF_RECORD_SAMPLE's time, user registers (user_regs_struct order) and stack copy; -1 when
+ * it has no user context (a kernel thread) or is malformed. */
+static int parse_sample(const uint8_t *q, const uint8_t *end, uint64_t *time, uint64_t *regs, const uint8_t **stack,
+                        uint64_t *len) {
+    uint64_t abi, size, dyn = 0;
+    if (end - q < 24) return -1;
+    q += 8;   /* pid, tid */
+    memcpy(time, q, 8); q += 8;
+    memcpy(&abi, q, 8); q += 8;
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE) return -1;
+    memset(regs, 0, 27 * sizeof *regs);
+    for (int r = 0; r < P_NREGS; r++) {
+        if (!(REGS_MASK & (1ull << r))) continue;
+        uint64_t val;
+        if (q + 8 > end) return -1;
+        memcpy(&val, q, 8); q += 8;
+        if (to_user[r] >= 0) regs[to_user[r]] = val;
+    }
+    if (q + 8 > end) return -1;
+    memcpy(&size, q, 8); q += 8;
+    if (size > (uint64_t)(end - q)) return -1;
+    *stack = q;
+    q += size;
+    if (size && q + 8 <= end) memcpy(&dyn, q, 8);
+    *len = dyn > size ? size : dyn;
+    return 0;
+}
+
+/* Calls fn for every record in a ring (the record is copied out whole: it may wrap). */
+typedef void (*record_fn)(void *ctx, const struct perf_event_header *h, const uint8_t *body, const uint8_t *end);
+static void drain_ring(void *ring, record_fn fn, void *ctx) {
+    struct perf_event_mmap_page *meta = ring;
+    uint8_t *data = (uint8_t *)ring + page_size();
     uint64_t size = (uint64_t)RING_PAGES * (uint64_t)page_size();
     uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), tail = meta->data_tail;
     static uint8_t rec[65536];
@@ -168,33 +325,92 @@ static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stat
         if (h.size < sizeof h) break;
         for (size_t i = 0; i < h.size; i++) rec[i] = data[(tail + i) % size];
         tail += h.size;
-        if (h.type == PERF_RECORD_LOST) { st->lost += ((uint64_t *)(rec + sizeof h))[1]; continue; }
-        if (h.type != PERF_RECORD_SAMPLE) continue;
-        const uint8_t *q = rec + sizeof h, *end = rec + h.size;
-        uint64_t time, abi, regs[27] = {0}, len = 0, dyn = 0;
-        q += 8;   /* pid, tid */
-        memcpy(&time, q, 8); q += 8;
-        memcpy(&abi, q, 8); q += 8;
-        if (abi == PERF_SAMPLE_REGS_ABI_NONE) continue;   /* a kernel thread or no user context */
-        for (int r = 0; r < P_NREGS; r++) {
-            if (!(REGS_MASK & (1ull << r))) continue;
-            uint64_t val;
-            if (q + 8 > end) break;
-            memcpy(&val, q, 8); q += 8;
-            if (to_user[r] >= 0) regs[to_user[r]] = val;
-        }
-        if (q + 8 > end) continue;
-        memcpy(&len, q, 8); q += 8;
-        if (len > (uint64_t)(end - q)) continue;
-        const uint8_t *stack = q;
-        q += len;
-        if (len && q + 8 <= end) memcpy(&dyn, q, 8);
-        if (dyn > len) dyn = len;
-        uint64_t t0 = monotonic_ns();
-        take_sample(t, v, p, te, time, regs, stack, dyn, st);
-        st->busy_ns += monotonic_ns() - t0;
+        fn(ctx, &h, rec + sizeof h, rec + h.size);
     }
     __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+typedef struct {
+    target_t *t;
+    v8_t *v;
+    profile_t *p;
+    thread_ev_t *te;
+    live_stats_t *st;
+    double hz;
+} drain_ctx_t;
+
+static void on_cpu_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+    drain_ctx_t *c = ctx;
+    if (h->type == PERF_RECORD_LOST) {
+        if (end - q >= 16) c->st->lost += ((const uint64_t *)q)[1];
+        return;
+    }
+    uint64_t time, regs[27], len;
+    const uint8_t *stack;
+    if (h->type != PERF_RECORD_SAMPLE || parse_sample(q, end, &time, regs, &stack, &len) != 0) return;
+    uint64_t t0 = monotonic_ns();
+    take_sample(c->t, c->v, c->p, c->te, time, regs, stack, len, c->st, 0, 0, 1, time, 0);
+    c->st->busy_ns += monotonic_ns() - t0;
+}
+
+/* Wall-clock ticks (a fixed grid at hz) in (from, to]. */
+static unsigned long ticks_between(uint64_t from, uint64_t to, double hz, uint64_t *first) {
+    double step = 1e9 / hz;
+    uint64_t a = (uint64_t)((double)from / step), b = (uint64_t)((double)to / step);
+    *first = (uint64_t)((double)(a + 1) * step);
+    return b > a ? (unsigned long)(b - a) : 0;
+}
+
+/* The thread is back on the CPU at in_ns (or still off it then): the ticks it was away for go to
+ * the stack it left with. Only a stay that spans a tick is decoded: a busy server switches
+ * thousands of times a second, mostly for microseconds. */
+static void back_on_cpu(drain_ctx_t *c, uint64_t in_ns) {
+    off_cpu_t *o = c->te->off;
+    if (!o || !o->set) return;
+    o->set = 0;
+    uint64_t first;
+    unsigned long n = ticks_between(o->out_ns, in_ns, c->hz, &first);
+    if (n == 0) return;
+    uint64_t t0 = monotonic_ns();
+    take_sample(c->t, c->v, c->p, c->te, in_ns, o->regs, o->stack, o->len, c->st, 1, o->preempted, n, first,
+                (uint64_t)(1e9 / c->hz));
+    c->st->busy_ns += monotonic_ns() - t0;
+}
+
+static void switch_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+    drain_ctx_t *c = ctx;
+    off_cpu_t *o = c->te->off;
+    if (h->type == PERF_RECORD_LOST) {
+        if (end - q >= 16) c->st->lost += ((const uint64_t *)q)[1];
+        o->set = 0;   /* which stack went with the stay is not known */
+        return;
+    }
+    if (h->type == PERF_RECORD_SAMPLE) {   /* taken as the thread leaves the CPU */
+        uint64_t time, len;
+        const uint8_t *stack;
+        if (parse_sample(q, end, &time, o->regs, &stack, &len) != 0) { o->set = 0; return; }
+        memcpy(o->stack, stack, len);
+        o->len = len;
+        o->out_ns = time;
+        o->preempted = 0;
+        o->set = 1;
+        return;
+    }
+    if (h->type != PERF_RECORD_SWITCH || end - q < 16) return;
+    uint64_t time;
+    memcpy(&time, q + 8, 8);   /* sample_id: pid, tid, time */
+    if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+        if (o->set && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) o->preempted = 1;
+    } else {
+        back_on_cpu(c, time);
+    }
+}
+
+/* Reads every record in a thread's rings. */
+static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stats_t *st, double hz) {
+    drain_ctx_t c = { t, v, p, te, st, hz };
+    drain_ring(te->ring, on_cpu_record, &c);
+    if (te->sw_ring) drain_ring(te->sw_ring, switch_record, &c);
 }
 
 /* the clock samples are stamped with (perf_event use_clockid), in seconds */
@@ -205,12 +421,12 @@ struct live_sampler {
     v8_t *v;
     profile_t *out;
     double hz;
-    int pid;
+    int pid, wall;
     thread_ev_t *te;       /* the threads being sampled; ended ones are closed and dropped */
     size_t n, cap;
     struct pollfd *pf;
     double next_scan;
-    int first_err;
+    int first_err, wall_err;
     live_stats_t st;
 };
 
@@ -225,6 +441,20 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     if (fd < 0) { if (!s->first_err) s->first_err = errno; return; }
     void *ring = mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED) { if (!s->first_err) s->first_err = errno; close(fd); return; }
+    int sw_fd = -1;
+    void *sw_ring = NULL;
+    if (s->wall) {
+        sw_fd = open_switch_event(tid);
+        sw_ring = sw_fd < 0 ? MAP_FAILED
+                            : mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, sw_fd, 0);
+        if (sw_ring == MAP_FAILED) {
+            if (!s->wall_err) s->wall_err = errno ? errno : EINVAL;
+            if (sw_fd >= 0) close(sw_fd);
+            munmap(ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+            close(fd);
+            return;
+        }
+    }
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 16;
         s->te = xrealloc(s->te, s->cap * sizeof *s->te);
@@ -232,14 +462,24 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     }
     /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
     uint32_t ti = profile_thread(s->out, s->pid, tid, name, strlen(name));
-    s->te[s->n] = (thread_ev_t){ fd, tid, ring, ti };
-    s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };
+    s->te[s->n] = (thread_ev_t){ fd, tid, ring, ti, sw_fd, sw_ring, s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL };
+    s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };   /* the switch ring is read with it */
     s->n++;
     s->st.threads++;
 }
 
 static void end_thread(live_sampler_t *s, size_t i) {
-    drain(s->t, s->v, s->out, &s->te[i], &s->st);
+    thread_ev_t *te = &s->te[i];
+    drain(s->t, s->v, s->out, te, &s->st, s->hz);
+    if (te->off) {   /* still off the CPU (or gone): its stay ends now */
+        drain_ctx_t c = { s->t, s->v, s->out, te, &s->st, s->hz };
+        back_on_cpu(&c, monotonic_ns());
+        free(te->off);
+    }
+    if (te->sw_ring) {
+        munmap(te->sw_ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+        close(te->sw_fd);
+    }
     munmap(s->te[i].ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
     close(s->te[i].fd);
     s->te[i] = s->te[s->n - 1];
@@ -271,13 +511,27 @@ static void scan_threads(live_sampler_t *s) {
 }
 
 live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *out) {
+    return live_sampler_start_wall(t, v, hz, 0, out);
+}
+
+live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out) {
     live_sampler_t *s = xcalloc(1, sizeof *s);
-    s->t = t, s->v = v, s->out = out, s->hz = hz;
+    s->t = t, s->v = v, s->out = out, s->hz = hz, s->wall = wall;
     size_t n = target_thread_count(t);
     s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
     for (size_t i = 0; i < n; i++) {
         const target_thread_t *th = target_thread(t, i);
         add_thread(s, th->tid, th->name ? th->name : "");
+    }
+    if (s->n == 0 && s->wall_err && s->first_err != ESRCH) {
+        diag_error(target_name(t), 0, "cannot sample wall-clock time: perf_event_open (context switches): %s",
+                   strerror(s->wall_err));
+        if (s->wall_err == EACCES || s->wall_err == EPERM)
+            diag_hint("--wall needs the kernel's context-switch samples: root or CAP_PERFMON, or "
+                      "'sysctl kernel.perf_event_paranoid=1'");
+        errno = s->wall_err;
+        free(s);
+        return NULL;
     }
     if (s->n == 0) {
         if (s->first_err != ESRCH) {   /* ESRCH: the process is gone; the caller says what that means */
@@ -297,7 +551,7 @@ int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
         if (s->pf[i].revents & (POLLHUP | POLLERR)) end_thread(s, i);   /* the thread has exited */
-        else drain(s->t, s->v, s->out, &s->te[i], &s->st);
+        else drain(s->t, s->v, s->out, &s->te[i], &s->st, s->hz);
     }
     double now = now_s();
     if (s->n && now >= s->next_scan) {
@@ -309,9 +563,17 @@ int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
 
 void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats) { *stats = s->st; }
 
+static int sample_time_cmp(const void *a, const void *b) {
+    double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
+    return x < y ? -1 : x > y;
+}
+
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
     if (!s) return;
     while (s->n) end_thread(s, s->n - 1);
+    /* a stay off the CPU is added when the thread is back: its ticks are older than the samples
+       taken meanwhile; the timeline goes in time order */
+    if (s->wall && s->out->nsamples > 1) qsort(s->out->samples, s->out->nsamples, sizeof *s->out->samples, sample_time_cmp);
     if (stats) *stats = s->st;
     free(s->te);
     free(s->pf);

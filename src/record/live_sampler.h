@@ -13,6 +13,7 @@ typedef struct {
     unsigned long samples, lost, threads, empty;   /* empty: samples without a frame decoded */
     unsigned long partial;   /* samples whose JS frames were left unnamed: read too late, or moved by a GC */
     unsigned long late;      /* of those, read too late */
+    unsigned long off_cpu;   /* --wall: samples of threads off the CPU (blocked or waiting for it) */
     unsigned long long busy_ns;   /* time spent naming samples */
 } live_stats_t;
 
@@ -30,6 +31,13 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
  * nothing is printed. */
 typedef struct live_sampler live_sampler_t;
 live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *out);
+/* The same, wall-clock when wall is set: a thread off the CPU (blocked in the kernel, or runnable
+ * and waiting for a CPU) counts too, at the same rate, under the stack it left the CPU with and a
+ * leaf frame naming what it waits in: "(wait: epoll)", "(wait: futex)", "(wait: read)", ...,
+ * "(wait: preempted)". The kernel's context-switch samples give that stack (the process is never
+ * stopped); they need root or CAP_PERFMON (or perf_event_paranoid 1). A thread is counted from its
+ * first switch after the start: one blocked for the whole recording does not appear. */
+live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out);
 int live_sampler_poll(live_sampler_t *s, int timeout_ms);
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats);
 /* The counts so far, while sampling goes on. */

@@ -110,7 +110,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     r->target = pid;
     target_t *t = target_open_running(pid);
     v8_t *v = t ? v8_open(t) : NULL;
-    live_sampler_t *s = v ? live_sampler_start(t, v, o->hz, out) : NULL;
+    live_sampler_t *s = v ? live_sampler_start_wall(t, v, o->hz, o->wall, out) : NULL;
     if (!s && v && errno == ESRCH && !o->attach_pid) {   /* it ended before the first sample */
         int status = 0;
         waitpid(pid, &status, 0);

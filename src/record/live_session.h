@@ -17,6 +17,7 @@ typedef struct {
     int attach_pid;       /* the process to sample; 0 = start argv */
     double hz;            /* samples a second per thread */
     double duration_s;    /* stop after this long; 0 = when the program ends */
+    int wall;             /* wall-clock: threads off the CPU count too (live_sampler_start_wall) */
 } live_session_opts_t;
 
 typedef struct {

@@ -6,15 +6,18 @@
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CODE_SCAN_BYTES (8u << 20)   /* how far back from a pc to look for its code's header */
 #define SCAN_CHUNK 4096
+#define SCAN_BIG (64u << 10)   /* once the header map is known */
+#define SCAN_SLOW (64u << 10)  /* how far back from a pc to look while each candidate word costs a read */
 #define MAX_INLINING_DEPTH 64
 #define MAX_BYTECODE_BYTES (4u << 20)
 #define MAX_OFFSET_TABLE (4u << 20)
 
-/* 0 when code is a Code object whose instructions contain pc; fills out. */
-static int code_check(v8_t *v, uint64_t code, uint64_t pc, v8_code_t *out)
+/* 0 when code is a Code object (with instructions); fills out. */
+static int code_read(v8_t *v, uint64_t code, v8_code_t *out)
 {
     const v8_layout_t *L = &v->L;
     uint32_t size, flags;
@@ -24,7 +27,7 @@ static int code_check(v8_t *v, uint64_t code, uint64_t pc, v8_code_t *out)
     else if (v8_read_field(v, code, L->code_instruction_start, &start) != 0) return -1;
     uint64_t base = code - (uint64_t)L->heap_tag;
     if (target_read_u32(v->t, base + (uint64_t)L->code_instruction_size, &size) != 0 ||
-        target_read_u32(v->t, base + (uint64_t)L->code_flags, &flags) != 0 || pc < start || pc >= start + size)
+        target_read_u32(v->t, base + (uint64_t)L->code_flags, &flags) != 0)
         return -1;
     out->code = code;
     out->start = start;
@@ -33,7 +36,17 @@ static int code_check(v8_t *v, uint64_t code, uint64_t pc, v8_code_t *out)
     return 0;
 }
 
-/* Is word the map of a code header (InstructionStream, or Code where it holds the instructions)? */
+/* 0 when code is a Code object whose instructions contain pc; fills out. */
+static int code_check(v8_t *v, uint64_t code, uint64_t pc, v8_code_t *out)
+{
+    v8_code_t c;
+    if (code_read(v, code, &c) != 0 || pc < c.start || pc >= c.start + c.size) return -1;
+    *out = c;
+    return 0;
+}
+
+/* Is word the map of a code header (InstructionStream, or Code where it holds the instructions)?
+ * Until that map is known, each candidate word costs a read of the target. */
 static int is_code_header_map(v8_t *v, uint64_t word)
 {
     const v8_layout_t *L = &v->L;
@@ -44,14 +57,80 @@ static int is_code_header_map(v8_t *v, uint64_t word)
     return want >= 0 && type == want && v8_has_type(v, word, L->type_map);
 }
 
+#define HEADER_BACK 256   /* how far before its instructions an InstructionStream's header may start */
+
+/* Learns the code header map from a function's code, so that the scan below compares words with
+ * it instead of reading the map of every word that looks like a pointer (hundreds of thousands
+ * of reads of the target for one cold pc: the sampler's first seconds). Where the code object
+ * holds its instructions, its map is the one; else the InstructionStream just before the
+ * instructions has it (found by a short scan, and confirmed by its pointer back to the code). */
+static void learn_header_map(v8_t *v, uint64_t fn)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t code, map, w[HEADER_BACK / 8];
+    v8_code_t c;
+    if (v->code_header_map || !fn || L->fn_code < 0 || v8_read_field(v, fn, L->fn_code, &code) != 0 ||
+        code_read(v, code, &c) != 0 || c.size == 0)
+        return;
+    if (L->code_inline_instructions) {
+        if (v8_read_field(v, code, L->obj_map, &map) == 0 && is_code_header_map(v, map)) v->code_header_map = map;
+        return;
+    }
+    /* builtins' code runs off the heap: it has no InstructionStream before its instructions */
+    uint64_t lo = (c.start & ~(uint64_t)7) - sizeof w;
+    if (L->istream_code < 0 || target_read(v->t, lo, w, sizeof w) != 0) return;
+    for (int i = HEADER_BACK / 8 - 1; i >= 0; i--) {
+        uint64_t back, obj = lo + 8 * (uint64_t)i + (uint64_t)L->heap_tag;
+        if (!is_code_header_map(v, w[i])) continue;
+        if (v8_read_field(v, obj, L->istream_code, &back) == 0 && back == code) v->code_header_map = w[i];
+        return;
+    }
+}
+
 /* Code objects found by scanning, sorted by instruction start: a sampler meets the same few
  * hundred code objects again and again, and one scan can read megabytes. An entry is used only
- * after code_check confirms the object is still there and still covers the pc. */
+ * after code_check confirms the object is still there and still covers the pc. Pcs a scan found
+ * no code object for (embedded builtins V8 remapped next to its code space after the target's
+ * mappings were read, which look like anonymous memory) are remembered for a while too: the same
+ * few return addresses come back in every sample. */
 #define CODE_CACHE_MAX 4096
+#define MISS_SLOTS 1024
+#define MISS_TTL_NS (2 * 1000000000ull)   /* code may later be put where none was */
 struct v8_code_cache {
     v8_code_t *code;
     size_t n;
+    uint64_t miss_pc[MISS_SLOTS], miss_ns[MISS_SLOTS];
 };
+
+static struct v8_code_cache *code_cache(v8_t *v)
+{
+    if (!v->code_cache) v->code_cache = xcalloc(1, sizeof *v->code_cache);
+    return v->code_cache;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static size_t miss_slot(uint64_t pc) { return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 54) % MISS_SLOTS; }
+
+static int code_missed(v8_t *v, uint64_t pc)
+{
+    struct v8_code_cache *c = code_cache(v);
+    size_t i = miss_slot(pc);
+    return c->miss_pc[i] == pc && now_ns() - c->miss_ns[i] < MISS_TTL_NS;
+}
+
+static void code_miss(v8_t *v, uint64_t pc)
+{
+    struct v8_code_cache *c = code_cache(v);
+    size_t i = miss_slot(pc);
+    c->miss_pc[i] = pc;
+    c->miss_ns[i] = now_ns();
+}
 
 static int code_cache_find(v8_t *v, uint64_t pc, v8_code_t *out)
 {
@@ -68,8 +147,7 @@ static int code_cache_find(v8_t *v, uint64_t pc, v8_code_t *out)
 
 static void code_cache_add(v8_t *v, const v8_code_t *code)
 {
-    if (!v->code_cache) v->code_cache = xcalloc(1, sizeof *v->code_cache);
-    struct v8_code_cache *c = v->code_cache;
+    struct v8_code_cache *c = code_cache(v);
     if (!c->code) c->code = xmalloc(CODE_CACHE_MAX * sizeof *c->code);
     if (c->n == CODE_CACHE_MAX) c->n = 0;   /* full: start over rather than keep stale ranges */
     size_t i = 0;
@@ -88,7 +166,8 @@ void v8_code_cache_free(v8_t *v)
     v->code_cache = NULL;
 }
 
-/* Walks back from pc to the header of the code it is in. */
+/* Walks back from pc to the header of the code it is in: in big reads once the header map is
+ * known (a compare per word), in pages while each candidate still costs a read. */
 static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
 {
     const v8_layout_t *L = &v->L;
@@ -98,12 +177,24 @@ static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
        megabytes of the binary for one costs a sampler tens of milliseconds */
     const target_mapping_t *m = target_mapping_at(v->t, pc);
     if (m && m->path && m->path[0] == '/') return -1;
-    uint64_t buf[SCAN_CHUNK / 8];
-    uint64_t hi = (pc & ~(uint64_t)7) + 8;
-    for (uint64_t scanned = 0; scanned < CODE_SCAN_BYTES && hi >= SCAN_CHUNK; scanned += SCAN_CHUNK, hi -= SCAN_CHUNK) {
-        uint64_t lo = hi - SCAN_CHUNK;
-        if (target_read(v->t, lo, buf, sizeof buf) != 0) return -1;
-        for (int i = SCAN_CHUNK / 8 - 1; i >= 0; i--) {
+    if (code_missed(v, pc)) return -1;
+    static uint64_t buf[SCAN_BIG / 8];
+    uint64_t hi = (pc & ~(uint64_t)7) + 8, scanned = 0;
+    int big = v->code_header_map != 0;
+    /* before the header map is known, a long scan costs a read of the target per word that looks
+       like a pointer (seconds for megabytes): look close to the pc only, and do not remember a
+       miss, which a scan with the map may well find */
+    uint64_t limit = big ? CODE_SCAN_BYTES : SCAN_SLOW;
+    while (scanned < limit) {
+        uint64_t chunk = big ? SCAN_BIG : SCAN_CHUNK;
+        if (hi < chunk) break;
+        uint64_t lo = hi - chunk;
+        if (target_read(v->t, lo, buf, chunk) != 0) {
+            if (!big) break;
+            big = 0;   /* the start of a mapping within this read: go up to it in small steps */
+            continue;
+        }
+        for (int i = (int)(chunk / 8) - 1; i >= 0; i--) {
             if (!is_code_header_map(v, buf[i])) continue;
             uint64_t obj = lo + 8 * (uint64_t)i + (uint64_t)L->heap_tag, code = obj;
             if (!L->code_inline_instructions && v8_read_field(v, obj, L->istream_code, &code) != 0) continue;
@@ -113,7 +204,10 @@ static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
                 return 0;
             }
         }
+        hi = lo;
+        scanned += chunk;
     }
+    if (limit == CODE_SCAN_BYTES) code_miss(v, pc);
     return -1;
 }
 
@@ -126,6 +220,7 @@ int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t
     if (shared && L->sfi_function_data >= 0 && v8_read_field(v, shared, L->sfi_function_data, &code) == 0 &&
         code_check(v, code, pc, out) == 0)
         return 0;
+    learn_header_map(v, fn);
     return code_by_scan(v, pc, out);
 }
 

@@ -80,6 +80,20 @@ static uint64_t current_bytecode(v8_t *v, uint64_t shared)
     return 0;
 }
 
+/* Is the frame optimized code entered by on-stack replacement? Its frame extends the interpreted
+ * or baseline frame it replaced, whose bytecode slots stay below the frame pointer; what they
+ * hold may no longer be the function's bytecode (Node 22: a 36-byte BytecodeArray in the slot of
+ * a function whose bytecode has 65), which must not make the frame look moved. Only asked when
+ * the slot differs from the function's bytecode: the pc's code then tells. */
+static int osr_frame(v8_t *v, uint64_t fn, const v8_function_t *info, uint64_t pc, uint64_t bca)
+{
+    uint64_t now = current_bytecode(v, info->shared);
+    v8_code_t code;
+    if (!now || now == bca || v8_code_for_pc(v, fn, info->shared, pc, &code) != 0) return 0;
+    v8_tier_t t = tier_of_kind(&v->L, code.kind);
+    return t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV;
+}
+
 /* Decodes the JS frame at f->fp into out[0..] (more than one when optimized code inlined
  * functions: innermost first); returns the number of frames written, 0 if it is not one. */
 static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *out, size_t room)
@@ -99,7 +113,7 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
     int64_t pos = -1;
     v8_code_t code;
     if (slot(v, f->fp, L->fp_bytecode_array, &bca) == 0 && v8_has_type(v, bca, L->type_bytecode_array) &&
-        slot(v, f->fp, L->fp_bytecode_offset, &off) == 0) {
+        slot(v, f->fp, L->fp_bytecode_offset, &off) == 0 && !osr_frame(v, fn, &info, f->pc, bca)) {
         /* the frame's bytecode (stack, sample time) is the function's own unless the slot was read late */
         uint64_t now = current_bytecode(v, info.shared);
         if (now && now != bca) js.moved = 1;
@@ -310,7 +324,11 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
             v8_code_t code;
             const target_mapping_t *m = target_mapping_at(v->t, f.pc);
             int jit = m && !m->path;   /* V8's code space: anonymous memory */
-            if (jit && v8_code_for_pc(v, 0, 0, f.pc, &code) == 0) start = code.start;
+            /* the function slot is this frame's or, at its entry, its caller's: either teaches
+               v8_code_for_pc the code header map; only code whose range holds the pc is taken */
+            uint64_t fn = 0;
+            if (jit && (slot(v, f.fp, v->L.fp_function, &fn) != 0 || !v8_has_type(v, fn, v->L.type_js_function))) fn = 0;
+            if (jit && v8_code_for_pc(v, fn, 0, f.pc, &code) == 0) start = code.start;
             frame_state_t st = frame_state(v, f.pc, start, f.fp, rsp);
             if (st != FRAME_READY) {
                 uint64_t ret_at = st == FRAME_ENTRY_AT_SP8 ? rsp + 8 : rsp, ret;

@@ -1,0 +1,46 @@
+#!/bin/bash
+# record -p PID's .cpuprofile has positionTicks as V8's --cpu-prof writes them (issue 13: "per-line
+# hits go to positionTicks"): a function whose time is nearly all on one line (fixtures/live/
+# hot_line.js, the line marked HOT) gets most of its ticks on that line, the line V8's own profile
+# of the same program puts most of them on. Node 20 and 22. Skips when perf events are not allowed.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
+dir=$TEST_TMP/record_position_ticks; rm -rf "$dir"; mkdir -p "$dir"
+printf "leak:libdw.so\n" > "$dir/lsan.supp"
+export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
+fail() { echo "FAIL (node $v): $*"; exit 1; }
+hot=$(grep -n '// HOT$' "$FIX/hot_line.js" | cut -d: -f1)
+tested=0
+for v in 20 22; do
+    NODE=$HERE/../.cache/node/$v/bin/node
+    [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
+    w=$dir/$v; mkdir -p "$w"
+    (cd "$w" && "$NODE" --cpu-prof --cpu-prof-name=v8.cpuprofile "$FIX/hot_line.js" 2 > /dev/null) || fail "node --cpu-prof failed"
+    "$NODE" "$FIX/hot_line.js" 100 "$w/stop" > "$w/out" 2> "$w/err" & pid=$!
+    sleep 1
+    timeout 120 "$NODESCOPE" record -p "$pid" -F 299 -d 3 -o "$w/live.cpuprofile" > /dev/null 2> "$w/ns.err"
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q perf_event "$w/ns.err"; then cat "$w/ns.err"; echo "skip: perf events not allowed"; exit 77; fi
+    [ $rc -eq 0 ] || { cat "$w/ns.err"; fail "record exited $rc"; }
+    touch "$w/stop"; wait "$pid"; prc=$?; pid=
+    [ $prc -eq 0 ] && [ "$(cat "$w/out")" = "hot done true" ] && [ ! -s "$w/err" ] || fail "the program's output or exit status changed"
+    v8=$(node "$FIX/line_ticks.js" "$w/v8.cpuprofile" hot)
+    live=$(node "$FIX/line_ticks.js" "$w/live.cpuprofile" hot)
+    echo "V8:   $v8"
+    echo "live: $live"
+    node -e '
+        const [v8, live, hot] = [JSON.parse(process.argv[1]), JSON.parse(process.argv[2]), Number(process.argv[3])];
+        const bad = m => { console.error(m); process.exit(1); };
+        if (v8.top !== hot) bad(`V8 itself puts most ticks on line ${v8.top}, not the HOT line ${hot}`);
+        if (live.ticks < 30) bad(`only ${live.ticks} positionTicks for hot()`);
+        if (live.top !== v8.top) bad(`most ticks on line ${live.top}, V8 says ${v8.top}`);
+        if (live.topShare < 0.6) bad(`only ${(100 * live.topShare).toFixed(1)}% of the ticks on line ${hot}`);
+    ' "$v8" "$live" "$hot" || fail "positionTicks differ from V8's"
+    tested=$((tested + 1))
+    echo "node $v ok"
+done
+[ $tested -gt 0 ] || { echo "skip: no Node 20 or 22"; exit 77; }
+echo ok

@@ -30,8 +30,9 @@ static inline const uint32_t *succ_of(const dgraph_t *d, uint32_t x, uint64_t *c
     *w = NULL;
     if (!d->slot) {
         *add = 0;
-        *cnt = d->first[x] <= d->first[x + 1] && d->first[x + 1] <= d->nsucc ? d->first[x + 1] - d->first[x] : 0;
-        return d->succ + d->first[x];
+        int ok = d->first[x] <= d->first[x + 1] && d->first[x + 1] <= d->nsucc;
+        *cnt = ok ? d->first[x + 1] - d->first[x] : 0;
+        return ok ? d->succ + d->first[x] : d->succ;
     }
     if (x == 0) {
         *add = 0;
@@ -40,8 +41,13 @@ static inline const uint32_t *succ_of(const dgraph_t *d, uint32_t x, uint64_t *c
     }
     uint64_t a = d->first[x - 1], b = d->first[x];
     *add = 1;
+    if (a > b || b > d->nsucc) {   /* a corrupt cache file's range: no successors */
+        *cnt = 0;
+        *w = d->slot;
+        return d->succ;
+    }
     *w = d->slot + a;
-    *cnt = a <= b && b <= d->nsucc ? b - a : 0;
+    *cnt = b - a;
     return d->succ + a;
 }
 

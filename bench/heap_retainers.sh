@@ -27,9 +27,10 @@ if [ -z "${NO_V8_SNAPSHOT:-}" ]; then
 else
     kill $pid; wait $pid 2>/dev/null || true
 fi
+# wall and CPU time (the machine may be shared: CPU is the steadier figure), peak RSS, load
 run() {
-    /usr/bin/time -f "%e s, %M KB peak RSS" -o "$W/time" "$NS" core "$core" --node "$NODE" "$@" > "$W/out"
-    printf '%-45s %s  (%s lines)\n' "$*" "$(cat "$W/time")" "$(wc -l < "$W/out")"
+    /usr/bin/time -f "%e s wall, %U+%S s CPU, %M KB peak RSS" -o "$W/time" "$NS" core "$core" --node "$NODE" "$@" > "$W/out"
+    printf '%-45s %s  (%s lines; load %s)\n' "$*" "$(cat "$W/time")" "$(wc -l < "$W/out")" "$(cut -d' ' -f1 /proc/loadavg)"
 }
 run type 0x2a00000000      # opening the core alone
 a=$("$NS" core "$core" --node "$NODE" instances LeakedSession | cut -d' ' -f1)
@@ -39,5 +40,8 @@ run retainers "$a"
 run refs "$a"
 run dominators --top 5
 head -8 "$W/out"
+run objects --retained
+head -6 "$W/out"
+run retainers --no-cache "$a"    # the graph built again, nothing written
 run heapsnapshot -o "$W/ns.heapsnapshot"
 echo "nodescope's snapshot: $(du -h "$W/ns.heapsnapshot" | cut -f1)"

@@ -58,8 +58,16 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv);
 int core_cmd_retainers(core_session_t *s, int argc, char **argv);
 int core_cmd_dominators(core_session_t *s, int argc, char **argv);
 int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv);
+/* `objects --retained` (core_objects.c's option, run here once the options are parsed, n
+ * arguments left): per constructor the retained size. */
+struct opt_cmd;
+int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, char **argv, int verbose, long min,
+                          const char *sort, int json);
 /* The session's object graph, built on first use (NULL, message printed, when there is no heap). */
 v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges);
+/* --no-cache: the graph is built, and the cache file neither read nor written. */
+extern int core_graph_no_cache;
+#define OPT_NO_CACHE OPT_BOOL("no-cache", 0, "build the object graph; do not read or write its cache", &core_graph_no_cache)
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -216,6 +216,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     const opt_t opts[] = {
         OPT_STR("output", 'o', "FILE", "where to write the snapshot (required)", &out),
         OPT_BOOL("force", 'f', "replace FILE if it exists", &force),
+        OPT_NO_CACHE,
         OPT_HELP,
         OPT_END,
     };

@@ -200,7 +200,7 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
         "usage: nodescope core CORE objects [-v] [--min N] [--sort count|size] [--json]\n\n"
         "Every JavaScript object on the heap, grouped by constructor name, with the number of\n"
         "instances, their shallow size in bytes (all of them, and on average), largest group first.\n";
-    int verbose = 0, json = 0;
+    int verbose = 0, json = 0, retained = 0;
     long min = 1;
     const char *sort = "count";
     const opt_t opts[] = {
@@ -208,6 +208,7 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
         OPT_INT("min", 0, "N", "only groups with at least N instances", &min),
         OPT_STR("sort", 0, "KEY", "count (default) or size (total shallow bytes)", &sort),
         OPT_BOOL("json", 0, "a JSON array of {name, count, size}", &json),
+        OPT_BOOL("retained", 0, "add each constructor's retained size (dominators; sorted by it)", &retained),
         OPT_HELP,
         OPT_END,
     };
@@ -216,6 +217,7 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
     int rc;
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
+    if (retained) return core_objects_retained(s, &cmd, n, argv, verbose, min, sort, json);   /* core_retain.c */
     if (strcmp(sort, "count") && strcmp(sort, "size")) return opt_usage_error(&cmd, "--sort takes count or size, not '%s'", sort);
     if (min < 0) return opt_usage_error(&cmd, "--min needs a count, not %ld", min);
     if (parse_cmd(s, &cmd, argc, argv, 0, 0, &rc) < 0) return rc;

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_COLLAPSE 3          /* backing-store hops folded into one named edge */
@@ -27,31 +30,14 @@ static struct {
     v8_edges_t *e;
 } cache;
 
-/* The cache file for a core: $XDG_CACHE_HOME/nodescope (or ~/.cache/nodescope), named by a hash
- * of the core's identity: its real path, size, mtime and first 64 KiB. Never beside the core.
- * 0 and *path (malloc'ed), *key set; -1 for a live process or without a cache directory. */
-static int cache_file(core_session_t *s, char **path, uint64_t *key)
+/* --no-cache (refs, retainers, dominators, heapsnapshot) or NODESCOPE_NO_GRAPH_CACHE: the graph
+ * cache is neither read nor written. */
+int core_graph_no_cache;
+
+/* The cache directory: $XDG_CACHE_HOME/nodescope (or ~/.cache/nodescope), made if missing.
+ * 0 and *dir (malloc'ed), -1 without one. */
+static int cache_dir(char **out)
 {
-    if (strcmp(target_kind(s->t), "core") || getenv("NODESCOPE_NO_GRAPH_CACHE")) return -1;
-    char *real = realpath(target_name(s->t), NULL);
-    struct stat st;
-    if (!real || stat(real, &st) != 0) {
-        free(real);
-        return -1;
-    }
-    buf_t id = {0};
-    buf_printf(&id, "%s\n%lld\n%lld.%09ld\n", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-               (long)st.st_mtim.tv_nsec);
-    free(real);
-    FILE *f = fopen(target_name(s->t), "rb");
-    if (f) {
-        char head[65536];
-        size_t n = fread(head, 1, sizeof head, f);
-        buf_printf(&id, "%016llx", (unsigned long long)hash_bytes(head, n));
-        fclose(f);
-    }
-    *key = hash_bytes(id.data, id.len);
-    buf_free(&id);
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     buf_t dir = {0};
     if (xdg && *xdg == '/') buf_printf(&dir, "%s/nodescope", xdg);
@@ -68,9 +54,136 @@ static int cache_file(core_session_t *s, char **path, uint64_t *key)
         buf_free(&dir);
         return -1;
     }
-    buf_printf(&dir, "/graph-%016llx.bin", (unsigned long long)*key);
-    *path = dir.data;
+    *out = dir.data;
     return 0;
+}
+
+/* The cache file for a core: in the cache directory, named by a hash of the core's identity:
+ * its real path, size, mtime and first 64 KiB. Never beside the core. 0 and *path (malloc'ed),
+ * *key and *origin (the real path, malloc'ed) set; -1 for a live process, without a cache
+ * directory, or with the cache turned off. */
+static int cache_file(core_session_t *s, char **path, uint64_t *key, char **origin)
+{
+    if (strcmp(target_kind(s->t), "core") || getenv("NODESCOPE_NO_GRAPH_CACHE") || core_graph_no_cache) return -1;
+    char *real = realpath(target_name(s->t), NULL);
+    struct stat st;
+    if (!real || stat(real, &st) != 0) {
+        free(real);
+        return -1;
+    }
+    buf_t id = {0};
+    buf_printf(&id, "%s\n%lld\n%lld.%09ld\n", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+               (long)st.st_mtim.tv_nsec);
+    FILE *f = fopen(target_name(s->t), "rb");
+    if (f) {
+        char head[65536];
+        size_t n = fread(head, 1, sizeof head, f);
+        buf_printf(&id, "%016llx", (unsigned long long)hash_bytes(head, n));
+        fclose(f);
+    }
+    *key = hash_bytes(id.data, id.len);
+    buf_free(&id);
+    char *dir;
+    if (cache_dir(&dir) != 0) {
+        free(real);
+        return -1;
+    }
+    buf_t b = {0};
+    buf_printf(&b, "%s/graph-%016llx.bin", dir, (unsigned long long)*key);
+    free(dir);
+    *path = b.data;
+    *origin = real;
+    return 0;
+}
+
+/* ---- the cache's housekeeping ----
+ * Each file is hundreds of megabytes (about 50 bytes a heap object). After a file is written, the
+ * directory is bounded: files whose core is gone, files of other versions and temporary files
+ * left over an hour by a killed process are removed; of the rest the most recently used (a hit
+ * touches its file) are kept, at most CACHE_FILES of them and NODESCOPE_GRAPH_CACHE_MAX bytes in
+ * all (4G by default; K, M, G suffixes), the file just written always. */
+#define CACHE_FILES 8
+#define CACHE_BYTES (4ull << 30)
+
+typedef struct {
+    char *path;
+    uint64_t bytes;
+    struct timespec used;
+} cache_entry_t;
+
+static int by_recent_use(const void *a, const void *b)
+{
+    const cache_entry_t *x = a, *y = b;
+    if (x->used.tv_sec != y->used.tv_sec) return x->used.tv_sec < y->used.tv_sec ? 1 : -1;
+    if (x->used.tv_nsec != y->used.tv_nsec) return x->used.tv_nsec < y->used.tv_nsec ? 1 : -1;
+    return strcmp(x->path, y->path);
+}
+
+static uint64_t cache_budget(void)
+{
+    const char *e = getenv("NODESCOPE_GRAPH_CACHE_MAX");
+    if (!e || !*e) return CACHE_BYTES;
+    char *end;
+    double x = strtod(e, &end);
+    if (end == e || x < 0) return CACHE_BYTES;
+    double mul = *end == 'K' || *end == 'k' ? 1024.0 : *end == 'M' || *end == 'm' ? 1048576.0
+               : *end == 'G' || *end == 'g' ? 1073741824.0 : 1.0;
+    return (uint64_t)(x * mul);
+}
+
+static void cache_prune(const char *keep)
+{
+    char *dir;
+    if (cache_dir(&dir) != 0) return;
+    DIR *d = opendir(dir);
+    if (!d) {
+        free(dir);
+        return;
+    }
+    cache_entry_t *es = NULL;
+    size_t n = 0, cap = 0;
+    buf_t path = {0}, origin = {0};
+    struct dirent *de;
+    time_t now = time(NULL);
+    while ((de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "graph-", 6)) continue;
+        buf_clear(&path);
+        buf_printf(&path, "%s/%s", dir, de->d_name);
+        struct stat st;
+        if (lstat(path.data, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (strstr(de->d_name, ".tmp")) {   /* a save in progress, or one a killed process left */
+            if (now - st.st_mtime > 3600) unlink(path.data);
+            continue;
+        }
+        size_t len = strlen(de->d_name);
+        if (len < 4 || strcmp(de->d_name + len - 4, ".bin")) continue;
+        uint64_t bytes;
+        struct stat cs;
+        if (v8_graph_cache_origin(path.data, &origin, &bytes) != 0 || (stat(origin.data, &cs) != 0 && errno == ENOENT)) {
+            if (!keep || strcmp(keep, path.data)) unlink(path.data);   /* another version's, or its core is gone */
+            continue;
+        }
+        XGROW(es, cap, n + 1);
+        es[n++] = (cache_entry_t){xstrdup(path.data), bytes, st.st_mtim};
+    }
+    closedir(d);
+    qsort(es, n, sizeof *es, by_recent_use);
+    uint64_t budget = cache_budget(), total = 0;
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        int mine = keep && !strcmp(keep, es[k].path);
+        if (mine || (kept < CACHE_FILES && total + es[k].bytes <= budget)) {
+            kept++;
+            total += es[k].bytes;
+        } else {
+            unlink(es[k].path);
+        }
+        free(es[k].path);
+    }
+    free(es);
+    buf_free(&path);
+    buf_free(&origin);
+    free(dir);
 }
 
 v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
@@ -83,19 +196,24 @@ v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
         }
         cache.v = s->v;
         cache.h = NULL;
-        char *path = NULL;
+        char *path = NULL, *origin = NULL;
         uint64_t key = 0;
-        int cached = cache_file(s, &path, &key) == 0;
+        int cached = cache_file(s, &path, &key, &origin) == 0;
         /* from the cache, the heap is not even opened (finding its pages reads every 256 KiB) */
         cache.g = cached ? v8_graph_load(s->v, NULL, path, key) : NULL;
         int built = !cache.g;
-        if (!cache.g) {
+        if (cache.g) {
+            utimensat(AT_FDCWD, path, NULL, 0);   /* used now: the housekeeping keeps the recent */
+        } else {
             cache.h = v8_heap_open(s->v);
             cache.g = v8_graph_build(s->v, cache.h, isatty(2));
-            if (cache.g && cached && v8_graph_save(cache.g, path, key) != 0)
-                diag_warn(path, 0, "cannot write the graph cache: %s", strerror(errno));
+            if (cache.g && cached) {
+                if (v8_graph_save(cache.g, path, key, origin) != 0) diag_warn(path, 0, "cannot write the graph cache: %s", strerror(errno));
+                cache_prune(path);
+            }
         }
         free(path);
+        free(origin);
         cache.e = v8_edges_new(s->v, cache.h);
         if (getenv("NODESCOPE_GRAPH_STATS") && cache.g)
             fprintf(stderr, "graph: %zu nodes, %llu edges, %zu roots (%s)\n", v8_graph_node_count(cache.g),
@@ -435,7 +553,8 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
         "does. A holder that is a JS object's backing store (properties, elements, a Map's table, a\n"
         "global's property cell) is shown with the object it belongs to.\n";
     int json = 0;
-    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON array of {holder, kind, name, owner}", &json), OPT_HELP, OPT_END};
+    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON array of {holder, kind, name, owner}", &json), OPT_NO_CACHE, OPT_HELP,
+                          OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core refs", usage, tables, 0, NULL};
     uint64_t addr;
@@ -546,6 +665,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     const opt_t opts[] = {
         OPT_FN("max-paths", 'n', "N", "at most N paths, through different retainers (3)", &max_paths, opt_set_count),
         OPT_BOOL("json", 0, "a JSON document {target, paths: [{root, level, steps: [{kind, name, ...}]}]}", &json),
+        OPT_NO_CACHE,
         OPT_HELP,
         OPT_END,
     };
@@ -639,6 +759,47 @@ static int by_retained_top(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
+/* Node i's map: the target of its edge from slot 0 (the graph has it: no read of the core, whose
+ * pages a pass over every object would fault in), else read. */
+static int node_map(core_session_t *s, v8_graph_t *g, uint32_t i, uint64_t *map)
+{
+    const uint32_t *targets, *slots;
+    size_t n = v8_graph_edges(g, i, &targets, &slots);
+    if (n && slots[0] == 0) {
+        *map = v8_graph_node(g, targets[0])->addr;
+        return 0;
+    }
+    return v8_read_field(s->v, v8_graph_node(g, i)->addr, 0, map);
+}
+
+/* The k objects retaining the most (by_retained_top's order) of n, into out[0..k): a heap of the
+ * k best so far, its worst on top (sorting millions of objects for 20 was most of the command). */
+static size_t top_retained(const top_t *all, size_t n, size_t k, top_t *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n && k; i++) {
+        if (m == k && by_retained_top(&all[i], &out[0]) >= 0) continue;
+        size_t j;
+        if (m < k) {   /* sift up */
+            j = m++;
+            while (j && by_retained_top(&all[i], &out[(j - 1) / 2]) > 0) out[j] = out[(j - 1) / 2], j = (j - 1) / 2;
+        } else {       /* replace the worst, sift down */
+            j = 0;
+            for (;;) {
+                size_t c = 2 * j + 1;
+                if (c >= m) break;
+                if (c + 1 < m && by_retained_top(&out[c + 1], &out[c]) > 0) c++;
+                if (by_retained_top(&out[c], &all[i]) <= 0) break;
+                out[j] = out[c];
+                j = c;
+            }
+        }
+        out[j] = all[i];
+    }
+    qsort(out, m, sizeof *out, by_retained_top);
+    return m;
+}
+
 int core_cmd_dominators(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] =
@@ -652,6 +813,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     const opt_t opts[] = {
         OPT_FN("top", 'n', "N", "objects and constructors to show (20)", &top, opt_set_count),
         OPT_BOOL("json", 0, "a JSON document {objects: [...], constructors: [...]}", &json),
+        OPT_NO_CACHE,
         OPT_HELP,
         OPT_END,
     };
@@ -680,7 +842,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
         if (!(nd->flags & V8_NODE_JS)) continue;
         uint64_t map;
         uint32_t idx;
-        if (v8_read_field(s->v, nd->addr, 0, &map) != 0) continue;
+        if (node_map(s, g, (uint32_t)i, &map) != 0) continue;
         if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
         if (!u64map_get(&by_map, map, &idx)) {
             buf_clear(&b);
@@ -717,7 +879,11 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
         u64map_get(&by_name, (uint64_t)(uintptr_t)cls[i], &idx);
         classes[idx - 1].retained += r;
     }
-    qsort(tops, ntops, sizeof *tops, by_retained_top);
+    size_t want = (size_t)top < ntops ? (size_t)top : ntops;
+    top_t *best = xmalloc((want ? want : 1) * sizeof *best);
+    ntops = top_retained(tops, ntops, want, best);
+    free(tops);
+    tops = best;
     qsort(classes, nclasses, sizeof *classes, by_retained_class);
     buf_t o = {0};
     if (json) buf_puts(&o, "{\"objects\": [");
@@ -754,6 +920,132 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     free(tops);
     free(cls);
     free(classes);
+    u64map_free(&by_map);
+    u64map_free(&by_name);
+    strpool_free(names);
+    return 0;
+}
+
+/* ---- objects --retained ---- */
+
+/* Per constructor, as `objects` groups them (the constructor's name, else the V8 class in
+ * parentheses; prototypes apart), the instances, their shallow size and the memory they retain:
+ * DevTools' "Retained Size" column. An instance dominated by another of its group is counted in
+ * that one only, so a group's retained size is what freeing all its instances would free. */
+typedef struct {
+    const char *name;
+    uint64_t count, self, retained;
+} group_t;
+
+static int group_by_retained(const void *a, const void *b)
+{
+    const group_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static int group_by_size(const void *a, const void *b)
+{
+    const group_t *x = a, *y = b;
+    if (x->self != y->self) return x->self < y->self ? 1 : -1;
+    return group_by_retained(a, b);
+}
+
+int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, char **argv, int verbose, long min,
+                          const char *sort, int json)
+{
+    if (n > 0) return opt_usage_error(cmd, "unexpected argument '%s'", argv[1]);
+    if (verbose) return opt_usage_error(cmd, "--retained groups by constructor only (without -v)");
+    if (strcmp(sort, "count") && strcmp(sort, "size") && strcmp(sort, "retained"))
+        return opt_usage_error(cmd, "--sort takes count, size or retained, not '%s'", sort);
+    if (min < 0) return opt_usage_error(cmd, "--min needs a count, not %ld", min);
+    if (s->check_only) return 0;
+    if (core_need_v8(s, argv[0]) != 0) return 1;
+    v8_graph_t *g = core_graph(s, NULL);
+    if (!g) return 1;
+    if (v8_graph_dominators(g) != 0) {
+        diag_error(target_name(s->t), 0, "%s: out of memory computing dominators", argv[0]);
+        return 1;
+    }
+    size_t nn = v8_graph_node_count(g);
+    strpool_t *names = strpool_new();
+    u64map_t by_map, by_name;
+    u64map_init(&by_map);
+    u64map_init(&by_name);
+    uint32_t *grp = xmalloc((nn ? nn : 1) * sizeof *grp);   /* group + 1 of each node, 0: not a JS object */
+    group_t *gs = NULL;
+    size_t ngs = 0, cap = 0;
+    buf_t b = {0};
+    for (size_t i = 0; i < nn; i++) {
+        grp[i] = 0;
+        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+        if (!(nd->flags & V8_NODE_JS)) continue;
+        uint64_t map;
+        uint32_t idx;
+        if (node_map(s, g, (uint32_t)i, &map) != 0) continue;
+        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;
+        if (!u64map_get(&by_map, map, &idx)) {
+            buf_clear(&b);
+            if (v8_constructor_name(s->v, nd->addr, &b) != 0 || !b.len) {
+                buf_clear(&b);
+                const char *cn = v8_class_name(s->v, nd->type);
+                buf_printf(&b, "(%s)", cn ? cn : "unknown");
+            }
+            if (nd->flags & V8_NODE_PROTOTYPE) buf_puts(&b, ".prototype");
+            const char *nm = strpool_intern(names, b.data, b.len);
+            int found;
+            uint32_t *slot = u64map_upsert(&by_name, (uint64_t)(uintptr_t)nm, &found);
+            if (!found) {
+                XGROW(gs, cap, ngs + 1);
+                gs[ngs] = (group_t){nm, 0, 0, 0};
+                *slot = (uint32_t)++ngs;
+            }
+            idx = *slot;
+            *u64map_upsert(&by_map, map, &found) = idx;
+        }
+        grp[i] = idx;
+        gs[idx - 1].count++;
+        gs[idx - 1].self += nd->size;
+    }
+    for (size_t i = 0; i < nn; i++) {
+        if (!grp[i]) continue;
+        int nested = 0;
+        uint32_t d = v8_graph_idom(g, (uint32_t)i);
+        for (int depth = 0; d != V8_NO_NODE && depth < 10000 && !nested; depth++, d = v8_graph_idom(g, d))
+            nested = d < nn && grp[d] == grp[i];
+        if (!nested) gs[grp[i] - 1].retained += v8_graph_retained(g, (uint32_t)i);
+    }
+    qsort(gs, ngs, sizeof *gs, strcmp(sort, "size") ? group_by_retained : group_by_size);
+    buf_t o = {0};
+    uint64_t total_n = 0, total_b = 0;
+    if (json) buf_puts(&o, "[");
+    else buf_printf(&o, "%12s %14s %10s %14s  %s\n", "INSTANCES", "TOTAL SIZE", "SIZE", "RETAINED", "CONSTRUCTOR");
+    int first = 1;
+    for (size_t k = 0; k < ngs; k++) {
+        const group_t *x = &gs[k];
+        total_n += x->count;
+        total_b += x->self;
+        if (x->count < (uint64_t)min) continue;
+        if (json) {
+            buf_puts(&o, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
+            json_put_string(&o, x->name, strlen(x->name));
+            buf_printf(&o, ", \"count\": %llu, \"size\": %llu, \"retained\": %llu}", (unsigned long long)x->count,
+                       (unsigned long long)x->self, (unsigned long long)x->retained);
+        } else {
+            buf_printf(&o, "%12llu %14llu %10llu %14llu  %s\n", (unsigned long long)x->count, (unsigned long long)x->self,
+                       (unsigned long long)(x->self / x->count), (unsigned long long)x->retained, x->name);
+        }
+        first = 0;
+    }
+    if (json) buf_puts(&o, "\n]\n");
+    else buf_printf(&o, "%12llu %14llu %10s %14s  (%zu constructors)\n", (unsigned long long)total_n,
+                    (unsigned long long)total_b, "", "", ngs);
+    fwrite(o.data ? o.data : "", 1, o.len, stdout);
+    buf_free(&o);
+    buf_free(&b);
+    free(grp);
+    free(gs);
     u64map_free(&by_map);
     u64map_free(&by_name);
     strpool_free(names);

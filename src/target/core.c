@@ -193,8 +193,21 @@ void target_close(target_t *t) {
     free(t);
 }
 
-/* The PT_LOAD containing addr, by binary search (segments are sorted). */
+/* The PT_LOAD containing addr, by binary search (segments are sorted), after a look in a small
+ * cache of the segments found last, by 256 KiB block: gcore writes a segment per mapping,
+ * thousands for V8's heap pages, and the search was a quarter of writing a heap snapshot (whose
+ * reads go back and forth between objects, maps and strings). The cache is a hint: an entry is
+ * used only when its segment (of this target) holds addr. */
+#define SEG_CACHE 256
+static _Thread_local const target_t *seg_cache_target;
+static _Thread_local uint32_t seg_cache[SEG_CACHE];
+
 static const target_seg_t *seg_at(const target_t *t, uint64_t addr) {
+    size_t slot = (size_t)(addr >> 18) & (SEG_CACHE - 1);
+    if (seg_cache_target == t && seg_cache[slot] < t->nsegs) {
+        const target_seg_t *s = &t->segs[seg_cache[slot]];
+        if (addr - s->vaddr < s->memsz) return s;
+    }
     size_t lo = 0, hi = t->nsegs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -202,7 +215,13 @@ static const target_seg_t *seg_at(const target_t *t, uint64_t addr) {
     }
     if (lo == 0) return NULL;
     const target_seg_t *s = &t->segs[lo - 1];
-    return addr - s->vaddr < s->memsz ? s : NULL;
+    if (addr - s->vaddr >= s->memsz) return NULL;
+    if (seg_cache_target != t) {
+        seg_cache_target = t;
+        memset(seg_cache, 0xff, sizeof seg_cache);
+    }
+    seg_cache[slot] = (uint32_t)(lo - 1);
+    return s;
 }
 
 const void *target_direct(target_t *t, uint64_t addr, size_t n) {
@@ -231,15 +250,22 @@ int target_read(target_t *t, uint64_t addr, void *dst, size_t n) {
 /* Core memory: the PT_LOADs' bytes, else the mapped file's (text not dumped). */
 static int core_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     uint8_t *out = dst;
+    if (n == 8) {   /* one field: most reads (a constant-size copy is one load) */
+        const target_seg_t *s = seg_at(t, addr);
+        if (s && addr - s->vaddr < s->filesz && s->filesz - (addr - s->vaddr) >= 8) {
+            memcpy(out, t->core + s->offset + (addr - s->vaddr), 8);
+            return 0;
+        }
+    }
     while (n > 0) {
         const target_seg_t *s = seg_at(t, addr);
-        const target_mapping_t *m = target_mapping_at(t, addr);
+        const target_mapping_t *m;
         uint64_t in_seg = s ? addr - s->vaddr : 0;
         size_t chunk;
         if (s && in_seg < s->filesz) {
             chunk = (size_t)(s->filesz - in_seg) < n ? (size_t)(s->filesz - in_seg) : n;
             memcpy(out, t->core + s->offset + in_seg, chunk);
-        } else if (m) {
+        } else if ((m = target_mapping_at(t, addr)) != NULL) {
             uint64_t left = m->end - addr;
             if (s && s->memsz - in_seg < left) left = s->memsz - in_seg;
             chunk = left < n ? (size_t)left : n;

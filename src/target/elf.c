@@ -3,6 +3,8 @@
  * (libstdc++'s __cxa_demangle would need -lstdc++ in the Makefile). */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/hash.h"
+#include "util/radix.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int sym_cmp(const void *a, const void *b) {
-    const target_elfsym_t *x = a, *y = b;
-    return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
+#include <stdint.h>
+#include <sys/mman.h>
 
 /* Lowest PT_LOAD vaddr rounded to a page: the address the mapping at file offset 0 corresponds to. */
 static uint64_t first_load_vaddr(Elf *e) {
@@ -30,6 +29,45 @@ static uint64_t first_load_vaddr(Elf *e) {
     return lo == UINT64_MAX ? 0 : lo & ~(uint64_t)0xfff;
 }
 
+/* Tables of megabytes filled once: huge pages where the kernel gives them on request (a fault
+ * per 4 KiB was most of the time spent filling them, in a VM). */
+static void *big_table(size_t bytes, int zero) {
+    void *p = zero ? xcalloc(1, bytes) : xmalloc(bytes);
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1), b = ((uintptr_t)p + bytes) & ~(uintptr_t)((2u << 20) - 1);
+    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* Symbols by address, sorted on first use (opening a core for the heap needs only names): keys
+ * sorted by radix, then the records permuted (qsort's comparator calls were a tenth of opening
+ * a core: node has ~185,000 symbols). The record past the last symbol holds the module's Elf
+ * handle (name) and whether the symbols are sorted (addr). */
+static void sort_syms(target_module_t *mod) {
+    size_t n = mod->nsyms;
+    if (mod->syms[n].addr) return;
+    mod->syms[n].addr = 1;
+    if (n < 2) return;
+    uint64_t *keys = xmalloc(n * sizeof *keys);
+    uint32_t *idx = xmalloc(n * sizeof *idx);
+    for (size_t i = 0; i < n; i++) keys[i] = mod->syms[i].addr, idx[i] = (uint32_t)i;
+    radix_sort_u64(keys, idx, n);   /* stable, as qsort's merge sort was for equal addresses */
+    target_elfsym_t *sorted = big_table((n + 1) * sizeof *sorted, 0);
+    for (size_t i = 0; i < n; i++) sorted[i] = mod->syms[idx[i]];
+    sorted[n] = mod->syms[n];
+    free(mod->syms);
+    mod->syms = sorted;
+    free(keys);
+    free(idx);
+    /* the name index points into the records */
+    free(mod->by_name);
+    mod->by_name = NULL;
+}
+
+/* The names point into the ELF file's string tables, mapped by libelf (ELF_C_READ_MMAP), not into
+ * one copy each (a malloc per symbol was a third of opening a core): the Elf handle stays open,
+ * kept in the record past the last symbol, syms[nsyms].name, and is ended with the module. */
 static int load_module(target_t *t, const char *path, uint64_t map_start, int required) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -49,38 +87,54 @@ static int load_module(target_t *t, const char *path, uint64_t map_start, int re
     mod->path = xstrdup(path);
     mod->fd = fd;
     mod->bias = map_start - first_load_vaddr(e);
-    size_t cap = 0;
+    /* room for every symbol of every table, and the handle */
+    size_t cap = 1;
     Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_entsize)
+            cap += sh.sh_size / sh.sh_entsize;
+    }
+    mod->syms = big_table(cap * sizeof *mod->syms, 0);
+    /* the section headers, once (not one lookup per symbol) */
+    size_t nsec = 0;
+    if (elf_getshdrnum(e, &nsec) != 0) nsec = 0;
+    GElf_Shdr *secs = xcalloc(nsec ? nsec : 1, sizeof *secs);
+    for (size_t i = 0; i < nsec; i++) {
+        Elf_Scn *sc = elf_getscn(e, i);
+        if (!sc || !gelf_getshdr(sc, &secs[i])) memset(&secs[i], 0, sizeof secs[i]);
+    }
+    scn = NULL;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize) continue;
         Elf_Data *d = elf_getdata(scn, NULL);
         if (!d) continue;
         size_t n = sh.sh_size / sh.sh_entsize;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n && mod->nsyms + 1 < cap; i++) {
             GElf_Sym s;
             if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF || s.st_value == 0) continue;
             int type = GELF_ST_TYPE(s.st_info);
             if (type != STT_FUNC && type != STT_OBJECT) continue;
             const char *name = elf_strptr(e, sh.sh_link, s.st_name);
             if (!name || !*name) continue;
-            xgrow((void **)&mod->syms, &cap, mod->nsyms + 1, sizeof *mod->syms);
             target_elfsym_t *o = &mod->syms[mod->nsyms++];
-            o->name = xstrdup(name);
+            o->name = (char *)name;
             o->addr = s.st_value + mod->bias;
             o->size = s.st_size;
             o->is_func = type == STT_FUNC;
             o->in_bss = 1;
-            Elf_Scn *home = s.st_shndx < SHN_LORESERVE ? elf_getscn(e, s.st_shndx) : NULL;
-            GElf_Shdr hs;
-            if (home && gelf_getshdr(home, &hs) && hs.sh_type != SHT_NOBITS && s.st_value >= hs.sh_addr) {
+            o->file_off = 0;
+            const GElf_Shdr *hs = s.st_shndx < SHN_LORESERVE && s.st_shndx < nsec ? &secs[s.st_shndx] : NULL;
+            if (hs && hs->sh_type != SHT_NOBITS && hs->sh_type != SHT_NULL && s.st_value >= hs->sh_addr) {
                 o->in_bss = 0;
-                o->file_off = hs.sh_offset + (s.st_value - hs.sh_addr);
+                o->file_off = hs->sh_offset + (s.st_value - hs->sh_addr);
             }
         }
     }
-    elf_end(e);
-    if (mod->nsyms > 1) qsort(mod->syms, mod->nsyms, sizeof *mod->syms, sym_cmp);
+    free(secs);
+    memset(&mod->syms[mod->nsyms], 0, sizeof *mod->syms);
+    mod->syms[mod->nsyms].name = (char *)e;
     return 0;
 }
 
@@ -170,7 +224,7 @@ int target_elf_load_modules(target_t *t) {
 
 void target_elf_free_modules(target_t *t) {
     for (size_t i = 0; i < t->nmods; i++) {
-        for (size_t j = 0; j < t->mods[i].nsyms; j++) free(t->mods[i].syms[j].name);
+        if (t->mods[i].syms) elf_end((Elf *)t->mods[i].syms[t->mods[i].nsyms].name);
         free(t->mods[i].syms);
         free(t->mods[i].by_name);
         free(t->mods[i].path);
@@ -205,6 +259,7 @@ static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symb
     for (size_t i = 0; i < t->nmods; i++) {
         target_module_t *mod = &t->mods[i];
         if (m && m->path && strcmp(m->path, mod->path) != 0) continue;
+        sort_syms(mod);
         size_t lo = 0, hi = mod->nsyms;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
@@ -222,23 +277,47 @@ static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symb
     return -1;
 }
 
-static int by_sym_name(const void *a, const void *b) {
-    return strcmp((*(const target_elfsym_t *const *)a)->name, (*(const target_elfsym_t *const *)b)->name);
+/* By name through a hash table (open addressing, twice the symbols, rounded to a power of two),
+ * built on first lookup: V8's metadata alone is ~500 lookups in ~185,000 symbols, and sorting
+ * them by name cost more than the lookups. The first of equal names wins. */
+static size_t name_slots(size_t nsyms) {
+    size_t cap = 16;
+    while (cap < 2 * nsyms) cap *= 2;
+    return cap;
 }
 
-/* By name through a sorted index: V8's metadata alone is ~500 lookups in ~100k symbols. */
+/* The symbol target_exe_symbols is visiting: V8's metadata reads each v8dbg_ value from its
+ * callback, by the very name it was given, and needs no index then. */
+static _Thread_local const target_elfsym_t *visiting;
+
 static const target_elfsym_t *exe_sym(target_t *t, const char *name) {
-    if (!t->nmods) return NULL;
+    if (visiting && name == visiting->name) return visiting;
+    if (!t->nmods || !t->mods[0].nsyms) return NULL;
     target_module_t *mod = &t->mods[0];
-    if (!mod->by_name && mod->nsyms) {
-        mod->by_name = xmalloc(mod->nsyms * sizeof *mod->by_name);
-        for (size_t i = 0; i < mod->nsyms; i++) mod->by_name[i] = &mod->syms[i];
-        qsort(mod->by_name, mod->nsyms, sizeof *mod->by_name, by_sym_name);
+    /* a handful of lookups (V8's version, a few builtins) scan: building the index touches
+       every name and a table of megabytes */
+    static _Thread_local const void *scanned_syms;
+    static _Thread_local unsigned scans;
+    if (scanned_syms != mod->syms) scanned_syms = mod->syms, scans = 0;
+    if (!mod->by_name && scans < 32) {
+        scans++;
+        for (size_t i = 0; i < mod->nsyms; i++)
+            if (mod->syms[i].name[0] == name[0] && !strcmp(mod->syms[i].name, name)) return &mod->syms[i];
+        return NULL;
     }
-    target_elfsym_t key = { .name = (char *)name };
-    const target_elfsym_t *kp = &key;
-    const target_elfsym_t **hit = mod->nsyms ? bsearch(&kp, mod->by_name, mod->nsyms, sizeof kp, by_sym_name) : NULL;
-    return hit ? *hit : NULL;
+    size_t cap = name_slots(mod->nsyms);
+    if (!mod->by_name) {
+        mod->by_name = big_table(cap * sizeof *mod->by_name, 1);
+        for (size_t i = 0; i < mod->nsyms; i++) {
+            const target_elfsym_t *s = &mod->syms[i];
+            size_t h = (size_t)hash_bytes(s->name, strlen(s->name)) & (cap - 1);
+            while (mod->by_name[h] && strcmp(mod->by_name[h]->name, s->name)) h = (h + 1) & (cap - 1);
+            if (!mod->by_name[h]) mod->by_name[h] = s;
+        }
+    }
+    for (size_t h = (size_t)hash_bytes(name, strlen(name)) & (cap - 1); mod->by_name[h]; h = (h + 1) & (cap - 1))
+        if (!strcmp(mod->by_name[h]->name, name)) return mod->by_name[h];
+    return NULL;
 }
 
 int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, uint64_t *size_out) {
@@ -269,5 +348,9 @@ void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, vo
     size_t plen = strlen(prefix);
     target_module_t *mod = &t->mods[0];
     for (size_t i = 0; i < mod->nsyms; i++)
-        if (strncmp(mod->syms[i].name, prefix, plen) == 0) cb(ctx, mod->syms[i].name, mod->syms[i].addr, mod->syms[i].size);
+        if (strncmp(mod->syms[i].name, prefix, plen) == 0) {
+            visiting = &mod->syms[i];
+            cb(ctx, mod->syms[i].name, mod->syms[i].addr, mod->syms[i].size);
+            visiting = NULL;
+        }
 }

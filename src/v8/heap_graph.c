@@ -22,6 +22,7 @@
 #include "util/hash.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
+#include "v8/graph_mem.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,13 @@
 #define MAX_STACK_BYTES (64ull << 20)
 #define MAX_NATIVE_BYTES (8ull << 30)    /* native memory scanned for roots */
 
+#define MAX_SCANS 8
+typedef struct {
+    uint32_t node;
+    size_t n;
+    uint32_t *holders, *slots;
+} rscan_t;
+
 struct v8_graph {
     v8_t *v;
     v8_heap_t *h;
@@ -44,6 +52,7 @@ struct v8_graph {
     uint64_t *first;      /* n + 1: node i's edges are [first[i], first[i+1]) */
     uint32_t *tgt, *slot;
     uint64_t nedges, capedges;
+    size_t nodes_bytes, edges_bytes;   /* reserved (graph_map) for nodes, and for tgt and slot each */
     uint64_t lo, hi;      /* address range of the nodes */
     /* address -> node in O(1): per 256 KiB chunk a bitmap of object starts (one bit a word) with
        the rank of each bitmap word, and the index of the chunk's first node */
@@ -55,7 +64,9 @@ struct v8_graph {
     uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
     uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read, and how many it left */
     uint64_t pass_moves;
-    /* reverse edges, on demand */
+    /* reverse edges: by a scan for the first queries, then an index */
+    rscan_t scans[MAX_SCANS];
+    size_t nscans;
     uint64_t *rfirst;
     uint32_t *rsrc, *rslot;
     /* roots */
@@ -128,26 +139,75 @@ size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets,
 
 static void build_reverse(v8_graph_t *g)
 {
-    g->rfirst = xcalloc(g->n + 1, sizeof *g->rfirst);
-    for (uint64_t k = 0; k < g->nedges; k++) g->rfirst[g->tgt[k] + 1]++;
+    /* a graph from the cache file is untrusted: targets and ranges checked */
+    g->rfirst = graph_calloc(g->n + 1, sizeof *g->rfirst);
+    for (uint64_t k = 0; k < g->nedges; k++)
+        if (g->tgt[k] < g->n) g->rfirst[g->tgt[k] + 1]++;
     for (size_t i = 0; i < g->n; i++) g->rfirst[i + 1] += g->rfirst[i];
-    g->rsrc = xmalloc((g->nedges ? g->nedges : 1) * sizeof *g->rsrc);
-    g->rslot = xmalloc((g->nedges ? g->nedges : 1) * sizeof *g->rslot);
-    uint64_t *fill = xmalloc((g->n + 1) * sizeof *fill);
+    g->rsrc = graph_malloc((g->nedges ? g->nedges : 1) * sizeof *g->rsrc);
+    g->rslot = graph_malloc((g->nedges ? g->nedges : 1) * sizeof *g->rslot);
+    uint64_t *fill = graph_malloc((g->n + 1) * sizeof *fill);
     memcpy(fill, g->rfirst, (g->n + 1) * sizeof *fill);
-    for (size_t i = 0; i < g->n; i++)
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) continue;
         for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
+            if (g->tgt[k] >= g->n) continue;
             uint64_t at = fill[g->tgt[k]]++;
             g->rsrc[at] = (uint32_t)i;
             g->rslot[at] = g->slot[k];
         }
+    }
     free(fill);
+}
+
+/* The holders of node i by one scan of the edge targets (tens of milliseconds): a query about
+ * one object needs no reverse index, whose arrays (16 bytes a node and 8 an edge, all touched)
+ * cost more to build, and to store in the cache, than the scans of a session. */
+static void scan_retainers(v8_graph_t *g, uint32_t x, rscan_t *r)
+{
+    size_t cap = 0;
+    r->node = x;
+    r->n = 0;
+    r->holders = r->slots = NULL;
+    for (uint64_t k = 0; k < g->nedges; k++) {
+        if (g->tgt[k] != x) continue;
+        /* the node whose range holds edge k: the last i with first[i] <= k */
+        size_t lo = 0, hi = g->n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (g->first[mid + 1] <= k) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo >= g->n || g->first[lo] > k || k >= g->first[lo + 1]) continue;   /* a corrupt cache */
+        if (r->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            r->holders = xrealloc(r->holders, cap * sizeof *r->holders);
+            r->slots = xrealloc(r->slots, cap * sizeof *r->slots);
+        }
+        r->holders[r->n] = (uint32_t)lo;
+        r->slots[r->n++] = g->slot[k];
+    }
 }
 
 size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, const uint32_t **slots)
 {
     if (i >= g->n) return 0;
-    if (!g->rfirst) build_reverse(g);
+    if (!g->rfirst) {
+        for (size_t k = 0; k < g->nscans; k++)
+            if (g->scans[k].node == i) {
+                *holders = g->scans[k].holders;
+                *slots = g->scans[k].slots;
+                return g->scans[k].n;
+            }
+        if (g->nscans < MAX_SCANS) {   /* a few queries: scans; more (refs of backing stores): the index */
+            rscan_t *r = &g->scans[g->nscans++];
+            scan_retainers(g, i, r);
+            *holders = r->holders;
+            *slots = r->slots;
+            return r->n;
+        }
+        build_reverse(g);
+    }
     if (g->rfirst[i] > g->rfirst[i + 1] || g->rfirst[i + 1] > g->nedges) return 0;
     *holders = g->rsrc + g->rfirst[i];
     *slots = g->rslot + g->rfirst[i];
@@ -160,7 +220,32 @@ typedef struct {
     v8_graph_t *g;
     progress_t progress;
     int show;
+    /* module records: the maps of JS objects seen (1 Module, 2 other) and the candidates'
+       addresses, noted while the walk holds the objects' pages (not in a pass of their own) */
+    u64map_t module_maps;
+    uint64_t *modules;
+    size_t nmodules, capmodules;
 } build_t;
+
+/* A JS object whose map's constructor is Module: a candidate module record (checked later). */
+static void note_module(build_t *b, const v8_heap_object_t *o)
+{
+    v8_graph_t *g = b->g;
+    if (o->type != g->v->L.type_js_object) return;
+    int found;
+    uint32_t *kind = u64map_upsert(&b->module_maps, o->map, &found);
+    if (!found) {
+        buf_t nm = {0};
+        *kind = 2;
+        int is_module = v8_constructor_name(g->v, o->addr, &nm) == 0 && nm.data && !strcmp(nm.data, "Module");
+        buf_free(&nm);
+        kind = u64map_upsert(&b->module_maps, o->map, &found);
+        *kind = is_module ? 1 : 2;
+    }
+    if (*kind != 1) return;
+    XGROW(b->modules, b->capmodules, b->nmodules + 1);
+    b->modules[b->nmodules++] = o->addr;
+}
 
 static int on_object(void *ctx, const v8_heap_object_t *o)
 {
@@ -168,12 +253,15 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
     v8_graph_t *g = b->g;
     if (g->n >= MAX_NODES) return 1;
     if (g->n == g->cap) {
-        g->cap = g->cap ? g->cap * 2 : 65536;
-        g->nodes = xrealloc(g->nodes, g->cap * sizeof *g->nodes);
+        size_t cap = g->cap * 2 < MAX_NODES ? g->cap * 2 : MAX_NODES;
+        g->nodes = graph_remap(g->nodes, g->nodes_bytes, cap * sizeof *g->nodes);
+        g->nodes_bytes = cap * sizeof *g->nodes;
+        g->cap = cap;
     }
-    uint16_t flags = (uint16_t)((o->large ? V8_NODE_LARGE : 0) | (o->prototype ? V8_NODE_PROTOTYPE : 0) |
-                                (v8_heap_is_js_type(g->h, o->type) ? V8_NODE_JS : 0));
+    int js = v8_heap_is_js_type(g->h, o->type);
+    uint16_t flags = (uint16_t)((o->large ? V8_NODE_LARGE : 0) | (o->prototype ? V8_NODE_PROTOTYPE : 0) | (js ? V8_NODE_JS : 0));
     g->nodes[g->n++] = (v8_graph_node_t){o->addr, o->size > UINT32_MAX ? UINT32_MAX : (uint32_t)o->size, (uint16_t)o->type, flags};
+    if (js) note_module(b, o);
     if (b->show && (g->n & 0xffff) == 0) progress_update(&b->progress, g->n, 0);
     return 0;
 }
@@ -227,14 +315,14 @@ static void build_chunk_index(v8_graph_t *g)
         if (!found) {
             if (g->nchunks == cap) {
                 cap = cap ? cap * 2 : 256;
-                g->chunk_first = xrealloc(g->chunk_first, cap * sizeof *g->chunk_first);
+                g->chunk_first = graph_realloc(g->chunk_first, cap * sizeof *g->chunk_first);
             }
             g->chunk_first[g->nchunks] = (uint32_t)i;
             *slot = (uint32_t)++g->nchunks;
         }
     }
-    g->bits = xcalloc(g->nchunks * CHUNK_WORDS, sizeof *g->bits);
-    g->rank = xcalloc(g->nchunks * CHUNK_WORDS, sizeof *g->rank);
+    g->bits = graph_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->bits);
+    g->rank = graph_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->rank);
     for (size_t i = 0; i < g->n; i++) {
         uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
         uint32_t k;
@@ -262,10 +350,12 @@ static void free_chunk_index(v8_graph_t *g)
 
 static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
 {
-    if (g->nedges == g->capedges) {
-        g->capedges = g->capedges ? g->capedges + g->capedges / 2 : 1u << 20;
-        g->tgt = xrealloc(g->tgt, g->capedges * sizeof *g->tgt);
-        g->slot = xrealloc(g->slot, g->capedges * sizeof *g->slot);
+    if (g->nedges == g->capedges) {   /* past the reservation (a heap of overlapping objects) */
+        uint64_t cap = g->capedges * 2;
+        g->tgt = graph_remap(g->tgt, g->edges_bytes, cap * sizeof *g->tgt);
+        g->slot = graph_remap(g->slot, g->edges_bytes, cap * sizeof *g->slot);
+        g->edges_bytes = cap * sizeof *g->tgt;
+        g->capedges = cap;
     }
     g->tgt[g->nedges] = t;
     g->slot[g->nedges++] = slot;
@@ -327,37 +417,36 @@ static void add_root(v8_graph_t *g, uint32_t node, v8_root_level_t level, const 
     if (node == V8_NO_NODE) return;
     if (g->nroots == g->caproots) {
         g->caproots = g->caproots ? g->caproots * 2 : 256;
-        g->roots = xrealloc(g->roots, g->caproots * sizeof *g->roots);
+        g->roots = graph_realloc(g->roots, g->caproots * sizeof *g->roots);
     }
     g->roots[g->nroots++] = (v8_graph_root_t){node, level, strpool_cstr(g->names, name)};
 }
 
-/* Module records: objects of class Module with a string "filename". */
-static void module_roots(v8_graph_t *g)
+static int cmp_u64(const void *a, const void *b)
 {
-    u64map_t maps;   /* map -> 1 Module, 2 other */
-    u64map_init(&maps);
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Module records: objects of class Module (candidates noted during the walk, addrs) with a
+ * string "filename", in address order. */
+static void module_roots(v8_graph_t *g, uint64_t *addrs, size_t n)
+{
     buf_t b = {0};
-    uint64_t map;
-    for (size_t i = 0; i < g->n; i++) {
-        if (!(g->nodes[i].flags & V8_NODE_JS) || g->nodes[i].type != g->v->L.type_js_object) continue;
-        if (v8_read_field(g->v, g->nodes[i].addr, g->v->L.obj_map, &map) != 0) continue;
-        int found;
-        uint32_t *kind = u64map_upsert(&maps, map, &found);
-        if (!found) {
-            buf_clear(&b);
-            *kind = v8_constructor_name(g->v, g->nodes[i].addr, &b) == 0 && b.data && !strcmp(b.data, "Module") ? 1 : 2;
-        }
+    if (n > 1) qsort(addrs, n, sizeof *addrs, cmp_u64);
+    for (size_t k = 0; k < n; k++) {
+        if (k && addrs[k] == addrs[k - 1]) continue;
+        uint32_t i = v8_graph_find(g, addrs[k]);
+        if (i == V8_NO_NODE || !(g->nodes[i].flags & V8_NODE_JS) || g->nodes[i].type != g->v->L.type_js_object) continue;
         uint64_t fname;
         int trunc;
-        if (*kind != 1 || v8_object_get(g->v, g->nodes[i].addr, "filename", &fname) != 0) continue;
+        if (v8_object_get(g->v, g->nodes[i].addr, "filename", &fname) != 0) continue;
         buf_clear(&b);
         buf_puts(&b, "module ");
         if (v8_string(g->v, fname, &b, 1024, &trunc) != 0) continue;
-        add_root(g, (uint32_t)i, V8_ROOT_MODULE, b.data);
+        add_root(g, i, V8_ROOT_MODULE, b.data);
     }
     buf_free(&b);
-    u64map_free(&maps);
 }
 
 /* Words in [start, end) of the target that point at object starts become roots. */
@@ -403,19 +492,19 @@ static void scan_roots(v8_graph_t *g, uint64_t start, uint64_t end, v8_root_leve
     }
 }
 
-static void find_roots(v8_graph_t *g)
+static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
 {
     v8_t *v = g->v;
     target_t *t = v->t;
     uint64_t global;
     if (v8_global_object(v, &global) == 0) add_root(g, v8_graph_find(g, global), V8_ROOT_GLOBAL, "globalThis");
-    module_roots(g);
+    module_roots(g, modules, nmodules);
     /* what the global object and the modules reach needs no other root: mark it first, so that
        stacks and native memory (millions of stale words: marking worklists left by the last GC)
        add roots only for what nothing else holds */
-    uint8_t *seen = xcalloc(g->n ? g->n : 1, 1);
+    uint8_t *seen = graph_calloc(g->n ? g->n : 1, 1);
     {
-        uint32_t *queue = xmalloc((g->n ? g->n : 1) * sizeof *queue);
+        uint32_t *queue = graph_malloc((g->n ? g->n : 1) * sizeof *queue);
         size_t qh = 0, qt = 0;
         for (size_t r = 0; r < g->nroots; r++)
             if (!seen[g->roots[r].node]) seen[g->roots[r].node] = 0xff, queue[qt++] = g->roots[r].node;
@@ -434,10 +523,12 @@ static void find_roots(v8_graph_t *g)
         int found;
         for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE) *u64map_upsert(&chunks, c, &found) = 1;
     }
+    uint64_t marked = 1;   /* the last chunk marked: most objects share their neighbour's */
     for (size_t i = 0; i < g->n; i++) {
         uint64_t a = g->nodes[i].addr - 1, last = a + (g->nodes[i].size ? g->nodes[i].size - 1 : 0);
         int found;
-        for (uint64_t c = a & ~(uint64_t)(CHUNK_SIZE - 1); c <= last; c += CHUNK_SIZE) *u64map_upsert(&chunks, c, &found) = 1;
+        for (uint64_t c = a & ~(uint64_t)(CHUNK_SIZE - 1); c <= last; c += CHUNK_SIZE)
+            if (c != marked) *u64map_upsert(&chunks, c, &found) = 1, marked = c;
     }
     uint64_t budget = MAX_STACK_BYTES * 16;
     char name[64];
@@ -480,14 +571,25 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
         diag_error(target_name(v->t), 0, "no V8 heap pages found in the target's memory");
         return NULL;
     }
-    v8_graph_t *g = xcalloc(1, sizeof *g);
+    v8_graph_t *g = graph_calloc(1, sizeof *g);
     g->v = v;
     g->h = h;
     g->names = strpool_new();
-    build_t b = {g, {0}, show_progress};
+    /* the heap's words bound the nodes and the edges: reserve that much address space (only
+       what is used is ever touched) and never copy the arrays while they grow */
+    uint64_t ps, pe, words = 0;
+    for (size_t i = 0; v8_heap_page_range(h, i, &ps, &pe) == 0; i++) words += (pe - ps) / 8;
+    g->cap = words / 2 + 65536 < MAX_NODES ? words / 2 + 65536 : MAX_NODES;
+    g->nodes_bytes = g->cap * sizeof *g->nodes;
+    g->nodes = graph_map(g->nodes_bytes);
+    build_t b = {0};
+    b.g = g;
+    b.show = show_progress;
+    u64map_init(&b.module_maps);
     if (show_progress) progress_init(&b.progress, "walking the heap", "objects");
     v8_heap_walk(h, on_object, &b, NULL);
     if (show_progress) progress_done(&b.progress);
+    u64map_free(&b.module_maps);
     /* pages come in address order from the mappings; make sure, and drop duplicates */
     int sorted = 1;
     for (size_t i = 1; i < g->n && sorted; i++) sorted = g->nodes[i - 1].addr < g->nodes[i].addr;
@@ -505,9 +607,13 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     }
     build_chunk_index(g);
     v8_edges_t *e = v8_edges_new(v, h);
-    g->first = xmalloc((g->n + 1) * sizeof *g->first);
+    g->first = graph_malloc((g->n + 1) * sizeof *g->first);
+    g->capedges = words + 65536;
+    g->edges_bytes = g->capedges * sizeof *g->tgt;
+    g->tgt = graph_map(g->edges_bytes);
+    g->slot = graph_map(g->edges_bytes);
     size_t bufwords = 8192;
-    uint64_t *buf = xmalloc(bufwords * 8);
+    uint64_t *buf = graph_malloc(bufwords * 8);
     if (show_progress) progress_init(&b.progress, "scanning references", "objects");
     int release = !strcmp(target_kind(v->t), "core");
     uint64_t held = 0;   /* the chunk whose pages the scan touched last */
@@ -528,7 +634,8 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     if (show_progress) progress_done(&b.progress);
     free(buf);
     v8_edges_free(e);
-    find_roots(g);
+    find_roots(g, b.modules, b.nmodules);
+    free(b.modules);
     return g;
 }
 
@@ -536,7 +643,14 @@ void v8_graph_free(v8_graph_t *g)
 {
     if (!g) return;
     free_chunk_index(g);
+    for (size_t k = 0; k < g->nscans; k++) {
+        free(g->scans[k].holders);
+        free(g->scans[k].slots);
+    }
     if (g->map) {
+        free(g->rfirst);
+        free(g->rsrc);
+        free(g->rslot);
         munmap(g->map, g->map_len);
         strpool_free(g->names);
         free(g->roots);
@@ -545,10 +659,16 @@ void v8_graph_free(v8_graph_t *g)
         free(g);
         return;
     }
-    free(g->nodes);
+    if (g->nodes_bytes) graph_unmap(g->nodes, g->nodes_bytes);
+    else free(g->nodes);
     free(g->first);
-    free(g->tgt);
-    free(g->slot);
+    if (g->edges_bytes) {
+        graph_unmap(g->tgt, g->edges_bytes);
+        graph_unmap(g->slot, g->edges_bytes);
+    } else {
+        free(g->tgt);
+        free(g->slot);
+    }
     free(g->rfirst);
     free(g->rsrc);
     free(g->rslot);
@@ -568,15 +688,15 @@ void v8_graph_free(v8_graph_t *g)
 static void compute_paths(v8_graph_t *g)
 {
     size_t n = g->n;
-    g->dist = xmalloc((n ? n : 1) * sizeof *g->dist);
-    g->parent = xmalloc((n ? n : 1) * sizeof *g->parent);
-    g->pslot = xmalloc((n ? n : 1) * sizeof *g->pslot);
-    g->level = xmalloc(n ? n : 1);
+    g->dist = graph_malloc((n ? n : 1) * sizeof *g->dist);
+    g->parent = graph_malloc((n ? n : 1) * sizeof *g->parent);
+    g->pslot = graph_malloc((n ? n : 1) * sizeof *g->pslot);
+    g->level = graph_malloc(n ? n : 1);
     memset(g->level, V8_ROOT_LEVELS, n);
     memset(g->pslot, 0, n * sizeof *g->pslot);
     memset(g->dist, 0xff, n * sizeof *g->dist);
     memset(g->parent, 0xff, n * sizeof *g->parent);
-    uint32_t *queue = xmalloc((n ? n : 1) * sizeof *queue);
+    uint32_t *queue = graph_malloc((n ? n : 1) * sizeof *queue);
     size_t qh = 0, qt = 0;
     for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
         /* the global and the modules are one level: a module's exports are best named by module */
@@ -644,48 +764,27 @@ int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot,
 int v8_graph_dominators(v8_graph_t *g)
 {
     if (g->idom) return 0;
-    if (g->map)   /* from a cache file: the CSR arrays are checked before a pass over all of them */
-        for (size_t i = 0; i < g->n; i++)
-            if (g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) return -1;
-    uint32_t n = (uint32_t)g->n + 1;
-    uint64_t *first = xmalloc(((size_t)n + 1) * sizeof *first);
-    uint64_t strong = 0;
-    for (uint64_t k = 0; k < g->nedges; k++) strong += !(g->slot[k] & V8_SLOT_WEAK);
-    uint32_t *succ = xmalloc((strong + g->nroots + 1) * sizeof *succ);
-    uint64_t m = 0;
-    first[0] = 0;
+    size_t nr = 0;
+    uint32_t *roots = graph_malloc((g->nroots ? g->nroots : 1) * sizeof *roots);
     for (size_t r = 0; r < g->nroots; r++)
-        if (v8_graph_root_used(g, r)) succ[m++] = g->roots[r].node + 1;
-    for (size_t i = 0; i < g->n; i++) {
-        first[i + 1] = m;
-        for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)
-            if (!(g->slot[k] & V8_SLOT_WEAK)) succ[m++] = g->tgt[k] + 1;
-    }
-    first[n] = m;
-    uint32_t *idom = xmalloc((size_t)n * sizeof *idom);
-    int rc = v8_dominators_compute(n, first, succ, idom);
-    free(first);
-    free(succ);
+        if (v8_graph_root_used(g, r)) roots[nr++] = g->roots[r].node + 1;
+    /* computed in the algorithm's numbering (node i is i + 1), then shifted down in place */
+    uint32_t *idom = graph_malloc(((size_t)g->n + 1) * sizeof *idom);
+    uint64_t *ret = graph_malloc(((size_t)g->n + 1) * sizeof *ret);
+    int rc = v8_dominators_graph((uint32_t)g->n, g->first, g->tgt, g->slot, g->nedges, roots, nr, g->nodes, idom, ret);
+    free(roots);
     if (rc != 0) {
         free(idom);
+        free(ret);
         return -1;
     }
-    uint64_t *size = xmalloc((size_t)n * sizeof *size);
-    size[0] = 0;
-    for (size_t i = 0; i < g->n; i++) size[i + 1] = g->nodes[i].size;
-    uint64_t *ret = xmalloc((size_t)n * sizeof *ret);
-    v8_dominators_retained(n, idom, size, ret);
-    free(size);
-    /* back to node numbering: the synthetic root is no node */
-    g->idom = xmalloc((g->n ? g->n : 1) * sizeof *g->idom);
-    g->retained = xmalloc((g->n ? g->n : 1) * sizeof *g->retained);
     for (size_t i = 0; i < g->n; i++) {
         uint32_t d = idom[i + 1];
-        g->idom[i] = d == V8_NO_NODE || d == 0 ? V8_NO_NODE : d - 1;
-        g->retained[i] = idom[i + 1] == V8_NO_NODE ? 0 : ret[i + 1];
+        ret[i] = d == V8_NO_NODE ? 0 : ret[i + 1];
+        idom[i] = d == V8_NO_NODE || d == 0 ? V8_NO_NODE : d - 1;
     }
-    free(idom);
-    free(ret);
+    g->idom = idom;
+    g->retained = ret;
     return 0;
 }
 
@@ -702,13 +801,15 @@ uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i)
 }
 
 /* ---- the cache file ----
- * header, then arrays each starting at a multiple of 8: nodes, first, tgt, slot, rfirst, rsrc,
- * rslot, dist, parent, pslot, level, roots (node, level, name offset), root names. */
+ * header, then arrays each starting at a multiple of 8: nodes, first, tgt, slot, dist, parent,
+ * pslot, level, roots (node, level, name offset), root names, the origin (the core's path, for
+ * the cache's housekeeping). No reverse edges: a query scans tgt for its object
+ * (v8_graph_retainers). */
 #define CACHE_MAGIC 0x3148505247534e4eull   /* "NNSGRPH1" */
-#define CACHE_VERSION 1
+#define CACHE_VERSION 3
 
 typedef struct {
-    uint64_t magic, version, key, n, nedges, nroots, names_len, total;
+    uint64_t magic, version, key, n, nedges, nroots, names_len, origin_len, total;
 } cache_header_t;
 
 typedef struct {
@@ -725,29 +826,27 @@ static int write_all(FILE *f, const void *p, size_t n)
     return pad8(n) != n && fwrite(zeros, 1, pad8(n) - n, f) != pad8(n) - n ? -1 : 0;
 }
 
-int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key)
+int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key, const char *origin)
 {
-    if (!g->rfirst) build_reverse(g);
+    size_t ol = origin ? strlen(origin) + 1 : 0;
     if (!g->dist) compute_paths(g);
     size_t n = g->n, m = g->nedges, nl = 0;
-    cache_root_t *roots = xcalloc(g->nroots ? g->nroots : 1, sizeof *roots);
+    cache_root_t *roots = graph_calloc(g->nroots ? g->nroots : 1, sizeof *roots);
     for (size_t r = 0; r < g->nroots; r++) {
         roots[r] = (cache_root_t){g->roots[r].node, (uint32_t)g->roots[r].level, nl};
         nl += strlen(g->roots[r].name) + 1;
     }
-    char *names = xmalloc(nl ? nl : 1);
+    char *names = graph_malloc(nl ? nl : 1);
     for (size_t r = 0; r < g->nroots; r++) {
         size_t len = strlen(g->roots[r].name) + 1;
         memcpy(names + roots[r].name, g->roots[r].name, len);
     }
-    size_t sizes[] = {n * sizeof *g->nodes, (n + 1) * 8, m * 4, m * 4, (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n,
-                      g->nroots * sizeof *roots, nl};
-    const void *parts[] = {g->nodes, g->first, g->tgt, g->slot, g->rfirst, g->rsrc, g->rslot, g->dist, g->parent, g->pslot,
-                           g->level, roots, names};
-    cache_header_t hd = {CACHE_MAGIC, CACHE_VERSION, key, n, m, g->nroots, nl, sizeof hd};
+    size_t sizes[] = {n * sizeof *g->nodes, (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n, g->nroots * sizeof *roots, nl, ol};
+    const void *parts[] = {g->nodes, g->first, g->tgt, g->slot, g->dist, g->parent, g->pslot, g->level, roots, names, origin};
+    cache_header_t hd = {CACHE_MAGIC, CACHE_VERSION, key, n, m, g->nroots, nl, ol, sizeof hd};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) hd.total += pad8(sizes[k]);
     size_t plen = strlen(path);
-    char *tmp = xmalloc(plen + 16);
+    char *tmp = graph_malloc(plen + 16);
     snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp), rc = -1;
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
@@ -775,13 +874,13 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
     cache_header_t hd;
     if (fstat(fd, &st) != 0 || read(fd, &hd, sizeof hd) != (ssize_t)sizeof hd || hd.magic != CACHE_MAGIC ||
         hd.version != CACHE_VERSION || hd.key != key || hd.total != (uint64_t)st.st_size || hd.n > MAX_NODES ||
-        hd.nedges > (1ull << 40) || hd.nroots > hd.n + 1 || hd.names_len > (1ull << 32)) {
+        hd.nedges > (1ull << 40) || hd.nroots > hd.n + 1 || hd.names_len > (1ull << 32) || hd.origin_len > 65536) {
         close(fd);
         return NULL;
     }
     size_t n = hd.n, m = hd.nedges;
-    size_t sizes[] = {n * sizeof(v8_graph_node_t), (n + 1) * 8, m * 4, m * 4, (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n,
-                      hd.nroots * sizeof(cache_root_t), hd.names_len};
+    size_t sizes[] = {n * sizeof(v8_graph_node_t), (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n,
+                      hd.nroots * sizeof(cache_root_t), hd.names_len, hd.origin_len};
     uint64_t total = sizeof hd;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += pad8(sizes[k]);
     if (total != hd.total) {
@@ -791,7 +890,7 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
     void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) return NULL;
-    v8_graph_t *g = xcalloc(1, sizeof *g);
+    v8_graph_t *g = graph_calloc(1, sizeof *g);
     g->v = v;
     g->h = h;
     g->map = map;
@@ -799,19 +898,18 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
     g->n = n;
     g->nedges = m;
     char *p = (char *)map + sizeof hd;
-    void **dst[] = {(void **)&g->nodes, (void **)&g->first, (void **)&g->tgt, (void **)&g->slot, (void **)&g->rfirst,
-                    (void **)&g->rsrc, (void **)&g->rslot, (void **)&g->dist, (void **)&g->parent, (void **)&g->pslot,
-                    (void **)&g->level};
+    void **dst[] = {(void **)&g->nodes, (void **)&g->first, (void **)&g->tgt, (void **)&g->slot, (void **)&g->dist,
+                    (void **)&g->parent, (void **)&g->pslot, (void **)&g->level};
     for (size_t k = 0; k < sizeof dst / sizeof *dst; k++) {
         *dst[k] = p;
         p += pad8(sizes[k]);
     }
     const cache_root_t *roots = (const cache_root_t *)p;
-    const char *names = p + pad8(sizes[11]);
+    const char *names = p + pad8(sizes[8]);
     g->names = strpool_new();
-    g->roots = xcalloc(hd.nroots ? hd.nroots : 1, sizeof *g->roots);
+    g->roots = graph_calloc(hd.nroots ? hd.nroots : 1, sizeof *g->roots);
     /* untrusted like any input: indices checked before use */
-    int ok = g->first[n] == m && g->rfirst[n] == m && (!hd.names_len || names[hd.names_len - 1] == 0);
+    int ok = g->first[n] == m && (!hd.names_len || names[hd.names_len - 1] == 0);
     for (size_t r = 0; r < hd.nroots && ok; r++) {
         ok = roots[r].node < n && roots[r].level < V8_ROOT_LEVELS && roots[r].name < hd.names_len;
         if (ok) g->roots[r] = (v8_graph_root_t){roots[r].node, (v8_root_level_t)roots[r].level, strpool_cstr(g->names, names + roots[r].name)};
@@ -826,4 +924,28 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
         g->hi = g->nodes[n - 1].addr;
     }
     return g;   /* the address index is built on first use (v8_graph_is_object) */
+}
+
+int v8_graph_cache_origin(const char *path, buf_t *origin, uint64_t *bytes)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    cache_header_t hd;
+    struct stat st;
+    int rc = -1;
+    if (fstat(fd, &st) == 0 && read(fd, &hd, sizeof hd) == (ssize_t)sizeof hd && hd.magic == CACHE_MAGIC &&
+        hd.version == CACHE_VERSION && hd.total == (uint64_t)st.st_size && hd.origin_len > 0 && hd.origin_len <= 65536 &&
+        hd.origin_len <= hd.total - sizeof hd) {
+        char *p = xmalloc(hd.origin_len);
+        off_t at = (off_t)(hd.total - pad8(hd.origin_len));
+        if (pread(fd, p, hd.origin_len, at) == (ssize_t)hd.origin_len && p[hd.origin_len - 1] == 0) {
+            buf_clear(origin);
+            buf_puts(origin, p);
+            if (bytes) *bytes = (uint64_t)st.st_size;
+            rc = 0;
+        }
+        free(p);
+    }
+    close(fd);
+    return rc;
 }

@@ -573,12 +573,15 @@ uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i);
 int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index);
 v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i);
 
-/* A cache of the graph (nodes, edges, reverse edges, roots, paths) in one file, read back by mmap:
+/* A cache of the graph (nodes, edges, roots, paths) in one file, read back by mmap:
  * the second query on a core answers without walking the heap. key identifies the core (the
  * caller's hash of its path, size, mtime and first pages); a file of another key, version or
  * size is refused (-1 / NULL, no message). Save writes a temporary file and renames it. */
-int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key);
+int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key, const char *origin);
 v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key);
+/* The origin (the core's path) a cache file of this version was saved with, and the file's size;
+ * -1 for anything else (another version, a partial file). */
+int v8_graph_cache_origin(const char *path, buf_t *origin, uint64_t *bytes);
 
 /* Dominators over the graph from a synthetic root whose children are the roots (strong edges
  * only): the immediate dominator of every node (V8_NO_NODE: unreachable or a child of the
@@ -591,5 +594,11 @@ uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i);
 int v8_dominators_compute(uint32_t n, const uint64_t *first, const uint32_t *succ, uint32_t *idom);
 /* retained[i] = size[i] + the retained sizes of the nodes i immediately dominates. */
 void v8_dominators_retained(uint32_t n, const uint32_t *idom, const uint64_t *size, uint64_t *retained);
+/* Both over the object graph as stored, without a copy: node 0 a synthetic root whose successors
+ * are roots[] (already numbered + 1), node x > 0 the graph's node x - 1 (n of them), its
+ * successors tgt[first[x-1]..first[x]) + 1 but those whose slot is V8_SLOT_WEAK; ranges and
+ * targets checked (a cached graph). idom[0..n] and retained[0..n] (sizes from nodes). */
+int v8_dominators_graph(uint32_t n, const uint64_t *first, const uint32_t *tgt, const uint32_t *slot, uint64_t nedges,
+                        const uint32_t *roots, size_t nroots, const v8_graph_node_t *nodes, uint32_t *idom, uint64_t *retained);
 
 #endif

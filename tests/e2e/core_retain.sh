@@ -37,12 +37,37 @@ check_major() {
     node "$FIX/retain_check.js" "$w/truth.json" "$w" || fail "retain_check.js"
     grep -q 'value of "s17"' "$w/out.txt" || fail "refs: no 'value of \"s17\"' holder"
     grep -q '"retained_size"' "$w/out.txt" || fail "dominators --json: no retained sizes"
+    # objects --retained: per constructor, as `objects` counts them; a planted class retains at
+    # least one instance's own bytes, and Maps retain more than their own bytes (their tables)
+    ns objects --retained --json > "$w/retained.json" || fail "objects --retained exited $?"
+    "$NODE" -e '
+        const g = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")), by = {};
+        for (const x of g) by[x.name] = x;
+        for (const c of process.argv[2].split(" "))
+            if (!by[c] || by[c].retained < by[c].size / by[c].count) throw new Error(c + ": " + JSON.stringify(by[c]));
+        if (!by.Map || by.Map.retained <= by.Map.size) throw new Error("Map: " + JSON.stringify(by.Map));
+    ' "$w/retained.json" "$classes" || fail "objects --retained"
+    ns objects -v --retained 2>/dev/null; [ $? -eq 2 ] || fail "objects -v --retained is a usage error"
     # the second process reads the graph from the cache (in XDG_CACHE_HOME, never beside the core)
     ls "$XDG_CACHE_HOME"/nodescope/graph-*.bin >/dev/null 2>&1 || fail "no graph cache in $XDG_CACHE_HOME/nodescope"
     ls "$w" | grep -q 'graph' && fail "a cache file beside the core"
     ns retainers --json "$a_map" > "$w/again.json" || fail "retainers from the cache exited $?"
     cmp -s "$w/again.json" "$w/ret.LeakMapValue.json" || fail "retainers from the cache differs: $(diff "$w/ret.LeakMapValue.json" "$w/again.json" | head -5)"
     ns heapsnapshot -o "$w/core.heapsnapshot" 2>/dev/null; [ $? -eq 1 ] || fail "heapsnapshot overwrote a file without --force"
+    # the cache's housekeeping: --no-cache writes nothing; the next save removes a file of another
+    # version and a temporary file left for hours, and keeps within the size budget (here: only
+    # the file just written)
+    cdir=$XDG_CACHE_HOME/nodescope
+    mine=$(ls -t "$cdir"/graph-*.bin | head -1)
+    rm -f "$mine"
+    ns retainers --no-cache "$a_map" > /dev/null || fail "retainers --no-cache exited $?"
+    [ -e "$mine" ] && fail "--no-cache wrote the cache"
+    echo junk > "$cdir/graph-0123456789abcdef.bin"
+    echo junk > "$cdir/graph-0123456789abcdef.bin.tmp123456"
+    touch -d '2 hours ago' "$cdir/graph-0123456789abcdef.bin.tmp123456"
+    NODESCOPE_GRAPH_CACHE_MAX=1 ns retainers "$a_map" > /dev/null || fail "retainers exited $?"
+    [ -e "$mine" ] || fail "no cache written"
+    [ "$(ls "$cdir" | wc -l)" = 1 ] || fail "the cache's housekeeping left: $(ls "$cdir" | tr '\n' ' ')"
     ns retainers 2>/dev/null; [ $? -eq 2 ] || fail "retainers without an address is a usage error"
 }
 core_for_each_node check_major

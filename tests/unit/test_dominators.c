@@ -77,6 +77,35 @@ static void check_graph(const char *what, const uint64_t *size)
         }
     }
     CHECK(!bad);
+    /* the same graph as the object graph stores it (v8_dominators_graph): node x > 0 is graph node
+       x - 1, 0's successors the roots, plus weak edges the algorithm must ignore */
+    v8_graph_node_t nodes[MAXN];
+    uint64_t gfirst[MAXN + 1];
+    uint32_t tgt[MAXN * MAXN * 2], slot[MAXN * MAXN * 2], roots[MAXN];
+    size_t nroots = 0;
+    uint64_t ge = 0;
+    for (int y = 1; y < nn; y++)
+        if (adj[0][y]) roots[nroots++] = (uint32_t)y;
+    for (int x = 1; x < nn; x++) {
+        nodes[x - 1] = (v8_graph_node_t){(uint64_t)x * 16 + 1, (uint32_t)size[x], 0, 0};
+        gfirst[x - 1] = ge;
+        for (int y = 1; y < nn; y++) {
+            if ((x * 7 + y) % 5 == 0) tgt[ge] = (uint32_t)(y - 1), slot[ge++] = V8_SLOT_WEAK | 3;
+            if (adj[x][y]) tgt[ge] = (uint32_t)(y - 1), slot[ge++] = (uint32_t)y;
+        }
+    }
+    gfirst[nn > 0 ? nn - 1 : 0] = ge;
+    uint32_t gidom[MAXN];
+    uint64_t gret[MAXN];
+    CHECK(v8_dominators_graph((uint32_t)nn - 1, gfirst, tgt, slot, ge, roots, nroots, nodes, gidom, gret) == 0);
+    int gbad = 0;
+    for (int x = 1; x < nn && !gbad; x++) {
+        gbad = gidom[x] != idom[x] || gret[x] != ret[x];
+        if (gbad)
+            fprintf(stderr, "%s: graph form, node %d: idom %u, retained %llu (want %u, %llu)\n", what, x, gidom[x],
+                    (unsigned long long)gret[x], idom[x], (unsigned long long)ret[x]);
+    }
+    CHECK(!gbad);
 }
 
 int main(void)

@@ -176,6 +176,12 @@ Elf_Scn *elf_getscn(Elf *elf, size_t index)
     return fn(elf, index);
 }
 
+int elf_getshdrnum(Elf *elf, size_t *dst)
+{
+    REAL(LIB_ELF, elf_getshdrnum);
+    return fn(elf, dst);
+}
+
 Elf_Scn *elf_nextscn(Elf *elf, Elf_Scn *scn)
 {
     REAL(LIB_ELF, elf_nextscn);

@@ -85,7 +85,11 @@ void core_print_commands(FILE *f)
 int core_run_command(core_session_t *s, int argc, char **argv)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(argv[0], commands[i].name)) return commands[i].run(s, argc, argv);
+        if (!strcmp(argv[0], commands[i].name)) {
+            int rc = commands[i].run(s, argc, argv);
+            core_graph_save_pending();   /* a graph this command built goes to the cache after its answer */
+            return rc;
+        }
     char names[256] = "";
     for (size_t i = 0; i < NCOMMANDS; i++)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", commands[i].name);

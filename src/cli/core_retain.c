@@ -28,6 +28,9 @@ static struct {
     v8_heap_t *h;
     v8_graph_t *g;
     v8_edges_t *e;
+    char *save_path, *save_origin;   /* a graph built this session, written to the cache once the
+                                        command that built it has printed its answer */
+    uint64_t save_key;
 } cache;
 
 /* --no-cache (refs, retainers, dominators, heapsnapshot) or NODESCOPE_NO_GRAPH_CACHE: the graph
@@ -186,9 +189,22 @@ static void cache_prune(const char *keep)
     free(dir);
 }
 
+void core_graph_save_pending(void)
+{
+    if (!cache.save_path) return;
+    fflush(stdout);   /* the answer first: writing ~400 MB takes seconds */
+    if (cache.g && v8_graph_save(cache.g, cache.save_path, cache.save_key, cache.save_origin) != 0)
+        diag_warn(cache.save_path, 0, "cannot write the graph cache: %s", strerror(errno));
+    else cache_prune(cache.save_path);
+    free(cache.save_path);
+    free(cache.save_origin);
+    cache.save_path = cache.save_origin = NULL;
+}
+
 v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
 {
     if (cache.v != s->v) {
+        core_graph_save_pending();
         if (cache.g) {
             v8_graph_free(cache.g);
             v8_edges_free(cache.e);
@@ -207,9 +223,11 @@ v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
         } else {
             cache.h = v8_heap_open(s->v);
             cache.g = v8_graph_build(s->v, cache.h, isatty(2));
-            if (cache.g && cached) {
-                if (v8_graph_save(cache.g, path, key, origin) != 0) diag_warn(path, 0, "cannot write the graph cache: %s", strerror(errno));
-                cache_prune(path);
+            if (cache.g && cached) {   /* saved by core_graph_save_pending, after the answer */
+                free(cache.save_path);
+                free(cache.save_origin);
+                cache.save_path = path, cache.save_origin = origin, cache.save_key = key;
+                path = origin = NULL;
             }
         }
         free(path);

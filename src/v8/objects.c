@@ -87,6 +87,20 @@ static int read_field_index(v8_t *v, uint64_t obj, uint64_t map, int64_t index, 
     return v8_read_field(v, props, 16 + 8 * k, out);
 }
 
+/* Entry i of a DescriptorArray: its key, details (a Smi's value) and value; -1 when unreadable. */
+static int read_descriptor(v8_t *v, uint64_t descs, int64_t i, uint64_t *key, int64_t *details, uint64_t *value)
+{
+    const v8_layout_t *L = &v->L;
+    int64_t base = L->desc_header + 8 * L->desc_size * i;
+    uint64_t details_word;
+    if (v8_read_field(v, descs, base + 8 * L->desc_key, key) != 0 ||
+        v8_read_field(v, descs, base + 8 * L->desc_details, &details_word) != 0 || !v8_is_smi(v, details_word) ||
+        v8_read_field(v, descs, base + 8 * L->desc_value, value) != 0)
+        return -1;
+    *details = v8_smi_value(v, details_word);
+    return 0;
+}
+
 static int fast_properties(v8_t *v, uint64_t obj, uint64_t map, uint32_t bf3, v8_property_cb cb, void *ctx)
 {
     const v8_layout_t *L = &v->L;
@@ -97,13 +111,9 @@ static int fast_properties(v8_t *v, uint64_t obj, uint64_t map, uint32_t bf3, v8
     buf_t key = {0};
     int stop = 0;
     for (int64_t i = 0; i < n && i < MAX_PROPERTIES && !stop; i++) {
-        int64_t base = L->desc_header + 8 * L->desc_size * i;
-        uint64_t k, details_word, val;
-        if (v8_read_field(v, descs, base + 8 * L->desc_key, &k) != 0 ||
-            v8_read_field(v, descs, base + 8 * L->desc_details, &details_word) != 0 || !v8_is_smi(v, details_word) ||
-            v8_read_field(v, descs, base + 8 * L->desc_value, &val) != 0)
-            break;
-        int64_t details = v8_smi_value(v, details_word);
+        uint64_t k, val;
+        int64_t details;
+        if (read_descriptor(v, descs, i, &k, &details, &val) != 0) break;
         int accessor = (details & L->prop_kind_mask) != 0;
         int in_field = ((details & L->prop_location_mask) >> L->prop_location_shift) == L->prop_location_field;
         if (in_field) {
@@ -303,13 +313,9 @@ void v8_property_plan(v8_t *v, uint64_t map, const char *name, v8_property_plan_
         return;
     buf_t key = {0};
     for (int64_t i = 0; i < n && i < MAX_PROPERTIES; i++) {
-        int64_t base = L->desc_header + 8 * L->desc_size * i;
-        uint64_t k, details_word, val;
-        if (v8_read_field(v, descs, base + 8 * L->desc_key, &k) != 0 ||
-            v8_read_field(v, descs, base + 8 * L->desc_details, &details_word) != 0 || !v8_is_smi(v, details_word) ||
-            v8_read_field(v, descs, base + 8 * L->desc_value, &val) != 0)
-            break;
-        int64_t details = v8_smi_value(v, details_word);
+        uint64_t k, val;
+        int64_t details;
+        if (read_descriptor(v, descs, i, &k, &details, &val) != 0) break;
         if ((details & L->prop_kind_mask) != 0) continue;   /* an accessor */
         if (key_text(v, k, &key) || strcmp(key.data ? key.data : "", name)) continue;
         if (((details & L->prop_location_mask) >> L->prop_location_shift) == L->prop_location_field) {

@@ -510,8 +510,8 @@ static void prev_reserve(struct perf_prev *P, size_t nlines, size_t nframes)
         P->flags = xrealloc(P->flags, cap);
         P->lines_cap = cap;
     }
-    if (nframes > P->frames_cap) {
-        size_t cap = nframes * 2;
+    if (nframes > P->frames_cap || !P->nodes) {   /* nodes also hold the thread and process roots */
+        size_t cap = nframes * 2 + 8;
         P->frames = xrealloc(P->frames, cap * sizeof *P->frames);
         P->nodes = xrealloc(P->nodes, (cap + 2) * sizeof *P->nodes);
         P->frames_cap = cap;
@@ -589,7 +589,7 @@ static void end_sample_deferred(perf_reader_t *r)
         XGROW(r->stack, r->stack_cap, total + 1);
         size_t k = 0;
         if (with_proc) r->stack[k++] = r->proc_frame;
-        memcpy(r->stack + k, P->frames, total * sizeof *P->frames);
+        if (total) memcpy(r->stack + k, P->frames, total * sizeof *P->frames);   /* frames may be NULL */
         profile_thread_note_stack(r->p, r->thread, r->stack, k + total);
     }
     if (r->has_time && o->has_time_range) {

@@ -301,19 +301,33 @@ static void describe_embedder(core_session_t *s, const v8_embedder_value_t *e, b
         buf_puts(b, " (null)");
         return;
     }
+    static const char vt[] = "vtable for ";
     target_symbol_t sym;
     buf_t name = {0};
-    static const char vt[] = "vtable for ";
-    if (e->vtable && target_symbolize_data(s->t, e->vtable, &sym) == 0 && (demangle_append(&name, sym.name), 1) &&
-        !strncmp(name.data, vt, sizeof vt - 1))
+    if (e->vtable && target_symbolize_data(s->t, e->vtable, &sym) == 0) demangle_append(&name, sym.name);
+    if (name.data && !strncmp(name.data, vt, sizeof vt - 1)) {
         buf_printf(b, " (C++ %s)", name.data + sizeof vt - 1);
-    else if (buf_clear(&name), target_symbolize_data(s->t, e->raw, &sym) == 0) {
+    } else if (target_symbolize_data(s->t, e->raw, &sym) == 0) {
+        buf_clear(&name);
         demangle_append(&name, sym.name);
         buf_printf(b, " (&%s", name.data);
         if (e->raw != sym.addr) buf_printf(b, "+0x%llx", (unsigned long long)(e->raw - sym.addr));
         buf_putc(b, ')');
-    } else buf_puts(b, " (native pointer)");
+    } else {
+        buf_puts(b, " (native pointer)");
+    }
     buf_free(&name);
+}
+
+/* One embedder field as a JSON object (for internal --json and v8print --json). */
+static void json_embedder(buf_t *j, int index, const v8_embedder_value_t *e, const char *text)
+{
+    static const char *kinds[] = {"smi", "tagged", "pointer"};
+    buf_printf(j, "{\"field\":%d,\"offset\":%lld,\"kind\":\"%s\",", index, (long long)e->offset, kinds[e->kind]);
+    json_addr(j, "raw", e->raw);
+    buf_putc(j, ',');
+    json_text(j, "text", text);
+    buf_putc(j, '}');
 }
 
 int core_cmd_internal(core_session_t *s, int argc, char **argv)
@@ -353,14 +367,10 @@ int core_cmd_internal(core_session_t *s, int argc, char **argv)
     }
     buf_t b = {0};
     describe_embedder(s, &e, &b);
-    if (json) {
-        static const char *kinds[] = {"smi", "tagged", "pointer"};
+    if (json) {   /* the field's object, with the object and the count in front */
         buf_t j = {0};
-        buf_printf(&j, "{\"object\":\"0x%llx\",\"field\":%ld,\"count\":%d,\"offset\":%lld,\"kind\":\"%s\",\"raw\":\"0x%llx\",\"text\":",
-                   (unsigned long long)addr, idx, count, (long long)e.offset, kinds[e.kind], (unsigned long long)e.raw);
-        json_put_string(&j, b.data, b.len);
-        buf_puts(&j, "}\n");
-        fwrite(j.data, 1, j.len, stdout);
+        json_embedder(&j, (int)idx, &e, b.data);
+        printf("{\"object\":\"0x%llx\",\"count\":%d,%s\n", (unsigned long long)addr, count, j.data + 1);
         buf_free(&j);
     } else printf("%s\n", b.data);
     buf_free(&b);
@@ -374,7 +384,6 @@ static void print_embedder_fields(core_session_t *s, uint64_t obj, buf_t *j)
     if (n <= 0) return;
     if (j) buf_puts(j, ",\"embedder_fields\":[");
     else printf("  embedder fields (%d):\n", n);
-    static const char *kinds[] = {"smi", "tagged", "pointer"};
     buf_t b = {0};
     for (int i = 0; i < n; i++) {
         v8_embedder_value_t e;
@@ -384,11 +393,8 @@ static void print_embedder_fields(core_session_t *s, uint64_t obj, buf_t *j)
             printf("    [%d] +%lld: %s\n", i, (long long)e.offset, b.data);
             continue;
         }
-        buf_printf(j, "%s{\"index\":%d,\"offset\":%lld,\"kind\":\"%s\",", i ? "," : "", i, (long long)e.offset, kinds[e.kind]);
-        json_addr(j, "raw", e.raw);
-        buf_putc(j, ',');
-        json_text(j, "text", b.data);
-        buf_putc(j, '}');
+        if (i) buf_putc(j, ',');
+        json_embedder(j, i, &e, b.data);
     }
     if (j) buf_putc(j, ']');
     buf_free(&b);

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # How close `record`'s live profile of an express 4 server under a loopback load generator comes
 # to V8's own --cpu-prof of the same workload (issue 13: within 5 points over the busy time, for
-# V8's top 15 functions by inclusive share). Two runs of the same server and load (autocannon,
-# 10 connections, SECONDS each): node --cpu-prof, then nodescope record -F HZ (the live sampler).
-# GC and (idle) samples are left out of both (bench/threads_accuracy.js). Needs npm (express@4,
-# autocannon@7 into bench/.cache). Not a test. Usage: bench/express_accuracy.sh [SECONDS] [HZ]
+# V8's top 15 functions by inclusive share). Three runs of the same server and load (autocannon,
+# 10 connections, SECONDS each):
+#   1. node --cpu-prof                                   V8's truth
+#   2. nodescope record -F HZ -- node                    the live sampler, a separate run (the issue's test)
+#   3. nodescope record -F HZ -- node --cpu-prof         both profilers on the same run
+# and three comparisons: 2 against 1; the V8 profile of 3 against 1 (how far two runs of the same
+# load differ in V8's own eyes: the floor under the first comparison); and within run 3, the live
+# profile against V8's (the sampler's own error, the workload's variation taken out).
+# Shares are over the busy time (bench/threads_accuracy.js: samples with a JS frame; GC left out).
+# Needs npm (express@4, autocannon@7 into bench/.cache). Not a test.
+# Usage: bench/express_accuracy.sh [SECONDS] [HZ]
 # WALL=1: record --wall, as V8's sampler counts time (it signals the thread on a wall-clock timer,
 # so the time its thread waits for a CPU counts where it was preempted); the main thread's
 # "(wait: epoll)" (the event loop waiting) becomes "(idle)", as in V8's profile.
@@ -37,9 +44,18 @@ echo "== nodescope record -F $HZ $WALLFLAG (live sampler)"
 "$NS" record -F "$HZ" $WALLFLAG -o "$W/live.cpuprofile" -- node "$ROOT/bench/express_server.js" "$PORT" > "$W/live.out" & pids+=($!)
 wait_listening "$W/live.out"; load; kill -INT "${pids[-1]}"; wait "${pids[-1]}" || true
 
+echo "== nodescope record -F $HZ $WALLFLAG -- node --cpu-prof (the same run)"
+"$NS" record -F "$HZ" $WALLFLAG -o "$W/same.cpuprofile" -- node --cpu-prof --cpu-prof-dir="$W/v8same" "$ROOT/bench/express_server.js" "$PORT" > "$W/same.out" & pids+=($!)
+wait_listening "$W/same.out"; load; kill -INT "${pids[-1]}"; wait "${pids[-1]}" || true
+
 if [ -n "$WALLFLAG" ]; then
-    node -e 'const fs = require("fs"), f = process.argv[1], p = JSON.parse(fs.readFileSync(f));
-        for (const n of p.nodes) if (n.callFrame.functionName === "(wait: epoll)") n.callFrame.functionName = "(idle)";
-        fs.writeFileSync(f, JSON.stringify(p));' "$W/live.cpuprofile"
+    for f in "$W/live.cpuprofile" "$W/same.cpuprofile"; do
+        node -e 'const fs = require("fs"), f = process.argv[1], p = JSON.parse(fs.readFileSync(f));
+            for (const n of p.nodes) if (n.callFrame.functionName === "(wait: epoll)") n.callFrame.functionName = "(idle)";
+            fs.writeFileSync(f, JSON.stringify(p));' "$f"
+    done
 fi
-node "$ROOT/bench/threads_accuracy.js" "$W"/v8/*.cpuprofile live="$W/live.cpuprofile"
+echo; echo "=== separate runs: the live sampler (run 2) and V8 of run 3, each against V8 of run 1"
+node "$ROOT/bench/threads_accuracy.js" "$W"/v8/*.cpuprofile live="$W/live.cpuprofile" V8-run3="$(ls "$W"/v8same/*.cpuprofile)"
+echo; echo "=== the same run (3): the live sampler against V8"
+node "$ROOT/bench/threads_accuracy.js" "$W"/v8same/*.cpuprofile live-same="$W/same.cpuprofile"

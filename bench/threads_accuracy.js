@@ -1,6 +1,11 @@
-// bench/threads_accuracy.sh's comparison: V8's top 15 functions by inclusive share in V8's
-// own profile (argv[2]) against each LABEL=FILE profile that follows (nodescope's live sampler,
-// its --perf path, all threads merged). GC and (idle) samples are left out of every profile.
+// bench/threads_accuracy.sh's and express_accuracy.sh's comparison: V8's top 15 functions by
+// inclusive share in V8's own profile (argv[2]) against each LABEL=FILE profile that follows
+// (nodescope's live sampler, its --perf path, all threads merged, or another V8 profile).
+// Shares are over the busy time: samples with a JavaScript frame on the stack. Left out of every
+// profile alike: GC samples, and samples without any JS frame — V8 files the latter under (idle)
+// or (program) whatever the thread was doing (Node marks its whole event-loop poll phase idle for
+// V8's profiler, native HTTP parsing included), while a native sampler sees them as the native
+// work they are; counting them in one denominator and not the other shifts every share.
 const fs = require('fs');
 const GC = /^(\(garbage collector\)|v8::internal::(Heap::|Scavenge|ScavengerCollector|MarkCompact|MinorMarkCompact|ConcurrentMarking|IncrementalMarking|Sweeper|GCTracer|MarkingVisitor))/;
 const SKIP = new Set(['(root)', '(program)', '(idle)', '(garbage collector)']);
@@ -18,25 +23,32 @@ function shares(file, completeOnly) {
                up[3] || n.callFrame.functionName === 'node::Start'];
     memo.set(id, r); return r;
   };
-  const incl = new Map(), self = new Map(); let total = 0, gc = 0, idle = 0;
+  const hasJs = new Map();   // node -> a JS frame on its path (a frame with a url)
+  const js = id => {
+    if (hasJs.has(id)) return hasJs.get(id);
+    const r = byId.get(id).callFrame.url !== '' || (parent.has(id) && js(parent.get(id)));
+    hasJs.set(id, r); return r;
+  };
+  const incl = new Map(), self = new Map(); let total = 0, gc = 0, idle = 0, native = 0;
   for (const s of p.samples) {
     const [keys, isGc, isIdle, complete] = path(s);
     if (completeOnly && !complete) continue;
     if (isGc) { gc++; continue; }
     if (isIdle) { idle++; continue; }
+    if (!js(s)) { native++; continue; }
     total++;
     for (const k of keys) incl.set(k, (incl.get(k) || 0) + 1);
     const leaf = byId.get(s);
     if (!SKIP.has(leaf.callFrame.functionName)) self.set(key(leaf), (self.get(key(leaf)) || 0) + 1);
   }
-  return { incl, self, total, gc, idle, samples: p.samples.length };
+  return { incl, self, total, gc, idle, native, samples: p.samples.length };
 }
 // argv: V8's profile, then LABEL=FILE for each profile compared with it.
 const v8 = shares(process.argv[2], false);
 const cols = process.argv.slice(3).map(a => { const i = a.indexOf('='); return { label: a.slice(0, i), s: shares(a.slice(i + 1), false) }; });
 const pct = (s, k) => 100 * (s.incl.get(k) || 0) / s.total;
-console.log(`samples: V8 --cpu-prof ${v8.samples} (${v8.gc} GC, ${v8.idle} idle left out); ` +
-            cols.map(c => `${c.label} ${c.s.samples} (${c.s.gc} GC)`).join('; '));
+const left = s => `${s.samples} (left out: ${s.gc} GC, ${s.idle} idle, ${s.native} without a JS frame)`;
+console.log(`samples: V8 --cpu-prof ${left(v8)}; ` + cols.map(c => `${c.label} ${left(c.s)}`).join('; '));
 for (const by of ['incl', 'self']) {
   const top = [...v8[by]].sort((a, b) => b[1] - a[1]).slice(0, 15).map(e => e[0]);
   console.log(`\nV8's top 15 by ${by === 'incl' ? 'inclusive' : 'self'} share; inclusive shares:`);

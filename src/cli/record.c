@@ -165,6 +165,9 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
                             sr.stats.partial, sr.stats.late, sr.stats.partial - sr.stats.late);
                 if (wall) fprintf(stderr, "; %lu off the CPU", sr.stats.off_cpu);
                 if (sr.stats.lost) fprintf(stderr, "; %lu lost", sr.stats.lost);
+                if (diag_verbosity > 0 && sr.stats.full_gcs >= 0)
+                    fprintf(stderr, "; %lu read late and named, no full GC since (%ld full GCs)", sr.stats.late_named,
+                            sr.stats.full_gcs);
                 if (diag_verbosity > 0 && sr.stats.samples)
                     fprintf(stderr, "; %.0f us a sample", (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
                 fprintf(stderr, ")\n");

@@ -3,6 +3,7 @@
  * and v8/'s frame decoder read the stack as it was at the sample, and the heap as it is now (a few
  * ms later). The frames are those of `core stack`: v8_stack_frames + v8_frame_record. */
 #include "record/live_sampler.h"
+#include "record/gc_watch.h"
 #include "symbols/journal.h"
 #include "util/buf.h"
 #include "util/demangle.h"
@@ -30,6 +31,8 @@
  * moved the functions its stack points at and put others, even of the same shape, in their place.
  * Sampling reads within a few ms in the steady state; the first samples wait for caches to fill. */
 #define MAX_LAG_NS (25 * 1000000ull)
+/* ... unless the main thread ran no full GC since the sample (gc_watch.h): then only frames named
+ * from their code or bytecode (v8_frame_t.stable) keep their names, however late. */
 #define UNNAMED_LATE "(JS: read too late to name)"
 #define UNNAMED_MOVED "(JS: moved before it was read)"
 
@@ -209,6 +212,9 @@ static size_t unwind(target_t *t, const uint64_t *regs, uint64_t stack_len, targ
 /* One sample: walk, decode, name, add. time_ns is when the stack was last as copied (the sample's
  * time; for a thread off the CPU, when it came back). It weighs ticks, one timeline sample each
  * from tick0_ns every step_ns; wait (may be NULL) is the leaf frame of a thread off the CPU. */
+static gc_watch_t *gc_watch;   /* the main thread's full GCs; NULL when it cannot be watched */
+static int main_tid;
+
 static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *te, uint64_t time_ns,
                         const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st,
                         int off_cpu, int preempted, unsigned long ticks, uint64_t tick0_ns, uint64_t step_ns) {
@@ -224,20 +230,30 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
         for (size_t i = 0; i < n; i++)
             frames[i] = (v8_frame_t){ .kind = V8_FRAME_NATIVE, .pc = native[i].pc, .sp = native[i].sp, .fp = native[i].fp,
                                       .return_address = i > 0 };
-    /* JS frames are named from the heap as it is now. A frame whose function has moved since the
-     * sample (v8_frame_current), and every JS frame of a sample read too late for the heap to be
-     * trusted, is left unnamed rather than named after whatever is at that address now. */
-    int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn = 0;
-    if (v && !late)
-        for (size_t i = 0; i < n; i++)
-            if (v8_frame_current(v, &frames[i]) == 0) { torn = 1; break; }
-    if (late || torn) st->partial++;
-    if (late) st->late++;
+    /* JS frames are named from the heap as it is now. A frame named from its code or bytecode
+     * (stable: a GC does not move those under us) keeps its name however late the sample is read.
+     * Any other JS frame whose function has moved since the sample (v8_frame_current), and every
+     * such frame of a sample read too late for the heap to be trusted, is left unnamed rather than
+     * named after whatever is at that address now. */
+    int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn = 0, unnamed = 0;
+    int quiet = late && te->tid == main_tid && gc_watch_quiet_since(gc_watch, time_ns);
+    if (v)
+        for (size_t i = 0; i < n; i++) {
+            if (frames[i].kind != V8_FRAME_JS) continue;
+            if (late && !(quiet && frames[i].stable)) unnamed = 1;
+            else if (!frames[i].stable && v8_frame_current(v, &frames[i]) == 0) torn = unnamed = 1;
+        }
+    if (unnamed) st->partial++;
+    if (unnamed && late) st->late++;
+    if (!unnamed && quiet) st->late_named++;
     uint64_t torn_fp = 0;
-    size_t k = 0;
-    int leaf_line = 0;   /* the line the leaf JS frame executes: V8's positionTicks */
-    ids[k++] = p->threads[te->thread].frame;
+    size_t k;
+    int leaf_line;   /* the line the leaf JS frame executes: V8's positionTicks */
     buf_t b = {0};
+name:
+    k = 0;
+    leaf_line = 0;
+    ids[k++] = p->threads[te->thread].frame;
     for (size_t i = n; i-- > 0;) {
         const v8_frame_t *f = &frames[i];
         v8_frame_record_t r;
@@ -245,7 +261,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
         if (r.internal) { v8_frame_record_free(&r); continue; }
         buf_clear(&b);
         leaf_line = 0;
-        if (late && f->kind == V8_FRAME_JS) {
+        if (late && f->kind == V8_FRAME_JS && !(quiet && f->stable)) {
             ids[k++] = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (torn && f->kind == V8_FRAME_JS && (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
             torn_fp = f->fp;   /* the frames inlined into it follow with the same fp */
@@ -267,6 +283,10 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *t
             ids[k++] = profile_frame(p, b.data, b.len, NULL, 0, 0, FRAME_UNKNOWN);
         }
         v8_frame_record_free(&r);
+    }
+    if (quiet && !gc_watch_quiet_since(gc_watch, time_ns)) {   /* a full GC began while it was named */
+        quiet = 0;
+        goto name;
     }
     buf_free(&b);
     target_set_stack_copy(t, 0, NULL, 0);
@@ -543,6 +563,8 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
         return NULL;
     }
     s->next_scan = now_s() + SCAN_INTERVAL_S;
+    main_tid = s->pid;
+    if (v && !gc_watch) gc_watch = gc_watch_open(t, s->pid);
     return s;
 }
 
@@ -574,7 +596,10 @@ void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
     /* a stay off the CPU is added when the thread is back: its ticks are older than the samples
        taken meanwhile; the timeline goes in time order */
     if (s->wall && s->out->nsamples > 1) qsort(s->out->samples, s->out->nsamples, sizeof *s->out->samples, sample_time_cmp);
+    s->st.full_gcs = gc_watch ? (long)gc_watch_count(gc_watch) : -1;
     if (stats) *stats = s->st;
+    gc_watch_close(gc_watch);
+    gc_watch = NULL;
     free(s->te);
     free(s->pf);
     free(s);

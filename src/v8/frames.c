@@ -94,40 +94,104 @@ static int osr_frame(v8_t *v, uint64_t fn, const v8_function_t *info, uint64_t p
     return t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV;
 }
 
+/* Whose bytecode a BytecodeArray is, learned from frames whose function slot agreed with it. A
+ * sampler reading a stack late finds the function slot pointing where a GC moved the function
+ * from; the bytecode slot still names the bytecode, which lives in old space and does not move with
+ * it. An entry counts only while that SharedFunctionInfo's bytecode is still the same array. */
+#define BC_OWNER_SLOTS 4096
+struct v8_bc_owner { uint64_t bca, shared; };
+
+static size_t bc_owner_slot(uint64_t bca) { return (size_t)((bca * 0x9e3779b97f4a7c15ull) >> 52) % BC_OWNER_SLOTS; }
+
+static void bc_owner_note(v8_t *v, uint64_t bca, uint64_t shared)
+{
+    if (!v->bc_owner) v->bc_owner = xcalloc(BC_OWNER_SLOTS, sizeof *v->bc_owner);
+    v->bc_owner[bc_owner_slot(bca)] = (struct v8_bc_owner){ bca, shared };
+}
+
+static uint64_t bc_owner(v8_t *v, uint64_t bca)
+{
+    if (!v->bc_owner) return 0;
+    const struct v8_bc_owner *e = &v->bc_owner[bc_owner_slot(bca)];
+    return e->bca == bca && current_bytecode(v, e->shared) == bca ? e->shared : 0;
+}
+
+void v8_bc_owner_free(v8_t *v)
+{
+    free(v->bc_owner);
+    v->bc_owner = NULL;
+}
+
 /* Decodes the JS frame at f->fp into out[0..] (more than one when optimized code inlined
- * functions: innermost first); returns the number of frames written, 0 if it is not one. */
+ * functions: innermost first); returns the number of frames written, 0 if it is not one.
+ * The function is taken from what its code says where it can (out->stable): the optimized code
+ * the pc is in knows its SharedFunctionInfo, and the frame's bytecode slot names its bytecode;
+ * the JSFunction slot, which a GC may have moved away from before a live read, only otherwise. */
 static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *out, size_t room)
 {
     const v8_layout_t *L = &v->L;
     uint64_t fn, argc, bca, off;
     v8_function_t info;
-    if (room == 0 || slot(v, f->fp, L->fp_function, &fn) != 0 || v8_function_info(v, fn, &info) != 0) return 0;
+    if (room == 0 || slot(v, f->fp, L->fp_function, &fn) != 0) return 0;
+    int have_fn = v8_function_info(v, fn, &info) == 0;
+    int has_bca = slot(v, f->fp, L->fp_bytecode_array, &bca) == 0 && v8_has_type(v, bca, L->type_bytecode_array) &&
+                  slot(v, f->fp, L->fp_bytecode_offset, &off) == 0;
+    v8_code_t code;
+    int optimized = 0;   /* known from the pc alone: the bytecode slots may be a replaced frame's (OSR) */
+    if (!have_fn) {
+        /* the slot holds no function now: a frame still, if its code or bytecode says whose */
+        uint64_t shared = 0;
+        v8_tier_t t = V8_TIER_NONE;
+        if (v8_code_for_pc(v, 0, 0, f->pc, &code) == 0) t = tier_of_kind(L, code.kind);
+        if (t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV) {
+            optimized = 1;
+            if (v8_code_shared(v, &code, &shared) != 0) shared = 0;
+        } else if (has_bca) {
+            shared = bc_owner(v, bca);
+        }
+        if (!shared || v8_shared_info(v, shared, &info) != 0) return 0;
+        fn = 0;
+    }
     v8_frame_t js = *f;
     js.kind = V8_FRAME_JS;
     js.function = fn;
     js.shared = info.shared;
+    js.stable = 0;
     js.args_addr = f->fp + (uint64_t)L->fp_args;
     js.argc = slot(v, f->fp, L->fp_argc, &argc) == 0 && argc >= 1 && argc <= MAX_ARGC ? (int)argc - 1 : -1;
     /* a return address points after its call: positions are looked up for the call itself */
     int64_t back = innermost ? 0 : 1;
     int64_t pos = -1;
-    v8_code_t code;
-    if (slot(v, f->fp, L->fp_bytecode_array, &bca) == 0 && v8_has_type(v, bca, L->type_bytecode_array) &&
-        slot(v, f->fp, L->fp_bytecode_offset, &off) == 0 && !osr_frame(v, fn, &info, f->pc, bca)) {
+    if (has_bca && !optimized && (!fn || !osr_frame(v, fn, &info, f->pc, bca))) {
         /* the frame's bytecode (stack, sample time) is the function's own unless the slot was read late */
-        uint64_t now = current_bytecode(v, info.shared);
-        if (now && now != bca) js.moved = 1;
+        uint64_t now = current_bytecode(v, info.shared), owner;
+        if (now == bca) {
+            js.stable = 1;
+            bc_owner_note(v, bca, info.shared);
+        } else if (fn && (owner = bc_owner(v, bca)) != 0) {
+            v8_function_t own;
+            if (v8_shared_info(v, owner, &own) == 0) {   /* the function moved: its bytecode did not */
+                v8_function_free(&info);
+                info = own;
+                js.shared = owner;
+                js.function = 0;
+                js.stable = 1;
+            } else {
+                js.moved = 1;
+            }
+        } else if (now) {
+            js.moved = 1;
+        }
         if (v8_is_smi(v, off)) {
             js.tier = V8_TIER_INTERPRETED;
             interpreted_position(v, bca, v8_smi_value(v, off), &pos);
         } else {
             /* baseline: the slot holds the feedback vector; the pc maps to a bytecode offset */
-            int64_t offset, inl;
+            int64_t offset;
             js.tier = V8_TIER_BASELINE;
-            if (v8_code_for_pc(v, fn, info.shared, f->pc, &code) == 0 &&
+            if (v8_code_for_pc(v, js.function, info.shared, f->pc, &code) == 0 &&
                 v8_baseline_bytecode_offset(v, &code, bca, (int64_t)(f->pc - code.start), &offset) == 0)
                 interpreted_position(v, bca, offset + (L->bca_header - L->heap_tag), &pos);
-            (void)inl;
         }
         set_position(v, &js, &info, pos);
         out[0] = js;
@@ -142,10 +206,22 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
         v8_tier_t t = tier_of_kind(L, code.kind);
         uint64_t code_shared;
         if (t != V8_TIER_NONE) js.tier = t;
-        /* optimized code knows its function: a JSFunction slot saying otherwise was read too late */
-        if ((t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV) && v8_code_shared(v, &code, &code_shared) == 0 &&
-            code_shared != info.shared)
-            js.moved = 1;
+        /* optimized code knows its function: a JSFunction slot saying otherwise was read too late,
+           after a GC moved the function; the code's own function is the one that ran */
+        if ((t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV) && v8_code_shared(v, &code, &code_shared) == 0) {
+            v8_function_t own;
+            if (code_shared == info.shared) {
+                js.stable = 1;
+            } else if (v8_shared_info(v, code_shared, &own) == 0) {
+                v8_function_free(&info);
+                info = own;
+                js.shared = code_shared;
+                js.function = 0;
+                js.stable = 1;
+            } else {
+                js.moved = 1;
+            }
+        }
         if (t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV)
             n = v8_optimized_positions(v, &code, info.shared, (int64_t)(f->pc - code.start) - back, shared, spos, MAX_INLINED);
     }
@@ -189,6 +265,7 @@ int v8_frame_current(v8_t *v, const v8_frame_t *f)
     uint64_t ctx, fn_context;
     if (f->kind != V8_FRAME_JS) return -1;
     if (f->moved) return 0;
+    if (f->stable) return 1;
     if (!f->function || f->inlined || L->fn_context < 0) return -1;
     if (slot(v, f->fp, L->fp_context, &ctx) != 0) return -1;
     if (!v8_has_type(v, f->function, L->type_js_function) || v8_read_field(v, f->function, L->fn_context, &fn_context) != 0)

@@ -52,6 +52,7 @@ void v8_close(v8_t *v)
     if (!v) return;
     v8_functions_cleanup(v);
     v8_code_cache_free(v);
+    v8_bc_owner_free(v);
     free(v->bc_sizes);
     v8_metadata_free(&v->md);
     for (size_t i = 0; i < v->ntype_strings; i++) free(v->type_strings[i]);

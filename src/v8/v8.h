@@ -109,6 +109,9 @@ typedef struct {
     int is_construct;         /* called with `new` (a ConstructFrame is its caller) */
     int moved;                /* the function read from the frame's slot is not the one whose code runs
                                  there (a live process: read after a GC moved it); see v8_frame_current */
+    int stable;               /* the function was found from the code the pc is in or the frame's
+                                 bytecode, which a GC does not move under a live read: its name holds
+                                 however late the stack is read (function may then be 0) */
     int return_address;       /* pc is a return address (every frame but the interrupted one): the
                                  call in progress is at pc - 1 (symbols and positions look there) */
 } v8_frame_t;

@@ -114,6 +114,7 @@ struct v8 {
     int bc_count, bc_sizes_loaded;
     struct v8_sfi_cache *sfi_cache;  /* v8_shared_info results by SharedFunctionInfo (functions.c) */
     struct v8_code_cache *code_cache; /* code objects found by scanning, by pc range (code.c) */
+    struct v8_bc_owner *bc_owner;     /* whose bytecode a BytecodeArray is (frames.c) */
 };
 
 /* code.c: the Code object a pc is in */
@@ -124,6 +125,7 @@ typedef struct {
 } v8_code_t;
 int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t *out);
 void v8_code_cache_free(v8_t *v);
+void v8_bc_owner_free(v8_t *v);
 /* The SharedFunctionInfo optimized (TurboFan, Maglev) code was compiled for, from its
  * deoptimization data: the running function's, whatever the JSFunction slot says now. */
 int v8_code_shared(v8_t *v, const v8_code_t *c, uint64_t *shared);

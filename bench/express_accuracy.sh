@@ -9,12 +9,12 @@
 # and three comparisons: 2 against 1; the V8 profile of 3 against 1 (how far two runs of the same
 # load differ in V8's own eyes: the floor under the first comparison); and within run 3, the live
 # profile against V8's (the sampler's own error, the workload's variation taken out).
-# Shares are over the busy time (bench/threads_accuracy.js: samples with a JS frame; GC left out).
+# Shares are over the busy time (tests/lib/compare_profiles.js: samples with a JS frame; GC left out).
 # Needs npm (express@4, autocannon@7 into bench/.cache). Not a test.
 # Usage: bench/express_accuracy.sh [SECONDS] [HZ]
 # WALL=1: record --wall, as V8's sampler counts time (it signals the thread on a wall-clock timer,
 # so the time its thread waits for a CPU counts where it was preempted); the main thread's
-# "(wait: epoll)" (the event loop waiting) becomes "(idle)", as in V8's profile.
+# "(wait: epoll)" (the event loop waiting) counts as V8's "(idle)".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -36,26 +36,19 @@ wait_listening() { for _ in $(seq 100); do grep -q listening "$1" 2> /dev/null &
 load() { node "$AC" -c 10 -d "$SECS" "http://127.0.0.1:$PORT/items/abc" 2>&1 | grep -E "^(Req/Sec|  *[0-9]+k? requests)" | tail -2 || true; }
 
 echo "== node --cpu-prof"
-node --cpu-prof --cpu-prof-dir="$W/v8" "$ROOT/bench/express_server.js" "$PORT" > "$W/v8.out" & pids+=($!)
+node --cpu-prof --cpu-prof-dir="$W/v8" "$ROOT/tests/fixtures/live/express_server.js" "$PORT" > "$W/v8.out" & pids+=($!)
 wait_listening "$W/v8.out"; load; kill -INT "${pids[-1]}"; wait "${pids[-1]}" || true
 
 WALLFLAG=; [ -n "${WALL:-}" ] && WALLFLAG=--wall
 echo "== nodescope record -F $HZ $WALLFLAG (live sampler)"
-"$NS" record -F "$HZ" $WALLFLAG -o "$W/live.cpuprofile" -- node "$ROOT/bench/express_server.js" "$PORT" > "$W/live.out" & pids+=($!)
+"$NS" record -F "$HZ" $WALLFLAG -o "$W/live.cpuprofile" -- node "$ROOT/tests/fixtures/live/express_server.js" "$PORT" > "$W/live.out" & pids+=($!)
 wait_listening "$W/live.out"; load; kill -INT "${pids[-1]}"; wait "${pids[-1]}" || true
 
 echo "== nodescope record -F $HZ $WALLFLAG -- node --cpu-prof (the same run)"
-"$NS" record -F "$HZ" $WALLFLAG -o "$W/same.cpuprofile" -- node --cpu-prof --cpu-prof-dir="$W/v8same" "$ROOT/bench/express_server.js" "$PORT" > "$W/same.out" & pids+=($!)
+"$NS" record -F "$HZ" $WALLFLAG -o "$W/same.cpuprofile" -- node --cpu-prof --cpu-prof-dir="$W/v8same" "$ROOT/tests/fixtures/live/express_server.js" "$PORT" > "$W/same.out" & pids+=($!)
 wait_listening "$W/same.out"; load; kill -INT "${pids[-1]}"; wait "${pids[-1]}" || true
 
-if [ -n "$WALLFLAG" ]; then
-    for f in "$W/live.cpuprofile" "$W/same.cpuprofile"; do
-        node -e 'const fs = require("fs"), f = process.argv[1], p = JSON.parse(fs.readFileSync(f));
-            for (const n of p.nodes) if (n.callFrame.functionName === "(wait: epoll)") n.callFrame.functionName = "(idle)";
-            fs.writeFileSync(f, JSON.stringify(p));' "$f"
-    done
-fi
 echo; echo "=== separate runs: the live sampler (run 2) and V8 of run 3, each against V8 of run 1"
-node "$ROOT/bench/threads_accuracy.js" "$W"/v8/*.cpuprofile live="$W/live.cpuprofile" V8-run3="$(ls "$W"/v8same/*.cpuprofile)"
+node "$ROOT/tests/lib/compare_profiles.js" "$W"/v8/*.cpuprofile live="$W/live.cpuprofile" V8-run3="$(ls "$W"/v8same/*.cpuprofile)"
 echo; echo "=== the same run (3): the live sampler against V8"
-node "$ROOT/bench/threads_accuracy.js" "$W"/v8same/*.cpuprofile live-same="$W/same.cpuprofile"
+node "$ROOT/tests/lib/compare_profiles.js" "$W"/v8same/*.cpuprofile live-same="$W/same.cpuprofile"

@@ -9,8 +9,9 @@
 #      time-correct from the map journal), and from the same recording
 #      nodescope convert rec/perf.txt --map-journal rec/map-journal.txt --threads merge -o merged.cpuprofile
 #      (every thread in one tree: what nodescope wrote before threads)
+#   4. nodescope record -F 999 -- node --cpu-prof tsc.js -p .          (both on the same run)
 # For V8's top 15 functions by inclusive share, prints each profile's share and the worst
-# difference from V8's. GC samples are left out of all profiles (V8's (garbage collector); in
+# difference from V8's (tests/lib/compare_profiles.js: shares of the time with JS on the stack). GC samples are left out of all profiles (V8's (garbage collector); in
 # perf's stacks a frame of V8's heap code), and V8's (idle) too (perf samples only a thread
 # that runs). Not a test; needs network for npm. Usage: [KEEP=1] bench/threads_accuracy.sh [FILES]
 set -euo pipefail
@@ -70,4 +71,9 @@ cd "$W"
 echo "tsc on $FILES files; the recording's threads:"
 "$NS" top -q -n 1 --map-journal rec/map-journal.txt rec/perf.txt | sed -n '1,/^$/p'
 (cd proj && "$NS" record -F 999 -o "$W/live.cpuprofile" -- node "$TSC" -p . > /dev/null)
-node "$ROOT/bench/threads_accuracy.js" v8/*.cpuprofile live=live.cpuprofile perf=main.cpuprofile merged=merged.cpuprofile
+(cd proj && "$NS" record -F 999 -o "$W/same.cpuprofile" -- node --cpu-prof --cpu-prof-dir="$W/v8same" "$TSC" -p . > /dev/null)
+echo; echo "=== separate runs, against V8's profile of run 1 (V8-run5: V8's own profile of another run, the floor)"
+node "$ROOT/tests/lib/compare_profiles.js" v8/*.cpuprofile live=live.cpuprofile perf=main.cpuprofile merged=merged.cpuprofile \
+    V8-run5="$(ls v8same/*.cpuprofile)"
+echo; echo "=== the same run: record -- node --cpu-prof (the window V8 sampled)"
+node "$ROOT/tests/lib/compare_profiles.js" --same-run v8same/*.cpuprofile live-same=same.cpuprofile

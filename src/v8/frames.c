@@ -122,6 +122,23 @@ void v8_bc_owner_free(v8_t *v)
     v->bc_owner = NULL;
 }
 
+/* The frame runs shared, not the function its slot names now (a GC moved that one before a live
+ * read): the frame and info become shared's, named from what does not move (stable); moved when
+ * shared cannot be read. */
+static void adopt_function(v8_t *v, v8_frame_t *js, v8_function_t *info, uint64_t shared)
+{
+    v8_function_t own;
+    if (v8_shared_info(v, shared, &own) != 0) {
+        js->moved = 1;
+        return;
+    }
+    v8_function_free(info);
+    *info = own;
+    js->shared = shared;
+    js->function = 0;
+    js->stable = 1;
+}
+
 /* Decodes the JS frame at f->fp into out[0..] (more than one when optimized code inlined
  * functions: innermost first); returns the number of frames written, 0 if it is not one.
  * The function is taken from what its code says where it can (out->stable): the optimized code
@@ -169,16 +186,7 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
             js.stable = 1;
             bc_owner_note(v, bca, info.shared);
         } else if (fn && (owner = bc_owner(v, bca)) != 0) {
-            v8_function_t own;
-            if (v8_shared_info(v, owner, &own) == 0) {   /* the function moved: its bytecode did not */
-                v8_function_free(&info);
-                info = own;
-                js.shared = owner;
-                js.function = 0;
-                js.stable = 1;
-            } else {
-                js.moved = 1;
-            }
+            adopt_function(v, &js, &info, owner);   /* the function moved: its bytecode did not */
         } else if (now) {
             js.moved = 1;
         }
@@ -209,18 +217,8 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
         /* optimized code knows its function: a JSFunction slot saying otherwise was read too late,
            after a GC moved the function; the code's own function is the one that ran */
         if ((t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV) && v8_code_shared(v, &code, &code_shared) == 0) {
-            v8_function_t own;
-            if (code_shared == info.shared) {
-                js.stable = 1;
-            } else if (v8_shared_info(v, code_shared, &own) == 0) {
-                v8_function_free(&info);
-                info = own;
-                js.shared = code_shared;
-                js.function = 0;
-                js.stable = 1;
-            } else {
-                js.moved = 1;
-            }
+            if (code_shared == info.shared) js.stable = 1;
+            else adopt_function(v, &js, &info, code_shared);
         }
         if (t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV)
             n = v8_optimized_positions(v, &code, info.shared, (int64_t)(f->pc - code.start) - back, shared, spos, MAX_INLINED);

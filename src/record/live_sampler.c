@@ -427,9 +427,23 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
 }
 
 /* Reads every record in a thread's rings. */
+/* A fixed sampling period locks onto work that repeats at the same period (a 99 Hz sampler and a
+ * loop whose round takes 10.1 ms of CPU see the same point of every round): after each thread's
+ * samples are read, its next period is drawn from 0.75 to 1.25 times the mean. The kernel starts
+ * the new period then, so the rate comes out a little under hz; shares are what matter. */
+static void jitter(int fd, double hz) {
+    static uint64_t x = 0;
+    if (!x) x = monotonic_ns() | 1;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64 */
+    uint64_t period = (uint64_t)(1e9 / hz * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53)));
+    ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+}
+
 static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stats_t *st, double hz) {
     drain_ctx_t c = { t, v, p, te, st, hz };
+    unsigned long before = st->samples;
     drain_ring(te->ring, on_cpu_record, &c);
+    if (st->samples != before) jitter(te->fd, hz);
     if (te->sw_ring) drain_ring(te->sw_ring, switch_record, &c);
 }
 

@@ -177,6 +177,5 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     if (!o->attach_pid) r->exit_status = shell_status(status);
     v8_close(v);
     target_close(t);
-    stop_signals_restore();
-    return 0;
+    return 0;   /* the stop signals stay caught while record writes OUT and exits (stop_signals.h) */
 }

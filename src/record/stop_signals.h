@@ -1,7 +1,11 @@
 /* The stop requests a recording takes from the user: SIGINT, SIGTERM and SIGHUP sent to
  * nodescope are caught (not acted on) while a recording runs, and counted, so the session's
  * loop decides what each one means (forward to the program, stop sampling, escalate).
- * One owner for these signals: the recording session, installed once, restored at its end. */
+ * One owner for these signals: the recording session, installed once. A session that fails
+ * restores them itself; one that succeeds leaves them caught for the rest of nodescope's life
+ * (record writes OUT, removes its side files and exits): a second Ctrl-C, the first having stopped
+ * the program, must not kill nodescope halfway through writing or leave /tmp/perf-PID.map behind
+ * (SIGKILL still ends it). */
 #ifndef RECORD_STOP_SIGNALS_H
 #define RECORD_STOP_SIGNALS_H
 

@@ -58,6 +58,10 @@ typedef struct {
     void *ring;
     uint32_t thread;  /* its index in the profile's thread table (profile.h "Threads") */
     int sw_fd;        /* --wall: its context-switch event (-1: none) */
+    /* the jitter's bookkeeping, in ns of the thread's CPU time (the event's count): the count
+       when the current period was set, the period, and the samples taken since */
+    uint64_t period_at, period;
+    unsigned long period_samples;
     void *sw_ring;
     off_cpu_t *off;
 } thread_ev_t;
@@ -369,6 +373,7 @@ static void on_cpu_record(void *ctx, const struct perf_event_header *h, const ui
     const uint8_t *stack;
     if (h->type != PERF_RECORD_SAMPLE || parse_sample(q, end, &time, regs, &stack, &len) != 0) return;
     uint64_t t0 = monotonic_ns();
+    c->te->period_samples++;
     take_sample(c->t, c->v, c->p, c->te, time, regs, stack, len, c->st, 0, 0, 1, time, 0);
     c->st->busy_ns += monotonic_ns() - t0;
 }
@@ -430,20 +435,27 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
 /* A fixed sampling period locks onto work that repeats at the same period (a 99 Hz sampler and a
  * loop whose round takes 10.1 ms of CPU see the same point of every round): after each thread's
  * samples are read, its next period is drawn from 0.75 to 1.25 times the mean. The kernel starts
- * the new period then, so the rate comes out a little under hz; shares are what matter. */
-static void jitter(int fd, double hz) {
+ * a new period when told: the CPU time the thread ran since its last sample (the event's count
+ * now, less the count at that sample) is taken off it, so the rate stays hz. */
+static void jitter(thread_ev_t *te, double hz) {
     static uint64_t x = 0;
+    uint64_t count;
     if (!x) x = monotonic_ns() | 1;
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64 */
-    uint64_t period = (uint64_t)(1e9 / hz * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53)));
-    ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+    if (read(te->fd, &count, sizeof count) != (ssize_t)sizeof count) return;
+    double mean = 1e9 / hz, want = mean * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53));
+    uint64_t at_sample = te->period_at + (uint64_t)te->period_samples * (te->period ? te->period : (uint64_t)mean);
+    double left = want - (count > at_sample ? (double)(count - at_sample) : 0);
+    uint64_t period = (uint64_t)(left > 0.1 * mean ? left : 0.1 * mean);
+    if (ioctl(te->fd, PERF_EVENT_IOC_PERIOD, &period) != 0) return;
+    te->period_at = count, te->period = period, te->period_samples = 0;
 }
 
 static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stats_t *st, double hz) {
     drain_ctx_t c = { t, v, p, te, st, hz };
     unsigned long before = st->samples;
     drain_ring(te->ring, on_cpu_record, &c);
-    if (st->samples != before) jitter(te->fd, hz);
+    if (st->samples != before) jitter(te, hz);
     if (te->sw_ring) drain_ring(te->sw_ring, switch_record, &c);
 }
 
@@ -496,7 +508,8 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     }
     /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
     uint32_t ti = profile_thread(s->out, s->pid, tid, name, strlen(name));
-    s->te[s->n] = (thread_ev_t){ fd, tid, ring, ti, sw_fd, sw_ring, s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL };
+    s->te[s->n] = (thread_ev_t){ .fd = fd, .tid = tid, .ring = ring, .thread = ti, .sw_fd = sw_fd, .sw_ring = sw_ring,
+                                 .off = s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL };
     s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };   /* the switch ring is read with it */
     s->n++;
     s->st.threads++;

@@ -647,6 +647,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     graph_mem_trace("build: scanned");
     find_roots(g, b.modules, b.nmodules);
     free(b.modules);
+    v8_graph_release(g);   /* what naming the module records and the roots read of the core */
     graph_mem_trace("build: roots");
     return g;
 }

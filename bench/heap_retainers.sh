@@ -43,5 +43,11 @@ head -8 "$W/out"
 run objects --retained
 head -6 "$W/out"
 run retainers --no-cache "$a"    # the graph built again, nothing written
-run heapsnapshot -o "$W/ns.heapsnapshot"
-echo "nodescope's snapshot: $(du -h "$W/ns.heapsnapshot" | cut -f1)"
+run heapsnapshot -o "$W/ns.heapsnapshot"                          # the graph from the cache
+run heapsnapshot --no-cache --force -o "$W/ns-built.heapsnapshot"   # the graph built in the same run
+cmp -s "$W/ns.heapsnapshot" "$W/ns-built.heapsnapshot" || echo "DIFFERENT: the snapshots from the cache and from a build"
+rm -rf "$XDG_CACHE_HOME"
+run heapsnapshot --force -o "$W/ns-built.heapsnapshot"              # built, and the cache written first
+cmp -s "$W/ns.heapsnapshot" "$W/ns-built.heapsnapshot" || echo "DIFFERENT: the snapshot that wrote the cache"
+rm -f "$W/ns-built.heapsnapshot"
+echo "nodescope's snapshot: $(du -h "$W/ns.heapsnapshot" | cut -f1), sha1 $(sha1sum < "$W/ns.heapsnapshot" | cut -c1-12); core $(du -h "$core" | cut -f1)"

@@ -45,6 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t r = 0; r < v8_graph_root_count(g); r++) v8_graph_root_used(g, r);
         if (v8_graph_dominators(g) == 0)
             for (uint32_t i = 0; i < n && i < 64; i++) v8_graph_retained(g, i), v8_graph_idom(g, i);
+        v8_graph_trim(g);   /* heapsnapshot's view: nodes and roots */
+        for (uint32_t i = 0; i < n && i < 64; i++) {
+            const uint32_t *ts, *ss;
+            v8_graph_edges(g, i, &ts, &ss);
+            v8_graph_is_object(g, v8_graph_node(g, i)->addr);
+        }
+        for (size_t r = 0; r < v8_graph_root_count(g); r++) v8_graph_root_used(g, r);
         v8_graph_free(g);
     }
     unlink(path);

@@ -8,6 +8,7 @@
 #include "v8/v8.h"
 #include "v8_node20_metadata.h"
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -29,7 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         v8_graph_t *g = v8_heap_found(h) ? v8_graph_build(v, h, 0) : NULL;
         if (g) {
             v8_edges_t *e = v8_edges_new(v, h);
-            size_t n = v8_graph_node_count(g), edges = 0;
+            size_t n = v8_graph_node_count(g), edges = 0, nr = v8_graph_root_count(g);
+            /* the roots in use without paths (a bit a node), then from the paths: the same */
+            uint8_t *used = calloc(nr ? nr : 1, 1);
+            for (size_t r = 0; r < nr; r++) used[r] = (uint8_t)v8_graph_root_used(g, r);
             for (uint32_t i = 0; i < n && i < 256; i++) {
                 const v8_graph_node_t *nd = v8_graph_node(g, i);
                 v8_heap_object_t o = {nd->addr, 0, nd->type, nd->size, 0, 0};
@@ -40,6 +44,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 v8_graph_parent(g, i, &p, &s, &r);
                 v8_graph_retained(g, i);
             }
+            for (size_t r = 0; r < nr; r++)
+                if (used[r] != v8_graph_root_used(g, r)) abort();
+            free(used);
+            /* trimmed (heapsnapshot): nodes and roots stay, the rest answers nothing */
+            v8_graph_trim(g);
+            for (uint32_t i = 0; i < n && i < 64; i++) {
+                const uint32_t *ts, *ss;
+                uint32_t p, s, r;
+                if (v8_graph_edges(g, i, &ts, &ss) || v8_graph_retainers(g, i, &ts, &ss) || v8_graph_parent(g, i, &p, &s, &r) == 0)
+                    abort();
+                if (v8_graph_find(g, v8_graph_node(g, i)->addr) != i) abort();
+                v8_graph_pass(g, i);
+            }
+            v8_graph_release(g);
             v8_edges_free(e);
             v8_graph_free(g);
         }

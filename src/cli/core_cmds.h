@@ -67,6 +67,10 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
 v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges);
 /* Writes a graph built by the last command to the cache file (after flushing its answer). */
 void core_graph_save_pending(void);
+/* For a writer that needs only the nodes and roots (heapsnapshot): writes a graph built by this
+ * command to the cache now, then frees its edges and paths (v8_graph_trim); the next core_graph
+ * reads the cache again, or builds the graph. */
+void core_graph_trim(void);
 /* --no-cache: the graph is built, and the cache file neither read nor written. */
 extern int core_graph_no_cache;
 #define OPT_NO_CACHE OPT_BOOL("no-cache", 0, "build the object graph; do not read or write its cache", &core_graph_no_cache)

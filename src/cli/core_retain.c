@@ -31,6 +31,7 @@ static struct {
     char *save_path, *save_origin;   /* a graph built this session, written to the cache once the
                                         command that built it has printed its answer */
     uint64_t save_key;
+    int trimmed;   /* core_graph_trim: the next core_graph loads or builds it again */
 } cache;
 
 /* --no-cache (refs, retainers, dominators, heapsnapshot) or NODESCOPE_NO_GRAPH_CACHE: the graph
@@ -201,9 +202,18 @@ void core_graph_save_pending(void)
     cache.save_path = cache.save_origin = NULL;
 }
 
+void core_graph_trim(void)
+{
+    if (!cache.g) return;
+    core_graph_save_pending();   /* nothing to flush first: the writer's answer is its file */
+    v8_graph_trim(cache.g);
+    cache.trimmed = 1;
+}
+
 v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
 {
-    if (cache.v != s->v) {
+    if (cache.v != s->v || cache.trimmed) {
+        cache.trimmed = 0;
         core_graph_save_pending();
         if (cache.g) {
             v8_graph_free(cache.g);

@@ -58,4 +58,30 @@ static inline void graph_unmap(void *p, size_t bytes)
     if (p) munmap(p, ((bytes + 4095) & ~(size_t)4095) ? ((bytes + 4095) & ~(size_t)4095) : 4096);
 }
 
+/* With NODESCOPE_MEM_TRACE set: the resident set (anonymous, and file-backed: a core's touched
+ * pages), its peak and malloc's bytes on stderr at the phases of a graph command: where the peak
+ * memory comes from. */
+#include <malloc.h>
+#include <string.h>
+static inline void graph_mem_trace(const char *phase)
+{
+    static int on = -1;
+    if (on < 0) on = getenv("NODESCOPE_MEM_TRACE") != NULL;
+    if (!on) return;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return;
+    char line[256];
+    long rss = 0, hwm = 0, anon = 0, file = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "VmRSS:", 6)) rss = atol(line + 6);
+        else if (!strncmp(line, "VmHWM:", 6)) hwm = atol(line + 6);
+        else if (!strncmp(line, "RssAnon:", 8)) anon = atol(line + 8);
+        else if (!strncmp(line, "RssFile:", 8)) file = atol(line + 8);
+    }
+    fclose(f);
+    struct mallinfo2 mi = mallinfo2();
+    fprintf(stderr, "mem %-26s rss %5ld MB (anon %5ld, file %5ld), peak %5ld MB; malloc %5zu MB + %5zu MB mmap'ed\n",
+            phase, rss >> 10, anon >> 10, file >> 10, hwm >> 10, mi.uordblks >> 20, mi.hblkhd >> 20);
+}
+
 #endif

@@ -82,6 +82,8 @@ struct v8_graph {
     /* loaded from a cache file: the arrays above (but idom, retained) point into this mapping */
     void *map;
     size_t map_len;
+    int trimmed;   /* v8_graph_trim: nodes and roots only */
+    uint8_t *root_used;   /* without paths: v8_graph_root_used of each root */
 };
 
 size_t v8_graph_node_count(const v8_graph_t *g) { return g->n; }
@@ -131,7 +133,7 @@ int v8_graph_is_object(void *ctx, uint64_t addr)
 
 size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets, const uint32_t **slots)
 {
-    if (i >= g->n || g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) return 0;
+    if (g->trimmed || i >= g->n || g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) return 0;
     *targets = g->tgt + g->first[i];
     *slots = g->slot + g->first[i];
     return (size_t)(g->first[i + 1] - g->first[i]);
@@ -191,7 +193,7 @@ static void scan_retainers(v8_graph_t *g, uint32_t x, rscan_t *r)
 
 size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, const uint32_t **slots)
 {
-    if (i >= g->n) return 0;
+    if (g->trimmed || i >= g->n) return 0;
     if (!g->rfirst) {
         for (size_t k = 0; k < g->nscans; k++)
             if (g->scans[k].node == i) {
@@ -405,6 +407,12 @@ void v8_graph_pass(v8_graph_t *g, uint32_t i)
        chunks, hand back everything between the first and the last object in one call (the core
        is one file mapping, laid out in address order) */
     if (++g->pass_moves % 32 && i != V8_NO_NODE) return;
+    v8_graph_release(g);
+}
+
+void v8_graph_release(v8_graph_t *g)
+{
+    if (!g->n || strcmp(target_kind(g->v->t), "core")) return;
     if (g->map) madvise(g->map, g->map_len, MADV_DONTNEED);   /* the cache file's pages too */
     const char *lo = target_direct(g->v->t, g->lo - 1, 8), *hi = target_direct(g->v->t, g->hi - 1, 8);
     if (!lo || !hi || hi <= lo) return;
@@ -587,8 +595,10 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     b.show = show_progress;
     u64map_init(&b.module_maps);
     if (show_progress) progress_init(&b.progress, "walking the heap", "objects");
+    graph_mem_trace("build: start");
     v8_heap_walk(h, on_object, &b, NULL);
     if (show_progress) progress_done(&b.progress);
+    graph_mem_trace("build: walked");
     u64map_free(&b.module_maps);
     /* pages come in address order from the mappings; make sure, and drop duplicates */
     int sorted = 1;
@@ -634,14 +644,54 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     if (show_progress) progress_done(&b.progress);
     free(buf);
     v8_edges_free(e);
+    graph_mem_trace("build: scanned");
     find_roots(g, b.modules, b.nmodules);
     free(b.modules);
+    v8_graph_release(g);   /* what naming the module records and the roots read of the core */
+    graph_mem_trace("build: roots");
     return g;
+}
+
+void v8_graph_trim(v8_graph_t *g)
+{
+    if (!g || g->trimmed) return;
+    g->trimmed = 1;
+    for (size_t k = 0; k < g->nscans; k++) {
+        free(g->scans[k].holders);
+        free(g->scans[k].slots);
+    }
+    g->nscans = 0;
+    free(g->rfirst);
+    free(g->rsrc);
+    free(g->rslot);
+    free(g->idom);
+    free(g->retained);
+    g->rfirst = NULL, g->rsrc = g->rslot = NULL, g->idom = NULL, g->retained = NULL;
+    if (g->map) {   /* the file's pages are clean: handed back, nothing freed */
+        madvise(g->map, g->map_len, MADV_DONTNEED);
+    } else {
+        free(g->first);
+        if (g->edges_bytes) {
+            graph_unmap(g->tgt, g->edges_bytes);
+            graph_unmap(g->slot, g->edges_bytes);
+        } else {
+            free(g->tgt);
+            free(g->slot);
+        }
+        g->edges_bytes = 0;
+        free(g->dist);
+        free(g->parent);
+        free(g->pslot);
+        free(g->level);
+    }
+    g->first = NULL, g->tgt = g->slot = NULL, g->dist = g->parent = g->pslot = NULL, g->level = NULL;
+    g->nedges = 0;
 }
 
 void v8_graph_free(v8_graph_t *g)
 {
     if (!g) return;
+    free(g->root_used);
     free_chunk_index(g);
     for (size_t k = 0; k < g->nscans; k++) {
         free(g->scans[k].holders);
@@ -726,28 +776,70 @@ static void compute_paths(v8_graph_t *g)
     free(queue);
 }
 
+/* Which roots compute_paths would start from, without its arrays (16 bytes a node): one bit a
+ * node and a queue, for a writer that needs only this (heapsnapshot of a graph just built). */
+static void compute_root_used(v8_graph_t *g)
+{
+    size_t n = g->n;
+    g->root_used = graph_calloc(g->nroots ? g->nroots : 1, 1);
+    uint64_t *seen = graph_calloc(n / 64 + 1, 8);
+    uint32_t *queue = graph_malloc((n ? n : 1) * sizeof *queue);
+#define SEEN(x) ((seen[(x) / 64] >> ((x) % 64)) & 1)
+#define MARK(x) (seen[(x) / 64] |= 1ull << ((x) % 64))
+    size_t qh = 0, qt = 0;
+    for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
+        if (lv == V8_ROOT_MODULE) continue;   /* one level with the global, as in compute_paths */
+        for (size_t r = 0; r < g->nroots; r++) {
+            const v8_graph_root_t *rt = &g->roots[r];
+            int mine = rt->level == (v8_root_level_t)lv || (lv == V8_ROOT_GLOBAL && rt->level == V8_ROOT_MODULE);
+            if (!mine || rt->node >= n || SEEN(rt->node)) continue;
+            MARK(rt->node);
+            g->root_used[r] = 1;
+            queue[qt++] = rt->node;
+        }
+        while (qh < qt) {
+            uint32_t i = queue[qh++];
+            if (g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) continue;
+            for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
+                uint32_t t = g->tgt[k];
+                if ((g->slot[k] & V8_SLOT_WEAK) || t >= n || SEEN(t)) continue;
+                MARK(t);
+                queue[qt++] = t;
+            }
+        }
+    }
+#undef SEEN
+#undef MARK
+    free(queue);
+    free(seen);
+}
+
 int v8_graph_root_used(v8_graph_t *g, size_t k)
 {
-    if (!g->dist) compute_paths(g);
-    if (k >= g->nroots) return 0;
+    if (g->trimmed || k >= g->nroots) return 0;
+    if (!g->dist && !g->root_used) compute_root_used(g);
+    if (!g->dist) return g->root_used[k];
     uint32_t x = g->roots[k].node;
     return g->dist[x] == 0 && g->parent[x] == V8_NO_NODE && g->pslot[x] == k;
 }
 
 uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i)
 {
+    if (g->trimmed) return V8_NO_NODE;
     if (!g->dist) compute_paths(g);
     return i < g->n ? g->dist[i] : V8_NO_NODE;
 }
 
 v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i)
 {
+    if (g->trimmed) return V8_ROOT_LEVELS;
     if (!g->dist) compute_paths(g);
     return i < g->n && g->dist[i] != V8_NO_NODE && g->level[i] < V8_ROOT_LEVELS ? (v8_root_level_t)g->level[i] : V8_ROOT_LEVELS;
 }
 
 int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index)
 {
+    if (g->trimmed) return -1;
     if (!g->dist) compute_paths(g);
     if (i >= g->n || g->dist[i] == V8_NO_NODE) return -1;
     if (g->parent[i] == V8_NO_NODE ? g->pslot[i] >= g->nroots : g->parent[i] >= g->n) return -1;
@@ -764,6 +856,7 @@ int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot,
 int v8_graph_dominators(v8_graph_t *g)
 {
     if (g->idom) return 0;
+    if (g->trimmed) return -1;
     size_t nr = 0;
     uint32_t *roots = graph_malloc((g->nroots ? g->nroots : 1) * sizeof *roots);
     for (size_t r = 0; r < g->nroots; r++)
@@ -829,6 +922,7 @@ static int write_all(FILE *f, const void *p, size_t n)
 int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key, const char *origin)
 {
     size_t ol = origin ? strlen(origin) + 1 : 0;
+    if (g->trimmed) return -1;
     if (!g->dist) compute_paths(g);
     size_t n = g->n, m = g->nedges, nl = 0;
     cache_root_t *roots = graph_calloc(g->nroots ? g->nroots : 1, sizeof *roots);

@@ -565,6 +565,14 @@ int v8_graph_root_used(v8_graph_t *g, size_t k);
  * index; a core's pages of the chunk the pass has left are handed back (the core is mmap'ed, and
  * the whole heap would otherwise stay resident). i = V8_NO_NODE at the end. */
 void v8_graph_pass(v8_graph_t *g, uint32_t i);
+/* Hands back the core's heap pages (and the cache file's) now: for a reader that touches much of
+ * the heap from one node (a 3.5-million-element array's targets). */
+void v8_graph_release(v8_graph_t *g);
+/* Frees what only edge and path queries use (edges, reverse edges, paths, dominators): for a
+ * writer that names edges from the core (v8_edges_of) and needs the nodes and roots alone. After
+ * it edges, retainers, paths and dominators answer nothing, root_used 0, and the graph cannot be
+ * saved; nodes, find, is_object, roots and pass are as before. */
+void v8_graph_trim(v8_graph_t *g);
 /* For v8_edges_of: 1 when addr starts a node of g (ctx is the graph). */
 int v8_graph_is_object(void *g, uint64_t addr);
 /* Shortest paths from the roots, by root preference (everything reachable from the global object

@@ -28,7 +28,8 @@ check_major() {
         echo "retainers --json $a"
     done > "$w/cmds"
     a_map=$(grep -m1 "<Object: LeakMapValue>" "$w/inst.txt" | cut -d' ' -f1)
-    printf '%s\n' "refs $a_map" "dominators --top 5 --json" "heapsnapshot -o $w/core.heapsnapshot" >> "$w/cmds"
+    # heapsnapshot frees the graph's edges and paths: the session's next query loads it again
+    printf '%s\n' "refs $a_map" "dominators --top 5 --json" "heapsnapshot -o $w/core.heapsnapshot" "retainers $a_map" >> "$w/cmds"
     ns < "$w/cmds" > "$w/out.txt" || fail "the session exited $?"
     # split the JSON documents (one per retainers) by their first line
     awk -v d="$w" -v list="$classes" 'BEGIN { n = split(list, c, " "); k = 0 }
@@ -36,6 +37,7 @@ check_major() {
         /^\]\}$/ { if (k == n) k = n + 1 }' "$w/out.txt"
     node "$FIX/retain_check.js" "$w/truth.json" "$w" || fail "retain_check.js"
     grep -q 'value of "s17"' "$w/out.txt" || fail "refs: no 'value of \"s17\"' holder"
+    grep -q 'value of "s17" *-> LeakMapValue' "$w/out.txt" || fail "retainers after heapsnapshot: no path"
     grep -q '"retained_size"' "$w/out.txt" || fail "dominators --json: no retained sizes"
     # objects --retained: per constructor, as `objects` counts them; a planted class retains at
     # least one instance's own bytes, and Maps retain more than their own bytes (their tables)

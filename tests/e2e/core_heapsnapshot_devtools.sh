@@ -1,0 +1,31 @@
+#!/bin/bash
+# The .heapsnapshot written from a core loads in Chromium's own DevTools reader (the Memory
+# panel's heap snapshot worker, bundled in Chromium) and its constructor counts there equal
+# v8.getHeapSnapshot()'s of the same heap, for retain_chains.js's planted classes, on each Node
+# major (retain_devtools.js; one browser for all). Skips (77) without Chromium or playwright-core.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || { echo "skip: no Chromium"; exit 77; }
+node -e "require.resolve('playwright-core')" 2>/dev/null || (cd "$HERE/.." && node -e "require.resolve('playwright-core')" 2>/dev/null) ||
+    { echo "skip: playwright-core is not installed (tests/package.json)"; exit 77; }
+. "$HERE/../lib/core_fixture.sh"
+core_setup core_heapsnapshot_devtools
+export XDG_CACHE_HOME=$dir/cache
+fail() { echo "FAIL (node ${v:-}): $*"; exit 1; }
+pairs=()
+write_snapshot() {
+    w=$dir/$v
+    core_gcore "$w" "$NODE" --expose-gc "$FIX/retain_chains.js" "$w/fifo" "$w/truth.json"
+    timeout 120 "${NODESCOPE_RELEASE:-$NODESCOPE}" core "$core" --node "$NODE" heapsnapshot --no-cache -o "$w/core.heapsnapshot" ||
+        fail "heapsnapshot exited $?"
+    rm -f "$core" "$w/truth.json.heapsnapshot"
+    pairs+=("$w/core.heapsnapshot" "$w/truth.json")
+}
+core_for_each_node write_snapshot
+v=all
+timeout 300 node "$FIX/retain_devtools.js" "${pairs[@]}"
+rc=$?
+[ $rc -eq 77 ] && exit 77
+[ $rc -eq 0 ] || fail "retain_devtools.js exited $rc"
+echo ok

@@ -896,6 +896,10 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
     /* one thread: the same block reader, folding each block itself (lines stay in place, so
      * samples are folded against the previous one: see end_sample_deferred) */
     int nworkers = threads < 2 || cpus < 2 || (!forced && !big) ? 0 : (int)(threads - 1);
+    if (nworkers && in->size >= 0) {
+        int rc = perf_read_split(in, p, o, (int)threads, forced ? 64 * 1024 : 512 * 1024);
+        if (rc != PERF_SPLIT_NO) return rc;
+    }
     return perf_read_parallel(in, p, o, nworkers, forced ? 64 * 1024 : 128 * 1024);
 }
 

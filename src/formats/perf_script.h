@@ -113,5 +113,11 @@ int perf_report(input_t *in, const perf_reader_t *r, int rc);
 void perf_addr2line(const char *pc, size_t pc_len, const char *mod, size_t mod_len, int with_context, buf_t *out);
 /* Reads in with nworkers threads (0: on this thread), blocks of about block_size bytes. */
 int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size);
+/* Reads a regular file in up to nparts contiguous parts, each cut at a sample boundary and
+ * folded on its own thread (this one the first), blocks of about block_size bytes; returns
+ * as perf_read_parallel, or PERF_SPLIT_NO (nothing read) when the input cannot be split:
+ * not a seekable file, already consumed, or no sample boundary near the cuts. */
+enum { PERF_SPLIT_NO = -2 };
+int perf_read_split(input_t *in, profile_t *p, const read_opts_t *o, int nparts, size_t block_size);
 
 #endif

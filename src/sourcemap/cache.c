@@ -273,8 +273,6 @@ static smap_t *load(smap_cache_t *c, const char *script_url)
     if (text) {
         char *dir = dir_of(path);
         char *ref = find_comment(text, n);
-        int64_t lines = count_lines(text, n);
-        free(text);
         if (ref && !strncmp(ref, "data:", 5)) {
             m = load_data_url(c, path, dir, ref);
             if (!m) c->bad++;
@@ -292,7 +290,10 @@ static smap_t *load(smap_cache_t *c, const char *script_url)
             if (!m && access(side.data, F_OK) == 0) c->bad++;
             buf_free(&side);
         }
-        /* a map made for another build of the script: its mappings reach past the script's end */
+        /* a map made for another build of the script: its mappings reach past the script's end
+         * (lines counted only then: most scripts have no map) */
+        int64_t lines = m ? count_lines(text, n) : 0;
+        free(text);
         if (m && smap_generated_lines(m) > lines) {
             diag_warn(smap_name(m), 0, "source map does not match %s, ignored: its mappings cover %d generated lines, the script has %lld",
                       path, (int)smap_generated_lines(m), (long long)lines);

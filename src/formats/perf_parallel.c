@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 enum { QUEUE_DEPTH = 2 };
+/* Regular files are cut into this many chunks per thread (perf_read_split) */
+enum { CHUNKS_PER_THREAD = 8 };
 
 typedef struct {
     char *data;
@@ -351,38 +353,51 @@ static size_t next_boundary(const char *data, size_t n)
     return n;
 }
 
-typedef struct part_t {
-    worker_t *w;
-    input_t *in;
+/* One contiguous stretch of the file, cut at sample boundaries. */
+typedef struct {
     int64_t lo, hi;          /* file offsets; hi -1: to the end of the file */
-    long index;              /* the part's number: its lines are BLOCK_LINE(index, ...) */
-    size_t block_size;
     long lines;              /* lines read */
     long too_long_line;      /* BLOCK_LINE of a line longer than in->max_line, or 0 */
     int rc;
-    uint64_t done;           /* bytes read (progress: the first part's thread shows every part's) */
-    struct part_t *all;
-    int nall;
+} chunk_t;
+
+/* The chunks and the threads that take them in turn (the next one not taken: more chunks than
+ * threads, so one whose chunks fold slower than the others' is not left alone at the end). */
+typedef struct {
+    input_t *in;
+    chunk_t *chunks;
+    int nchunks;
+    int next;                /* atomic */
+    size_t block_size;
+    uint64_t done;           /* bytes read (atomic; progress) */
+} split_t;
+
+typedef struct {
+    worker_t *w;
+    split_t *sp;
+    int index;               /* 0: this thread, which shows the progress */
 } part_t;
 
-/* Folds one part of the file: blocks read with pread, each cut at its last sample boundary. */
-static void fold_part(part_t *pt)
+/* Folds chunk c: blocks read with pread, each cut at its last sample boundary. The reader's
+ * lines are BLOCK_LINE(c, ...). */
+static void fold_chunk(perf_reader_t *r, split_t *sp, int ci, int show_progress, char **bufp, size_t *capp)
 {
-    perf_reader_t *r = &pt->w->r;
-    size_t cap = 2 * pt->block_size, len = 0;
-    char *buf = xmalloc(cap);
-    int64_t off = pt->lo;
-    r->line = BLOCK_LINE(pt->index, 1);
+    chunk_t *c = &sp->chunks[ci];
+    input_t *in = sp->in;
+    size_t cap = *capp, len = 0;
+    char *buf = *bufp;
+    int64_t off = c->lo;
+    r->line = BLOCK_LINE(ci, 1);
     for (;;) {
         int last = 0;
         while (len < cap) {
             size_t want = cap - len;
-            if (pt->hi >= 0 && (int64_t)want > pt->hi - off) want = (size_t)(pt->hi - off);
-            ssize_t k = want ? pread(pt->in->fd, buf + len, want, off) : 0;
+            if (c->hi >= 0 && (int64_t)want > c->hi - off) want = (size_t)(c->hi - off);
+            ssize_t k = want ? pread(in->fd, buf + len, want, off) : 0;
             if (k < 0 && errno == EINTR) continue;
             if (k < 0) {
-                diag_error(pt->in->name, 0, "read failed: %s", strerror(errno));
-                pt->rc = -1;
+                diag_error(in->name, 0, "read failed: %s", strerror(errno));
+                c->rc = -1;
                 last = 1;
                 break;
             }
@@ -391,23 +406,21 @@ static void fold_part(part_t *pt)
                 break;
             }
             off += k, len += (size_t)k;
-            __atomic_store_n(&pt->done, (uint64_t)(off - pt->lo), __ATOMIC_RELAXED);
+            __atomic_add_fetch(&sp->done, (uint64_t)k, __ATOMIC_RELAXED);
         }
-        if (pt->index == 0 && pt->in->progress.enabled) {
-            uint64_t sum = 0;
-            for (int i = 0; i < pt->nall; i++) sum += __atomic_load_n(&pt->all[i].done, __ATOMIC_RELAXED);
-            pt->in->consumed = sum;
-            input_progress_tick(pt->in);
+        if (c->rc < 0) break;
+        if (show_progress && in->progress.enabled) {
+            in->consumed = __atomic_load_n(&sp->done, __ATOMIC_RELAXED);
+            input_progress_tick(in);
         }
-        if (pt->rc < 0) break;
         size_t cut = last ? len : sample_boundary(buf, len);
         if (!last && cut == 0) {
             /* no boundary: one very long sample or line; read on, up to the line limit */
-            if (len > pt->in->max_line) {
-                long rel = r->line - BLOCK_LINE(pt->index, 0);
-                for (const char *c = buf; (c = memchr(c, '\n', (size_t)(buf + len - c))); c++) rel++;
-                pt->too_long_line = BLOCK_LINE(pt->index, rel);
-                pt->rc = -1;
+            if (len > in->max_line) {
+                long rel = r->line - BLOCK_LINE(ci, 0);
+                for (const char *q = buf; (q = memchr(q, '\n', (size_t)(buf + len - q))); q++) rel++;
+                c->too_long_line = BLOCK_LINE(ci, rel);
+                c->rc = -1;
                 break;
             }
             cap *= 2;
@@ -429,13 +442,26 @@ static void fold_part(part_t *pt)
         memmove(buf, buf + cut, len - cut);
         len -= cut;
     }
+    c->lines = r->line - BLOCK_LINE(ci, 1);
+    *bufp = buf, *capp = cap;
+}
+
+static void fold_chunks(part_t *pt)
+{
+    split_t *sp = pt->sp;
+    size_t cap = 2 * sp->block_size;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        int ci = __atomic_fetch_add(&sp->next, 1, __ATOMIC_RELAXED);
+        if (ci >= sp->nchunks) break;
+        fold_chunk(&pt->w->r, sp, ci, pt->index == 0, &buf, &cap);
+    }
     free(buf);
-    pt->lines = r->line - BLOCK_LINE(pt->index, 1);
 }
 
 static void *part_main(void *arg)
 {
-    fold_part(arg);
+    fold_chunks(arg);
     return NULL;
 }
 
@@ -445,47 +471,51 @@ int perf_read_split(input_t *in, profile_t *p, const read_opts_t *o, int nparts,
     off_t now = in->fd >= 0 && in->start == 0 && in->consumed == 0 && in->end > 0 ? lseek(in->fd, 0, SEEK_CUR) : -1;
     if (now < 0 || in->size < 0 || (int64_t)now < (int64_t)in->end) return PERF_SPLIT_NO;
     int64_t base = (int64_t)now - (int64_t)in->end, size = in->size - base;
-    /* the parts' first offsets: sample boundaries near i * size / nparts */
-    int64_t *at = xmalloc(((size_t)nparts + 1) * sizeof *at);
-    size_t win = 4 << 20;
+    /* the chunks' first offsets: sample boundaries near i * size / nchunks */
+    int want = nparts * CHUNKS_PER_THREAD;
+    chunk_t *ch = xcalloc((size_t)want, sizeof *ch);
+    size_t win = 256 << 10;
     char *probe = xmalloc(win);
     int n = 1;
-    at[0] = base;
-    for (int i = 1; i < nparts; i++) {
-        int64_t mid = base + size / nparts * i;
-        if (mid <= at[n - 1]) continue;
+    ch[0].lo = base;
+    for (int i = 1; i < want; i++) {
+        int64_t mid = base + size / want * i;
+        if (mid <= ch[n - 1].lo) continue;
         ssize_t k = pread(in->fd, probe, win, mid - 1);   /* from the byte before: mid may start a line */
         if (k <= 0) break;
         size_t b = next_boundary(probe, (size_t)k);
-        if (b == (size_t)k) continue;   /* none near: the part before takes this one's bytes */
-        at[n++] = mid - 1 + (int64_t)b;
+        if (b == (size_t)k) continue;   /* none near: the chunk before takes this one's bytes */
+        ch[n++].lo = mid - 1 + (int64_t)b;
     }
     free(probe);
     if (n < 2) {
-        free(at);
+        free(ch);
         return PERF_SPLIT_NO;
     }
-    worker_t *w = xcalloc((size_t)n, sizeof *w);
-    part_t *pt = xcalloc((size_t)n, sizeof *pt);
+    for (int i = 0; i < n; i++) ch[i].hi = i + 1 < n ? ch[i + 1].lo : -1;
+    int nthreads = nparts < n ? nparts : n;
+    split_t sp = {in, ch, n, 0, block_size, 0};
+    worker_t *w = xcalloc((size_t)nthreads, sizeof *w);
+    part_t *pt = xcalloc((size_t)nthreads, sizeof *pt);
     size_t nsamples_before = p->nsamples;
-    start_readers(in, o, in->buf, in->end, w, n, 1);
-    for (int i = 0; i < n; i++) {
-        pt[i] = (part_t){&w[i], in, at[i], i + 1 < n ? at[i + 1] : -1, i, block_size, 0, 0, 0, 0, pt, n};
+    start_readers(in, o, in->buf, in->end, w, nthreads, 1);
+    for (int i = 0; i < nthreads; i++) {
+        pt[i] = (part_t){&w[i], &sp, i};
         if (i) pthread_create(&w[i].thread, NULL, part_main, &pt[i]);
     }
-    fold_part(&pt[0]);
-    for (int i = 1; i < n; i++) pthread_join(w[i].thread, NULL);
+    fold_chunks(&pt[0]);
+    for (int i = 1; i < nthreads; i++) pthread_join(w[i].thread, NULL);
     in->consumed = (uint64_t)size;
     int rc = 0;
     long too_long_line = 0, *lines = xmalloc((size_t)n * sizeof *lines);
     for (int i = 0; i < n; i++) {
-        lines[i] = pt[i].lines;
-        if (pt[i].rc < 0) rc = -1;
-        if (pt[i].too_long_line && !too_long_line) too_long_line = pt[i].too_long_line;
+        lines[i] = ch[i].lines;
+        if (ch[i].rc < 0) rc = -1;
+        if (ch[i].too_long_line && !too_long_line) too_long_line = ch[i].too_long_line;
     }
-    int res = finish_readers(in, p, w, n, lines, n, nsamples_before, too_long_line, rc);
+    int res = finish_readers(in, p, w, nthreads, lines, n, nsamples_before, too_long_line, rc);
     free(lines);
     free(pt);
-    free(at);
+    free(ch);
     return res;
 }

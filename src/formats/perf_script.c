@@ -880,11 +880,14 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
     bigmem_prepare();
-    /* Threads in all: one per cpu, the reading thread and cpus - 1 folding workers. One more
-     * worker than that (the reader and the workers contending for the cpus, a profile more to
-     * merge) cost more CPU time than it saved wall time: on 2 cores, the tsc perf script
-     * (41 MB, deep stacks), best of 12 interleaved runs at load 6-8: 1 worker 80 ms CPU, 181 ms
-     * wall; 2 workers 89 ms CPU, 167 ms wall (medians 94/103 ms CPU, 265/248 ms wall).
+    /* A regular file of 16 MB or more: one thread per cpu (up to 8), each folding chunks of the
+     * file it reads itself (perf_read_split). Pipes: a reading thread and cpus - 1 folding workers
+     * fed blocks through a queue (perf_read_parallel). Why not the queue for files too: its
+     * hand-offs and each worker's every-other-block view of the input cost more CPU than the
+     * second core saved (tsc perf script, 41 MB, 2 cores: the queue's 2 workers 117 ms CPU and
+     * 1,266 context switches; one thread 64 ms CPU, 66 ms wall; 2 chunked threads 70 ms CPU,
+     * 52 ms wall). What the second thread still costs: each thread tidies and interns the
+     * distinct callchain lines it meets (most lines are met by both) and the profiles are merged.
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */
     const char *env = getenv("NODESCOPE_PERF_THREADS");
     long forced = env ? strtol(env, NULL, 10) : 0;

@@ -800,6 +800,19 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
     size_t i = 0;
     if (c == ' ' || c == '\t') {
         i = 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* perf pads the address to 16 columns: the run of blanks 8 bytes at a time */
+        while (i + 8 <= len) {
+            uint64_t x;
+            memcpy(&x, line + i, 8);
+            x ^= 0x2020202020202020ULL;
+            if (x) {
+                i += (size_t)__builtin_ctzll(x) / 8;
+                break;
+            }
+            i += 8;
+        }
+#endif
         while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
         if (i == len) {   /* a line of blanks ends a sample too */
             perf_end_sample(r);

@@ -15,6 +15,8 @@ typedef struct {
     size_t key_off;        /* raw line text in reader.keys */
     uint32_t key_len;
     uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
+    uint64_t addr;         /* the line's address (the key holds it, except in --perl-compat mode) */
+    uint32_t pc_len;       /* its text's length at the key's start */
     uint8_t jit_like;      /* module is a perf map, a jitted-*.so or [unknown]: the resolver may rename it */
     uint8_t jit_module;    /* a perf map or jitted-*.so: --jit annotates it */
     uint8_t java;          /* read in a Java process (perf_reader_t.java): part of the key */

@@ -4,7 +4,8 @@
 #   busy  a 200+ MB perf script of examples/busy.js: few, shallow unique stacks
 #   tsc   the TypeScript compiler checking a generated 240-module project at 999 Hz:
 #         deep (~45 frames a sample, up to 130) and varied (thousands of unique stacks)
-#   bench/collapse.sh [busy|tsc]...   (default both; inputs are cached in bench/.cache)
+#   tsc-big the same on a 1200-module project (~150 MB; fixed start-up costs matter less)
+#   bench/collapse.sh [busy|tsc|tsc-big]...   (default busy tsc; inputs are cached in bench/.cache)
 # Comparison tools are fetched at run time into bench/.cache (never committed):
 #   FlameGraph: $FLAMEGRAPH_DIR, else the local mirror the fetch tool made;
 #   stackvis:   npm install stackvis.
@@ -32,17 +33,18 @@ keep_map() {
     pid=${pid%%/*}
     mv "/tmp/perf-$pid.map" "$2" 2>/dev/null || true
 }
-record_tsc() {
-    local out=$1 dir=$CACHE/tsc
-    echo "recording tsc on a generated project (about 10-30 s)..." >&2
+record_tsc() {   # output, modules (240: tsc; 1200: tsc-big, ~150 MB), map name
+    local out=$1 n=${2:-240} map=${3:-perf-tsc.map} dir=$CACHE/tsc proj=proj
+    [ "$n" = 240 ] || proj=proj$n
+    echo "recording tsc on a generated project of $n modules (about 10-60 s)..." >&2
     mkdir -p "$dir"
     [ -x "$dir/node_modules/.bin/tsc" ] || (cd "$dir" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund typescript@5 >/dev/null 2>&1)
-    [ -d "$dir/proj" ] || node "$ROOT/bench/gen_ts_project.js" "$dir/proj" 240
+    [ -d "$dir/$proj" ] || node "$ROOT/bench/gen_ts_project.js" "$dir/$proj" "$n"
     (cd "$dir" && perf record -q -g -k CLOCK_MONOTONIC -F 999 -o perf.data -- node --perf-basic-prof \
-        --interpreted-frames-native-stack node_modules/typescript/bin/tsc -p proj >/dev/null 2>&1 || true)
+        --interpreted-frames-native-stack node_modules/typescript/bin/tsc -p "$proj" >/dev/null 2>&1 || true)
     perf script -i "$dir/perf.data" > "$out" 2>/dev/null
-    rm -f "$dir/perf.data"
-    keep_map "$out" "$CACHE/perf-tsc.map"
+    rm -f "$dir/perf.data" "$dir"/isolate-*.log
+    keep_map "$out" "$CACHE/$map"
 }
 INPUTS=${*:-busy tsc}
 
@@ -60,36 +62,46 @@ INPUT=$CACHE/perf-$which.txt
 case $which in
     busy) [ -s "$INPUT" ] && [ "$(stat -c %s "$INPUT")" -ge 200000000 ] || record_busy "$INPUT" ;;
     tsc)  [ -s "$INPUT" ] || record_tsc "$INPUT" ;;
-    *) echo "unknown input '$which' (busy, tsc)" >&2; exit 2 ;;
+    tsc-big) [ -s "$INPUT" ] || record_tsc "$INPUT" 1200 perf-tsc-big.map ;;
+    *) echo "unknown input '$which' (busy, tsc, tsc-big)" >&2; exit 2 ;;
 esac
 SIZE=$(stat -c %s "$INPUT")
 MB=$(awk -v s="$SIZE" 'BEGIN{printf "%.1f", s/1e6}')
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; ratios below are measured in this same run)"
 echo "== $which: $INPUT, $MB MB, $(awk 'NF==0{n++} END{print n+0}' "$INPUT") samples, $(awk 'NF==0{if(d>m)m=d; t+=d; n++; d=0; next} /^[ \t]/{d++} END{printf "%.0f frames a sample on average, up to %d", t/n, m}' "$INPUT")"
-# 3. Time each in one run: wall seconds, MB/s, peak RSS, CPU seconds (user + system).
-run() {  # name, command...   (runs taking under 2 s are repeated: best of 3, the machine is shared)
+# 3. Time each in one run: 5 runs each, best and median of wall and CPU seconds (user + system,
+#    every thread), MB/s from the best wall time, peak RSS (the largest of the runs).
+RUNS=${RUNS:-5}
+run() {  # name, command...
     local name=$1; shift
-    local t0 t1 log=$CACHE/time-$name.txt best="" a b cpu=0
-    for try in 1 2 3; do
-        a=$(date +%s.%N)
-        /usr/bin/time -v "$@" < "$INPUT" > "$CACHE/out-$name.folded" 2> "$log" || { echo "$name: failed ($(tail -n 3 "$log"))"; return 1; }
-        b=$(date +%s.%N)
-        if [ -z "$best" ] || awk -v x="$b" -v y="$a" -v z="$best" 'BEGIN{exit !(x-y < z)}'; then
-            best=$(awk -v x="$b" -v y="$a" 'BEGIN{print x-y}'); t0=$a; t1=$b
-            cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$log")
-        fi
-        awk -v x="$best" 'BEGIN{exit !(x >= 2)}' && break
+    local log=$CACHE/time-$name.txt rows=$CACHE/runs-$name.txt
+    : > "$rows"
+    for try in $(seq "$RUNS"); do
+        local TIMEFORMAT='%3R %3U %3S'
+        { time /usr/bin/time -f '%M' -o "$log" "$@" < "$INPUT" > "$CACHE/out-$name.folded" 2> "$CACHE/err-$name.txt"; } 2> "$CACHE/t-$name.txt" ||
+            { echo "$name: failed ($(tail -n 3 "$CACHE/err-$name.txt"))"; return 1; }
+        echo "$(cat "$CACHE/t-$name.txt") $(tail -n 1 "$log")" >> "$rows"
     done
-    local rss; rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$log")
-    awk -v n="$name" -v a="$t0" -v b="$t1" -v mb="$MB" -v rss="$rss" -v cpu="$cpu" \
-        'BEGIN{s=b-a; printf "%-22s %8.2f s %9.1f MB/s   peak RSS %8.1f MB   CPU %6.2f s\n", n, s, mb/s, rss/1024, cpu}'
-    echo "$t0 $t1" > "$CACHE/wall-$name"
-    echo "$cpu" > "$CACHE/cpu-$name"
+    rm -f "$CACHE/t-$name.txt"
+    # columns: wall user sys rss_kb -> best/median wall, best/median cpu, max rss
+    sort -n -k1,1 "$rows" | awk '{w[NR]=$1} END{print w[1], w[int((NR+1)/2)]}' > "$CACHE/wall-$name"
+    awk '{print $2+$3}' "$rows" | sort -n | awk '{c[NR]=$1} END{print c[1], c[int((NR+1)/2)]}' > "$CACHE/cpu-$name"
+    local rss; rss=$(sort -n -k4,4 "$rows" | tail -n 1 | awk '{print $4}')
+    read -r wb wm < "$CACHE/wall-$name"; read -r cb cm < "$CACHE/cpu-$name"
+    awk -v n="$name" -v wb="$wb" -v wm="$wm" -v cb="$cb" -v cm="$cm" -v mb="$MB" -v rss="$rss" -v r="$RUNS" \
+        'BEGIN{printf "%-26s wall %7.3f s best %7.3f median   CPU %7.3f s best %7.3f median   %7.1f MB/s   peak RSS %6.1f MB  (%d runs)\n", n, wb, wm, cb, cm, mb/wb, rss/1024, r}'
 }
-secs() { awk '{print $2-$1}' "$CACHE/wall-$1"; }
+ratio() {  # name, reference: "Nx wall, Nx CPU" best against best and median against median
+    read -r wb wm < "$CACHE/wall-$1"; read -r cb cm < "$CACHE/cpu-$1"
+    read -r rwb rwm < "$CACHE/wall-$2"; read -r rcb rcm < "$CACHE/cpu-$2"
+    awk -v v="$1" -v r="$2" -v wb="$wb" -v wm="$wm" -v cb="$cb" -v cm="$cm" -v rwb="$rwb" -v rwm="$rwm" -v rcb="$rcb" -v rcm="$rcm" \
+        'function q(a, b) { return b > 0 ? sprintf("%.1fx", a / b) : "-" }
+         BEGIN{printf "%s vs %s: wall %s best, %s median; CPU %s best, %s median\n", v, r, q(rwb, wb), q(rwm, wm), q(rcb, cb), q(rcm, cm)}'
+}
 
 MAP=$CACHE/perf-$which.map
+rm -f "$CACHE"/wall-* "$CACHE"/cpu-*
 if [ -s "$MAP" ]; then run nodescope "$NS" collapse --perf-map "$MAP" -; else run nodescope "$NS" collapse -; fi
 # without re-resolving JIT frames against /tmp/perf-PID.map (perf's own labels, as the Perl script uses)
 if "$NS" collapse --help | grep -q -- --no-resolve; then run nodescope-no-resolve "$NS" collapse --no-resolve -; fi
@@ -97,18 +109,19 @@ if "$NS" collapse --help | grep -q -- --no-resolve; then run nodescope-no-resolv
 if [ -s "$MAP" ] && "$NS" collapse --help | grep -q -- --no-source-maps; then
     run nodescope-no-source-maps "$NS" collapse --no-source-maps --perf-map "$MAP" -
 fi
-NODESCOPE_PERF_THREADS=1 run nodescope-1-thread "$NS" collapse --no-resolve -
+# one thread (the second core's share: see README "Fold stacks")
+if [ -s "$MAP" ]; then NODESCOPE_PERF_THREADS=1 run nodescope-1-thread "$NS" collapse --perf-map "$MAP" -
+else NODESCOPE_PERF_THREADS=1 run nodescope-1-thread "$NS" collapse -; fi
 have_pl=0; have_sv=0
 if [ -f "$FG/stackcollapse-perf.pl" ]; then run stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" && have_pl=1; else echo "stackcollapse-perf.pl: not available"; fi
-if [ -x "$STACKVIS" ]; then run stackvis "$STACKVIS" perf collapsed && have_sv=1; else echo "stackvis: not available"; fi
+if [ -x "$STACKVIS" ]; then RUNS=1 run stackvis "$STACKVIS" perf collapsed && have_sv=1; else echo "stackvis: not available"; fi
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for v in nodescope nodescope-no-source-maps nodescope-no-resolve nodescope-1-thread; do
     [ -f "$CACHE/wall-$v" ] || continue
-    ns=$(secs $v)
     # on a shared machine wall time swings with other jobs; CPU time (user + system) less so
-    [ $have_pl = 1 ] && awk -v v=$v -v a="$(secs stackcollapse-perf.pl)" -v b="$ns" -v ca="$(cat "$CACHE/cpu-stackcollapse-perf.pl")" \
-        -v cb="$(cat "$CACHE/cpu-$v")" 'BEGIN{printf "%s vs stackcollapse-perf.pl: %.1fx faster (%.1fx less CPU time)\n", v, a/b, (cb > 0 ? ca/cb : 0)}'
-    [ $have_sv = 1 ] && awk -v v=$v -v a="$(secs stackvis)" -v b="$ns" 'BEGIN{printf "%s vs stackvis: %.1fx faster\n", v, a/b}'
+    [ $have_pl = 1 ] && ratio "$v" stackcollapse-perf.pl
+    [ $have_sv = 1 ] && ratio "$v" stackvis
 done
 if [ $have_pl = 1 ]; then
     # compared as the Perl script roots stacks: one root per comm (--threads merge), perf's own labels

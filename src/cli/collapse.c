@@ -1,6 +1,7 @@
 /* nodescope collapse: fold stacks from any input into folded text. */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
+#include "util/bigmem.h"
 #include "util/diag.h"
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,8 @@ int cli_collapse(int argc, char **argv)
     if (nfiles < 0) return opt_exit_code(nfiles);
     char **files = argv + 1;
     in.ro.no_timeline = 1;   /* folded output has no use for it */
+    /* before the perf map, the scripts the source-map stage reads and the input buffers */
+    bigmem_prepare();
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
     write_opts_t wo = {0};

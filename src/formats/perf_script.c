@@ -374,19 +374,21 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
     r->line_bad = 0, r->line_reusable = 1, r->line_stats = 0;
     while (n > 0 && perf_is_space(s[n - 1])) n--;
     perf_frame_t fr;
-    /* a cached line needs only its address and where its symbol starts; the module is split
-     * off on a miss */
-    if (!(r->po->perl_compat ? perf_perl_frame(s, n, &fr) : perf_parse_frame_head(s, n, &fr))) {
-        note_unrecognised(r, r->line);
-        r->line_bad = 1;
-        return;
+    /* The cache key: the whole line (nearly every symbol is always seen at the same address: on
+     * the tsc perf script 10,911 distinct lines, 10,788 distinct symbol and module pairs), so a
+     * cached line is not parsed at all: its address is in its entry. The Perl grammar's lines
+     * are parsed first, keyed on symbol and module unless the address matters. */
+    const int perl = r->po->perl_compat;
+    const char *key = s;
+    size_t key_len = n;
+    if (perl) {
+        if (!perf_perl_frame(s, n, &fr)) {
+            note_unrecognised(r, r->line);
+            r->line_bad = 1;
+            return;
+        }
+        if (!(r->po->with_addrs || r->po->inline_frames)) key = fr.sym, key_len = n - (size_t)(fr.sym - s);
     }
-    const char *pc = fr.pc;
-    size_t pc_len = fr.pc_len, rest = (size_t)(fr.sym - s);
-    /* The cache key: the whole line when the address matters, else symbol and module only. */
-    int key_pc = r->po->with_addrs || r->po->inline_frames;
-    const char *key = key_pc ? s : s + rest;
-    size_t key_len = key_pc ? n : n - rest;
     uint64_t h = line_hash(key, key_len) ^ (uint64_t)r->java;   /* Java tidying depends on the comm */
     size_t at = h & r->slot_mask;
     line_entry_t *e = NULL;
@@ -401,8 +403,12 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         at = (at + 1) & r->slot_mask;
     }
     if (!e) {
-        if (!r->po->perl_compat) perf_parse_frame(s, n, &fr);
-        if (r->po->perl_compat && !fr.has_mod) {
+        if (!perl && !perf_parse_frame(s, n, &fr)) {
+            note_unrecognised(r, r->line);
+            r->line_bad = 1;
+            return;
+        }
+        if (perl && !fr.has_mod) {
             /* the Perl script only knows lines that end in "(module)" */
             note_unrecognised(r, r->line);
             r->line_bad = 1;
@@ -416,6 +422,8 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         tmp.jit_module = perf_module_is_jit(mk);
         tmp.jit_like = perf_module_is_jit_like(mk);
         tmp.java = (uint8_t)r->java;
+        tmp.addr = fr.addr;
+        tmp.pc_len = (uint32_t)fr.pc_len;
         tmp.key_off = r->keys.len;
         tmp.key_len = (uint32_t)key_len;
         buf_append(&r->keys, key, key_len);
@@ -425,9 +433,9 @@ static void add_line(perf_reader_t *r, const char *s, size_t n)
         e = &r->entries[r->nentries - 1];
         if (r->nentries * 2 > r->slot_mask) grow_slots(r);
     }
-    if (r->o->resolver && e->jit_like && !r->po->perl_compat) {
+    if (r->o->resolver && e->jit_like && !perl) {
         uint32_t f;
-        if (jit_lookup(r, (uint32_t)(e - r->entries), fr.addr, pc, pc_len, &f)) {
+        if (jit_lookup(r, (uint32_t)(e - r->entries), e->addr, s, e->pc_len, &f)) {
             if (r->nleaf == r->leaf_cap) XGROW(r->leaf_first, r->leaf_cap, r->nleaf + 1);
             r->leaf_first[r->nleaf++] = f;
             return;
@@ -800,6 +808,19 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
     size_t i = 0;
     if (c == ' ' || c == '\t') {
         i = 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* perf pads the address to 16 columns: the run of blanks 8 bytes at a time */
+        while (i + 8 <= len) {
+            uint64_t x;
+            memcpy(&x, line + i, 8);
+            x ^= 0x2020202020202020ULL;
+            if (x) {
+                i += (size_t)__builtin_ctzll(x) / 8;
+                break;
+            }
+            i += 8;
+        }
+#endif
         while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
         if (i == len) {   /* a line of blanks ends a sample too */
             perf_end_sample(r);
@@ -880,11 +901,14 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
     bigmem_prepare();
-    /* Threads in all: one per cpu, the reading thread and cpus - 1 folding workers. One more
-     * worker than that (the reader and the workers contending for the cpus, a profile more to
-     * merge) cost more CPU time than it saved wall time: on 2 cores, the tsc perf script
-     * (41 MB, deep stacks), best of 12 interleaved runs at load 6-8: 1 worker 80 ms CPU, 181 ms
-     * wall; 2 workers 89 ms CPU, 167 ms wall (medians 94/103 ms CPU, 265/248 ms wall).
+    /* A regular file of 16 MB or more: one thread per cpu (up to 8), each folding chunks of the
+     * file it reads itself (perf_read_split). Pipes: a reading thread and cpus - 1 folding workers
+     * fed blocks through a queue (perf_read_parallel). Why not the queue for files too: its
+     * hand-offs and each worker's every-other-block view of the input cost more CPU than the
+     * second core saved (tsc perf script, 41 MB, 2 cores: the queue's 2 workers 117 ms CPU and
+     * 1,266 context switches; one thread 64 ms CPU, 66 ms wall; 2 chunked threads 70 ms CPU,
+     * 52 ms wall). What the second thread still costs: each thread tidies and interns the
+     * distinct callchain lines it meets (most lines are met by both) and the profiles are merged.
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */
     const char *env = getenv("NODESCOPE_PERF_THREADS");
     long forced = env ? strtol(env, NULL, 10) : 0;
@@ -896,6 +920,10 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
     /* one thread: the same block reader, folding each block itself (lines stay in place, so
      * samples are folded against the previous one: see end_sample_deferred) */
     int nworkers = threads < 2 || cpus < 2 || (!forced && !big) ? 0 : (int)(threads - 1);
+    if (nworkers && in->size >= 0) {
+        int rc = perf_read_split(in, p, o, (int)threads, forced ? 64 * 1024 : 512 * 1024);
+        if (rc != PERF_SPLIT_NO) return rc;
+    }
     return perf_read_parallel(in, p, o, nworkers, forced ? 64 * 1024 : 128 * 1024);
 }
 

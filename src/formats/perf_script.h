@@ -15,6 +15,8 @@ typedef struct {
     size_t key_off;        /* raw line text in reader.keys */
     uint32_t key_len;
     uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
+    uint64_t addr;         /* the line's address (the key holds it, except in --perl-compat mode) */
+    uint32_t pc_len;       /* its text's length at the key's start */
     uint8_t jit_like;      /* module is a perf map, a jitted-*.so or [unknown]: the resolver may rename it */
     uint8_t jit_module;    /* a perf map or jitted-*.so: --jit annotates it */
     uint8_t java;          /* read in a Java process (perf_reader_t.java): part of the key */
@@ -113,5 +115,11 @@ int perf_report(input_t *in, const perf_reader_t *r, int rc);
 void perf_addr2line(const char *pc, size_t pc_len, const char *mod, size_t mod_len, int with_context, buf_t *out);
 /* Reads in with nworkers threads (0: on this thread), blocks of about block_size bytes. */
 int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size);
+/* Reads a regular file in up to nparts contiguous parts, each cut at a sample boundary and
+ * folded on its own thread (this one the first), blocks of about block_size bytes; returns
+ * as perf_read_parallel, or PERF_SPLIT_NO (nothing read) when the input cannot be split:
+ * not a seekable file, already consumed, or no sample boundary near the cuts. */
+enum { PERF_SPLIT_NO = -2 };
+int perf_read_split(input_t *in, profile_t *p, const read_opts_t *o, int nparts, size_t block_size);
 
 #endif

@@ -277,7 +277,12 @@ void profile_frame_label(const profile_t *p, uint32_t frame, buf_t *b)
     if (f->url[0]) {
         buf_putc(b, ' ');
         buf_puts(b, f->url);
-        if (f->line > 0) buf_printf(b, ":%d:%d", f->line, f->column > 0 ? f->column : 0);
+        if (f->line > 0) {   /* ":LINE:COL" without printf: the folded writer labels every frame */
+            buf_putc(b, ':');
+            buf_put_u64(b, (unsigned long long)f->line);
+            buf_putc(b, ':');
+            buf_put_u64(b, (unsigned long long)(f->column > 0 ? f->column : 0));
+        }
     }
 }
 

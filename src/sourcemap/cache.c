@@ -5,6 +5,7 @@
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -156,6 +157,41 @@ static char *find_comment(const char *s, size_t n)
     return xstrndup(best, (size_t)(e - best));
 }
 
+/* The last TAIL_BYTES of a script are searched first: bundlers end the file with the comment,
+ * and a valid comment in the tail is the last one in the file (Node takes the last). Only
+ * without one there is the whole text read and searched (tsc's 6 MB _tsc.js: 64 KB read). */
+#define TAIL_BYTES ((size_t)64 << 10)
+
+/* The sourceMappingURL comment's value of the script at path (*ref, NULL for none). *text and
+ * *n are the whole text when it had to be read, else NULL. Returns -1 when the file cannot be
+ * read (*ref and *text NULL). */
+static int script_comment(const char *path, char **ref, char **text, size_t *n)
+{
+    *ref = NULL, *text = NULL, *n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size > TAIL_BYTES && st.st_size <= MAX_FILE) {
+        char *tail = xmalloc(TAIL_BYTES + 1);
+        size_t got = 0;
+        off_t at = st.st_size - (off_t)TAIL_BYTES;
+        while (got < TAIL_BYTES) {
+            ssize_t r = pread(fd, tail + got, TAIL_BYTES - got, at + (off_t)got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        tail[got] = 0;
+        if (got == TAIL_BYTES) *ref = find_comment(tail, got);
+        free(tail);
+    }
+    close(fd);
+    if (*ref) return 0;
+    if (!(*text = read_file(path, n))) return -1;
+    *ref = find_comment(*text, *n);
+    return 0;
+}
+
 static char *dir_of(const char *path)
 {
     const char *sl = strrchr(path, '/');
@@ -179,7 +215,7 @@ static smap_t *load_data_url(smap_cache_t *c, const char *script, const char *di
     buf_t name = {0};
     buf_printf(&name, "%s (inline source map)", script);
     smap_t *m = NULL;
-    size_t n;
+    size_t n = 0;
     char *json;
     if (!comma || !memmem(url, (size_t)(comma - url), ";base64", 7) || strncmp(url, "data:application/json", 21)) {
         diag_warn(script, 0, "inline source map is not a base64 application/json data URL; ignored");
@@ -267,14 +303,11 @@ static smap_t *load(smap_cache_t *c, const char *script_url)
         }
     }
     smap_t *m = NULL;
-    size_t n;
+    size_t n = 0;
     /* "node:internal/...", "https://..." and the like are not files */
-    char *text = path[0] == '/' || !strchr(path, ':') ? read_file(path, &n) : NULL;
-    if (text) {
+    char *text = NULL, *ref = NULL;
+    if ((path[0] == '/' || !strchr(path, ':')) && script_comment(path, &ref, &text, &n) == 0) {
         char *dir = dir_of(path);
-        char *ref = find_comment(text, n);
-        int64_t lines = count_lines(text, n);
-        free(text);
         if (ref && !strncmp(ref, "data:", 5)) {
             m = load_data_url(c, path, dir, ref);
             if (!m) c->bad++;
@@ -292,7 +325,11 @@ static smap_t *load(smap_cache_t *c, const char *script_url)
             if (!m && access(side.data, F_OK) == 0) c->bad++;
             buf_free(&side);
         }
-        /* a map made for another build of the script: its mappings reach past the script's end */
+        /* a map made for another build of the script: its mappings reach past the script's end
+         * (lines counted only then: most scripts have no map) */
+        if (m && !text) text = read_file(path, &n);
+        int64_t lines = !m ? 0 : text ? count_lines(text, n) : INT64_MAX;   /* unreadable now: not judged */
+        free(text);
         if (m && smap_generated_lines(m) > lines) {
             diag_warn(smap_name(m), 0, "source map does not match %s, ignored: its mappings cover %d generated lines, the script has %lld",
                       path, (int)smap_generated_lines(m), (long long)lines);

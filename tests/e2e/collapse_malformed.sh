@@ -59,4 +59,11 @@ for i in $(seq 40); do cat "$TESTDATA/perf/node_default.txt"; done | sed -e 's/^
 NODESCOPE_PERF_THREADS=1 "$NODESCOPE" collapse flat.txt > flat1.folded
 [ -s flat1.folded ] || { echo "FAIL: unindented input folded to nothing"; fail=1; }
 NODESCOPE_PERF_THREADS=3 "$NODESCOPE" collapse flat.txt | cmp -s - flat1.folded || { echo "FAIL: unindented input, 3 threads differ"; fail=1; }
+# The split reader (regular files: chunks read with pread at their own offsets) starts where the
+# descriptor is, not at the file's start: standard input partly read by another program first
+n=$(grep -n '^$' big.txt | sed -n 40p | cut -d: -f1)
+tail -n +$((n + 1)) big.txt > rest.txt
+NODESCOPE_PERF_THREADS=1 "$NODESCOPE" collapse rest.txt > rest1.folded 2>/dev/null
+{ head -n "$n" > /dev/null; NODESCOPE_PERF_THREADS=3 "$NODESCOPE" collapse -; } < big.txt 2>/dev/null | cmp -s - rest1.folded ||
+    { echo "FAIL: standard input read from its offset, 3 threads differ"; fail=1; }
 exit $fail

@@ -16,8 +16,11 @@ mkdir -p "$D"
 mkdir -p "$D/sub"
 cp "$FIX"/*.map "$D/"
 cp "$FIX"/sub/*.map "$D/sub/"
-printf 'function a(){}function b(){}\n\n\n\n\nfunction u(){}\n//# sourceMappingURL=idx.js.map\n' > "$D/idx.js"
-printf 'function s(){}\n//# sourceMappingURL=url.js.map\n' > "$D/url.js"     # sections[0].url: sub/s.js.map
+# scripts over 64 KB: the comment is looked for in the last 64 KB first (idx.js), and in the
+# whole text when the tail has none (url.js)
+pad=$(head -c 100000 /dev/zero | tr '\0' ' ')
+printf 'function a(){}function b(){}%s\n\n\n\n\nfunction u(){}\n//# sourceMappingURL=idx.js.map\n' "$pad" > "$D/idx.js"
+printf 'function s(){}\n//# sourceMappingURL=url.js.map\n%s\n' "$pad" > "$D/url.js"     # sections[0].url: sub/s.js.map
 echo 'function t(){}' > "$D/stale.js"                                          # its sidecar map has 3 lines
 echo 'function r(){}' > "$D/rooted.js"                                      # sidecar rooted.js.map
 printf 'function m(){}\n//# sourceMappingURL=nothere.map\n' > "$D/missing.js"

@@ -185,7 +185,7 @@ static int after_call(target_t *t, uint64_t ret) {
 static size_t unwind(target_t *t, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max) {
     uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
     size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
-    const target_mapping_t *m = target_mapping_at(t, pc);
+    const target_mapping_t *m = target_mapping_refresh(t, pc);
     if (n >= MIN_CHAIN || !m || !m->path || max < 2) return n;
     uint64_t top = sp + stack_len;
     static target_frame_t chain[MAX_NATIVE];

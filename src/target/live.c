@@ -33,26 +33,82 @@ static void live_close(target_t *t);
 static const target_ops_t running_ops = { "running process", live_read, live_close };
 static const target_ops_t stopped_ops = { "stopped process", live_read, live_close };
 
-static void load_maps(target_t *t) {
+static uint64_t monotonic_now(void);
+
+/* Reads /proc/PID/maps into a new array (sorted by address, as the kernel lists them); -1 when
+ * the file cannot be read. */
+static int read_maps(int pid, target_mapping_t **out, size_t *nout) {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", t->pid);
+    snprintf(path, sizeof path, "/proc/%d/maps", pid);
     FILE *f = fopen(path, "r");
-    if (!f) return;
+    if (!f) return -1;
     char line[4096];
-    size_t cap = 0;
+    size_t cap = 0, n = 0;
+    target_mapping_t *maps = NULL;
     while (fgets(line, sizeof line, f)) {
         unsigned long long s, e, off;
         char perms[8];
         int pos = 0;
         if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4) continue;
-        xgrow((void **)&t->maps, &cap, t->nmaps + 1, sizeof *t->maps);
-        target_mapping_t *m = &t->maps[t->nmaps++];
+        xgrow((void **)&maps, &cap, n + 1, sizeof *maps);
+        target_mapping_t *m = &maps[n++];
         char *name = line + pos;
         name[strcspn(name, "\n")] = 0;
         *m = (target_mapping_t){ s, e, off, (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2,
                                  *name ? xstrdup(name) : NULL, 1 };
     }
     fclose(f);
+    *out = maps;
+    *nout = n;
+    return 0;
+}
+
+/* maps_read_ns stays 0: the first miss reads them again at once (node reserves its code range
+   and remaps its builtins after the start a recording attaches at) */
+static void load_maps(target_t *t) {
+    if (read_maps(t->pid, &t->maps, &t->nmaps) != 0) t->maps = NULL, t->nmaps = 0;
+}
+
+/* The old mappings' path strings are kept (each new mapping of a file takes over one old string of
+ * it; the rest wait for close), so that names taken from them stay valid. Each mapping owns its
+ * string, as target_close frees them one by one. */
+static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
+    uint8_t *taken = xcalloc(t->nmaps ? t->nmaps : 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        if (!maps[i].path) continue;
+        for (size_t j = 0; j < t->nmaps; j++)
+            if (!taken[j] && t->maps[j].path && strcmp(t->maps[j].path, maps[i].path) == 0) {
+                free((char *)maps[i].path);
+                maps[i].path = t->maps[j].path;
+                taken[j] = 1;
+                break;
+            }
+    }
+    for (size_t j = 0; j < t->nmaps; j++) {
+        if (taken[j] || !t->maps[j].path) continue;
+        t->gone_paths = xrealloc(t->gone_paths, (t->ngone + 1) * sizeof *t->gone_paths);
+        t->gone_paths[t->ngone++] = (char *)t->maps[j].path;
+    }
+    free(taken);
+    free(t->maps);
+    t->maps = maps;
+    t->nmaps = n;
+}
+
+#define MAPS_REREAD_NS (100 * 1000000ull)
+
+const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
+    const target_mapping_t *m = target_mapping_at(t, addr);
+    if (m || !t->pid || (t->ops != &running_ops && t->ops != &stopped_ops)) return m;
+    uint64_t now = monotonic_now();
+    if (now - t->maps_read_ns < MAPS_REREAD_NS) return NULL;
+    t->maps_read_ns = now;
+    target_mapping_t *maps;
+    size_t n;
+    if (read_maps(t->pid, &maps, &n) != 0) return NULL;   /* the process is gone */
+    replace_maps(t, maps, n);
+    target_elf_load_modules(t);   /* the files mapped since */
+    return target_mapping_at(t, addr);
 }
 
 static void read_thread_name(target_thread_t *th, int pid) {
@@ -333,6 +389,8 @@ static int live_read(target_t *t, uint64_t addr, void *dst, size_t n) {
 }
 
 static void live_close(target_t *t) {
+    for (size_t i = 0; i < t->ngone; i++) free(t->gone_paths[i]);
+    free(t->gone_paths);
     free(t->cache);
     t->cache = NULL;
     target_resume(t);

@@ -57,6 +57,8 @@ struct target {
     target_region_t *stacks; size_t nstacks;   /* stacks copied by target_snapshot */
     target_region_t lent;              /* a caller's stack copy (target_set_stack_copy), not owned */
     struct read_cache *cache;          /* recent reads of a live process (live.c) */
+    uint64_t maps_read_ns;             /* when /proc/PID/maps was last read (live.c) */
+    char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
 };
 extern const target_ops_t target_core_ops;
 

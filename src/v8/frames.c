@@ -311,10 +311,15 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
         f.fp = native[i].fp;
         f.argc = -1;
         f.return_address = i > 0;
+        target_mapping_refresh(v->t, f.pc);   /* a pc in no known mapping: the process mapped more since */
         target_symbol_t sym;
         int named = target_symbolize(v->t, lookup_pc(&f), &sym) == 0 && sym.name;
         int builtin = named && !strncmp(sym.name, "Builtins_", 9);
-        if (named && !builtin) {
+        /* V8 runs JS in anonymous memory or in its embedded builtins (symbols Builtins_*): a pc in
+           a file without a symbol there (libc's internal memmove, called from a builtin) is native,
+           and its frame pointer still the caller's, whose frame follows as its own */
+        const target_mapping_t *fm = named ? NULL : target_mapping_at(v->t, f.pc);
+        if ((named && !builtin) || (fm && fm->path && fm->path[0] == '/')) {
             frames[out++] = f;
             continue;
         }

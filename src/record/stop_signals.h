@@ -10,7 +10,8 @@ typedef struct {
     int from_terminal;   /* the kernel sent it (a terminal's ^C reaches the whole group, the program too) */
 } stop_request_t;
 
-/* Starts catching; stop_signals_restore puts the previous handlers back. */
+/* Starts catching (and forgets earlier requests); stop_signals_restore puts the previous handlers
+ * back. Installs nest: the handlers go back at the outermost restore. */
 void stop_signals_install(void);
 void stop_signals_restore(void);
 /* The next request not yet taken: 1 and *req filled, or 0. */

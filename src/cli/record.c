@@ -170,8 +170,9 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
                             sr.stats.partial, sr.stats.late, sr.stats.partial - sr.stats.late);
                 if (wall) fprintf(stderr, "; %lu off the CPU", sr.stats.off_cpu);
                 if (sr.stats.lost) fprintf(stderr, "; %lu lost", sr.stats.lost);
-                if (diag_verbosity > 0 && sr.stats.samples)
-                    fprintf(stderr, "; %.0f us a sample", (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
+                if (diag_verbosity > 0 && sr.stats.samples)   /* CPU: what the sampler takes from the machine */
+                    fprintf(stderr, "; %.0f us CPU a sample, %.0f us naming it", (double)sr.stats.cpu_ns / 1e3 / (double)sr.stats.samples,
+                            (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
                 fprintf(stderr, ")\n");
             }
         }

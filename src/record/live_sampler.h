@@ -14,7 +14,8 @@ typedef struct {
     unsigned long partial;   /* samples whose JS frames were left unnamed: read too late, or moved by a GC */
     unsigned long late;      /* of those, read too late */
     unsigned long off_cpu;   /* --wall: samples of threads off the CPU (blocked or waiting for it) */
-    unsigned long long busy_ns;   /* time spent naming samples */
+    unsigned long long busy_ns;   /* time spent naming samples (wall-clock: waits for a CPU included) */
+    unsigned long long cpu_ns;    /* nodescope's CPU time while sampling: reading the rings, naming, polling */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a
@@ -25,7 +26,7 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
                        volatile int *stop);
 /* The same in steps, for a caller that supervises something meanwhile (record): start samples
  * every thread of the target and, from then on, every thread it starts; poll waits up to
- * timeout_ms for samples, names and adds them, and returns how many threads are still sampled
+ * timeout_ms (5 ms at most) for samples, names and adds them, and returns how many threads are still sampled
  * (0: the process is gone); stop adds what remains and frees (stats may be NULL). start returns
  * NULL after printing why, except when the process is already gone: then errno is ESRCH and
  * nothing is printed. */

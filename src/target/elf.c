@@ -260,6 +260,12 @@ int target_symbolize_data(target_t *t, uint64_t addr, target_symbol_t *out) { re
  * at 0x7f...) are looked up at the same file offset in the mapping the module was loaded with:
  * the mapping of the file whose start - file offset is the one of its offset-0 mapping. */
 static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uint64_t addr) {
+    /* the usual case first: m follows its file's offset-0 mapping, at the same start - offset */
+    for (size_t i = (size_t)(m - t->maps) + 1; i-- > 0 && t->maps[i].path && strcmp(t->maps[i].path, m->path) == 0;)
+        if (t->maps[i].file_offset == 0) {
+            if (m->start - m->file_offset == t->maps[i].start) return addr;
+            break;
+        }
     const target_mapping_t *first = NULL;
     for (size_t i = 0; i < t->nmaps && !first; i++)
         if (t->maps[i].path && t->maps[i].file_offset == 0 && strcmp(t->maps[i].path, m->path) == 0) first = &t->maps[i];
@@ -277,6 +283,7 @@ static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uin
 /* want_func: the nearest function (size 0 accepted); else the data object that covers addr. */
 static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
     const target_mapping_t *m = target_mapping_at(t, addr);
+    if (m && !m->path) return -1;   /* anonymous memory (V8's code): no module's symbols cover it */
     uint64_t at = m && m->path ? loaded_address(t, m, addr) : addr;
     if (at != addr) {
         if (nearest_symbol(t, at, want_func, out) != 0) return -1;

@@ -25,7 +25,17 @@ const char *v8_tier_name(v8_tier_t tier)
 /* The metadata's name for a frame type number ("EntryFrame"), or NULL. */
 static const char *frame_type_name(const v8_t *v, int64_t type)
 {
-    for (size_t i = 0; i < v->md.count; i++)
+    /* the items are sorted by name: the frametype_ ones are together (a scan of all ~550 for each
+       typed frame was a twentieth of a live sample's cost) */
+    size_t lo = 0, hi = v->md.count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(v->md.items[mid].name, "frametype_") < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t i = lo; i < v->md.count && !strncmp(v->md.items[i].name, "frametype_", 10); i++)
+        if (v->md.items[i].value == type) return v->md.items[i].name + 10;
+    for (size_t i = 0; i < v->md.count; i++)   /* metadata a caller gave unsorted (v8_open_with_metadata) */
         if (!strncmp(v->md.items[i].name, "frametype_", 10) && v->md.items[i].value == type) return v->md.items[i].name + 10;
     return NULL;
 }

@@ -27,7 +27,6 @@
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
 #define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
-#define POLL_MAX_MS 5        /* the longest a sample waits in its ring to be read */
 /* A sample's JS frames are named only if it is read within this time: a GC in between may have
  * moved the functions its stack points at and put others, even of the same shape, in their place.
  * Sampling reads within a few ms in the steady state; the first samples wait for caches to fill. */
@@ -61,7 +60,11 @@ typedef struct {
     off_cpu_t *off;
 } thread_ev_t;
 
-static long page_size(void) { return sysconf(_SC_PAGESIZE); }
+static long page_size(void) {
+    static long size;   /* sysconf on every ring read showed in the sampler's profile */
+    if (!size) size = sysconf(_SC_PAGESIZE);
+    return size;
+}
 
 /* Time a thread spends in the kernel on its behalf (a writev's whole loopback TCP send, a page
  * fault) is its time too, and V8's --cpu-prof counts it under the JS that made the call: samples
@@ -85,8 +88,8 @@ static int open_event(int tid, double hz) {
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
     /* a wake-up per sample, though at 999 Hz they are a tenth of the sampler's CPU: read up to
-       POLL_MAX_MS (5 ms) later instead, 0.06-0.24% of the churn workload's leaf frames were named
-       after a function a GC had put at the sampled one's address (0 of ~5,000 when woken) */
+       5 ms later instead, 0.06-0.24% of the churn workload's leaf frames were named after a
+       function a GC had put at the sampled one's address (0 of ~5,000 when woken at once) */
     a.wakeup_events = 1;
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
@@ -114,7 +117,7 @@ static int open_switch_event(int tid) {
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
-    a.watermark = 1;   /* read with the thread's CPU ring (at least every POLL_MAX_MS), not polled */
+    a.watermark = 1;   /* read with the thread's CPU ring (and at each poll's timeout), not polled */
     a.wakeup_watermark = (uint32_t)(RING_PAGES * page_size() / 2);
     return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -600,7 +603,7 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
 }
 
 int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
-    int r = poll(s->pf, s->n, timeout_ms < POLL_MAX_MS ? timeout_ms : POLL_MAX_MS);
+    int r = poll(s->pf, s->n, timeout_ms);
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
         if (s->pf[i].revents & (POLLHUP | POLLERR)) end_thread(s, i);   /* the thread has exited */

@@ -26,7 +26,7 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
                        volatile int *stop);
 /* The same in steps, for a caller that supervises something meanwhile (record): start samples
  * every thread of the target and, from then on, every thread it starts; poll waits up to
- * timeout_ms (5 ms at most) for samples, names and adds them, and returns how many threads are still sampled
+ * timeout_ms for samples, names and adds them, and returns how many threads are still sampled
  * (0: the process is gone); stop adds what remains and frees (stats may be NULL). start returns
  * NULL after printing why, except when the process is already gone: then errno is ESRCH and
  * nothing is printed. */

@@ -96,19 +96,29 @@ static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
 }
 
 #define MAPS_REREAD_NS (100 * 1000000ull)
+#define MAPS_REREAD_MAX_NS (3000 * 1000000ull)
 
 const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
     const target_mapping_t *m = target_mapping_at(t, addr);
     if (m || !t->pid || (t->ops != &running_ops && t->ops != &stopped_ops)) return m;
+    /* a user-space code address at all (a broken frame chain ends in small numbers and zeros) */
+    if (addr < 0x10000 || addr >= 0x800000000000ull) return NULL;
     uint64_t now = monotonic_now();
-    if (now - t->maps_read_ns < MAPS_REREAD_NS) return NULL;
+    if (now - t->maps_read_ns < t->maps_wait_ns) return NULL;
     t->maps_read_ns = now;
+    /* misses that the maps do not explain (a stale frame pointer's "return address") come back
+       every sample: each read that finds nothing doubles the wait, up to 3 s (reading the maps ten
+       times a second showed in the sampler's profile) */
+    t->maps_wait_ns = t->maps_wait_ns ? 2 * t->maps_wait_ns : MAPS_REREAD_NS;
+    if (t->maps_wait_ns > MAPS_REREAD_MAX_NS) t->maps_wait_ns = MAPS_REREAD_MAX_NS;
     target_mapping_t *maps;
     size_t n;
     if (read_maps(t->pid, &maps, &n) != 0) return NULL;   /* the process is gone */
     replace_maps(t, maps, n);
     target_elf_load_modules(t);   /* the files mapped since */
-    return target_mapping_at(t, addr);
+    m = target_mapping_at(t, addr);
+    if (m) t->maps_wait_ns = MAPS_REREAD_NS;
+    return m;
 }
 
 static void read_thread_name(target_thread_t *th, int pid) {

@@ -4,7 +4,8 @@
 # (rounds a second) and a small HTTP server under autocannon (requests a second, 10 connections).
 # Each is run plain, under `nodescope record` at 99 Hz and 999 Hz, and under `perf record -g -F 999`,
 # the modes alternating round by round; prints the median of each mode, its slowdown against the
-# plain runs, and the sampler's own cost of one sample (record -v: its time naming samples / samples).
+# plain runs, and the sampler's own cost of one sample (record -v: nodescope's CPU time while it
+# sampled, reading the rings, naming and polling, over the samples).
 # Load averages are printed before and after: on a shared machine the numbers move with it.
 # Needs npm (autocannon@7 into bench/.cache). Not a test.
 #   bench/live_overhead.sh [ROUNDS] [SECONDS]      (default 3 rounds of 6 s)
@@ -75,5 +76,5 @@ echo "CPU-bound JS benchmark (median of $ROUNDS runs of ${SECS} s):"; report "$W
 echo "HTTP server under autocannon -c 10 (median of $ROUNDS runs of ${SECS} s):"; report "$W/http.txt" req/s
 for m in live99 live999; do
     [ -f "$W/$m.cost" ] || continue
-    grep -o '[0-9.]* us a sample' "$W/$m.cost" | awk -v m=$m '{ s += $1; n++ } END { if (n) printf "%s: %.0f us to name one sample (mean over %d recordings)\n", m, s / n, n }'
+    grep -o '[0-9.]* us CPU a sample' "$W/$m.cost" | awk -v m=$m '{ s += $1; n++; all = all " " $1 } END { if (n) printf "%s: %.0f us of nodescope CPU a sample (mean over %d recordings:%s)\n", m, s / n, n, all }'
 done

@@ -8,6 +8,7 @@
 #include "record/perf_import.h"
 #include "record/perf_session.h"
 #include "record/program.h"
+#include "record/stop_signals.h"
 #include "sourcemap/stage.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
@@ -149,6 +150,10 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
     char default_out[64];
+    /* caught until nodescope exits, not only while the session runs: the second of two signals
+       sent 0.2 s apart (record_signals.sh) arrived once the program had exited and killed
+       nodescope while it wrote OUT, or in its exit (the test build's leak check takes a while) */
+    stop_signals_install();
     if (live_session_run(&so, p, &sr) == 0) {
         if (!out) {
             snprintf(default_out, sizeof default_out, "nodescope-%d.svg", sr.target);
@@ -168,8 +173,9 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
                 if (diag_verbosity > 0 && sr.stats.full_gcs >= 0)
                     fprintf(stderr, "; %lu read late and named, no full GC since (%ld full GCs)", sr.stats.late_named,
                             sr.stats.full_gcs);
-                if (diag_verbosity > 0 && sr.stats.samples)
-                    fprintf(stderr, "; %.0f us a sample", (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
+                if (diag_verbosity > 0 && sr.stats.samples)   /* CPU: what the sampler takes from the machine */
+                    fprintf(stderr, "; %.0f us CPU a sample, %.0f us naming it", (double)sr.stats.cpu_ns / 1e3 / (double)sr.stats.samples,
+                            (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
                 fprintf(stderr, ")\n");
             }
         }
@@ -268,6 +274,7 @@ int cli_record(int argc, char **argv)
     perf_session_result_t sr;
     int rc = EXIT_FAIL;
     char default_out[64];
+    stop_signals_install();   /* caught until nodescope exits, as in record_live */
     if (perf_session_run(&so, &sr) == 0) {
         if (!attach && sr.target) remove_v8_logs(sr.target);
         profile_t *p = profile_new();

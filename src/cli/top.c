@@ -42,7 +42,7 @@ int cli_top(int argc, char **argv)
     cli_input_t in;
     cli_input_init(&in);
     double limit = 20;
-    int by_file = 0, json = 0, sort_total = 0, pid = 0, once = 0;
+    int by_file = 0, json = 0, sort_total = 0, pid = 0, once = 0, wall = 0;
     double hz = 99, duration = 0, interval = 1;
     const opt_t live[] = {
         OPT_TITLE("A running process (no profile file):"),
@@ -52,6 +52,9 @@ int cli_top(int argc, char **argv)
                set_positive),
         OPT_FN("interval", 0, "S", "seconds between redraws (1)", &interval, set_positive),
         OPT_BOOL("once", 0, "sample for -d seconds and print the table once (for scripts; with --json)", &once),
+        OPT_BOOL("wall", 0, "wall-clock time: threads off the CPU count too (blocked in the kernel,\n"
+                 "or waiting for a CPU), under a row saying what they wait in:\n"
+                 "(wait: epoll), (wait: futex), (wait: read), ... (needs root or CAP_PERFMON)", &wall),
         OPT_END,
     };
     const opt_t own[] = {
@@ -66,7 +69,7 @@ int cli_top(int argc, char **argv)
     const opt_t *tables[] = {own, live, in.opts, NULL};
     const opt_cmd_t cmd = {"top",
                            "usage: nodescope top [OPTIONS] [FILE...|-]\n"
-                           "       nodescope top -p PID [-F HZ] [-d S] [--once] [--json]\n"
+                           "       nodescope top -p PID [-F HZ] [-d S] [--wall] [--once] [--json]\n"
                            "\n"
                            "The functions that take the time, hottest first: self share (the function itself\n"
                            "was running) and total share (it was on the stack; recursion counted once), with\n"
@@ -82,7 +85,7 @@ int cli_top(int argc, char **argv)
             cli_input_free(&in);
             return opt_usage_error(&cmd, "-p samples a process: no profile file with it ('%s')", argv[1]);
         }
-        top_live_opts_t lo = {pid, hz, duration, interval, once, 0, {limit, by_file, sort_total, json, NULL}};
+        top_live_opts_t lo = {pid, hz, duration, interval, once, wall, 0, {limit, by_file, sort_total, json, NULL}};
         write_opts_t wo = {0};
         cli_input_write_opts(&in, &wo);
         lo.threads_merge = wo.threads_merge;
@@ -90,9 +93,9 @@ int cli_top(int argc, char **argv)
         cli_input_free(&in);
         return rc == 0 ? EXIT_OK : EXIT_FAIL;
     }
-    if (once || duration > 0) {
+    if (once || duration > 0 || wall) {
         cli_input_free(&in);
-        return opt_usage_error(&cmd, "--once and -d need -p PID");
+        return opt_usage_error(&cmd, "--once, -d and --wall need -p PID");
     }
     char **files = argv + 1;
     profile_t *p = profile_new();

@@ -1,7 +1,9 @@
 /* nodescope top -p PID: the live sampler (record/live_sampler) feeding the `top` report, redrawn
  * every interval in the terminal until Ctrl-C, -d or the process's end, as py-spy's top does.
  * The table counts every sample since the start. --once samples for -d seconds (1 by default)
- * and prints the report once (text or --json), for scripts. The process is never stopped:
+ * and prints the report once (text or --json), for scripts. --wall is record --wall's sampling
+ * (live_sampler_start_wall): a thread off the CPU counts too, under a "(wait: futex)"-style leaf
+ * that is a row of the table like any function. The process is never stopped:
  * the sampler reads it through perf_event copies and process_vm_readv only. */
 #include "cli/top_live.h"
 #include "formats/format.h"
@@ -40,8 +42,9 @@ static void report(const top_live_opts_t *o, const profile_t *p, const live_stat
     text_report_opts_t ro = o->report;
     ro.threads_of = p;
     if (!o->report.json) {
-        buf_printf(out, "nodescope top: pid %d (%s), %g Hz, %.1f s, %lu samples", o->pid, cmdline, o->hz, seconds,
-                   st->samples);
+        buf_printf(out, "nodescope top: pid %d (%s), %g Hz%s, %.1f s, %lu samples", o->pid, cmdline, o->hz,
+                   o->wall ? " wall-clock" : "", seconds, st->samples);
+        if (o->wall) buf_printf(out, ", %lu off the CPU", st->off_cpu);
         if (st->partial) buf_printf(out, ", %lu partial", st->partial);
         if (st->lost) buf_printf(out, ", %lu lost", st->lost);
         buf_puts(out, final ? "\n\n" : "  (Ctrl-C to stop)\n\n");
@@ -71,7 +74,7 @@ int top_live(const top_live_opts_t *o)
         return -1;
     }
     profile_t *p = profile_new();
-    live_sampler_t *s = live_sampler_start(t, v, o->hz, p);
+    live_sampler_t *s = live_sampler_start_wall(t, v, o->hz, o->wall, p);
     if (!s) {
         if (errno == ESRCH) diag_error(NULL, 0, "process %d is gone", o->pid);
         profile_free(p);
@@ -87,7 +90,7 @@ int top_live(const top_live_opts_t *o)
     int gone = 0;
     buf_t out = {0};
     for (;;) {
-        if (live_sampler_poll(s, 20) == 0) { gone = 1; break; }
+        if (live_sampler_poll(s, o->wall ? 10 : 50) == 0) { gone = 1; break; }   /* as live_session's */
         stop_request_t req;
         if (stop_signals_next(&req)) break;
         uint64_t now = monotonic_ns();

@@ -9,6 +9,7 @@ typedef struct {
     double duration;        /* seconds; 0: until Ctrl-C or the process ends (--once: 1) */
     double interval;        /* seconds between redraws */
     int once;               /* sample, print one report, exit */
+    int wall;               /* wall-clock: threads off the CPU count too, under a "(wait: ...)" leaf */
     int threads_merge;      /* one root instead of a root per thread role */
     text_report_opts_t report;
 } top_live_opts_t;

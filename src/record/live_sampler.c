@@ -8,6 +8,7 @@
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
@@ -66,7 +67,11 @@ typedef struct {
     off_cpu_t *off;
 } thread_ev_t;
 
-static long page_size(void) { return sysconf(_SC_PAGESIZE); }
+static long page_size(void) {
+    static long size;   /* sysconf on every ring read showed in the sampler's profile */
+    if (!size) size = sysconf(_SC_PAGESIZE);
+    return size;
+}
 
 /* Time a thread spends in the kernel on its behalf (a writev's whole loopback TCP send, a page
  * fault) is its time too, and V8's --cpu-prof counts it under the JS that made the call: samples
@@ -89,6 +94,9 @@ static int open_event(int tid, double hz) {
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
+    /* a wake-up per sample, though at 999 Hz they are a tenth of the sampler's CPU: read up to
+       5 ms later instead, 0.06-0.24% of the churn workload's leaf frames were named after a
+       function a GC had put at the sampled one's address (0 of ~5,000 when woken at once) */
     a.wakeup_events = 1;
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
@@ -116,7 +124,8 @@ static int open_switch_event(int tid) {
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
-    a.wakeup_events = 1;
+    a.watermark = 1;   /* read with the thread's CPU ring (and at each poll's timeout), not polled */
+    a.wakeup_watermark = (uint32_t)(RING_PAGES * page_size() / 2);
     return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -192,7 +201,7 @@ static int after_call(target_t *t, uint64_t ret) {
 static size_t unwind(target_t *t, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max) {
     uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
     size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
-    const target_mapping_t *m = target_mapping_at(t, pc);
+    const target_mapping_t *m = target_mapping_refresh(t, pc);
     if (n >= MIN_CHAIN || !m || !m->path || max < 2) return n;
     uint64_t top = sp + stack_len;
     static target_frame_t chain[MAX_NATIVE];
@@ -213,13 +222,19 @@ static size_t unwind(target_t *t, const uint64_t *regs, uint64_t stack_len, targ
     return n;
 }
 
+/* A native frame's name, once per (pc, is a return address): symbol look-ups and C++ demangling
+ * were a tenth of a sample's cost. NAME_SKIP: a frame left out (V8's builtins' own frames). Only
+ * named frames are kept: an address without a symbol may get one once the maps are read again. */
+#define NAME_SKIP UINT32_MAX
+static uint64_t name_key(const v8_frame_t *f) { return f->pc * 2 + (f->return_address ? 1 : 0); }
+
 /* One sample: walk, decode, name, add. time_ns is when the stack was last as copied (the sample's
  * time; for a thread off the CPU, when it came back). It weighs ticks, one timeline sample each
  * from tick0_ns every step_ns; wait (may be NULL) is the leaf frame of a thread off the CPU. */
 static gc_watch_t *gc_watch;   /* the main thread's full GCs; NULL when it cannot be watched */
 static int main_tid;
 
-static void take_sample(target_t *t, v8_t *v, profile_t *p, const thread_ev_t *te, uint64_t time_ns,
+static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, const thread_ev_t *te, uint64_t time_ns,
                         const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st,
                         int off_cpu, int preempted, unsigned long ticks, uint64_t tick0_ns, uint64_t step_ns) {
     static target_frame_t native[MAX_NATIVE];
@@ -260,9 +275,21 @@ name:
     ids[k++] = p->threads[te->thread].frame;
     for (size_t i = n; i-- > 0;) {
         const v8_frame_t *f = &frames[i];
+        uint32_t known;
+        int found;
+        if (f->kind == V8_FRAME_NATIVE && u64map_get(names, name_key(f), &known)) {
+            if (known == NAME_SKIP) continue;
+            leaf_line = 0;
+            ids[k++] = known;
+            continue;
+        }
         v8_frame_record_t r;
         v8_frame_record_facts(t, v, f, &r);   /* names are V8's own: no display name */
-        if (r.internal) { v8_frame_record_free(&r); continue; }
+        if (r.internal) {
+            if (f->kind == V8_FRAME_NATIVE) *u64map_upsert(names, name_key(f), &found) = NAME_SKIP;
+            v8_frame_record_free(&r);
+            continue;
+        }
         buf_clear(&b);
         leaf_line = 0;
         if (late && f->kind == V8_FRAME_JS && !(quiet && f->stable)) {
@@ -281,6 +308,7 @@ name:
         } else if (r.symbol) {
             demangle_append(&b, r.symbol);
             ids[k++] = profile_frame(p, b.data, b.len, NULL, 0, 0, FRAME_NATIVE);
+            if (f->kind == V8_FRAME_NATIVE) *u64map_upsert(names, name_key(f), &found) = ids[k - 1];
         } else {
             buf_printf(&b, "0x%llx", (unsigned long long)f->pc);
             if (r.module) buf_printf(&b, " (%s+0x%llx)", r.module, (unsigned long long)r.module_offset);
@@ -335,7 +363,8 @@ static int parse_sample(const uint8_t *q, const uint8_t *end, uint64_t *time, ui
     return 0;
 }
 
-/* Calls fn for every record in a ring (the record is copied out whole: it may wrap). */
+/* Calls fn for every record in a ring: in place, or copied out whole when it wraps around the
+ * ring's end (a sample is 16 KiB: copying each one cost a tenth of the sampler's time). */
 typedef void (*record_fn)(void *ctx, const struct perf_event_header *h, const uint8_t *body, const uint8_t *end);
 static void drain_ring(void *ring, record_fn fn, void *ctx) {
     struct perf_event_mmap_page *meta = ring;
@@ -345,11 +374,18 @@ static void drain_ring(void *ring, record_fn fn, void *ctx) {
     static uint8_t rec[65536];
     while (tail < head) {
         struct perf_event_header h;
+        uint64_t at = tail % size;
         for (size_t i = 0; i < sizeof h; i++) ((uint8_t *)&h)[i] = data[(tail + i) % size];
-        if (h.size < sizeof h) break;
-        for (size_t i = 0; i < h.size; i++) rec[i] = data[(tail + i) % size];
+        if (h.size < sizeof h || h.size > head - tail) break;
+        const uint8_t *r = data + at;
+        if (at + h.size > size) {   /* wraps: the two pieces, joined */
+            size_t first = (size_t)(size - at);
+            memcpy(rec, data + at, first);
+            memcpy(rec + first, data, h.size - first);
+            r = rec;
+        }
+        fn(ctx, &h, r + sizeof h, r + h.size);
         tail += h.size;
-        fn(ctx, &h, rec + sizeof h, rec + h.size);
     }
     __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
@@ -358,6 +394,7 @@ typedef struct {
     target_t *t;
     v8_t *v;
     profile_t *p;
+    u64map_t *names;
     thread_ev_t *te;
     live_stats_t *st;
     double hz;
@@ -374,7 +411,7 @@ static void on_cpu_record(void *ctx, const struct perf_event_header *h, const ui
     if (h->type != PERF_RECORD_SAMPLE || parse_sample(q, end, &time, regs, &stack, &len) != 0) return;
     uint64_t t0 = monotonic_ns();
     c->te->period_samples++;
-    take_sample(c->t, c->v, c->p, c->te, time, regs, stack, len, c->st, 0, 0, 1, time, 0);
+    take_sample(c->t, c->v, c->p, c->names, c->te, time, regs, stack, len, c->st, 0, 0, 1, time, 0);
     c->st->busy_ns += monotonic_ns() - t0;
 }
 
@@ -397,7 +434,7 @@ static void back_on_cpu(drain_ctx_t *c, uint64_t in_ns) {
     unsigned long n = ticks_between(o->out_ns, in_ns, c->hz, &first);
     if (n == 0) return;
     uint64_t t0 = monotonic_ns();
-    take_sample(c->t, c->v, c->p, c->te, in_ns, o->regs, o->stack, o->len, c->st, 1, o->preempted, n, first,
+    take_sample(c->t, c->v, c->p, c->names, c->te, in_ns, o->regs, o->stack, o->len, c->st, 1, o->preempted, n, first,
                 (uint64_t)(1e9 / c->hz));
     c->st->busy_ns += monotonic_ns() - t0;
 }
@@ -451,12 +488,18 @@ static void jitter(thread_ev_t *te, double hz) {
     te->period_at = count, te->period = period, te->period_samples = 0;
 }
 
-static void drain(target_t *t, v8_t *v, profile_t *p, thread_ev_t *te, live_stats_t *st, double hz) {
-    drain_ctx_t c = { t, v, p, te, st, hz };
+static void drain(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thread_ev_t *te, live_stats_t *st, double hz) {
+    drain_ctx_t c = { t, v, p, names, te, st, hz };
     unsigned long before = st->samples;
     drain_ring(te->ring, on_cpu_record, &c);
     if (st->samples != before) jitter(te, hz);
     if (te->sw_ring) drain_ring(te->sw_ring, switch_record, &c);
+}
+
+static uint64_t cpu_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* the clock samples are stamped with (perf_event use_clockid), in seconds */
@@ -473,6 +516,8 @@ struct live_sampler {
     struct pollfd *pf;
     double next_scan;
     int first_err, wall_err;
+    uint64_t cpu0;         /* CPU time at the start */
+    u64map_t names;        /* native frames' names (name_key) */
     live_stats_t st;
 };
 
@@ -517,9 +562,9 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
 
 static void end_thread(live_sampler_t *s, size_t i) {
     thread_ev_t *te = &s->te[i];
-    drain(s->t, s->v, s->out, te, &s->st, s->hz);
+    drain(s->t, s->v, s->out, &s->names, te, &s->st, s->hz);
     if (te->off) {   /* still off the CPU (or gone): its stay ends now */
-        drain_ctx_t c = { s->t, s->v, s->out, te, &s->st, s->hz };
+        drain_ctx_t c = { s->t, s->v, s->out, &s->names, te, &s->st, s->hz };
         back_on_cpu(&c, monotonic_ns());
         free(te->off);
     }
@@ -562,8 +607,16 @@ live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *o
 }
 
 live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out) {
+    /* each library's symbols are sorted on their first look-up: done before the events are
+       opened, or the first samples would wait for it (and be read too late to name) */
+    for (size_t i = 0; i < target_mapping_count(t); i++) {
+        const target_mapping_t *m = target_mapping(t, i);
+        target_symbol_t sym;
+        if (m->path && (m->prot & 4)) target_symbolize(t, m->start, &sym);
+    }
     live_sampler_t *s = xcalloc(1, sizeof *s);
     s->t = t, s->v = v, s->out = out, s->hz = hz, s->wall = wall;
+    u64map_init(&s->names);
     size_t n = target_thread_count(t);
     s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
     for (size_t i = 0; i < n; i++) {
@@ -577,6 +630,7 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
             diag_hint("--wall needs the kernel's context-switch samples: root or CAP_PERFMON, or "
                       "'sysctl kernel.perf_event_paranoid=1'");
         errno = s->wall_err;
+        u64map_free(&s->names);
         free(s);
         return NULL;
     }
@@ -586,12 +640,14 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
             permission_hint(s->first_err);
         }
         errno = s->first_err;
+        u64map_free(&s->names);
         free(s);
         return NULL;
     }
     s->next_scan = now_s() + SCAN_INTERVAL_S;
     main_tid = s->pid;
     if (v && !gc_watch) gc_watch = gc_watch_open(t, s->pid);
+    s->cpu0 = cpu_now_ns();
     return s;
 }
 
@@ -600,7 +656,7 @@ int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
         if (s->pf[i].revents & (POLLHUP | POLLERR)) end_thread(s, i);   /* the thread has exited */
-        else drain(s->t, s->v, s->out, &s->te[i], &s->st, s->hz);
+        else drain(s->t, s->v, s->out, &s->names, &s->te[i], &s->st, s->hz);
     }
     double now = now_s();
     if (s->n && now >= s->next_scan) {
@@ -610,7 +666,10 @@ int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
     return (int)s->n;
 }
 
-void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats) { *stats = s->st; }
+void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats) {
+    *stats = s->st;
+    stats->cpu_ns = cpu_now_ns() - s->cpu0;
+}
 
 static int sample_time_cmp(const void *a, const void *b) {
     double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
@@ -624,9 +683,11 @@ void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
        taken meanwhile; the timeline goes in time order */
     if (s->wall && s->out->nsamples > 1) qsort(s->out->samples, s->out->nsamples, sizeof *s->out->samples, sample_time_cmp);
     s->st.full_gcs = gc_watch ? (long)gc_watch_count(gc_watch) : -1;
+    s->st.cpu_ns = cpu_now_ns() - s->cpu0;
     if (stats) *stats = s->st;
     gc_watch_close(gc_watch);
     gc_watch = NULL;
+    u64map_free(&s->names);
     free(s->te);
     free(s->pf);
     free(s);

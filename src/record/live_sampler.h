@@ -16,7 +16,8 @@ typedef struct {
     unsigned long late_named;/* read too late, but named: no full GC ran since (record/gc_watch.h) */
     long full_gcs;           /* full GCs of the main thread seen meanwhile; -1: not watched */
     unsigned long off_cpu;   /* --wall: samples of threads off the CPU (blocked or waiting for it) */
-    unsigned long long busy_ns;   /* time spent naming samples */
+    unsigned long long busy_ns;   /* time spent naming samples (wall-clock: waits for a CPU included) */
+    unsigned long long cpu_ns;    /* nodescope's CPU time while sampling: reading the rings, naming, polling */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a

@@ -154,5 +154,6 @@ int perf_session_run(const perf_session_opts_t *o, perf_session_result_t *r)
     }
     if (journaling) map_journal_stop(&jr);
     r->perf_exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return 0;   /* the stop signals stay caught while record writes OUT and exits (stop_signals.h) */
+    stop_signals_restore();   /* record holds them caught until it exits (stop_signals.h) */
+    return 0;
 }

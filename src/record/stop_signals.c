@@ -7,6 +7,7 @@ static int taken;
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP ((int)(sizeof stop_signals / sizeof *stop_signals))
 static struct sigaction saved[NSTOP];
+static int depth;   /* installs not yet restored: a caller may hold them around a session that installs too */
 
 static void on_signal(int sig, siginfo_t *info, void *unused)
 {
@@ -24,12 +25,14 @@ void stop_signals_install(void)
     sigemptyset(&sa.sa_mask);
     for (int i = 0; i < NSTOP; i++) sigaddset(&sa.sa_mask, stop_signals[i]);
     received = 0, taken = 0;
-    for (int i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &sa, &saved[i]);
+    if (depth++ == 0)
+        for (int i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &sa, &saved[i]);
 }
 
 void stop_signals_restore(void)
 {
-    for (int i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &saved[i], NULL);
+    if (depth > 0 && --depth == 0)
+        for (int i = 0; i < NSTOP; i++) sigaction(stop_signals[i], &saved[i], NULL);
 }
 
 void stop_signals_default(void)

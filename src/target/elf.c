@@ -193,6 +193,7 @@ static int check_build_id(target_t *t, uint64_t exe_start) {
 
 int target_elf_load_modules(target_t *t) {
     elf_version(EV_CURRENT);
+    if (t->mods_loaded && t->nmods) goto libraries;   /* again (live.c, maps read again): the files new since */
     /* the executable: its mapping at file offset 0 gives the bias (0 if not mapped, e.g. --node on a stripped core) */
     uint64_t exe_start = 0;
     for (size_t i = 0; i < t->nmaps; i++)
@@ -211,6 +212,7 @@ int target_elf_load_modules(target_t *t) {
     }
     if (load_module(t, t->exe_path, exe_start, 1) != 0) return -1;
     if (check_build_id(t, exe_start) != 0) return -1;
+libraries:
     for (size_t i = 0; i < t->nmaps; i++) {
         const target_mapping_t *m = &t->maps[i];
         if (!m->path || m->file_offset != 0 || m->path[0] != '/' || strcmp(m->path, t->exe_path) == 0) continue;
@@ -253,9 +255,41 @@ int target_symbolize(target_t *t, uint64_t addr, target_symbol_t *out) { return 
 
 int target_symbolize_data(target_t *t, uint64_t addr, target_symbol_t *out) { return nearest_symbol(t, addr, 0, out); }
 
+/* Where a module's symbols say addr is. A file's pages mapped a second time elsewhere (Node 20
+ * maps V8's embedded builtins again next to its code range: node's text at file offset 0x14c4000,
+ * at 0x7f...) are looked up at the same file offset in the mapping the module was loaded with:
+ * the mapping of the file whose start - file offset is the one of its offset-0 mapping. */
+static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uint64_t addr) {
+    /* the usual case first: m follows its file's offset-0 mapping, at the same start - offset */
+    for (size_t i = (size_t)(m - t->maps) + 1; i-- > 0 && t->maps[i].path && strcmp(t->maps[i].path, m->path) == 0;)
+        if (t->maps[i].file_offset == 0) {
+            if (m->start - m->file_offset == t->maps[i].start) return addr;
+            break;
+        }
+    const target_mapping_t *first = NULL;
+    for (size_t i = 0; i < t->nmaps && !first; i++)
+        if (t->maps[i].path && t->maps[i].file_offset == 0 && strcmp(t->maps[i].path, m->path) == 0) first = &t->maps[i];
+    if (!first || m->start - m->file_offset == first->start) return addr;
+    uint64_t off = addr - m->start + m->file_offset;
+    for (size_t i = 0; i < t->nmaps; i++) {
+        const target_mapping_t *o = &t->maps[i];
+        if (o->path && o->start - o->file_offset == first->start && off >= o->file_offset &&
+            off - o->file_offset < o->end - o->start && strcmp(o->path, m->path) == 0)
+            return o->start + (off - o->file_offset);
+    }
+    return addr;
+}
+
 /* want_func: the nearest function (size 0 accepted); else the data object that covers addr. */
 static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
     const target_mapping_t *m = target_mapping_at(t, addr);
+    if (m && !m->path) return -1;   /* anonymous memory (V8's code): no module's symbols cover it */
+    uint64_t at = m && m->path ? loaded_address(t, m, addr) : addr;
+    if (at != addr) {
+        if (nearest_symbol(t, at, want_func, out) != 0) return -1;
+        out->addr += addr - at;   /* the symbol as mapped where addr is */
+        return 0;
+    }
     for (size_t i = 0; i < t->nmods; i++) {
         target_module_t *mod = &t->mods[i];
         if (m && m->path && strcmp(m->path, mod->path) != 0) continue;

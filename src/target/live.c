@@ -33,26 +33,92 @@ static void live_close(target_t *t);
 static const target_ops_t running_ops = { "running process", live_read, live_close };
 static const target_ops_t stopped_ops = { "stopped process", live_read, live_close };
 
-static void load_maps(target_t *t) {
+static uint64_t monotonic_now(void);
+
+/* Reads /proc/PID/maps into a new array (sorted by address, as the kernel lists them); -1 when
+ * the file cannot be read. */
+static int read_maps(int pid, target_mapping_t **out, size_t *nout) {
     char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", t->pid);
+    snprintf(path, sizeof path, "/proc/%d/maps", pid);
     FILE *f = fopen(path, "r");
-    if (!f) return;
+    if (!f) return -1;
     char line[4096];
-    size_t cap = 0;
+    size_t cap = 0, n = 0;
+    target_mapping_t *maps = NULL;
     while (fgets(line, sizeof line, f)) {
         unsigned long long s, e, off;
         char perms[8];
         int pos = 0;
         if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4) continue;
-        xgrow((void **)&t->maps, &cap, t->nmaps + 1, sizeof *t->maps);
-        target_mapping_t *m = &t->maps[t->nmaps++];
+        xgrow((void **)&maps, &cap, n + 1, sizeof *maps);
+        target_mapping_t *m = &maps[n++];
         char *name = line + pos;
         name[strcspn(name, "\n")] = 0;
         *m = (target_mapping_t){ s, e, off, (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2,
                                  *name ? xstrdup(name) : NULL, 1 };
     }
     fclose(f);
+    *out = maps;
+    *nout = n;
+    return 0;
+}
+
+/* maps_read_ns stays 0: the first miss reads them again at once (node reserves its code range
+   and remaps its builtins after the start a recording attaches at) */
+static void load_maps(target_t *t) {
+    if (read_maps(t->pid, &t->maps, &t->nmaps) != 0) t->maps = NULL, t->nmaps = 0;
+}
+
+/* The old mappings' path strings are kept (each new mapping of a file takes over one old string of
+ * it; the rest wait for close), so that names taken from them stay valid. Each mapping owns its
+ * string, as target_close frees them one by one. */
+static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
+    uint8_t *taken = xcalloc(t->nmaps ? t->nmaps : 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        if (!maps[i].path) continue;
+        for (size_t j = 0; j < t->nmaps; j++)
+            if (!taken[j] && t->maps[j].path && strcmp(t->maps[j].path, maps[i].path) == 0) {
+                free((char *)maps[i].path);
+                maps[i].path = t->maps[j].path;
+                taken[j] = 1;
+                break;
+            }
+    }
+    for (size_t j = 0; j < t->nmaps; j++) {
+        if (taken[j] || !t->maps[j].path) continue;
+        t->gone_paths = xrealloc(t->gone_paths, (t->ngone + 1) * sizeof *t->gone_paths);
+        t->gone_paths[t->ngone++] = (char *)t->maps[j].path;
+    }
+    free(taken);
+    free(t->maps);
+    t->maps = maps;
+    t->nmaps = n;
+}
+
+#define MAPS_REREAD_NS (100 * 1000000ull)
+#define MAPS_REREAD_MAX_NS (3000 * 1000000ull)
+
+const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
+    const target_mapping_t *m = target_mapping_at(t, addr);
+    if (m || !t->pid || (t->ops != &running_ops && t->ops != &stopped_ops)) return m;
+    /* a user-space code address at all (a broken frame chain ends in small numbers and zeros) */
+    if (addr < 0x10000 || addr >= 0x800000000000ull) return NULL;
+    uint64_t now = monotonic_now();
+    if (now - t->maps_read_ns < t->maps_wait_ns) return NULL;
+    t->maps_read_ns = now;
+    /* misses that the maps do not explain (a stale frame pointer's "return address") come back
+       every sample: each read that finds nothing doubles the wait, up to 3 s (reading the maps ten
+       times a second showed in the sampler's profile) */
+    t->maps_wait_ns = t->maps_wait_ns ? 2 * t->maps_wait_ns : MAPS_REREAD_NS;
+    if (t->maps_wait_ns > MAPS_REREAD_MAX_NS) t->maps_wait_ns = MAPS_REREAD_MAX_NS;
+    target_mapping_t *maps;
+    size_t n;
+    if (read_maps(t->pid, &maps, &n) != 0) return NULL;   /* the process is gone */
+    replace_maps(t, maps, n);
+    target_elf_load_modules(t);   /* the files mapped since */
+    m = target_mapping_at(t, addr);
+    if (m) t->maps_wait_ns = MAPS_REREAD_NS;
+    return m;
 }
 
 static void read_thread_name(target_thread_t *th, int pid) {
@@ -272,6 +338,9 @@ struct read_cache {
     uint64_t tag[NLINES];      /* line address + 1 (0: empty) */
     uint64_t read_ns[NLINES];  /* when it was read (CLOCK_MONOTONIC) */
     uint64_t fresh_after;      /* lines read before this are stale */
+    uint16_t used[NLINES];     /* the lines used since the last target_fresh_after, in first use order */
+    size_t nused;
+    uint8_t is_used[NLINES];
     uint8_t data[NLINES][LINE];
 };
 
@@ -281,12 +350,47 @@ static uint64_t monotonic_now(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
-    if (t->cache) t->cache->fresh_after = monotonic_ns;
+/* Reads again, in one process_vm_readv, the lines the last sample used that are now stale: the
+ * next sample of a thread mostly walks the same stack (functions, their shared infos, scripts,
+ * maps), and one system call for them all costs less than one each (28 a sample, each looking
+ * the process up, checking access and pinning pages, were a third of the sampler's time). A line
+ * that can no longer be read is dropped; those after it are read when used. */
+static void refetch_used(target_t *t, struct read_cache *c) {
+    struct iovec local[NLINES], remote[NLINES];
+    uint16_t slots[NLINES];
+    size_t n = 0;
+    for (size_t i = 0; i < c->nused; i++) {
+        uint16_t slot = c->used[i];
+        c->is_used[slot] = 0;
+        if (!c->tag[slot] || c->read_ns[slot] >= c->fresh_after) continue;
+        local[n] = (struct iovec){ c->data[slot], LINE };
+        remote[n] = (struct iovec){ (void *)(uintptr_t)(c->tag[slot] - 1), LINE };
+        slots[n++] = slot;
+    }
+    c->nused = 0;
+    if (n == 0) return;
+    uint64_t when = monotonic_now();
+    ssize_t got = process_vm_readv(t->pid, local, n, remote, n, 0);
+    size_t whole = got > 0 ? (size_t)got / LINE : 0;
+    for (size_t i = 0; i < n && i <= whole; i++) {
+        if (i < whole) c->read_ns[slots[i]] = when;
+        else c->tag[slots[i]] = 0;   /* read in part, or not at all: its bytes are not the line's */
+    }
 }
 
+void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
+    struct read_cache *c = t->cache;
+    if (!c || monotonic_ns <= c->fresh_after) return;
+    c->fresh_after = monotonic_ns;
+    if (c->nused) refetch_used(t, c);
+}
+
+/* From now on (a stop, a resume): no read ahead, the process may be about to stop. */
 static void cache_invalidate(target_t *t) {
-    target_fresh_after(t, monotonic_now());
+    if (!t->cache) return;
+    t->cache->fresh_after = monotonic_now();
+    for (size_t i = 0; i < t->cache->nused; i++) t->cache->is_used[t->cache->used[i]] = 0;
+    t->cache->nused = 0;
 }
 
 static int remote_read(const target_t *t, uint64_t addr, void *dst, size_t n) {
@@ -314,6 +418,7 @@ static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n) {
             }
             c->tag[slot] = line + 1, c->read_ns[slot] = when;
         }
+        if (!c->is_used[slot]) c->is_used[slot] = 1, c->used[c->nused++] = (uint16_t)slot;
         memcpy(out, c->data[slot] + off, k);
         addr += k, out += k, n -= k;
     }
@@ -333,6 +438,8 @@ static int live_read(target_t *t, uint64_t addr, void *dst, size_t n) {
 }
 
 static void live_close(target_t *t) {
+    for (size_t i = 0; i < t->ngone; i++) free(t->gone_paths[i]);
+    free(t->gone_paths);
     free(t->cache);
     t->cache = NULL;
     target_resume(t);

@@ -86,6 +86,11 @@ void target_release_pages(target_t *t);
 size_t target_mapping_count(const target_t *t);
 const target_mapping_t *target_mapping(const target_t *t, size_t i);
 const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr);
+/* target_mapping_at, and when addr is in no known mapping of a live process, the mappings read
+ * again (at most every 100 ms) with the symbols of files mapped since: node maps and unmaps as it
+ * runs (Node 20 maps V8's embedded builtins a second time next to its code range after start;
+ * addons are dlopen'ed). Pointers into the old mappings stay valid until target_close. */
+const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr);
 
 size_t target_thread_count(const target_t *t);
 const target_thread_t *target_thread(const target_t *t, size_t i);

@@ -57,6 +57,9 @@ struct target {
     target_region_t *stacks; size_t nstacks;   /* stacks copied by target_snapshot */
     target_region_t lent;              /* a caller's stack copy (target_set_stack_copy), not owned */
     struct read_cache *cache;          /* recent reads of a live process (live.c) */
+    uint64_t maps_read_ns;             /* when /proc/PID/maps was last read (live.c) */
+    uint64_t maps_wait_ns;             /* how long a miss waits after that: grows while misses find nothing */
+    char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
 };
 extern const target_ops_t target_core_ops;
 

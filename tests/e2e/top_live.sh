@@ -4,6 +4,9 @@
 # self share and gives hot and warm total shares within 12 points of 75/25; without --once and with stdout not a terminal, a report
 # follows the last every --interval until -d; the program's output and exit status are unchanged
 # and it is never left stopped; usage errors and a process that is not node are refused.
+# --wall (record --wall's sampling): fixtures/live/wait_half.js spins 50 ms and waits 50 ms in
+# Atomics.wait, over and over: the "(wait: futex)" row holds about half the samples with --wall,
+# nap() about half in total, and neither shows without --wall.
 # Skips when perf events are not allowed here.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -55,4 +58,27 @@ for v in 18 20 22 24; do
     echo "node $v ok"
 done
 [ $tested -gt 0 ] || { echo "skip: no Node 18-24"; exit 77; }
+
+"$NODESCOPE" top --wall x.folded > /dev/null 2> "$dir/e4"; [ $? -eq 2 ] || fail "--wall without -p"
+v=22; NODE=$HERE/../.cache/node/22/bin/node; [ -x "$NODE" ] || { v=$(node --version); NODE=node; }
+"$NODE" "$FIX/wait_half.js" 60 "$dir/stop_wall" > "$dir/wout" 2> "$dir/werr" & pid=$!
+sleep 1
+for mode in wall cpu; do
+    flag=; [ $mode = wall ] && flag=--wall
+    timeout 60 "$NODESCOPE" top -p "$pid" $flag --once -d 2.5 -n 100 --json > "$dir/$mode.json" 2> "$dir/$mode.err"
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q 'CAP_PERFMON' "$dir/$mode.err"; then cat "$dir/$mode.err"; echo "--wall not allowed here: not tested"; break; fi
+    [ $rc -eq 0 ] || { cat "$dir/$mode.err"; fail "top $flag --once exited $rc"; }
+    node -e '
+        const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")), file = process.argv[2], wall = process.argv[3] === "wall";
+        const row = n => r.rows.find(x => x.name === n || x.name.startsWith(n + " " + file + ":")) || {selfPct: 0, totalPct: 0};
+        const futex = row("(wait: futex)").selfPct, nap = row("nap").totalPct;
+        console.log(`top ${wall ? "--wall" : "(on-CPU)"}: ${r.total} samples, (wait: futex) ${futex.toFixed(1)}% self, nap ${nap.toFixed(1)}% total`);
+        if (wall && r.total < 100) { console.error("too few samples"); process.exit(1); }
+        if (wall && (futex < 30 || futex > 70 || nap < 30 || nap > 70)) { console.error("the wait is not about half"); process.exit(1); }
+        if (!wall && (futex > 0 || nap > 15)) { console.error("on-CPU sampling counts the wait"); process.exit(1); }
+    ' "$dir/$mode.json" "$FIX/wait_half.js" $mode || fail "top $flag --once --json on wait_half.js"
+done
+touch "$dir/stop_wall"; wait "$pid"; prc=$?; pid=
+[ $prc -eq 0 ] && [ "$(cat "$dir/wout")" = "wait done" ] && [ ! -s "$dir/werr" ] || fail "wait_half.js's output or exit status changed"
 echo ok

@@ -250,26 +250,30 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, con
             frames[i] = (v8_frame_t){ .kind = V8_FRAME_NATIVE, .pc = native[i].pc, .sp = native[i].sp, .fp = native[i].fp,
                                       .return_address = i > 0 };
     /* JS frames are named from the heap as it is now. A frame named from its code or bytecode
-     * (stable: a GC does not move those under us) keeps its name however late the sample is read.
-     * Any other JS frame whose function has moved since the sample (v8_frame_current), and every
-     * such frame of a sample read too late for the heap to be trusted, is left unnamed rather than
-     * named after whatever is at that address now. */
-    int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn = 0, unnamed = 0;
-    int quiet = late && te->tid == main_tid && gc_watch_quiet_since(gc_watch, time_ns);
-    if (v)
-        for (size_t i = 0; i < n; i++) {
-            if (frames[i].kind != V8_FRAME_JS) continue;
-            if (late && !(quiet && frames[i].stable)) unnamed = 1;
-            else if (!frames[i].stable && v8_frame_current(v, &frames[i]) == 0) torn = unnamed = 1;
-        }
-    if (unnamed) st->partial++;
-    if (unnamed && late) st->late++;
-    if (!unnamed && quiet) st->late_named++;
-    uint64_t torn_fp = 0;
+     * (stable: a scavenge does not move those) keeps its name however late the sample is read, if
+     * no full GC ran on the main thread since (gc_watch, quiet), which could have freed them and
+     * put another function's in their place; so does one whose slot names another function
+     * (adopted). Without that, a JS frame whose function has moved since the sample
+     * (v8_frame_current: its context no longer leads to it), and every JS frame of a sample read
+     * too late for the heap to be trusted, is left unnamed rather than named after whatever is at
+     * that address now. */
+    int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn, unnamed;
+    int quiet = te->tid == main_tid && gc_watch_quiet_since(gc_watch, time_ns);
+    uint64_t torn_fp;
     size_t k;
     int leaf_line;   /* the line the leaf JS frame executes: V8's positionTicks */
     buf_t b = {0};
 name:
+    torn = unnamed = 0;
+    for (size_t i = 0; v && i < n; i++) {
+        v8_frame_t *f = &frames[i];
+        if (f->kind != V8_FRAME_JS) continue;
+        /* named from code or bytecode against its slot: right only if no full GC replaced them */
+        if (f->adopted && !quiet) f->moved = 1, f->stable = 0;
+        if (late && !(quiet && f->stable)) unnamed = 1;
+        else if (!(quiet && f->stable) && v8_frame_current(v, f) == 0) torn = unnamed = 1;
+    }
+    torn_fp = 0;
     k = 0;
     leaf_line = 0;
     ids[k++] = p->threads[te->thread].frame;
@@ -294,7 +298,8 @@ name:
         leaf_line = 0;
         if (late && f->kind == V8_FRAME_JS && !(quiet && f->stable)) {
             ids[k++] = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
-        } else if (torn && f->kind == V8_FRAME_JS && (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
+        } else if (torn && f->kind == V8_FRAME_JS && !(quiet && f->stable) &&
+                   (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
             torn_fp = f->fp;   /* the frames inlined into it follow with the same fp */
             ids[k++] = profile_frame(p, UNNAMED_MOVED, strlen(UNNAMED_MOVED), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (f->kind == V8_FRAME_JS && r.has_function) {
@@ -320,6 +325,9 @@ name:
         quiet = 0;
         goto name;
     }
+    if (unnamed) st->partial++;
+    if (unnamed && late) st->late++;
+    if (!unnamed && late && quiet) st->late_named++;
     buf_free(&b);
     target_set_stack_copy(t, 0, NULL, 0);
     if (k == 1) st->empty++;
@@ -403,7 +411,11 @@ typedef struct {
 static void on_cpu_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
     drain_ctx_t *c = ctx;
     if (h->type == PERF_RECORD_LOST) {
-        if (end - q >= 16) c->st->lost += ((const uint64_t *)q)[1];
+        uint64_t lost;
+        if (end - q < 16) return;
+        memcpy(&lost, q + 8, 8);
+        c->st->lost += lost;
+        c->te->period_samples += lost;   /* periods that ended too (jitter's count) */
         return;
     }
     uint64_t time, regs[27], len;
@@ -483,7 +495,7 @@ static void jitter(thread_ev_t *te, double hz) {
     double mean = 1e9 / hz, want = mean * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53));
     uint64_t at_sample = te->period_at + (uint64_t)te->period_samples * (te->period ? te->period : (uint64_t)mean);
     double left = want - (count > at_sample ? (double)(count - at_sample) : 0);
-    uint64_t period = (uint64_t)(left > 0.1 * mean ? left : 0.1 * mean);
+    uint64_t period = (uint64_t)(left > 0.5 * want ? left : 0.5 * want);   /* never faster than 2x hz */
     if (ioctl(te->fd, PERF_EVENT_IOC_PERIOD, &period) != 0) return;
     te->period_at = count, te->period = period, te->period_samples = 0;
 }

@@ -146,7 +146,7 @@ static void adopt_function(v8_t *v, v8_frame_t *js, v8_function_t *info, uint64_
     *info = own;
     js->shared = shared;
     js->function = 0;
-    js->stable = 1;
+    js->stable = js->adopted = 1;
 }
 
 /* Decodes the JS frame at f->fp into out[0..] (more than one when optimized code inlined
@@ -179,11 +179,13 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
         if (!shared || v8_shared_info(v, shared, &info) != 0) return 0;
         fn = 0;
     }
+    int adopted = !have_fn;
     v8_frame_t js = *f;
     js.kind = V8_FRAME_JS;
     js.function = fn;
     js.shared = info.shared;
     js.stable = 0;
+    js.adopted = adopted;
     js.args_addr = f->fp + (uint64_t)L->fp_args;
     js.argc = slot(v, f->fp, L->fp_argc, &argc) == 0 && argc >= 1 && argc <= MAX_ARGC ? (int)argc - 1 : -1;
     /* a return address points after its call: positions are looked up for the call itself */
@@ -273,7 +275,6 @@ int v8_frame_current(v8_t *v, const v8_frame_t *f)
     uint64_t ctx, fn_context;
     if (f->kind != V8_FRAME_JS) return -1;
     if (f->moved) return 0;
-    if (f->stable) return 1;
     if (!f->function || f->inlined || L->fn_context < 0) return -1;
     if (slot(v, f->fp, L->fp_context, &ctx) != 0) return -1;
     if (!v8_has_type(v, f->function, L->type_js_function) || v8_read_field(v, f->function, L->fn_context, &fn_context) != 0)

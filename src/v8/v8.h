@@ -110,8 +110,12 @@ typedef struct {
     int moved;                /* the function read from the frame's slot is not the one whose code runs
                                  there (a live process: read after a GC moved it); see v8_frame_current */
     int stable;               /* the function was found from the code the pc is in or the frame's
-                                 bytecode, which a GC does not move under a live read: its name holds
-                                 however late the stack is read (function may then be 0) */
+                                 bytecode, which a scavenge does not move under a live read */
+    int adopted;              /* stable, against the frame's function slot, which names another
+                                 function or none now (function is then 0): either a scavenge moved
+                                 the function (the code is right) or a full GC freed the code and
+                                 put another's there (the slot was right). Only a caller that knows
+                                 no full GC ran since the stack was copied may trust the name */
     int return_address;       /* pc is a return address (every frame but the interrupted one): the
                                  call in progress is at pc - 1 (symbols and positions look there) */
 } v8_frame_t;

@@ -652,6 +652,20 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     return g;
 }
 
+/* The forward edges of a graph built here (not loaded from a cache file). */
+static void free_edges(v8_graph_t *g)
+{
+    free(g->first);
+    if (g->edges_bytes) {
+        graph_unmap(g->tgt, g->edges_bytes);
+        graph_unmap(g->slot, g->edges_bytes);
+    } else {
+        free(g->tgt);
+        free(g->slot);
+    }
+    g->edges_bytes = 0;
+}
+
 void v8_graph_trim(v8_graph_t *g)
 {
     if (!g || g->trimmed) return;
@@ -670,15 +684,7 @@ void v8_graph_trim(v8_graph_t *g)
     if (g->map) {   /* the file's pages are clean: handed back, nothing freed */
         madvise(g->map, g->map_len, MADV_DONTNEED);
     } else {
-        free(g->first);
-        if (g->edges_bytes) {
-            graph_unmap(g->tgt, g->edges_bytes);
-            graph_unmap(g->slot, g->edges_bytes);
-        } else {
-            free(g->tgt);
-            free(g->slot);
-        }
-        g->edges_bytes = 0;
+        free_edges(g);
         free(g->dist);
         free(g->parent);
         free(g->pslot);
@@ -711,14 +717,7 @@ void v8_graph_free(v8_graph_t *g)
     }
     if (g->nodes_bytes) graph_unmap(g->nodes, g->nodes_bytes);
     else free(g->nodes);
-    free(g->first);
-    if (g->edges_bytes) {
-        graph_unmap(g->tgt, g->edges_bytes);
-        graph_unmap(g->slot, g->edges_bytes);
-    } else {
-        free(g->tgt);
-        free(g->slot);
-    }
+    free_edges(g);
     free(g->rfirst);
     free(g->rsrc);
     free(g->rslot);

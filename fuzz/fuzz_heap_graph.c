@@ -34,6 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* the roots in use without paths (a bit a node), then from the paths: the same */
             uint8_t *used = calloc(nr ? nr : 1, 1);
             for (size_t r = 0; r < nr; r++) used[r] = (uint8_t)v8_graph_root_used(g, r);
+            /* the reachable nodes (heapsnapshot writes only these): by the same walk, then by the paths */
+            uint64_t *live = v8_graph_reachable(g);
             for (uint32_t i = 0; i < n && i < 256; i++) {
                 const v8_graph_node_t *nd = v8_graph_node(g, i);
                 v8_heap_object_t o = {nd->addr, 0, nd->type, nd->size, 0, 0};
@@ -47,8 +49,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t r = 0; r < nr; r++)
                 if (used[r] != v8_graph_root_used(g, r)) abort();
             free(used);
+            uint64_t *live2 = v8_graph_reachable(g);
+            for (uint32_t i = 0; i < n; i++) {
+                int bit = (live[i / 64] >> (i % 64)) & 1;
+                if (bit != ((live2[i / 64] >> (i % 64)) & 1) || bit != (v8_graph_distance(g, i) != V8_NO_NODE)) abort();
+            }
+            free(live);
+            free(live2);
             /* trimmed (heapsnapshot): nodes and roots stay, the rest answers nothing */
             v8_graph_trim(g);
+            if (v8_graph_reachable(g)) abort();
             for (uint32_t i = 0; i < n && i < 64; i++) {
                 const uint32_t *ts, *ss;
                 uint32_t p, s, r;

@@ -6,7 +6,9 @@
  * trace_node_id, detachedness), "edges" 3 an edge (type, name_or_index, to_node: the target's
  * offset in "nodes"), a node's edges following its predecessor's; "strings" holds every name.
  * Node 0 is a synthetic root whose edges lead to "(GC roots)" (node 1, holding the graph's roots)
- * and, as shortcuts, to the global object.
+ * and, as shortcuts, to the global object. Only objects a root reaches are written: a core holds
+ * garbage too (an object's old copy a scavenge left behind), which V8's own snapshot, taken after
+ * a GC, never shows.
  *
  * Streamed: the edges of each object are named once (v8_edges_of) and written in binary to a
  * temporary file while the per-node counts are kept; then nodes, edges and strings are written.
@@ -60,9 +62,24 @@ static uint32_t str_id(strings_t *s, const char *text, size_t len)
     return *slot - 1;
 }
 
+/* The reachable nodes numbered in address order: node i's index among them. */
+typedef struct {
+    const uint64_t *bits;   /* v8_graph_reachable */
+    uint32_t *base;         /* reachable nodes before word w */
+} live_t;
+
+static int is_live(const live_t *l, uint32_t i) { return (l->bits[i / 64] >> (i % 64)) & 1; }
+
+static uint32_t live_index(const live_t *l, uint32_t i)
+{
+    uint64_t below = l->bits[i / 64] & ((1ull << (i % 64)) - 1);
+    return l->base[i / 64] + (uint32_t)__builtin_popcountll(below);
+}
+
 typedef struct {
     core_session_t *s;
     v8_graph_t *g;
+    const live_t *live;
     strings_t *str;
     FILE *tmp;
     uint32_t count;
@@ -85,7 +102,7 @@ static int on_edge(void *ctx, const v8_edge_t *e)
        strings) */
     if (k->backing && e->kind == V8_EDGE_INTERNAL && !e->name && e->offset >= 16) return 0;
     uint32_t to = v8_graph_find(k->g, e->target);
-    if (to == V8_NO_NODE) return 0;
+    if (to == V8_NO_NODE || !is_live(k->live, to)) return 0;   /* a weak edge to garbage */
     uint32_t name;
     if (e->kind == V8_EDGE_ELEMENT || e->kind == V8_EDGE_HIDDEN) name = (uint32_t)e->index;
     else if (e->name) name = str_id(k->str, e->name, strlen(e->name));
@@ -100,7 +117,7 @@ static int on_edge(void *ctx, const v8_edge_t *e)
             if (cached) *cached = name + 1;
         }
     }
-    put_edge(k, (uint32_t)e->kind, name, (to + SYNTHETIC) * NODE_FIELDS);
+    put_edge(k, (uint32_t)e->kind, name, (live_index(k->live, to) + SYNTHETIC) * NODE_FIELDS);
     /* one node can touch the whole heap (an array of millions of objects: its elements' targets
        are read): hand back the core's pages as it goes, not only between nodes */
     if ((k->count & 0xffff) == 0) v8_graph_release(k->g);
@@ -251,15 +268,29 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     size_t nroots = v8_graph_root_count(g);
     uint8_t *root_used = xcalloc(nroots ? nroots : 1, 1);
     for (size_t r = 0; r < nroots; r++) root_used[r] = (uint8_t)v8_graph_root_used(g, r);
+    size_t nn = v8_graph_node_count(g), nwords = nn / 64 + 1;
+    live_t live = {v8_graph_reachable(g), xmalloc(nwords * sizeof(uint32_t))};
+    if (!live.bits) {   /* not trimmed yet: cannot happen */
+        free(root_used), free(live.base);
+        return 1;
+    }
+    size_t nlive = 0;
+    for (size_t w = 0; w < nwords; w++) {
+        live.base[w] = (uint32_t)nlive;
+        nlive += (size_t)__builtin_popcountll(live.bits[w]);
+    }
     core_graph_trim();
     graph_mem_trace("snapshot: graph trimmed");
     char *inputs[] = {(char *)target_name(s->t)};
     output_t o;
-    if (output_open(&o, out, inputs, 1) != 0) return 1;
-    FILE *tmp = tmpfile();
-    if (!tmp) {
+    FILE *tmp = NULL;
+    int opened = output_open(&o, out, inputs, 1) == 0;
+    if (opened && !(tmp = tmpfile())) {
         diag_error(out, 0, "cannot create a temporary file: %s", strerror(errno));
         output_abort(&o);
+    }
+    if (!tmp) {
+        free(root_used), free((void *)live.bits), free(live.base);
         return 1;
     }
     strings_t str = {strpool_new(), {0}, NULL, 0, 0, xcalloc(MAX_NUMBER_CACHE, sizeof(uint32_t))};
@@ -267,14 +298,13 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     str_id(&str, "", 0);
     namer_t nm = {{0}, {0}};
     u64map_init(&nm.by_map);
-    size_t nn = v8_graph_node_count(g);
     uint32_t *counts = xmalloc((nn + SYNTHETIC) * sizeof *counts);
-    edge_sink_t k = {s, g, &str, tmp, 0, 0, 0};
+    edge_sink_t k = {s, g, &live, &str, tmp, 0, 0, 0};
     /* the backing stores: what JS objects' properties and elements fields point at */
     uint8_t *backing = xcalloc(nn / 8 + 1, 1);
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
-        if (!(nd->flags & V8_NODE_JS)) continue;
+        if (!(nd->flags & V8_NODE_JS) || !is_live(&live, (uint32_t)i)) continue;
         v8_graph_pass(g, (uint32_t)i);
         for (int64_t off = 8; off <= 16; off += 8) {
             uint64_t w;
@@ -290,8 +320,9 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     put_edge(&k, V8_EDGE_ELEMENT, 1, 1 * NODE_FIELDS);
     for (size_t r = 0; r < nroots; r++) {
         const v8_graph_root_t *rt = v8_graph_root(g, r);
-        if (rt->level == V8_ROOT_GLOBAL) put_edge(&k, V8_EDGE_SHORTCUT, str_id(&str, rt->name, strlen(rt->name)),
-                                                  (rt->node + SYNTHETIC) * NODE_FIELDS);
+        if (rt->level == V8_ROOT_GLOBAL && is_live(&live, rt->node))
+            put_edge(&k, V8_EDGE_SHORTCUT, str_id(&str, rt->name, strlen(rt->name)),
+                     (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
     }
     counts[0] = k.count;
     k.count = 0;
@@ -302,7 +333,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
         const v8_graph_root_t *rt = v8_graph_root(g, r);
         if (is_root[rt->node] || !root_used[r]) continue;
         is_root[rt->node] = 1;
-        put_edge(&k, V8_EDGE_ELEMENT, ++ri, (rt->node + SYNTHETIC) * NODE_FIELDS);
+        put_edge(&k, V8_EDGE_ELEMENT, ++ri, (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
     }
     free(is_root);
     free(root_used);
@@ -312,6 +343,8 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     progress_init(&pr, "naming references", "objects");
     for (size_t i = 0; i < nn; i++) {
         k.count = 0;
+        counts[i + SYNTHETIC] = 0;
+        if (!is_live(&live, (uint32_t)i)) continue;
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
         v8_heap_object_t ho = {nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
         v8_graph_pass(g, (uint32_t)i);
@@ -339,12 +372,13 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
                "\"sample_fields\":[\"timestamp_us\",\"last_assigned_id\"],\n"
                "\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]},\n"
                "\"node_count\":%zu,\n\"edge_count\":%llu,\n\"trace_function_count\":0},\n\"nodes\":[",
-            nn + SYNTHETIC, (unsigned long long)total_edges);
+            nlive + SYNTHETIC, (unsigned long long)total_edges);
     uint32_t gc_roots = str_id(&str, "(GC roots)", 10);
     fprintf(f, "%d,0,1,0,%u,0,0\n,%d,%u,3,0,%u,0,0", T_SYNTHETIC, counts[0], T_SYNTHETIC, gc_roots, counts[1]);
     progress_init(&pr, "writing nodes", "objects");
     for (size_t i = 0; i < nn; i++) {
         uint32_t type, name;
+        if (!is_live(&live, (uint32_t)i)) continue;
         v8_graph_pass(g, (uint32_t)i);   /* naming reads maps and strings: the core's pages handed back */
         node_type_name(s, g, &nm, &str, (uint32_t)i, &type, &name);
         char line[128], *p = line;
@@ -383,6 +417,8 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     fclose(tmp);
     free(counts);
     free(backing);
+    free((void *)live.bits);
+    free(live.base);
     strpool_free(str.pool);
     u64map_free(&str.index);
     free(str.list);
@@ -396,6 +432,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     }
     if (output_commit(&o) != 0) return 1;
     if (isatty(2))
-        fprintf(stderr, "%s: %zu nodes, %llu edges\n", out, nn + SYNTHETIC, (unsigned long long)total_edges);
+        fprintf(stderr, "%s: %zu nodes, %llu edges (%zu unreachable objects left out)\n", out, nlive + SYNTHETIC,
+                (unsigned long long)total_edges, nn - nlive);
     return 0;
 }

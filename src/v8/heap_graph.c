@@ -84,6 +84,7 @@ struct v8_graph {
     size_t map_len;
     int trimmed;   /* v8_graph_trim: nodes and roots only */
     uint8_t *root_used;   /* without paths: v8_graph_root_used of each root */
+    uint64_t *reach;      /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
 };
 
 size_t v8_graph_node_count(const v8_graph_t *g) { return g->n; }
@@ -698,6 +699,7 @@ void v8_graph_free(v8_graph_t *g)
 {
     if (!g) return;
     free(g->root_used);
+    free(g->reach);
     free_chunk_index(g);
     for (size_t k = 0; k < g->nscans; k++) {
         free(g->scans[k].holders);
@@ -775,13 +777,12 @@ static void compute_paths(v8_graph_t *g)
     free(queue);
 }
 
-/* Which roots compute_paths would start from, without its arrays (16 bytes a node): one bit a
- * node and a queue, for a writer that needs only this (heapsnapshot of a graph just built). */
-static void compute_root_used(v8_graph_t *g)
+/* The nodes compute_paths reaches, without its arrays (16 bytes a node): one bit a node in seen
+ * (n / 64 + 1 words, zeroed) and a queue; root_used[r] set for each root a path
+ * starts from. For a writer that needs only this (heapsnapshot of a graph just built). */
+static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used)
 {
     size_t n = g->n;
-    g->root_used = graph_calloc(g->nroots ? g->nroots : 1, 1);
-    uint64_t *seen = graph_calloc(n / 64 + 1, 8);
     uint32_t *queue = graph_malloc((n ? n : 1) * sizeof *queue);
 #define SEEN(x) ((seen[(x) / 64] >> ((x) % 64)) & 1)
 #define MARK(x) (seen[(x) / 64] |= 1ull << ((x) % 64))
@@ -793,7 +794,7 @@ static void compute_root_used(v8_graph_t *g)
             int mine = rt->level == (v8_root_level_t)lv || (lv == V8_ROOT_GLOBAL && rt->level == V8_ROOT_MODULE);
             if (!mine || rt->node >= n || SEEN(rt->node)) continue;
             MARK(rt->node);
-            g->root_used[r] = 1;
+            root_used[r] = 1;
             queue[qt++] = rt->node;
         }
         while (qh < qt) {
@@ -810,7 +811,27 @@ static void compute_root_used(v8_graph_t *g)
 #undef SEEN
 #undef MARK
     free(queue);
-    free(seen);
+}
+
+static void compute_root_used(v8_graph_t *g)
+{
+    g->root_used = graph_calloc(g->nroots ? g->nroots : 1, 1);
+    g->reach = graph_calloc(g->n / 64 + 1, 8);
+    mark_reachable(g, g->reach, g->root_used);
+}
+
+uint64_t *v8_graph_reachable(v8_graph_t *g)
+{
+    if (g->trimmed) return NULL;
+    uint64_t *bits = xcalloc(g->n / 64 + 1, 8);
+    if (g->dist) {
+        for (size_t i = 0; i < g->n; i++)
+            if (g->dist[i] != V8_NO_NODE) bits[i / 64] |= 1ull << (i % 64);
+    } else {
+        if (!g->root_used) compute_root_used(g);
+        memcpy(bits, g->reach, (g->n / 64 + 1) * 8);
+    }
+    return bits;
 }
 
 int v8_graph_root_used(v8_graph_t *g, size_t k)

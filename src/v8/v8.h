@@ -587,6 +587,10 @@ int v8_graph_is_object(void *g, uint64_t addr);
 uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i);
 int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index);
 v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i);
+/* The nodes some root reaches over strong edges (v8_graph_distance is not V8_NO_NODE), one bit a
+ * node (bit i % 64 of word i / 64), for the caller to free; NULL once trimmed. The rest is garbage
+ * the next GC would collect, which V8's own heap snapshot leaves out. */
+uint64_t *v8_graph_reachable(v8_graph_t *g);
 
 /* A cache of the graph (nodes, edges, roots, paths) in one file, read back by mmap:
  * the second query on a core answers without walking the heap. key identifies the core (the

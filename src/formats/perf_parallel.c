@@ -4,7 +4,7 @@
  * workers fold blocks into profiles of their own, merged at the end (the timeline is
  * then re-sorted by time). The event filter and the time origin are taken from the
  * input's first sample before the workers start, so every worker agrees on them.
- * Used for regular files of 16 MB or more and pipes; not with --perl-compat or --inline
+ * Used for regular files of 64 MB or more and pipes; not with --perl-compat or --inline
  * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
 #include "formats/perf_grammar.h"
 #include "formats/perf_script.h"

@@ -480,12 +480,16 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
     }
 }
 
-/* Reads every record in a thread's rings. */
 /* A fixed sampling period locks onto work that repeats at the same period (a 99 Hz sampler and a
- * loop whose round takes 10.1 ms of CPU see the same point of every round): after each thread's
- * samples are read, its next period is drawn from 0.75 to 1.25 times the mean. The kernel starts
- * a new period when told: the CPU time the thread ran since its last sample (the event's count
- * now, less the count at that sample) is taken off it, so the rate stays hz. */
+ * loop whose round takes 10.1 ms of CPU see the same point of every round): once a thread has had
+ * JITTER_SAMPLES samples at one period, its next period is drawn from 0.75 to 1.25 times the mean.
+ * The kernel starts a new period when told: the CPU time the thread ran since its last sample (the
+ * event's count now, less the count at that sample) is taken off the periods to come, so the rate
+ * stays hz. Not
+ * after every sample: reading the count and setting the period each interrupt the CPU the thread
+ * runs on (an IPI; at 999 Hz, 2,000 a second to the target's CPU, and a third of nodescope's
+ * system time). Every 4th sample still moves the phase at random, so no work stays in step. */
+#define JITTER_SAMPLES 4
 static void jitter(thread_ev_t *te, double hz) {
     static uint64_t x = 0;
     uint64_t count;
@@ -494,17 +498,20 @@ static void jitter(thread_ev_t *te, double hz) {
     if (read(te->fd, &count, sizeof count) != (ssize_t)sizeof count) return;
     double mean = 1e9 / hz, want = mean * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53));
     uint64_t at_sample = te->period_at + (uint64_t)te->period_samples * (te->period ? te->period : (uint64_t)mean);
-    double left = want - (count > at_sample ? (double)(count - at_sample) : 0);
+    /* the new period holds for the next JITTER_SAMPLES samples: each gives up its share of the
+       time already run, so that the last of them comes JITTER_SAMPLES periods after the last one */
+    double left = want - (count > at_sample ? (double)(count - at_sample) : 0) / JITTER_SAMPLES;
     uint64_t period = (uint64_t)(left > 0.5 * want ? left : 0.5 * want);   /* never faster than 2x hz */
     if (ioctl(te->fd, PERF_EVENT_IOC_PERIOD, &period) != 0) return;
     te->period_at = count, te->period = period, te->period_samples = 0;
 }
 
+/* Reads every record in a thread's rings. */
 static void drain(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thread_ev_t *te, live_stats_t *st, double hz) {
     drain_ctx_t c = { t, v, p, names, te, st, hz };
     unsigned long before = st->samples;
     drain_ring(te->ring, on_cpu_record, &c);
-    if (st->samples != before) jitter(te, hz);
+    if (st->samples != before && te->period_samples >= JITTER_SAMPLES) jitter(te, hz);
     if (te->sw_ring) drain_ring(te->sw_ring, switch_record, &c);
 }
 

@@ -232,8 +232,9 @@ const format_reader_t format_folded_reader = {
  * own line (its end rank), or all the lines of its subtree (its ';' rank) together. Walking
  * the tree depth first with each node's children sorted by those two ranks writes every
  * line in order, each prefix built once. Siblings of equal label and kind of rank (frames
- * whose labels print the same) are one step of the walk: their own lines, identical, in
- * node order, their children merged into one set of siblings. Measured on the tsc perf
+ * whose labels print the same) are one step of the walk: their own lines one line with the
+ * weights summed (as the Perl script's hash of stacks has it), their children merged into one
+ * set of siblings. Measured on the tsc perf
  * script (17k lines, ~45 frames deep): the sort of whole rank paths was ~20% of collapse's
  * instructions and 6 MB of paths. */
 typedef struct {
@@ -386,10 +387,14 @@ static void write_lines(const profile_t *p, line_sink_t sink, void *sink_ctx)
         line.len = lv->prefix;
         buf_append(&line, labels.data + loff[f], loff[f + 1] - loff[f]);
         if (r == rank[2 * f + 1]) {
-            /* an own line */
-            lv->next++;
+            /* an own line, with every sibling of the same label (frames that differ only in what
+               the text does not show: a live sample's JS function at two tiers) */
+            double w = 0;
+            size_t g = lv->next;
+            for (; g < lv->end && (uint32_t)(st.v[g].key >> 32) == r; g++) w += p->nodes[(uint32_t)st.v[g].key].self;
+            lv->next = g;
             buf_putc(&line, ' ');
-            buf_put_weight(&line, p->nodes[node].self);
+            buf_put_weight(&line, w);
             buf_putc(&line, '\n');
             sink(sink_ctx, line.data, line.len);
             continue;

@@ -195,14 +195,19 @@ static int after_call(target_t *t, uint64_t ret) {
 
 /* The native frames of a sample: the frame-pointer chain from its registers. Code without frame
  * pointers (libc: where a blocked thread always is, and malloc) breaks the chain at once; then the
- * stack copy is searched, from sp up, for the first frame record whose chain goes on (a saved
- * frame pointer higher on the stack, next to a return address just after a call), and the return
- * addresses below it (the frames without frame pointers) are taken as frames too. */
-static size_t unwind(target_t *t, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max) {
+ * module's CFI unwinds it (libdwfl, on the stack copy) until code without CFI (V8's), and the
+ * frame-pointer chain goes on from there. Where CFI gives nothing either, the stack copy is
+ * searched, from sp up, for the first frame record whose chain goes on (a saved frame pointer
+ * higher on the stack, next to a return address just after a call), and the return addresses
+ * below it (the frames without frame pointers) are taken as frames too. */
+static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max) {
     uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
     size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
     const target_mapping_t *m = target_mapping_refresh(t, pc);
     if (n >= MIN_CHAIN || !m || !m->path || max < 2) return n;
+    size_t by_cfi = target_unwind_sample(t, tid, regs, native, max);
+    if (by_cfi >= MIN_CHAIN) return by_cfi;
+    n = target_unwind_regs(t, pc, sp, fp, native, max);   /* CFI may have written over it */
     uint64_t top = sp + stack_len;
     static target_frame_t chain[MAX_NATIVE];
     for (uint64_t x = sp & ~7ull; x + 16 <= top && x < sp + 8 * SCAN_WORDS; x += 8) {
@@ -242,7 +247,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, con
     static uint32_t ids[MAX_FRAMES + 1];
     target_set_stack_copy(t, regs[19], stack, (size_t)stack_len);
     target_fresh_after(t, time_ns);
-    size_t n = unwind(t, regs, stack_len, native, MAX_NATIVE);
+    size_t n = unwind(t, te->tid, regs, stack_len, native, MAX_NATIVE);
     const char *wait = off_cpu ? wait_name(t, native, n, preempted) : NULL;
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
     else

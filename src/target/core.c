@@ -186,6 +186,7 @@ target_t *target_open_core(const char *core_path, const char *exe) {
 void target_close(target_t *t) {
     if (!t) return;
     if (t->ops && t->ops->close) t->ops->close(t);
+    target_cfi_free(t);
     target_elf_free_modules(t);
     if (t->core && !t->core_borrowed) munmap((void *)t->core, t->core_size);
     for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);

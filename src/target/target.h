@@ -124,6 +124,11 @@ typedef struct {
 size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max);
 /* The frame-pointer chain from given registers (a perf_event sample's): frame 0 is (pc, sp, fp). */
 size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max);
+/* A sample's native frames by CFI (libdwfl: code without frame pointers, libc's among it), then
+ * the frame-pointer chain where CFI stops (JIT code): regs in user_regs_struct order, memory read
+ * through the target (the sample's stack copy, target_set_stack_copy). 0 when CFI gives nothing.
+ * The Dwfl is kept with the target (freed by target_close). */
+size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max);
 
 const char *target_exe_path(const target_t *t);
 const char *target_name(const target_t *t);   /* the core's path or "pid N" */

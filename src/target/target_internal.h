@@ -60,9 +60,12 @@ struct target {
     uint64_t maps_read_ns;             /* when /proc/PID/maps was last read (live.c) */
     uint64_t maps_wait_ns;             /* how long a miss waits after that: grows while misses find nothing */
     char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
+    struct target_cfi *cfi;            /* target_unwind_sample's Dwfl (unwind.c) */
 };
 extern const target_ops_t target_core_ops;
 
+/* unwind.c */
+void target_cfi_free(target_t *t);
 /* elf.c */
 int target_elf_load_modules(target_t *t);
 void target_elf_free_modules(target_t *t);

@@ -3,6 +3,8 @@
  * chain from the last frame's rbp. */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/xalloc.h"
+#include <stdlib.h>
 #include <elfutils/libdwfl.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,21 +68,70 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
     .set_initial_registers = cfi_set_initial_registers,
 };
 
-/* CFI unwind of one thread (core or live) with the target's modules; returns the frame count. */
-static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
+/* A Dwfl with the target's modules, its thread callbacks reading through st; NULL on failure. */
+static Dwfl *cfi_open(target_t *t, cfi_state_t *st) {
     static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_build_id_find_elf,
                                               .find_debuginfo = dwfl_standard_find_debuginfo };
     Dwfl *d = dwfl_begin(&callbacks);
-    cfi_ctx_t c = { frames, 0, max };
-    cfi_state_t st = { t, th, 0 };
-    if (!d) return 0;
+    if (!d) return NULL;
     dwfl_report_begin(d);
     for (size_t i = 0; i < t->nmods; i++)
         dwfl_report_elf(d, t->mods[i].path, t->mods[i].path, -1, t->mods[i].bias, false);
-    if (dwfl_report_end(d, NULL, NULL) == 0 && dwfl_attach_state(d, NULL, t->pid ? t->pid : th->tid, &thread_callbacks, &st))
-        dwfl_getthread_frames(d, th->tid, cfi_frame, &c);
+    if (dwfl_report_end(d, NULL, NULL) != 0 || !dwfl_attach_state(d, NULL, t->pid ? t->pid : st->th->tid, &thread_callbacks, st)) {
+        dwfl_end(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* CFI unwind of one thread (core or live) with the target's modules; returns the frame count. */
+static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
+    cfi_ctx_t c = { frames, 0, max };
+    cfi_state_t st = { t, th, 0 };
+    Dwfl *d = cfi_open(t, &st);
+    if (!d) return 0;
+    dwfl_getthread_frames(d, th->tid, cfi_frame, &c);
     dwfl_end(d);
     return c.n;
+}
+
+/* The sampler's Dwfl, kept for the target: reporting every module to a new one for each sample
+ * would cost more than the sample. Opened again when the target has loaded more modules. */
+struct target_cfi {
+    Dwfl *d;
+    size_t nmods;
+    int failed;
+    target_thread_t th;   /* the sample's registers */
+    cfi_state_t st;       /* the callbacks' argument: its address is the Dwfl's */
+};
+
+void target_cfi_free(target_t *t) {
+    if (!t->cfi) return;
+    if (t->cfi->d) dwfl_end(t->cfi->d);
+    free(t->cfi);
+    t->cfi = NULL;
+}
+
+size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max) {
+    if (max == 0) return 0;
+    if (!t->cfi) t->cfi = xcalloc(1, sizeof *t->cfi);
+    struct target_cfi *c = t->cfi;
+    if (c->d && c->nmods != t->nmods) dwfl_end(c->d), c->d = NULL, c->failed = 0;
+    c->th.tid = tid;
+    memcpy(c->th.regs, regs, sizeof c->th.regs);
+    c->th.rip = regs[16], c->th.rsp = regs[19], c->th.rbp = regs[4];
+    c->st = (cfi_state_t){ t, &c->th, 0 };
+    if (!c->d && !c->failed) {
+        c->nmods = t->nmods;
+        if (!(c->d = cfi_open(t, &c->st))) c->failed = 1;
+    }
+    if (!c->d) return 0;
+    cfi_ctx_t x = { frames, 0, max };
+    dwfl_getthread_frames(c->d, tid, cfi_frame, &x);
+    if (x.n == 0 || frames[0].pc != regs[16]) return 0;
+    /* CFI stopped (JIT code has none): on along the frame-pointer chain from its last frame */
+    const target_frame_t last = frames[x.n - 1];
+    return x.n - 1 + target_unwind_regs(t, last.pc, last.sp, last.fp, frames + x.n - 1, max - (x.n - 1));
 }
 
 /* Follows saved rbp links from fp; frames appended after n. */

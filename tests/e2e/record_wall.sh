@@ -44,4 +44,12 @@ awk -v t="$wt" -v s="$ws" -v n="$wn" -v f="$wf" -v cn="$cn" 'BEGIN {
     if (s < 30 || s > 70 || n < 30 || n > 70) { print "--wall shares are not about half each"; exit 1 }
     if (f < 80) { print "nap() is not under (wait: futex)"; exit 1 }
     if (cn > 15) { print "on-CPU sampling counts the wait"; exit 1 } }' || fail "wall-clock shares"
+# The blocked thread's native frames, unwound from libc by its CFI: V8's condition variable wait
+# calls pthread_cond_timedwait directly (a scan of the stack for return addresses took a stale
+# one too: node::PerIsolatePlatformData::PostTask between them in 1 wait of 6)
+awk '/^node \[main\];/ && index($0, ";(wait: futex) ") { w = $NF
+        if (index($0, "ConditionVariable::WaitFor")) { with += w; if (!index($0, "TimeDelta const&);pthread_cond_timedwait;")) bad += w }
+        total += w }
+     END { printf "futex waits: %d, %d through ConditionVariable::WaitFor, %d of those with a frame between it and pthread_cond_timedwait\n", total, with, bad
+           exit !(total > 0 && with * 2 >= total && bad == 0) }' "$dir/wall.folded" || fail "the wait's native frames"
 echo ok

@@ -271,11 +271,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     uint8_t *root_used = xcalloc(nroots ? nroots : 1, 1);
     for (size_t r = 0; r < nroots; r++) root_used[r] = (uint8_t)v8_graph_root_used(g, r);
     size_t nn = v8_graph_node_count(g), nwords = nn / 64 + 1;
-    live_t live = {v8_graph_reachable(g), xmalloc(nwords * sizeof(uint32_t))};
-    if (!live.bits) {   /* not trimmed yet: cannot happen */
-        free(root_used), free(live.base);
-        return 1;
-    }
+    live_t live = {v8_graph_reachable(g), xmalloc(nwords * sizeof(uint32_t))};   /* before the trim */
     size_t nlive = 0;
     for (size_t w = 0; w < nwords; w++) {
         live.base[w] = (uint32_t)nlive;
@@ -322,7 +318,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     put_edge(&k, V8_EDGE_ELEMENT, 1, 1 * NODE_FIELDS);
     for (size_t r = 0; r < nroots; r++) {
         const v8_graph_root_t *rt = v8_graph_root(g, r);
-        if (rt->level == V8_ROOT_GLOBAL && is_live(&live, rt->node))
+        if (rt->level == V8_ROOT_GLOBAL)   /* a root is always reached */
             put_edge(&k, V8_EDGE_SHORTCUT, str_id(&str, rt->name, strlen(rt->name)),
                      (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
     }

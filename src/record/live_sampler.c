@@ -205,11 +205,13 @@ static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_
     size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
     const target_mapping_t *m = target_mapping_refresh(t, pc);
     if (n >= MIN_CHAIN || !m || !m->path || max < 2) return n;
-    size_t by_cfi = target_unwind_sample(t, tid, regs, native, max);
-    if (by_cfi >= MIN_CHAIN) return by_cfi;
-    n = target_unwind_regs(t, pc, sp, fp, native, max);   /* CFI may have written over it */
-    uint64_t top = sp + stack_len;
     static target_frame_t chain[MAX_NATIVE];
+    size_t by_cfi = target_unwind_sample(t, tid, regs, chain, max < MAX_NATIVE ? max : MAX_NATIVE);
+    if (by_cfi >= MIN_CHAIN) {
+        memcpy(native, chain, by_cfi * sizeof *native);
+        return by_cfi;
+    }
+    uint64_t top = sp + stack_len;
     for (uint64_t x = sp & ~7ull; x + 16 <= top && x < sp + 8 * SCAN_WORDS; x += 8) {
         uint64_t saved, ret;
         if (target_read_u64(t, x, &saved) != 0 || target_read_u64(t, x + 8, &ret) != 0) break;

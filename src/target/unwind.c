@@ -84,24 +84,14 @@ static Dwfl *cfi_open(target_t *t, cfi_state_t *st) {
     return d;
 }
 
-/* CFI unwind of one thread (core or live) with the target's modules; returns the frame count. */
-static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
-    cfi_ctx_t c = { frames, 0, max };
-    cfi_state_t st = { t, th, 0 };
-    Dwfl *d = cfi_open(t, &st);
-    if (!d) return 0;
-    dwfl_getthread_frames(d, th->tid, cfi_frame, &c);
-    dwfl_end(d);
-    return c.n;
-}
-
-/* The sampler's Dwfl, kept for the target: reporting every module to a new one for each sample
- * would cost more than the sample. Opened again when the target has loaded more modules. */
+/* The target's Dwfl, kept: reporting every module to a new one for each thread of a core, or
+ * each sample of the sampler, would cost more than the unwind. Opened again when the target
+ * has loaded more modules. */
 struct target_cfi {
     Dwfl *d;
     size_t nmods;
     int failed;
-    target_thread_t th;   /* the sample's registers */
+    target_thread_t th;   /* the thread being unwound */
     cfi_state_t st;       /* the callbacks' argument: its address is the Dwfl's */
 };
 
@@ -112,14 +102,13 @@ void target_cfi_free(target_t *t) {
     t->cfi = NULL;
 }
 
-size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max) {
-    if (max == 0) return 0;
+/* CFI unwind of one thread (core or live) with the target's modules: the frame count, 0 when CFI
+ * gives nothing from the thread's own pc. */
+static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
     if (!t->cfi) t->cfi = xcalloc(1, sizeof *t->cfi);
     struct target_cfi *c = t->cfi;
     if (c->d && c->nmods != t->nmods) dwfl_end(c->d), c->d = NULL, c->failed = 0;
-    c->th.tid = tid;
-    memcpy(c->th.regs, regs, sizeof c->th.regs);
-    c->th.rip = regs[16], c->th.rsp = regs[19], c->th.rbp = regs[4];
+    c->th = *th;
     c->st = (cfi_state_t){ t, &c->th, 0 };
     if (!c->d && !c->failed) {
         c->nmods = t->nmods;
@@ -127,11 +116,8 @@ size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], targe
     }
     if (!c->d) return 0;
     cfi_ctx_t x = { frames, 0, max };
-    dwfl_getthread_frames(c->d, tid, cfi_frame, &x);
-    if (x.n == 0 || frames[0].pc != regs[16]) return 0;
-    /* CFI stopped (JIT code has none): on along the frame-pointer chain from its last frame */
-    const target_frame_t last = frames[x.n - 1];
-    return x.n - 1 + target_unwind_regs(t, last.pc, last.sp, last.fp, frames + x.n - 1, max - (x.n - 1));
+    dwfl_getthread_frames(c->d, th->tid, cfi_frame, &x);
+    return x.n && frames[0].pc == th->rip ? x.n : 0;
 }
 
 /* Follows saved rbp links from fp; frames appended after n. */
@@ -155,8 +141,7 @@ size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, s
     const target_thread_t *th = target_thread(t, thread_index);
     if (!th || max == 0) return 0;
     size_t n = cfi_unwind(t, th, frames, max);
-    if (n == 0 || frames[0].pc != th->rip) {
-        n = 0;
+    if (n == 0) {
         frames[n++] = (target_frame_t){ th->rip, th->rsp, th->rbp };
         return fp_unwind(t, th->rbp, th->rsp, frames, n, max);
     }
@@ -179,4 +164,16 @@ size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, ta
         fp = next_fp;
     }
     return n;
+}
+
+size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max) {
+    if (max == 0) return 0;
+    target_thread_t th = { .tid = tid, .rip = regs[16], .rsp = regs[19], .rbp = regs[4] };
+    memcpy(th.regs, regs, sizeof th.regs);
+    size_t n = cfi_unwind(t, &th, frames, max);
+    if (n == 0) return 0;
+    /* CFI stopped (JIT code has none): on along the frame-pointer chain from its last frame,
+       silently (a sampled thread's chain may end anywhere) */
+    const target_frame_t last = frames[n - 1];
+    return n - 1 + target_unwind_regs(t, last.pc, last.sp, last.fp, frames + n - 1, max - (n - 1));
 }

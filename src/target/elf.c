@@ -280,26 +280,18 @@ static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uin
     return addr;
 }
 
-/* want_func: the nearest function (size 0 accepted); else the data object that covers addr. */
-static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
-    const target_mapping_t *m = target_mapping_at(t, addr);
-    if (m && !m->path) return -1;   /* anonymous memory (V8's code): no module's symbols cover it */
-    uint64_t at = m && m->path ? loaded_address(t, m, addr) : addr;
-    if (at != addr) {
-        if (nearest_symbol(t, at, want_func, out) != 0) return -1;
-        out->addr += addr - at;   /* the symbol as mapped where addr is */
-        return 0;
-    }
+/* The symbol of path's module (any module without a path) nearest at or below addr that covers
+ * it; want_func: the nearest function (size 0 accepted); else the data object that covers addr. */
+static int module_symbol(target_t *t, const char *path, uint64_t addr, int want_func, target_symbol_t *out) {
     for (size_t i = 0; i < t->nmods; i++) {
         target_module_t *mod = &t->mods[i];
-        if (m && m->path && strcmp(m->path, mod->path) != 0) continue;
+        if (path && strcmp(path, mod->path) != 0) continue;
         sort_syms(mod);
         size_t lo = 0, hi = mod->nsyms;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             if (mod->syms[mid].addr <= addr) lo = mid + 1; else hi = mid;
         }
-        /* the nearest function starting at or below addr that covers it (size 0: accept) */
         for (size_t k = lo; k > 0 && k + 64 > lo; k--) {
             const target_elfsym_t *s = &mod->syms[k - 1];
             if (s->is_func != want_func) continue;
@@ -309,6 +301,18 @@ static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symb
         }
     }
     return -1;
+}
+
+/* The address is translated to where its module was loaded once, and looked up there in that
+ * module only: a second translation could lead back (a hostile core's overlapping mappings sent
+ * the lookup round in a cycle until the stack ran out; fuzz_core). */
+static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
+    const target_mapping_t *m = target_mapping_at(t, addr);
+    if (m && !m->path) return -1;   /* anonymous memory (V8's code): no module's symbols cover it */
+    uint64_t at = m ? loaded_address(t, m, addr) : addr;
+    if (module_symbol(t, m ? m->path : NULL, at, want_func, out) != 0) return -1;
+    out->addr += addr - at;   /* the symbol as mapped where addr is */
+    return 0;
 }
 
 /* By name through a hash table (open addressing, twice the symbols, rounded to a power of two),

@@ -94,9 +94,12 @@ static int open_event(int tid, double hz) {
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
-    /* a wake-up per sample, though at 999 Hz they are a tenth of the sampler's CPU: read up to
-       5 ms later instead, 0.06-0.24% of the churn workload's leaf frames were named after a
-       function a GC had put at the sampled one's address (0 of ~5,000 when woken at once) */
+    /* a wake-up per sample, though at 999 Hz they are a tenth of the sampler's CPU and cost the
+       target ~4 points (the kernel wakes the reader from the sampled thread's CPU, an IPI each;
+       bench/live_overhead_paired.mjs: 10.7% slower woken per sample, 6.4% read every 5 ms, perf
+       record -g 6.0%): read up to 5 ms later instead, 1.1% of the churn workload's leaf frames
+       were named after a function allocated at the sampled one's address since (0-0.24% when
+       woken at once; record_jit_accuracy allows 0.5%) */
     a.wakeup_events = 1;
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
@@ -488,15 +491,19 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
 }
 
 /* A fixed sampling period locks onto work that repeats at the same period (a 99 Hz sampler and a
- * loop whose round takes 10.1 ms of CPU see the same point of every round): once a thread has had
- * JITTER_SAMPLES samples at one period, its next period is drawn from 0.75 to 1.25 times the mean.
- * The kernel starts a new period when told: the CPU time the thread ran since its last sample (the
- * event's count now, less the count at that sample) is taken off the periods to come, so the rate
- * stays hz. Not
- * after every sample: reading the count and setting the period each interrupt the CPU the thread
- * runs on (an IPI; at 999 Hz, 2,000 a second to the target's CPU, and a third of nodescope's
- * system time). Every 4th sample still moves the phase at random, so no work stays in step. */
-#define JITTER_SAMPLES 4
+ * loop whose round takes 10.1 ms of CPU see the same point of every round): once a thread has run
+ * JITTER_NS of CPU time at one period (and had at least 4 samples), its next period is drawn from
+ * 0.75 to 1.25 times the mean. The kernel starts a new period when told: the CPU time the thread
+ * ran since its last sample (the event's count now, less the count at that sample) is taken off
+ * the periods to come, so the rate stays hz. Not after every sample: reading the count and
+ * setting the period each interrupt the CPU the thread runs on (an IPI: every 4th sample at
+ * 999 Hz was 500 a second and cost the target ~2 points, bench/live_overhead_paired.mjs). A
+ * phase moved at random every 40 ms of CPU keeps no work in step, at any rate. */
+#define JITTER_NS 40000000ull
+static unsigned long jitter_samples(double hz) {
+    double n = (double)JITTER_NS * hz / 1e9;
+    return n > 4 ? (unsigned long)n : 4;
+}
 static void jitter(thread_ev_t *te, double hz) {
     static uint64_t x = 0;
     uint64_t count;
@@ -505,9 +512,9 @@ static void jitter(thread_ev_t *te, double hz) {
     if (read(te->fd, &count, sizeof count) != (ssize_t)sizeof count) return;
     double mean = 1e9 / hz, want = mean * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53));
     uint64_t at_sample = te->period_at + (uint64_t)te->period_samples * (te->period ? te->period : (uint64_t)mean);
-    /* the new period holds for the next JITTER_SAMPLES samples: each gives up its share of the
-       time already run, so that the last of them comes JITTER_SAMPLES periods after the last one */
-    double left = want - (count > at_sample ? (double)(count - at_sample) : 0) / JITTER_SAMPLES;
+    /* the new period holds for the next jitter_samples: each gives up its share of the time
+       already run, so that the last of them comes that many periods after the last one */
+    double left = want - (count > at_sample ? (double)(count - at_sample) : 0) / (double)jitter_samples(hz);
     uint64_t period = (uint64_t)(left > 0.5 * want ? left : 0.5 * want);   /* never faster than 2x hz */
     if (ioctl(te->fd, PERF_EVENT_IOC_PERIOD, &period) != 0) return;
     te->period_at = count, te->period = period, te->period_samples = 0;
@@ -518,7 +525,7 @@ static void drain(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thread_ev
     drain_ctx_t c = { t, v, p, names, te, st, hz };
     unsigned long before = st->samples;
     drain_ring(te->ring, on_cpu_record, &c);
-    if (st->samples != before && te->period_samples >= JITTER_SAMPLES) jitter(te, hz);
+    if (st->samples != before && te->period_samples >= jitter_samples(hz)) jitter(te, hz);
     if (te->sw_ring) drain_ring(te->sw_ring, switch_record, &c);
 }
 

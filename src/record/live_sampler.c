@@ -97,9 +97,9 @@ static int open_event(int tid, double hz) {
     /* a wake-up per sample, though at 999 Hz they are a tenth of the sampler's CPU and cost the
        target ~4 points (the kernel wakes the reader from the sampled thread's CPU, an IPI each;
        bench/live_overhead_paired.mjs: 10.7% slower woken per sample, 6.4% read every 5 ms, perf
-       record -g 6.0%): read up to 5 ms later instead, 1.1% of the churn workload's leaf frames
-       were named after a function allocated at the sampled one's address since (0-0.24% when
-       woken at once; record_jit_accuracy allows 0.5%) */
+       record -g 6.0%): read on a 1-5 ms timer instead, the churn workload's leaf frames were
+       named after a function allocated at the sampled one's address since in bursts (13 runs:
+       0-1.4% wrong, 2 over the 0.5% record_jit_accuracy allows; woken at once: 0-0.05% in 5) */
     a.wakeup_events = 1;
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {

@@ -79,8 +79,8 @@ static frame_kind_t dtrace_kind(const char *s, size_t n)
     if (n >= 3 && !memcmp(s, ">> ", 3)) return FRAME_JS;
     if (n >= 2 && !memcmp(s, "<<", 2)) return FRAME_BUILTIN;
     /* jstack() JS frames without the helper's prefix: "fn at /app/a.js line 3" / "position 120" */
-    if (memmem(s, n, " at ", 4) && (memmem(s, n, " line ", 6) || memmem(s, n, " position ", 10))) return FRAME_JS;
-    const char *tick = memchr(s, '`', n);
+    if (n && memmem(s, n, " at ", 4) && (memmem(s, n, " line ", 6) || memmem(s, n, " position ", 10))) return FRAME_JS;
+    const char *tick = n ? memchr(s, '`', n) : NULL;   /* s may be NULL when n is 0 */
     if (tick) {
         size_t m = (size_t)(tick - s);
         if ((m == 7 && !memcmp(s, "genunix", 7)) || (m == 4 && !memcmp(s, "unix", 4))) return FRAME_KERNEL;

@@ -16,7 +16,7 @@ uint64_t hash_bytes(const void *p, size_t n)
         n -= 8;
     }
     uint64_t w = 0;
-    memcpy(&w, s, n);
+    if (n) memcpy(&w, s, n);   /* s may be NULL when n is 0 */
     h ^= hash_u64(w ^ n);
     return hash_u64(h);
 }
@@ -110,7 +110,7 @@ const char *strpool_intern(strpool_t *sp, const char *s, size_t n)
         i = (i + 1) & (sp->cap - 1);
     }
     char *copy = arena_alloc(sp, n + 1);
-    memcpy(copy, s, n);
+    if (n) memcpy(copy, s, n);
     copy[n] = 0;
     sp->slots[i] = copy;
     sp->lens[i] = (uint32_t)n;

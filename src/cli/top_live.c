@@ -90,7 +90,7 @@ int top_live(const top_live_opts_t *o)
     int gone = 0;
     buf_t out = {0};
     for (;;) {
-        if (live_sampler_poll(s, o->wall ? 10 : 50) == 0) { gone = 1; break; }   /* as live_session's */
+        if (live_sampler_poll(s) == 0) { gone = 1; break; }
         stop_request_t req;
         if (stop_signals_next(&req)) break;
         uint64_t now = monotonic_ns();

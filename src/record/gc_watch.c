@@ -114,6 +114,12 @@ int gc_watch_quiet_since(gc_watch_t *w, uint64_t since_ns) {
     return 1;
 }
 
+int gc_watch_began_since(gc_watch_t *w, uint64_t since_ns) {
+    if (!w) return 0;
+    drain(w, 0);
+    return w->unsure || w->last_start >= since_ns;
+}
+
 unsigned long gc_watch_count(const gc_watch_t *w) { return w ? w->count : 0; }
 
 void gc_watch_close(gc_watch_t *w) {

@@ -19,6 +19,9 @@ gc_watch_t *gc_watch_open(target_t *t, int tid);
 /* 1 when no full GC ran at any time from since_ns (CLOCK_MONOTONIC) to now; 0 when one did, one
  * is running, or it cannot tell (events lost). */
 int gc_watch_quiet_since(gc_watch_t *w, uint64_t since_ns);
+/* 1 when a full GC began after since_ns (or it cannot tell: events lost); a GC already running
+ * then does not count. */
+int gc_watch_began_since(gc_watch_t *w, uint64_t since_ns);
 /* Full GCs seen so far. */
 unsigned long gc_watch_count(const gc_watch_t *w);
 void gc_watch_close(gc_watch_t *w);

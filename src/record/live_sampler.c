@@ -25,6 +25,7 @@
 
 #define STACK_BYTES 16384
 #define RING_PAGES 128         /* data pages per thread (a power of two): ~30 samples of 16 KiB */
+#define RING_SAMPLES 30        /* what RING_PAGES hold: a sample is ~16.5 KiB */
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
 #define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
@@ -94,13 +95,13 @@ static int open_event(int tid, double hz) {
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
-    /* a wake-up per sample, though at 999 Hz they are a tenth of the sampler's CPU and cost the
-       target ~4 points (the kernel wakes the reader from the sampled thread's CPU, an IPI each;
-       bench/live_overhead_paired.mjs: 10.7% slower woken per sample, 6.4% read every 5 ms, perf
-       record -g 6.0%): read on a 1-5 ms timer instead, the churn workload's leaf frames were
-       named after a function allocated at the sampled one's address since in bursts (13 runs:
-       0-1.4% wrong, 2 over the 0.5% record_jit_accuracy allows; woken at once: 0-0.05% in 5) */
-    a.wakeup_events = 1;
+    /* No wake-up per sample: the kernel wakes a poller from the sampled thread's CPU, an
+       interrupt to nodescope's CPU each time, and in this VM that cost the target ~40 us a sample
+       (bench/live_overhead_paired.mjs at 999 Hz: 10.7% slower woken per sample, 6.4% read every
+       5 ms, perf record -g 6.0%). The rings are read every LIVE_READ_MS instead (the session's
+       loop); a sample's names are safe that late because a full GC that began after it leaves
+       its JS frames unnamed (take_sample). A wake-up at half a ring only so none fills. */
+    a.wakeup_events = RING_SAMPLES / 2;
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
         with_kernel = 0;
@@ -268,7 +269,15 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, con
      * too late for the heap to be trusted, is left unnamed rather than named after whatever is at
      * that address now. */
     int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn, unnamed;
-    int quiet = te->tid == main_tid && gc_watch_quiet_since(gc_watch, time_ns);
+    int watched = te->tid == main_tid && gc_watch;
+    int quiet = watched && gc_watch_quiet_since(gc_watch, time_ns);
+    /* A full GC that began after the sample may have freed its functions and put others in their
+     * place whole: function, code and bytecode at the same addresses, agreeing with each other
+     * (the churn workload does it every 40 ms), so no check tells; its JS frames stay unnamed,
+     * however soon they are read. (A sample taken during a GC has live functions on its stack:
+     * the checks below see them moved.) Seen: 0-0.05% of churn's leaf frames named wrong with a
+     * wake-up per sample, 0-1.4% read on a timer. */
+    int collected = watched && gc_watch_began_since(gc_watch, time_ns);
     uint64_t torn_fp;
     size_t k;
     int leaf_line;   /* the line the leaf JS frame executes: V8's positionTicks */
@@ -280,7 +289,7 @@ name:
         if (f->kind != V8_FRAME_JS) continue;
         /* named from code or bytecode against its slot: right only if no full GC replaced them */
         if (f->adopted && !quiet) f->moved = 1, f->stable = 0;
-        if (late && !(quiet && f->stable)) unnamed = 1;
+        if (collected || (late && !(quiet && f->stable))) unnamed = 1;
         else if (!(quiet && f->stable) && v8_frame_current(v, f) == 0) torn = unnamed = 1;
     }
     torn_fp = 0;
@@ -306,7 +315,9 @@ name:
         }
         buf_clear(&b);
         leaf_line = 0;
-        if (late && f->kind == V8_FRAME_JS && !(quiet && f->stable)) {
+        if (collected && f->kind == V8_FRAME_JS) {
+            ids[k++] = profile_frame(p, UNNAMED_MOVED, strlen(UNNAMED_MOVED), NULL, 0, 0, FRAME_UNKNOWN);
+        } else if (late && f->kind == V8_FRAME_JS && !(quiet && f->stable)) {
             ids[k++] = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (torn && f->kind == V8_FRAME_JS && !(quiet && f->stable) &&
                    (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
@@ -332,7 +343,7 @@ name:
         v8_frame_record_free(&r);
     }
     if (quiet && !gc_watch_quiet_since(gc_watch, time_ns)) {   /* a full GC began while it was named */
-        quiet = 0;
+        quiet = 0, collected = gc_watch_began_since(gc_watch, time_ns);
         goto name;
     }
     if (unnamed) st->partial++;
@@ -684,8 +695,8 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
     return s;
 }
 
-int live_sampler_poll(live_sampler_t *s, int timeout_ms) {
-    int r = poll(s->pf, s->n, timeout_ms);
+int live_sampler_poll(live_sampler_t *s) {
+    int r = poll(s->pf, s->n, LIVE_READ_MS);
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
         if (s->pf[i].revents & (POLLHUP | POLLERR)) end_thread(s, i);   /* the thread has exited */
@@ -732,7 +743,7 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
     if (!s && errno == ESRCH) diag_error(target_name(t), 0, "the process is gone");
     if (!s) return -1;
     double end = now_s() + seconds;
-    while (now_s() < end && !(stop && *stop) && live_sampler_poll(s, 10) > 0) {}
+    while (now_s() < end && !(stop && *stop) && live_sampler_poll(s) > 0) {}
     live_sampler_stop(s, stats);
     return 0;
 }

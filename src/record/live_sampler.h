@@ -41,7 +41,11 @@ live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *o
  * stopped); they need root or CAP_PERFMON (or perf_event_paranoid 1). A thread is counted from its
  * first switch after the start: one blocked for the whole recording does not appear. */
 live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out);
-int live_sampler_poll(live_sampler_t *s, int timeout_ms);
+/* Reads what the threads' rings hold, after waiting up to LIVE_READ_MS: samples do not wake the
+ * reader (live_sampler.c, open_event), so the caller loops on this and does its pacing (-d,
+ * signals, the process's exit) between calls. The number of threads still sampled. */
+#define LIVE_READ_MS 5
+int live_sampler_poll(live_sampler_t *s);
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats);
 /* The counts so far, while sampling goes on. */
 void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats);

@@ -134,11 +134,9 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     uint64_t t_start = monotonic_ns(), stop_ns = 0;
     int stopping = 0, escalated = 0, status = 0, exited = 0;
     while (!exited) {
-        /* samples wake the poll as they come, signals interrupt it, a program's exit hangs its
-           threads' events up: the timeout paces the rest (-d, new threads), and --wall's
-           context-switch rings, which do not wake it; 100 wake-ups a second for nothing were
-           a third of the sampler's CPU at 99 Hz */
-        int alive_threads = live_sampler_poll(s, o->wall ? 10 : 50);
+        /* the rings are read every LIVE_READ_MS (samples do not wake it), signals interrupt the
+           wait, a program's exit hangs its threads' events up */
+        int alive_threads = live_sampler_poll(s);
         if (!o->attach_pid) {
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid || (w < 0 && errno == ECHILD)) exited = 1;

@@ -80,7 +80,7 @@ static long page_size(void) {
  * Without the privilege for that (perf_event_paranoid 2 and no CAP_PERFMON), user time only. */
 static int with_kernel = 1;
 
-static int open_event(int tid, double hz) {
+static int open_event(int tid, double hz, int woken) {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
@@ -95,17 +95,17 @@ static int open_event(int tid, double hz) {
     a.exclude_hv = 1;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
-    /* No wake-up per sample: the kernel wakes a poller from the sampled thread's CPU, an
-       interrupt to nodescope's CPU each time, and in this VM that cost the target ~40 us a sample
-       (bench/live_overhead_paired.mjs at 999 Hz: 10.7% slower woken per sample, 6.4% read every
-       5 ms, perf record -g 6.0%). The rings are read every LIVE_READ_MS instead (the session's
-       loop); a sample's names are safe that late because a full GC that began after it leaves
-       its JS frames unnamed (take_sample). A wake-up at half a ring only so none fills. */
-    a.wakeup_events = RING_SAMPLES / 2;
+    /* Woken per sample only where names need it (woken_per_sample): the kernel wakes a poller
+       from the sampled thread's CPU, an interrupt to nodescope's CPU each time, and in this VM
+       that cost the target ~40 us a sample (bench/live_overhead_paired.mjs at 999 Hz: 10.7%
+       slower woken per sample, 6.4% read every 5 ms, perf record -g 6.0%). Otherwise the rings
+       are read every LIVE_READ_MS (the session's loop), and a wake-up at half a ring only so
+       that none fills. */
+    a.wakeup_events = woken ? 1 : RING_SAMPLES / 2;
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
         with_kernel = 0;
-        return open_event(tid, hz);
+        return open_event(tid, hz, woken);
     }
     return fd;
 }
@@ -571,8 +571,21 @@ static int sampling(const live_sampler_t *s, int tid) {
 }
 
 /* Starts sampling thread tid (name as the kernel knows it). */
+/* A sample read up to LIVE_READ_MS late keeps right names where a full GC that began after it is
+ * seen (take_sample leaves its JS frames unnamed): the main thread, when gc_watch is open. Other
+ * threads that may run JS (Workers, threads not known by name: on Node 18-20 every thread is
+ * "node"), and the main one without gc_watch, are read at once, woken for each sample. Threads
+ * known to run no JS (V8's platform workers, the libuv pool) and a process without V8 never are. */
+static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) {
+    if (!s->v) return 0;
+    if (tid == s->pid) return gc_watch == NULL;
+    int known;
+    thread_role_t role = profile_role_from_name(name, strlen(name), &known);
+    return role != THREAD_V8 && role != THREAD_LIBUV;
+}
+
 static void add_thread(live_sampler_t *s, int tid, const char *name) {
-    int fd = open_event(tid, s->hz);
+    int fd = open_event(tid, s->hz, woken_per_sample(s, tid, name));
     if (fd < 0) { if (!s->first_err) s->first_err = errno; return; }
     void *ring = mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED) { if (!s->first_err) s->first_err = errno; close(fd); return; }
@@ -663,6 +676,8 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
     u64map_init(&s->names);
     size_t n = target_thread_count(t);
     s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
+    main_tid = s->pid;
+    if (v && !gc_watch && n) gc_watch = gc_watch_open(t, s->pid);   /* before the events: woken_per_sample */
     for (size_t i = 0; i < n; i++) {
         const target_thread_t *th = target_thread(t, i);
         add_thread(s, th->tid, th->name ? th->name : "");
@@ -674,6 +689,8 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
             diag_hint("--wall needs the kernel's context-switch samples: root or CAP_PERFMON, or "
                       "'sysctl kernel.perf_event_paranoid=1'");
         errno = s->wall_err;
+        gc_watch_close(gc_watch);
+        gc_watch = NULL;
         u64map_free(&s->names);
         free(s);
         return NULL;
@@ -684,13 +701,13 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
             permission_hint(s->first_err);
         }
         errno = s->first_err;
+        gc_watch_close(gc_watch);
+        gc_watch = NULL;
         u64map_free(&s->names);
         free(s);
         return NULL;
     }
     s->next_scan = now_s() + SCAN_INTERVAL_S;
-    main_tid = s->pid;
-    if (v && !gc_watch) gc_watch = gc_watch_open(t, s->pid);
     s->cpu0 = cpu_now_ns();
     return s;
 }

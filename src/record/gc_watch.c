@@ -103,21 +103,16 @@ static void drain(gc_watch_t *w, int which) {
     __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-int gc_watch_quiet_since(gc_watch_t *w, uint64_t since_ns) {
-    if (!w) return 0;
+gc_since_t gc_watch_since(gc_watch_t *w, uint64_t since_ns) {
+    if (!w) return GC_UNKNOWN;
     drain(w, 0);
     drain(w, 1);
-    if (w->unsure) return 0;
-    /* a GC that started after since_ns, or one still running (its return not seen yet), or one
-       that ended after since_ns: objects may have moved or been freed since the sample */
-    if (w->last_start >= since_ns || w->last_end >= since_ns || w->last_start > w->last_end) return 0;
-    return 1;
-}
-
-int gc_watch_began_since(gc_watch_t *w, uint64_t since_ns) {
-    if (!w) return 0;
-    drain(w, 0);
-    return w->unsure || w->last_start >= since_ns;
+    /* one began after since_ns (or events were lost): what the sample saw may have been freed */
+    if (w->unsure || w->last_start >= since_ns) return GC_BEGAN;
+    /* one still running (its return not seen yet), or one that ended after since_ns: objects may
+       have moved since the sample */
+    if (w->last_end >= since_ns || w->last_start > w->last_end) return GC_RAN;
+    return GC_QUIET;
 }
 
 unsigned long gc_watch_count(const gc_watch_t *w) { return w ? w->count : 0; }

@@ -16,12 +16,15 @@
 typedef struct gc_watch gc_watch_t;
 /* Watches thread tid (the main thread: its isolate's GCs run on it). NULL when not available. */
 gc_watch_t *gc_watch_open(target_t *t, int tid);
-/* 1 when no full GC ran at any time from since_ns (CLOCK_MONOTONIC) to now; 0 when one did, one
- * is running, or it cannot tell (events lost). */
-int gc_watch_quiet_since(gc_watch_t *w, uint64_t since_ns);
-/* 1 when a full GC began after since_ns (or it cannot tell: events lost); a GC already running
- * then does not count. */
-int gc_watch_began_since(gc_watch_t *w, uint64_t since_ns);
+/* What full GCs did from since_ns (CLOCK_MONOTONIC) to now. */
+typedef enum {
+    GC_UNKNOWN,   /* no watch */
+    GC_QUIET,     /* none ran at any time */
+    GC_RAN,       /* one was running at since_ns, or is still: objects may have moved */
+    GC_BEGAN,     /* one began after since_ns, or it cannot tell (events lost): objects may have
+                     been freed and others put in their place */
+} gc_since_t;
+gc_since_t gc_watch_since(gc_watch_t *w, uint64_t since_ns);
 /* Full GCs seen so far. */
 unsigned long gc_watch_count(const gc_watch_t *w);
 void gc_watch_close(gc_watch_t *w);

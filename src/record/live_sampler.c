@@ -269,15 +269,14 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, con
      * too late for the heap to be trusted, is left unnamed rather than named after whatever is at
      * that address now. */
     int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn, unnamed;
-    int watched = te->tid == main_tid && gc_watch;
-    int quiet = watched && gc_watch_quiet_since(gc_watch, time_ns);
+    gc_since_t gc = te->tid == main_tid ? gc_watch_since(gc_watch, time_ns) : GC_UNKNOWN;
+    int quiet = gc == GC_QUIET;
     /* A full GC that began after the sample may have freed its functions and put others in their
      * place whole: function, code and bytecode at the same addresses, agreeing with each other
      * (the churn workload does it every 40 ms), so no check tells; its JS frames stay unnamed,
-     * however soon they are read. (A sample taken during a GC has live functions on its stack:
-     * the checks below see them moved.) Seen: 0-0.05% of churn's leaf frames named wrong with a
-     * wake-up per sample, 0-1.4% read on a timer. */
-    int collected = watched && gc_watch_began_since(gc_watch, time_ns);
+     * however soon they are read (the rings are read up to LIVE_READ_MS late: open_event). A
+     * sample taken during a GC has live functions on its stack: the checks below see them moved. */
+    int collected = gc == GC_BEGAN;
     uint64_t torn_fp;
     size_t k;
     int leaf_line;   /* the line the leaf JS frame executes: V8's positionTicks */
@@ -342,8 +341,8 @@ name:
         }
         v8_frame_record_free(&r);
     }
-    if (quiet && !gc_watch_quiet_since(gc_watch, time_ns)) {   /* a full GC began while it was named */
-        quiet = 0, collected = gc_watch_began_since(gc_watch, time_ns);
+    if (quiet && (gc = gc_watch_since(gc_watch, time_ns)) != GC_QUIET) {   /* a full GC began while it was named */
+        quiet = 0, collected = gc == GC_BEGAN;
         goto name;
     }
     if (unnamed) st->partial++;
@@ -570,7 +569,6 @@ static int sampling(const live_sampler_t *s, int tid) {
     return 0;
 }
 
-/* Starts sampling thread tid (name as the kernel knows it). */
 /* A sample read up to LIVE_READ_MS late keeps right names where a full GC that began after it is
  * seen (take_sample leaves its JS frames unnamed): the main thread, when gc_watch is open. Other
  * threads that may run JS (Workers, threads not known by name: on Node 18-20 every thread is
@@ -584,6 +582,7 @@ static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) 
     return role != THREAD_V8 && role != THREAD_LIBUV;
 }
 
+/* Starts sampling thread tid (name as the kernel knows it). */
 static void add_thread(live_sampler_t *s, int tid, const char *name) {
     int fd = open_event(tid, s->hz, woken_per_sample(s, tid, name));
     if (fd < 0) { if (!s->first_err) s->first_err = errno; return; }

@@ -4,6 +4,7 @@
 #include "formats/format.h"
 #include "formats/folded.h"
 #include "util/bigmem.h"
+#include "util/async_write.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/radix.h"
@@ -427,38 +428,14 @@ void folded_write_buf(const profile_t *p, buf_t *out)
     write_lines(p, sink_buf, out);
 }
 
-typedef struct {
-    FILE *f;
-    char buf[1 << 16];
-    size_t len;
-    int failed;
-} file_sink_t;
-
-static void sink_file(void *ctx, const char *s, size_t n)
-{
-    file_sink_t *o = ctx;
-    if (o->len + n > sizeof o->buf) {
-        if (o->len && fwrite(o->buf, 1, o->len, o->f) != o->len) o->failed = 1;
-        o->len = 0;
-        if (n > sizeof o->buf) {
-            if (fwrite(s, 1, n, o->f) != n) o->failed = 1;
-            return;
-        }
-    }
-    memcpy(o->buf + o->len, s, n);
-    o->len += n;
-}
+static void sink_file(void *ctx, const char *s, size_t n) { async_writer_put(ctx, s, n); }
 
 static int folded_write(const profile_t *p, FILE *out, const write_opts_t *o)
 {
     (void)o;
-    file_sink_t *sink = xmalloc(sizeof *sink);
-    sink->f = out, sink->len = 0, sink->failed = 0;
-    write_lines(p, sink_file, sink);
-    if (sink->len && fwrite(sink->buf, 1, sink->len, out) != sink->len) sink->failed = 1;
-    int rc = sink->failed ? -1 : 0;
-    free(sink);
-    return rc;
+    async_writer_t *w = async_writer_open(out);
+    write_lines(p, sink_file, w);
+    return async_writer_close(w);
 }
 
 const format_writer_t format_folded_writer = {

@@ -66,4 +66,17 @@ tail -n +$((n + 1)) big.txt > rest.txt
 NODESCOPE_PERF_THREADS=1 "$NODESCOPE" collapse rest.txt > rest1.folded 2>/dev/null
 { head -n "$n" > /dev/null; NODESCOPE_PERF_THREADS=3 "$NODESCOPE" collapse -; } < big.txt 2>/dev/null | cmp -s - rest1.folded ||
     { echo "FAIL: standard input read from its offset, 3 threads differ"; fail=1; }
+# A write that fails (a full disk) while the folded output (over 1 MiB: written on the writing
+# thread) is being written: an error naming the output, exit 1, no crash or hang
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "node 1 %d.0: 1 cpu-clock:\n\t%x handler_%d_with_a_long_name+0x1 (/usr/bin/node)\n\t%x caller_%d_also_with_a_long_name+0x2 (/usr/bin/node)\n\n", i, 4096 + i, i, 8192 + i, i }' > wide.txt
+if [ -w /dev/full ]; then
+    "$NODESCOPE" collapse --no-resolve wide.txt > wide.folded 2>/dev/null
+    if [ "$(stat -c %s wide.folded)" -gt 1100000 ]; then
+        "$NODESCOPE" collapse --no-resolve wide.txt > /dev/full 2> err.txt; rc=$?
+        [ $rc -eq 1 ] && grep -q '<stdout>: error: could not write folded output' err.txt ||
+            { echo "FAIL: output to a full disk: exit $rc: $(cat err.txt)"; fail=1; }
+    else
+        echo "FAIL: wide.txt's folded output is under 1 MiB ($(stat -c %s wide.folded) bytes): the writing thread is not tested"; fail=1
+    fi
+fi
 exit $fail

@@ -901,7 +901,7 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
 static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
 {
     bigmem_prepare();
-    /* A regular file of 64 MB or more: one thread per cpu (up to 8), each folding chunks of the
+    /* A regular file of 16 MB or more: one thread per cpu (up to 8), each folding chunks of the
      * file it reads itself (perf_read_split). Pipes: a reading thread and cpus - 1 folding workers
      * fed blocks through a queue (perf_read_parallel). Why not the queue for files too: its
      * hand-offs and each worker's every-other-block view of the input cost more CPU than the
@@ -909,15 +909,15 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
      * 1,266 context switches; one thread 64 ms CPU, 66 ms wall; 2 chunked threads 70 ms CPU,
      * 52 ms wall). What the second thread still costs: each thread tidies and interns the
      * distinct callchain lines it meets (most lines are met by both) and the profiles are merged.
-     * Below 64 MB one thread is as fast on 2 cores and needs less memory (tsc perf script, 25 MB,
-     * quiet machine, best/median of 5: one thread 43/47 ms wall, 42 ms CPU, 14 MB peak; two
-     * 45/65 ms wall, 57 ms CPU, 22 MB; at 82 MB two threads are 5% faster by wall for 30% more CPU).
+     * Where it stops paying (2 cores, output to a fresh file, 30 alternating runs, medians):
+     * tsc perf script, 45 MB: one thread 90 ms, two 76 ms; its first 25 MB: one 62 ms, two 59 ms.
+     * Below 16 MB one thread, which needs less memory.
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */
     const char *env = getenv("NODESCOPE_PERF_THREADS");
     long forced = env ? strtol(env, NULL, 10) : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long threads = forced > 0 ? forced : cpus > 8 ? 8 : cpus;
-    int big = in->size < 0 || in->size >= (64 << 20);
+    int big = in->size < 0 || in->size >= (16 << 20);
     const perf_read_opts_t *po = format_reader_opts(o, &format_perf_reader);
     if (po && (po->perl_compat || po->inline_frames)) return perf_read_serial(in, p, o);
     /* one thread: the same block reader, folding each block itself (lines stay in place, so

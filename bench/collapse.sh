@@ -70,26 +70,31 @@ MB=$(awk -v s="$SIZE" 'BEGIN{printf "%.1f", s/1e6}')
 echo
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; ratios below are measured in this same run)"
 echo "== $which: $INPUT, $MB MB, $(awk 'NF==0{n++} END{print n+0}' "$INPUT") samples, $(awk 'NF==0{if(d>m)m=d; t+=d; n++; d=0; next} /^[ \t]/{d++} END{printf "%.0f frames a sample on average, up to %d", t/n, m}' "$INPUT")"
-# 3. Time each in one run: 5 runs each, best and median of wall and CPU seconds (user + system,
-#    every thread), MB/s from the best wall time, peak RSS (the largest of the runs).
+# 3. Time each in one run, in rounds: every tool once per round, in turn, so a change of the
+#    machine's speed during the run (this VM's vCPUs move between two speeds ~1.6x apart) hits
+#    every tool alike. RUNS rounds (5); best and median of wall and CPU seconds (user + system,
+#    every thread), MB/s from the best wall time, peak RSS (the largest of the runs). The output
+#    file is removed before each run, outside the timing: no tool is charged for the kernel
+#    freeing the previous run's output.
 RUNS=${RUNS:-5}
-run() {  # name, command...
+once() {  # name, command...: one timed run, appended to runs-NAME.txt
     local name=$1; shift
-    local log=$CACHE/time-$name.txt rows=$CACHE/runs-$name.txt
-    : > "$rows"
-    for try in $(seq "$RUNS"); do
-        local TIMEFORMAT='%3R %3U %3S'
-        { time /usr/bin/time -f '%M' -o "$log" "$@" < "$INPUT" > "$CACHE/out-$name.folded" 2> "$CACHE/err-$name.txt"; } 2> "$CACHE/t-$name.txt" ||
-            { echo "$name: failed ($(tail -n 3 "$CACHE/err-$name.txt"))"; return 1; }
-        echo "$(cat "$CACHE/t-$name.txt") $(tail -n 1 "$log")" >> "$rows"
-    done
+    local log=$CACHE/time-$name.txt out=$CACHE/out-$name.folded
+    local TIMEFORMAT='%3R %3U %3S'
+    rm -f "$out"
+    { time /usr/bin/time -f '%M' -o "$log" "$@" < "$INPUT" > "$out" 2> "$CACHE/err-$name.txt"; } 2> "$CACHE/t-$name.txt" ||
+        { echo "$name: failed ($(tail -n 3 "$CACHE/err-$name.txt"))"; return 1; }
+    echo "$(cat "$CACHE/t-$name.txt") $(tail -n 1 "$log")" >> "$CACHE/runs-$name.txt"
     rm -f "$CACHE/t-$name.txt"
-    # columns: wall user sys rss_kb -> best/median wall, best/median cpu, max rss
+}
+summary() {  # name: columns wall user sys rss_kb -> best/median wall, best/median cpu, max rss
+    local name=$1; local rows=$CACHE/runs-$name.txt
+    [ -s "$rows" ] || return 0
     sort -n -k1,1 "$rows" | awk '{w[NR]=$1} END{print w[1], w[int((NR+1)/2)]}' > "$CACHE/wall-$name"
     awk '{print $2+$3}' "$rows" | sort -n | awk '{c[NR]=$1} END{print c[1], c[int((NR+1)/2)]}' > "$CACHE/cpu-$name"
-    local rss; rss=$(sort -n -k4,4 "$rows" | tail -n 1 | awk '{print $4}')
+    local rss n; rss=$(sort -n -k4,4 "$rows" | tail -n 1 | awk '{print $4}'); n=$(wc -l < "$rows")
     read -r wb wm < "$CACHE/wall-$name"; read -r cb cm < "$CACHE/cpu-$name"
-    awk -v n="$name" -v wb="$wb" -v wm="$wm" -v cb="$cb" -v cm="$cm" -v mb="$MB" -v rss="$rss" -v r="$RUNS" \
+    awk -v n="$name" -v wb="$wb" -v wm="$wm" -v cb="$cb" -v cm="$cm" -v mb="$MB" -v rss="$rss" -v r="$n" \
         'BEGIN{printf "%-26s wall %7.3f s best %7.3f median   CPU %7.3f s best %7.3f median   %7.1f MB/s   peak RSS %6.1f MB  (%d runs)\n", n, wb, wm, cb, cm, mb/wb, rss/1024, r}'
 }
 ratio() {  # name, reference: "Nx wall, Nx CPU" best against best and median against median
@@ -101,20 +106,24 @@ ratio() {  # name, reference: "Nx wall, Nx CPU" best against best and median aga
 }
 
 MAP=$CACHE/perf-$which.map
-rm -f "$CACHE"/wall-* "$CACHE"/cpu-*
-if [ -s "$MAP" ]; then run nodescope "$NS" collapse --perf-map "$MAP" -; else run nodescope "$NS" collapse -; fi
-# without re-resolving JIT frames against /tmp/perf-PID.map (perf's own labels, as the Perl script uses)
-if "$NS" collapse --help | grep -q -- --no-resolve; then run nodescope-no-resolve "$NS" collapse --no-resolve -; fi
-# without the source-map stage (it reads each JS file the frames name, looking for a map; the Perl script has none)
-if [ -s "$MAP" ] && "$NS" collapse --help | grep -q -- --no-source-maps; then
-    run nodescope-no-source-maps "$NS" collapse --no-source-maps --perf-map "$MAP" -
-fi
-# one thread (the second core's share: see README "Fold stacks")
-if [ -s "$MAP" ]; then NODESCOPE_PERF_THREADS=1 run nodescope-1-thread "$NS" collapse --perf-map "$MAP" -
-else NODESCOPE_PERF_THREADS=1 run nodescope-1-thread "$NS" collapse -; fi
+MAPOPT=(); [ -s "$MAP" ] && MAPOPT=(--perf-map "$MAP")
+rm -f "$CACHE"/wall-* "$CACHE"/cpu-* "$CACHE"/runs-*
 have_pl=0; have_sv=0
-if [ -f "$FG/stackcollapse-perf.pl" ]; then run stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" && have_pl=1; else echo "stackcollapse-perf.pl: not available"; fi
-if [ -x "$STACKVIS" ]; then RUNS=1 run stackvis "$STACKVIS" perf collapsed && have_sv=1; else echo "stackvis: not available"; fi
+[ -f "$FG/stackcollapse-perf.pl" ] && have_pl=1 || echo "stackcollapse-perf.pl: not available"
+[ -x "$STACKVIS" ] && have_sv=1 || echo "stackvis: not available"
+for round in $(seq "$RUNS"); do
+    once nodescope "$NS" collapse "${MAPOPT[@]}" - || exit 1
+    # without re-resolving JIT frames against /tmp/perf-PID.map (perf's own labels, as the Perl script uses)
+    once nodescope-no-resolve "$NS" collapse --no-resolve -
+    # without the source-map stage (it reads each JS file the frames name, looking for a map; the Perl script has none)
+    [ -s "$MAP" ] && once nodescope-no-source-maps "$NS" collapse --no-source-maps "${MAPOPT[@]}" -
+    # one thread (the second core's share: see README "Fold stacks")
+    NODESCOPE_PERF_THREADS=1 once nodescope-1-thread "$NS" collapse "${MAPOPT[@]}" -
+    [ $have_pl = 1 ] && { once stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" || have_pl=0; }
+    # stackvis is slow and its figure is for scale only: the first round
+    [ $have_sv = 1 ] && [ "$round" = 1 ] && { once stackvis "$STACKVIS" perf collapsed || have_sv=0; }
+done
+for v in nodescope nodescope-no-resolve nodescope-no-source-maps nodescope-1-thread stackcollapse-perf.pl stackvis; do summary "$v"; done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for v in nodescope nodescope-no-source-maps nodescope-no-resolve nodescope-1-thread; do

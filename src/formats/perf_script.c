@@ -323,15 +323,26 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
     const char *name;
     size_t len;
     uint32_t f = 0;
-    /* the resolver loads maps lazily and counts: one caller at a time */
+    /* the resolver loads maps lazily and counts: one caller at a time, for the lookup only (the
+     * name is copied out; tidying and interning it are this reader's own work, and done under
+     * the lock they kept the other threads waiting: tsc-big, 2 threads no faster than one) */
     if (r->parallel) pthread_mutex_lock(&resolver_mu);
     jit_resolver_stats_t before = *jit_resolver_stats(res);
     int found = jit_resolver_lookup(res, r->pid, addr, r->time_ns, &name, &len);
     if (found) {
+        buf_clear(&r->jit_name);
+        buf_append(&r->jit_name, name, len);
+    }
+    const jit_resolver_stats_t *after = jit_resolver_stats(res);
+    jit_resolver_stats_t d = {after->relabelled - before.relabelled, after->ambiguous - before.ambiguous,
+                              after->unresolved - before.unresolved, after->resolved - before.resolved};
+    int timeless = jit_resolver_timeless(res, r->pid);
+    if (r->parallel) pthread_mutex_unlock(&resolver_mu);
+    if (found) {
         /* the map's name, tidied and annotated like perf's label would have been */
         buf_t *b = &r->scratch;
         buf_clear(b);
-        tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
+        tidy_symbol(r, r->jit_name.data, len, pc, pc_len, "", 0, b);
         size_t plain_len = b->len;
         if (r->po->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
         f = text_frame(r, b->data, b->len, profile_classify_name(b->data, b->len), b->len != plain_len);
@@ -341,14 +352,13 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
             buf_clear(was), buf_clear(now);
             profile_frame_label(r->p, r->frame_pool[e->first], was);
             profile_frame_label(r->p, f, now);
+            if (r->parallel) pthread_mutex_lock(&resolver_mu);
+            unsigned long rel = jit_resolver_stats(res)->relabelled;
             jit_resolver_note(res, was->data, was->len, now->data);
+            d.relabelled += jit_resolver_stats(res)->relabelled - rel;
+            if (r->parallel) pthread_mutex_unlock(&resolver_mu);
         }
     }
-    const jit_resolver_stats_t *after = jit_resolver_stats(res);
-    jit_resolver_stats_t d = {after->relabelled - before.relabelled, after->ambiguous - before.ambiguous,
-                              after->unresolved - before.unresolved, after->resolved - before.resolved};
-    int timeless = jit_resolver_timeless(res, r->pid);
-    if (r->parallel) pthread_mutex_unlock(&resolver_mu);
     if (timeless && d.resolved <= 1 && d.unresolved <= 1 && d.ambiguous <= 1 && d.relabelled <= 1) {
         if (!r->memo_mask || (r->nmemo + 1) * 2 > r->memo_mask) {
             memo_grow(r);
@@ -788,6 +798,7 @@ void perf_reader_free(perf_reader_t *r)
     buf_free(&r->keys);
     buf_free(&r->scratch);
     buf_free(&r->scratch2);
+    buf_free(&r->jit_name);
     buf_free(&r->demangled);
 }
 

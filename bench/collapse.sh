@@ -74,14 +74,15 @@ echo "== $which: $INPUT, $MB MB, $(awk 'NF==0{n++} END{print n+0}' "$INPUT") sam
 #    machine's speed during the run (this VM's vCPUs move between two speeds ~1.6x apart) hits
 #    every tool alike. RUNS rounds (5); best and median of wall and CPU seconds (user + system,
 #    every thread), MB/s from the best wall time, peak RSS (the largest of the runs). The output
-#    file is removed before each run, outside the timing: no tool is charged for the kernel
-#    freeing the previous run's output.
+#    file is removed and the page cache written back (sync) before each run, outside the timing:
+#    no tool is charged for the kernel freeing or writing back the previous run's output.
 RUNS=${RUNS:-5}
 once() {  # name, command...: one timed run, appended to runs-NAME.txt
     local name=$1; shift
     local log=$CACHE/time-$name.txt out=$CACHE/out-$name.folded
     local TIMEFORMAT='%3R %3U %3S'
     rm -f "$out"
+    sync   # the previous run's output written back now, not during this run
     { time /usr/bin/time -f '%M' -o "$log" "$@" < "$INPUT" > "$out" 2> "$CACHE/err-$name.txt"; } 2> "$CACHE/t-$name.txt" ||
         { echo "$name: failed ($(tail -n 3 "$CACHE/err-$name.txt"))"; return 1; }
     echo "$(cat "$CACHE/t-$name.txt") $(tail -n 1 "$log")" >> "$CACHE/runs-$name.txt"
@@ -111,17 +112,24 @@ rm -f "$CACHE"/wall-* "$CACHE"/cpu-* "$CACHE"/runs-*
 have_pl=0; have_sv=0
 [ -f "$FG/stackcollapse-perf.pl" ] && have_pl=1 || echo "stackcollapse-perf.pl: not available"
 [ -x "$STACKVIS" ] && have_sv=1 || echo "stackvis: not available"
-for round in $(seq "$RUNS"); do
-    once nodescope "$NS" collapse "${MAPOPT[@]}" - || exit 1
+# one run of tool K (0-4)
+tool() {
+    case $1 in
+    0) once nodescope "$NS" collapse "${MAPOPT[@]}" - || exit 1 ;;
     # without re-resolving JIT frames against /tmp/perf-PID.map (perf's own labels, as the Perl script uses)
-    once nodescope-no-resolve "$NS" collapse --no-resolve -
+    1) once nodescope-no-resolve "$NS" collapse --no-resolve - ;;
     # without the source-map stage (it reads each JS file the frames name, looking for a map; the Perl script has none)
-    [ -s "$MAP" ] && once nodescope-no-source-maps "$NS" collapse --no-source-maps "${MAPOPT[@]}" -
+    2) if [ -s "$MAP" ]; then once nodescope-no-source-maps "$NS" collapse --no-source-maps "${MAPOPT[@]}" -; fi ;;
     # one thread (the second core's share: see README "Fold stacks")
-    NODESCOPE_PERF_THREADS=1 once nodescope-1-thread "$NS" collapse "${MAPOPT[@]}" -
-    [ $have_pl = 1 ] && { once stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" || have_pl=0; }
+    3) NODESCOPE_PERF_THREADS=1 once nodescope-1-thread "$NS" collapse "${MAPOPT[@]}" - ;;
+    4) if [ $have_pl = 1 ]; then once stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" || have_pl=0; fi ;;
+    esac
+}
+# The order turns by one each round, so no tool always runs first or right after the Perl script.
+for round in $(seq "$RUNS"); do
+    for k in 0 1 2 3 4; do tool $(( (k + round) % 5 )); done
     # stackvis is slow and its figure is for scale only: the first round
-    [ $have_sv = 1 ] && [ "$round" = 1 ] && { once stackvis "$STACKVIS" perf collapsed || have_sv=0; }
+    if [ $have_sv = 1 ] && [ "$round" = 1 ]; then once stackvis "$STACKVIS" perf collapsed || have_sv=0; fi
 done
 for v in nodescope nodescope-no-resolve nodescope-no-source-maps nodescope-1-thread stackcollapse-perf.pl stackvis; do summary "$v"; done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -60,9 +60,9 @@ typedef struct {
     void *ring;
     uint32_t thread;  /* its index in the profile's thread table (profile.h "Threads") */
     int sw_fd;        /* --wall: its context-switch event (-1: none) */
-    /* the jitter's bookkeeping, in ns of the thread's CPU time (the event's count): the count
-       when the current period was set, the period, and the samples taken since */
-    uint64_t period_at, period;
+    /* the jitter's bookkeeping: the current period (ns of the thread's CPU time), the samples
+       taken since it was set, and the CLOCK_MONOTONIC time of the latest */
+    uint64_t period, last_sample_ns;
     unsigned long period_samples;
     void *sw_ring;
     off_cpu_t *off;
@@ -443,6 +443,7 @@ static void on_cpu_record(void *ctx, const struct perf_event_header *h, const ui
     if (h->type != PERF_RECORD_SAMPLE || parse_sample(q, end, &time, regs, &stack, &len) != 0) return;
     uint64_t t0 = monotonic_ns();
     c->te->period_samples++;
+    c->te->last_sample_ns = time;
     take_sample(c->t, c->v, c->p, c->names, c->te, time, regs, stack, len, c->st, 0, 0, 1, time, 0);
     c->st->busy_ns += monotonic_ns() - t0;
 }
@@ -504,30 +505,34 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
  * loop whose round takes 10.1 ms of CPU see the same point of every round): once a thread has run
  * JITTER_NS of CPU time at one period (and had at least 4 samples), its next period is drawn from
  * 0.75 to 1.25 times the mean. The kernel starts a new period when told: the CPU time the thread
- * ran since its last sample (the event's count now, less the count at that sample) is taken off
- * the periods to come, so the rate stays hz. Not after every sample: reading the count and
- * setting the period each interrupt the CPU the thread runs on (an IPI: every 4th sample at
- * 999 Hz was 500 a second and cost the target ~2 points, bench/live_overhead_paired.mjs). A
- * phase moved at random every 40 ms of CPU keeps no work in step, at any rate. */
-#define JITTER_NS 40000000ull
+ * ran since its last sample is taken off the periods to come, so the rate stays hz. That time is
+ * not read from the event (a read interrupts the CPU the thread runs on, as setting the period
+ * does: an IPI each) but taken as the wall time since the sample, which it cannot exceed, capped
+ * at one period, which it cannot reach either: exact for a thread that ran all along, at most one
+ * period in JITTER_NS off for one that slept. Not after every sample: every 4th at 999 Hz was 500
+ * IPIs a second and cost the target ~2 points (bench/live_overhead_paired.mjs); every 40 ms of
+ * CPU with a read each time, 50 a second at 99 Hz for a busy thread, which cost it about a point
+ * more than perf at 99 Hz (40 cycles). A phase moved at random every 100 ms of CPU keeps no work
+ * in step, at any rate: 10 IPIs a second. */
+#define JITTER_NS 100000000ull
 static unsigned long jitter_samples(double hz) {
     double n = (double)JITTER_NS * hz / 1e9;
     return n > 4 ? (unsigned long)n : 4;
 }
 static void jitter(thread_ev_t *te, double hz) {
     static uint64_t x = 0;
-    uint64_t count;
     if (!x) x = monotonic_ns() | 1;
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64 */
-    if (read(te->fd, &count, sizeof count) != (ssize_t)sizeof count) return;
     double mean = 1e9 / hz, want = mean * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53));
-    uint64_t at_sample = te->period_at + (uint64_t)te->period_samples * (te->period ? te->period : (uint64_t)mean);
+    uint64_t current = te->period ? te->period : (uint64_t)mean, now = monotonic_ns();
+    uint64_t ran = now > te->last_sample_ns ? now - te->last_sample_ns : 0;
+    if (ran > current) ran = current;
     /* the new period holds for the next jitter_samples: each gives up its share of the time
        already run, so that the last of them comes that many periods after the last one */
-    double left = want - (count > at_sample ? (double)(count - at_sample) : 0) / (double)jitter_samples(hz);
+    double left = want - (double)ran / (double)jitter_samples(hz);
     uint64_t period = (uint64_t)(left > 0.5 * want ? left : 0.5 * want);   /* never faster than 2x hz */
-    if (ioctl(te->fd, PERF_EVENT_IOC_PERIOD, &period) != 0) return;
-    te->period_at = count, te->period = period, te->period_samples = 0;
+    te->period_samples = 0;   /* failed or not, not again before jitter_samples more */
+    if (ioctl(te->fd, PERF_EVENT_IOC_PERIOD, &period) == 0) te->period = period;
 }
 
 /* Reads every record in a thread's rings. */

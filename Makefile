@@ -61,15 +61,16 @@ test-build: build/nodescope build/tst/nodescope $(UNIT_BIN) fuzz
 test: test-build
 	tests/run.sh
 
-# Fuzz targets link the library objects built with the fuzzer's sanitizers.
-FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined
+# Fuzz targets link the library objects built with the fuzzer's sanitizers. Undefined behaviour
+# stops a target, as in the test build: a fuzz run fails on it instead of printing it and going on.
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ   := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
 build/fuzzobj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 build/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
+	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
 fuzz: $(FUZZ_BIN)
 
 # Objects named only in pattern rules would count as intermediate and be deleted.

@@ -100,6 +100,7 @@ static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum) {
         }
         if (!found) {
             t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
+            t->sym_generation++;
             t->maps[t->nmaps++] = (target_mapping_t){ ph[i].p_vaddr, ph[i].p_vaddr + ph[i].p_memsz, 0, prot, NULL,
                                                       ph[i].p_filesz > 0 };
         }
@@ -188,6 +189,7 @@ void target_close(target_t *t) {
     if (t->ops && t->ops->close) t->ops->close(t);
     target_cfi_free(t);
     target_elf_free_modules(t);
+    target_symbol_cache_free(t);
     if (t->core && !t->core_borrowed) munmap((void *)t->core, t->core_size);
     for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);
     free(t->maps); free(t->segs); free(t->threads); free(t->name); free(t->exe_path);

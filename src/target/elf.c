@@ -82,6 +82,7 @@ static int load_module(target_t *t, const char *path, uint64_t map_start, int re
         return -1;
     }
     t->mods = xrealloc(t->mods, (t->nmods + 1) * sizeof *t->mods);
+    t->sym_generation++;
     target_module_t *mod = &t->mods[t->nmods++];
     memset(mod, 0, sizeof *mod);
     mod->path = xstrdup(path);
@@ -234,6 +235,7 @@ void target_elf_free_modules(target_t *t) {
     }
     free(t->mods);
     t->mods = NULL; t->nmods = 0;
+    t->sym_generation++;
 }
 
 static const char *base_name(const char *p) {
@@ -306,13 +308,49 @@ static int module_symbol(target_t *t, const char *path, uint64_t addr, int want_
 /* The address is translated to where its module was loaded once, and looked up there in that
  * module only: a second translation could lead back (a hostile core's overlapping mappings sent
  * the lookup round in a cycle until the stack ran out; fuzz_core). */
-static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
+static int lookup_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
     const target_mapping_t *m = target_mapping_at(t, addr);
     if (m && !m->path) return -1;   /* anonymous memory (V8's code): no module's symbols cover it */
     uint64_t at = m ? loaded_address(t, m, addr) : addr;
     if (module_symbol(t, m ? m->path : NULL, at, want_func, out) != 0) return -1;
     out->addr += addr - at;   /* the symbol as mapped where addr is */
     return 0;
+}
+
+/* A sampler asks for the same few hundred return addresses in every sample (node::Start,
+ * uv_run, V8's entry code, ...), each a binary search in ~185,000 symbols and a scan of the
+ * modules by path: a tenth of a live sample's cost. So the answers (misses too) are kept in a
+ * direct-mapped table by address, until the mappings or modules change (sym_generation). */
+#define SYM_CACHE_SLOTS 4096
+typedef struct {
+    uint64_t addr;
+    uint32_t generation;
+    int8_t want_func, state;   /* state: 0 empty, 1 found, -1 not found */
+    target_symbol_t sym;
+} symbol_answer_t;
+struct symbol_cache {
+    symbol_answer_t slot[SYM_CACHE_SLOTS];
+};
+
+void target_symbol_cache_free(target_t *t) {
+    free(t->sym_cache);
+    t->sym_cache = NULL;
+}
+
+static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
+    if (!t->sym_cache) t->sym_cache = xcalloc(1, sizeof *t->sym_cache);
+    uint64_t h = addr * 0x9e3779b97f4a7c15ull;
+    symbol_answer_t *e = &t->sym_cache->slot[(h >> 52) & (SYM_CACHE_SLOTS - 1)];
+    if (e->state && e->addr == addr && e->want_func == want_func && e->generation == t->sym_generation) {
+        if (e->state < 0) return -1;
+        *out = e->sym;
+        return 0;
+    }
+    int rc = lookup_symbol(t, addr, want_func, out);
+    e->addr = addr, e->want_func = (int8_t)want_func, e->generation = t->sym_generation;
+    e->state = rc == 0 ? 1 : -1;
+    if (rc == 0) e->sym = *out;
+    return rc;
 }
 
 /* By name through a hash table (open addressing, twice the symbols, rounded to a power of two),

@@ -93,6 +93,7 @@ static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
     free(t->maps);
     t->maps = maps;
     t->nmaps = n;
+    t->sym_generation++;
 }
 
 #define MAPS_REREAD_NS (100 * 1000000ull)

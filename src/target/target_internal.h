@@ -61,6 +61,8 @@ struct target {
     uint64_t maps_wait_ns;             /* how long a miss waits after that: grows while misses find nothing */
     char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
     struct target_cfi *cfi;            /* target_unwind_sample's Dwfl (unwind.c) */
+    struct symbol_cache *sym_cache;    /* recent address -> symbol answers (elf.c) */
+    uint32_t sym_generation;           /* bumped when mappings or modules change: the cache's answers go */
 };
 extern const target_ops_t target_core_ops;
 
@@ -69,6 +71,7 @@ void target_cfi_free(target_t *t);
 /* elf.c */
 int target_elf_load_modules(target_t *t);
 void target_elf_free_modules(target_t *t);
+void target_symbol_cache_free(target_t *t);
 /* file-backed read fallback (core.c): bytes of a mapped file */
 int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n);
 #endif

@@ -323,16 +323,12 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
     const char *name;
     size_t len;
     uint32_t f = 0;
-    /* the resolver loads maps lazily and counts: one caller at a time, for the lookup only (the
-     * name is copied out; tidying and interning it are this reader's own work, and done under
-     * the lock they kept the other threads waiting: tsc-big, 2 threads no faster than one) */
+    /* the resolver loads maps lazily and counts: one caller at a time, for the lookup only (its
+     * names live as long as it does; tidying and interning one are this reader's own work, and
+     * done under the lock they kept the other threads waiting: tsc-big, 2 threads no faster) */
     if (r->parallel) pthread_mutex_lock(&resolver_mu);
     jit_resolver_stats_t before = *jit_resolver_stats(res);
     int found = jit_resolver_lookup(res, r->pid, addr, r->time_ns, &name, &len);
-    if (found) {
-        buf_clear(&r->jit_name);
-        buf_append(&r->jit_name, name, len);
-    }
     const jit_resolver_stats_t *after = jit_resolver_stats(res);
     jit_resolver_stats_t d = {after->relabelled - before.relabelled, after->ambiguous - before.ambiguous,
                               after->unresolved - before.unresolved, after->resolved - before.resolved};
@@ -342,7 +338,7 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
         /* the map's name, tidied and annotated like perf's label would have been */
         buf_t *b = &r->scratch;
         buf_clear(b);
-        tidy_symbol(r, r->jit_name.data, len, pc, pc_len, "", 0, b);
+        tidy_symbol(r, name, len, pc, pc_len, "", 0, b);
         size_t plain_len = b->len;
         if (r->po->annotate_jit && e->jit_module) buf_puts(b, "_[j]");
         f = text_frame(r, b->data, b->len, profile_classify_name(b->data, b->len), b->len != plain_len);
@@ -353,9 +349,7 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
             profile_frame_label(r->p, r->frame_pool[e->first], was);
             profile_frame_label(r->p, f, now);
             if (r->parallel) pthread_mutex_lock(&resolver_mu);
-            unsigned long rel = jit_resolver_stats(res)->relabelled;
-            jit_resolver_note(res, was->data, was->len, now->data);
-            d.relabelled += jit_resolver_stats(res)->relabelled - rel;
+            d.relabelled += (unsigned long)jit_resolver_note(res, was->data, was->len, now->data);
             if (r->parallel) pthread_mutex_unlock(&resolver_mu);
         }
     }
@@ -798,7 +792,6 @@ void perf_reader_free(perf_reader_t *r)
     buf_free(&r->keys);
     buf_free(&r->scratch);
     buf_free(&r->scratch2);
-    buf_free(&r->jit_name);
     buf_free(&r->demangled);
 }
 

@@ -37,7 +37,6 @@ typedef struct perf_reader {
     uint32_t *frame_pool;
     size_t npool, pool_cap;
     buf_t scratch, scratch2, demangled;
-    buf_t jit_name;   /* the resolver's name, copied out under its lock */
 
     /* JIT names already looked up (perf_script.c jit_lookup) and the resolver counts they stand for */
     struct jit_memo {

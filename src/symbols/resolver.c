@@ -217,7 +217,7 @@ int jit_resolver_lookup(jit_resolver_t *r, int pid, uint64_t addr, uint64_t time
     return 1;
 }
 
-void jit_resolver_note(jit_resolver_t *r, const char *old_name, size_t old_len, const char *new_name)
+int jit_resolver_note(jit_resolver_t *r, const char *old_name, size_t old_len, const char *new_name)
 {
     size_t nl = strlen(new_name);
     /* perf appends "+0x1f" offsets to map symbols; compare without them */
@@ -228,7 +228,9 @@ void jit_resolver_note(jit_resolver_t *r, const char *old_name, size_t old_len, 
             break;
         }
     size_t ol = plus && plus[1] == '0' && plus[2] == 'x' ? (size_t)(plus - old_name) : old_len;
-    if (ol != nl || memcmp(old_name, new_name, nl)) r->stats.relabelled++;
+    if (ol == nl && !memcmp(old_name, new_name, nl)) return 0;
+    r->stats.relabelled++;
+    return 1;
 }
 
 const jit_resolver_stats_t *jit_resolver_stats(const jit_resolver_t *r) { return &r->stats; }

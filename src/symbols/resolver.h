@@ -22,7 +22,8 @@ typedef struct {
  * Returns 1 with a name valid until the resolver is freed, 0 when it does not know. */
 int jit_resolver_lookup(jit_resolver_t *r, int pid, uint64_t addr, uint64_t time_ns, const char **name_out,
                         size_t *len_out);
-void jit_resolver_note(jit_resolver_t *r, const char *old_name, size_t old_len, const char *new_name);
+/* Counts a frame the resolver named otherwise than perf's label old_name did; 1 when it did. */
+int jit_resolver_note(jit_resolver_t *r, const char *old_name, size_t old_len, const char *new_name);
 const jit_resolver_stats_t *jit_resolver_stats(const jit_resolver_t *r);
 /* Adds counts of lookups a caller answered from its own memory of earlier answers. */
 void jit_resolver_add_stats(jit_resolver_t *r, const jit_resolver_stats_t *d);

@@ -511,9 +511,9 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
  * at one period, which it cannot reach either: exact for a thread that ran all along, at most one
  * period in JITTER_NS off for one that slept. Not after every sample: every 4th at 999 Hz was 500
  * IPIs a second and cost the target ~2 points (bench/live_overhead_paired.mjs); every 40 ms of
- * CPU with a read each time, 50 a second at 99 Hz for a busy thread, which cost it about a point
- * more than perf at 99 Hz (40 cycles). A phase moved at random every 100 ms of CPU keeps no work
- * in step, at any rate: 10 IPIs a second. */
+ * CPU with a read each time was 50 a second at 99 Hz for a busy thread (what that cost could not
+ * be told from 0 in 40-cycle runs). A phase moved at random every 100 ms of CPU keeps no work in
+ * step, at any rate: 10 IPIs a second. */
 #define JITTER_NS 100000000ull
 static unsigned long jitter_samples(double hz) {
     double n = (double)JITTER_NS * hz / 1e9;

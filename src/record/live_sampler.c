@@ -197,24 +197,29 @@ static int after_call(target_t *t, uint64_t ret) {
 #define SCAN_WORDS 512   /* how far up the stack a broken chain's next frame record is looked for */
 #define MIN_CHAIN 3
 
-/* The native frames of a sample: the frame-pointer chain from its registers. Code without frame
- * pointers (libc: where a blocked thread always is, and malloc) breaks the chain at once; then the
- * module's CFI unwinds it (libdwfl, on the stack copy) until code without CFI (V8's), and the
- * frame-pointer chain goes on from there. Where CFI gives nothing either, the stack copy is
- * searched, from sp up, for the first frame record whose chain goes on (a saved frame pointer
- * higher on the stack, next to a return address just after a call), and the return addresses
- * below it (the frames without frame pointers) are taken as frames too. */
+/* The native frames of a sample: the frame-pointer chain from its registers, whole when the leaf
+ * function has set up its frame (node and V8 are built with frame pointers). A leaf without one
+ * (libc's functions: malloc, memcpy, the system call wrappers where a thread in the kernel is)
+ * leaves rbp at its caller's frame, and the chain would go on from the caller's caller, the
+ * caller left out (`FunctionCallbackArguments::Call;__libc_malloc` with the API function between
+ * them missing); in a blocked thread the chain often breaks at once. Then the module's CFI unwinds
+ * it (libdwfl, on the stack copy) until code without CFI (V8's), and the frame-pointer chain goes
+ * on from there. Where CFI gives nothing either and the chain broke, the stack copy is searched,
+ * from sp up, for the first frame record whose chain goes on (a saved frame pointer higher on the
+ * stack, next to a return address just after a call), and the return addresses below it (the
+ * frames without frame pointers) are taken as frames too. */
 static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max) {
     uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
     size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
     const target_mapping_t *m = target_mapping_refresh(t, pc);
-    if (n >= MIN_CHAIN || !m || !m->path || max < 2) return n;
+    if (!m || !m->path || max < 2 || (n >= MIN_CHAIN && target_leaf_framed(t, pc) != 0)) return n;
     static target_frame_t chain[MAX_NATIVE];
     size_t by_cfi = target_unwind_sample(t, tid, regs, chain, max < MAX_NATIVE ? max : MAX_NATIVE);
     if (by_cfi >= MIN_CHAIN) {
         memcpy(native, chain, by_cfi * sizeof *native);
         return by_cfi;
     }
+    if (n >= MIN_CHAIN) return n;
     uint64_t top = sp + stack_len;
     for (uint64_t x = sp & ~7ull; x + 16 <= top && x < sp + 8 * SCAN_WORDS; x += 8) {
         uint64_t saved, ret;

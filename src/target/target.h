@@ -129,6 +129,11 @@ size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, ta
  * through the target (the sample's stack copy, target_set_stack_copy). 0 when CFI gives nothing.
  * The Dwfl is kept with the target (freed by target_close). */
 size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max);
+/* Has the function at pc (a sample's leaf) set up its frame pointer there, by its module's CFI?
+ * 1 yes: the frame-pointer chain from the sample's rbp starts at its caller, complete; 0 no (built
+ * without frame pointers, like libc, or caught in a prologue): that chain misses its caller; -1
+ * no CFI covers pc (V8's code: its frames are decoded as V8's). */
+int target_leaf_framed(target_t *t, uint64_t pc);
 
 const char *target_exe_path(const target_t *t);
 const char *target_name(const target_t *t);   /* the core's path or "pid N" */

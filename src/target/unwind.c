@@ -6,6 +6,7 @@
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <elfutils/libdwfl.h>
+#include <dwarf.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -87,12 +88,14 @@ static Dwfl *cfi_open(target_t *t, cfi_state_t *st) {
 /* The target's Dwfl, kept: reporting every module to a new one for each thread of a core, or
  * each sample of the sampler, would cost more than the unwind. Opened again when the target
  * has loaded more modules. */
+#define CFI_FRAMED_SLOTS 1024
 struct target_cfi {
     Dwfl *d;
     size_t nmods;
     int failed;
     target_thread_t th;   /* the thread being unwound */
     cfi_state_t st;       /* the callbacks' argument: its address is the Dwfl's */
+    struct cfi_framed { uint64_t pc; int framed; } framed[CFI_FRAMED_SLOTS];   /* cfi_framed's answers */
 };
 
 void target_cfi_free(target_t *t) {
@@ -102,22 +105,60 @@ void target_cfi_free(target_t *t) {
     t->cfi = NULL;
 }
 
+/* The target's kept Dwfl, opened again when it has loaded more modules; NULL when it cannot be. */
+static Dwfl *cfi_dwfl(target_t *t) {
+    if (!t->cfi) t->cfi = xcalloc(1, sizeof *t->cfi);
+    struct target_cfi *c = t->cfi;
+    if (c->d && c->nmods != t->nmods) {
+        dwfl_end(c->d), c->d = NULL, c->failed = 0;
+        memset(c->framed, 0, sizeof c->framed);
+    }
+    if (!c->d && !c->failed) {
+        c->nmods = t->nmods;
+        c->st = (cfi_state_t){ t, &c->th, 0 };
+        if (!(c->d = cfi_open(t, &c->st))) c->failed = 1;
+    }
+    return c->d;
+}
+
 /* CFI unwind of one thread (core or live) with the target's modules: the frame count, 0 when CFI
  * gives nothing from the thread's own pc. */
 static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
     if (!t->cfi) t->cfi = xcalloc(1, sizeof *t->cfi);
     struct target_cfi *c = t->cfi;
-    if (c->d && c->nmods != t->nmods) dwfl_end(c->d), c->d = NULL, c->failed = 0;
-    c->th = *th;
+    c->th = *th;   /* before the Dwfl is opened: a core's is attached with the thread's id */
+    Dwfl *d = cfi_dwfl(t);
+    if (!d) return 0;
     c->st = (cfi_state_t){ t, &c->th, 0 };
-    if (!c->d && !c->failed) {
-        c->nmods = t->nmods;
-        if (!(c->d = cfi_open(t, &c->st))) c->failed = 1;
-    }
-    if (!c->d) return 0;
     cfi_ctx_t x = { frames, 0, max };
-    dwfl_getthread_frames(c->d, th->tid, cfi_frame, &x);
+    dwfl_getthread_frames(d, th->tid, cfi_frame, &x);
     return x.n && frames[0].pc == th->rip ? x.n : 0;
+}
+
+/* What the module's CFI says of pc's function at pc: 1 its frame is set up (the CFA is rbp-based),
+ * 0 it is not (rsp-based: a function built without frame pointers, or one caught in its prologue
+ * or epilogue), -1 no CFI covers pc (V8's code). Kept per pc: a sampler asks for every sample. */
+static int cfi_framed(target_t *t, uint64_t pc) {
+    Dwfl *d = cfi_dwfl(t);
+    if (!d) return -1;
+    struct target_cfi *c = t->cfi;
+    struct cfi_framed *slot = &c->framed[(pc * 0x9e3779b97f4a7c15ull) >> 54 & (CFI_FRAMED_SLOTS - 1)];
+    if (slot->pc == pc && slot->pc) return slot->framed;
+    int framed = -1;
+    Dwfl_Module *m = dwfl_addrmodule(d, pc);
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
+    if (!cfi && m) cfi = dwfl_module_dwarf_cfi(m, &bias);
+    Dwarf_Frame *f = NULL;
+    Dwarf_Op *ops = NULL;
+    size_t nops = 0;
+    if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &f) == 0) {
+        if (dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_bregx)
+            framed = ops[0].number == 6;   /* DWARF x86-64: 6 = rbp */
+        free(f);
+    }
+    *slot = (struct cfi_framed){ pc, framed };
+    return framed;
 }
 
 /* Follows saved rbp links from fp; frames appended after n. */
@@ -164,6 +205,10 @@ size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, ta
         fp = next_fp;
     }
     return n;
+}
+
+int target_leaf_framed(target_t *t, uint64_t pc) {
+    return cfi_framed(t, pc);
 }
 
 size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max) {

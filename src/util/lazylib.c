@@ -132,6 +132,36 @@ int dwfl_frame_reg(Dwfl_Frame *state, unsigned regno, Dwarf_Word *val)
     return fn(state, regno, val);
 }
 
+Dwfl_Module *dwfl_addrmodule(Dwfl *dwfl, Dwarf_Addr address)
+{
+    REAL(LIB_DW, dwfl_addrmodule);
+    return fn(dwfl, address);
+}
+
+Dwarf_CFI *dwfl_module_eh_cfi(Dwfl_Module *mod, Dwarf_Addr *bias)
+{
+    REAL(LIB_DW, dwfl_module_eh_cfi);
+    return fn(mod, bias);
+}
+
+Dwarf_CFI *dwfl_module_dwarf_cfi(Dwfl_Module *mod, Dwarf_Addr *bias)
+{
+    REAL(LIB_DW, dwfl_module_dwarf_cfi);
+    return fn(mod, bias);
+}
+
+int dwarf_cfi_addrframe(Dwarf_CFI *cache, Dwarf_Addr address, Dwarf_Frame **frame)
+{
+    REAL(LIB_DW, dwarf_cfi_addrframe);
+    return fn(cache, address, frame);
+}
+
+int dwarf_frame_cfa(Dwarf_Frame *frame, Dwarf_Op **ops, size_t *nops)
+{
+    REAL(LIB_DW, dwarf_frame_cfa);
+    return fn(frame, ops, nops);
+}
+
 /* ---- libelf (target/elf.c) ---- */
 
 unsigned int elf_version(unsigned int version)

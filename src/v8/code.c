@@ -277,10 +277,13 @@ int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, i
         uint64_t next, lit;
         uint32_t fid;
         if (!inlining || v8_read_smi(v, inlining, L->bytearray_length, &len) != 0 || (int64_t)(16 * id) > len ||
-            target_read_u64(v->t, entry, &next) != 0 || target_read_u32(v->t, entry + 8, &fid) != 0 ||
-            v8_fixed_array_get(v, literals, (int32_t)fid, &lit) != 0)
+            target_read_u64(v->t, entry, &next) != 0 || target_read_u32(v->t, entry + 8, &fid) != 0)
             break;
-        shared[n] = literal_shared(v, lit);
+        /* function id -1: the code's own function, inlined into itself (a recursive call, as
+           express's router makes: next() -> handle() -> next()); V8's GetInlinedFunction(-1) */
+        if (fid == UINT32_MAX) shared[n] = outer_shared;
+        else if (v8_fixed_array_get(v, literals, (int32_t)fid, &lit) == 0) shared[n] = literal_shared(v, lit);
+        else break;
         pos[n++] = offset;
         raw = (int64_t)next;
     }

@@ -95,7 +95,7 @@ struct target_cfi {
     int failed;
     target_thread_t th;   /* the thread being unwound */
     cfi_state_t st;       /* the callbacks' argument: its address is the Dwfl's */
-    struct cfi_framed { uint64_t pc; int framed; } framed[CFI_FRAMED_SLOTS];   /* cfi_framed's answers */
+    struct cfi_framed { uint64_t pc; int framed; } framed[CFI_FRAMED_SLOTS];   /* target_leaf_framed's answers */
 };
 
 void target_cfi_free(target_t *t) {
@@ -135,10 +135,10 @@ static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t 
     return x.n && frames[0].pc == th->rip ? x.n : 0;
 }
 
-/* What the module's CFI says of pc's function at pc: 1 its frame is set up (the CFA is rbp-based),
- * 0 it is not (rsp-based: a function built without frame pointers, or one caught in its prologue
- * or epilogue), -1 no CFI covers pc (V8's code). Kept per pc: a sampler asks for every sample. */
-static int cfi_framed(target_t *t, uint64_t pc) {
+/* By the module's CFI at pc: 1 the function's frame is set up (the CFA is rbp-based), 0 it is not
+ * (rsp-based: built without frame pointers, or caught in its prologue or epilogue), -1 no CFI covers
+ * pc (V8's code). Kept per pc: the sampler asks for every sample. */
+int target_leaf_framed(target_t *t, uint64_t pc) {
     Dwfl *d = cfi_dwfl(t);
     if (!d) return -1;
     struct target_cfi *c = t->cfi;
@@ -205,10 +205,6 @@ size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, ta
         fp = next_fp;
     }
     return n;
-}
-
-int target_leaf_framed(target_t *t, uint64_t pc) {
-    return cfi_framed(t, pc);
 }
 
 size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max) {

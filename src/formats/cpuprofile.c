@@ -897,7 +897,7 @@ static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *
     double *hits = node_hits(p, &delta_us);
     buf_putc(&b, '{');
     put_nodes(p, &b, out, hits, 0);
-    buf_printf(&b, ",\"startTime\":%.0f,", timeline_start(p));
+    buf_printf(&b, ",\"startTime\":%.0f,", round(timeline_start(p)));   /* as put_samples rounds it */
     double end = put_samples(p, &b, out, hits, delta_us, ",");
     buf_printf(&b, ",\"endTime\":%.0f}\n", end);
     size_t len = b.len, w = fwrite(b.data, 1, len, out);
@@ -972,7 +972,7 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
         }
         id++;
         double delta_us;
-        double *hits = node_hits(q, &delta_us), start = timeline_start(q);
+        double *hits = node_hits(q, &delta_us), start = round(timeline_start(q));   /* as put_samples rounds it */
         if (!first_event) buf_puts(&b, ",\n");
         first_event = 0;
         buf_printf(&b, "{\"pid\":%d,\"tid\":%d,\"ts\":0,\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"thread_name\",\"args\":{\"name\":",

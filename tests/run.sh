@@ -36,11 +36,24 @@ orphans() {  # new files (one a line) whose pid is gone
 run_one() {  # name, command...
     local name=$1; shift
     [[ -n "$pattern" && "$name" != *"$pattern"* ]] && return
-    local log="$logs/${name//\//_}.log" t0=$SECONDS rc
+    local log="$logs/${name//\//_}.log" t0=$SECONDS rc again=
     local tmp; tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodescope-test.XXXXXX")
     local before; before=$(droppings)
     (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1
     rc=$?
+    # LeakSanitizer's own stop-the-world tracer now and then crashes at a process's exit ("Tracer
+    # caught signal 11", google/sanitizers#1353; seen here in record_signals and
+    # record_recursive_inline, once in tens of runs each): a fault of the sanitizer, not a leak
+    # report, so the test is run once more, and says so. A leak ("detected memory leaks") is not.
+    if [ $rc -ne 0 ] && [ $rc -ne 77 ] && grep -q "^Tracer caught signal" "$log" &&
+        grep -q "LeakSanitizer has encountered a fatal error" "$log" && ! grep -q "detected memory leaks" "$log"; then
+        mv "$log" "$log.tracer-crash"
+        rm -rf "$tmp"; mkdir -p "$tmp"
+        (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1
+        rc=$?
+        echo "(run twice: LeakSanitizer's tracer crashed in the first run; its log: $log.tracer-crash)" >> "$log"
+        again=", run twice: LeakSanitizer's tracer crashed once"
+    fi
     rm -rf "$tmp"
     local left; left=$(comm -13 <(echo "$before") <(droppings) | orphans)
     if [ -n "$left" ]; then
@@ -48,7 +61,7 @@ run_one() {  # name, command...
         [ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1
     fi
     local dt=$((SECONDS - t0))
-    if [ $rc -eq 0 ]; then pass=$((pass + 1)); echo "ok    $name (${dt}s)"
+    if [ $rc -eq 0 ]; then pass=$((pass + 1)); echo "ok    $name (${dt}s$again)"
     elif [ $rc -eq 77 ]; then skip=$((skip + 1)); echo "skip  $name: $(tail -n 1 "$log")"
     else fail=$((fail + 1)); failed+=("$name"); echo "FAIL  $name (exit $rc, ${dt}s; log $log)"; tail -n 25 "$log" | sed 's/^/      /'
     fi

@@ -39,7 +39,8 @@ run_one() {  # name, command...
     local log="$logs/${name//\//_}.log" t0=$SECONDS rc again=
     local tmp; tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodescope-test.XXXXXX")
     local before; before=$(droppings)
-    (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1
+    attempt() { (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1; }
+    attempt "$@"
     rc=$?
     # LeakSanitizer's own stop-the-world tracer now and then crashes at a process's exit ("Tracer
     # caught signal 11", google/sanitizers#1353; seen here in record_signals and
@@ -49,7 +50,7 @@ run_one() {  # name, command...
         grep -q "LeakSanitizer has encountered a fatal error" "$log" && ! grep -q "detected memory leaks" "$log"; then
         mv "$log" "$log.tracer-crash"
         rm -rf "$tmp"; mkdir -p "$tmp"
-        (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1
+        attempt "$@"
         rc=$?
         echo "(run twice: LeakSanitizer's tracer crashed in the first run; its log: $log.tracer-crash)" >> "$log"
         again=", run twice: LeakSanitizer's tracer crashed once"

@@ -321,7 +321,7 @@ static int lookup_symbol(target_t *t, uint64_t addr, int want_func, target_symbo
  * uv_run, V8's entry code, ...), each a binary search in ~185,000 symbols and a scan of the
  * modules by path: a tenth of a live sample's cost. So the answers (misses too) are kept in a
  * direct-mapped table by address, until the mappings or modules change (sym_generation). */
-#define SYM_CACHE_SLOTS 4096
+#define SYM_CACHE_BITS 12
 typedef struct {
     uint64_t addr;
     uint32_t generation;
@@ -329,7 +329,7 @@ typedef struct {
     target_symbol_t sym;
 } symbol_answer_t;
 struct symbol_cache {
-    symbol_answer_t slot[SYM_CACHE_SLOTS];
+    symbol_answer_t slot[1 << SYM_CACHE_BITS];
 };
 
 void target_symbol_cache_free(target_t *t) {
@@ -339,8 +339,7 @@ void target_symbol_cache_free(target_t *t) {
 
 static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
     if (!t->sym_cache) t->sym_cache = xcalloc(1, sizeof *t->sym_cache);
-    uint64_t h = addr * 0x9e3779b97f4a7c15ull;
-    symbol_answer_t *e = &t->sym_cache->slot[(h >> 52) & (SYM_CACHE_SLOTS - 1)];
+    symbol_answer_t *e = &t->sym_cache->slot[hash_slot(addr, SYM_CACHE_BITS)];
     if (e->state && e->addr == addr && e->want_func == want_func && e->generation == t->sym_generation) {
         if (e->state < 0) return -1;
         *out = e->sym;

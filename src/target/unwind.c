@@ -3,6 +3,7 @@
  * chain from the last frame's rbp. */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <elfutils/libdwfl.h>
@@ -88,14 +89,14 @@ static Dwfl *cfi_open(target_t *t, cfi_state_t *st) {
 /* The target's Dwfl, kept: reporting every module to a new one for each thread of a core, or
  * each sample of the sampler, would cost more than the unwind. Opened again when the target
  * has loaded more modules. */
-#define CFI_FRAMED_SLOTS 1024
+#define CFI_FRAMED_BITS 10
 struct target_cfi {
     Dwfl *d;
     size_t nmods;
     int failed;
     target_thread_t th;   /* the thread being unwound */
     cfi_state_t st;       /* the callbacks' argument: its address is the Dwfl's */
-    struct cfi_framed { uint64_t pc; int framed; } framed[CFI_FRAMED_SLOTS];   /* target_leaf_framed's answers */
+    struct cfi_framed { uint64_t pc; int framed; } framed[1 << CFI_FRAMED_BITS];   /* target_leaf_framed's answers */
 };
 
 void target_cfi_free(target_t *t) {
@@ -105,10 +106,12 @@ void target_cfi_free(target_t *t) {
     t->cfi = NULL;
 }
 
-/* The target's kept Dwfl, opened again when it has loaded more modules; NULL when it cannot be. */
-static Dwfl *cfi_dwfl(target_t *t) {
+/* The target's kept Dwfl, opened again when it has loaded more modules; NULL when it cannot be.
+ * th (may be NULL): the thread to unwind, set first (a core's Dwfl is attached with its id). */
+static Dwfl *cfi_dwfl(target_t *t, const target_thread_t *th) {
     if (!t->cfi) t->cfi = xcalloc(1, sizeof *t->cfi);
     struct target_cfi *c = t->cfi;
+    if (th) c->th = *th;
     if (c->d && c->nmods != t->nmods) {
         dwfl_end(c->d), c->d = NULL, c->failed = 0;
         memset(c->framed, 0, sizeof c->framed);
@@ -124,11 +127,9 @@ static Dwfl *cfi_dwfl(target_t *t) {
 /* CFI unwind of one thread (core or live) with the target's modules: the frame count, 0 when CFI
  * gives nothing from the thread's own pc. */
 static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
-    if (!t->cfi) t->cfi = xcalloc(1, sizeof *t->cfi);
-    struct target_cfi *c = t->cfi;
-    c->th = *th;   /* before the Dwfl is opened: a core's is attached with the thread's id */
-    Dwfl *d = cfi_dwfl(t);
+    Dwfl *d = cfi_dwfl(t, th);
     if (!d) return 0;
+    struct target_cfi *c = t->cfi;
     c->st = (cfi_state_t){ t, &c->th, 0 };
     cfi_ctx_t x = { frames, 0, max };
     dwfl_getthread_frames(d, th->tid, cfi_frame, &x);
@@ -139,10 +140,10 @@ static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t 
  * (rsp-based: built without frame pointers, or caught in its prologue or epilogue), -1 no CFI covers
  * pc (V8's code). Kept per pc: the sampler asks for every sample. */
 int target_leaf_framed(target_t *t, uint64_t pc) {
-    Dwfl *d = cfi_dwfl(t);
+    Dwfl *d = cfi_dwfl(t, NULL);
     if (!d) return -1;
     struct target_cfi *c = t->cfi;
-    struct cfi_framed *slot = &c->framed[(pc * 0x9e3779b97f4a7c15ull) >> 54 & (CFI_FRAMED_SLOTS - 1)];
+    struct cfi_framed *slot = &c->framed[hash_slot(pc, CFI_FRAMED_BITS)];
     if (slot->pc == pc && slot->pc) return slot->framed;
     int framed = -1;
     Dwfl_Module *m = dwfl_addrmodule(d, pc);

@@ -18,6 +18,14 @@ static inline uint64_t hash_u64(uint64_t x)
     return x;
 }
 
+/* The slot of key in a direct-mapped table of 2^bits slots (Fibonacci hashing: the product's top
+ * bits; addresses that differ only in their low bits spread). The small per-address answer caches
+ * (symbols, CFI, code look-up misses, bytecode owners) index with it. */
+static inline size_t hash_slot(uint64_t key, unsigned bits)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> (64 - bits));
+}
+
 typedef struct strpool strpool_t;
 strpool_t *strpool_new(void);
 void strpool_free(strpool_t *sp);

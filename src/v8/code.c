@@ -3,6 +3,7 @@
  * several JS functions), or, for baseline (Sparkplug) code, through its pc -> bytecode offset
  * table walked in step with the bytecodes (whose sizes come from V8's own table in the binary). */
 #include "v8/v8_internal.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,8 @@ static void learn_header_map(v8_t *v, uint64_t fn)
  * mappings were read, which look like anonymous memory) are remembered for a while too: the same
  * few return addresses come back in every sample. */
 #define CODE_CACHE_MAX 4096
-#define MISS_SLOTS 1024
+#define MISS_BITS 10
+#define MISS_SLOTS (1 << MISS_BITS)
 #define MISS_TTL_NS (2 * 1000000000ull)   /* code may later be put where none was */
 struct v8_code_cache {
     v8_code_t *code;
@@ -115,7 +117,7 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static size_t miss_slot(uint64_t pc) { return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 54) % MISS_SLOTS; }
+static size_t miss_slot(uint64_t pc) { return hash_slot(pc, MISS_BITS); }
 
 static int code_missed(v8_t *v, uint64_t pc)
 {

@@ -4,6 +4,7 @@
  * frames the executing position comes from the bytecode offset (interpreted) or the code's source
  * position table (optimized), falling back to the function's definition site. */
 #include "v8/v8_internal.h"
+#include "util/hash.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -108,10 +109,11 @@ static int osr_frame(v8_t *v, uint64_t fn, const v8_function_t *info, uint64_t p
  * sampler reading a stack late finds the function slot pointing where a GC moved the function
  * from; the bytecode slot still names the bytecode, which lives in old space and does not move with
  * it. An entry counts only while that SharedFunctionInfo's bytecode is still the same array. */
-#define BC_OWNER_SLOTS 4096
+#define BC_OWNER_BITS 12
+#define BC_OWNER_SLOTS (1 << BC_OWNER_BITS)
 struct v8_bc_owner { uint64_t bca, shared; };
 
-static size_t bc_owner_slot(uint64_t bca) { return (size_t)((bca * 0x9e3779b97f4a7c15ull) >> 52) % BC_OWNER_SLOTS; }
+static size_t bc_owner_slot(uint64_t bca) { return hash_slot(bca, BC_OWNER_BITS); }
 
 static void bc_owner_note(v8_t *v, uint64_t bca, uint64_t shared)
 {

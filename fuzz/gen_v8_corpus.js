@@ -114,4 +114,14 @@ im = new Image(); { // a Date holding a HeapNumber
   const n = im.alloc(16); im.word(n, im.tag(im.map(T.HEAP_NUMBER))); im.buf.writeDoubleLE(946729845678, n + 8);
   const m = im.map(T.JS_DATE, { sizeWords: 4, inobjectStart: 4, bitField2: 1 | (2 << 2) });
   const o = im.alloc(32); im.word(o, im.tag(m)); im.word(o + 24, im.tag(n)); im.save('date', o); }
+im = new Image(); { // three arrays of 1,000 holding the next one 1,000 times: a billion values to
+  // print from 24 KiB, stopped by the printer's value cap (the fuzz target's is 20,000)
+  let next = null;
+  for (let level = 0; level < 3; level++) {
+    const e = im.alloc(16 + 8 * 1000); im.word(e, im.tag(im.map(T.FIXED_ARRAY))); im.word(e + 8, im.smi(1000));
+    for (let i = 0; i < 1000; i++) im.word(e + 16 + 8 * i, next === null ? im.smi(i) : im.tag(next));
+    const m = im.map(T.JS_ARRAY, { sizeWords: 4, inobjectStart: 4, bitField2: 1 | (2 << 2) });
+    next = im.alloc(32); im.word(next, im.tag(m)); im.word(next + 16, im.tag(e)); im.word(next + 24, im.smi(1000));
+  }
+  im.save('print_dag', next); }
 console.log('wrote seeds to ' + out);

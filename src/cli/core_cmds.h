@@ -37,8 +37,11 @@ int core_cmd_source(core_session_t *s, int argc, char **argv);
 int core_cmd_exception(core_session_t *s, int argc, char **argv);
 /* An address ("0x...") or a JavaScript path from the global object ("globalThis.a.b[3]",
  * "require.cache[\"/x.js\"]") to a value; prints why not. EXIT_OK, or the exit code. */
-/* The printer itself (util.inspect style, or JSON), bounded like print's: for the fuzz target. */
-void core_format_value(v8_t *v, uint64_t value, int json, long depth, buf_t *out);
+/* The printer itself (util.inspect style, or JSON): at most MAX_VALUES values (and properties
+ * looked at but not shown), then "..." and a warning. print's cap is CORE_PRINT_MAX_VALUES; the
+ * fuzz target's is smaller, as a corrupt heap's DAG can reach it from a few KiB. */
+#define CORE_PRINT_MAX_VALUES 2000000
+void core_format_value(v8_t *v, uint64_t value, int json, long depth, long max_values, buf_t *out);
 int core_resolve(core_session_t *s, const char *cmd, const char *expr, uint64_t *out);
 /* core_objects.c: the commands that walk the whole heap */
 int core_cmd_objects(core_session_t *s, int argc, char **argv);

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #define HARD_DEPTH 200          /* nesting beyond any real value: a corrupt or adversarial heap */
-#define VALUE_BUDGET 2000000    /* values rendered per command */
 #define JSON_STRING_MAX (64 << 20)
 #define BREAK_LENGTH 72         /* util.inspect puts an object on one line up to about this width */
 #define BUFFER_PREVIEW 50       /* util.inspect's INSPECT_MAX_BYTES */
@@ -25,7 +24,7 @@ typedef struct {
     uint64_t stack[HARD_DEPTH + 1];
     int refs[HARD_DEPTH + 1];
     int level, nrefs;
-    long budget;
+    long budget, max_values;   /* values (and hidden properties) still allowed; the cap */
     int circular_json, bigint_json, truncated;
     const char *fail;   /* the first thing that could not be read */
 } pr_t;
@@ -250,7 +249,7 @@ static int element_cb(void *ctx, const v8_property_t *prop)
     walk_t *w = ctx;
     pr_t *p = w->p;
     int64_t i = strtoll(prop->key, NULL, 10);
-    if (w->shown >= w->limit) return 1;
+    if (w->shown >= w->limit || p->budget < 0) return 1;
     if (w->array) {
         for (; w->next < i && w->shown < w->limit; w->next++, w->shown++) {
             if (p->json) buf_puts(entry_new(w->e), "null");
@@ -276,8 +275,14 @@ static int property_cb(void *ctx, const v8_property_t *prop)
 {
     walk_t *w = ctx;
     pr_t *p = w->p;
-    if (!prop->enumerable || prop->is_private) return 0;
-    if (p->json && (prop->is_symbol || (!prop->is_accessor && json_skips(p, prop->value)))) return 0;
+    if (p->budget < 0) return 1;
+    /* a property not shown is still work: charged, so an object full of hidden ones reached a
+     * million times over (a corrupt heap's DAG) cannot run for minutes within the budget */
+    if (!prop->enumerable || prop->is_private ||
+        (p->json && (prop->is_symbol || (!prop->is_accessor && json_skips(p, prop->value))))) {
+        p->budget--;
+        return 0;
+    }
     if (p->json && prop->is_accessor) {
         diag_warn(target_name(v8_target(p->v)), 0, "print: property '%s' is a getter, which cannot run here: left out",
                   prop->key);
@@ -693,7 +698,7 @@ static void render(pr_t *p, uint64_t val, buf_t *out)
     v8_t *v = p->v;
     v8_value_t x;
     if (--p->budget < 0) {
-        if (p->budget == -1) diag_warn(target_name(v8_target(v)), 0, "print: stopped after %d values", VALUE_BUDGET);
+        if (p->budget == -1) diag_warn(target_name(v8_target(v)), 0, "print: stopped after %ld values", p->max_values);
         p->truncated = 1;
         buf_puts(out, p->json ? "null" : "...");
         return;
@@ -982,11 +987,12 @@ out:
     return rc;
 }
 
-void core_format_value(v8_t *v, uint64_t value, int json, long depth, buf_t *out)
+void core_format_value(v8_t *v, uint64_t value, int json, long depth, long max_values, buf_t *out)
 {
     pr_t *p = calloc(1, sizeof *p);
     if (!p) abort();
-    *p = (pr_t){.v = v, .json = json, .depth = json ? HARD_DEPTH : depth, .str_len = 4096, .arr_len = 1000, .budget = VALUE_BUDGET};
+    *p = (pr_t){.v = v, .json = json, .depth = json ? HARD_DEPTH : depth, .str_len = 4096, .arr_len = 1000,
+                .budget = max_values, .max_values = max_values};
     render(p, value, out);
     free(p);
 }
@@ -1033,7 +1039,7 @@ int core_cmd_print(core_session_t *s, int argc, char **argv)
     p->depth = json ? HARD_DEPTH : depth;
     p->str_len = str_len != -2 ? str_len : json ? -1 : 10000;
     p->arr_len = arr_len != -2 ? arr_len : json ? (16 << 20) : 100;
-    p->budget = VALUE_BUDGET;
+    p->budget = p->max_values = CORE_PRINT_MAX_VALUES;
     buf_t out = {0};
     render(p, val, &out);
     const char *tn = target_name(s->t);
@@ -1206,10 +1212,10 @@ static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t val
     closure_t *c = ctx;
     buf_t b = {0};
     (void)slot;
-    core_format_value(c->v, value, 0, 0, &b);
+    core_format_value(c->v, value, 0, 0, CORE_PRINT_MAX_VALUES, &b);
     if (b.data && strchr(b.data, '\n')) {   /* too big for a line: its name and address, for print */
         buf_clear(&b);
-        core_format_value(c->v, value, 0, -1, &b);
+        core_format_value(c->v, value, 0, -1, CORE_PRINT_MAX_VALUES, &b);
         if (!c->j) buf_printf(&b, " @0x%llx", (unsigned long long)value);
     }
     if (c->j) {

@@ -19,8 +19,10 @@
 // against the target's time outside it (the same run without the tool): the whole effect, noisy.
 //
 //   node bench/live_sample_cost.mjs [ROUNDS] [WINDOW_SECONDS]     (default 3 rounds of 10 s)
-// NODE=path/to/node picks the target's Node (default: this one); MODES=live99,perf99 picks modes
-// (live99 live999 perf99 perf999 by default; perf ones need perf). Builds the addon with cc and
+// NODE=path/to/node picks the target's Node (default: this one); NODESCOPE=path another build; MODES=live99,perf99 picks modes
+// (live99 live999 perf99 perf999 by default; perf ones need perf; perfdwarf99 and perfdwarf999
+// are perf copying the user stack as nodescope does, --call-graph dwarf with its 16 KiB: the
+// copy's share of a sample's cost). Builds the addon with cc and
 // the Node's headers (NODE's ../include/node, else /usr/include/node) into bench/.cache.
 // Not a test: run it on a quiet machine.
 import { spawn, spawnSync } from 'node:child_process';
@@ -37,11 +39,12 @@ if (!(ROUNDS > 0) || !(WINDOW > 0)) {
   process.exit(2);
 }
 const NODE = process.env.NODE || process.execPath;
-const NS = path.join(ROOT, 'build/nodescope');
+const NS = process.env.NODESCOPE || path.join(ROOT, 'build/nodescope');   /* another build to compare */
 if (!existsSync(NS)) spawnSync('make', ['-j2', 'build/nodescope'], { cwd: ROOT, stdio: 'inherit' });
 const havePerf = spawnSync('perf', ['--version']).status === 0;
-const known = ['live99', 'live999', 'perf99', 'perf999'];
-const modes = (process.env.MODES ? process.env.MODES.split(',') : known).filter((m) => known.includes(m) && (havePerf || !m.startsWith('perf')));
+const known = ['live99', 'live999', 'perf99', 'perf999', 'perfdwarf99', 'perfdwarf999'];
+const STACK_BYTES = 16384;   /* nodescope's user-stack copy (src/record/live_sampler.c) */
+const modes = (process.env.MODES ? process.env.MODES.split(',') : known.slice(0, 4)).filter((m) => known.includes(m) && (havePerf || !m.startsWith('perf')));
 
 // the addon, built for NODE's headers
 const version = spawnSync(NODE, ['-p', 'process.versions.node']).stdout.toString().trim();
@@ -73,7 +76,8 @@ async function run(mode) {
   const from = nowUs();
   const tool = mode.startsWith('live')
     ? spawn(NS, ['record', '-p', String(target.pid), '-F', String(hz), '-d', String(WINDOW), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] })
-    : spawn('perf', ['record', '-q', '-k', 'mono', '-g', '-F', String(hz), '-p', String(target.pid), '-o', out, '--', 'sleep', String(WINDOW)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    : spawn('perf', ['record', '-q', '-k', 'mono', ...(mode.startsWith('perfdwarf') ? ['--call-graph', `dwarf,${STACK_BYTES}`] : ['-g']), '-F', String(hz),
+      '-p', String(target.pid), '-o', out, '--', 'sleep', String(WINDOW)], { stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(tool);
   let err = '';
   tool.stderr.on('data', (d) => (err += d));

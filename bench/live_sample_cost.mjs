@@ -19,7 +19,8 @@
 // against the target's time outside it (the same run without the tool): the whole effect, noisy.
 //
 //   node bench/live_sample_cost.mjs [ROUNDS] [WINDOW_SECONDS]     (default 3 rounds of 10 s)
-// NODE=path/to/node picks the target's Node (default: this one); NODESCOPE=path another build; MODES=live99,perf99 picks modes
+// NODE=path/to/node picks the target's Node (default: this one); NODESCOPE_B=path adds modes b99
+// and b999: another nodescope build, taking turns with this one; MODES=live99,perf99 picks modes
 // (live99 live999 perf99 perf999 by default; perf ones need perf; perfdwarf99 and perfdwarf999
 // are perf copying the user stack as nodescope does, --call-graph dwarf with its 16 KiB: the
 // copy's share of a sample's cost). Builds the addon with cc and
@@ -39,10 +40,10 @@ if (!(ROUNDS > 0) || !(WINDOW > 0)) {
   process.exit(2);
 }
 const NODE = process.env.NODE || process.execPath;
-const NS = process.env.NODESCOPE || path.join(ROOT, 'build/nodescope');   /* another build to compare */
+const NS = path.join(ROOT, 'build/nodescope'), NS_B = process.env.NODESCOPE_B;   /* another build, in the same run */
 if (!existsSync(NS)) spawnSync('make', ['-j2', 'build/nodescope'], { cwd: ROOT, stdio: 'inherit' });
 const havePerf = spawnSync('perf', ['--version']).status === 0;
-const known = ['live99', 'live999', 'perf99', 'perf999', 'perfdwarf99', 'perfdwarf999'];
+const known = ['live99', 'live999', 'perf99', 'perf999', 'perfdwarf99', 'perfdwarf999', ...(NS_B ? ['b99', 'b999'] : [])];
 const STACK_BYTES = 16384;   /* nodescope's user-stack copy (src/record/live_sampler.c) */
 const modes = (process.env.MODES ? process.env.MODES.split(',') : known.slice(0, 4)).filter((m) => known.includes(m) && (havePerf || !m.startsWith('perf')));
 
@@ -68,14 +69,15 @@ const nowUs = () => Number(process.hrtime.bigint()) / 1e3;
 // after LEAD. Returns the gaps, the main thread's sample times and the window, all in us.
 async function run(mode) {
   const hz = Number(mode.replace(/^\D+/, ''));
-  const gapsFile = path.join(work, 'gaps.bin'), out = path.join(work, mode.startsWith('live') ? 'p.cpuprofile' : 'perf.data');
+  const ours = mode.startsWith('live') || mode.startsWith('b');
+  const gapsFile = path.join(work, 'gaps.bin'), out = path.join(work, ours ? 'p.cpuprofile' : 'perf.data');
   const target = spawn(NODE, [path.join(ROOT, 'bench/sample_cost/target.js'), addon, String(LEAD + WINDOW + TAIL), gapsFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(target);
   await new Promise((r) => target.stdout.once('data', r));   // "spinning"
   await sleep(LEAD * 1000);
   const from = nowUs();
-  const tool = mode.startsWith('live')
-    ? spawn(NS, ['record', '-p', String(target.pid), '-F', String(hz), '-d', String(WINDOW), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const tool = ours
+    ? spawn(mode.startsWith('b') ? NS_B : NS, ['record', '-p', String(target.pid), '-F', String(hz), '-d', String(WINDOW), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] })
     : spawn('perf', ['record', '-q', '-k', 'mono', ...(mode.startsWith('perfdwarf') ? ['--call-graph', `dwarf,${STACK_BYTES}`] : ['-g']), '-F', String(hz),
       '-p', String(target.pid), '-o', out, '--', 'sleep', String(WINDOW)], { stdio: ['ignore', 'ignore', 'pipe'] });
   children.push(tool);
@@ -87,7 +89,7 @@ async function run(mode) {
   const raw = readFileSync(gapsFile);
   const gaps = new Float64Array(raw.buffer, raw.byteOffset, raw.length / 8);
   let times = [];
-  if (mode.startsWith('live')) {
+  if (ours) {
     const p = JSON.parse(readFileSync(out, 'utf8'));
     let t = p.startTime;
     for (const d of p.timeDeltas) times.push((t += d));

@@ -176,6 +176,9 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
                 if (diag_verbosity > 0 && sr.stats.samples)   /* CPU: what the sampler takes from the machine */
                     fprintf(stderr, "; %.0f us CPU a sample, %.0f us naming it", (double)sr.stats.cpu_ns / 1e3 / (double)sr.stats.samples,
                             (double)sr.stats.busy_ns / 1e3 / (double)sr.stats.samples);
+                if (diag_verbosity > 0)
+                    fprintf(stderr, "; stack copies resized %lu times, %lu samples beyond the copy", sr.stats.copy_changes,
+                            sr.stats.short_copies);
                 fprintf(stderr, ")\n");
             }
         }

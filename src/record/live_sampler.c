@@ -4,6 +4,7 @@
  * ms later). The frames are those of `core stack`: v8_stack_frames + v8_frame_record. */
 #include "record/live_sampler.h"
 #include "record/gc_watch.h"
+#include "record/stack_need.h"
 #include "symbols/journal.h"
 #include "util/buf.h"
 #include "util/demangle.h"
@@ -23,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STACK_BYTES 16384
+#define STACK_BYTES 16384      /* the most of a stack a sample copies (stack_need.h: often less) */
 #define RING_PAGES 128         /* data pages per thread (a power of two): ~30 samples of 16 KiB */
-#define RING_SAMPLES 30        /* what RING_PAGES hold: a sample is ~16.5 KiB */
+#define RING_SAMPLES 30        /* what RING_PAGES hold at the largest copy: a sample is ~16.5 KiB */
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
 #define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
@@ -66,6 +67,8 @@ typedef struct {
     unsigned long period_samples;
     void *sw_ring;
     off_cpu_t *off;
+    int woken;          /* its event wakes the poller for each sample (woken_per_sample) */
+    stack_need_t need;  /* how much of its stack the samples copy, and need to */
 } thread_ev_t;
 
 static long page_size(void) {
@@ -80,7 +83,7 @@ static long page_size(void) {
  * Without the privilege for that (perf_event_paranoid 2 and no CAP_PERFMON), user time only. */
 static int with_kernel = 1;
 
-static int open_event(int tid, double hz, int woken) {
+static int open_event(int tid, double hz, int woken, uint32_t copy) {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
@@ -90,7 +93,7 @@ static int open_event(int tid, double hz, int woken) {
     a.sample_freq = (uint64_t)(hz + 0.5);
     a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = REGS_MASK;
-    a.sample_stack_user = STACK_BYTES;
+    a.sample_stack_user = copy;
     a.exclude_kernel = !with_kernel;
     a.exclude_hv = 1;
     a.use_clockid = 1;
@@ -105,7 +108,7 @@ static int open_event(int tid, double hz, int woken) {
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
         with_kernel = 0;
-        return open_event(tid, hz, woken);
+        return open_event(tid, hz, woken, copy);
     }
     return fd;
 }
@@ -250,7 +253,7 @@ static uint64_t name_key(const v8_frame_t *f) { return f->pc * 2 + (f->return_ad
 static gc_watch_t *gc_watch;   /* the main thread's full GCs; NULL when it cannot be watched */
 static int main_tid;
 
-static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, const thread_ev_t *te, uint64_t time_ns,
+static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thread_ev_t *te, uint64_t time_ns,
                         const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st,
                         int off_cpu, int preempted, unsigned long ticks, uint64_t tick0_ns, uint64_t step_ns) {
     static target_frame_t native[MAX_NATIVE];
@@ -260,11 +263,18 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, con
     target_fresh_after(t, time_ns);
     size_t n = unwind(t, te->tid, regs, stack_len, native, MAX_NATIVE);
     const char *wait = off_cpu ? wait_name(t, native, n, preempted) : NULL;
+    size_t n_native = n;
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
     else
         for (size_t i = 0; i < n; i++)
             frames[i] = (v8_frame_t){ .kind = V8_FRAME_NATIVE, .pc = native[i].pc, .sp = native[i].sp, .fp = native[i].fp,
                                       .return_address = i > 0 };
+    if (!off_cpu) {   /* (a --wall stay's sample is the switch event's, whose copy is fixed) */
+        uint64_t js_end = 0;
+        for (size_t i = 0; i < n; i++)
+            if (frames[i].kind == V8_FRAME_JS && frames[i].fp + 16 > js_end) js_end = frames[i].fp + 16;
+        stack_need_note(&te->need, regs[19], native, n_native, js_end);
+    }
     /* JS frames are named from the heap as it is now. A frame named from its code or bytecode
      * (stable: a scavenge does not move those) keeps its name however late the sample is read, if
      * no full GC ran on the main thread since (gc_watch, quiet), which could have freed them and
@@ -594,7 +604,8 @@ static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) 
 
 /* Starts sampling thread tid (name as the kernel knows it). */
 static void add_thread(live_sampler_t *s, int tid, const char *name) {
-    int fd = open_event(tid, s->hz, woken_per_sample(s, tid, name));
+    int woken = woken_per_sample(s, tid, name);
+    int fd = open_event(tid, s->hz, woken, STACK_BYTES);
     if (fd < 0) { if (!s->first_err) s->first_err = errno; return; }
     void *ring = mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED) { if (!s->first_err) s->first_err = errno; close(fd); return; }
@@ -620,7 +631,8 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
     uint32_t ti = profile_thread(s->out, s->pid, tid, name, strlen(name));
     s->te[s->n] = (thread_ev_t){ .fd = fd, .tid = tid, .ring = ring, .thread = ti, .sw_fd = sw_fd, .sw_ring = sw_ring,
-                                 .off = s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL };
+                                 .off = s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL, .woken = woken };
+    stack_need_init(&s->te[s->n].need, STACK_BYTES);
     s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };   /* the switch ring is read with it */
     s->n++;
     s->st.threads++;
@@ -629,6 +641,7 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
 static void end_thread(live_sampler_t *s, size_t i) {
     thread_ev_t *te = &s->te[i];
     drain(s->t, s->v, s->out, &s->names, te, &s->st, s->hz);
+    s->st.short_copies += te->need.short_samples;
     if (te->off) {   /* still off the CPU (or gone): its stay ends now */
         drain_ctx_t c = { s->t, s->v, s->out, &s->names, te, &s->st, s->hz };
         back_on_cpu(&c, monotonic_ns());
@@ -643,6 +656,30 @@ static void end_thread(live_sampler_t *s, size_t i) {
     s->te[i] = s->te[s->n - 1];
     s->pf[i] = s->pf[s->n - 1];
     s->n--;
+}
+
+/* The thread's samples copy need.want bytes of its stack from now on: a perf event's attributes
+ * are fixed, so a new event replaces its event, and the old one is stopped, then read to its end.
+ * On failure (the thread has exited: its old event says so at the next poll; no file descriptor
+ * left) the old event stays. The new one starts a new period: the jitter's bookkeeping too. */
+static void set_copy(live_sampler_t *s, size_t i) {
+    thread_ev_t *te = &s->te[i];
+    uint32_t copy = te->need.want;   /* (draining the old ring below may want another) */
+    int fd = open_event(te->tid, s->hz, te->woken, copy);
+    void *ring = fd < 0 ? MAP_FAILED : mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring == MAP_FAILED) {
+        if (fd >= 0) close(fd);
+        te->need.want = te->need.copy;   /* asked again after a window */
+        return;
+    }
+    ioctl(te->fd, PERF_EVENT_IOC_DISABLE, 0);   /* both sampled for microseconds at most */
+    drain(s->t, s->v, s->out, &s->names, te, &s->st, s->hz);
+    munmap(te->ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+    close(te->fd);
+    te->fd = fd, te->ring = ring, s->pf[i].fd = fd;
+    te->period = 0, te->period_samples = 0;
+    te->need.copy = copy;
+    s->st.copy_changes++;
 }
 
 /* Threads started since the last look (a Worker, V8's and libuv's pools grow on demand). */
@@ -725,8 +762,9 @@ int live_sampler_poll(live_sampler_t *s) {
     int r = poll(s->pf, s->n, LIVE_READ_MS);
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
-        if (s->pf[i].revents & (POLLHUP | POLLERR)) end_thread(s, i);   /* the thread has exited */
-        else drain(s->t, s->v, s->out, &s->names, &s->te[i], &s->st, s->hz);
+        if (s->pf[i].revents & (POLLHUP | POLLERR)) { end_thread(s, i); continue; }   /* the thread has exited */
+        drain(s->t, s->v, s->out, &s->names, &s->te[i], &s->st, s->hz);
+        if (s->te[i].need.want != s->te[i].need.copy) set_copy(s, i);
     }
     double now = now_s();
     if (s->n && now >= s->next_scan) {

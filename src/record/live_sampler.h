@@ -1,7 +1,8 @@
 /* The live sampler: samples a running node process without stopping it and without flags.
  * One perf_event per thread (software CPU clock at the requested frequency) copies the user
- * registers and the top 16 KiB of the stack at each sample; the frame-pointer chain is walked in
- * that copy (the process's memory beyond it), and the frames are decoded and named by v8/, as
+ * registers and the top of the stack at each sample (up to 16 KiB: what the thread's samples need,
+ * record/stack_need.h); the frame-pointer chain is walked in that copy (the process's memory
+ * beyond it), and the frames are decoded and named by v8/, as
  * `core stack` names them, within milliseconds of the sample (before a GC can move the objects). */
 #ifndef RECORD_LIVE_SAMPLER_H
 #define RECORD_LIVE_SAMPLER_H
@@ -18,6 +19,8 @@ typedef struct {
     unsigned long off_cpu;   /* --wall: samples of threads off the CPU (blocked or waiting for it) */
     unsigned long long busy_ns;   /* time spent naming samples (wall-clock: waits for a CPU included) */
     unsigned long long cpu_ns;    /* nodescope's CPU time while sampling: reading the rings, naming, polling */
+    unsigned long copy_changes;   /* events opened again with another stack copy (record/stack_need.h) */
+    unsigned long short_copies;   /* samples with frames that may have changed beyond the copy */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a

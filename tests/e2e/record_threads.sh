@@ -85,8 +85,9 @@ n=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1]))
 "$NODESCOPE" top -n 3 all.json | grep -q 'node \[Worker 1\]' || fail "top shows no thread split"
 
 # --threads merge: one root, the stacks of before
-"$NODESCOPE" collapse --threads merge perf.txt | cut -d';' -f1 | sort -u | grep -qx node || fail "--threads merge"
-[ "$("$NODESCOPE" collapse --threads merge perf.txt | cut -d';' -f1 | sort -u | wc -l)" -eq 1 ] || fail "--threads merge: several roots"
+# (roots: a sample without frames is the line "node WEIGHT"; CI at 0272b58 failed on one, read as a second root)
+"$NODESCOPE" collapse --threads merge perf.txt > merged.folded
+[ "$(roots merged.folded)" = node ] || fail "--threads merge: roots $(roots merged.folded | tr '\n' ',')"
 "$NODESCOPE" flame perf.txt -o f.svg 2> /dev/null
 grep -q 'node \[main\]' f.svg || fail "no thread role in the flame graph"
 echo "ok: $main main-thread samples of $all; roots: $(tr '\n' ',' < roots.txt)"

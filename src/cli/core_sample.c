@@ -49,7 +49,8 @@ int core_cmd_sample(core_session_t *s, int argc, char **argv)
     int rc = live_sample_target(s->t, s->v, hz, seconds, p, &st, NULL);
     if (rc == 0 && stats)
         fprintf(stderr, "%lu samples from %lu threads, %lu partial (JS frames left unnamed: read too late or moved by a GC), %lu lost, "
-                "%lu without a frame\n", st.samples, st.threads, st.partial, st.lost, st.empty);
+                "%lu without a frame; stack copies resized %lu times, %lu samples beyond the copy\n", st.samples, st.threads,
+                st.partial, st.lost, st.empty, st.copy_changes, st.short_copies);
     if (rc == 0 && cli_write_profile(p, output ? output : "-", output ? NULL : format_writer_by_name("folded"),
                                         &(write_opts_t){.thread = thread, .threads_merge = threads_merge}, NULL, 0) != 0) rc = -1;
     profile_free(p);

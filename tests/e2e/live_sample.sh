@@ -1,7 +1,8 @@
 #!/bin/bash
 # core --pid PID sample: the live sampler on a node program without flags (Node 20 and 22) that
 # spends 75% of its main thread in hot() and 25% in warm(): both appear by name with their file and
-# their shares within 10 points; each thread's stacks are under a root naming it; the program's
+# their shares within 10 points; each thread's stacks are under a root naming it; the threads' stack
+# copies shrink to what the samples need, and at most 5% of samples need more; the program's
 # output and exit status are unchanged; nothing is left behind (run.sh checks perf maps).
 # Skips when perf events are not allowed here.
 set -u
@@ -37,6 +38,11 @@ for v in 20 22; do
               h = 100 * hot / total; wm = 100 * warm / total
               printf "main thread: %d samples, hot %.1f%%, warm %.1f%%\n", total, h, wm
               exit !(h > 65 && h < 85 && wm > 15 && wm < 35) }' "$w/prof.folded" || fail "shares differ from 75/25"
+    # the stack copy: a shallow program's shrinks (record/stack_need.c), and few samples need more
+    awk '/stack copies resized/ { for (i = 1; i <= NF; i++) { if ($i == "resized") r = $(i + 1); if ($i == "beyond") b = $(i - 2) }
+                                  n = $1 }
+         END { printf "stack copies resized %d times, %d of %d samples beyond the copy\n", r, b, n
+               exit !(r >= 1 && b <= n / 20) }' "$w/ns.err" || fail "the stack copy did not shrink, or was often short"
     tested=$((tested + 1))
     echo "node $v ok"
 done

@@ -113,6 +113,25 @@ static int open_event(int tid, double hz, int woken, uint32_t copy) {
     return fd;
 }
 
+/* A perf event's ring: RING_PAGES of data after its header page; MAP_FAILED on failure. */
+static void *map_ring(int fd) {
+    return mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+}
+static void unmap_ring(void *ring) { munmap(ring, (size_t)(RING_PAGES + 1) * (size_t)page_size()); }
+
+/* A thread's sampling event (copying copy bytes of its stack) and its ring: the fd, or -1 with
+ * errno set and nothing left open. */
+static int open_sampling(int tid, double hz, int woken, uint32_t copy, void **ring) {
+    int fd = open_event(tid, hz, woken, copy);
+    if (fd < 0) return -1;
+    *ring = map_ring(fd);
+    if (*ring != MAP_FAILED) return fd;
+    int err = errno;
+    close(fd);
+    errno = err;
+    return -1;
+}
+
 /* --wall: a sample (user registers and stack) each time the thread leaves the CPU, and a
  * PERF_RECORD_SWITCH record each time it leaves or comes back, with times. The kernel takes the
  * sample in its scheduler, which is kernel context: it needs exclude_kernel off. */
@@ -605,20 +624,18 @@ static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) 
 /* Starts sampling thread tid (name as the kernel knows it). */
 static void add_thread(live_sampler_t *s, int tid, const char *name) {
     int woken = woken_per_sample(s, tid, name);
-    int fd = open_event(tid, s->hz, woken, STACK_BYTES);
+    void *ring;
+    int fd = open_sampling(tid, s->hz, woken, STACK_BYTES, &ring);
     if (fd < 0) { if (!s->first_err) s->first_err = errno; return; }
-    void *ring = mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (ring == MAP_FAILED) { if (!s->first_err) s->first_err = errno; close(fd); return; }
     int sw_fd = -1;
     void *sw_ring = NULL;
     if (s->wall) {
         sw_fd = open_switch_event(tid);
-        sw_ring = sw_fd < 0 ? MAP_FAILED
-                            : mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, sw_fd, 0);
+        sw_ring = sw_fd < 0 ? MAP_FAILED : map_ring(sw_fd);
         if (sw_ring == MAP_FAILED) {
             if (!s->wall_err) s->wall_err = errno ? errno : EINVAL;
             if (sw_fd >= 0) close(sw_fd);
-            munmap(ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+            unmap_ring(ring);
             close(fd);
             return;
         }
@@ -648,10 +665,10 @@ static void end_thread(live_sampler_t *s, size_t i) {
         free(te->off);
     }
     if (te->sw_ring) {
-        munmap(te->sw_ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+        unmap_ring(te->sw_ring);
         close(te->sw_fd);
     }
-    munmap(s->te[i].ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+    unmap_ring(s->te[i].ring);
     close(s->te[i].fd);
     s->te[i] = s->te[s->n - 1];
     s->pf[i] = s->pf[s->n - 1];
@@ -665,16 +682,15 @@ static void end_thread(live_sampler_t *s, size_t i) {
 static void set_copy(live_sampler_t *s, size_t i) {
     thread_ev_t *te = &s->te[i];
     uint32_t copy = te->need.want;   /* (draining the old ring below may want another) */
-    int fd = open_event(te->tid, s->hz, te->woken, copy);
-    void *ring = fd < 0 ? MAP_FAILED : mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (ring == MAP_FAILED) {
-        if (fd >= 0) close(fd);
+    void *ring;
+    int fd = open_sampling(te->tid, s->hz, te->woken, copy, &ring);
+    if (fd < 0) {
         te->need.want = te->need.copy;   /* asked again after a window */
         return;
     }
     ioctl(te->fd, PERF_EVENT_IOC_DISABLE, 0);   /* both sampled for microseconds at most */
     drain(s->t, s->v, s->out, &s->names, te, &s->st, s->hz);
-    munmap(te->ring, (size_t)(RING_PAGES + 1) * (size_t)page_size());
+    unmap_ring(te->ring);
     close(te->fd);
     te->fd = fd, te->ring = ring, s->pf[i].fd = fd;
     te->period = 0, te->period_samples = 0;

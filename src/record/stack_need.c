@@ -25,18 +25,18 @@ void stack_need_note(stack_need_t *s, uint64_t sp, const target_frame_t *native,
     /* the outermost frames the same as in the previous sample (same return address, same place),
        lined up by place: one unwind may reach a frame further out than the other (the frame
        pointers end at __libc_start_call_main, CFI at _start) */
-    size_t k = 0, m = 0, same = 0, inner = n;   /* inner: the innermost frame of those */
+    size_t k = 0, m = 0, inner = n;   /* inner: the innermost frame of those (n: none) */
     while (k < n && m < s->nbase) {
         const target_frame_t *c = &native[n - 1 - k], *b = &s->base[m];
         if (c->sp > b->sp) k++;
         else if (b->sp > c->sp) m++;
         else if (c->pc != b->pc) break;
-        else inner = n - 1 - k, same++, k++, m++;
+        else inner = n - 1 - k, k++, m++;
     }
     s->nbase = 0;
     for (size_t i = 0; i < n && i < STACK_NEED_BASE; i++) s->base[s->nbase++] = native[n - 1 - i];
     /* frame i's return address and frame pointer are read from just below its sp */
-    uint64_t end = n == 0 ? sp + s->max : same == 0 ? native[n - 1].sp : native[inner].sp;
+    uint64_t end = n == 0 ? sp + s->max : native[inner < n ? inner : n - 1].sp;
     if (js_end > end) end = js_end;
     uint64_t need = end > sp ? end - sp : 0;
     if (need > s->most) s->most = (uint32_t)(need < s->max ? need : s->max);

@@ -137,6 +137,8 @@ static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *fr
         buf_clear(&b);
         if (o->all) buf_printf(&b, "%016llx %016llx ", (unsigned long long)f->fp, (unsigned long long)f->pc);
         if (f->kind == V8_FRAME_JS) print_js(s, f, caller_of(frames, n, i), &r, o, &b);
+        else if (f->kind == V8_FRAME_API)
+            buf_printf(&b, "api:    %s [C++ callback of an API function]", r.has_function ? r.fn.name : "?");
         else if (f->kind == V8_FRAME_V8_INTERNAL) {
             buf_printf(&b, "        <%s>", f->frame_type);
             if (r.symbol) buf_printf(&b, " %s", r.symbol);
@@ -205,6 +207,11 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, const v8_frame_t 
             else buf_puts(b, "null");
         }
         buf_putc(b, ']');
+    } else if (f->kind == V8_FRAME_API) {
+        buf_puts(b, ",\"kind\":\"api\"");
+        json_str(b, "name", r.has_function ? r.fn.name : NULL);
+        json_str(b, "type", f->frame_type);
+        if (f->function) buf_printf(b, ",\"function\":\"0x%llx\"", (unsigned long long)f->function);
     } else if (f->kind == V8_FRAME_V8_INTERNAL) {
         buf_puts(b, ",\"kind\":\"internal\"");
         json_str(b, "type", f->frame_type);

@@ -341,7 +341,10 @@ name:
         }
         v8_frame_record_t r;
         v8_frame_record_facts(t, v, f, &r);   /* names are V8's own: no display name */
-        if (r.internal) {
+        /* an API function's frame: its FunctionTemplateInfo and SharedFunctionInfo were read from
+           the heap as it is now, trusted as JS frames named from their code are */
+        int api = f->kind == V8_FRAME_API && r.has_function && !collected && (!late || quiet);
+        if (r.internal || (f->kind == V8_FRAME_API && !api)) {
             if (f->kind == V8_FRAME_NATIVE) *u64map_upsert(names, name_key(f), &found) = NAME_SKIP;
             v8_frame_record_free(&r);
             continue;
@@ -364,6 +367,9 @@ name:
             ids[k++] = profile_frame(p, b.data, b.len, r.fn.script_name ? r.fn.script_name : "", r.fn.def_line,
                                      r.fn.def_col, kind_of(f->tier));
             if (!f->position_is_definition && f->line > 0) leaf_line = f->line;
+        } else if (api) {
+            /* as V8's profiler names the callback: the function's name, no script */
+            ids[k++] = profile_frame(p, r.fn.name, strlen(r.fn.name), NULL, 0, 0, FRAME_NATIVE);
         } else if (r.symbol) {
             demangle_append(&b, r.symbol);
             ids[k++] = profile_frame(p, b.data, b.len, NULL, 0, 0, FRAME_NATIVE);

@@ -291,6 +291,66 @@ int v8_frame_current(v8_t *v, const v8_frame_t *f)
     return 0;
 }
 
+/* The SharedFunctionInfo of an API function when the SharedFunctionInfo's data is the function's
+ * FunctionTemplateInfo fti (0: any template), else 0. */
+static uint64_t api_shared(v8_t *v, uint64_t shared, uint64_t fti)
+{
+    const v8_layout_t *L = &v->L;
+    uint64_t data;
+    if (!v8_has_type(v, shared, L->type_sfi) || v8_read_field(v, shared, L->sfi_api_data, &data) != 0) return 0;
+    if (fti ? data != fti : !v8_has_type(v, data, L->type_function_template_info)) return 0;
+    return shared;
+}
+
+#define TEMPLATE_SCAN 24   /* fields of a FunctionTemplateInfo searched for its SharedFunctionInfo */
+
+/* The SharedFunctionInfo V8 made for a FunctionTemplateInfo's function (the template's
+ * shared_function_info, whose place V8 does not export: found once by looking through the
+ * template's fields for the SharedFunctionInfo that points back to it, then read there). */
+static uint64_t template_shared(v8_t *v, uint64_t fti)
+{
+    uint64_t shared;
+    if (v->template_shared_field > 0)
+        return v8_read_field(v, fti, v->template_shared_field, &shared) == 0 ? api_shared(v, shared, fti) : 0;
+    uint64_t fields[TEMPLATE_SCAN];
+    if (target_read(v->t, fti - (uint64_t)v->L.heap_tag + 8, fields, sizeof fields) != 0) return 0;
+    for (int i = 0; i < TEMPLATE_SCAN; i++)
+        if (v8_is_heap_object(v, fields[i]) && api_shared(v, fields[i], fti)) {
+            v->template_shared_field = 8 * (i + 1);
+            return fields[i];
+        }
+    return 0;
+}
+
+/* An exit frame into C++ for an API function (a FunctionTemplate's callback) becomes a V8_FRAME_API
+ * frame naming that function: V8's profiler files the callback's time under it (`writev`,
+ * `read`), so the live profile must too. Where the frame keeps its target:
+ *   BuiltinExitFrame (C++ builtins; API calls through V8 11): the JSFunction at fp+24, an API
+ *   function when its SharedFunctionInfo's data is a FunctionTemplateInfo (JSON.stringify's is not:
+ *   V8 files a C++ builtin's time under its JS caller, and so does the sampler);
+ *   ApiCallbackExitFrame (V8 12+): the FunctionTemplateInfo (or the JSFunction, once V8 made it) at
+ *   fp+16 on V8 12, in the FunctionCallbackInfo's implicit arguments above the frame on V8 13
+ *   (index 4: fp+16+32); both read off live Node 22 and 24 processes in fs.readSync.
+ * Anything else there (a torn read, another layout) leaves the frame internal. */
+static void api_frame(v8_t *v, v8_frame_t *f, int64_t type)
+{
+    const v8_layout_t *L = &v->L;
+    int64_t off = type == L->ft_builtin_exit ? 24 : type == L->ft_api_callback_exit ? (v->major >= 13 ? 48 : 16) : -1;
+    uint64_t target, shared = 0;
+    if (off < 0 || L->sfi_api_data < 0 || slot(v, f->fp, off, &target) != 0 || !v8_is_heap_object(v, target)) return;
+    if (v8_has_type(v, target, L->type_js_function)) {
+        if (v8_read_field(v, target, L->fn_shared, &shared) != 0 || !api_shared(v, shared, 0)) return;
+        f->function = target;
+    } else if (type == L->ft_api_callback_exit && v8_has_type(v, target, L->type_function_template_info)) {
+        if (!(shared = template_shared(v, target))) return;
+        f->function = 0;
+    } else {
+        return;
+    }
+    f->kind = V8_FRAME_API;
+    f->shared = shared;
+}
+
 size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t room)
 {
     const v8_layout_t *L = &v->L;
@@ -304,6 +364,7 @@ size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t roo
         if (name) {
             out[0].kind = V8_FRAME_V8_INTERNAL;
             out[0].frame_type = name;
+            api_frame(v, &out[0], (int64_t)(marker >> 1));
         }
         return 1;
     }
@@ -386,6 +447,50 @@ static void unset_frame(v8_t *v, const v8_frame_t *f, frame_state_t st, const ui
     v8_function_free(&info);
 }
 
+/* The C++ function an exit frame (frames[i]) called: the first native frame inside it that is not
+ * V8's own (its call helpers, the profiling thunk InvokeFunctionCallback); 0 when none. */
+static uint64_t exit_callee(v8_t *v, const v8_frame_t *frames, size_t i)
+{
+    while (i-- > 0 && frames[i].kind == V8_FRAME_NATIVE) {
+        target_symbol_t sym;
+        if (target_symbolize(v->t, lookup_pc(&frames[i]), &sym) != 0 || !sym.name) return 0;
+        if (strncmp(sym.name, "_ZN2v88internal", 15) && strncmp(sym.name, "Builtins_", 9)) return sym.addr;
+    }
+    return 0;
+}
+
+/* Calls from optimized code into API functions go through Builtins_CallApiCallback* with a plain
+ * ExitFrame on V8 11 and 12 (Node 20, 22): the frame holds no target (V8's own profiler names the
+ * callback from its address). The calls that did name theirs (from interpreted or baseline code:
+ * api_frame) teach which C++ function each API function runs; a plain ExitFrame of that builtin
+ * into the same C++ function is then named after it. */
+static void api_callees(v8_t *v, v8_frame_t *frames, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        v8_frame_t *f = &frames[i];
+        target_symbol_t sym;
+        if (f->kind == V8_FRAME_API) {
+            uint64_t callee = exit_callee(v, frames, i);
+            size_t k = 0;
+            while (k < v->n_api_callees && v->api_callees[k].callee != callee) k++;
+            if (!callee || k == V8_API_CALLEES) continue;
+            v->api_callees[k].callee = callee, v->api_callees[k].shared = f->shared;
+            if (k == v->n_api_callees) v->n_api_callees++;
+        } else if (f->kind == V8_FRAME_V8_INTERNAL && v->n_api_callees && !strcmp(f->frame_type, "ExitFrame") &&
+                   target_symbolize(v->t, lookup_pc(f), &sym) == 0 && sym.name &&
+                   !strncmp(sym.name, "Builtins_CallApiCallback", 24)) {
+            uint64_t callee = exit_callee(v, frames, i);
+            for (size_t k = 0; callee && k < v->n_api_callees; k++)
+                if (v->api_callees[k].callee == callee) {
+                    /* the SharedFunctionInfo was read from an earlier sample: still one of an API function? */
+                    if (!api_shared(v, v->api_callees[k].shared, 0)) break;
+                    f->kind = V8_FRAME_API, f->shared = v->api_callees[k].shared, f->function = 0;
+                    break;
+                }
+        }
+    }
+}
+
 size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const uint64_t *regs, v8_frame_t *frames,
                        size_t max)
 {
@@ -447,6 +552,7 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
         if (frames[i].kind == V8_FRAME_JS && frames[i + 1].kind == V8_FRAME_V8_INTERNAL &&
             (!strcmp(frames[i + 1].frame_type, "ConstructFrame") || !strcmp(frames[i + 1].frame_type, "FastConstructFrame")))
             frames[i].is_construct = 1;
+    api_callees(v, frames, out);
     return out;
 }
 
@@ -482,7 +588,7 @@ void v8_frame_record_facts(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_r
     if (target_file_location(t, f->pc, &r->module, &r->module_offset) != 0) r->module = NULL;
     r->internal = f->kind == V8_FRAME_V8_INTERNAL ||
                   (f->kind == V8_FRAME_NATIVE && r->symbol && !strncmp(r->symbol, "Builtins_", 9));
-    if (f->kind != V8_FRAME_JS || !v || v8_shared_info(v, f->shared, &r->fn) != 0) return;
+    if ((f->kind != V8_FRAME_JS && f->kind != V8_FRAME_API) || !v || v8_shared_info(v, f->shared, &r->fn) != 0) return;
     r->has_function = 1;
 }
 

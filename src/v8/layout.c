@@ -219,6 +219,13 @@ int v8_layout_resolve(v8_t *v)
     L->sfi_function_data = opt(&r, v->major >= 12 ? 8 : -1, "class_SharedFunctionInfo__function_data__Object",
                                "class_SharedFunctionInfo__trusted_function_data__Object");
     L->sfi_name_or_scope = need(&r, "class_SharedFunctionInfo__name_or_scope_info__Object", NULL);
+    /* Where an API function's SharedFunctionInfo keeps its FunctionTemplateInfo: function_data
+       through V8 11; V8 12 and 13 export no name for it: the field before name_or_scope_info
+       (Node 22: function_data at +8; Node 24: untrusted_function_data at +16, after
+       trusted_function_data; read off live processes blocked in fs.readSync) */
+    L->sfi_api_data = opt(&r, L->sfi_name_or_scope >= 16 ? L->sfi_name_or_scope - 8 : -1,
+                          "class_SharedFunctionInfo__function_data__Object",
+                          "class_SharedFunctionInfo__untrusted_function_data__Object");
     /* V8 12 split script_or_debug_info into script (and raw_script) */
     L->sfi_script = need(&r, "class_SharedFunctionInfo__script_or_debug_info__HeapObject",
                          "class_SharedFunctionInfo__script__Object");
@@ -275,6 +282,8 @@ int v8_layout_resolve(v8_t *v)
     L->ft_entry = opt(&r, -1, "frametype_EntryFrame", NULL);
     L->ft_construct_entry = opt(&r, -1, "frametype_ConstructEntryFrame", NULL);
     L->ft_exit = opt(&r, -1, "frametype_ExitFrame", NULL);
+    L->ft_builtin_exit = opt(&r, -1, "frametype_BuiltinExitFrame", NULL);
+    L->ft_api_callback_exit = opt(&r, -1, "frametype_ApiCallbackExitFrame", NULL);   /* V8 12+ */
     L->ft_interpreted = opt(&r, -1, "frametype_InterpretedFrame", NULL);
     L->ft_baseline = opt(&r, -1, "frametype_BaselineFrame", NULL);
     L->ft_maglev = opt(&r, -1, "frametype_MaglevFrame", NULL);
@@ -369,6 +378,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_map = type_of(&r, "MAP_TYPE");
     L->type_js_global_proxy = type_of(&r, "JS_GLOBAL_PROXY_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");
+    L->type_function_template_info = type_of(&r, "FUNCTION_TEMPLATE_INFO_TYPE");
     L->type_script = type_of(&r, "SCRIPT_TYPE");
     L->type_scope_info = type_of(&r, "SCOPE_INFO_TYPE");
     L->type_bytecode_array = type_of(&r, "BYTECODE_ARRAY_TYPE");

@@ -86,6 +86,9 @@ typedef enum {
     V8_FRAME_NATIVE,        /* C/C++ code with a symbol (or none: unknown) */
     V8_FRAME_JS,            /* a JavaScript function */
     V8_FRAME_V8_INTERNAL,   /* typed V8 frames: entry, exit, construct, stub, builtin, ... */
+    V8_FRAME_API,           /* the exit frame of a call from JS into C++ through V8's API (a
+                               FunctionTemplate's callback: node's bindings, such as `writev`):
+                               function and shared name the API function, as V8's profiler does */
 } v8_frame_kind_t;
 
 typedef enum {
@@ -95,11 +98,12 @@ typedef enum {
 typedef struct {
     v8_frame_kind_t kind;
     uint64_t pc, sp, fp;
-    /* V8_FRAME_V8_INTERNAL: the frame type name ("EntryFrame", "ConstructFrame", ...) */
+    /* V8_FRAME_V8_INTERNAL, V8_FRAME_API: the frame type name ("EntryFrame", "ConstructFrame", ...) */
     const char *frame_type;
-    /* V8_FRAME_JS */
+    /* V8_FRAME_JS (function and shared: V8_FRAME_API too) */
     v8_tier_t tier;
-    uint64_t function;        /* the JSFunction; 0 for a function inlined into its caller's code */
+    uint64_t function;        /* the JSFunction; 0 for a function inlined into its caller's code (or an
+                                 API function known by its FunctionTemplateInfo only) */
     uint64_t shared;          /* its SharedFunctionInfo */
     int inlined;              /* 1: no frame of its own, inlined into the optimized code of the next frame */
     int argc;                 /* arguments actually passed (without the receiver), -1 unknown */

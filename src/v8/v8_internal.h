@@ -19,7 +19,7 @@ typedef struct {
     /* functions and code */
     int64_t fn_shared, fn_context, fn_code;
     int64_t context_prev_slot;   /* Context: index of the enclosing context */
-    int64_t sfi_function_data, sfi_name_or_scope, sfi_script, sfi_param_count, sfi_length, sfi_flags, sfi_token_offset;
+    int64_t sfi_function_data, sfi_api_data, sfi_name_or_scope, sfi_script, sfi_param_count, sfi_length, sfi_flags, sfi_token_offset;
     int64_t uncompiled_inferred, uncompiled_start;
     int64_t script_source, script_name, script_type, script_line_ends, script_eval_from_shared,
         script_eval_from_position;
@@ -32,7 +32,7 @@ typedef struct {
     int64_t kind_interpreted, kind_baseline, kind_maglev, kind_turbofan, kind_builtin;
     /* frames */
     int64_t fp_context, fp_function, fp_argc, fp_args, fp_bytecode_array, fp_bytecode_offset;
-    int64_t ft_entry, ft_construct_entry, ft_exit, ft_interpreted, ft_baseline, ft_maglev, ft_turbofan;
+    int64_t ft_entry, ft_construct_entry, ft_exit, ft_builtin_exit, ft_api_callback_exit, ft_interpreted, ft_baseline, ft_maglev, ft_turbofan;
     /* values */
     int64_t heap_number_value, oddball_kind, oddball_to_string, fixed_array_length, fixed_array_data,
         symbol_name, jsarray_length, jsobj_properties, jsobj_elements;
@@ -49,7 +49,7 @@ typedef struct {
     int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code,
         type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
         type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
-        type_js_array_buffer, type_feedback_vector, type_js_global_proxy;
+        type_js_array_buffer, type_feedback_vector, type_js_global_proxy, type_function_template_info;
     /* JavaScript values for print (v8/jsvalue.c): instance types and the fields V8 does not export,
        the same in every supported version (8-byte tagged fields after the JSObject header) */
     int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set,
@@ -93,6 +93,7 @@ typedef struct {
     size_t n;
 } v8_script_lines_t;
 #define V8_SCRIPT_CACHE 32
+#define V8_API_CALLEES 128   /* C++ callbacks remembered with their API functions */
 
 struct v8 {
     target_t *t;
@@ -115,6 +116,10 @@ struct v8 {
     struct v8_sfi_cache *sfi_cache;  /* v8_shared_info results by SharedFunctionInfo (functions.c) */
     struct v8_code_cache *code_cache; /* code objects found by scanning, by pc range (code.c) */
     struct v8_bc_owner *bc_owner;     /* whose bytecode a BytecodeArray is (frames.c) */
+    int64_t template_shared_field;    /* where a FunctionTemplateInfo keeps its SharedFunctionInfo,
+                                         once found (frames.c; 0: not yet) */
+    struct { uint64_t callee, shared; } api_callees[V8_API_CALLEES];   /* (frames.c api_callees) */
+    size_t n_api_callees;
 };
 
 /* code.c: the Code object a pc is in */

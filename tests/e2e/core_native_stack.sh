@@ -22,6 +22,11 @@ core=$(ls "$dir"/core.* | head -1)
 out=$(timeout 30 "$NODESCOPE" core "$core" --node "$NODE" stack) || { echo "FAIL: core stack exited $?"; exit 1; }
 grep -q 'native: uv_fs_open' <<<"$out" || { echo "FAIL: no uv_fs_open frame"; echo "$out" | head -40; exit 1; }
 grep -Eq 'node::Start|_ZN4node5Start' <<<"$out" || { echo "FAIL: no node::Start frame"; echo "$out" | head -40; exit 1; }
+# fs.openSync calls the fs binding's `open` (an API function: a FunctionTemplate's C++ callback,
+# node::fs::Open) through V8's BuiltinExitFrame: the frame names the function, between the C++ and
+# its JS caller (as V8's --cpu-prof files the callback's time under "open")
+grep -A1 '^api: *open ' <<<"$out" | grep -q '^js: *openSync ' ||
+    { echo "FAIL: no 'api: open' frame under openSync"; echo "$out" | head -40; exit 1; }
 # Usage errors exit 2; a file that is not a core is an error (exit 1), never a crash.
 "$NODESCOPE" core >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL: no-arg usage should exit 2"; exit 1; }
 "$NODESCOPE" core --help | grep -q 'usage: nodescope core' || { echo "FAIL: --help"; exit 1; }

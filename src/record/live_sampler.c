@@ -24,9 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STACK_BYTES 16384      /* the most of a stack a sample copies (stack_need.h: often less) */
+#define STACK_BYTES 16384      /* a thread's first stack copy (stack_need.h: then what it needs) */
+#define STACK_MAX 32768        /* the most a sample copies: threads whose calls nest that deep (tsc's
+                                  checker recursing through the AST) (the kernel allows < 64 KiB) */
 #define RING_PAGES 128         /* data pages per thread (a power of two): ~30 samples of 16 KiB */
-#define RING_SAMPLES 30        /* what RING_PAGES hold at the largest copy: a sample is ~16.5 KiB */
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
 #define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
@@ -83,6 +84,10 @@ static long page_size(void) {
  * Without the privilege for that (perf_event_paranoid 2 and no CAP_PERFMON), user time only. */
 static int with_kernel = 1;
 
+/* A ring holds ~30 samples whatever they copy: a thread's samples wait there while nodescope names
+ * another's (tsc at 999 Hz, 32 KiB copies in the ring of 16 KiB ones: 3-5x the samples lost). */
+static size_t ring_pages(uint32_t copy) { return copy > STACK_BYTES ? 2 * RING_PAGES : RING_PAGES; }
+
 static int open_event(int tid, double hz, int woken, uint32_t copy) {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -104,7 +109,8 @@ static int open_event(int tid, double hz, int woken, uint32_t copy) {
        slower woken per sample, 6.4% read every 5 ms, perf record -g 6.0%). Otherwise the rings
        are read every LIVE_READ_MS (the session's loop), and a wake-up at half a ring only so
        that none fills. */
-    a.wakeup_events = woken ? 1 : RING_SAMPLES / 2;
+    if (woken) a.wakeup_events = 1;
+    else a.watermark = 1, a.wakeup_watermark = (uint32_t)(ring_pages(copy) * page_size() / 2);   /* ~15 samples */
     int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
         with_kernel = 0;
@@ -113,18 +119,21 @@ static int open_event(int tid, double hz, int woken, uint32_t copy) {
     return fd;
 }
 
-/* A perf event's ring: RING_PAGES of data after its header page; MAP_FAILED on failure. */
-static void *map_ring(int fd) {
-    return mmap(NULL, (size_t)(RING_PAGES + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+/* A perf event's ring: pages of data after its header page; MAP_FAILED on failure. */
+static void *map_ring(int fd, size_t pages) {
+    return mmap(NULL, (pages + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 }
-static void unmap_ring(void *ring) { munmap(ring, (size_t)(RING_PAGES + 1) * (size_t)page_size()); }
+static void unmap_ring(void *ring) {
+    const struct perf_event_mmap_page *m = ring;
+    munmap(ring, (size_t)(m->data_offset + m->data_size));
+}
 
 /* A thread's sampling event (copying copy bytes of its stack) and its ring: the fd, or -1 with
  * errno set and nothing left open. */
 static int open_sampling(int tid, double hz, int woken, uint32_t copy, void **ring) {
     int fd = open_event(tid, hz, woken, copy);
     if (fd < 0) return -1;
-    *ring = map_ring(fd);
+    *ring = map_ring(fd, ring_pages(copy));
     if (*ring != MAP_FAILED) return fd;
     int err = errno;
     close(fd);
@@ -432,12 +441,12 @@ static int parse_sample(const uint8_t *q, const uint8_t *end, uint64_t *time, ui
 }
 
 /* Calls fn for every record in a ring: in place, or copied out whole when it wraps around the
- * ring's end (a sample is 16 KiB: copying each one cost a tenth of the sampler's time). */
+ * ring's end (a sample is up to 32 KiB: copying each one cost a tenth of the sampler's time). */
 typedef void (*record_fn)(void *ctx, const struct perf_event_header *h, const uint8_t *body, const uint8_t *end);
 static void drain_ring(void *ring, record_fn fn, void *ctx) {
     struct perf_event_mmap_page *meta = ring;
-    uint8_t *data = (uint8_t *)ring + page_size();
-    uint64_t size = (uint64_t)RING_PAGES * (uint64_t)page_size();
+    uint8_t *data = (uint8_t *)ring + meta->data_offset;
+    uint64_t size = meta->data_size;
     uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), tail = meta->data_tail;
     static uint8_t rec[65536];
     while (tail < head) {
@@ -637,7 +646,7 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     void *sw_ring = NULL;
     if (s->wall) {
         sw_fd = open_switch_event(tid);
-        sw_ring = sw_fd < 0 ? MAP_FAILED : map_ring(sw_fd);
+        sw_ring = sw_fd < 0 ? MAP_FAILED : map_ring(sw_fd, RING_PAGES);
         if (sw_ring == MAP_FAILED) {
             if (!s->wall_err) s->wall_err = errno ? errno : EINVAL;
             if (sw_fd >= 0) close(sw_fd);
@@ -655,7 +664,7 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     uint32_t ti = profile_thread(s->out, s->pid, tid, name, strlen(name));
     s->te[s->n] = (thread_ev_t){ .fd = fd, .tid = tid, .ring = ring, .thread = ti, .sw_fd = sw_fd, .sw_ring = sw_ring,
                                  .off = s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL, .woken = woken };
-    stack_need_init(&s->te[s->n].need, STACK_BYTES);
+    stack_need_init(&s->te[s->n].need, STACK_BYTES, STACK_MAX);
     s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };   /* the switch ring is read with it */
     s->n++;
     s->st.threads++;

@@ -1,7 +1,7 @@
 /* The live sampler: samples a running node process without stopping it and without flags.
  * One perf_event per thread (software CPU clock at the requested frequency) copies the user
- * registers and the top of the stack at each sample (up to 16 KiB: what the thread's samples need,
- * record/stack_need.h); the frame-pointer chain is walked in that copy (the process's memory
+ * registers and the top of the stack at each sample (16 KiB at first, then what the thread's samples
+ * need: 4-32 KiB, record/stack_need.h); the frame-pointer chain is walked in that copy (the process's memory
  * beyond it), and the frames are decoded and named by v8/, as
  * `core stack` names them, within milliseconds of the sample (before a GC can move the objects). */
 #ifndef RECORD_LIVE_SAMPLER_H

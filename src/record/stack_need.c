@@ -8,9 +8,10 @@
 #define CALM_FIRST 2u       /* windows without growing before the copy may shrink ... */
 #define CALM_MOST 64u       /* ... twice as many after each time it had to grow, up to this */
 
-void stack_need_init(stack_need_t *s, uint32_t max) {
+void stack_need_init(stack_need_t *s, uint32_t first, uint32_t max) {
     memset(s, 0, sizeof *s);
-    s->copy = s->want = s->max = max;
+    s->copy = s->want = first;
+    s->max = max;
     s->patience = CALM_FIRST;
 }
 

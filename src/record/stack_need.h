@@ -19,7 +19,7 @@
 #define STACK_NEED_BASE 32   /* outermost frames compared with the previous sample's */
 
 typedef struct {
-    uint32_t copy, max;    /* bytes copied now; the most ever copied */
+    uint32_t copy, max;    /* bytes copied now; the most a copy may be */
     uint32_t want;         /* what the samples need copied from now on (copy: as they do) */
     uint32_t most;         /* the largest need in this window */
     uint32_t samples;      /* samples in this window */
@@ -30,8 +30,8 @@ typedef struct {
     target_frame_t base[STACK_NEED_BASE];   /* the previous sample's outermost frames, outermost first */
 } stack_need_t;
 
-/* Starts at max (the copy before anything is known). */
-void stack_need_init(stack_need_t *s, uint32_t max);
+/* Starts at first (the copy before anything is known); grows up to max. */
+void stack_need_init(stack_need_t *s, uint32_t first, uint32_t max);
 /* One sample: its sp, native frames (innermost first: target_unwind_regs's) and the address past
  * its outermost JS frame's record (fp + 16; 0 when it has none). When s->want differs from
  * s->copy afterwards, the caller sets s->copy = s->want once its event copies that much. */

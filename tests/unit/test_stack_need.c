@@ -6,7 +6,8 @@
 #include "record/stack_need.h"
 
 #define SP 0x7ffe00000000ull
-#define MAX 16384u
+#define FIRST 16384u
+#define MAX 32768u
 
 /* A stack: `base` outer frames that never change (main, the event loop), under them `varying`
  * frames 256 bytes apart whose return addresses change with `round`, sp at SP. With extra, one
@@ -22,12 +23,12 @@ static size_t stack(target_frame_t *f, int varying, int base, int round, int ext
 }
 
 int main(void) {
-    target_frame_t f[64];
+    target_frame_t f[128];
     stack_need_t s;
 
     /* 1. a shallow stack under a steady base: the copy shrinks to the minimum after the calm */
-    stack_need_init(&s, MAX);
-    CHECK_EQ_INT(s.copy, MAX);
+    stack_need_init(&s, FIRST, MAX);
+    CHECK_EQ_INT(s.copy, FIRST);
     int shrunk_at = -1;
     for (int r = 0; r < 1000 && shrunk_at < 0; r++) {
         size_t n = stack(f, 4, 6, r, r & 1);   /* the unwinds alternate in reaching _start */
@@ -63,11 +64,18 @@ int main(void) {
     }
     CHECK(s.want >= 12000);
 
-    /* 5. never more than the most, and nothing known (no frames): the most */
-    stack_need_init(&s, MAX);
+    /* 5. a stack deeper than the first copy (24 KiB of frames that change): grows past it */
+    stack_need_init(&s, FIRST, MAX);
+    n = stack(f, 95, 2, 1, 0);   /* varying frames up to SP + 24320 */
+    stack_need_note(&s, SP, f, n, 0);
+    CHECK_EQ_INT(s.short_samples, 1);
+    CHECK(s.want > 24320 && s.want <= MAX);
+
+    /* 6. never more than the most, and nothing known (no frames): the most */
+    stack_need_init(&s, FIRST, MAX);
     stack_need_note(&s, SP, f, 0, 0);
     CHECK_EQ_INT(s.want, MAX);
-    n = stack(f, 60, 2, 1, 0);   /* 15 KiB of varying frames and a JS frame further out */
+    n = stack(f, 60, 2, 1, 0);   /* 15 KiB of varying frames and a JS frame much further out */
     stack_need_note(&s, SP, f, n, SP + 100000);
     CHECK_EQ_INT(s.want, MAX);
     return check_summary("test_stack_need");

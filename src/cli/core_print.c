@@ -31,6 +31,16 @@ typedef struct {
 
 static void render(pr_t *p, uint64_t val, buf_t *out);
 
+/* Charges one value (or a hidden property, or a JSON hole) against the budget: 0 while it lasts;
+ * -1 once spent, when the output is cut short (said once). */
+static int spend(pr_t *p)
+{
+    if (--p->budget >= 0) return 0;
+    if (p->budget == -1) diag_warn(target_name(v8_target(p->v)), 0, "print: stopped after %ld values", p->max_values);
+    p->truncated = 1;
+    return -1;
+}
+
 /* ---- strings ---- */
 typedef struct {
     buf_t *out;
@@ -252,8 +262,9 @@ static int element_cb(void *ctx, const v8_property_t *prop)
     if (w->shown >= w->limit || p->budget < 0) return 1;
     if (w->array) {
         for (; w->next < i && w->shown < w->limit; w->next++, w->shown++) {
-            if (p->json) buf_puts(entry_new(w->e), "null");
-            else w->gap++;
+            if (!p->json) w->gap++;
+            else if (spend(p) == 0) buf_puts(entry_new(w->e), "null");
+            else return 1;
         }
         if (w->shown >= w->limit) return 1;
         flush_gap(w);
@@ -280,7 +291,7 @@ static int property_cb(void *ctx, const v8_property_t *prop)
      * million times over (a corrupt heap's DAG) cannot run for minutes within the budget */
     if (!prop->enumerable || prop->is_private ||
         (p->json && (prop->is_symbol || (!prop->is_accessor && json_skips(p, prop->value))))) {
-        p->budget--;
+        spend(p);
         return 0;
     }
     if (p->json && prop->is_accessor) {
@@ -304,9 +315,11 @@ static void object_entries(pr_t *p, uint64_t obj, entries_t *e, int array, int64
     v8_object_elements(p->v, obj, element_cb, &w, array ? (length < p->arr_len ? length : p->arr_len) : p->arr_len);
     if (array) {
         int64_t end = length < p->arr_len ? length : p->arr_len;
-        for (; w.next < end; w.next++) {
-            if (p->json) buf_puts(entry_new(e), "null");
-            else w.gap++;
+        /* the holes after the last element: JSON's nulls are values too (an array of a thousand
+           holes in each of a thousand arrays is megabytes of them); none once the budget is spent */
+        for (; w.next < end && p->budget >= 0; w.next++) {
+            if (!p->json) w.gap++;
+            else if (spend(p) == 0) buf_puts(entry_new(e), "null");
         }
         flush_gap(&w);
         if (length > p->arr_len) {
@@ -697,9 +710,7 @@ static void render(pr_t *p, uint64_t val, buf_t *out)
 {
     v8_t *v = p->v;
     v8_value_t x;
-    if (--p->budget < 0) {
-        if (p->budget == -1) diag_warn(target_name(v8_target(v)), 0, "print: stopped after %ld values", p->max_values);
-        p->truncated = 1;
+    if (spend(p) != 0) {
         buf_puts(out, p->json ? "null" : "...");
         return;
     }

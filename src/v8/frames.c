@@ -302,7 +302,20 @@ static uint64_t api_shared(v8_t *v, uint64_t shared, uint64_t fti)
     return shared;
 }
 
-#define TEMPLATE_SCAN 24   /* fields of a FunctionTemplateInfo searched for its SharedFunctionInfo */
+#define TEMPLATE_SCAN 24   /* fields of a FunctionTemplateInfo searched for its SharedFunctionInfo or callback */
+
+/* Reads the fields of a fixed-size struct (a template, a CallHandlerInfo), at most TEMPLATE_SCAN,
+ * never beyond the object (its neighbours are other templates'); how many, 0 when unreadable. */
+static int struct_fields(v8_t *v, uint64_t obj, uint64_t *fields)
+{
+    uint64_t map;
+    uint8_t words;
+    if (v8_read_field(v, obj, v->L.obj_map, &map) != 0 || v->L.map_instance_size < 0 ||
+        v8_read_u8(v, map, v->L.map_instance_size, &words) != 0 || words < 2)
+        return 0;
+    int n = words - 1 < TEMPLATE_SCAN ? words - 1 : TEMPLATE_SCAN;
+    return target_read(v->t, obj - (uint64_t)v->L.heap_tag + 8, fields, (size_t)n * 8) == 0 ? n : 0;
+}
 
 /* The SharedFunctionInfo V8 made for a FunctionTemplateInfo's function (the template's
  * shared_function_info, whose place V8 does not export: found once by looking through the
@@ -313,8 +326,8 @@ static uint64_t template_shared(v8_t *v, uint64_t fti)
     if (v->template_shared_field > 0)
         return v8_read_field(v, fti, v->template_shared_field, &shared) == 0 ? api_shared(v, shared, fti) : 0;
     uint64_t fields[TEMPLATE_SCAN];
-    if (target_read(v->t, fti - (uint64_t)v->L.heap_tag + 8, fields, sizeof fields) != 0) return 0;
-    for (int i = 0; i < TEMPLATE_SCAN; i++)
+    int n = struct_fields(v, fti, fields);
+    for (int i = 0; i < n; i++)
         if (v8_is_heap_object(v, fields[i]) && api_shared(v, fields[i], fti)) {
             v->template_shared_field = 8 * (i + 1);
             return fields[i];
@@ -459,11 +472,78 @@ static uint64_t exit_callee(v8_t *v, const v8_frame_t *frames, size_t i)
     return 0;
 }
 
+#define HOLDER_PROTOS 8   /* prototypes of a call's holder searched for the method it called */
+
+typedef struct {
+    v8_t *v;
+    uint64_t callee, shared;
+} method_search_t;
+
+/* Does a FunctionTemplateInfo's callback run the C++ function callee? Where the template keeps the
+ * callback's address is not exported: one of its fields (V8 12+, depth 0), or the Foreign in one of
+ * its CallHandlerInfo's (V8 10 and 11, call_code: depth 2; any other way down finds other
+ * functions'). */
+static int holds_address(v8_t *v, uint64_t obj, uint64_t callee, int depth)
+{
+    uint64_t fields[TEMPLATE_SCAN];
+    int n = struct_fields(v, obj, fields);
+    for (int i = 0; i < n; i++)
+        if (fields[i] == callee) return 1;
+    for (int i = 0; depth > 0 && i < n; i++)
+        if (v8_is_heap_object(v, fields[i]) && (depth == 1 || v8_has_type(v, fields[i], v->L.type_call_handler_info)) &&
+            holds_address(v, fields[i], callee, depth - 1))
+            return 1;
+    return 0;
+}
+
+/* A property that is the API function whose callback is the C++ function searched for. */
+static int method_cb(void *ctx, const v8_property_t *prop)
+{
+    method_search_t *m = ctx;
+    v8_t *v = m->v;
+    const v8_layout_t *L = &v->L;
+    uint64_t shared, fti;
+    if (prop->is_accessor || prop->is_double || !v8_has_type(v, prop->value, v->L.type_js_function) ||
+        v8_read_field(v, prop->value, v->L.fn_shared, &shared) != 0 || !api_shared(v, shared, 0) ||
+        v8_read_field(v, shared, v->L.sfi_api_data, &fti) != 0 || !holds_address(v, fti, m->callee, L->type_call_handler_info >= 0 ? 2 : 0))
+        return 0;
+    m->shared = shared;
+    return 1;
+}
+
+/* The API function with callback callee among the methods of holder (what it was called on: a
+ * binding object's functions, a wrap's prototype methods) and of its prototypes; 0 when none. */
+static uint64_t holder_method(v8_t *v, uint64_t holder, uint64_t callee)
+{
+    method_search_t m = {v, callee, 0};
+    for (int k = 0; k < HOLDER_PROTOS && !m.shared && v8_is_heap_object(v, holder); k++) {
+        v8_object_properties(v, holder, method_cb, &m);
+        if (v8_prototype(v, holder, &holder) != 0) break;
+    }
+    return m.shared;
+}
+
 /* Calls from optimized code into API functions go through Builtins_CallApiCallback* with a plain
- * ExitFrame on V8 11 and 12 (Node 20, 22): the frame holds no target (V8's own profiler names the
- * callback from its address). The calls that did name theirs (from interpreted or baseline code:
- * api_frame) teach which C++ function each API function runs; a plain ExitFrame of that builtin
- * into the same C++ function is then named after it. */
+ * ExitFrame on V8 10-12 (Node 18-22): the frame holds no target (V8's own profiler names the
+ * callback from its address). Which API function runs that C++ function is remembered per C++
+ * function: from the calls that did name theirs (from interpreted or baseline code: api_frame),
+ * else found once among the methods of the call's holder (the FunctionCallbackInfo's first implicit
+ * argument, just above the frame: a TCP wrap for `writev`, the fs binding for `read`); a callee
+ * found nowhere (a bare function, called without a holder) is remembered as such. */
+static uint64_t api_callee_shared(v8_t *v, const v8_frame_t *exit, uint64_t callee)
+{
+    size_t k = 0;
+    while (k < v->n_api_callees && v->api_callees[k].callee != callee) k++;
+    if (k == v->n_api_callees) {
+        uint64_t holder;
+        if (k == V8_API_CALLEES || slot(v, exit->fp, 16, &holder) != 0) return 0;
+        v->api_callees[k].callee = callee, v->api_callees[k].shared = holder_method(v, holder, callee);
+        v->n_api_callees++;
+    }
+    /* read from an earlier sample: still the SharedFunctionInfo of an API function? */
+    return api_shared(v, v->api_callees[k].shared, 0);
+}
+
 static void api_callees(v8_t *v, v8_frame_t *frames, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -476,17 +556,11 @@ static void api_callees(v8_t *v, v8_frame_t *frames, size_t n)
             if (!callee || k == V8_API_CALLEES) continue;
             v->api_callees[k].callee = callee, v->api_callees[k].shared = f->shared;
             if (k == v->n_api_callees) v->n_api_callees++;
-        } else if (f->kind == V8_FRAME_V8_INTERNAL && v->n_api_callees && !strcmp(f->frame_type, "ExitFrame") &&
+        } else if (f->kind == V8_FRAME_V8_INTERNAL && !strcmp(f->frame_type, "ExitFrame") &&
                    target_symbolize(v->t, lookup_pc(f), &sym) == 0 && sym.name &&
                    !strncmp(sym.name, "Builtins_CallApiCallback", 24)) {
-            uint64_t callee = exit_callee(v, frames, i);
-            for (size_t k = 0; callee && k < v->n_api_callees; k++)
-                if (v->api_callees[k].callee == callee) {
-                    /* the SharedFunctionInfo was read from an earlier sample: still one of an API function? */
-                    if (!api_shared(v, v->api_callees[k].shared, 0)) break;
-                    f->kind = V8_FRAME_API, f->shared = v->api_callees[k].shared, f->function = 0;
-                    break;
-                }
+            uint64_t callee = exit_callee(v, frames, i), shared = callee ? api_callee_shared(v, f, callee) : 0;
+            if (shared) f->kind = V8_FRAME_API, f->shared = shared, f->function = 0;
         }
     }
 }

@@ -379,6 +379,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_js_global_proxy = type_of(&r, "JS_GLOBAL_PROXY_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");
     L->type_function_template_info = type_of(&r, "FUNCTION_TEMPLATE_INFO_TYPE");
+    L->type_call_handler_info = type_of(&r, "CALL_HANDLER_INFO_TYPE");   /* through V8 11 */
     L->type_script = type_of(&r, "SCRIPT_TYPE");
     L->type_scope_info = type_of(&r, "SCOPE_INFO_TYPE");
     L->type_bytecode_array = type_of(&r, "BYTECODE_ARRAY_TYPE");

@@ -503,9 +503,10 @@ static int method_cb(void *ctx, const v8_property_t *prop)
     v8_t *v = m->v;
     const v8_layout_t *L = &v->L;
     uint64_t shared, fti;
-    if (prop->is_accessor || prop->is_double || !v8_has_type(v, prop->value, v->L.type_js_function) ||
-        v8_read_field(v, prop->value, v->L.fn_shared, &shared) != 0 || !api_shared(v, shared, 0) ||
-        v8_read_field(v, shared, v->L.sfi_api_data, &fti) != 0 || !holds_address(v, fti, m->callee, L->type_call_handler_info >= 0 ? 2 : 0))
+    if (prop->is_accessor || prop->is_double || !v8_has_type(v, prop->value, L->type_js_function) ||
+        v8_read_field(v, prop->value, L->fn_shared, &shared) != 0 || !api_shared(v, shared, 0) ||
+        v8_read_field(v, shared, L->sfi_api_data, &fti) != 0 ||
+        !holds_address(v, fti, m->callee, L->type_call_handler_info >= 0 ? 2 : 0))
         return 0;
     m->shared = shared;
     return 1;
@@ -523,44 +524,48 @@ static uint64_t holder_method(v8_t *v, uint64_t holder, uint64_t callee)
     return m.shared;
 }
 
-/* Calls from optimized code into API functions go through Builtins_CallApiCallback* with a plain
- * ExitFrame on V8 10-12 (Node 18-22): the frame holds no target (V8's own profiler names the
- * callback from its address). Which API function runs that C++ function is remembered per C++
- * function: from the calls that did name theirs (from interpreted or baseline code: api_frame),
- * else found once among the methods of the call's holder (the FunctionCallbackInfo's first implicit
- * argument, just above the frame: a TCP wrap for `writev`, the fs binding for `read`); a callee
- * found nowhere (a bare function, called without a holder) is remembered as such. */
-static uint64_t api_callee_shared(v8_t *v, const v8_frame_t *exit, uint64_t callee)
+/* The remembered API function of the C++ function callee (added, shared 0, when new: *added set);
+ * NULL when the table is full. */
+static v8_api_callee_t *callee_entry(v8_t *v, uint64_t callee, int *added)
 {
-    size_t k = 0;
-    while (k < v->n_api_callees && v->api_callees[k].callee != callee) k++;
-    if (k == v->n_api_callees) {
-        uint64_t holder;
-        if (k == V8_API_CALLEES || slot(v, exit->fp, 16, &holder) != 0) return 0;
-        v->api_callees[k].callee = callee, v->api_callees[k].shared = holder_method(v, holder, callee);
-        v->n_api_callees++;
-    }
-    /* read from an earlier sample: still the SharedFunctionInfo of an API function? */
-    return api_shared(v, v->api_callees[k].shared, 0);
+    *added = 0;
+    for (size_t k = 0; k < v->n_api_callees; k++)
+        if (v->api_callees[k].callee == callee) return &v->api_callees[k];
+    if (v->n_api_callees == V8_API_CALLEES) return NULL;
+    *added = 1;
+    v->api_callees[v->n_api_callees] = (v8_api_callee_t){callee, 0};
+    return &v->api_callees[v->n_api_callees++];
 }
 
+/* Calls from optimized code into API functions go through Builtins_CallApiCallback* with a plain
+ * ExitFrame on V8 10-12 (Node 18-22): the frame holds no target (V8's own profiler names the
+ * callback from its address). Which API function runs that C++ function (exit_callee) is
+ * remembered per C++ function: from the calls that did name theirs (from interpreted or baseline
+ * code: api_frame), else found once among the methods of the call's holder (the
+ * FunctionCallbackInfo's first implicit argument, just above the frame: a TCP wrap for `writev`,
+ * the fs binding for `read`); a callee found nowhere (a bare function, called without a holder)
+ * is remembered as such. V8 13 names every call in its frame: nothing to do. */
 static void api_callees(v8_t *v, v8_frame_t *frames, size_t n)
 {
+    if (v->major >= 13) return;
     for (size_t i = 1; i < n; i++) {
         v8_frame_t *f = &frames[i];
         target_symbol_t sym;
-        if (f->kind == V8_FRAME_API) {
-            uint64_t callee = exit_callee(v, frames, i);
-            size_t k = 0;
-            while (k < v->n_api_callees && v->api_callees[k].callee != callee) k++;
-            if (!callee || k == V8_API_CALLEES) continue;
-            v->api_callees[k].callee = callee, v->api_callees[k].shared = f->shared;
-            if (k == v->n_api_callees) v->n_api_callees++;
-        } else if (f->kind == V8_FRAME_V8_INTERNAL && !strcmp(f->frame_type, "ExitFrame") &&
-                   target_symbolize(v->t, lookup_pc(f), &sym) == 0 && sym.name &&
-                   !strncmp(sym.name, "Builtins_CallApiCallback", 24)) {
-            uint64_t callee = exit_callee(v, frames, i), shared = callee ? api_callee_shared(v, f, callee) : 0;
-            if (shared) f->kind = V8_FRAME_API, f->shared = shared, f->function = 0;
+        int api = f->kind == V8_FRAME_API;
+        if (!api && !(f->kind == V8_FRAME_V8_INTERNAL && !strcmp(f->frame_type, "ExitFrame") &&
+                      target_symbolize(v->t, lookup_pc(f), &sym) == 0 && sym.name &&
+                      !strncmp(sym.name, "Builtins_CallApiCallback", 24)))
+            continue;
+        uint64_t callee = exit_callee(v, frames, i), holder;
+        int added;
+        v8_api_callee_t *e = callee ? callee_entry(v, callee, &added) : NULL;
+        if (!e) continue;
+        if (api) {
+            e->shared = f->shared;
+        } else {
+            if (added && slot(v, f->fp, 16, &holder) == 0) e->shared = holder_method(v, holder, callee);
+            /* read from an earlier sample: still the SharedFunctionInfo of an API function? */
+            if (api_shared(v, e->shared, 0)) f->kind = V8_FRAME_API, f->shared = e->shared, f->function = 0;
         }
     }
 }

@@ -96,6 +96,10 @@ typedef struct {
 #define V8_SCRIPT_CACHE 32
 #define V8_API_CALLEES 128   /* C++ callbacks remembered with their API functions */
 
+typedef struct {
+    uint64_t callee, shared;   /* a C++ function an API function runs, and that function (0: none found) */
+} v8_api_callee_t;
+
 struct v8 {
     target_t *t;
     v8_metadata_t md;
@@ -119,7 +123,7 @@ struct v8 {
     struct v8_bc_owner *bc_owner;     /* whose bytecode a BytecodeArray is (frames.c) */
     int64_t template_shared_field;    /* where a FunctionTemplateInfo keeps its SharedFunctionInfo,
                                          once found (frames.c; 0: not yet) */
-    struct { uint64_t callee, shared; } api_callees[V8_API_CALLEES];   /* (frames.c api_callees) */
+    v8_api_callee_t api_callees[V8_API_CALLEES];   /* (frames.c api_callees) */
     size_t n_api_callees;
 };
 

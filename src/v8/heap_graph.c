@@ -275,36 +275,30 @@ static int by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The walk gives size 0 where V8's layout for the type is not known here (types the metadata does
- * not name: GlobalDictionary on Node 20, ...) and resyncs at the next map word. Such an object
- * ends, at the latest, where the next object starts; when it is FixedArray-shaped (a Smi length
- * after the map) and that length fits, the length sizes it, and nodes the resync found inside it
- * (a map pointer among its slots taken for an object) are dropped. */
+/* The walk gives size 0 where V8's layout for the type is not known here (ScopeInfo, FeedbackVector,
+ * types the metadata does not name: GlobalDictionary on Node 20 and 22, ...) and resyncs at the
+ * next map word. Such an object ends where the next object starts. A type the metadata does not
+ * name may be FixedArray-shaped (a Smi length after the map): when that length ends it before the
+ * next object, it is believed. A length never drops a node the walk found: the second word of a
+ * ScopeInfo (its flags) or of a FeedbackMetadata reads as a Smi too, and taking it for a length
+ * dropped thousands of real objects behind it (the global object's PropertyCells among them, so
+ * that what a global held looked unreachable, depending on where the allocator had put them). */
 static void infer_sizes(v8_graph_t *g)
 {
-    size_t k = 0;
-    uint64_t end = 0;   /* where the last object sized by its length ends */
     for (size_t i = 0; i < g->n; i++) {
-        v8_graph_node_t nd = g->nodes[i];
-        if (nd.addr < end) continue;
-        if (nd.size == 0 && !(nd.flags & V8_NODE_LARGE)) {
-            uint64_t gap = i + 1 < g->n ? g->nodes[i + 1].addr - nd.addr : 8;
-            uint64_t chunk_end = ((nd.addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) + CHUNK_SIZE;
-            if (gap > chunk_end - (nd.addr - 1)) gap = chunk_end - (nd.addr - 1);
-            uint64_t w1;
-            uint64_t sz = gap;
-            if (target_read_u64(g->v->t, nd.addr - 1 + 8, &w1) == 0 && (w1 & 0xffffffffu) == 0 && (int64_t)w1 >= 0) {
-                uint64_t len = w1 >> 32, asz = 16 + 8 * len;
-                if (asz <= chunk_end - (nd.addr - 1) && asz >= 16) {
-                    sz = asz;
-                    end = nd.addr + asz;
-                }
-            }
-            nd.size = (uint32_t)(sz > (1u << 30) ? 1u << 30 : sz);
+        v8_graph_node_t *nd = &g->nodes[i];
+        if (nd->size != 0 || (nd->flags & V8_NODE_LARGE)) continue;
+        uint64_t gap = i + 1 < g->n ? g->nodes[i + 1].addr - nd->addr : 8;
+        uint64_t chunk_end = ((nd->addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) + CHUNK_SIZE;
+        if (gap > chunk_end - (nd->addr - 1)) gap = chunk_end - (nd->addr - 1);
+        uint64_t w1, sz = gap;
+        if (!v8_type_name(g->v, nd->type) && target_read_u64(g->v->t, nd->addr - 1 + 8, &w1) == 0 &&
+            (w1 & 0xffffffffu) == 0 && (int64_t)w1 >= 0) {
+            uint64_t asz = 16 + 8 * (w1 >> 32);
+            if (asz <= gap) sz = asz;
         }
-        g->nodes[k++] = nd;
+        nd->size = (uint32_t)(sz > (1u << 30) ? 1u << 30 : sz);
     }
-    g->n = k;
 }
 
 static void build_chunk_index(v8_graph_t *g)
@@ -919,7 +913,9 @@ uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i)
  * the cache's housekeeping). No reverse edges: a query scans tgt for its object
  * (v8_graph_retainers). */
 #define CACHE_MAGIC 0x3148505247534e4eull   /* "NNSGRPH1" */
-#define CACHE_VERSION 3
+/* Bumped whenever what a graph holds changes (nodes, edges, roots, paths), not only the layout:
+ * an old file would answer with the old graph. 4: nodes are no longer dropped by infer_sizes. */
+#define CACHE_VERSION 4
 
 typedef struct {
     uint64_t magic, version, key, n, nedges, nroots, names_len, origin_len, total;

@@ -102,7 +102,7 @@ static void classify_types(v8_heap_t *h)
                  (ends_with(n, "HASH_TABLE_TYPE")) || !strcmp(n, "ORDERED_HASH_MAP_TYPE") ||
                  !strcmp(n, "ORDERED_HASH_SET_TYPE") || ends_with(n, "_CONTEXT_TYPE"))
             set_rule(h, t, SZ_FIXED_ARRAY);
-        else if (!strcmp(n, "BYTE_ARRAY_TYPE")) set_rule(h, t, SZ_BYTE_ARRAY);
+        else if (!strcmp(n, "BYTE_ARRAY_TYPE") || !strcmp(n, "TRUSTED_BYTE_ARRAY_TYPE")) set_rule(h, t, SZ_BYTE_ARRAY);
         else if (!strcmp(n, "BYTECODE_ARRAY_TYPE")) set_rule(h, t, SZ_BYTECODE);
         else if (!strcmp(n, "FREE_SPACE_TYPE")) h->free_space_type = t;
         else if (!strcmp(n, "PROPERTY_ARRAY_TYPE")) set_rule(h, t, SZ_PROPERTY_ARRAY);

@@ -483,7 +483,8 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
         json_put_string(b, rn, strlen(rn));
         buf_printf(b, ", \"level\": \"%s\", \"root_address\": \"", rt ? level_name(rt->level) : "none");
         put_hex(b, v8_graph_node(g, nodes[0])->addr);
-        buf_printf(b, "\", \"distance\": %zu, \"steps\": [", m);
+        buf_printf(b, "\", \"distance\": %zu, \"internal\": %s, \"steps\": [", m,
+                   v8_graph_path_internal(g, nodes[n - 2 < n ? n - 2 : 0]) ? "true" : "false");
         for (size_t k = 0; k < m; k++) {
             buf_puts(b, k ? ",\n      {\"kind\": \"" : "\n      {\"kind\": \"");
             buf_puts(b, v8_edge_kind_name(st[k].edge.kind));
@@ -506,7 +507,8 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
         }
         buf_puts(b, "]}");
     } else {
-        buf_printf(b, "path %d (%zu steps, from %s):\n  %s ", idx + 1, m, rt ? level_name(rt->level) : "?", rn);
+        buf_printf(b, "path %d (%zu steps, from %s%s):\n  %s ", idx + 1, m, rt ? level_name(rt->level) : "?",
+                   v8_graph_path_internal(g, nodes[n - 2 < n ? n - 2 : 0]) ? ", through V8 internals only" : "", rn);
         describe_node(s, g, nodes[0], &d);
         buf_printf(b, "%s ", d.data ? d.data : "");
         put_hex(b, v8_graph_node(g, nodes[0])->addr);
@@ -669,12 +671,13 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
 
 typedef struct {
     uint32_t holder, slot, dist;
-    int level;
+    int level, internal;
 } cand_t;
 
 static int by_preference(const void *a, const void *b)
 {
     const cand_t *x = a, *y = b;
+    if (x->internal != y->internal) return x->internal - y->internal;
     if (x->level != y->level) return x->level - y->level;
     if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
     return x->holder < y->holder ? -1 : x->holder > y->holder;
@@ -734,7 +737,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
             if ((slots[k] & V8_SLOT_WEAK) || holders[k] == x) continue;
             uint32_t dd = v8_graph_distance(g, holders[k]);
             if (dd == V8_NO_NODE) continue;
-            c[m++] = (cand_t){holders[k], slots[k], dd, v8_graph_level(g, holders[k])};
+            c[m++] = (cand_t){holders[k], slots[k], dd, v8_graph_level(g, holders[k]), v8_graph_path_internal(g, holders[k])};
         }
         qsort(c, m, sizeof *c, by_preference);
         for (size_t k = 0; k < m && shown < max_paths; k++) {

@@ -9,13 +9,16 @@
  *
  * Roots, in the order paths prefer them (DevTools' "distance" goes through the global object and
  * ignores weak edges the same way): the main global object ("globalThis") and the records of
- * CommonJS modules (objects of class Module with a filename: "module /x/app.js"); then the
+ * CommonJS modules (objects of class Module with a filename: "module /x/app.js") and script
+ * contexts (a script's top-level `let`/`const`/`class`: "(script scope)"); then the
  * threads' stacks (every word from the stack pointer up that points at an object start); then
  * native memory: every word of the target's other writable mappings (the malloc heap where V8's
  * global handles and Node's persistent handles live, node's .data/.bss and the isolate's roots
  * table) that points at an object start. The last two are conservative: a stale word in native
  * memory can keep an object "alive" here that V8 would collect; such objects are reported as held
- * by native memory, never through a JavaScript path. */
+ * by native memory, never through a JavaScript path. Within those levels a path through one of
+ * V8's caches (feedback, code, allocation sites) is taken only where no other path exists
+ * (compute_paths). */
 #include "v8/v8_internal.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -502,6 +505,11 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     uint64_t global;
     if (v8_global_object(v, &global) == 0) add_root(g, v8_graph_find(g, global), V8_ROOT_GLOBAL, "globalThis");
     module_roots(g, modules, nmodules);
+    /* script scopes: a script's top-level `let`, `const` and `class` live in its ScriptContext,
+       which the native context's table holds (a path through it would name only V8 internals) */
+    if (v->L.type_script_context >= 0)
+        for (size_t i = 0; i < g->n; i++)
+            if (g->nodes[i].type == v->L.type_script_context) add_root(g, (uint32_t)i, V8_ROOT_GLOBAL, "(script scope)");
     /* what the global object and the modules reach needs no other root: mark it first, so that
        stacks and native memory (millions of stale words: marking worklists left by the last GC)
        add roots only for what nothing else holds */
@@ -730,6 +738,27 @@ void v8_graph_free(v8_graph_t *g)
 
 /* ---- shortest paths ---- */
 
+/* V8's caches: objects that hold what the program holds only because V8 remembered it (feedback
+ * for the optimizer, compiled code, allocation sites, map transitions). A path through one is
+ * right but names nothing the program did. */
+static int is_cache_type(const char *name)
+{
+    static const char *const caches[] = {
+        "FEEDBACK_VECTOR_TYPE", "FEEDBACK_CELL_TYPE", "CLOSURE_FEEDBACK_CELL_ARRAY_TYPE", "FEEDBACK_METADATA_TYPE",
+        "CODE_TYPE", "CODE_DATA_CONTAINER_TYPE", "INSTRUCTION_STREAM_TYPE", "CODE_WRAPPER_TYPE",
+        "ALLOCATION_SITE_TYPE", "ALLOCATION_MEMENTO_TYPE", "TRANSITION_ARRAY_TYPE", "DEOPTIMIZATION_DATA_TYPE",
+    };
+    for (size_t i = 0; name && i < sizeof caches / sizeof *caches; i++)
+        if (!strcmp(name, caches[i])) return 1;
+    return 0;
+}
+
+/* Breadth-first from the roots, in two passes. The first never enters one of V8's caches: every
+ * path it finds goes from the global object and the modules (one level), else a stack, else
+ * native memory, through what the program holds. The second goes on from where the first stopped
+ * at a cache, and marks what it reaches (V8_LEVEL_INTERNAL): such an object is held only through
+ * V8's internals, and a path through them is shown only then. A longer path a person can read
+ * beats a shorter one through a FeedbackVector. */
 static void compute_paths(v8_graph_t *g)
 {
     size_t n = g->n;
@@ -741,33 +770,51 @@ static void compute_paths(v8_graph_t *g)
     memset(g->pslot, 0, n * sizeof *g->pslot);
     memset(g->dist, 0xff, n * sizeof *g->dist);
     memset(g->parent, 0xff, n * sizeof *g->parent);
+    uint8_t cache[4096];
+    for (int t = 0; t < 4096; t++) cache[t] = (uint8_t)is_cache_type(v8_type_name(g->v, t));
+#define CACHE(x) (g->nodes[x].type < 4096 && cache[g->nodes[x].type])
     uint32_t *queue = graph_malloc((n ? n : 1) * sizeof *queue);
-    size_t qh = 0, qt = 0;
-    for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
-        /* the global and the modules are one level: a module's exports are best named by module */
-        if (lv == V8_ROOT_MODULE) continue;
-        for (size_t r = 0; r < g->nroots; r++) {
-            const v8_graph_root_t *rt = &g->roots[r];
-            int mine = rt->level == (v8_root_level_t)lv || (lv == V8_ROOT_GLOBAL && rt->level == V8_ROOT_MODULE);
-            if (!mine || g->dist[rt->node] != V8_NO_NODE) continue;
-            g->dist[rt->node] = 0;
-            g->pslot[rt->node] = (uint32_t)r;
-            g->level[rt->node] = (uint8_t)rt->level;
-            queue[qt++] = rt->node;
+    uint32_t *stopped = graph_malloc((n ? n : 1) * sizeof *stopped);   /* nodes with an edge into a cache */
+    size_t qh = 0, qt = 0, ns = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            /* on from where the first pass stopped, in its order */
+            qh = qt = 0;
+            for (size_t k = 0; k < ns; k++) queue[qt++] = stopped[k];
         }
-        while (qh < qt) {
-            uint32_t i = queue[qh++];
-            for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
-                uint32_t t = g->tgt[k];
-                if ((g->slot[k] & V8_SLOT_WEAK) || g->dist[t] != V8_NO_NODE) continue;
-                g->dist[t] = g->dist[i] + 1;
-                g->parent[t] = i;
-                g->pslot[t] = g->slot[k];
-                g->level[t] = g->level[i];
-                queue[qt++] = t;
+        for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
+            /* the global and the modules are one level: a module's exports are best named by module */
+            if (lv == V8_ROOT_MODULE) continue;
+            for (size_t r = 0; r < g->nroots; r++) {
+                const v8_graph_root_t *rt = &g->roots[r];
+                int mine = rt->level == (v8_root_level_t)lv || (lv == V8_ROOT_GLOBAL && rt->level == V8_ROOT_MODULE);
+                if (!mine || g->dist[rt->node] != V8_NO_NODE || (pass == 0 && CACHE(rt->node))) continue;
+                g->dist[rt->node] = 0;
+                g->pslot[rt->node] = (uint32_t)r;
+                g->level[rt->node] = (uint8_t)(rt->level | (pass ? V8_LEVEL_INTERNAL : 0));
+                queue[qt++] = rt->node;
+            }
+            while (qh < qt) {
+                uint32_t i = queue[qh++];
+                int held = 0;
+                for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++) {
+                    uint32_t t = g->tgt[k];
+                    if ((g->slot[k] & V8_SLOT_WEAK) || g->dist[t] != V8_NO_NODE) continue;
+                    if (pass == 0 && CACHE(t)) {
+                        if (!held) stopped[ns++] = i, held = 1;
+                        continue;
+                    }
+                    g->dist[t] = g->dist[i] + 1;
+                    g->parent[t] = i;
+                    g->pslot[t] = g->slot[k];
+                    g->level[t] = (uint8_t)(g->level[i] | (pass ? V8_LEVEL_INTERNAL : 0));
+                    queue[qt++] = t;
+                }
             }
         }
     }
+#undef CACHE
+    free(stopped);
     free(queue);
 }
 
@@ -848,7 +895,16 @@ v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i)
 {
     if (g->trimmed) return V8_ROOT_LEVELS;
     if (!g->dist) compute_paths(g);
-    return i < g->n && g->dist[i] != V8_NO_NODE && g->level[i] < V8_ROOT_LEVELS ? (v8_root_level_t)g->level[i] : V8_ROOT_LEVELS;
+    if (i >= g->n || g->dist[i] == V8_NO_NODE) return V8_ROOT_LEVELS;
+    uint8_t lv = g->level[i] & (uint8_t)~V8_LEVEL_INTERNAL;
+    return lv < V8_ROOT_LEVELS ? (v8_root_level_t)lv : V8_ROOT_LEVELS;
+}
+
+int v8_graph_path_internal(v8_graph_t *g, uint32_t i)
+{
+    if (g->trimmed) return 0;
+    if (!g->dist) compute_paths(g);
+    return i < g->n && g->dist[i] != V8_NO_NODE && (g->level[i] & V8_LEVEL_INTERNAL);
 }
 
 int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index)
@@ -914,8 +970,9 @@ uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i)
  * (v8_graph_retainers). */
 #define CACHE_MAGIC 0x3148505247534e4eull   /* "NNSGRPH1" */
 /* Bumped whenever what a graph holds changes (nodes, edges, roots, paths), not only the layout:
- * an old file would answer with the old graph. 4: nodes are no longer dropped by infer_sizes. */
-#define CACHE_VERSION 4
+ * an old file would answer with the old graph. 5: nodes are no longer dropped by infer_sizes, and
+ * paths avoid V8's caches (V8_LEVEL_INTERNAL in level), script contexts are roots. */
+#define CACHE_VERSION 5
 
 typedef struct {
     uint64_t magic, version, key, n, nedges, nroots, names_len, origin_len, total;

@@ -375,6 +375,11 @@ int v8_layout_resolve(v8_t *v)
 
     L->first_context_type = opt(&r, -1, "FirstContextType", NULL);
     L->last_context_type = opt(&r, -1, "LastContextType", NULL);
+    /* V8 10-13 number the ten Context types in one order (Await, Block, Catch, DebugEvaluate,
+       Eval, Function, Module, Native, Script, With): the script context is the last but one
+       (checked on Node 18-24: the context a NativeContext's ScriptContextTable holds) */
+    L->type_script_context = L->first_context_type >= 0 && L->last_context_type - L->first_context_type == 9
+                                 ? L->last_context_type - 1 : -1;
     L->type_map = type_of(&r, "MAP_TYPE");
     L->type_js_global_proxy = type_of(&r, "JS_GLOBAL_PROXY_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");

@@ -584,13 +584,18 @@ void v8_graph_trim(v8_graph_t *g);
 /* For v8_edges_of: 1 when addr starts a node of g (ctx is the graph). */
 int v8_graph_is_object(void *g, uint64_t addr);
 /* Shortest paths from the roots, by root preference (everything reachable from the global object
- * first, then from modules, stacks, native memory), over strong edges: computed on first use.
+ * and the modules first, then from stacks, native memory; paths through V8's caches only where
+ * nothing else reaches: v8_graph_path_internal), over strong edges: computed on first use.
  * The node's distance (V8_NO_NODE: unreachable), the level of the root it was reached from, and
  * its parent on the path with the slot of the parent's edge (the root itself: parent V8_NO_NODE,
  * *root_index set). */
 uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i);
 int v8_graph_parent(v8_graph_t *g, uint32_t i, uint32_t *parent, uint32_t *slot, uint32_t *root_index);
 v8_root_level_t v8_graph_level(v8_graph_t *g, uint32_t i);
+/* 1 when the node's path goes through one of V8's caches (a FeedbackVector, Code, an
+ * AllocationSite, ...): nothing the program holds reaches it. Paths avoid caches while they can. */
+#define V8_LEVEL_INTERNAL 0x80
+int v8_graph_path_internal(v8_graph_t *g, uint32_t i);
 /* The nodes some root reaches over strong edges (v8_graph_distance is not V8_NO_NODE), one bit a
  * node (bit i % 64 of word i / 64), for the caller to free; NULL once trimmed. The rest is garbage
  * the next GC would collect, which V8's own heap snapshot leaves out. */

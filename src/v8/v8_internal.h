@@ -61,6 +61,7 @@ typedef struct {
         proxy_handler, collection_table, primitive_value, ab_backing_store, ab_byte_length, view_buffer, typed_base,
         typed_external, cell_name, cell_details, cell_value, prop_attr_shift, bound_target;
     int64_t first_context_type, last_context_type;   /* the Context subtypes, which have no type_ entries */
+    int64_t type_script_context;   /* a script's top-level `let`/`const`/`class` (-1: not known) */
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
 
     /* ---- async (v8/async.c; resolved by v8_layout_async in layout.c) ----

@@ -87,6 +87,8 @@ typedef struct {
     int backing;   /* the node is a JS object's properties or elements store */
 } edge_sink_t;
 
+enum { BACKING_PROPERTIES = 1, BACKING_ELEMENTS = 2 };
+
 static void put_edge(edge_sink_t *k, uint32_t type, uint32_t name, uint32_t to)
 {
     uint32_t rec[3] = {type, name, to};
@@ -199,7 +201,7 @@ static void node_type_name(core_session_t *s, v8_graph_t *g, namer_t *nm, string
     } else if (tn && (strstr(tn, "CODE") || strstr(tn, "BYTECODE") || strstr(tn, "INSTRUCTION"))) {
         *type = T_CODE;
         buf_printf(b, "(%s)", cn ? cn : tn);
-    } else if (tn && strstr(tn, "CONTEXT_TYPE")) {
+    } else if ((tn && strstr(tn, "CONTEXT_TYPE")) || (cn && !strcmp(cn, "Context"))) {   /* contexts have no type names */
         *type = T_OBJECT;
         buf_puts(b, "system / Context");
     } else if (tn && (strstr(tn, "ARRAY") || strstr(tn, "DICTIONARY") || strstr(tn, "HASH"))) {
@@ -298,8 +300,9 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     u64map_init(&nm.by_map);
     uint32_t *counts = xmalloc((nn + SYNTHETIC) * sizeof *counts);
     edge_sink_t k = {s, g, &live, &str, tmp, 0, 0, 0};
-    /* the backing stores: what JS objects' properties and elements fields point at */
-    uint8_t *backing = xcalloc(nn / 8 + 1, 1);
+    /* the backing stores: what JS objects' properties (BACKING_PROPERTIES) and elements
+       (BACKING_ELEMENTS) fields point at, named as V8 names them */
+    uint8_t *backing = xcalloc(nn ? nn : 1, 1);
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
         if (!(nd->flags & V8_NODE_JS) || !is_live(&live, (uint32_t)i)) continue;
@@ -309,7 +312,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
             uint32_t b;
             if (v8_read_field(s->v, nd->addr, off, &w) == 0 && (b = v8_graph_find(g, w)) != V8_NO_NODE &&
                 !(v8_graph_node(g, b)->flags & V8_NODE_JS))
-                backing[b / 8] |= (uint8_t)(1u << (b % 8));
+                backing[b] = off == 8 ? BACKING_PROPERTIES : BACKING_ELEMENTS;
         }
     }
     v8_graph_pass(g, V8_NO_NODE);
@@ -346,8 +349,14 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
         v8_heap_object_t ho = {nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
         v8_graph_pass(g, (uint32_t)i);
-        k.backing = (backing[i / 8] >> (i % 8)) & 1;
+        k.backing = backing[i] != 0;
         v8_edges_of(e, &ho, v8_graph_is_object, g, on_edge, &k);
+        /* V8's snapshot gives every JS object a "__proto__" property: its map's prototype */
+        uint64_t proto;
+        uint32_t pn;
+        if ((nd->flags & V8_NODE_JS) && v8_prototype(s->v, nd->addr, &proto) == 0 &&
+            (pn = v8_graph_find(g, proto)) != V8_NO_NODE && is_live(&live, pn))
+            put_edge(&k, V8_EDGE_PROPERTY, str_id(&str, "__proto__", 9), (live_index(&live, pn) + SYNTHETIC) * NODE_FIELDS);
         counts[i + SYNTHETIC] = k.count;
         if ((i & 0xfff) == 0) progress_update(&pr, i, nn);
     }
@@ -379,6 +388,8 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
         if (!is_live(&live, (uint32_t)i)) continue;
         v8_graph_pass(g, (uint32_t)i);   /* naming reads maps and strings: the core's pages handed back */
         node_type_name(s, g, &nm, &str, (uint32_t)i, &type, &name);
+        if (backing[i] && type == T_ARRAY)
+            name = backing[i] == BACKING_PROPERTIES ? str_id(&str, "(object properties)", 19) : str_id(&str, "(object elements)", 17);
         char line[128], *p = line;
         *p++ = '\n', *p++ = ',';
         p = put_u64(p, type), *p++ = ',';

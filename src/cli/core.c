@@ -26,7 +26,7 @@ static const core_cmd_t commands[] = {
     {"objects", core_cmd_objects, "[-v] [--min N] [--sort count|size] [--json]", "every JS object, grouped by constructor"},
     {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
-    {"functions", core_cmd_functions, "[--min N] [--json]", "every function with its number of closures"},
+    {"functions", core_cmd_functions, "[-v] [--min N] [--json]", "every function with its number of closures"},
     {"async", core_cmd_async, "[--group] [--json]", "suspended async functions and what they await"},
     {"pending", core_cmd_pending, "[--json]", "timers, sockets, requests, children keeping the loop alive"},
     {"refs", core_cmd_refs, "[--json] ADDR|EXPR", "every object holding ADDR directly, and through what"},

@@ -482,6 +482,7 @@ int core_cmd_find(core_session_t *s, int argc, char **argv)
 
 typedef struct {
     uint64_t shared, closures;
+    uint64_t closure;   /* one of them: an address closure, source and print take */
 } fn_count_t;
 
 typedef struct {
@@ -503,7 +504,7 @@ static int count_function(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
             fs->cap = fs->cap ? fs->cap * 2 : 1024;
             fs->f = xrealloc(fs->f, fs->cap * sizeof *fs->f);
         }
-        fs->f[fs->n] = (fn_count_t){shared, 0};
+        fs->f[fs->n] = (fn_count_t){shared, 0, o->addr};
         *slot = (uint32_t)++fs->n;
     }
     fs->f[*slot - 1].closures++;
@@ -520,14 +521,16 @@ static int by_closures(const void *a, const void *b)
 int core_cmd_functions(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] =
-        "usage: nodescope core CORE functions [--min N] [--json]\n\n"
+        "usage: nodescope core CORE functions [-v] [--min N] [--json]\n\n"
         "Every JavaScript function (SharedFunctionInfo) with closures on the heap: how many closures\n"
-        "(JSFunction objects) exist for it, its name and where it is defined, most closures first.\n";
-    int json = 0;
+        "(JSFunction objects) exist for it, one of them (an address `closure`, `source` and `print`\n"
+        "take), its name and where it is defined, most closures first.\n";
+    int json = 0, verbose = 0;
     long min = 1;
     const opt_t opts[] = {
+        OPT_BOOL("verbose", 'v', "also the SharedFunctionInfo's address", &verbose),
         OPT_INT("min", 0, "N", "only functions with at least N closures", &min),
-        OPT_BOOL("json", 0, "a JSON array of {name, closures, shared, script, line, column}", &json),
+        OPT_BOOL("json", 0, "a JSON array of {name, closures, closure, shared, script, line, column}", &json),
         OPT_HELP,
         OPT_END,
     };
@@ -543,7 +546,8 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
         qsort(fs.f, fs.n, sizeof *fs.f, by_closures);
         buf_t b = {0};
         if (json) buf_puts(&b, "[");
-        else buf_printf(&b, "%10s  %-18s  %s\n", "CLOSURES", "SHARED", "FUNCTION");
+        else if (verbose) buf_printf(&b, "%10s  %-18s  %-18s  %s\n", "CLOSURES", "CLOSURE", "SHARED", "FUNCTION");
+        else buf_printf(&b, "%10s  %-18s  %s\n", "CLOSURES", "CLOSURE", "FUNCTION");
         int first = 1;
         for (size_t i = 0; i < fs.n; i++) {
             if (fs.f[i].closures < (uint64_t)min) continue;
@@ -555,13 +559,15 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
             if (json) {
                 buf_puts(&b, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
                 json_put_string(&b, name, strlen(name));
-                buf_printf(&b, ", \"closures\": %llu, \"shared\": \"0x%llx\", \"script\": ", (unsigned long long)fs.f[i].closures,
+                buf_printf(&b, ", \"closures\": %llu, \"closure\": \"0x%llx\", \"shared\": \"0x%llx\", \"script\": ",
+                           (unsigned long long)fs.f[i].closures, (unsigned long long)fs.f[i].closure,
                            (unsigned long long)fs.f[i].shared);
                 json_put_string(&b, script, strlen(script));
                 buf_printf(&b, ", \"line\": %d, \"column\": %d}", line, col);
             } else {
-                buf_printf(&b, "%10llu  0x%-16llx  %s", (unsigned long long)fs.f[i].closures, (unsigned long long)fs.f[i].shared,
-                           name);
+                buf_printf(&b, "%10llu  0x%-16llx  ", (unsigned long long)fs.f[i].closures, (unsigned long long)fs.f[i].closure);
+                if (verbose) buf_printf(&b, "0x%-16llx  ", (unsigned long long)fs.f[i].shared);
+                buf_puts(&b, name);
                 if (*script && line) buf_printf(&b, " at %s:%d:%d", script, line, col);
                 else if (*script) buf_printf(&b, " at %s", script);
                 buf_putc(&b, '\n');

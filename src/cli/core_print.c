@@ -922,20 +922,29 @@ int core_resolve(core_session_t *s, const char *cmd, const char *expr, uint64_t 
 {
     v8_t *v = s->v;
     const char *name = target_name(s->t);
-    if (isdigit((unsigned char)expr[0])) return core_parse_addr(cmd, expr, out) == 0 ? 0 : EXIT_USAGE;
-    uint64_t global, cur;
-    if (v8_global_object(v, &global) != 0) {
+    const char *p = expr;
+    while (*p && *p != '.' && *p != '[') p++;
+    uint64_t global = 0, cur;
+    /* a path may start at an address (the `this` or an argument `stack -v` showed): 0x1234.a.b[3] */
+    if (isdigit((unsigned char)expr[0])) {
+        if (!*p) return core_parse_addr(cmd, expr, out) == 0 ? 0 : EXIT_USAGE;
+        char head[32];
+        if ((size_t)(p - expr) >= sizeof head) return core_parse_addr(cmd, expr, out) == 0 ? 0 : EXIT_USAGE;
+        memcpy(head, expr, (size_t)(p - expr));
+        head[p - expr] = 0;
+        if (core_parse_addr(cmd, head, &cur) != 0) return EXIT_USAGE;
+    } else if (v8_global_object(v, &global) != 0) {
         diag_error(name, 0, "%s: no JavaScript frame on the main thread leads to the global object; give an address", cmd);
         return EXIT_FAIL;
     }
-    const char *p = expr;
-    while (*p && *p != '.' && *p != '[') p++;
     buf_t root = {0}, key = {0}, walked = {0};
     buf_append(&root, expr, (size_t)(p - expr));
     buf_append(&walked, expr, (size_t)(p - expr));
     int rc = EXIT_OK;
     const char *err = NULL;
-    if (!strcmp(root.data, "globalThis") || !strcmp(root.data, "global")) {
+    if (isdigit((unsigned char)expr[0])) {
+        /* cur: the address */
+    } else if (!strcmp(root.data, "globalThis") || !strcmp(root.data, "global")) {
         cur = global;
     } else if (!strcmp(root.data, "require") || !strcmp(root.data, "module")) {
         /* the main module is process.mainModule; its class, Module, keeps require.cache as _cache */
@@ -1241,11 +1250,35 @@ static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t val
     return 0;
 }
 
+typedef struct {
+    v8_heap_t *h;
+    uint64_t shared, found;
+} closure_find_t;
+
+static int closure_of(void *ctx, const v8_heap_object_t *o)
+{
+    closure_find_t *f = ctx;
+    uint64_t shared;
+    if (v8_heap_function_shared(f->h, o, &shared) != 0 || shared != f->shared) return 0;
+    f->found = o->addr;
+    return 1;
+}
+
+/* A closure (JSFunction) of the SharedFunctionInfo shared, by a walk of the heap; 0 when none. */
+static uint64_t first_closure(v8_t *v, uint64_t shared)
+{
+    closure_find_t f = {v8_heap_open(v), shared, 0};
+    if (v8_heap_found(f.h)) v8_heap_walk(f.h, closure_of, &f, NULL);
+    v8_heap_close(f.h);
+    return f.found;
+}
+
 int core_cmd_closure(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] = "usage: nodescope core CORE closure [--json] ADDR|EXPR\n\n"
                                 "The variables a closure captures: its context chain, innermost first, each context's\n"
-                                "variables named by its ScopeInfo, with their values (to the module's scope).\n";
+                                "variables named by its ScopeInfo, with their values (to the module's scope). A\n"
+                                "SharedFunctionInfo (`functions -v`) stands for one of its closures.\n";
     int json = 0;
     const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON document: {function, contexts: [{address, variables}]}", &json), OPT_HELP,
                           OPT_END};
@@ -1259,6 +1292,18 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
     uint64_t fn, ctx;
     int rc = core_resolve(s, argv[0], argv[1], &fn);
     if (rc != EXIT_OK) return rc;
+    v8_function_t sfi;
+    if (v8_function_context(s->v, fn, &ctx) != 0 && v8_shared_info(s->v, fn, &sfi) == 0) {
+        /* a SharedFunctionInfo (what `functions -v` and stacks show): one of its closures */
+        v8_function_free(&sfi);
+        uint64_t closure = first_closure(s->v, fn);
+        if (!closure) {
+            diag_error(target_name(s->t), 0, "closure: %s is a SharedFunctionInfo without a closure on the heap", argv[1]);
+            return EXIT_FAIL;
+        }
+        if (!json) printf("closure 0x%llx of SharedFunctionInfo 0x%llx\n", (unsigned long long)closure, (unsigned long long)fn);
+        fn = closure;
+    }
     if (v8_function_context(s->v, fn, &ctx) != 0) {
         diag_error(target_name(s->t), 0, "closure: %s is not a function with a readable context", argv[1]);
         return EXIT_FAIL;

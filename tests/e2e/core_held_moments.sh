@@ -7,7 +7,9 @@
 # scope, name the planted edges, never go through V8's caches, never say "unreachable"
 # (held_check.js). After gc(), the .heapsnapshot written from the core is compared edge by edge
 # with V8's own snapshot of the same heap: every edge V8 has into or out of a planted object must
-# be there (held_compare.js). Node 18-24; Node 20 runs the ASan+UBSan build.
+# be there (held_compare.js). Right after building, `functions -v` gives a closure and a
+# SharedFunctionInfo that `closure` and `source` take, and a path may start at an address.
+# Node 18-24; Node 20 runs the ASan+UBSan build.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
@@ -26,6 +28,17 @@ check_major() {
         for c in $classes; do echo "instances $c --limit 1000"; done | ns > "$w/inst.txt" || fail "instances exited $?"
         grep -o '^0x[0-9a-f]*' "$w/inst.txt" | sed 's/^/retainers --max-paths 1 /' | ns > "$w/ret.txt" || fail "retainers exited $?"
         node "$FIX/held_check.js" "$w/truth.json" "$w/ret.txt" || fail "held_check.js"
+        if [ "$moment" = built ]; then
+            # every address a command prints is one the next takes: functions' closure and SFI,
+            # and paths from an address
+            line=$(ns functions -v | grep ' onData at ') || fail "functions -v: no onData"
+            set -- $line
+            ns closure "$2" | grep -q '^    sess = HeldByClosure' || fail "closure of functions' closure $2"
+            ns closure "$3" | grep -q '^    sess = HeldByClosure' || fail "closure of functions' SharedFunctionInfo $3"
+            ns source "$3" | grep -q 'function onData' || fail "source of the SharedFunctionInfo $3"
+            g=$(ns retainers globalThis | head -1 | cut -d' ' -f1)
+            [ "$(ns print "$g.heldGlobal[3].tag")" = "'global-3'" ] || fail "print $g.heldGlobal[3].tag: $(ns print "$g.heldGlobal[3].tag" 2>&1)"
+        fi
         if [ -n "$snap" ]; then
             ns heapsnapshot -o "$w/ours.heapsnapshot" 2>/dev/null || fail "heapsnapshot exited $?"
             node "$FIX/held_compare.js" "$snap" "$w/ours.heapsnapshot" "${classes// /,}" || fail "held_compare.js: edges missing"

@@ -329,7 +329,7 @@ static void edge_label(const v8_edge_t *e, buf_t *b)
         else buf_printf(b, "(weak [%lld])", (long long)e->index);
         break;
     default:
-        if (e->name && !strncmp(e->name, "value of ", 9)) buf_puts(b, e->name);
+        if (e->name && (!strncmp(e->name, "value of ", 9) || !strncmp(e->name, "export ", 7))) buf_puts(b, e->name);
         else if (e->name && !strcmp(e->name, "key")) buf_puts(b, "key");
         else if (e->name) buf_printf(b, "(internal %s)", e->name);
         else buf_printf(b, "(internal [%lld])", (long long)e->index);
@@ -434,7 +434,7 @@ static size_t name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, co
         int done = 0;
         /* from a JS object or a context, try to reach a later node by one named edge */
         const v8_graph_node_t *hn = v8_graph_node(g, nodes[k]);
-        if (hn->flags & V8_NODE_JS) {
+        if ((hn->flags & V8_NODE_JS) || v8_edges_folds(e, hn->type)) {
             for (size_t j = k + 2; j < n && j <= k + 1 + MAX_COLLAPSE && !done; j++) {
                 if (v8_graph_node(g, nodes[j - 1])->flags & V8_NODE_JS) break;   /* only through backing stores */
                 if (name_edge(g, e, nodes[k], -1, nodes[j], &f) == 0) used = j - k, done = 1;

@@ -3,8 +3,8 @@
  * Named edges come from what the value printers already decode: a JS object's properties (fast
  * ones through the map's descriptors, in-object or in the PropertyArray; dictionary ones; the
  * global object's PropertyCells) and elements, a Map's or Set's table entries, a context's
- * variables (named by its ScopeInfo). Then every tagged slot of the object's body that was not
- * already named is an internal edge, named by the metadata's field names where it has them
+ * variables (named by its ScopeInfo), an ES module's exports ("export NAME"). Then every
+ * tagged slot of the object's body that was not already named is an internal edge, named by the metadata's field names where it has them
  * (class_JSFunction__context__Context) and by index otherwise; a slot whose low bits are 0b11 is a
  * weak reference (x64 without pointer compression: V8's kWeakHeapObjectTag). Raw data (characters,
  * bytes, doubles, instructions) is never scanned: a double's bits can look like a pointer.
@@ -245,6 +245,39 @@ static int was_named(const walk_t *w, uint64_t t)
     return lo < w->nnamed && w->named[lo] == t;
 }
 
+/* An ES module's exports: its ObjectHashTable maps each export's name to a Cell holding the
+ * value; each is an edge "export NAME" from the module record to the value. */
+static void module_exports(walk_t *w, uint64_t module)
+{
+    v8_t *v = w->e->v;
+    const v8_layout_t *L = &v->L;
+    uint64_t table, cap_word;
+    int64_t len;
+    if (v8_read_field(v, module, V8_MODULE_EXPORTS, &table) != 0 || v8_read_smi(v, table, L->fixed_array_length, &len) != 0 ||
+        v8_read_field(v, table, L->fixed_array_data + 8 * 2, &cap_word) != 0 || !v8_is_smi(v, cap_word))
+        return;
+    int64_t capacity = v8_smi_value(v, cap_word);
+    if (capacity < 0 || 3 + 2 * capacity > len) return;
+    buf_t *b = &w->e->scratch;
+    for (int64_t i = 0; i < capacity && !w->stop; i++) {
+        uint64_t key, cell, value;
+        int64_t at = L->fixed_array_data + 8 * (3 + 2 * i);
+        if (v8_read_field(v, table, at, &key) != 0 || v8_read_field(v, table, at + 8, &cell) != 0) break;
+        int kt;
+        if (v8_is_smi(v, key) || v8_instance_type(v, key, &kt) != 0 || !v8_is_string_type(v, kt) || v8_read_field(v, cell, 8, &value) != 0 || !valid(w, value)) continue;
+        buf_clear(b);
+        buf_puts(b, "export ");
+        int trunc;
+        v8_string(v, key, b, 200, &trunc);
+        emit(w, V8_EDGE_INTERNAL, b->data, 0, value, -1);
+    }
+}
+
+int v8_edges_folds(const v8_edges_t *e, int type)
+{
+    return (e->first_js_type >= 0 && type >= e->first_js_type) || (type >= 0 && type == e->v->L.type_source_text_module);
+}
+
 int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_object, void *octx, v8_edge_cb cb, void *ctx)
 {
     v8_t *v = e->v;
@@ -264,6 +297,8 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
         }
     } else if (is_context) {
         v8_context_locals(v, o->addr, on_local, &w);
+    } else if (type == L->type_source_text_module) {
+        module_exports(&w, o->addr);
     }
     size_t nvars = w.noffs, vi = 0;   /* the scan below emits more offsets: only these are skipped */
     if (w.stop) {

@@ -10,7 +10,8 @@
  * Roots, in the order paths prefer them (DevTools' "distance" goes through the global object and
  * ignores weak edges the same way): the main global object ("globalThis") and the records of
  * CommonJS modules (objects of class Module with a filename: "module /x/app.js") and script
- * contexts (a script's top-level `let`/`const`/`class`: "(script scope)"); then the
+ * contexts (a script's top-level `let`/`const`/`class`: "(script scope)") and ES module records
+ * ("module file:///x/app.mjs", edges "export NAME"); then the
  * threads' stacks (every word from the stack pointer up that points at an object start); then
  * native memory: every word of the target's other writable mappings (the malloc heap where V8's
  * global handles and Node's persistent handles live, node's .data/.bss and the isolate's roots
@@ -498,6 +499,22 @@ static void scan_roots(v8_graph_t *g, uint64_t start, uint64_t end, v8_root_leve
     }
 }
 
+/* An ES module's url, appended to b: its code is the module function, or once evaluated the
+ * generator object running it; "(ES module)" when neither names a script. */
+static void es_module_url(v8_t *v, uint64_t module, buf_t *b)
+{
+    uint64_t code, fn;
+    v8_function_t fi;
+    int ok = v8_read_field(v, module, V8_MODULE_CODE, &code) == 0;
+    if (ok && v8_has_type(v, code, v->L.type_js_generator_object) && v8_read_field(v, code, v->L.gen_function, &fn) == 0) code = fn;
+    if (ok && (v8_function_info(v, code, &fi) == 0 || v8_shared_info(v, code, &fi) == 0)) {
+        buf_puts(b, fi.script_name ? fi.script_name : "(ES module)");
+        v8_function_free(&fi);
+        return;
+    }
+    buf_puts(b, "(ES module)");
+}
+
 static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
 {
     v8_t *v = g->v;
@@ -505,6 +522,18 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     uint64_t global;
     if (v8_global_object(v, &global) == 0) add_root(g, v8_graph_find(g, global), V8_ROOT_GLOBAL, "globalThis");
     module_roots(g, modules, nmodules);
+    /* ES modules: their records, named by the module's url (from its function's script) */
+    if (v->L.type_source_text_module >= 0) {
+        buf_t b = {0};
+        for (size_t i = 0; i < g->n; i++)
+            if (g->nodes[i].type == v->L.type_source_text_module) {
+                buf_clear(&b);
+                buf_puts(&b, "module ");
+                es_module_url(v, g->nodes[i].addr, &b);
+                add_root(g, (uint32_t)i, V8_ROOT_MODULE, b.data);
+            }
+        buf_free(&b);
+    }
     /* script scopes: a script's top-level `let`, `const` and `class` live in its ScriptContext,
        which the native context's table holds (a path through it would name only V8 internals) */
     if (v->L.type_script_context >= 0)
@@ -970,9 +999,9 @@ uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i)
  * (v8_graph_retainers). */
 #define CACHE_MAGIC 0x3148505247534e4eull   /* "NNSGRPH1" */
 /* Bumped whenever what a graph holds changes (nodes, edges, roots, paths), not only the layout:
- * an old file would answer with the old graph. 5: nodes are no longer dropped by infer_sizes, and
- * paths avoid V8's caches (V8_LEVEL_INTERNAL in level), script contexts are roots. */
-#define CACHE_VERSION 5
+ * an old file would answer with the old graph. 6: nodes are no longer dropped by infer_sizes, and
+ * paths avoid V8's caches (V8_LEVEL_INTERNAL in level), script contexts and ES modules are roots. */
+#define CACHE_VERSION 6
 
 typedef struct {
     uint64_t magic, version, key, n, nedges, nroots, names_len, origin_len, total;

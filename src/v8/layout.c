@@ -382,6 +382,7 @@ int v8_layout_resolve(v8_t *v)
                                  ? L->last_context_type - 1 : -1;
     L->type_map = type_of(&r, "MAP_TYPE");
     L->type_js_global_proxy = type_of(&r, "JS_GLOBAL_PROXY_TYPE");
+    L->type_source_text_module = type_of(&r, "SOURCE_TEXT_MODULE_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");
     L->type_function_template_info = type_of(&r, "FUNCTION_TEMPLATE_INFO_TYPE");
     L->type_call_handler_info = type_of(&r, "CALL_HANDLER_INFO_TYPE");   /* through V8 11 */

@@ -518,12 +518,16 @@ typedef struct v8_edges v8_edges_t;
 v8_edges_t *v8_edges_new(v8_t *v, v8_heap_t *h);
 void v8_edges_free(v8_edges_t *e);
 /* Every reference o holds: properties (fast, backing store, dictionary, a global's cells),
- * elements, Map and Set entries ("key", "value of KEY" / index), context variables, then every
+ * elements, Map and Set entries ("key", "value of KEY" / index), context variables, an ES
+ * module's exports ("export NAME"), then every
  * other tagged slot as an internal edge (named by the metadata's field names, else by index) or a
  * weak one; raw data (characters, bytes, doubles, instructions) holds none. Edges only to objects
  * is_object accepts. Returns 0, 1 when cb stopped the walk. */
 int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_object, void *octx, v8_edge_cb cb,
                 void *ctx);
+/* 1 when objects of this type name edges that reach past their own slots (a JS object's
+ * properties in backing stores, an ES module's exports in Cells): a path's steps fold there. */
+int v8_edges_folds(const v8_edges_t *e, int type);
 /* The bytes of o that may hold tagged references: [0, *end) (0 for raw data); cheap. */
 uint64_t v8_edges_tagged_end(v8_edges_t *e, int type, uint64_t size);
 const char *v8_edge_kind_name(v8_edge_kind_t k);   /* "property", "element", ... as in snapshots */

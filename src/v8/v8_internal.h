@@ -62,6 +62,7 @@ typedef struct {
         typed_external, cell_name, cell_details, cell_value, prop_attr_shift, bound_target;
     int64_t first_context_type, last_context_type;   /* the Context subtypes, which have no type_ entries */
     int64_t type_script_context;   /* a script's top-level `let`/`const`/`class` (-1: not known) */
+    int type_source_text_module;   /* an ES module's record (-1: not known); fields: V8_MODULE_* */
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
 
     /* ---- async (v8/async.c; resolved by v8_layout_async in layout.c) ----
@@ -170,5 +171,12 @@ int v8_read_smi(v8_t *v, uint64_t obj, int64_t off, int64_t *out);
 int v8_string_scan(v8_t *v, uint64_t value, void (*cb)(void *ctx, uint32_t unit), void *ctx);
 /* 1 when value is a heap object of the given instance type. */
 int v8_has_type(v8_t *v, uint64_t value, int type);
+
+/* An ES module's record (SourceTextModule): V8 exports its type, not its fields. Torque's order,
+ * the same on V8 10.2-13.6 (read off Node 18, 22, 24 cores): Module's exports (an ObjectHashTable:
+ * export name -> Cell), hash, status, module_namespace, exception, top_level_capability; then
+ * SourceTextModule's code (the module function, or once evaluated its generator object). */
+#define V8_MODULE_EXPORTS 8
+#define V8_MODULE_CODE 56
 
 #endif

@@ -768,14 +768,16 @@ void v8_graph_free(v8_graph_t *g)
 /* ---- shortest paths ---- */
 
 /* V8's caches: objects that hold what the program holds only because V8 remembered it (feedback
- * for the optimizer, compiled code, allocation sites, map transitions). A path through one is
- * right but names nothing the program did. */
+ * for the optimizer, compiled code, allocation sites, map transitions, the SharedFunctionInfos
+ * and their bytecode and scopes). A path through one is right but names nothing the program did. */
 static int is_cache_type(const char *name)
 {
     static const char *const caches[] = {
         "FEEDBACK_VECTOR_TYPE", "FEEDBACK_CELL_TYPE", "CLOSURE_FEEDBACK_CELL_ARRAY_TYPE", "FEEDBACK_METADATA_TYPE",
         "CODE_TYPE", "CODE_DATA_CONTAINER_TYPE", "INSTRUCTION_STREAM_TYPE", "CODE_WRAPPER_TYPE",
         "ALLOCATION_SITE_TYPE", "ALLOCATION_MEMENTO_TYPE", "TRANSITION_ARRAY_TYPE", "DEOPTIMIZATION_DATA_TYPE",
+        /* what compiled functions share: bytecode, scopes, scripts' function tables */
+        "SHARED_FUNCTION_INFO_TYPE", "SCOPE_INFO_TYPE", "BYTECODE_ARRAY_TYPE", "BYTECODE_WRAPPER_TYPE",
     };
     for (size_t i = 0; name && i < sizeof caches / sizeof *caches; i++)
         if (!strcmp(name, caches[i])) return 1;
@@ -999,9 +1001,9 @@ uint64_t v8_graph_retained(v8_graph_t *g, uint32_t i)
  * (v8_graph_retainers). */
 #define CACHE_MAGIC 0x3148505247534e4eull   /* "NNSGRPH1" */
 /* Bumped whenever what a graph holds changes (nodes, edges, roots, paths), not only the layout:
- * an old file would answer with the old graph. 6: nodes are no longer dropped by infer_sizes, and
+ * an old file would answer with the old graph. 7: nodes are no longer dropped by infer_sizes, and
  * paths avoid V8's caches (V8_LEVEL_INTERNAL in level), script contexts and ES modules are roots. */
-#define CACHE_VERSION 6
+#define CACHE_VERSION 7
 
 typedef struct {
     uint64_t magic, version, key, n, nedges, nroots, names_len, origin_len, total;

@@ -321,7 +321,9 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
     put_edge(&k, V8_EDGE_ELEMENT, 1, 1 * NODE_FIELDS);
     for (size_t r = 0; r < nroots; r++) {
         const v8_graph_root_t *rt = v8_graph_root(g, r);
-        if (rt->level == V8_ROOT_GLOBAL)   /* a root is always reached */
+        /* DevTools' distances start from the root's non-synthetic children (its "user roots"):
+           the global object, script scopes and modules, as paths do */
+        if (rt->level == V8_ROOT_GLOBAL || rt->level == V8_ROOT_MODULE)   /* a root is always reached */
             put_edge(&k, V8_EDGE_SHORTCUT, str_id(&str, rt->name, strlen(rt->name)),
                      (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
     }

@@ -51,17 +51,6 @@ typedef struct {
     uint32_t hi;      /* a pending high surrogate */
 } str_sink_t;
 
-static void put_utf8(buf_t *b, uint32_t cp)
-{
-    char s[4];
-    size_t n;
-    if (cp < 0x80) { s[0] = (char)cp; n = 1; }
-    else if (cp < 0x800) { s[0] = (char)(0xC0 | cp >> 6); s[1] = (char)(0x80 | (cp & 63)); n = 2; }
-    else if (cp < 0x10000) { s[0] = (char)(0xE0 | cp >> 12); s[1] = (char)(0x80 | (cp >> 6 & 63)); s[2] = (char)(0x80 | (cp & 63)); n = 3; }
-    else { s[0] = (char)(0xF0 | cp >> 18); s[1] = (char)(0x80 | (cp >> 12 & 63)); s[2] = (char)(0x80 | (cp >> 6 & 63)); s[3] = (char)(0x80 | (cp & 63)); n = 4; }
-    buf_append(b, s, n);
-}
-
 /* One code point (or a lone surrogate) escaped as JSON.stringify or util.inspect would. */
 static void put_char(str_sink_t *s, uint32_t c, int lone)
 {
@@ -76,7 +65,7 @@ static void put_char(str_sink_t *s, uint32_t c, int lone)
     case '\t': buf_puts(b, "\\t"); return;
     }
     if (c < 0x20 || (!s->json && c == 0x7f)) buf_printf(b, s->json ? "\\u%04x" : "\\x%02X", c);
-    else put_utf8(b, c);
+    else buf_put_utf8(b, c);
 }
 
 static void str_unit(void *ctx, uint32_t u)
@@ -1361,8 +1350,8 @@ static void src_unit(void *ctx, uint32_t u)
     if (s->hi) {
         uint32_t hi = s->hi;
         s->hi = 0;
-        if (u >= 0xDC00 && u <= 0xDFFF) { put_utf8(&s->line, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00)); return; }
-        put_utf8(&s->line, 0xFFFD);
+        if (u >= 0xDC00 && u <= 0xDFFF) { buf_put_utf8(&s->line, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00)); return; }
+        buf_put_utf8(&s->line, 0xFFFD);
     }
     if (u == '\n') {
         if (at >= s->start) {
@@ -1379,7 +1368,7 @@ static void src_unit(void *ctx, uint32_t u)
         else if (u == '}') s->depth--;
     }
     if (u >= 0xD800 && u <= 0xDBFF) s->hi = u;
-    else put_utf8(&s->line, u);
+    else buf_put_utf8(&s->line, u);
 }
 
 int core_cmd_source(core_session_t *s, int argc, char **argv)

@@ -301,18 +301,6 @@ static int scan_string(parser_t *ps, span_t *out)
     return 0;
 }
 
-static void put_utf8(buf_t *b, unsigned cp)
-{
-    char o[4];
-    if (cp < 0x80) buf_putc(b, (char)cp);
-    else if (cp < 0x800) o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 63)), buf_append(b, o, 2);
-    else if (cp < 0x10000)
-        o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | ((cp >> 6) & 63)), o[2] = (char)(0x80 | (cp & 63)), buf_append(b, o, 3);
-    else
-        o[0] = (char)(0xF0 | cp >> 18), o[1] = (char)(0x80 | ((cp >> 12) & 63)), o[2] = (char)(0x80 | ((cp >> 6) & 63)),
-        o[3] = (char)(0x80 | (cp & 63)), buf_append(b, o, 4);
-}
-
 static unsigned hex4(const char *s)
 {
     unsigned v = 0;
@@ -349,7 +337,7 @@ static char *span_str(const char *base, span_t sp)
                 if (lo >= 0xDC00 && lo <= 0xDFFF) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00), i += 6;
             }
             if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;   /* a lone surrogate */
-            put_utf8(&b, cp);
+            buf_put_utf8(&b, cp);
             break;
         }
         default: buf_putc(&b, c); break;   /* '"', '\\', '/' */

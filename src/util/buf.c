@@ -21,6 +21,23 @@ void buf_append(buf_t *b, const void *p, size_t n)
 
 void buf_puts(buf_t *b, const char *s) { buf_append(b, s, strlen(s)); }
 
+size_t utf8_encode(uint32_t cp, char o[4])
+{
+    if (cp < 0x80) return o[0] = (char)cp, 1;
+    if (cp < 0x800) return o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 63)), 2;
+    if (cp < 0x10000)
+        return o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | (cp >> 6 & 63)), o[2] = (char)(0x80 | (cp & 63)), 3;
+    o[0] = (char)(0xF0 | cp >> 18), o[1] = (char)(0x80 | (cp >> 12 & 63)), o[2] = (char)(0x80 | (cp >> 6 & 63));
+    o[3] = (char)(0x80 | (cp & 63));
+    return 4;
+}
+
+void buf_put_utf8(buf_t *b, uint32_t cp)
+{
+    char o[4];
+    buf_append(b, o, utf8_encode(cp, o));
+}
+
 void buf_putc(buf_t *b, char c)
 {
     buf_reserve(b, 1);

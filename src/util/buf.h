@@ -2,6 +2,7 @@
 #ifndef UTIL_BUF_H
 #define UTIL_BUF_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdarg.h>
 
 typedef struct {
@@ -23,5 +24,8 @@ void buf_put_u64(buf_t *b, unsigned long long v);
 void buf_put_hex(buf_t *b, unsigned long long v);
 /* Append a weight: integral values without a fraction, others with up to 6 significant decimals. */
 void buf_put_weight(buf_t *b, double w);
+/* A code point as UTF-8 (1-4 bytes, no checks: a lone surrogate is encoded as it is). */
+size_t utf8_encode(uint32_t cp, char out[4]);
+void buf_put_utf8(buf_t *b, uint32_t cp);
 
 #endif

@@ -68,18 +68,6 @@ static int skip_ws(json_t *j)
     }
 }
 
-static void put_utf8(buf_t *b, unsigned cp)
-{
-    char o[4];
-    if (cp < 0x80) buf_putc(b, (char)cp);
-    else if (cp < 0x800) o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 63)), buf_append(b, o, 2);
-    else if (cp < 0x10000)
-        o[0] = (char)(0xE0 | cp >> 12), o[1] = (char)(0x80 | ((cp >> 6) & 63)), o[2] = (char)(0x80 | (cp & 63)), buf_append(b, o, 3);
-    else
-        o[0] = (char)(0xF0 | cp >> 18), o[1] = (char)(0x80 | ((cp >> 12) & 63)), o[2] = (char)(0x80 | ((cp >> 6) & 63)),
-        o[3] = (char)(0x80 | (cp & 63)), buf_append(b, o, 4);
-}
-
 static int hex4(json_t *j, unsigned *out)
 {
     unsigned v = 0;
@@ -132,10 +120,10 @@ static int read_string(json_t *j)
                 getc_(j);
                 if (getc_(j) != 'u' || hex4(j, &lo)) return json_fail(j, "bad \\u escape"), -1;
                 if (lo >= 0xDC00 && lo <= 0xDFFF) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                else put_utf8(&j->str, 0xFFFD), cp = lo;
+                else buf_put_utf8(&j->str, 0xFFFD), cp = lo;
             }
             if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;   /* lone surrogate */
-            put_utf8(&j->str, cp);
+            buf_put_utf8(&j->str, cp);
             break;
         default: return json_fail(j, "bad escape in a string"), -1;
         }

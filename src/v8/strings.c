@@ -24,11 +24,7 @@ static int full(const sink_t *s) { return s->truncated; }
 static void put_cp(sink_t *s, uint32_t cp)
 {
     char b[4];
-    size_t n;
-    if (cp < 0x80) { b[0] = (char)cp; n = 1; }
-    else if (cp < 0x800) { b[0] = (char)(0xC0 | cp >> 6); b[1] = (char)(0x80 | (cp & 63)); n = 2; }
-    else if (cp < 0x10000) { b[0] = (char)(0xE0 | cp >> 12); b[1] = (char)(0x80 | (cp >> 6 & 63)); b[2] = (char)(0x80 | (cp & 63)); n = 3; }
-    else { b[0] = (char)(0xF0 | cp >> 18); b[1] = (char)(0x80 | (cp >> 12 & 63)); b[2] = (char)(0x80 | (cp >> 6 & 63)); b[3] = (char)(0x80 | (cp & 63)); n = 4; }
+    size_t n = utf8_encode(cp, b);
     if (s->out->len + n > s->max_bytes) { s->truncated = 1; return; }
     buf_append(s->out, b, n);
 }

@@ -2,7 +2,7 @@
  * input = a 4-byte little-endian offset of the value to decode, then a memory image placed at
  * FUZZ_IMAGE_BASE. Decoded with Node 20's layout, then printed as print and print --json would. Any bytes must give an answer or an error: never a
  * crash, a hang, or a read outside the image. Seeds: fuzz/gen_v8_corpus.js. */
-#include "cli/core_cmds.h"
+#include "postmortem/inspect.h"
 #include "target/target.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -68,9 +68,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         buf_clear(&b);
         v8_bigint_text(v, value, &b);
         buf_clear(&b);
-        core_format_value(v, value, 0, 3, FUZZ_PRINT_VALUES, &b);
+        pm_format_value(v, value, 0, 3, FUZZ_PRINT_VALUES, &b);
         buf_clear(&b);
-        core_format_value(v, value, 1, 0, FUZZ_PRINT_VALUES, &b);
+        pm_format_value(v, value, 1, 0, FUZZ_PRINT_VALUES, &b);
         uint64_t out;
         int dbl;
         double d;

@@ -55,21 +55,6 @@ static void core_epilog(FILE *f)
     core_print_commands(f);
 }
 
-int core_parse_addr(const char *cmd, const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 0);
-    if (errno || end == s || *end) {
-        char name[64];
-        snprintf(name, sizeof name, "core %s", cmd);
-        opt_usage_error(&(opt_cmd_t){name, NULL, NULL, 0, NULL}, "'%s' is not an address (try 0x...)", s);
-        return -1;
-    }
-    *out = x;
-    return 0;
-}
-
 int core_need_v8(const core_session_t *s, const char *cmd)
 {
     if (s->v) return 0;
@@ -87,7 +72,7 @@ int core_run_command(core_session_t *s, int argc, char **argv)
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[0], commands[i].name)) {
             int rc = commands[i].run(s, argc, argv);
-            core_graph_save_pending();   /* a graph this command built goes to the cache after its answer */
+            pm_graph_save_pending();   /* a graph this command built goes to the cache after its answer */
             return rc;
         }
     char names[256] = "";

@@ -4,6 +4,9 @@
 #ifndef CLI_CORE_CMDS_H
 #define CLI_CORE_CMDS_H
 #include "target/target.h"
+#include "postmortem/graph_session.h"
+#include "postmortem/inspect.h"
+#include "postmortem/resolve.h"
 #include "v8/v8.h"
 #include <stdio.h>
 
@@ -35,14 +38,6 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv);
 int core_cmd_closure(core_session_t *s, int argc, char **argv);
 int core_cmd_source(core_session_t *s, int argc, char **argv);
 int core_cmd_exception(core_session_t *s, int argc, char **argv);
-/* An address ("0x...") or a JavaScript path from the global object ("globalThis.a.b[3]",
- * "require.cache[\"/x.js\"]") to a value; prints why not. EXIT_OK, or the exit code. */
-/* The printer itself (util.inspect style, or JSON): at most MAX_VALUES values (and properties
- * looked at but not shown), then "..." and a warning. print's cap is CORE_PRINT_MAX_VALUES; the
- * fuzz target's is smaller, as a corrupt heap's DAG can reach it from a few KiB. */
-#define CORE_PRINT_MAX_VALUES 2000000
-void core_format_value(v8_t *v, uint64_t value, int json, long depth, long max_values, buf_t *out);
-int core_resolve(core_session_t *s, const char *cmd, const char *expr, uint64_t *out);
 /* core_objects.c: the commands that walk the whole heap */
 int core_cmd_objects(core_session_t *s, int argc, char **argv);
 int core_cmd_instances(core_session_t *s, int argc, char **argv);
@@ -66,17 +61,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv);
 struct opt_cmd;
 int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, char **argv, int verbose, long min,
                           const char *sort, int json);
-/* The session's object graph, built on first use (NULL, message printed, when there is no heap). */
-v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges);
-/* Writes a graph built by the last command to the cache file (after flushing its answer). */
-void core_graph_save_pending(void);
-/* For a writer that needs only the nodes and roots (heapsnapshot): writes a graph built by this
- * command to the cache now, then frees its edges and paths (v8_graph_trim); the next core_graph
- * reads the cache again, or builds the graph. */
-void core_graph_trim(void);
-/* --no-cache: the graph is built, and the cache file neither read nor written. */
-extern int core_graph_no_cache;
-#define OPT_NO_CACHE OPT_BOOL("no-cache", 0, "build the object graph; do not read or write its cache", &core_graph_no_cache)
+#define OPT_NO_CACHE OPT_BOOL("no-cache", 0, "build the object graph; do not read or write its cache", &pm_graph_no_cache)
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);
@@ -85,8 +70,6 @@ void core_print_commands(FILE *f);
 /* The interactive prompt (or, when stdin is not a terminal, one command per input line). */
 int core_prompt(core_session_t *s);
 
-/* Parses an address ("0x7f...", decimal); prints an error and returns -1 when it is not one. */
-int core_parse_addr(const char *cmd, const char *s, uint64_t *out);
 /* Commands that need V8 call this: prints why when s->v is NULL. */
 int core_need_v8(const core_session_t *s, const char *cmd);
 

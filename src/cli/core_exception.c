@@ -43,7 +43,7 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
     int found = v8_thrown_exception(s->v, (size_t)thread, &e) == 0;
     buf_t value = {0}, where = {0};
     if (found) {
-        core_format_value(s->v, e.value, 0, depth, CORE_PRINT_MAX_VALUES, &value);
+        pm_format_value(s->v, e.value, 0, depth, PM_PRINT_MAX_VALUES, &value);
         if (e.has_where) {
             v8_frame_record_t r;
             v8_frame_record(s->t, s->v, &e.where, &r);

@@ -12,7 +12,7 @@
  *
  * Streamed: the edges of each object are named once (v8_edges_of) and written in binary to a
  * temporary file while the per-node counts are kept; then nodes, edges and strings are written.
- * Memory: the graph's nodes and roots (its edges and paths are freed first: core_graph_trim; a
+ * Memory: the graph's nodes and roots (its edges and paths are freed first: pm_graph_trim; a
  * graph built by this run goes to the cache before), four bytes a node, and the strings; the
  * core's pages are handed back as the passes go (v8_graph_pass, v8_graph_release). On the bench's
  * 1.29 GB core, peak RSS 895 -> 437 MB when the run builds the graph (490 MB when it also
@@ -264,7 +264,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
         return 1;
     }
     v8_edges_t *e;
-    v8_graph_t *g = core_graph(s, &e);
+    v8_graph_t *g = pm_graph(s->v, &e);
     if (!g) return 1;
     graph_mem_trace("snapshot: graph");
     /* which roots (GC roots) holds: from the paths; then everything but the nodes and roots is
@@ -279,7 +279,7 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
         live.base[w] = (uint32_t)nlive;
         nlive += (size_t)__builtin_popcountll(live.bits[w]);
     }
-    core_graph_trim();
+    pm_graph_trim();
     graph_mem_trace("snapshot: graph trimmed");
     char *inputs[] = {(char *)target_name(s->t)};
     output_t o;

@@ -56,7 +56,7 @@ static int parse(core_session_t *s, int argc, char **argv, const char *usage, in
         opt_usage_error(&cmd, "unexpected argument '%s'", argv[2]);
         return -1;
     }
-    if (core_parse_addr(argv[0], argv[1], &a->addr) != 0) return -1;
+    if (pm_parse_addr(argv[0], argv[1], &a->addr) != 0) return -1;
     if (s->check_only) {
         *rc = EXIT_OK;
         return -1;
@@ -350,7 +350,7 @@ int core_cmd_internal(core_session_t *s, int argc, char **argv)
     uint64_t addr;
     char *end;
     long idx = strtol(argv[2], &end, 10);
-    if (core_parse_addr(argv[0], argv[1], &addr) != 0) return EXIT_USAGE;
+    if (pm_parse_addr(argv[0], argv[1], &addr) != 0) return EXIT_USAGE;
     if (*end || end == argv[2] || idx < 0 || idx > 1000000) {
         opt_usage_error(&cmd, "field number must be a count from 0, not '%s'", argv[2]);
         return EXIT_USAGE;

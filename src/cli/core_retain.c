@@ -1,9 +1,9 @@
-/* nodescope core ... refs|retainers|dominators: why an object is alive, over the object graph
- * (v8/heap_graph.c). The graph is built once per session (the prompt answers the second query at
- * once) and its edges are named only when printed: a step through a JS object's backing store
- * (its PropertyArray, elements, dictionary, a global's PropertyCell, a Map's table) is shown as
- * the property, element or entry it is, the way DevTools shows it. */
+/* nodescope core ... refs|retainers|dominators|objects --retained: why an object is alive, over
+ * the session's object graph (postmortem/graph_session.c), its edges and paths named as DevTools
+ * names them (postmortem/paths.c). */
 #include "cli/core_cmds.h"
+#include "postmortem/graph_session.h"
+#include "postmortem/paths.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/json.h"
@@ -11,460 +11,6 @@
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#define MAX_COLLAPSE 3          /* backing-store hops folded into one named edge */
-#define MAX_PATH 100000
-
-/* ---- the session's graph ---- */
-
-static struct {
-    v8_t *v;
-    v8_heap_t *h;
-    v8_graph_t *g;
-    v8_edges_t *e;
-    char *save_path, *save_origin;   /* a graph built this session, written to the cache once the
-                                        command that built it has printed its answer */
-    uint64_t save_key;
-    int trimmed;   /* core_graph_trim: the next core_graph loads or builds it again */
-} cache;
-
-/* --no-cache (refs, retainers, dominators, heapsnapshot) or NODESCOPE_NO_GRAPH_CACHE: the graph
- * cache is neither read nor written. */
-int core_graph_no_cache;
-
-/* The cache directory: $XDG_CACHE_HOME/nodescope (or ~/.cache/nodescope), made if missing.
- * 0 and *dir (malloc'ed), -1 without one. */
-static int cache_dir(char **out)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    buf_t dir = {0};
-    if (xdg && *xdg == '/') buf_printf(&dir, "%s/nodescope", xdg);
-    else if (home && *home) buf_printf(&dir, "%s/.cache/nodescope", home);
-    else return -1;
-    /* mkdir -p */
-    for (char *p = dir.data + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(dir.data, 0700);
-            *p = '/';
-        }
-    if (mkdir(dir.data, 0700) != 0 && errno != EEXIST) {
-        buf_free(&dir);
-        return -1;
-    }
-    *out = dir.data;
-    return 0;
-}
-
-/* The cache file for a core: in the cache directory, named by a hash of the core's identity:
- * its real path, size, mtime and first 64 KiB. Never beside the core. 0 and *path (malloc'ed),
- * *key and *origin (the real path, malloc'ed) set; -1 for a live process, without a cache
- * directory, or with the cache turned off. */
-static int cache_file(core_session_t *s, char **path, uint64_t *key, char **origin)
-{
-    if (strcmp(target_kind(s->t), "core") || getenv("NODESCOPE_NO_GRAPH_CACHE") || core_graph_no_cache) return -1;
-    char *real = realpath(target_name(s->t), NULL);
-    struct stat st;
-    if (!real || stat(real, &st) != 0) {
-        free(real);
-        return -1;
-    }
-    buf_t id = {0};
-    buf_printf(&id, "%s\n%lld\n%lld.%09ld\n", real, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-               (long)st.st_mtim.tv_nsec);
-    FILE *f = fopen(target_name(s->t), "rb");
-    if (f) {
-        char head[65536];
-        size_t n = fread(head, 1, sizeof head, f);
-        buf_printf(&id, "%016llx", (unsigned long long)hash_bytes(head, n));
-        fclose(f);
-    }
-    *key = hash_bytes(id.data, id.len);
-    buf_free(&id);
-    char *dir;
-    if (cache_dir(&dir) != 0) {
-        free(real);
-        return -1;
-    }
-    buf_t b = {0};
-    buf_printf(&b, "%s/graph-%016llx.bin", dir, (unsigned long long)*key);
-    free(dir);
-    *path = b.data;
-    *origin = real;
-    return 0;
-}
-
-/* ---- the cache's housekeeping ----
- * Each file is hundreds of megabytes (about 50 bytes a heap object). After a file is written, the
- * directory is bounded: files whose core is gone, files of other versions and temporary files
- * left over an hour by a killed process are removed; of the rest the most recently used (a hit
- * touches its file) are kept, at most CACHE_FILES of them and NODESCOPE_GRAPH_CACHE_MAX bytes in
- * all (4G by default; K, M, G suffixes), the file just written always. */
-#define CACHE_FILES 8
-#define CACHE_BYTES (4ull << 30)
-
-typedef struct {
-    char *path;
-    uint64_t bytes;
-    struct timespec used;
-} cache_entry_t;
-
-static int by_recent_use(const void *a, const void *b)
-{
-    const cache_entry_t *x = a, *y = b;
-    if (x->used.tv_sec != y->used.tv_sec) return x->used.tv_sec < y->used.tv_sec ? 1 : -1;
-    if (x->used.tv_nsec != y->used.tv_nsec) return x->used.tv_nsec < y->used.tv_nsec ? 1 : -1;
-    return strcmp(x->path, y->path);
-}
-
-static uint64_t cache_budget(void)
-{
-    const char *e = getenv("NODESCOPE_GRAPH_CACHE_MAX");
-    if (!e || !*e) return CACHE_BYTES;
-    char *end;
-    double x = strtod(e, &end);
-    if (end == e || x < 0) return CACHE_BYTES;
-    double mul = *end == 'K' || *end == 'k' ? 1024.0 : *end == 'M' || *end == 'm' ? 1048576.0
-               : *end == 'G' || *end == 'g' ? 1073741824.0 : 1.0;
-    return (uint64_t)(x * mul);
-}
-
-static void cache_prune(const char *keep)
-{
-    char *dir;
-    if (cache_dir(&dir) != 0) return;
-    DIR *d = opendir(dir);
-    if (!d) {
-        free(dir);
-        return;
-    }
-    cache_entry_t *es = NULL;
-    size_t n = 0, cap = 0;
-    buf_t path = {0}, origin = {0};
-    struct dirent *de;
-    time_t now = time(NULL);
-    while ((de = readdir(d)) != NULL) {
-        if (strncmp(de->d_name, "graph-", 6)) continue;
-        buf_clear(&path);
-        buf_printf(&path, "%s/%s", dir, de->d_name);
-        struct stat st;
-        if (lstat(path.data, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        if (strstr(de->d_name, ".tmp")) {   /* a save in progress, or one a killed process left */
-            if (now - st.st_mtime > 3600) unlink(path.data);
-            continue;
-        }
-        size_t len = strlen(de->d_name);
-        if (len < 4 || strcmp(de->d_name + len - 4, ".bin")) continue;
-        uint64_t bytes;
-        struct stat cs;
-        if (v8_graph_cache_origin(path.data, &origin, &bytes) != 0 || (stat(origin.data, &cs) != 0 && errno == ENOENT)) {
-            if (!keep || strcmp(keep, path.data)) unlink(path.data);   /* another version's, or its core is gone */
-            continue;
-        }
-        XGROW(es, cap, n + 1);
-        es[n++] = (cache_entry_t){xstrdup(path.data), bytes, st.st_mtim};
-    }
-    closedir(d);
-    qsort(es, n, sizeof *es, by_recent_use);
-    uint64_t budget = cache_budget(), total = 0;
-    size_t kept = 0;
-    for (size_t k = 0; k < n; k++) {
-        int mine = keep && !strcmp(keep, es[k].path);
-        if (mine || (kept < CACHE_FILES && total + es[k].bytes <= budget)) {
-            kept++;
-            total += es[k].bytes;
-        } else {
-            unlink(es[k].path);
-        }
-        free(es[k].path);
-    }
-    free(es);
-    buf_free(&path);
-    buf_free(&origin);
-    free(dir);
-}
-
-void core_graph_save_pending(void)
-{
-    if (!cache.save_path) return;
-    fflush(stdout);   /* the answer first: writing ~400 MB takes seconds */
-    if (cache.g && v8_graph_save(cache.g, cache.save_path, cache.save_key, cache.save_origin) != 0)
-        diag_warn(cache.save_path, 0, "cannot write the graph cache: %s", strerror(errno));
-    else cache_prune(cache.save_path);
-    free(cache.save_path);
-    free(cache.save_origin);
-    cache.save_path = cache.save_origin = NULL;
-}
-
-void core_graph_trim(void)
-{
-    if (!cache.g) return;
-    core_graph_save_pending();   /* nothing to flush first: the writer's answer is its file */
-    v8_graph_trim(cache.g);
-    cache.trimmed = 1;
-}
-
-v8_graph_t *core_graph(core_session_t *s, v8_edges_t **edges)
-{
-    if (cache.v != s->v || cache.trimmed) {
-        cache.trimmed = 0;
-        core_graph_save_pending();
-        if (cache.g) {
-            v8_graph_free(cache.g);
-            v8_edges_free(cache.e);
-            v8_heap_close(cache.h);
-        }
-        cache.v = s->v;
-        cache.h = NULL;
-        char *path = NULL, *origin = NULL;
-        uint64_t key = 0;
-        int cached = cache_file(s, &path, &key, &origin) == 0;
-        /* from the cache, the heap is not even opened (finding its pages reads every 256 KiB) */
-        cache.g = cached ? v8_graph_load(s->v, NULL, path, key) : NULL;
-        int built = !cache.g;
-        if (cache.g) {
-            utimensat(AT_FDCWD, path, NULL, 0);   /* used now: the housekeeping keeps the recent */
-        } else {
-            cache.h = v8_heap_open(s->v);
-            cache.g = v8_graph_build(s->v, cache.h, isatty(2));
-            if (cache.g && cached) {   /* saved by core_graph_save_pending, after the answer */
-                free(cache.save_path);
-                free(cache.save_origin);
-                cache.save_path = path, cache.save_origin = origin, cache.save_key = key;
-                path = origin = NULL;
-            }
-        }
-        free(path);
-        free(origin);
-        cache.e = v8_edges_new(s->v, cache.h);
-        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g)
-            fprintf(stderr, "graph: %zu nodes, %llu edges, %zu roots (%s)\n", v8_graph_node_count(cache.g),
-                    (unsigned long long)v8_graph_edge_count(cache.g), v8_graph_root_count(cache.g),
-                    cache.g && cached && !built ? "from the cache" : "built");
-        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g) {
-            const char *last = NULL;
-            size_t cnt = 0;
-            for (size_t r = 0; r <= v8_graph_root_count(cache.g); r++) {
-                const v8_graph_root_t *rt = v8_graph_root(cache.g, r);
-                if (rt && rt->name == last) { cnt++; continue; }
-                if (last) fprintf(stderr, "  %zu roots %s\n", cnt, last);
-                last = rt ? rt->name : NULL;
-                cnt = 1;
-            }
-        }
-    }
-    if (edges) *edges = cache.e;
-    return cache.g;
-}
-
-/* ---- naming edges ---- */
-
-typedef struct {
-    int64_t offset;       /* match an edge at this slot offset, or -1: any named backing-store edge */
-    uint64_t target;
-    v8_edge_t found;
-    char name[512];
-    int ok;
-} find_t;
-
-static int on_edge(void *ctx, const v8_edge_t *e)
-{
-    find_t *f = ctx;
-    if (e->target != f->target) return 0;
-    /* by slot: the edge at that offset, or a named one whose slot is not known (an in-object
-       property); any slot: only named edges (properties, elements, entries, variables) */
-    if (f->offset >= 0 ? e->offset >= 0 && e->offset != f->offset : e->offset >= 0 && e->kind != V8_EDGE_CONTEXT) return 0;
-    f->found = *e;
-    snprintf(f->name, sizeof f->name, "%s", e->name ? e->name : "");
-    f->found.name = e->name ? f->name : NULL;
-    f->ok = 1;
-    return 1;
-}
-
-static v8_heap_object_t heap_object(v8_graph_t *g, uint32_t i)
-{
-    const v8_graph_node_t *nd = v8_graph_node(g, i);
-    return (v8_heap_object_t){nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0,
-                              (nd->flags & V8_NODE_PROTOTYPE) != 0};
-}
-
-/* The edge from holder at slot (word index) to target: named when v8_edges_of names it. */
-static int name_edge(v8_graph_t *g, v8_edges_t *e, uint32_t holder, int64_t offset, uint32_t target, find_t *f)
-{
-    memset(f, 0, sizeof *f);
-    f->offset = offset;
-    f->target = v8_graph_node(g, target)->addr;
-    v8_heap_object_t o = heap_object(g, holder);
-    v8_edges_of(e, &o, v8_graph_is_object, g, on_edge, f);
-    return f->ok ? 0 : -1;
-}
-
-static void edge_label(const v8_edge_t *e, buf_t *b)
-{
-    switch (e->kind) {
-    case V8_EDGE_PROPERTY: {
-        const char *n = e->name ? e->name : "";
-        int ident = *n && !(n[0] >= '0' && n[0] <= '9');
-        for (const char *p = n; *p && ident; p++)
-            ident = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
-                    *p == '$' || (unsigned char)*p >= 0x80;
-        if (ident) buf_printf(b, ".%s", n);
-        else {
-            buf_puts(b, "[");
-            json_put_string(b, n, strlen(n));
-            buf_puts(b, "]");
-        }
-        break;
-    }
-    case V8_EDGE_ELEMENT: buf_printf(b, "[%lld]", (long long)e->index); break;
-    case V8_EDGE_CONTEXT: buf_printf(b, "context variable %s", e->name ? e->name : "?"); break;
-    case V8_EDGE_WEAK:
-        if (e->name) buf_printf(b, "(weak %s)", e->name);
-        else buf_printf(b, "(weak [%lld])", (long long)e->index);
-        break;
-    default:
-        if (e->name && (!strncmp(e->name, "value of ", 9) || !strncmp(e->name, "export ", 7))) buf_puts(b, e->name);
-        else if (e->name && !strcmp(e->name, "key")) buf_puts(b, "key");
-        else if (e->name) buf_printf(b, "(internal %s)", e->name);
-        else buf_printf(b, "(internal [%lld])", (long long)e->index);
-        break;
-    }
-}
-
-static const char *edge_raw_name(const v8_edge_t *e, char *tmp, size_t n)
-{
-    if (e->kind == V8_EDGE_ELEMENT || !e->name) {
-        snprintf(tmp, n, "%lld", (long long)e->index);
-        return tmp;
-    }
-    return e->name;
-}
-
-/* "LeakMapValue", "Map", "(closure onData, /x/app.js:12)", "(context)", "(FixedArray)" */
-static void describe_node(core_session_t *s, v8_graph_t *g, uint32_t i, buf_t *b)
-{
-    const v8_graph_node_t *nd = v8_graph_node(g, i);
-    v8_t *v = s->v;
-    v8_function_t fi;
-    const char *tn0 = v8_type_name(v, nd->type);
-    if (tn0 && !strcmp(tn0, "JS_GLOBAL_OBJECT_TYPE")) {
-        buf_puts(b, "(global object)");
-        return;
-    }
-    if ((nd->flags & V8_NODE_JS) && v8_function_info(v, nd->addr, &fi) == 0) {
-        buf_printf(b, "(closure %s", fi.name && *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : "(anonymous)");
-        if (fi.script_name) buf_printf(b, ", %s:%d", fi.script_name, fi.def_line);
-        buf_puts(b, ")");
-        v8_function_free(&fi);
-        return;
-    }
-    if (nd->flags & V8_NODE_JS) {
-        size_t before = b->len;
-        if (v8_constructor_name(v, nd->addr, b) == 0 && b->len > before) {
-            if (nd->flags & V8_NODE_PROTOTYPE) buf_puts(b, ".prototype");
-            return;
-        }
-        b->len = before;
-    }
-    int type = nd->type;
-    if (v8_is_string_type(v, type)) {
-        v8_describe(v, nd->addr, b);
-        return;
-    }
-    const char *cn = v8_class_name(v, type);
-    const char *tn = v8_type_name(v, type);
-    if (tn && strstr(tn, "CONTEXT_TYPE")) buf_puts(b, "(context)");
-    else buf_printf(b, "(%s)", cn ? cn : tn ? tn : "object");
-}
-
-/* A printed step: the edge from holder to target, perhaps folded over backing stores. */
-typedef struct {
-    uint32_t holder, target;
-    v8_edge_t edge;
-    char name[512];
-} step_t;
-
-/* The path from the root to node x as nodes and slots; returns its length (nodes), root index. */
-static size_t path_nodes(v8_graph_t *g, uint32_t x, uint32_t **nodes, uint32_t **slots, uint32_t *root)
-{
-    size_t n = 0, cap = 0;
-    uint32_t *nd = NULL, *sl = NULL;
-    uint32_t cur = x, parent, slot, ri;
-    while (n < MAX_PATH && v8_graph_parent(g, cur, &parent, &slot, &ri) == 0) {
-        XGROW(nd, cap, n + 1);
-        sl = xrealloc(sl, cap * sizeof *sl);
-        nd[n] = cur;
-        sl[n] = slot;
-        n++;
-        if (parent == V8_NO_NODE) {
-            *root = ri;
-            break;
-        }
-        cur = parent;
-    }
-    /* reverse: root first; slots[k] is the slot of the edge from nodes[k] to nodes[k+1] */
-    for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
-        uint32_t t = nd[a];
-        nd[a] = nd[b];
-        nd[b] = t;
-        t = sl[a];
-        sl[a] = sl[b];
-        sl[b] = t;
-    }
-    for (size_t k = 0; k + 1 < n; k++) sl[k] = sl[k + 1];
-    *nodes = nd;
-    *slots = sl;
-    return n;
-}
-
-/* Names the steps of a path nodes[0..n) (slots between them), folding backing stores. */
-static size_t name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots, size_t n, step_t **out)
-{
-    step_t *st = xcalloc(n ? n : 1, sizeof *st);
-    size_t m = 0;
-    for (size_t k = 0; k + 1 < n;) {
-        find_t f;
-        size_t used = 1;
-        int done = 0;
-        /* from a JS object or a context, try to reach a later node by one named edge */
-        const v8_graph_node_t *hn = v8_graph_node(g, nodes[k]);
-        if ((hn->flags & V8_NODE_JS) || v8_edges_folds(e, hn->type)) {
-            for (size_t j = k + 2; j < n && j <= k + 1 + MAX_COLLAPSE && !done; j++) {
-                if (v8_graph_node(g, nodes[j - 1])->flags & V8_NODE_JS) break;   /* only through backing stores */
-                if (name_edge(g, e, nodes[k], -1, nodes[j], &f) == 0) used = j - k, done = 1;
-            }
-        }
-        if (!done && name_edge(g, e, nodes[k], (int64_t)(slots[k] & ~V8_SLOT_WEAK) * 8, nodes[k + 1], &f) != 0) {
-            f.found = (v8_edge_t){V8_EDGE_INTERNAL, NULL, (int64_t)(slots[k] & ~V8_SLOT_WEAK), 0, 8 * (int64_t)slots[k]};
-        }
-        st[m].holder = nodes[k];
-        st[m].target = nodes[k + used];
-        st[m].edge = f.found;
-        snprintf(st[m].name, sizeof st[m].name, "%s", f.found.name ? f.found.name : "");
-        st[m].edge.name = f.found.name ? st[m].name : NULL;
-        m++;
-        k += used;
-    }
-    *out = st;
-    return m;
-}
-
-static const char *level_name(v8_root_level_t l)
-{
-    switch (l) {
-    case V8_ROOT_GLOBAL: return "global";
-    case V8_ROOT_MODULE: return "module";
-    case V8_ROOT_STACK: return "stack";
-    case V8_ROOT_NATIVE: return "native";
-    default: return "none";
-    }
-}
 
 static void put_hex(buf_t *b, uint64_t a) { buf_printf(b, "0x%llx", (unsigned long long)a); }
 
@@ -472,8 +18,8 @@ static void put_hex(buf_t *b, uint64_t a) { buf_printf(b, "0x%llx", (unsigned lo
 static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots,
                        size_t n, uint32_t root, int json, int idx, buf_t *b)
 {
-    step_t *st;
-    size_t m = name_steps(g, e, nodes, slots, n, &st);
+    pm_step_t *st;
+    size_t m = pm_name_steps(g, e, nodes, slots, n, &st);
     const v8_graph_root_t *rt = root != V8_NO_NODE ? v8_graph_root(g, root) : NULL;
     const char *rn = rt ? rt->name : "?";
     buf_t d = {0};
@@ -481,7 +27,7 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
     if (json) {
         buf_puts(b, idx ? ",\n    {\"root\": " : "\n    {\"root\": ");
         json_put_string(b, rn, strlen(rn));
-        buf_printf(b, ", \"level\": \"%s\", \"root_address\": \"", rt ? level_name(rt->level) : "none");
+        buf_printf(b, ", \"level\": \"%s\", \"root_address\": \"", rt ? pm_level_name(rt->level) : "none");
         put_hex(b, v8_graph_node(g, nodes[0])->addr);
         buf_printf(b, "\", \"distance\": %zu, \"internal\": %s, \"steps\": [", m,
                    v8_graph_path_internal(g, nodes[n - 2 < n ? n - 2 : 0]) ? "true" : "false");
@@ -489,10 +35,10 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
             buf_puts(b, k ? ",\n      {\"kind\": \"" : "\n      {\"kind\": \"");
             buf_puts(b, v8_edge_kind_name(st[k].edge.kind));
             buf_puts(b, "\", \"name\": ");
-            const char *raw = edge_raw_name(&st[k].edge, tmp, sizeof tmp);
+            const char *raw = pm_edge_raw_name(&st[k].edge, tmp, sizeof tmp);
             json_put_string(b, raw, strlen(raw));
             buf_clear(&d);
-            edge_label(&st[k].edge, &d);
+            pm_edge_label(&st[k].edge, &d);
             buf_puts(b, ", \"edge\": ");
             json_put_string(b, d.data, d.len);
             buf_puts(b, ", \"holder\": \"");
@@ -500,25 +46,25 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
             buf_puts(b, "\", \"target\": \"");
             put_hex(b, v8_graph_node(g, st[k].target)->addr);
             buf_clear(&d);
-            describe_node(s, g, st[k].target, &d);
+            pm_describe_node(s->v, g, st[k].target, &d);
             buf_puts(b, "\", \"description\": ");
             json_put_string(b, d.data ? d.data : "", d.len);
             buf_puts(b, "}");
         }
         buf_puts(b, "]}");
     } else {
-        buf_printf(b, "path %d (%zu steps, from %s%s):\n  %s ", idx + 1, m, rt ? level_name(rt->level) : "?",
+        buf_printf(b, "path %d (%zu steps, from %s%s):\n  %s ", idx + 1, m, rt ? pm_level_name(rt->level) : "?",
                    v8_graph_path_internal(g, nodes[n - 2 < n ? n - 2 : 0]) ? ", through V8 internals only" : "", rn);
-        describe_node(s, g, nodes[0], &d);
+        pm_describe_node(s->v, g, nodes[0], &d);
         buf_printf(b, "%s ", d.data ? d.data : "");
         put_hex(b, v8_graph_node(g, nodes[0])->addr);
         buf_puts(b, "\n");
         for (size_t k = 0; k < m; k++) {
             buf_clear(&d);
-            edge_label(&st[k].edge, &d);
+            pm_edge_label(&st[k].edge, &d);
             buf_printf(b, "    %-28s -> ", d.data);
             buf_clear(&d);
-            describe_node(s, g, st[k].target, &d);
+            pm_describe_node(s->v, g, st[k].target, &d);
             buf_printf(b, "%s ", d.data ? d.data : "");
             put_hex(b, v8_graph_node(g, st[k].target)->addr);
             buf_puts(b, "\n");
@@ -552,7 +98,7 @@ static int parse(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv,
         *rc = 1;
         return -1;
     }
-    if (need_addr && core_resolve(s, argv[0], argv[1], addr) != 0) {
+    if (need_addr && pm_resolve(s->v, argv[0], argv[1], addr) != 0) {
         *rc = 1;
         return -1;
     }
@@ -562,7 +108,7 @@ static int parse(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv,
 /* The graph and the node at addr; prints why not. */
 static int node_at(core_session_t *s, const char *cmd, uint64_t addr, v8_graph_t **g, v8_edges_t **e, uint32_t *i)
 {
-    *g = core_graph(s, e);
+    *g = pm_graph(s->v, e);
     if (!*g) return -1;
     *i = v8_graph_find(*g, addr);
     if (*i == V8_NO_NODE) {
@@ -600,60 +146,60 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
     char tmp[32];
     if (json) buf_puts(&b, "[");
     for (size_t k = 0; k < n; k++) {
-        find_t f;
+        pm_find_t f;
         uint32_t h = holders[k], owner = V8_NO_NODE;
         v8_edge_t ed;
-        if (name_edge(g, e, h, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK), x, &f) == 0) ed = f.found;
+        if (pm_name_edge(g, e, h, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK), x, &f) == 0) ed = f.found;
         else ed = (v8_edge_t){slots[k] & V8_SLOT_WEAK ? V8_EDGE_WEAK : V8_EDGE_INTERNAL, NULL,
                               (int64_t)(slots[k] & ~V8_SLOT_WEAK), addr, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK)};
         char ename[512];
         snprintf(ename, sizeof ename, "%s", ed.name ? ed.name : "");
         if (ed.name) ed.name = ename;
         /* a backing store: the JS object (up to two holders up) that names x */
-        find_t of;
+        pm_find_t of;
         if (!(v8_graph_node(g, h)->flags & V8_NODE_JS)) {
             const uint32_t *h2, *s2;
             size_t n2 = v8_graph_retainers(g, h, &h2, &s2);
             for (size_t j = 0; j < n2 && j < 64 && owner == V8_NO_NODE; j++) {
-                if ((v8_graph_node(g, h2[j])->flags & V8_NODE_JS) && name_edge(g, e, h2[j], -1, x, &of) == 0) owner = h2[j];
+                if ((v8_graph_node(g, h2[j])->flags & V8_NODE_JS) && pm_name_edge(g, e, h2[j], -1, x, &of) == 0) owner = h2[j];
                 else if (!(v8_graph_node(g, h2[j])->flags & V8_NODE_JS)) {
                     const uint32_t *h3, *s3;
                     size_t n3 = v8_graph_retainers(g, h2[j], &h3, &s3);
                     for (size_t q = 0; q < n3 && q < 16 && owner == V8_NO_NODE; q++)
-                        if ((v8_graph_node(g, h3[q])->flags & V8_NODE_JS) && name_edge(g, e, h3[q], -1, x, &of) == 0)
+                        if ((v8_graph_node(g, h3[q])->flags & V8_NODE_JS) && pm_name_edge(g, e, h3[q], -1, x, &of) == 0)
                             owner = h3[q];
                 }
             }
         }
         buf_clear(&d);
-        describe_node(s, g, h, &d);
+        pm_describe_node(s->v, g, h, &d);
         if (json) {
             buf_puts(&b, k ? ",\n  {\"holder\": \"" : "\n  {\"holder\": \"");
             put_hex(&b, v8_graph_node(g, h)->addr);
             buf_puts(&b, "\", \"description\": ");
             json_put_string(&b, d.data ? d.data : "", d.len);
             buf_printf(&b, ", \"kind\": \"%s\", \"name\": ", v8_edge_kind_name(ed.kind));
-            const char *raw = edge_raw_name(&ed, tmp, sizeof tmp);
+            const char *raw = pm_edge_raw_name(&ed, tmp, sizeof tmp);
             json_put_string(&b, raw, strlen(raw));
             if (owner != V8_NO_NODE) {
                 buf_puts(&b, ", \"owner\": \"");
                 put_hex(&b, v8_graph_node(g, owner)->addr);
                 buf_printf(&b, "\", \"owner_kind\": \"%s\", \"owner_name\": ", v8_edge_kind_name(of.found.kind));
-                raw = edge_raw_name(&of.found, tmp, sizeof tmp);
+                raw = pm_edge_raw_name(&of.found, tmp, sizeof tmp);
                 json_put_string(&b, raw, strlen(raw));
             }
             buf_puts(&b, "}");
         } else {
             put_hex(&b, v8_graph_node(g, h)->addr);
             buf_printf(&b, " %s ", d.data ? d.data : "");
-            edge_label(&ed, &b);
+            pm_edge_label(&ed, &b);
             if (owner != V8_NO_NODE) {
                 buf_clear(&d);
-                describe_node(s, g, owner, &d);
+                pm_describe_node(s->v, g, owner, &d);
                 buf_puts(&b, "  (of ");
                 put_hex(&b, v8_graph_node(g, owner)->addr);
                 buf_printf(&b, " %s ", d.data ? d.data : "");
-                edge_label(&of.found, &b);
+                pm_edge_label(&of.found, &b);
                 buf_puts(&b, ")");
             }
             buf_puts(&b, "\n");
@@ -710,7 +256,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     uint32_t x;
     if (node_at(s, argv[0], addr, &g, &e, &x) != 0) return 1;
     buf_t b = {0}, d = {0};
-    describe_node(s, g, x, &d);
+    pm_describe_node(s->v, g, x, &d);
     if (json) {
         buf_puts(&b, "{\"target\": \"");
         put_hex(&b, v8_graph_node(g, x)->addr);
@@ -724,7 +270,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     int shown = 0;
     if (v8_graph_distance(g, x) == 0) {   /* a root itself */
         uint32_t *nodes, *sl, root = V8_NO_NODE;
-        size_t pn = path_nodes(g, x, &nodes, &sl, &root);
+        size_t pn = pm_path_nodes(g, x, &nodes, &sl, &root);
         print_path(s, g, e, nodes, sl, pn, root, json, shown++, &b);
         free(nodes);
         free(sl);
@@ -744,7 +290,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
             if (k && c[k].holder == c[k - 1].holder) continue;
             /* the path to the holder, then the edge to x: print through a temporary parent */
             uint32_t *nodes, *sl, root;
-            size_t pn = path_nodes(g, c[k].holder, &nodes, &sl, &root);
+            size_t pn = pm_path_nodes(g, c[k].holder, &nodes, &sl, &root);
             nodes = xrealloc(nodes, (pn + 1) * sizeof *nodes);
             nodes[pn] = x;
             sl = xrealloc(sl, (pn + 1) * sizeof *sl);
@@ -852,7 +398,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     const opt_cmd_t cmd = {"core dominators", usage, tables, 0, NULL};
     int rc;
     if (parse(s, &cmd, argc, argv, 0, NULL, &rc) < 0) return rc;
-    v8_graph_t *g = core_graph(s, NULL);
+    v8_graph_t *g = pm_graph(s->v, NULL);
     if (!g) return 1;
     if (v8_graph_dominators(g) != 0) {
         diag_error(target_name(s->t), 0, "%s: out of memory computing dominators", argv[0]);
@@ -877,7 +423,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
         if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
         if (!u64map_get(&by_map, map, &idx)) {
             buf_clear(&b);
-            describe_node(s, g, (uint32_t)i, &b);
+            pm_describe_node(s->v, g, (uint32_t)i, &b);
             if (b.data && !strncmp(b.data, "(closure", 8)) buf_clear(&b), buf_puts(&b, "(closure)");   /* maps are shared */
             const char *nm = strpool_intern(names, b.data ? b.data : "", b.len);
             int found;
@@ -993,7 +539,7 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
     if (min < 0) return opt_usage_error(cmd, "--min needs a count, not %ld", min);
     if (s->check_only) return 0;
     if (core_need_v8(s, argv[0]) != 0) return 1;
-    v8_graph_t *g = core_graph(s, NULL);
+    v8_graph_t *g = pm_graph(s->v, NULL);
     if (!g) return 1;
     if (v8_graph_dominators(g) != 0) {
         diag_error(target_name(s->t), 0, "%s: out of memory computing dominators", argv[0]);

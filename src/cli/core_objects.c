@@ -2,6 +2,7 @@
  * (v8_heap_walk), like mdb_v8's ::findjsobjects and ::jsfunctions. Objects are grouped by their
  * map: the constructor name (and with -v the property names) is worked out once per map. */
 #include "cli/core_cmds.h"
+#include "postmortem/census.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/json.h"
@@ -55,14 +56,7 @@ static map_entry_t *entry_for(walk_t *w, const v8_heap_object_t *o)
     uint32_t idx;
     if (u64map_get(&w->maps, o->map, &idx)) return &w->entries[idx - 1];
     buf_t b = {0};
-    if (v8_constructor_name(w->s->v, o->addr, &b) != 0 || !b.len) {
-        buf_clear(&b);
-        const char *cn = v8_class_name(w->s->v, o->type);
-        buf_printf(&b, "(%s)", cn ? cn : "unknown");
-    }
-    /* A prototype's "constructor" property names the class it is the prototype of: counted apart
-       from the instances, as heap snapshots do. */
-    if (o->prototype) buf_puts(&b, ".prototype");
+    pm_constructor_label(w->s->v, o->addr, o->type, o->prototype, &b);
     if (w->by_properties) {
         buf_puts(&b, ": ");
         size_t before = b.len;

@@ -3,6 +3,7 @@
  * names them (postmortem/paths.c). */
 #include "cli/core_cmds.h"
 #include "postmortem/graph_session.h"
+#include "postmortem/census.h"
 #include "postmortem/paths.h"
 #include "util/diag.h"
 #include "util/hash.h"
@@ -312,14 +313,9 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
 
 /* ---- dominators ---- */
 
-typedef struct {
-    const char *name;
-    uint64_t count, self, retained;
-} class_t;
-
 static int by_retained_class(const void *a, const void *b)
 {
-    const class_t *x = a, *y = b;
+    const pm_class_t *x = a, *y = b;
     if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
     return strcmp(x->name, y->name);
 }
@@ -334,19 +330,6 @@ static int by_retained_top(const void *a, const void *b)
     const top_t *x = a, *y = b;
     if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
     return x->node < y->node ? -1 : x->node > y->node;
-}
-
-/* Node i's map: the target of its edge from slot 0 (the graph has it: no read of the core, whose
- * pages a pass over every object would fault in), else read. */
-static int node_map(core_session_t *s, v8_graph_t *g, uint32_t i, uint64_t *map)
-{
-    const uint32_t *targets, *slots;
-    size_t n = v8_graph_edges(g, i, &targets, &slots);
-    if (n && slots[0] == 0) {
-        *map = v8_graph_node(g, targets[0])->addr;
-        return 0;
-    }
-    return v8_read_field(s->v, v8_graph_node(g, i)->addr, 0, map);
 }
 
 /* The k objects retaining the most (by_retained_top's order) of n, into out[0..k): a heap of the
@@ -400,68 +383,22 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     if (parse(s, &cmd, argc, argv, 0, NULL, &rc) < 0) return rc;
     v8_graph_t *g = pm_graph(s->v, NULL);
     if (!g) return 1;
-    if (v8_graph_dominators(g) != 0) {
-        diag_error(target_name(s->t), 0, "%s: out of memory computing dominators", argv[0]);
-        return 1;
-    }
+    pm_census_t cs;
+    if (pm_census_retained(s->v, g, pm_name_described, &cs) != 0) return 1;
     size_t n = v8_graph_node_count(g);
-    /* constructor names by map, interned */
-    strpool_t *names = strpool_new();
-    u64map_t by_map, by_name;
-    u64map_init(&by_map);
-    u64map_init(&by_name);
-    const char **cls = xcalloc(n ? n : 1, sizeof *cls);
-    class_t *classes = NULL;
-    size_t nclasses = 0, cap = 0;
-    buf_t b = {0};
-    for (size_t i = 0; i < n; i++) {
-        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
-        if (!(nd->flags & V8_NODE_JS)) continue;
-        uint64_t map;
-        uint32_t idx;
-        if (node_map(s, g, (uint32_t)i, &map) != 0) continue;
-        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
-        if (!u64map_get(&by_map, map, &idx)) {
-            buf_clear(&b);
-            pm_describe_node(s->v, g, (uint32_t)i, &b);
-            if (b.data && !strncmp(b.data, "(closure", 8)) buf_clear(&b), buf_puts(&b, "(closure)");   /* maps are shared */
-            const char *nm = strpool_intern(names, b.data ? b.data : "", b.len);
-            int found;
-            uint32_t *slot = u64map_upsert(&by_name, (uint64_t)(uintptr_t)nm, &found);
-            if (!found) {
-                XGROW(classes, cap, nclasses + 1);
-                classes[nclasses] = (class_t){nm, 0, 0, 0};
-                *slot = (uint32_t)++nclasses;
-            }
-            idx = *slot;
-            *u64map_upsert(&by_map, map, &found) = idx;
-        }
-        cls[i] = classes[idx - 1].name;
-        classes[idx - 1].count++;
-        classes[idx - 1].self += nd->size;
-    }
-    /* a class's retained: its instances not dominated (up the tree) by another of the same class */
     top_t *tops = xmalloc((n ? n : 1) * sizeof *tops);
     size_t ntops = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!cls[i]) continue;
-        uint64_t r = v8_graph_retained(g, (uint32_t)i);
-        tops[ntops++] = (top_t){(uint32_t)i, r};
-        int nested = 0;
-        uint32_t d = v8_graph_idom(g, (uint32_t)i);
-        for (int depth = 0; d != V8_NO_NODE && depth < 10000 && !nested; depth++, d = v8_graph_idom(g, d))
-            nested = cls[d] == cls[i];
-        if (nested) continue;
-        uint32_t idx;
-        u64map_get(&by_name, (uint64_t)(uintptr_t)cls[i], &idx);
-        classes[idx - 1].retained += r;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (cs.of[i]) tops[ntops++] = (top_t){(uint32_t)i, v8_graph_retained(g, (uint32_t)i)};
     size_t want = (size_t)top < ntops ? (size_t)top : ntops;
     top_t *best = xmalloc((want ? want : 1) * sizeof *best);
     ntops = top_retained(tops, ntops, want, best);
     free(tops);
     tops = best;
-    qsort(classes, nclasses, sizeof *classes, by_retained_class);
+    /* the table by retained size; cs.of still indexes cs.classes */
+    pm_class_t *byr = xmalloc((cs.n ? cs.n : 1) * sizeof *byr);
+    memcpy(byr, cs.classes, cs.n * sizeof *byr);
+    qsort(byr, cs.n, sizeof *byr, by_retained_class);
     buf_t o = {0};
     if (json) buf_puts(&o, "{\"objects\": [");
     else buf_printf(&o, "%-18s %12s %14s  %s\n", "OBJECT", "SELF", "RETAINED", "CONSTRUCTOR");
@@ -469,37 +406,33 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
         const v8_graph_node_t *nd = v8_graph_node(g, tops[k].node);
         if (json) {
             buf_printf(&o, "%s\n  {\"address\": \"0x%llx\", \"name\": ", k ? "," : "", (unsigned long long)nd->addr);
-            json_put_string(&o, cls[tops[k].node], strlen(cls[tops[k].node]));
+            json_put_string(&o, cs.classes[cs.of[tops[k].node] - 1].name, strlen(cs.classes[cs.of[tops[k].node] - 1].name));
             buf_printf(&o, ", \"self_size\": %u, \"retained_size\": %llu}", nd->size, (unsigned long long)tops[k].retained);
         } else {
             buf_printf(&o, "0x%-16llx %12u %14llu  %s\n", (unsigned long long)nd->addr, nd->size,
-                       (unsigned long long)tops[k].retained, cls[tops[k].node]);
+                       (unsigned long long)tops[k].retained, cs.classes[cs.of[tops[k].node] - 1].name);
         }
     }
     if (json) buf_puts(&o, "],\n\"constructors\": [");
     else buf_printf(&o, "\n%12s %14s %14s  %s\n", "INSTANCES", "SELF", "RETAINED", "CONSTRUCTOR");
-    for (size_t k = 0; k < nclasses && k < (size_t)top; k++) {
+    for (size_t k = 0; k < cs.n && k < (size_t)top; k++) {
         if (json) {
             buf_puts(&o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
-            json_put_string(&o, classes[k].name, strlen(classes[k].name));
+            json_put_string(&o, byr[k].name, strlen(byr[k].name));
             buf_printf(&o, ", \"count\": %llu, \"self_size\": %llu, \"retained_size\": %llu}",
-                       (unsigned long long)classes[k].count, (unsigned long long)classes[k].self,
-                       (unsigned long long)classes[k].retained);
+                       (unsigned long long)byr[k].count, (unsigned long long)byr[k].self,
+                       (unsigned long long)byr[k].retained);
         } else {
-            buf_printf(&o, "%12llu %14llu %14llu  %s\n", (unsigned long long)classes[k].count,
-                       (unsigned long long)classes[k].self, (unsigned long long)classes[k].retained, classes[k].name);
+            buf_printf(&o, "%12llu %14llu %14llu  %s\n", (unsigned long long)byr[k].count,
+                       (unsigned long long)byr[k].self, (unsigned long long)byr[k].retained, byr[k].name);
         }
     }
     if (json) buf_puts(&o, "]}\n");
     fwrite(o.data, 1, o.len, stdout);
     buf_free(&o);
-    buf_free(&b);
     free(tops);
-    free(cls);
-    free(classes);
-    u64map_free(&by_map);
-    u64map_free(&by_name);
-    strpool_free(names);
+    free(byr);
+    pm_census_free(&cs);
     return 0;
 }
 
@@ -509,14 +442,9 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
  * parentheses; prototypes apart), the instances, their shallow size and the memory they retain:
  * DevTools' "Retained Size" column. An instance dominated by another of its group is counted in
  * that one only, so a group's retained size is what freeing all its instances would free. */
-typedef struct {
-    const char *name;
-    uint64_t count, self, retained;
-} group_t;
-
 static int group_by_retained(const void *a, const void *b)
 {
-    const group_t *x = a, *y = b;
+    const pm_class_t *x = a, *y = b;
     if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
     if (x->count != y->count) return x->count < y->count ? 1 : -1;
     return strcmp(x->name, y->name);
@@ -524,7 +452,7 @@ static int group_by_retained(const void *a, const void *b)
 
 static int group_by_size(const void *a, const void *b)
 {
-    const group_t *x = a, *y = b;
+    const pm_class_t *x = a, *y = b;
     if (x->self != y->self) return x->self < y->self ? 1 : -1;
     return group_by_retained(a, b);
 }
@@ -541,58 +469,10 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
     if (core_need_v8(s, argv[0]) != 0) return 1;
     v8_graph_t *g = pm_graph(s->v, NULL);
     if (!g) return 1;
-    if (v8_graph_dominators(g) != 0) {
-        diag_error(target_name(s->t), 0, "%s: out of memory computing dominators", argv[0]);
-        return 1;
-    }
-    size_t nn = v8_graph_node_count(g);
-    strpool_t *names = strpool_new();
-    u64map_t by_map, by_name;
-    u64map_init(&by_map);
-    u64map_init(&by_name);
-    uint32_t *grp = xmalloc((nn ? nn : 1) * sizeof *grp);   /* group + 1 of each node, 0: not a JS object */
-    group_t *gs = NULL;
-    size_t ngs = 0, cap = 0;
-    buf_t b = {0};
-    for (size_t i = 0; i < nn; i++) {
-        grp[i] = 0;
-        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
-        if (!(nd->flags & V8_NODE_JS)) continue;
-        uint64_t map;
-        uint32_t idx;
-        if (node_map(s, g, (uint32_t)i, &map) != 0) continue;
-        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;
-        if (!u64map_get(&by_map, map, &idx)) {
-            buf_clear(&b);
-            if (v8_constructor_name(s->v, nd->addr, &b) != 0 || !b.len) {
-                buf_clear(&b);
-                const char *cn = v8_class_name(s->v, nd->type);
-                buf_printf(&b, "(%s)", cn ? cn : "unknown");
-            }
-            if (nd->flags & V8_NODE_PROTOTYPE) buf_puts(&b, ".prototype");
-            const char *nm = strpool_intern(names, b.data, b.len);
-            int found;
-            uint32_t *slot = u64map_upsert(&by_name, (uint64_t)(uintptr_t)nm, &found);
-            if (!found) {
-                XGROW(gs, cap, ngs + 1);
-                gs[ngs] = (group_t){nm, 0, 0, 0};
-                *slot = (uint32_t)++ngs;
-            }
-            idx = *slot;
-            *u64map_upsert(&by_map, map, &found) = idx;
-        }
-        grp[i] = idx;
-        gs[idx - 1].count++;
-        gs[idx - 1].self += nd->size;
-    }
-    for (size_t i = 0; i < nn; i++) {
-        if (!grp[i]) continue;
-        int nested = 0;
-        uint32_t d = v8_graph_idom(g, (uint32_t)i);
-        for (int depth = 0; d != V8_NO_NODE && depth < 10000 && !nested; depth++, d = v8_graph_idom(g, d))
-            nested = d < nn && grp[d] == grp[i];
-        if (!nested) gs[grp[i] - 1].retained += v8_graph_retained(g, (uint32_t)i);
-    }
+    pm_census_t cs;
+    if (pm_census_retained(s->v, g, pm_name_by_constructor, &cs) != 0) return 1;
+    pm_class_t *gs = cs.classes;
+    size_t ngs = cs.n;
     qsort(gs, ngs, sizeof *gs, strcmp(sort, "size") ? group_by_retained : group_by_size);
     buf_t o = {0};
     uint64_t total_n = 0, total_b = 0;
@@ -600,7 +480,7 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
     else buf_printf(&o, "%12s %14s %10s %14s  %s\n", "INSTANCES", "TOTAL SIZE", "SIZE", "RETAINED", "CONSTRUCTOR");
     int first = 1;
     for (size_t k = 0; k < ngs; k++) {
-        const group_t *x = &gs[k];
+        const pm_class_t *x = &gs[k];
         total_n += x->count;
         total_b += x->self;
         if (x->count < (uint64_t)min) continue;
@@ -620,11 +500,6 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
                     (unsigned long long)total_b, "", "", ngs);
     fwrite(o.data ? o.data : "", 1, o.len, stdout);
     buf_free(&o);
-    buf_free(&b);
-    free(grp);
-    free(gs);
-    u64map_free(&by_map);
-    u64map_free(&by_name);
-    strpool_free(names);
+    pm_census_free(&cs);
     return 0;
 }

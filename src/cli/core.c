@@ -204,6 +204,12 @@ int cli_core(int argc, char **argv)
         return EXIT_FAIL;
     }
     int rc = n > 0 ? core_run_command(&s, n, rest) : core_prompt(&s);
+    /* the node read is not the one the process runs: what came from V8 cannot be trusted */
+    if (target_problem(s.t)) {
+        diag_error(target_name(s.t), 0, "%s: %s", s.v ? "JavaScript frames and values read with the wrong V8 metadata"
+                                                       : "no V8 found", target_problem(s.t));
+        rc = EXIT_FAIL;
+    }
     v8_close(s.v);
     target_close(s.t);
     return rc;

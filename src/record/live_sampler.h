@@ -21,6 +21,10 @@ typedef struct {
     unsigned long long cpu_ns;    /* nodescope's CPU time while sampling: reading the rings, naming, polling */
     unsigned long copy_changes;   /* events opened again with another stack copy (record/stack_need.h) */
     unsigned long short_copies;   /* samples with frames that may have changed beyond the copy */
+    unsigned long jit;            /* samples with a frame in V8's JIT code (anonymous executable memory),
+                                     not left unnamed on purpose (partial) */
+    unsigned long jit_unnamed;    /* of those, samples that name no JavaScript function: the wrong node
+                                     binary read, V8's metadata not matching, ... (target_problem) */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a

@@ -5,8 +5,9 @@
  * deleted or replaced since, "(deleted)"), then the path itself; a core's under --root DIR when
  * given. Each file opened is checked against the target: its GNU build id must be the one in the
  * ELF headers mapped in the target's memory (when they are there to read); a file that differs is
- * not taken while another way gives the right one, and when none does, a warning names it and the
- * target keeps the cause (target_problem) for the commands that find nothing to name. */
+ * not taken while another way gives the right one, and when none does, a warning names it: a
+ * library is left without symbols, the executable is read all the same (V8's metadata is in it) and
+ * the target keeps the cause (target_problem) for the commands that find nothing to name. */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -118,7 +119,7 @@ int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t
         }
     }
     if (first_fd < 0) {
-        if (live && open_errno && open_errno != ENOENT && target_other_mount_ns(t->pid))
+        if (required && live && open_errno && open_errno != ENOENT && target_other_mount_ns(t->pid))
             target_set_problem(t, "pid %d runs in another mount namespace, and %s cannot be read through /proc/%d/root: %s",
                                t->pid, p, t->pid, strerror(open_errno));
         if (required) diag_error(target_name(t), 0, "cannot open executable %s: %s", cand[0], strerror(open_errno ? open_errno : ENOENT));
@@ -129,8 +130,8 @@ int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t
     hex_id(want, nwant, b, sizeof b);
     diag_warn(target_name(t), 0, "%s: build id %s differs from the one of %s as mapped at 0x%llx (%s)%s", cand[first_i], a, p,
               (unsigned long long)map_start, b, required ? "; its symbols and V8's metadata may be wrong" : "; its symbols are not used");
-    target_set_problem(t, "%s has build id %s, not the %s mapped in the process (%s)", cand[first_i], a, b, p);
     if (!required) { close(first_fd); return -1; }
+    target_set_problem(t, "%s has build id %s, not the %s mapped in the process (%s)", cand[first_i], a, b, p);
     *used = xstrdup(cand[first_i]);
     return first_fd;
 }

@@ -140,8 +140,8 @@ size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], targe
 int target_leaf_framed(target_t *t, uint64_t pc);
 
 const char *target_exe_path(const target_t *t);
-/* Why the target's binaries may not be the ones it runs, or NULL: files it maps that could not be
- * read through its mount namespace (/proc/PID/root), or whose build id differs (target/files.c).
+/* Why the target's executable may not be the one it runs, or NULL: it could not be read through
+ * the process's mount namespace (/proc/PID/root), or its build id differs (target/files.c).
  * For the messages of commands that find no JavaScript to name. */
 const char *target_problem(const target_t *t);
 /* A live process: is it in another mount namespace than nodescope? Its pid in its own pid

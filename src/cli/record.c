@@ -136,31 +136,6 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Samples in V8's JIT code that name no JavaScript function: above UNNAMED_JIT_MAX of them a
- * warning with the cause found (the process's binaries, read through its mount namespace or not,
- * whose build id differs...), and an error when none is named: a profile without JavaScript names
- * is not a success. -1 after the error. */
-#define UNNAMED_JIT_MAX 0.05
-static int unnamed_jit(const live_session_result_t *sr)
-{
-    const live_stats_t *st = &sr->stats;
-    if (!st->jit || (double)st->jit_unnamed <= UNNAMED_JIT_MAX * (double)st->jit) return 0;
-    char cause[1400];
-    if (sr->problem[0]) snprintf(cause, sizeof cause, "%s", sr->problem);
-    else
-        snprintf(cause, sizeof cause, "no cause found: the node binary read%s matches the process's build id, "
-                 "so V8's metadata or nodescope's knowledge of this V8 may not fit its heap",
-                 sr->other_mount_ns ? " through its mount namespace" : "");
-    int none = st->jit_unnamed == st->jit;
-    double share = 100.0 * (double)st->jit_unnamed / (double)st->jit;
-    if (none)
-        diag_error(NULL, 0, "none of the %lu samples in V8's JIT code names a JavaScript function: %s", st->jit, cause);
-    else
-        diag_warn(NULL, 0, "%lu of %lu samples in V8's JIT code (%.0f%%) name no JavaScript function: %s", st->jit_unnamed,
-                  st->jit, share, cause);
-    return none ? -1 : 0;
-}
-
 /* The default: the live sampler on the program it starts or the process it attaches to. */
 static int record_live(char **prog, int nprog, int attach, double freq, double duration, int wall, const char *out,
                        const write_opts_t *wo, int source_maps)
@@ -212,7 +187,7 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
     }
     profile_free(p);
     record_program_free(&rp);
-    if (rc == EXIT_OK && unnamed_jit(&sr) != 0) rc = EXIT_FAIL;
+    if (rc == EXIT_OK && live_stats_check_named(&sr.stats, sr.problem, sr.other_mount_ns) != 0) rc = EXIT_FAIL;
     if (rc != EXIT_OK) return rc;
     if (attach || sr.stopped) return EXIT_OK;
     return sr.exit_status;

@@ -859,3 +859,26 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
     live_sampler_stop(s, stats);
     return 0;
 }
+
+#define UNNAMED_JIT_MAX 0.05
+
+int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns) {
+    if (!st->jit || (double)st->jit_unnamed <= UNNAMED_JIT_MAX * (double)st->jit) return 0;
+    char cause[1400];
+    if (problem && *problem) snprintf(cause, sizeof cause, "%s", problem);
+    else
+        snprintf(cause, sizeof cause, "no cause found: the node binary read%s has the process's build id, "
+                 "so V8's metadata or nodescope's knowledge of this V8 may not fit its heap",
+                 other_mount_ns ? " through its mount namespace" : "");
+    if (st->jit_unnamed == st->jit) {
+        diag_error(NULL, 0, "none of the %lu samples in V8's JIT code names a JavaScript function: %s", st->jit, cause);
+        return -1;
+    }
+    diag_warn(NULL, 0, "%lu of %lu samples in V8's JIT code (%.0f%%) name no JavaScript function: %s", st->jit_unnamed,
+              st->jit, 100.0 * (double)st->jit_unnamed / (double)st->jit, cause);
+    return 0;
+}
+
+void live_stats_json(const live_stats_t *st, char *out, size_t cap) {
+    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu", st->samples, st->jit, st->jit_unnamed);
+}

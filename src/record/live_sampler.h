@@ -58,4 +58,10 @@ void live_sampler_stop(live_sampler_t *s, live_stats_t *stats);
 void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats);
 /* The same, opening the process (read-only) and V8's metadata itself. */
 int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t *stats);
+/* After sampling: the samples in V8's JIT code that name no JavaScript function. Above 5% of them a
+ * warning with the cause found (problem: target_problem's, may be NULL or ""; other_mount_ns: the
+ * process ran in a container), none named an error: -1 then, 0 otherwise. */
+int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns);
+/* The counts as JSON members for a report (",\"samples\":N,\"jitSamples\":J,\"jitUnnamed\":U"), in out. */
+void live_stats_json(const live_stats_t *st, char *out, size_t cap);
 #endif

@@ -5,7 +5,8 @@
 # needs CAP_SYS_ADMIN: a non-root user's case; here a tmpfs over it in nodescope's own mount
 # namespace). nodescope can only read the new file: it must warn naming it (build ids differ),
 # `record -p` must say that its samples in JIT code name no JavaScript function, with that cause,
-# and exit non-zero; `core --pid stack` too. Without the mask, map_files gives the right binary.
+# and exit non-zero; `core --pid stack` and `top -p` too (top's --json has the counts). Without the
+# mask, map_files gives the right binary.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
@@ -37,8 +38,19 @@ cat "$dir/stack.err"
 [ $rc -ne 0 ] || fail "core --pid stack of the wrong binary exited 0"
 grep -q "error: .*$dir/bin/node has build id" "$dir/stack.err" || fail "core --pid: no error with the cause"
 
+# top's JSON report carries the counts
+masked timeout 60 "$NODESCOPE" top -p "$pid" --once -d 1 --json > "$dir/top.json" 2> "$dir/top.err"; rc=$?
+[ $rc -ne 0 ] || fail "top -p of the wrong binary exited 0"
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    if (!(r.jitSamples > 0 && r.jitUnnamed === r.jitSamples)) { console.log(r); process.exit(1); }' "$dir/top.json" ||
+    fail "top --json: jitSamples/jitUnnamed missing or wrong"
+
 # the same process, map_files allowed: the inode still mapped is read, and all is well
 timeout 60 "$NODESCOPE" record -p "$pid" -d 2 -o "$dir/good.folded" 2> "$dir/good.err" || { cat "$dir/good.err"; fail "record -p through map_files exited $?"; }
 grep -q "warning" "$dir/good.err" && { cat "$dir/good.err"; fail "record -p through map_files warned"; }
 grep -q ";hotFunction " "$dir/good.folded" || fail "record -p through map_files: no hotFunction"
+timeout 60 "$NODESCOPE" top -p "$pid" --once -d 1 --json > "$dir/top.json" || fail "top -p through map_files exited $?"
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    if (!(r.jitSamples > 0 && r.jitUnnamed === 0)) { console.log(r); process.exit(1); }' "$dir/top.json" ||
+    fail "top --json through map_files: jitSamples/jitUnnamed"
 echo ok

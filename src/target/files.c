@@ -131,6 +131,10 @@ int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t
     diag_warn(target_name(t), 0, "%s: build id %s differs from the one of %s as mapped at 0x%llx (%s)%s", cand[first_i], a, p,
               (unsigned long long)map_start, b, required ? "; its symbols and V8's metadata may be wrong" : "; its symbols are not used");
     if (!required) { close(first_fd); return -1; }
+    if (live && first_i > 0 && open_errno && open_errno != ENOENT && target_other_mount_ns(t->pid))
+        target_set_problem(t, "pid %d runs in another mount namespace, whose %s could not be read through /proc/%d/root (%s); "
+                           "%s has build id %s, not the %s mapped in the process", t->pid, p, t->pid, strerror(open_errno),
+                           cand[first_i], a, b);
     target_set_problem(t, "%s has build id %s, not the %s mapped in the process (%s)", cand[first_i], a, b, p);
     *used = xstrdup(cand[first_i]);
     return first_fd;

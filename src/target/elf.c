@@ -219,8 +219,8 @@ static int check_build_id(target_t *t, uint64_t exe_start) {
     size_t na = target_elf_build_id(t, t->mods[0].fd, 0, a, sizeof a), nb = target_elf_build_id(t, -1, exe_start, b, sizeof b);
     t->exe_given = given;
     if (na && nb && (na != nb || memcmp(a, b, na) != 0)) {
-        diag_error(target_name(t), 0, "executable %s does not match the core (build ids differ); give the right one with --node PATH",
-                   t->exe_path);
+        diag_error(target_name(t), 0, "executable %s does not match the core (build ids differ); give the right one with --node PATH%s",
+                   t->mods[0].file, t->root && !t->exe_given ? " or the container's root with --root DIR" : "");
         return -1;
     }
     return 0;

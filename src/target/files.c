@@ -96,13 +96,14 @@ int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t
     }
     uint8_t want[64], got[64];
     size_t nwant = map_start && !(required && !live) ? target_elf_build_id(t, -1, map_start, want, sizeof want) : 0;
-    int first_fd = -1, first_i = -1, open_errno = 0;
+    int first_fd = -1, first_i = -1, open_errno = 0, last_errno = ENOENT;
     size_t first_n = 0;
     uint8_t first_id[64];
     for (int i = 0; i < ncand; i++) {
         int fd = open(cand[i], O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-            if (i == 0) open_errno = errno;
+            last_errno = errno;
+            if (i == 0 && live && !was_deleted) open_errno = errno;   /* the process's root refused */
             continue;
         }
         size_t n = nwant ? target_elf_build_id(t, fd, 0, got, sizeof got) : 0;
@@ -122,7 +123,7 @@ int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t
         if (required && live && open_errno && open_errno != ENOENT && target_other_mount_ns(t->pid))
             target_set_problem(t, "pid %d runs in another mount namespace, and %s cannot be read through /proc/%d/root: %s",
                                t->pid, p, t->pid, strerror(open_errno));
-        if (required) diag_error(target_name(t), 0, "cannot open executable %s: %s", cand[0], strerror(open_errno ? open_errno : ENOENT));
+        if (required) diag_error(target_name(t), 0, "cannot open executable %s: %s", cand[0], strerror(last_errno));
         return -1;
     }
     char a[130], b[130];

@@ -220,7 +220,7 @@ static int check_build_id(target_t *t, uint64_t exe_start) {
     t->exe_given = given;
     if (na && nb && (na != nb || memcmp(a, b, na) != 0)) {
         diag_error(target_name(t), 0, "executable %s does not match the core (build ids differ); give the right one with --node PATH%s",
-                   t->mods[0].file, t->root && !t->exe_given ? " or the container's root with --root DIR" : "");
+                   t->mods[0].file, !t->root && !t->exe_given ? " (a core from a container: --root DIR)" : "");
         return -1;
     }
     return 0;

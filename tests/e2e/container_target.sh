@@ -5,7 +5,9 @@
 # nodescope must read the container's through /proc/PID/root. For each major that differs from the
 # host's: `record -p` names the hot function in >= 90% of the main thread's samples, `core --pid
 # stack` shows the fixture's frames, and a gcore of it is read with --root /proc/PID/root and with
-# --node. MAJORS (default "18 22 24") picks the majors; everything started is killed on exit.
+# --node; on the last major `record --perf -p` names it from the container's own perf map
+# (/proc/PID/root/tmp/perf-NSPID.map: the container has its own /tmp). MAJORS (default "18 22 24")
+# picks the majors; everything started is killed on exit.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
@@ -27,7 +29,8 @@ fail() { echo "FAIL (node $v in a container): $*"; exit 1; }
 start_container() {
     local node=$CACHE/$v/bin/node
     unshare --mount --pid --fork --mount-proc --propagation private \
-        sh -c "mount --bind '$node' /usr/bin/node && /usr/bin/node '$FIX/container_hot.js'; exit 0" &
+        sh -c "mount -t tmpfs none /tmp && mount --bind '$node' /usr/bin/node &&
+               /usr/bin/node --perf-basic-prof '$FIX/container_hot.js'; exit 0" &
     local u=$! k
     init= pid=
     for k in $(seq 50); do
@@ -53,6 +56,17 @@ check_major() {
     grep -q "warning" "$w/rec.err" && { cat "$w/rec.err"; fail "record -p warned"; }
     timeout 60 "$NODESCOPE" core --pid "$pid" stack > "$w/stack.txt" 2> "$w/stack.err" || { cat "$w/stack.err"; fail "core --pid stack exited $?"; }
     grep -q "^js:     main at .*container_hot.js" "$w/stack.txt" || { cat "$w/stack.txt" "$w/stack.err"; fail "core --pid stack: no main frame"; }
+    # --perf: the perf map is the container's /tmp/perf-NSPID.map (its /tmp is its own), read
+    # through /proc/PID/root; once, on the last major (perf script takes a while)
+    if [ "$v" = "$last" ] && command -v perf >/dev/null; then
+        ns=$(awk '/^NSpid:/ { print $NF }' "/proc/$pid/status")
+        [ -s "/proc/$pid/root/tmp/perf-$ns.map" ] || fail "no perf map in the container's /tmp"
+        timeout 60 "$NODESCOPE" record --perf -p "$pid" -d 2 -o "$w/perf.folded" 2> "$w/perf.err" || { cat "$w/perf.err"; fail "record --perf -p exited $?"; }
+        grep -q "no perf map" "$w/perf.err" && { cat "$w/perf.err"; fail "record --perf -p found no perf map"; }
+        read -r hot total < <(awk '{ t += $NF; if ($0 ~ /hotFunction/) h += $NF } END { print h + 0, t + 0 }' "$w/perf.folded")
+        echo "node $v: record --perf -p: hotFunction in $hot of $total ns"
+        [ "$total" -gt 0 ] && [ $((hot * 100)) -ge $((total * 80)) ] || { cat "$w/perf.err"; fail "record --perf -p: hotFunction in $hot of $total"; }
+    fi
     if command -v gcore >/dev/null; then
         gcore -o "$w/core" "$pid" > /dev/null 2>&1 || fail "gcore failed"
         core=$(ls "$w"/core.*)
@@ -68,6 +82,7 @@ check_major() {
 }
 
 tested=0
+last=$(echo ${MAJORS:-18 22 24} | awk '{ print $NF }')
 for v in ${MAJORS:-18 22 24}; do
     [ "$v" != "$host_major" ] || { echo "node $v is the host's: skipped"; continue; }
     [ -x "$CACHE/$v/bin/node" ] || { echo "no Node $v (run scripts/setup.sh): not tested"; continue; }

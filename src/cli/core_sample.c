@@ -51,8 +51,11 @@ int core_cmd_sample(core_session_t *s, int argc, char **argv)
         fprintf(stderr, "%lu samples from %lu threads, %lu partial (JS frames left unnamed: read too late or moved by a GC), %lu lost, "
                 "%lu without a frame; stack copies resized %lu times, %lu samples beyond the copy\n", st.samples, st.threads,
                 st.partial, st.lost, st.empty, st.copy_changes, st.short_copies);
+    if (rc == 0 && stats)
+        fprintf(stderr, "%lu samples in V8's JIT code, %lu of them naming no JavaScript function\n", st.jit, st.jit_unnamed);
     if (rc == 0 && cli_write_profile(p, output ? output : "-", output ? NULL : format_writer_by_name("folded"),
                                         &(write_opts_t){.thread = thread, .threads_merge = threads_merge}, NULL, 0) != 0) rc = -1;
     profile_free(p);
+    if (rc == 0 && live_stats_check_named(&st, target_problem(s->t), 0) != 0) rc = -1;
     return rc == 0 ? EXIT_OK : EXIT_FAIL;
 }

@@ -179,12 +179,15 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
                 if (diag_verbosity > 0)
                     fprintf(stderr, "; stack copies resized %lu times, %lu samples beyond the copy", sr.stats.copy_changes,
                             sr.stats.short_copies);
+                if (diag_verbosity > 0)
+                    fprintf(stderr, "; %lu in JIT code, %lu of them naming no JS function", sr.stats.jit, sr.stats.jit_unnamed);
                 fprintf(stderr, ")\n");
             }
         }
     }
     profile_free(p);
     record_program_free(&rp);
+    if (rc == EXIT_OK && live_stats_check_named(&sr.stats, sr.problem, sr.other_mount_ns) != 0) rc = EXIT_FAIL;
     if (rc != EXIT_OK) return rc;
     if (attach || sr.stopped) return EXIT_OK;
     return sr.exit_status;

@@ -85,7 +85,7 @@ int cli_top(int argc, char **argv)
             cli_input_free(&in);
             return opt_usage_error(&cmd, "-p samples a process: no profile file with it ('%s')", argv[1]);
         }
-        top_live_opts_t lo = {pid, hz, duration, interval, once, wall, 0, {limit, by_file, sort_total, json, NULL}};
+        top_live_opts_t lo = {pid, hz, duration, interval, once, wall, 0, {limit, by_file, sort_total, json, NULL, NULL}};
         write_opts_t wo = {0};
         cli_input_write_opts(&in, &wo);
         lo.threads_merge = wo.threads_merge;
@@ -105,7 +105,7 @@ int cli_top(int argc, char **argv)
         return EXIT_FAIL;
     }
     /* the split by thread role, then the functions of the threads picked (all: a root per role) */
-    text_report_opts_t ro = {limit, by_file, sort_total, json, p};
+    text_report_opts_t ro = {limit, by_file, sort_total, json, p, NULL};
     write_opts_t wo = {0};
     cli_input_write_opts(&in, &wo);
     profile_t *view = NULL;

@@ -41,6 +41,9 @@ static void report(const top_live_opts_t *o, const profile_t *p, const live_stat
         view = NULL;
     text_report_opts_t ro = o->report;
     ro.threads_of = p;
+    char counts[160];
+    live_stats_json(st, counts, sizeof counts);   /* what the sampler found to name */
+    ro.json_extra = counts;
     if (!o->report.json) {
         buf_printf(out, "nodescope top: pid %d (%s), %g Hz%s, %.1f s, %lu samples", o->pid, cmdline, o->hz,
                    o->wall ? " wall-clock" : "", seconds, st->samples);
@@ -120,8 +123,9 @@ int top_live(const top_live_opts_t *o)
     buf_free(&out);
     if (gone && diag_verbosity >= 0) fprintf(stderr, "nodescope: process %d exited\n", o->pid);
     if (st.samples == 0) diag_warn(NULL, 0, "no samples: process %d did not run on a CPU while it was sampled", o->pid);
+    int rc = live_stats_check_named(&st, target_problem(t), target_other_mount_ns(o->pid));
     profile_free(p);
     v8_close(v);
     target_close(t);
-    return 0;
+    return rc;
 }

@@ -154,6 +154,7 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
         buf_printf(out, "{\"total\":%.17g,\"unit\":", p->total);
         json_put_string(out, unit, strlen(unit));
         buf_printf(out, ",\"by\":\"%s\"", by_file ? "file" : "function");
+        if (o->json_extra) buf_puts(out, o->json_extra);
         if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, 1, out);
         buf_puts(out, ",\"rows\":[");
         for (size_t i = 0; i < shown; i++) {

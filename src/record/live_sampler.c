@@ -275,6 +275,15 @@ static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_
 #define NAME_SKIP UINT32_MAX
 static uint64_t name_key(const v8_frame_t *f) { return f->pc * 2 + (f->return_address ? 1 : 0); }
 
+/* Is any of the frames in anonymous executable memory (V8's code space)? */
+static int in_jit_code(target_t *t, const target_frame_t *native, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const target_mapping_t *m = target_mapping_at(t, native[i].pc);
+        if (m && !m->path && (m->prot & 4 /* PROT_EXEC */)) return 1;
+    }
+    return 0;
+}
+
 /* One sample: walk, decode, name, add. time_ns is when the stack was last as copied (the sample's
  * time; for a thread off the CPU, when it came back). It weighs ticks, one timeline sample each
  * from tick0_ns every step_ns; wait (may be NULL) is the leaf frame of a thread off the CPU. */
@@ -324,8 +333,9 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thr
     size_t k;
     int leaf_line;   /* the line the leaf JS frame executes: V8's positionTicks */
     buf_t b = {0};
+    int named_js;   /* a JS frame named: the sample's JIT code named */
 name:
-    torn = unnamed = 0;
+    torn = unnamed = named_js = 0;
     for (size_t i = 0; v && i < n; i++) {
         v8_frame_t *f = &frames[i];
         if (f->kind != V8_FRAME_JS) continue;
@@ -375,6 +385,7 @@ name:
             buf_puts(&b, nm);
             ids[k++] = profile_frame(p, b.data, b.len, r.fn.script_name ? r.fn.script_name : "", r.fn.def_line,
                                      r.fn.def_col, kind_of(f->tier));
+            named_js = 1;
             if (!f->position_is_definition && f->line > 0) leaf_line = f->line;
         } else if (api) {
             /* as V8's profiler names the callback: the function's name, no script */
@@ -396,6 +407,12 @@ name:
     }
     if (unnamed) st->partial++;
     if (unnamed && late) st->late++;
+    /* in V8's JIT code (anonymous executable memory: V8's code space), by the leaf or a return
+       address, and not left unnamed on purpose (late, moved): a sample that should name JS */
+    if (!unnamed && in_jit_code(t, native, n_native)) {
+        st->jit++;
+        if (!named_js) st->jit_unnamed++;
+    }
     if (!unnamed && late && quiet) st->late_named++;
     buf_free(&b);
     target_set_stack_copy(t, 0, NULL, 0);
@@ -841,4 +858,27 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
     while (now_s() < end && !(stop && *stop) && live_sampler_poll(s) > 0) {}
     live_sampler_stop(s, stats);
     return 0;
+}
+
+#define UNNAMED_JIT_MAX 0.05
+
+int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns) {
+    if (!st->jit || (double)st->jit_unnamed <= UNNAMED_JIT_MAX * (double)st->jit) return 0;
+    char cause[1400];
+    if (problem && *problem) snprintf(cause, sizeof cause, "%s", problem);
+    else
+        snprintf(cause, sizeof cause, "no cause found: the node binary read%s has the process's build id, "
+                 "so V8's metadata or nodescope's knowledge of this V8 may not fit its heap",
+                 other_mount_ns ? " through its mount namespace" : "");
+    if (st->jit_unnamed == st->jit) {
+        diag_error(NULL, 0, "none of the %lu samples in V8's JIT code names a JavaScript function: %s", st->jit, cause);
+        return -1;
+    }
+    diag_warn(NULL, 0, "%lu of %lu samples in V8's JIT code (%.0f%%) name no JavaScript function: %s", st->jit_unnamed,
+              st->jit, 100.0 * (double)st->jit_unnamed / (double)st->jit, cause);
+    return 0;
+}
+
+void live_stats_json(const live_stats_t *st, char *out, size_t cap) {
+    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu", st->samples, st->jit, st->jit_unnamed);
 }

@@ -21,6 +21,10 @@ typedef struct {
     unsigned long long cpu_ns;    /* nodescope's CPU time while sampling: reading the rings, naming, polling */
     unsigned long copy_changes;   /* events opened again with another stack copy (record/stack_need.h) */
     unsigned long short_copies;   /* samples with frames that may have changed beyond the copy */
+    unsigned long jit;            /* samples with a frame in V8's JIT code (anonymous executable memory),
+                                     not left unnamed on purpose (partial) */
+    unsigned long jit_unnamed;    /* of those, samples that name no JavaScript function: the wrong node
+                                     binary read, V8's metadata not matching, ... (target_problem) */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a
@@ -54,4 +58,10 @@ void live_sampler_stop(live_sampler_t *s, live_stats_t *stats);
 void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats);
 /* The same, opening the process (read-only) and V8's metadata itself. */
 int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t *stats);
+/* After sampling: the samples in V8's JIT code that name no JavaScript function. Above 5% of them a
+ * warning with the cause found (problem: target_problem's, may be NULL or ""; other_mount_ns: the
+ * process ran in a container), none named an error: -1 then, 0 otherwise. */
+int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns);
+/* The counts as JSON members for a report (",\"samples\":N,\"jitSamples\":J,\"jitUnnamed\":U"), in out. */
+void live_stats_json(const live_stats_t *st, char *out, size_t cap);
 #endif

@@ -177,6 +177,9 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     if (stop_signals_next(&late)) r->stopped = 1;   /* the terminal's ^C ended the program first */
     live_sampler_stop(s, &r->stats);
     if (!o->attach_pid) r->exit_status = shell_status(status);
+    const char *why = target_problem(t);
+    snprintf(r->problem, sizeof r->problem, "%s", why ? why : "");
+    r->other_mount_ns = target_other_mount_ns(pid);
     v8_close(v);
     target_close(t);
     stop_signals_restore();   /* record holds them caught until it exits (stop_signals.h) */

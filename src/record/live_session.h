@@ -26,6 +26,8 @@ typedef struct {
     int stopped;          /* nodescope stopped the program or the sampling: a signal or -d */
     int killed;           /* the program had to be killed (SIGKILL) */
     live_stats_t stats;
+    char problem[1024];   /* why the process's binaries may be the wrong ones (target_problem), or "" */
+    int other_mount_ns;   /* it ran in another mount namespace (a container) */
 } live_session_result_t;
 
 /* Runs to the end, adding the samples to out. Returns 0, or -1 when the program could not be

@@ -1,6 +1,7 @@
 #include "record/perf_import.h"
 #include "formats/format.h"
 #include "symbols/jit_resolver.h"
+#include "symbols/perfmap.h"
 #include "util/diag.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -100,8 +101,9 @@ int perf_import(const char *dir, int target, int journaled, profile_t *p, int *n
         diag_warn(NULL, 0, "perf took no samples: the program was idle, or ran too briefly");
         return 0;   /* an empty profile is the truth */
     }
-    char map_path[64];
-    snprintf(map_path, sizeof map_path, "/tmp/perf-%d.map", target);
+    char map_path[256];
+    if (target > 0) perfmap_path_for_pid(target, map_path, sizeof map_path);   /* a container's under its root */
+    else map_path[0] = 0;
     int have_map = target > 0 && access(map_path, R_OK) == 0;
     jit_resolver_t *res = jit_resolver_new(have_map ? map_path : NULL, JIT_AMBIGUOUS_MARK);
     if (!res) return -1;

@@ -1,4 +1,5 @@
 #include "record/program.h"
+#include "symbols/perfmap.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include <errno.h>
@@ -169,8 +170,8 @@ int record_check_attach(int pid, record_attach_need_t need)
                    "To record it with perf anyway (native frames only), add --perf", pid);
         return -1;
     }
-    char map[64];
-    snprintf(map, sizeof map, "/tmp/perf-%d.map", pid);
+    char map[256];
+    perfmap_path_for_pid(pid, map, sizeof map);
     if (need == RECORD_ATTACH_ANY && node && access(map, R_OK) != 0)
         diag_warn(map, 0, "process %d has no perf map (it was not started with --perf-basic-prof), so perf cannot "
                   "name its JavaScript frames: without --perf, the live sampler names them", pid);

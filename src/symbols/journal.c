@@ -1,4 +1,5 @@
 #include "symbols/journal.h"
+#include "symbols/perfmap.h"
 #include "util/diag.h"
 #include <errno.h>
 #include <poll.h>
@@ -19,7 +20,7 @@ uint64_t monotonic_ns(void)
 int map_journal_start(map_journal_t *j, int pid, const char *out_path)
 {
     memset(j, 0, sizeof *j);
-    snprintf(j->map_path, sizeof j->map_path, "/tmp/perf-%d.map", pid);
+    perfmap_path_for_pid(pid, j->map_path, sizeof j->map_path);   /* a container's under its root */
     j->out = fopen(out_path, "w");
     if (!j->out) {
         diag_error(out_path, 0, "cannot create map journal: %s", strerror(errno));
@@ -27,7 +28,10 @@ int map_journal_start(map_journal_t *j, int pid, const char *out_path)
     }
     /* Watch the directory: the map may not exist yet. Without inotify we poll. */
     j->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (j->inotify_fd >= 0) j->watch = inotify_add_watch(j->inotify_fd, "/tmp", IN_MODIFY | IN_CREATE);
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", j->map_path);
+    *strrchr(dir, '/') = 0;
+    if (j->inotify_fd >= 0) j->watch = inotify_add_watch(j->inotify_fd, dir, IN_MODIFY | IN_CREATE);
     j->last_size = -1;
     /* A journal entry is only as good as the delay between V8's write and our stat:
      * under load a normal-priority process wakes milliseconds late and samples of

@@ -63,4 +63,9 @@ void perfmap_build_index(perfmap_t *m);
 /* For each entry: 1 when a later entry (in file order) overlaps it. O(N log N). out[n]. */
 void perfmap_overlapped_by_later(const perfmap_t *m, uint8_t *out);
 
+/* Where process pid's perf map is, as perf looks: /tmp/perf-PID.map, or for a process in another
+ * pid or mount namespace (a container) /proc/PID/root/tmp/perf-NSPID.map, NSPID its pid in its own
+ * namespace (the last NSpid of /proc/PID/status). Written to buf; returns buf. */
+const char *perfmap_path_for_pid(int pid, char *buf, size_t cap);
+
 #endif

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -113,7 +114,9 @@ static void find_exe(target_t *t) {
     if (m && m->path) t->exe_path = xstrdup(m->path);
 }
 
-target_t *target_open_core(const char *core_path, const char *exe) {
+target_t *target_open_core(const char *core_path, const char *exe) { return target_open_core_root(core_path, exe, NULL); }
+
+target_t *target_open_core_root(const char *core_path, const char *exe, const char *root) {
     int fd = open(core_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) { diag_error(core_path, 0, "cannot open: %s", strerror(errno)); return NULL; }
     struct stat st;
@@ -168,15 +171,23 @@ target_t *target_open_core(const char *core_path, const char *exe) {
     qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
     merge_segments(t, ph, eh->e_phnum);
     free(ph);
-    if (exe) t->exe_path = xstrdup(exe);
+    if (root && *root) {
+        size_t n = strlen(root);
+        while (n > 1 && root[n - 1] == '/') n--;   /* paths in the core begin with '/' */
+        t->root = n == 1 && root[0] == '/' ? NULL : xstrndup(root, n);
+    }
+    if (exe) t->exe_path = xstrdup(exe), t->exe_given = 1;
     else find_exe(t);
     if (!t->exe_path) {
         diag_error(core_path, 0, "cannot find the executable in the core's NT_FILE note; give it with --node PATH");
         target_close(t);
         return NULL;
     }
-    if (access(t->exe_path, R_OK) != 0) {
-        diag_error(core_path, 0, "executable %s: %s (give the right one with --node PATH)", t->exe_path, strerror(errno));
+    char exe_file[4200];
+    snprintf(exe_file, sizeof exe_file, "%s%s", t->root && !t->exe_given ? t->root : "", t->exe_path);
+    if (access(exe_file, R_OK) != 0) {
+        diag_error(core_path, 0, "executable %s: %s (give the right one with --node PATH%s)", exe_file, strerror(errno),
+                   t->root ? "" : ", or the container's root with --root DIR");
         target_close(t);
         return NULL;
     }
@@ -193,6 +204,7 @@ void target_close(target_t *t) {
     if (t->core && !t->core_borrowed) munmap((void *)t->core, t->core_size);
     for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);
     free(t->maps); free(t->segs); free(t->threads); free(t->name); free(t->exe_path);
+    free(t->root); free(t->problem); free(t->exe_map_path);
     free(t);
 }
 
@@ -236,7 +248,12 @@ const void *target_direct(target_t *t, uint64_t addr, size_t n) {
 
 int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n) {
     if (!m->path || m->path[0] != '/') return -1;
-    int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+    char file[4200];
+    if (t->exe_given && t->exe_map_path && strcmp(m->path, t->exe_map_path) == 0)
+        snprintf(file, sizeof file, "%s", t->exe_path);   /* --node: the executable's pages from it */
+    else
+        snprintf(file, sizeof file, "%s%s", t->root ? t->root : "", m->path);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     uint64_t off = m->file_offset + (addr - m->start);
     ssize_t got = pread(fd, dst, n, (off_t)off);

@@ -65,38 +65,30 @@ static void sort_syms(target_module_t *mod) {
     mod->by_name = NULL;
 }
 
-/* The names point into the ELF file's string tables, mapped by libelf (ELF_C_READ_MMAP), not into
- * one copy each (a malloc per symbol was a third of opening a core): the Elf handle stays open,
- * kept in the record past the last symbol, syms[nsyms].name, and is ended with the module. */
-static int load_module(target_t *t, const char *path, uint64_t map_start, int required) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (required) diag_error(target_name(t), 0, "cannot open executable %s: %s", path, strerror(errno));
-        return -1;
-    }
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (!e || elf_kind(e) != ELF_K_ELF) {
-        if (required) diag_error(target_name(t), 0, "%s is not an ELF file", path);
-        if (e) elf_end(e);
-        close(fd);
-        return -1;
-    }
-    t->mods = xrealloc(t->mods, (t->nmods + 1) * sizeof *t->mods);
-    t->sym_generation++;
-    target_module_t *mod = &t->mods[t->nmods++];
-    memset(mod, 0, sizeof *mod);
-    mod->path = xstrdup(path);
-    mod->fd = fd;
-    mod->bias = map_start - first_load_vaddr(e);
-    /* room for every symbol of every table, and the handle */
-    size_t cap = 1;
+/* Room for every symbol of e's tables. */
+static size_t count_symbols(Elf *e) {
+    size_t n = 0;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
         if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && sh.sh_entsize)
-            cap += sh.sh_size / sh.sh_entsize;
+            n += sh.sh_size / sh.sh_entsize;
     }
-    mod->syms = big_table(cap * sizeof *mod->syms, 0);
+    return n;
+}
+
+int target_elf_has_symtab(void *elf) {
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn((Elf *)elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size) return 1;
+    }
+    return 0;
+}
+
+/* Appends e's function and object symbols to mod (room for cap, the handle's record included).
+ * from_debug: a separate debug file, whose sections hold no contents (all read from the target). */
+static void add_symbols(target_module_t *mod, Elf *e, size_t cap, int from_debug) {
     /* the section headers, once (not one lookup per symbol) */
     size_t nsec = 0;
     if (elf_getshdrnum(e, &nsec) != 0) nsec = 0;
@@ -105,10 +97,11 @@ static int load_module(target_t *t, const char *path, uint64_t map_start, int re
         Elf_Scn *sc = elf_getscn(e, i);
         if (!sc || !gelf_getshdr(sc, &secs[i])) memset(&secs[i], 0, sizeof secs[i]);
     }
-    scn = NULL;
+    Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize) continue;
+        if (from_debug && sh.sh_type == SHT_DYNSYM) continue;   /* the module's own, loaded already */
         Elf_Data *d = elf_getdata(scn, NULL);
         if (!d) continue;
         size_t n = sh.sh_size / sh.sh_entsize;
@@ -127,13 +120,49 @@ static int load_module(target_t *t, const char *path, uint64_t map_start, int re
             o->in_bss = 1;
             o->file_off = 0;
             const GElf_Shdr *hs = s.st_shndx < SHN_LORESERVE && s.st_shndx < nsec ? &secs[s.st_shndx] : NULL;
-            if (hs && hs->sh_type != SHT_NOBITS && hs->sh_type != SHT_NULL && s.st_value >= hs->sh_addr) {
+            if (!from_debug && hs && hs->sh_type != SHT_NOBITS && hs->sh_type != SHT_NULL && s.st_value >= hs->sh_addr) {
                 o->in_bss = 0;
                 o->file_off = hs->sh_offset + (s.st_value - hs->sh_addr);
             }
         }
     }
     free(secs);
+}
+
+/* The names point into the ELF file's string tables, mapped by libelf (ELF_C_READ_MMAP), not into
+ * one copy each (a malloc per symbol was a third of opening a core): the Elf handle stays open,
+ * kept in the record past the last symbol, syms[nsyms].name, and is ended with the module. A
+ * module without .symtab (a library stripped for its package: libc) gets the symbols of its
+ * separate debug file too, when there is one (debug.c): perf's names for its functions. */
+static int load_module(target_t *t, const char *path, const char *given_file, uint64_t map_start, uint64_t map_end,
+                       int required) {
+    char *file = NULL;
+    int fd = target_open_file(t, given_file ? given_file : path, map_start, map_end, required, &file);
+    if (fd < 0) return -1;
+    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF) {
+        if (required) diag_error(target_name(t), 0, "%s is not an ELF file", file);
+        if (e) elf_end(e);
+        close(fd);
+        free(file);
+        return -1;
+    }
+    t->mods = xrealloc(t->mods, (t->nmods + 1) * sizeof *t->mods);
+    t->sym_generation++;
+    target_module_t *mod = &t->mods[t->nmods++];
+    memset(mod, 0, sizeof *mod);
+    mod->path = xstrdup(path);
+    mod->file = file;
+    mod->fd = fd;
+    mod->debug_fd = -1;
+    mod->bias = map_start - first_load_vaddr(e);
+    /* room for every symbol of every table, and the handle */
+    size_t cap = 1 + count_symbols(e);
+    if (!target_elf_has_symtab(e)) target_debug_symbols(t, mod, e);
+    if (mod->debug_elf) cap += count_symbols(mod->debug_elf);
+    mod->syms = big_table(cap * sizeof *mod->syms, 0);
+    add_symbols(mod, e, cap, 0);
+    if (mod->debug_elf) add_symbols(mod, mod->debug_elf, cap, 1);
     memset(&mod->syms[mod->nsyms], 0, sizeof *mod->syms);
     mod->syms[mod->nsyms].name = (char *)e;
     return 0;
@@ -147,7 +176,7 @@ static int pos_read(target_t *t, int fd, uint64_t pos, void *dst, size_t n) {
 
 /* The GNU build id of an ELF image, from its program headers' PT_NOTEs: in a file (fd >= 0, base 0)
  * or mapped in the target at base (fd < 0; notes at base + p_vaddr - first page). Returns its length or 0. */
-static size_t elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size_t cap) {
+size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size_t cap) {
     Elf64_Ehdr eh;
     if (pos_read(t, fd, base, &eh, sizeof eh) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0
         || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
@@ -182,11 +211,16 @@ static size_t elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size
  * mapped file itself, and the check cannot tell). */
 static int check_build_id(target_t *t, uint64_t exe_start) {
     if (!exe_start || !t->core) return 0;
+    /* without the core's own copy of that page, the file at the core's path (under --root) is read,
+       not --node's */
+    int given = t->exe_given;
+    t->exe_given = 0;
     uint8_t a[64], b[64];
-    size_t na = elf_build_id(t, t->mods[0].fd, 0, a, sizeof a), nb = elf_build_id(t, -1, exe_start, b, sizeof b);
+    size_t na = target_elf_build_id(t, t->mods[0].fd, 0, a, sizeof a), nb = target_elf_build_id(t, -1, exe_start, b, sizeof b);
+    t->exe_given = given;
     if (na && nb && (na != nb || memcmp(a, b, na) != 0)) {
-        diag_error(target_name(t), 0, "executable %s does not match the core (build ids differ); give the right one with --node PATH",
-                   t->exe_path);
+        diag_error(target_name(t), 0, "executable %s does not match the core (build ids differ); give the right one with --node PATH%s",
+                   t->mods[0].file, !t->root && !t->exe_given ? " (a core from a container: --root DIR)" : "");
         return -1;
     }
     return 0;
@@ -196,10 +230,10 @@ int target_elf_load_modules(target_t *t) {
     elf_version(EV_CURRENT);
     if (t->mods_loaded && t->nmods) goto libraries;   /* again (live.c, maps read again): the files new since */
     /* the executable: its mapping at file offset 0 gives the bias (0 if not mapped, e.g. --node on a stripped core) */
-    uint64_t exe_start = 0;
+    uint64_t exe_start = 0, exe_end = 0;
     for (size_t i = 0; i < t->nmaps; i++)
         if (t->maps[i].path && t->maps[i].file_offset == 0 && strcmp(t->maps[i].path, t->exe_path) == 0) {
-            exe_start = t->maps[i].start;
+            exe_start = t->maps[i].start, exe_end = t->maps[i].end;
             break;
         }
     if (!exe_start) {
@@ -208,18 +242,31 @@ int target_elf_load_modules(target_t *t) {
         base = base ? base + 1 : t->exe_path;
         for (size_t i = 0; i < t->nmaps && !exe_start; i++) {
             const char *p = t->maps[i].path, *b = p ? strrchr(p, '/') : NULL;
-            if (b && t->maps[i].file_offset == 0 && strcmp(b + 1, base) == 0) exe_start = t->maps[i].start;
+            if (b && t->maps[i].file_offset == 0 && strcmp(b + 1, base) == 0) exe_start = t->maps[i].start, exe_end = t->maps[i].end;
         }
     }
-    if (load_module(t, t->exe_path, exe_start, 1) != 0) return -1;
+    for (size_t i = 0; i < t->nmaps && !t->exe_map_path; i++)
+        if (exe_start && t->maps[i].start == exe_start && t->maps[i].path) t->exe_map_path = xstrdup(t->maps[i].path);
+    /* --node: the module keeps the name the core maps it by (its frames are looked up by it) */
+    if (t->exe_given && t->exe_map_path) {
+        if (load_module(t, t->exe_map_path, t->exe_path, exe_start, exe_end, 1) != 0) return -1;
+    } else if (load_module(t, t->exe_path, NULL, exe_start, exe_end, 1) != 0) {
+        return -1;
+    }
     if (check_build_id(t, exe_start) != 0) return -1;
 libraries:
     for (size_t i = 0; i < t->nmaps; i++) {
         const target_mapping_t *m = &t->maps[i];
-        if (!m->path || m->file_offset != 0 || m->path[0] != '/' || strcmp(m->path, t->exe_path) == 0) continue;
+        if (!m->path || m->file_offset != 0 || m->path[0] != '/' || strcmp(m->path, t->exe_path) == 0 ||
+            (t->exe_map_path && strcmp(m->path, t->exe_map_path) == 0))
+            continue;
         int seen = 0;
         for (size_t j = 0; j < t->nmods; j++) seen |= strcmp(t->mods[j].path, m->path) == 0;
-        if (!seen) load_module(t, m->path, m->start, 0);
+        for (size_t j = 0; j < t->nunloadable && !seen; j++) seen |= strcmp(t->unloadable[j], m->path) == 0;
+        if (!seen && load_module(t, m->path, NULL, m->start, m->end, 0) != 0) {   /* once: its warning too */
+            t->unloadable = xrealloc(t->unloadable, (t->nunloadable + 1) * sizeof *t->unloadable);
+            t->unloadable[t->nunloadable++] = xstrdup(m->path);
+        }
     }
     t->mods_loaded = 1;
     return 0;
@@ -231,10 +278,17 @@ void target_elf_free_modules(target_t *t) {
         free(t->mods[i].syms);
         free(t->mods[i].by_name);
         free(t->mods[i].path);
+        free(t->mods[i].file);
         if (t->mods[i].fd >= 0) close(t->mods[i].fd);
+        if (t->mods[i].debug_elf) elf_end(t->mods[i].debug_elf);
+        if (t->mods[i].debug_fd >= 0) close(t->mods[i].debug_fd);
+        free(t->mods[i].debug_bytes);
     }
     free(t->mods);
     t->mods = NULL; t->nmods = 0;
+    for (size_t i = 0; i < t->nunloadable; i++) free(t->unloadable[i]);
+    free(t->unloadable);
+    t->unloadable = NULL, t->nunloadable = 0;
     t->sym_generation++;
 }
 

@@ -36,6 +36,10 @@ typedef struct {
  * NT_FILE note). Errors are printed (naming the file and the problem) and NULL returned:
  * missing or mismatched executable (build id differs), not a core, truncated headers. */
 target_t *target_open_core(const char *core_path, const char *exe);
+/* The same for a core from another mount namespace (a container): root (may be NULL) is prefixed to
+ * every path the core maps (e.g. /proc/PID/root of a container's process, or its image unpacked);
+ * exe, when given, is a path of this machine's. */
+target_t *target_open_core_root(const char *core_path, const char *exe, const char *root);
 /* Live processes come in two states, one target each way: a "running process" (never stopped: no
  * ptrace, no signal handler, memory read with process_vm_readv; threads listed without registers)
  * and a "stopped process" (every thread held with ptrace, registers read). Opening a running
@@ -136,6 +140,14 @@ size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], targe
 int target_leaf_framed(target_t *t, uint64_t pc);
 
 const char *target_exe_path(const target_t *t);
+/* Why the target's executable may not be the one it runs, or NULL: it could not be read through
+ * the process's mount namespace (/proc/PID/root), or its build id differs (target/files.c).
+ * For the messages of commands that find no JavaScript to name. */
+const char *target_problem(const target_t *t);
+/* A live process: is it in another mount namespace than nodescope? Its pid in its own pid
+ * namespace (the last NSpid of /proc/PID/status: the PID of its perf-PID.map), else pid. */
+int target_other_mount_ns(int pid);
+int target_ns_pid(int pid);
 const char *target_name(const target_t *t);   /* the core's path or "pid N" */
 
 #endif

@@ -16,12 +16,16 @@ typedef struct {
 } target_elfsym_t;
 
 typedef struct {
-    char *path;
+    char *path;               /* as the target names it (its mappings' path) */
+    char *file;               /* the file read: path, or path through the target's root (files.c) */
     uint64_t bias;
     target_elfsym_t *syms;    /* sorted by addr */
     size_t nsyms;
     const target_elfsym_t **by_name;   /* the same symbols sorted by name, built on first lookup */
     int fd;                   /* for reading symbol contents; -1 if unavailable */
+    void *debug_elf;          /* the separate debug file's Elf handle its symbols' names point into, or NULL */
+    int debug_fd;             /* and its fd (-1) */
+    void *debug_bytes;        /* MiniDebugInfo: the decompressed ELF debug_elf reads (malloc'd), or NULL */
 } target_module_t;
 
 /* What differs between the kinds of target: core files (and memory blocks), running and stopped
@@ -43,6 +47,11 @@ struct target {
     char *name;
     char *exe_path;
     int pid;                           /* live target, else 0 */
+    char *root;                        /* a core's --root DIR: prefix of every mapped path (files.c) */
+    int exe_given;                     /* a core's executable was given (--node): a host path */
+    char *exe_map_path;                /* the path the target maps its executable by (elf.c) */
+    char **unloadable; size_t nunloadable;   /* mapped files whose symbols could not be loaded: not tried again */
+    char *problem;                     /* why the target's files may be the wrong ones (files.c), or NULL */
     const uint8_t *core;               /* mmap of the core file (or the caller's bytes: memory.c) */
     int core_borrowed;                 /* core is not ours to unmap */
     size_t core_size;
@@ -72,6 +81,20 @@ void target_cfi_free(target_t *t);
 int target_elf_load_modules(target_t *t);
 void target_elf_free_modules(target_t *t);
 void target_symbol_cache_free(target_t *t);
+/* files.c */
+/* Opens the file path (as the target names it; mapped at [map_start, map_end) when known, 0
+ * otherwise) from where the target's files are (see files.c), checked by build id against the
+ * target's memory at map_start. The fd, *used the path opened (malloc'd); -1 when no file can be
+ * opened, or (not required) none has the right build id: then warned. required: the executable. */
+int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t map_end, int required, char **used);
+/* The first problem is kept (target_problem) */
+void target_set_problem(target_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The GNU build id of an ELF (elf.c): in a file (fd >= 0) or mapped in the target at base (fd < 0). Its length or 0. */
+size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size_t cap);
+/* A separate debug file's symbols for mod (debug.c): by build id, .gnu_debuglink, .gnu_debugdata,
+ * debuginfod (only with DEBUGINFOD_URLS). e: the module's own Elf. */
+void target_debug_symbols(target_t *t, target_module_t *mod, void *e);
+int target_elf_has_symtab(void *elf);   /* elf.c */
 /* file-backed read fallback (core.c): bytes of a mapped file */
 int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n);
 #endif

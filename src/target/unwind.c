@@ -78,7 +78,7 @@ static Dwfl *cfi_open(target_t *t, cfi_state_t *st) {
     if (!d) return NULL;
     dwfl_report_begin(d);
     for (size_t i = 0; i < t->nmods; i++)
-        dwfl_report_elf(d, t->mods[i].path, t->mods[i].path, -1, t->mods[i].bias, false);
+        dwfl_report_elf(d, t->mods[i].path, t->mods[i].file, -1, t->mods[i].bias, false);
     if (dwfl_report_end(d, NULL, NULL) != 0 || !dwfl_attach_state(d, NULL, t->pid ? t->pid : st->th->tid, &thread_callbacks, st)) {
         dwfl_end(d);
         return NULL;

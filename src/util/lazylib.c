@@ -212,6 +212,18 @@ int elf_getshdrnum(Elf *elf, size_t *dst)
     return fn(elf, dst);
 }
 
+int elf_getshdrstrndx(Elf *elf, size_t *dst)
+{
+    REAL(LIB_ELF, elf_getshdrstrndx);
+    return fn(elf, dst);
+}
+
+Elf *elf_memory(char *image, size_t size)
+{
+    REAL(LIB_ELF, elf_memory);
+    return fn(image, size);
+}
+
 Elf_Scn *elf_nextscn(Elf *elf, Elf_Scn *scn)
 {
     REAL(LIB_ELF, elf_nextscn);

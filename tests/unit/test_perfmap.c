@@ -1,11 +1,14 @@
 /* perf maps: parsing (malformed and partial lines), covering queries, and
- * overlapped-by-later (what `map tidy` drops) against a brute-force answer. */
+ * overlapped-by-later (what `map tidy` drops) against a brute-force answer; where a process's
+ * map is (a container's: tests/e2e/container_target.sh). */
 #include "check.h"
 #include "symbols/jit_resolver.h"
 #include "symbols/perfmap.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static void test_parse(void)
 {
@@ -97,8 +100,18 @@ static void test_choose(void)
     perfmap_free(m);
 }
 
+/* A process in our own namespaces has its map in /tmp; one that is gone too (its pid names it). */
+static void test_path_for_pid(void)
+{
+    char buf[256], want[64];
+    snprintf(want, sizeof want, "/tmp/perf-%d.map", (int)getpid());
+    CHECK_STR(perfmap_path_for_pid((int)getpid(), buf, sizeof buf), want);
+    CHECK_STR(perfmap_path_for_pid(999999999, buf, sizeof buf), "/tmp/perf-999999999.map");
+}
+
 int main(void)
 {
+    test_path_for_pid();
     test_parse();
     test_overlap_random();
     test_choose();

@@ -3,116 +3,16 @@
  * map: the constructor name (and with -v the property names) is worked out once per map. */
 #include "cli/core_cmds.h"
 #include "postmortem/census.h"
+#include "postmortem/query.h"
+#include "postmortem/walk.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/json.h"
 #include "util/options.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- walking with a per-map cache ---- */
-
-typedef struct {
-    const char *name;     /* interned group name ("Widget", or "Widget: a, b" with -v) */
-    int is_function;      /* JSFunction maps: -1 not yet known */
-    int planned;          /* find: plan holds where --where's property lives in this map */
-    v8_property_plan_t plan;
-} map_entry_t;
-
-typedef struct walk walk_t;
-typedef int (*js_cb)(walk_t *w, const v8_heap_object_t *o, map_entry_t *me);
-
-struct walk {
-    core_session_t *s;
-    v8_heap_t *h;
-    strpool_t *names;
-    u64map_t maps;          /* map -> index + 1 into entries */
-    map_entry_t *entries;
-    size_t nentries, cap;
-    int by_properties;      /* -v: group name includes the property names */
-    progress_t progress;
-    size_t seen;
-    js_cb cb;
-    void *ctx;
-};
-
-static int collect_key(void *ctx, const v8_property_t *p)
-{
-    buf_t *b = ctx;
-    if (b->len > 400) {
-        buf_puts(b, ", ...");
-        return 1;
-    }
-    buf_puts(b, b->data && b->data[b->len - 1] != ' ' ? ", " : "");
-    buf_puts(b, p->key);
-    return 0;
-}
-
-static map_entry_t *entry_for(walk_t *w, const v8_heap_object_t *o)
-{
-    uint32_t idx;
-    if (u64map_get(&w->maps, o->map, &idx)) return &w->entries[idx - 1];
-    buf_t b = {0};
-    pm_constructor_label(w->s->v, o->addr, o->type, o->prototype, &b);
-    if (w->by_properties) {
-        buf_puts(&b, ": ");
-        size_t before = b.len;
-        v8_object_properties(w->s->v, o->addr, collect_key, &b);
-        if (b.len == before) buf_puts(&b, "(no properties)");
-    }
-    if (w->nentries == w->cap) {
-        w->cap = w->cap ? w->cap * 2 : 256;
-        w->entries = xrealloc(w->entries, w->cap * sizeof *w->entries);
-    }
-    w->entries[w->nentries] = (map_entry_t){strpool_intern(w->names, b.data, b.len), -1, 0, {0, 0, -1, 0}};
-    int found;
-    *u64map_upsert(&w->maps, o->map, &found) = (uint32_t)++w->nentries;
-    buf_free(&b);
-    return &w->entries[w->nentries - 1];
-}
-
-static int on_object(void *ctx, const v8_heap_object_t *o)
-{
-    walk_t *w = ctx;
-    if ((++w->seen & 0xffff) == 0) progress_update(&w->progress, w->seen, 0);
-    if (!v8_heap_is_js_type(w->h, o->type)) return 0;
-    return w->cb(w, o, entry_for(w, o));
-}
-
-/* Opens the heap and walks it, calling cb for every JavaScript object. EXIT_* code. */
-static int walk_js(core_session_t *s, const char *cmd, int by_properties, js_cb cb, void *ctx, walk_t *w)
-{
-    memset(w, 0, sizeof *w);
-    w->s = s;
-    w->by_properties = by_properties;
-    w->cb = cb;
-    w->ctx = ctx;
-    w->names = strpool_new();
-    u64map_init(&w->maps);
-    w->h = v8_heap_open(s->v);
-    if (!v8_heap_found(w->h)) {
-        diag_error(target_name(s->t), 0, "%s: no V8 heap pages found in the target's memory", cmd);
-        return EXIT_FAIL;
-    }
-    progress_init(&w->progress, "walking the heap", "objects");
-    v8_heap_stats_t st;
-    v8_heap_walk(w->h, on_object, w, &st);
-    progress_done(&w->progress);
-    if (st.unreadable_pages)
-        diag_warn(target_name(s->t), 0, "%s: %zu heap pages could not be read (not in the core?)", cmd, st.unreadable_pages);
-    return EXIT_OK;
-}
-
-static void walk_free(walk_t *w)
-{
-    v8_heap_close(w->h);
-    strpool_free(w->names);
-    u64map_free(&w->maps);
-    free(w->entries);
-}
 
 static int parse_cmd(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv, int min_ops, int max_ops, int *rc)
 {
@@ -154,7 +54,7 @@ typedef struct {
     size_t n, cap;
 } groups_t;
 
-static int count_object(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
+static int count_object(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t *me)
 {
     groups_t *gs = w->ctx;
     int found;
@@ -217,8 +117,8 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
     if (parse_cmd(s, &cmd, argc, argv, 0, 0, &rc) < 0) return rc;
     groups_t gs = {0};
     u64map_init(&gs.index);
-    walk_t w;
-    rc = walk_js(s, argv[0], verbose, count_object, &gs, &w);
+    pm_walk_t w;
+    rc = pm_walk_js(s->v, argv[0], verbose, count_object, &gs, &w) == 0 ? EXIT_OK : EXIT_FAIL;
     if (rc == EXIT_OK) {
         qsort(gs.g, gs.n, sizeof *gs.g, strcmp(sort, "size") ? by_count : by_size);
         buf_t b = {0};
@@ -252,7 +152,7 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
         fwrite(b.data ? b.data : "", 1, b.len, stdout);
         buf_free(&b);
     }
-    walk_free(&w);
+    pm_walk_free(&w);
     free(gs.g);
     u64map_free(&gs.index);
     return rc;
@@ -260,21 +160,12 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
 
 /* ---- instances and find ---- */
 
-typedef enum { OP_EQ, OP_NE, OP_LT, OP_GT, OP_LE, OP_GE, OP_MATCH } op_t;
-
 typedef struct {
     const char *name;        /* constructor to match, NULL = any */
     long limit, shown;
     int json;                /* one JSON document: {"objects":[{address, constructor, text}], "count", "shown"} */
-    /* find */
-    int has_where;
-    char prop[256];
-    op_t op;
-    char value[1024];        /* unquoted */
-    int value_is_number;
-    double number;
-    regex_t re;
-    buf_t scratch;
+    int has_where;           /* find */
+    pm_where_t where;
 } select_t;
 
 static void preview(v8_t *v, uint64_t addr, buf_t *b)
@@ -283,69 +174,18 @@ static void preview(v8_t *v, uint64_t addr, buf_t *b)
     v8_describe(v, addr, b);
 }
 
-/* The property's value as text (strings unquoted) and, when it is a number, as a number. */
-static int property_text(v8_t *v, uint64_t obj, uint64_t map, const char *prop, const v8_property_plan_t *plan, buf_t *out,
-                         int *is_num, double *num)
-{
-    uint64_t val;
-    buf_clear(out);
-    *is_num = 0;
-    if (v8_property_plan_get(v, obj, map, prop, plan, &val) != 0) return -1;
-    int type, trunc;
-    if (v8_is_smi(v, val)) {
-        *is_num = 1;
-        *num = (double)v8_smi_value(v, val);
-        buf_printf(out, "%lld", (long long)v8_smi_value(v, val));
-        return 0;
-    }
-    if (v8_instance_type(v, val, &type) == 0 && v8_is_string_type(v, type)) return v8_string(v, val, out, 1 << 20, &trunc);
-    v8_describe(v, val, out);
-    if (type >= 0 && v8_type_name(v, type) && !strcmp(v8_type_name(v, type), "HEAP_NUMBER_TYPE")) {
-        char *end;
-        *num = strtod(out->data, &end);
-        *is_num = end != out->data && !*end;
-    }
-    return 0;
-}
-
-static int matches(v8_t *v, select_t *sel, const v8_heap_object_t *o, map_entry_t *me)
-{
-    int is_num;
-    double num = 0;
-    if (!me->planned) {   /* where the property lives: once per map */
-        v8_property_plan(v, o->map, sel->prop, &me->plan);
-        me->planned = 1;
-    }
-    if (property_text(v, o->addr, o->map, sel->prop, &me->plan, &sel->scratch, &is_num, &num) != 0) return 0;
-    const char *text = sel->scratch.data ? sel->scratch.data : "";
-    if (sel->op == OP_MATCH) return regexec(&sel->re, text, 0, NULL, 0) == 0;
-    int c;
-    if (sel->value_is_number && is_num) c = num < sel->number ? -1 : num > sel->number;
-    else if (sel->op == OP_EQ || sel->op == OP_NE) c = strcmp(text, sel->value) != 0;
-    else return 0;   /* < > on non-numbers: no match */
-    switch (sel->op) {
-    case OP_EQ: return c == 0;
-    case OP_NE: return c != 0;
-    case OP_LT: return c < 0;
-    case OP_GT: return c > 0;
-    case OP_LE: return c <= 0;
-    case OP_GE: return c >= 0;
-    default: return 0;
-    }
-}
-
-static int select_object(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
+static int select_object(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t *me)
 {
     select_t *sel = w->ctx;
     if (sel->name && strcmp(me->name, sel->name)) return 0;
-    if (sel->has_where && !matches(w->s->v, sel, o, me)) return 0;
+    if (sel->has_where && !pm_where_match(w->v, &sel->where, o, me)) return 0;
     if (sel->limit >= 0 && sel->shown >= sel->limit) {
         sel->shown++;
         return 0;
     }
     sel->shown++;
     buf_t b = {0};
-    preview(w->s->v, o->addr, &b);
+    preview(w->v, o->addr, &b);
     if (sel->json) {
         buf_t j = {0};
         buf_printf(&j, "%s{\"address\":\"0x%llx\",\"constructor\":", sel->shown > 1 ? "," : "", (unsigned long long)o->addr);
@@ -360,63 +200,16 @@ static int select_object(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
     return 0;
 }
 
-/* "PROP OP VALUE": 0, or -1 after a usage error. */
-static int parse_where(const opt_cmd_t *cmd, const char *where, select_t *sel)
-{
-    static const struct { const char *text; op_t op; } ops[] = {
-        {"==", OP_EQ}, {"!=", OP_NE}, {"<=", OP_LE}, {">=", OP_GE}, {"<", OP_LT}, {">", OP_GT}, {"~", OP_MATCH},
-    };
-    const char *p = where;
-    while (*p == ' ') p++;
-    const char *ps = p;
-    while (*p && *p != ' ' && !strchr("=!<>~", *p)) p++;
-    size_t plen = (size_t)(p - ps);
-    if (!plen || plen >= sizeof sel->prop) return opt_usage_error(cmd, "--where '%s': no property name", where), -1;
-    memcpy(sel->prop, ps, plen);
-    sel->prop[plen] = 0;
-    while (*p == ' ') p++;
-    size_t k;
-    for (k = 0; k < sizeof ops / sizeof ops[0]; k++)
-        if (!strncmp(p, ops[k].text, strlen(ops[k].text))) break;
-    if (k == sizeof ops / sizeof ops[0])
-        return opt_usage_error(cmd, "--where '%s': no operator (==, !=, <, >, <=, >=, ~ /regex/)", where), -1;
-    sel->op = ops[k].op;
-    p += strlen(ops[k].text);
-    while (*p == ' ') p++;
-    size_t vlen = strlen(p);
-    while (vlen && p[vlen - 1] == ' ') vlen--;
-    if (vlen >= sizeof sel->value) return opt_usage_error(cmd, "--where: the value is too long"), -1;
-    if (vlen >= 2 && (p[0] == '"' || p[0] == '\'' || p[0] == '/') && p[vlen - 1] == p[0]) {
-        memcpy(sel->value, p + 1, vlen - 2);
-        sel->value[vlen - 2] = 0;
-    } else {
-        memcpy(sel->value, p, vlen);
-        sel->value[vlen] = 0;
-        char *end;
-        sel->number = strtod(sel->value, &end);
-        sel->value_is_number = vlen && !*end;
-    }
-    if (sel->op == OP_MATCH) {
-        if (p[0] != '/') return opt_usage_error(cmd, "--where: ~ takes a /regex/"), -1;
-        if (regcomp(&sel->re, sel->value, REG_EXTENDED | REG_NOSUB) != 0)
-            return opt_usage_error(cmd, "--where: bad regular expression /%s/", sel->value), -1;
-    } else if ((sel->op != OP_EQ && sel->op != OP_NE) && !sel->value_is_number) {
-        return opt_usage_error(cmd, "--where: %s compares numbers, not '%s'", ops[k].text, sel->value), -1;
-    }
-    sel->has_where = 1;
-    return 0;
-}
-
 static int run_select(core_session_t *s, const char *cmdname, select_t *sel)
 {
-    walk_t w;
+    pm_walk_t w;
     if (sel->json) printf("{\"objects\":[");
-    int rc = walk_js(s, cmdname, 0, select_object, sel, &w);
+    int rc = pm_walk_js(s->v, cmdname, 0, select_object, sel, &w) == 0 ? EXIT_OK : EXIT_FAIL;
     long listed = sel->limit >= 0 && sel->shown > sel->limit ? sel->limit : sel->shown;
     if (sel->json) printf("],\"count\":%ld,\"listed\":%ld,\"complete\":%s}\n", sel->shown, listed, rc == EXIT_OK ? "true" : "false");
     else if (rc == EXIT_OK && sel->limit >= 0 && sel->shown > sel->limit)
         printf("... (%ld more; --limit N shows more)\n", sel->shown - sel->limit);
-    walk_free(&w);
+    pm_walk_free(&w);
     return rc;
 }
 
@@ -460,15 +253,16 @@ int core_cmd_find(core_session_t *s, int argc, char **argv)
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
     if (!where) return opt_usage_error(&cmd, "which condition? (--where 'PROP OP VALUE')");
-    if (parse_where(&cmd, where, &sel) != 0) return EXIT_USAGE;
+    char err[1200];
+    if (pm_where_parse(where, &sel.where, err, sizeof err) != 0) return opt_usage_error(&cmd, "%s", err);
+    sel.has_where = 1;
     int rc;
     n = parse_cmd(s, &cmd, argc, argv, 0, 1, &rc);
     if (n >= 0) {
         sel.name = n ? argv[1] : NULL;
         rc = run_select(s, argv[0], &sel);
     }
-    if (sel.op == OP_MATCH) regfree(&sel.re);
-    buf_free(&sel.scratch);
+    if (sel.has_where) pm_where_free(&sel.where);
     return rc;
 }
 
@@ -485,7 +279,7 @@ typedef struct {
     size_t n, cap;
 } fns_t;
 
-static int count_function(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
+static int count_function(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t *me)
 {
     (void)me;
     fns_t *fs = w->ctx;
@@ -534,8 +328,8 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
     if (parse_cmd(s, &cmd, argc, argv, 0, 0, &rc) < 0) return rc;
     fns_t fs = {0};
     u64map_init(&fs.index);
-    walk_t w;
-    rc = walk_js(s, argv[0], 0, count_function, &fs, &w);
+    pm_walk_t w;
+    rc = pm_walk_js(s->v, argv[0], 0, count_function, &fs, &w) == 0 ? EXIT_OK : EXIT_FAIL;
     if (rc == EXIT_OK) {
         qsort(fs.f, fs.n, sizeof *fs.f, by_closures);
         buf_t b = {0};
@@ -577,7 +371,7 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
         fwrite(b.data ? b.data : "", 1, b.len, stdout);
         buf_free(&b);
     }
-    walk_free(&w);
+    pm_walk_free(&w);
     free(fs.f);
     u64map_free(&fs.index);
     return rc;

@@ -1,9 +1,9 @@
 /* nodescope core ... async: every suspended async function, async generator and generator on the
  * heap, where it is suspended, the promise it awaits and who awaits it (v8/async.c), one block
  * each, or with --group the innermost ones folded by identical chains: what a hung server is
- * waiting for. One heap walk collects the generators and, from every pending promise's
- * reactions, which promise each generator awaits. */
+ * waiting for. The generators and what each awaits: postmortem/async.c. */
 #include "cli/core_cmds.h"
+#include "postmortem/async.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/json.h"
@@ -14,175 +14,6 @@
 #include <string.h>
 
 #define MAX_CHAIN 256
-
-void core_async_frame_text(core_session_t *s, const v8_async_frame_t *f, int with_async, buf_t *b)
-{
-    if (f->kind == V8_ASYNC_COMBINATOR) {
-        buf_printf(b, "%s%s (index %d)", with_async ? "async " : "", f->combinator, f->index);
-        return;
-    }
-    v8_generator_t g;
-    v8_function_t fi;
-    if (v8_generator_info(s->v, f->generator, &g) != 0 || v8_function_info(s->v, g.function, &fi) != 0) {
-        buf_printf(b, "%s<unreadable generator 0x%llx>", with_async ? "async " : "", (unsigned long long)f->generator);
-        return;
-    }
-    const char *name = *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : NULL;
-    const char *file = fi.script_name && *fi.script_name ? fi.script_name : "<anonymous>";
-    if (with_async) buf_puts(b, "async ");
-    /* as V8 prints a frame: "name (file:line:col)", or for an anonymous function "file:line:col" */
-    if (name) buf_printf(b, "%s (%s:%d:%d)", name, file, g.line, g.col);
-    else buf_printf(b, "%s:%d:%d", file, g.line, g.col);
-    v8_function_free(&fi);
-}
-
-void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b)
-{
-    if (f->kind == V8_ASYNC_COMBINATOR) {
-        buf_puts(b, "\"combinator\":");
-        json_put_string(b, f->combinator, strlen(f->combinator));
-        buf_printf(b, ",\"index\":%d", f->index);
-        return;
-    }
-    v8_generator_t g;
-    v8_function_t fi;
-    int ok = v8_generator_info(s->v, f->generator, &g) == 0 && v8_function_info(s->v, g.function, &fi) == 0;
-    buf_printf(b, "\"generator\":\"0x%llx\",\"name\":", (unsigned long long)f->generator);
-    const char *name = ok ? (*fi.name ? fi.name : fi.inferred ? fi.inferred : "") : "";
-    json_put_string(b, name, strlen(name));
-    buf_puts(b, ",\"file\":");
-    if (ok && fi.script_name) json_put_string(b, fi.script_name, strlen(fi.script_name));
-    else buf_puts(b, "null");
-    buf_printf(b, ",\"line\":%d,\"column\":%d", ok ? g.line : 0, ok ? g.col : 0);
-    if (ok) v8_function_free(&fi);
-}
-
-/* ---- collecting ---- */
-
-typedef struct {
-    v8_generator_t g;
-    uint64_t awaiting;        /* the promise it awaits, 0 unknown */
-    int awaited_gen;          /* index + 1 of the generator whose promise that is, 0 none */
-    int inner;                /* another suspended generator's chain runs through this one */
-} gen_t;
-
-typedef struct {
-    core_session_t *s;
-    gen_t *g;
-    size_t n, cap;
-    u64map_t by_addr;         /* generator -> index + 1 */
-    u64map_t awaits;          /* generator -> index + 1 into promises */
-    uint64_t *promises;
-    size_t np, capp;
-    size_t executing, closed;
-    int awaits_wanted;        /* find the promise each one awaits (a scan of every promise's reactions) */
-    progress_t progress;
-    size_t seen;
-} collect_t;
-
-typedef struct {
-    collect_t *c;
-    uint64_t promise;
-} reaction_ctx_t;
-
-/* A reaction of a pending promise: when its handler is an await closure, that generator awaits
- * the promise. */
-static int on_reaction(void *ctx, uint64_t reaction, uint64_t fulfill, uint64_t reject)
-{
-    collect_t *c = ((reaction_ctx_t *)ctx)->c;
-    uint64_t promise = ((reaction_ctx_t *)ctx)->promise;
-    uint64_t gen = v8_await_closure_generator(c->s->v, fulfill);
-    (void)reaction, (void)reject;
-    if (!gen) return 0;
-    if (c->np == c->capp) {
-        c->capp = c->capp ? c->capp * 2 : 1024;
-        c->promises = xrealloc(c->promises, c->capp * sizeof *c->promises);
-    }
-    c->promises[c->np++] = promise;
-    int found;
-    *u64map_upsert(&c->awaits, gen, &found) = (uint32_t)c->np;
-    return 0;
-}
-
-static int on_object(void *ctx, const v8_heap_object_t *o)
-{
-    collect_t *c = ctx;
-    v8_t *v = c->s->v;
-    if ((++c->seen & 0xffff) == 0) progress_update(&c->progress, c->seen, 0);
-    if (v8_is_generator_type(v, o->type)) {
-        v8_generator_t g;
-        if (v8_generator_state(v, o->addr, &g) != 0) return 0;
-        if (g.state == V8_GEN_EXECUTING) c->executing++;
-        if (g.state == V8_GEN_CLOSED) c->closed++;
-        if (g.state != V8_GEN_SUSPENDED) return 0;
-        if (c->n == c->cap) {
-            c->cap = c->cap ? c->cap * 2 : 256;
-            c->g = xrealloc(c->g, c->cap * sizeof *c->g);
-        }
-        c->g[c->n++] = (gen_t){g, 0, 0, 0};
-    } else if (c->awaits_wanted && v8_is_promise_type(v, o->type)) {
-        reaction_ctx_t rc = {c, o->addr};
-        v8_promise_reactions(v, o->addr, on_reaction, &rc, 64);
-    }
-    return 0;
-}
-
-static int collect(core_session_t *s, collect_t *c, int awaits_wanted)
-{
-    memset(c, 0, sizeof *c);
-    c->s = s;
-    c->awaits_wanted = awaits_wanted;
-    u64map_init(&c->by_addr);
-    u64map_init(&c->awaits);
-    v8_heap_t *h = v8_heap_open(s->v);
-    if (!v8_heap_found(h)) {
-        diag_error(target_name(s->t), 0, "async: no V8 heap pages found in the target's memory");
-        v8_heap_close(h);
-        return EXIT_FAIL;
-    }
-    progress_init(&c->progress, "walking the heap", "objects");
-    v8_heap_stats_t st;
-    v8_heap_walk(h, on_object, c, &st);
-    progress_done(&c->progress);
-    if (st.unreadable_pages)
-        diag_warn(target_name(s->t), 0, "async: %zu heap pages could not be read (not in the core?): the list may be partial",
-                  st.unreadable_pages);
-    v8_heap_close(h);
-    /* indexed once the count is known: no rehashing of 300,000 entries as they come */
-    u64map_reserve(&c->by_addr, c->n);
-    for (size_t i = 0; i < c->n; i++) {
-        int found;
-        *u64map_upsert(&c->by_addr, c->g[i].g.addr, &found) = (uint32_t)(i + 1);
-    }
-    if (!awaits_wanted) return EXIT_OK;
-    /* which promise each awaits, and whose promise that is */
-    u64map_t by_promise;
-    u64map_init(&by_promise);
-    u64map_reserve(&by_promise, c->n);
-    for (size_t i = 0; i < c->n; i++)
-        if (c->g[i].g.promise) {
-            int found;
-            *u64map_upsert(&by_promise, c->g[i].g.promise, &found) = (uint32_t)(i + 1);
-        }
-    for (size_t i = 0; i < c->n; i++) {
-        uint32_t k;
-        if (u64map_get(&c->awaits, c->g[i].g.addr, &k)) {
-            c->g[i].awaiting = c->promises[k - 1];
-            uint32_t j;
-            if (u64map_get(&by_promise, c->g[i].awaiting, &j)) c->g[i].awaited_gen = (int)j;
-        }
-    }
-    u64map_free(&by_promise);
-    return EXIT_OK;
-}
-
-static void collect_free(collect_t *c)
-{
-    free(c->g);
-    free(c->promises);
-    u64map_free(&c->by_addr);
-    u64map_free(&c->awaits);
-}
 
 static const char *kind_name(v8_gen_kind_t k)
 {
@@ -244,7 +75,7 @@ static void await_expression(core_session_t *s, const v8_generator_t *g, buf_t *
 }
 
 /* The innermost frame: where g itself is suspended ("await pool.query(…) in getUser (...)"). */
-static void self_text(core_session_t *s, const gen_t *g, buf_t *b)
+static void self_text(core_session_t *s, const pm_async_gen_t *g, buf_t *b)
 {
     v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
     int yield = g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield;
@@ -255,7 +86,7 @@ static void self_text(core_session_t *s, const gen_t *g, buf_t *b)
         if (b->len > before) buf_putc(b, ' ');
     }
     buf_puts(b, "in ");
-    core_async_frame_text(s, &self, 0, b);
+    pm_async_frame_text(s->v, &self, 0, b);
 }
 
 /* ---- grouping ---- */
@@ -278,7 +109,7 @@ static void cached_frame_text_of(core_session_t *s, text_cache_t *tc, const v8_a
     const v8_generator_t *gp = known;
     if (!gp && f->kind == V8_ASYNC_AWAIT && v8_generator_state(s->v, f->generator, &read) == 0) gp = &read;
     if (f->kind != V8_ASYNC_AWAIT || !gp || !gp->shared) {
-        core_async_frame_text(s, f, 0, b);
+        pm_async_frame_text(s->v, f, 0, b);
         return;
     }
     const v8_generator_t g = *gp;
@@ -286,7 +117,7 @@ static void cached_frame_text_of(core_session_t *s, text_cache_t *tc, const v8_a
     uint32_t k;
     if (!u64map_get(&tc->index, key, &k)) {
         buf_clear(&tc->tmp);
-        core_async_frame_text(s, f, 0, &tc->tmp);
+        pm_async_frame_text(s->v, f, 0, &tc->tmp);
         if (tc->n == tc->cap) {
             tc->cap = tc->cap ? tc->cap * 2 : 64;
             tc->texts = xrealloc(tc->texts, tc->cap * sizeof *tc->texts);
@@ -304,7 +135,7 @@ static void cached_frame_text_of(core_session_t *s, text_cache_t *tc, const v8_a
  * of j, then j's promise), so 100,000 requests suspended in one call chain read each outer
  * generator once, not once per request. gens[k] is the index + 1 of chain[k]'s generator when
  * known. Where the first pass did not see such a step, v8_async_chain reads the rest. */
-static size_t chain_of(core_session_t *s, const collect_t *c, const uint32_t *next_gen, size_t i, v8_async_frame_t *chain,
+static size_t chain_of(core_session_t *s, const pm_async_t *c, const uint32_t *next_gen, size_t i, v8_async_frame_t *chain,
                        uint32_t *gens, size_t max)
 {
     size_t m = 0;
@@ -342,7 +173,7 @@ static void chain_json(core_session_t *s, const v8_async_frame_t *chain, size_t 
     buf_puts(b, "[");
     for (size_t k = 0; k < n; k++) {
         buf_puts(b, k ? ",{" : "{");
-        core_async_frame_json(s, &chain[k], b);
+        pm_async_frame_json(s->v, &chain[k], b);
         buf_puts(b, "}");
     }
     buf_puts(b, "]");
@@ -374,11 +205,10 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     if (n > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
     if (s->check_only) return EXIT_OK;
     if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
-    collect_t c;
-    int rc = collect(s, &c, !group);
-    if (rc != EXIT_OK) {
-        collect_free(&c);
-        return rc;
+    pm_async_t c;
+    if (pm_async_collect(s->v, &c, !group) != 0) {
+        pm_async_free(&c);
+        return EXIT_FAIL;
     }
     v8_async_frame_t *chain = xmalloc(MAX_CHAIN * sizeof *chain);
     size_t *chain_len = xcalloc(c.n ? c.n : 1, sizeof *chain_len);
@@ -411,7 +241,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         for (size_t i = 0; i < c.n; i++) {
             if (c.g[i].inner) continue;
             buf_clear(&key);
-            gen_t *g = &c.g[i];
+            pm_async_gen_t *g = &c.g[i];
             uint64_t sk = hash_u64(g->g.shared ^ 0x5e1f) ^ (uint64_t)g->g.bytecode_offset ^ (uint64_t)g->g.awaiting_yield;
             uint32_t ti;
             if (!g->g.shared || !u64map_get(&tc.index, sk, &ti)) {
@@ -454,7 +284,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         else buf_printf(&b, "%zu suspended (%zu innermost, in %zu group%s)\n", c.n, total, ng, ng == 1 ? "" : "s");
         for (size_t i = 0; i < ng; i++) {
             if (json) {
-                const gen_t *g = &c.g[gs[i].first];
+                const pm_async_gen_t *g = &c.g[gs[i].first];
                 buf_printf(&b, "%s{\"count\":%zu,\"text\":", i ? "," : "", gs[i].count);
                 json_put_string(&b, gs[i].key, strlen(gs[i].key));
                 buf_puts(&b, ",\"frames\":");
@@ -474,7 +304,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     } else {
         if (json) buf_printf(&b, "{\"executing\":%zu,\"suspended\":[", c.executing);
         for (size_t i = 0; i < c.n; i++) {
-            gen_t *g = &c.g[i];
+            pm_async_gen_t *g = &c.g[i];
             v8_generator_position(s->v, &g->g);
             int pst = g->awaiting ? v8_promise_state(s->v, g->awaiting) : -1;
             size_t m = chain_len[i] ? v8_async_chain(s->v, g->g.promise, chain, MAX_CHAIN) : 0;
@@ -482,7 +312,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
                 buf_printf(&b, "%s\n{\"address\":\"0x%llx\",\"kind\":\"%s\",", i ? "," : "", (unsigned long long)g->g.addr,
                            kind_name(g->g.kind));
                 v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
-                core_async_frame_json(s, &self, &b);
+                pm_async_frame_json(s->v, &self, &b);
                 buf_printf(&b, ",\"position_is_definition\":%s,\"at\":\"%s\",\"innermost\":%s,\"awaiting\":",
                            g->g.position_is_definition ? "true" : "false",
                            g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield" : "await", g->inner ? "false" : "true");
@@ -506,13 +336,13 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
                     if (g->awaited_gen) {
                         v8_async_frame_t inner = {V8_ASYNC_AWAIT, c.g[g->awaited_gen - 1].g.addr, 0, NULL, 0};
                         buf_puts(&b, " of ");
-                        core_async_frame_text(s, &inner, 1, &b);
+                        pm_async_frame_text(s->v, &inner, 1, &b);
                     }
                     buf_putc(&b, '\n');
                 }
                 for (size_t k = 0; k < m; k++) {
                     buf_puts(&b, "    ← ");
-                    core_async_frame_text(s, &chain[k], 0, &b);
+                    pm_async_frame_text(s->v, &chain[k], 0, &b);
                     buf_putc(&b, '\n');
                 }
             }
@@ -528,6 +358,6 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     free(chain_len);
     free(next_gen);
     free(chain_gens);
-    collect_free(&c);
+    pm_async_free(&c);
     return EXIT_OK;
 }

@@ -46,11 +46,6 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv);
 /* core_async.c, core_pending.c: what the program waits for (issue 16) */
 int core_cmd_async(core_session_t *s, int argc, char **argv);
 int core_cmd_pending(core_session_t *s, int argc, char **argv);
-/* One async frame as V8's stack traces print it after "at ": "async name (file:line:col)",
-   "async Promise.all (index 0)" (with_async 0: without "async "). */
-void core_async_frame_text(core_session_t *s, const v8_async_frame_t *f, int with_async, buf_t *b);
-/* The same as JSON members ("name", "file", "line", "column" or "combinator", "index"), no braces. */
-void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b);
 /* core_retain.c, core_heapsnapshot.c: the object graph (issue 15) */
 int core_cmd_refs(core_session_t *s, int argc, char **argv);
 int core_cmd_retainers(core_session_t *s, int argc, char **argv);

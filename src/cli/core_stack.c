@@ -1,5 +1,6 @@
 /* nodescope core ... stack: every thread's stack with JavaScript frames named, as text or JSON. */
 #include "cli/core_cmds.h"
+#include "postmortem/async.h"
 #include "sourcemap/cache.h"
 #include "util/buf.h"
 #include "util/demangle.h"
@@ -334,10 +335,10 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
                 buf_puts(&j, ",\"async_frames\":[");
                 for (size_t i = 0; i < na; i++) {
                     buf_puts(&j, i ? ",{" : "{");
-                    core_async_frame_json(s, &async[i], &j);
+                    pm_async_frame_json(s->v, &async[i], &j);
                     buf_puts(&j, ",\"text\":");
                     buf_t t = {0};
-                    core_async_frame_text(s, &async[i], 1, &t);
+                    pm_async_frame_text(s->v, &async[i], 1, &t);
                     json_put_string(&j, t.data ? t.data : "", t.len);
                     buf_free(&t);
                     buf_putc(&j, '}');
@@ -352,7 +353,7 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
                 buf_t t = {0};
                 for (size_t i = 0; i < na; i++) {
                     buf_clear(&t);
-                    core_async_frame_text(s, &async[i], 1, &t);
+                    pm_async_frame_text(s->v, &async[i], 1, &t);
                     printf("    at %s\n", t.data);
                 }
                 buf_free(&t);

@@ -36,74 +36,6 @@ static int on_pending(void *ctx, const v8_pending_t *p)
     return 0;
 }
 
-/* ---- addresses from /proc (a live process) ---- */
-
-typedef struct {
-    char local[64], remote[64];
-    int ok;
-} addr_t;
-
-/* "0100007F:B58F" (or 32 hex digits of IPv6) -> "127.0.0.1:46479" */
-static void proc_addr(const char *hex, char *out, size_t n)
-{
-    const char *colon = strchr(hex, ':');
-    unsigned port = colon ? (unsigned)strtoul(colon + 1, NULL, 16) : 0;
-    size_t len = colon ? (size_t)(colon - hex) : 0;
-    if (len == 8) {
-        unsigned long a = strtoul(hex, NULL, 16);
-        snprintf(out, n, "%lu.%lu.%lu.%lu:%u", a & 255, (a >> 8) & 255, (a >> 16) & 255, (a >> 24) & 255, port);
-    } else if (len == 32) {
-        unsigned char b[16];
-        for (int i = 0; i < 4; i++) {   /* four host-order 32-bit words */
-            char w[9];
-            memcpy(w, hex + 8 * i, 8);
-            w[8] = 0;
-            unsigned long x = strtoul(w, NULL, 16);
-            for (int k = 0; k < 4; k++) b[4 * i + k] = (unsigned char)(x >> (8 * k));
-        }
-        static const unsigned char v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        if (!memcmp(b, v4, 12)) snprintf(out, n, "%u.%u.%u.%u:%u", b[12], b[13], b[14], b[15], port);
-        else {
-            size_t o = 0;
-            o += (size_t)snprintf(out + o, n - o, "[");
-            for (int i = 0; i < 8 && o < n; i++) o += (size_t)snprintf(out + o, n - o, "%s%x", i ? ":" : "", (b[2 * i] << 8) | b[2 * i + 1]);
-            if (o < n) snprintf(out + o, n - o, "]:%u", port);
-        }
-    } else {
-        snprintf(out, n, "?");
-    }
-}
-
-static int proc_socket(int pid, int fd, addr_t *a)
-{
-    char path[64], link[128];
-    memset(a, 0, sizeof *a);
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
-    ssize_t k = readlink(path, link, sizeof link - 1);
-    if (k <= 0) return -1;
-    link[k] = 0;
-    unsigned long inode;
-    if (sscanf(link, "socket:[%lu]", &inode) != 1) return -1;
-    static const char *tables[] = {"tcp", "tcp6", "udp", "udp6"};
-    for (int i = 0; i < 4 && !a->ok; i++) {
-        snprintf(path, sizeof path, "/proc/%d/net/%s", pid, tables[i]);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        char line[512], loc[80], rem[80];
-        unsigned long ino;
-        while (fgets(line, sizeof line, f)) {
-            if (sscanf(line, " %*d: %79s %79s %*x %*s %*s %*s %*d %*d %lu", loc, rem, &ino) == 3 && ino == inode) {
-                proc_addr(loc, a->local, sizeof a->local);
-                proc_addr(rem, a->remote, sizeof a->remote);
-                a->ok = 1;
-                break;
-            }
-        }
-        fclose(f);
-    }
-    return a->ok ? 0 : -1;
-}
-
 /* ---- printing helpers ---- */
 
 static void fn_text(core_session_t *s, uint64_t fn, buf_t *b, int json)
@@ -265,7 +197,7 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
         if (f.p[i].kind == V8_PENDING_TIMEOUT && f.p[i].start > max_start) max_start = f.p[i].start;
     const v8_uv_handle_t *node_timer = NULL;
     for (size_t k = 0; have_loop && k + 2 < loop.nhandles && !node_timer; k++)
-        if (loop.handles[k].type == 13 && loop.handles[k + 1].type == 2 && loop.handles[k + 2].type == 6)
+        if (loop.handles[k].type == V8_UV_TIMER && loop.handles[k + 1].type == V8_UV_CHECK && loop.handles[k + 2].type == V8_UV_IDLE)
             node_timer = &loop.handles[k];
     int have_now = 0;
     double now_js = 0;
@@ -348,8 +280,8 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
             }
             case V8_PENDING_SERVER:
             case V8_PENDING_SOCKET: {
-                addr_t a;
-                if (u && pid && u->fd >= 0 && proc_socket(pid, u->fd, &a) == 0) {
+                target_socket_t a;
+                if (u && pid && u->fd >= 0 && target_proc_socket(pid, u->fd, &a) == 0) {
                     snprintf(local, sizeof local, "%s", a.local);
                     if (kind == V8_PENDING_SOCKET) snprintf(remote, sizeof remote, "%s", a.remote);
                 }
@@ -443,8 +375,8 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
         if (u64map_get(&claimed, u->addr, &c) || u->closing) continue;
         buf_printf(&b, "  %-5s %s%s", u->active && u->ref ? "ref" : "unref", v8_uv_type_name(u->type), u->active ? "" : " (inactive)");
         if (u->fd >= 0) buf_printf(&b, " fd %d", u->fd);
-        if (u->type == 10) buf_printf(&b, " pid %d", u->pid);
-        if (u->type == 13 && u->active) buf_printf(&b, " due in %lld ms", (long long)(u->timeout - loop.time));
+        if (u->type == V8_UV_PROCESS) buf_printf(&b, " pid %d", u->pid);
+        if (u->type == V8_UV_TIMER && u->active) buf_printf(&b, " due in %lld ms", (long long)(u->timeout - loop.time));
         buf_putc(&b, '\n');
     }
     if (json) buf_puts(&b, "]}\n");

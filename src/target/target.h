@@ -150,4 +150,13 @@ int target_other_mount_ns(int pid);
 int target_ns_pid(int pid);
 const char *target_name(const target_t *t);   /* the core's path or "pid N" */
 
+/* A live process's socket behind file descriptor fd, from /proc (target/proc_net.c): its local and
+ * remote addresses as "127.0.0.1:8080" or "[::1]:8080". 0, or -1 when fd is not a TCP or UDP
+ * socket the process's /proc/net tables list. */
+typedef struct {
+    char local[64], remote[64];
+    int ok;
+} target_socket_t;
+int target_proc_socket(int pid, int fd, target_socket_t *a);
+
 #endif

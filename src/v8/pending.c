@@ -99,14 +99,14 @@ int v8_uv_loop_read_at(v8_t *v, uint64_t loop, v8_uv_loop_t *out)
         e.connection = (flags & UV_FLAG_CONNECTION) != 0;
         int32_t fd;
         uint64_t x;
-        if (type == 12 || type == 7 || type == 14) {   /* tcp, pipe, tty: streams */
+        if (type == V8_UV_TCP || type == V8_UV_NAMED_PIPE || type == V8_UV_TTY) {   /* streams */
             if (target_read(t, h + UV_STREAM_FD, &fd, 4) == 0) e.fd = fd;
             if (target_read_u64(t, h + UV_STREAM_WRITE_QUEUE_SIZE, &x) == 0) e.write_queue_size = x;
-        } else if (type == 15) {
+        } else if (type == V8_UV_UDP) {
             if (target_read(t, h + UV_UDP_FD, &fd, 4) == 0) e.fd = fd;
-        } else if (type == 13) {
+        } else if (type == V8_UV_TIMER) {
             if (target_read_u64(t, h + UV_TIMER_TIMEOUT, &x) == 0) e.timeout = x;
-        } else if (type == 10) {
+        } else if (type == V8_UV_PROCESS) {
             if (target_read(t, h + UV_PROCESS_PID, &fd, 4) == 0) e.pid = fd;
         }
         if (out->nhandles == cap) {

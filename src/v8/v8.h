@@ -426,6 +426,12 @@ int v8_async_current_promise(v8_t *v, v8_heap_t *h, const v8_frame_t *frames, si
 int v8_promise_state(v8_t *v, uint64_t promise);
 
 /* ---- pending work: what keeps the event loop alive (v8/pending.c) ---- */
+/* libuv's uv_handle_type (uv.h; the same in every libuv Node 18-24 ships) */
+typedef enum {
+    V8_UV_UNKNOWN, V8_UV_ASYNC, V8_UV_CHECK, V8_UV_FS_EVENT, V8_UV_FS_POLL, V8_UV_HANDLE, V8_UV_IDLE,
+    V8_UV_NAMED_PIPE, V8_UV_POLL, V8_UV_PREPARE, V8_UV_PROCESS, V8_UV_STREAM, V8_UV_TCP, V8_UV_TIMER,
+    V8_UV_TTY, V8_UV_UDP, V8_UV_SIGNAL, V8_UV_FILE,
+} v8_uv_type_t;
 /* libuv's default loop (the main thread's): its clock, counters and every handle. */
 typedef struct {
     uint64_t addr;            /* the uv_handle_t */

@@ -24,7 +24,10 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 # Browser scripts embedded in output (src/formats/*.js) become C string literals.
 GEN_JS   := $(patsubst src/formats/%.js,build/gen/%_js.inc,$(wildcard src/formats/*.js))
-HDRS     := $(wildcard src/*/*.h) $(wildcard tests/unit/*.h) $(GEN_JS)
+# Each compile writes its own header dependencies (-MMD -MP) next to its output, as .d files
+# included below: touching a header rebuilds only what includes it. The generated JS includes are
+# made before any compile (order-only): the first build has no .d files to name them yet.
+DEPFLAGS  = -MMD -MP -MF $@.d -MT $@
 
 REL_OBJ  := $(patsubst src/%.c,build/rel/%.o,$(LIB_SRC))
 TST_OBJ  := $(patsubst src/%.c,build/tst/%.o,$(LIB_SRC))
@@ -37,24 +40,26 @@ all: build/nodescope
 build/nodescope: $(REL_OBJ) build/rel/main.o
 	$(CC) $(RELEASE_FLAGS) -o $@ $^ $(LIBS)
 
-build/gen/%_js.inc: src/formats/%.js
+# A static pattern rule, not an implicit one: the empty rules -MP writes for every header would
+# otherwise stand in for it, and a deleted include would never be made again.
+$(GEN_JS): build/gen/%_js.inc: src/formats/%.js
 	@mkdir -p $(dir $@)
 	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
 
-build/rel/%.o: src/%.c $(HDRS)
+build/rel/%.o: src/%.c | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(RELEASE_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CSTD) $(WARN) $(RELEASE_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 
-build/tst/%.o: src/%.c $(HDRS)
+build/tst/%.o: src/%.c | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 
 build/tst/nodescope: $(TST_OBJ) build/tst/main.o
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
 
-build/tst/unit/%: tests/unit/%.c $(TST_OBJ) $(HDRS)
+build/tst/unit/%: tests/unit/%.c $(TST_OBJ) | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(INCS) -Itests/unit $(PKG_CFLAGS) -o $@ $< $(TST_OBJ) $(LIBS)
+	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(DEPFLAGS) $(INCS) -Itests/unit $(PKG_CFLAGS) -o $@ $< $(TST_OBJ) $(LIBS)
 
 test-build: build/nodescope build/tst/nodescope $(UNIT_BIN) fuzz
 
@@ -65,16 +70,16 @@ test: test-build
 # stops a target, as in the test build: a fuzz run fails on it instead of printing it and going on.
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ   := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
-build/fuzzobj/%.o: src/%.c $(HDRS)
+build/fuzzobj/%.o: src/%.c | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
-build/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(FUZZ_OBJ)
+	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+build/fuzz/%: fuzz/%.c $(FUZZ_OBJ) | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
+	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
 fuzz: $(FUZZ_BIN)
 
 # Objects named only in pattern rules would count as intermediate and be deleted.
-.SECONDARY: $(FUZZ_OBJ) $(TST_OBJ) $(REL_OBJ) $(GEN_JS)
+.SECONDARY: $(FUZZ_OBJ) $(TST_OBJ) $(REL_OBJ)
 
 clean:
 	rm -rf build
@@ -83,3 +88,6 @@ clean:
 example: build/nodescope
 	build/nodescope flame --title "examples/busy.js (perf record -g, node --perf-basic-prof)" examples/node-perf.txt -o build/example.svg
 	@echo "wrote build/example.svg: open it in a browser"
+
+# The header dependencies the compiles wrote (none before the first build).
+-include $(wildcard $(patsubst %,%.d,$(REL_OBJ) $(TST_OBJ) $(FUZZ_OBJ) $(UNIT_BIN) $(FUZZ_BIN) build/rel/main.o build/tst/main.o))

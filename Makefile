@@ -2,6 +2,7 @@
 #   make            release binary: build/nodescope
 #   make test       ASan+UBSan build, then every test (tests/run.sh)
 #   make fuzz       libFuzzer targets (clang): build/fuzz/fuzz_*
+#   make check-layers  the includes in src/ against the layer table in docs/design.md
 # Sources are found by wildcard: a new module file needs no edit here.
 
 CC       ?= cc
@@ -39,7 +40,7 @@ TST_CLI  := $(patsubst src/%.c,build/tst/%.o,$(CLI_SRC) $(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,build/tst/unit/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all test test-build fuzz clean bench example
+.PHONY: all test test-build fuzz clean bench example check-layers
 all: build/nodescope
 
 build/nodescope: $(REL_CLI) build/rel/libnodescope.a
@@ -102,6 +103,10 @@ fuzz: $(FUZZ_BIN)
 
 clean:
 	rm -rf build
+
+# Every #include in src/ against the layer table in docs/design.md; header cycles; included .c files.
+check-layers:
+	scripts/check-layers.sh
 
 # The README's first quick-start command: draw the bundled Node profile.
 example: build/nodescope

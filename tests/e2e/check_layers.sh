@@ -3,9 +3,9 @@
 # a copy of src/ with a planted back-edge (util/ including cli/), a header cycle or an included
 # .c file fails, and each message names the file, the line and the rule it breaks.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 cd "$(dirname "$0")/../.."
 root=$PWD
-fail() { echo "FAIL: $*"; exit 1; }
 check=scripts/check-layers.sh
 
 out=$("$check" 2>&1) || fail "the tree breaks its own layer table: $out"

@@ -59,11 +59,9 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
         jw_object_begin(&w, NULL);
         if (!found) jw_null(&w, "exception");
         else {
-            char addr[24];
-            snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)e.value);
             jw_object_begin(&w, "exception");
             jw_string(&w, "how", e.how);
-            jw_string(&w, "address", addr);
+            jw_address(&w, "address", e.value);
             if (where.len) jw_string_n(&w, "where", where.data, where.len);
             else jw_null(&w, "where");
             jw_string_n(&w, "value", value.data ? value.data : "", value.len);

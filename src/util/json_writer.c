@@ -123,6 +123,15 @@ void jw_bool(jw_t *w, const char *key, int v)
     value_end(w);
 }
 
+void jw_address(jw_t *w, const char *key, unsigned long long v)
+{
+    value_start(w, key);
+    buf_puts(w->out, "\"0x");
+    buf_put_hex(w->out, v);
+    buf_putc(w->out, '"');
+    value_end(w);
+}
+
 void jw_null(jw_t *w, const char *key)
 {
     value_start(w, key);

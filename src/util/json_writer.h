@@ -48,6 +48,9 @@ void jw_uint(jw_t *w, const char *key, unsigned long long v);
 void jw_double(jw_t *w, const char *key, double v);
 void jw_fixed(jw_t *w, const char *key, int decimals, double v);
 void jw_bool(jw_t *w, const char *key, int v);
+/* An address as the JSON of every command writes it: the string "0x" and lower-case hex, no
+ * padding ("0x1f2e3d"). */
+void jw_address(jw_t *w, const char *key, unsigned long long v);
 void jw_null(jw_t *w, const char *key);
 
 /* 1 when every container begun was ended and at least one value was written. */

@@ -1,6 +1,6 @@
 /* util/json_writer: commas and colons placed by the writer, every value kind, string escaping
  * (control characters, quotes, invalid UTF-8), numbers at their limits, non-finite doubles as
- * null, arrays one element a line; and a round trip through the JSON reader (util/json.c). */
+ * null, addresses as "0x..." strings, arrays one element a line; and a round trip through the JSON reader (util/json.c). */
 #include "check.h"
 #include "util/diag.h"
 #include "util/json.h"
@@ -125,10 +125,12 @@ static void test_numbers(void)
     jw_fixed(&w, NULL, 4, 12.5);
     jw_fixed(&w, NULL, 0, 2.5);
     jw_fixed(&w, NULL, 2, NAN);
+    jw_address(&w, NULL, 0);
+    jw_address(&w, NULL, 0x7f3a00c0ffeeULL);
     jw_end(&w);
     CHECK_STR(out.data, "[0,-1,9223372036854775807,-9223372036854775808,18446744073709551615,"
                         "0.10000000000000001,1234,-0,1.0000000000000001e+300,2.2250738585072014e-308,"
-                        "null,null,null,12.5000,2,null]");
+                        "null,null,null,12.5000,2,null,\"0x0\",\"0x7f3a00c0ffee\"]");
 }
 
 /* Every byte 1-127 in a key and a value, numbers and nesting: read back by util/json.c, token by

@@ -5,6 +5,7 @@
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
@@ -281,7 +282,15 @@ typedef struct {
     double number;
     regex_t re;
     buf_t scratch;
+    jw_t jw;                 /* json: the document, written out after each object (select_flush) */
+    buf_t out;
 } select_t;
+
+static void select_flush(select_t *sel)
+{
+    fwrite(sel->out.data, 1, sel->out.len, stdout);
+    buf_clear(&sel->out);
+}
 
 static void preview(v8_t *v, uint64_t addr, buf_t *b)
 {
@@ -353,14 +362,12 @@ static int select_object(walk_t *w, const v8_heap_object_t *o, map_entry_t *me)
     buf_t b = {0};
     preview(w->s->v, o->addr, &b);
     if (sel->json) {
-        buf_t j = {0};
-        buf_printf(&j, "%s{\"address\":\"0x%llx\",\"constructor\":", sel->shown > 1 ? "," : "", (unsigned long long)o->addr);
-        json_put_string(&j, me->name, strlen(me->name));
-        buf_puts(&j, ",\"text\":");
-        json_put_string(&j, b.data ? b.data : "", b.len);
-        buf_putc(&j, '}');
-        fwrite(j.data, 1, j.len, stdout);
-        buf_free(&j);
+        jw_object_begin(&sel->jw, NULL);
+        jw_address(&sel->jw, "address", o->addr);
+        jw_string(&sel->jw, "constructor", me->name);
+        jw_string_n(&sel->jw, "text", b.data ? b.data : "", b.len);
+        jw_end(&sel->jw);
+        select_flush(sel);
     } else printf("0x%llx %s\n", (unsigned long long)o->addr, b.data ? b.data : "");
     buf_free(&b);
     return 0;
@@ -416,11 +423,24 @@ static int parse_where(const opt_cmd_t *cmd, const char *where, select_t *sel)
 static int run_select(core_session_t *s, const char *cmdname, select_t *sel)
 {
     walk_t w;
-    if (sel->json) printf("{\"objects\":[");
+    if (sel->json) {
+        jw_init(&sel->jw, &sel->out);
+        jw_object_begin(&sel->jw, NULL);
+        jw_array_begin(&sel->jw, "objects");
+        select_flush(sel);
+    }
     int rc = walk_js(s, cmdname, 0, select_object, sel, &w);
     long listed = sel->limit >= 0 && sel->shown > sel->limit ? sel->limit : sel->shown;
-    if (sel->json) printf("],\"count\":%ld,\"listed\":%ld,\"complete\":%s}\n", sel->shown, listed, rc == EXIT_OK ? "true" : "false");
-    else if (rc == EXIT_OK && sel->limit >= 0 && sel->shown > sel->limit)
+    if (sel->json) {
+        jw_end(&sel->jw);
+        jw_int(&sel->jw, "count", sel->shown);
+        jw_int(&sel->jw, "listed", listed);
+        jw_bool(&sel->jw, "complete", rc == EXIT_OK);
+        jw_end(&sel->jw);
+        buf_putc(&sel->out, '\n');
+        select_flush(sel);
+        buf_free(&sel->out);
+    } else if (rc == EXIT_OK && sel->limit >= 0 && sel->shown > sel->limit)
         printf("... (%ld more; --limit N shows more)\n", sel->shown - sel->limit);
     walk_free(&w);
     return rc;

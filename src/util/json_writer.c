@@ -68,6 +68,11 @@ void jw_end(jw_t *w)
     value_end(w);
 }
 
+void jw_newline(jw_t *w)
+{
+    buf_putc(w->out, '\n');
+}
+
 void jw_string_n(jw_t *w, const char *key, const char *s, size_t n)
 {
     value_start(w, key);

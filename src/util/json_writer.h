@@ -40,6 +40,9 @@ void jw_array_begin(jw_t *w, const char *key);
 void jw_array_begin_lines(jw_t *w, const char *key);
 /* Closes the innermost open object or array. */
 void jw_end(jw_t *w);
+/* A newline where it stands (whitespace between tokens: the document means the same), e.g.
+ * before the "]" of a lines array whose text ends on a line of its own. */
+void jw_newline(jw_t *w);
 
 void jw_string(jw_t *w, const char *key, const char *s);   /* s NULL: null */
 void jw_string_n(jw_t *w, const char *key, const char *s, size_t n);

@@ -69,8 +69,12 @@ static void test_structure(void)
     jw_end(&w);
     jw_array_begin_lines(&w, "none");
     jw_end(&w);
+    jw_array_begin_lines(&w, "closed");   /* the "]" on a line of its own */
+    jw_int(&w, NULL, 3);
+    jw_newline(&w);
     jw_end(&w);
-    CHECK_STR(out.data, "{\"rows\":[\n{\"n\":1,\"inner\":[1,2]},\n2],\"none\":[]}");
+    jw_end(&w);
+    CHECK_STR(out.data, "{\"rows\":[\n{\"n\":1,\"inner\":[1,2]},\n2],\"none\":[],\"closed\":[\n3\n]}");
 }
 
 static void test_strings(void)

@@ -4,6 +4,7 @@
 #ifndef CLI_CORE_CMDS_H
 #define CLI_CORE_CMDS_H
 #include "target/target.h"
+#include "util/json_writer.h"
 #include "v8/v8.h"
 #include <stdio.h>
 
@@ -54,8 +55,9 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv);
 /* One async frame as V8's stack traces print it after "at ": "async name (file:line:col)",
    "async Promise.all (index 0)" (with_async 0: without "async "). */
 void core_async_frame_text(core_session_t *s, const v8_async_frame_t *f, int with_async, buf_t *b);
-/* The same as JSON members ("name", "file", "line", "column" or "combinator", "index"), no braces. */
-void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, buf_t *b);
+/* The same as JSON members ("generator", "name", "file", "line", "column" or "combinator", "index"),
+   into the object w has open. */
+void core_async_frame_json(core_session_t *s, const v8_async_frame_t *f, jw_t *w);
 /* core_retain.c, core_heapsnapshot.c: the object graph (issue 15) */
 int core_cmd_refs(core_session_t *s, int argc, char **argv);
 int core_cmd_retainers(core_session_t *s, int argc, char **argv);

@@ -31,12 +31,15 @@ static void value_start(jw_t *w, const char *key)
     int d = w->depth - 1;
     if (w->kind[d] == '{' && !key) misuse("an object member without a key");
     if (w->kind[d] == '[' && key) misuse("an array element with a key");
-    if (w->started[d]) buf_putc(w->out, ',');
-    if (w->lines[d]) buf_putc(w->out, '\n');
+    if (w->started[d]) buf_puts(w->out, w->spaced && !w->lines[d] ? ", " : ",");
+    if (w->lines[d]) {
+        buf_putc(w->out, '\n');
+        if (w->indent) buf_puts(w->out, w->indent);
+    }
     w->started[d] = 1;
     if (key) {
         json_put_string(w->out, key, strlen(key));
-        buf_putc(w->out, ':');
+        buf_puts(w->out, w->spaced ? ": " : ":");
     }
 }
 

@@ -1,7 +1,9 @@
 /* A JSON writer into a buf_t, in the manner of git's json-writer: begin and end objects and
  * arrays, write members (with a key) or elements (key NULL); the writer puts the commas and
- * the colons, and escapes strings. Compact output (no spaces); an array begun with
- * jw_array_begin_lines puts a newline before each element (one row a line, as `top --json`).
+ * the colons, and escapes strings. Compact output (no spaces) unless the caller sets `spaced`
+ * (", " between values and ": " after keys, as `core objects --json`); an array begun with
+ * jw_array_begin_lines puts a newline and `indent` before each element (one row a line, as
+ * `top --json`).
  *
  * Values:
  *   strings   json_put_string's escaping (util/json.h), the one the whole tree uses, so output
@@ -30,6 +32,9 @@ typedef struct {
     unsigned char started[JW_MAX_DEPTH];  /* a value already written at this level: the next needs a comma */
     unsigned char lines[JW_MAX_DEPTH];    /* this array puts a newline before each element */
     int values;                           /* complete values written at the top level */
+    /* layout, set by the caller after jw_init (both off by default) */
+    int spaced;                           /* ", " and ": " instead of "," and ":" */
+    const char *indent;                   /* after the newline before each element of a lines array */
 } jw_t;
 
 void jw_init(jw_t *w, buf_t *out);

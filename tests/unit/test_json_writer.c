@@ -77,6 +77,28 @@ static void test_structure(void)
     CHECK_STR(out.data, "{\"rows\":[\n{\"n\":1,\"inner\":[1,2]},\n2],\"none\":[],\"closed\":[\n3\n]}");
 }
 
+/* The spaced layout with indented rows: `core objects --json`'s */
+static void test_spaced(void)
+{
+    start();
+    w.spaced = 1;
+    w.indent = "  ";
+    jw_array_begin_lines(&w, NULL);
+    for (int i = 1; i <= 2; i++) {
+        jw_object_begin(&w, NULL);
+        jw_string(&w, "name", i == 1 ? "A" : "B");
+        jw_int(&w, "count", i);
+        jw_array_begin(&w, "xs");
+        jw_int(&w, NULL, 1);
+        jw_int(&w, NULL, 2);
+        jw_end(&w);
+        jw_end(&w);
+    }
+    jw_newline(&w);
+    jw_end(&w);
+    CHECK_STR(out.data, "[\n  {\"name\": \"A\", \"count\": 1, \"xs\": [1, 2]},\n  {\"name\": \"B\", \"count\": 2, \"xs\": [1, 2]}\n]");
+}
+
 static void test_strings(void)
 {
     start();
@@ -213,6 +235,7 @@ static void test_round_trip(void)
 int main(void)
 {
     test_structure();
+    test_spaced();
     test_strings();
     test_numbers();
     test_round_trip();

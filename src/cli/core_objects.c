@@ -4,7 +4,6 @@
 #include "cli/core_cmds.h"
 #include "util/diag.h"
 #include "util/hash.h"
-#include "util/json.h"
 #include "util/json_writer.h"
 #include "util/options.h"
 #include "util/progress.h"
@@ -229,32 +228,38 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
     if (rc == EXIT_OK) {
         qsort(gs.g, gs.n, sizeof *gs.g, strcmp(sort, "size") ? by_count : by_size);
         buf_t b = {0};
+        jw_t jw;   /* json: a group a line, each {"name": ..., "count": ..., "size": ...} */
+        jw_init(&jw, &b);
+        jw.spaced = 1;
+        jw.indent = "  ";
         uint64_t total_n = 0, total_b = 0;
-        if (json) buf_puts(&b, "[");
+        if (json) jw_array_begin_lines(&jw, NULL);
         else buf_printf(&b, "%12s %14s %10s  %s\n", "INSTANCES", "TOTAL SIZE", "SIZE", "CONSTRUCTOR");
-        int first = 1;
         for (size_t i = 0; i < gs.n; i++) {
             const group_t *g = &gs.g[i];
             total_n += g->count;
             total_b += g->bytes;
             if (g->count < (uint64_t)min) continue;
             if (json) {
-                buf_puts(&b, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
-                json_put_string(&b, g->name, strlen(g->name));
-                buf_printf(&b, ", \"count\": %llu, \"size\": %llu}", (unsigned long long)g->count,
-                           (unsigned long long)g->bytes);
+                jw_object_begin(&jw, NULL);
+                jw_string(&jw, "name", g->name);
+                jw_uint(&jw, "count", g->count);
+                jw_uint(&jw, "size", g->bytes);
+                jw_end(&jw);
             } else {
                 buf_printf(&b, "%12llu %14llu %10llu  %s\n", (unsigned long long)g->count, (unsigned long long)g->bytes,
                            (unsigned long long)(g->bytes / g->count), g->name);
             }
-            first = 0;
             if (b.len > 1 << 16) {
                 fwrite(b.data, 1, b.len, stdout);
                 buf_clear(&b);
             }
         }
-        if (json) buf_puts(&b, "\n]\n");
-        else buf_printf(&b, "%12llu %14llu %10s  (%zu constructors)\n", (unsigned long long)total_n,
+        if (json) {
+            jw_newline(&jw);   /* "]" on a line of its own */
+            jw_end(&jw);
+            buf_putc(&b, '\n');
+        } else buf_printf(&b, "%12llu %14llu %10s  (%zu constructors)\n", (unsigned long long)total_n,
                         (unsigned long long)total_b, "", gs.n);
         fwrite(b.data ? b.data : "", 1, b.len, stdout);
         buf_free(&b);
@@ -562,9 +567,12 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
     if (rc == EXIT_OK) {
         qsort(fs.f, fs.n, sizeof *fs.f, by_closures);
         buf_t b = {0};
-        if (json) buf_puts(&b, "[");
+        jw_t jw;   /* json: a function a line, as objects --json */
+        jw_init(&jw, &b);
+        jw.spaced = 1;
+        jw.indent = "  ";
+        if (json) jw_array_begin_lines(&jw, NULL);
         else buf_printf(&b, "%10s  %-18s  %s\n", "CLOSURES", "SHARED", "FUNCTION");
-        int first = 1;
         for (size_t i = 0; i < fs.n; i++) {
             if (fs.f[i].closures < (uint64_t)min) continue;
             v8_function_t fi;
@@ -573,12 +581,14 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
             const char *script = ok && fi.script_name ? fi.script_name : "";
             int line = ok ? fi.def_line : 0, col = ok ? fi.def_col : 0;
             if (json) {
-                buf_puts(&b, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
-                json_put_string(&b, name, strlen(name));
-                buf_printf(&b, ", \"closures\": %llu, \"shared\": \"0x%llx\", \"script\": ", (unsigned long long)fs.f[i].closures,
-                           (unsigned long long)fs.f[i].shared);
-                json_put_string(&b, script, strlen(script));
-                buf_printf(&b, ", \"line\": %d, \"column\": %d}", line, col);
+                jw_object_begin(&jw, NULL);
+                jw_string(&jw, "name", name);
+                jw_uint(&jw, "closures", fs.f[i].closures);
+                jw_address(&jw, "shared", fs.f[i].shared);
+                jw_string(&jw, "script", script);
+                jw_int(&jw, "line", line);
+                jw_int(&jw, "column", col);
+                jw_end(&jw);
             } else {
                 buf_printf(&b, "%10llu  0x%-16llx  %s", (unsigned long long)fs.f[i].closures, (unsigned long long)fs.f[i].shared,
                            name);
@@ -586,14 +596,17 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
                 else if (*script) buf_printf(&b, " at %s", script);
                 buf_putc(&b, '\n');
             }
-            first = 0;
             if (ok) v8_function_free(&fi);
             if (b.len > 1 << 16) {
                 fwrite(b.data, 1, b.len, stdout);
                 buf_clear(&b);
             }
         }
-        if (json) buf_puts(&b, "\n]\n");
+        if (json) {
+            jw_newline(&jw);
+            jw_end(&jw);
+            buf_putc(&b, '\n');
+        }
         fwrite(b.data ? b.data : "", 1, b.len, stdout);
         buf_free(&b);
     }

@@ -2,6 +2,7 @@
 #   make            release binary: build/nodescope
 #   make test       ASan+UBSan build, then every test (tests/run.sh)
 #   make fuzz       libFuzzer targets (clang): build/fuzz/fuzz_*
+#   make check-layers  the includes in src/ against the layer table in docs/design.md
 # Sources are found by wildcard: a new module file needs no edit here.
 
 CC       ?= cc
@@ -18,43 +19,60 @@ LIBS     := $(PKG_LIBS) -liberty -lm
 RELEASE_FLAGS := -O2 -g
 TEST_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-LIB_SRC  := $(sort $(wildcard src/*/*.c))
+# The library: every module but cli/, archived (libnodescope.a) for the binary, the unit tests and
+# the fuzzers; the commands (cli/) and main.c link only into the binary.
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+LIB_SRC  := $(filter-out $(CLI_SRC),$(sort $(wildcard src/*/*.c)))
 MAIN_SRC := src/main.c
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 # Browser scripts embedded in output (src/formats/*.js) become C string literals.
 GEN_JS   := $(patsubst src/formats/%.js,build/gen/%_js.inc,$(wildcard src/formats/*.js))
-HDRS     := $(wildcard src/*/*.h) $(wildcard tests/unit/*.h) $(GEN_JS)
+# Each compile writes its own header dependencies (-MMD -MP) next to its output, as .d files
+# included below: touching a header rebuilds only what includes it. The generated JS includes are
+# made before any compile (order-only): the first build has no .d files to name them yet.
+DEPFLAGS  = -MMD -MP -MF $@.d -MT $@
 
 REL_OBJ  := $(patsubst src/%.c,build/rel/%.o,$(LIB_SRC))
 TST_OBJ  := $(patsubst src/%.c,build/tst/%.o,$(LIB_SRC))
+REL_CLI  := $(patsubst src/%.c,build/rel/%.o,$(CLI_SRC) $(MAIN_SRC))
+TST_CLI  := $(patsubst src/%.c,build/tst/%.o,$(CLI_SRC) $(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,build/tst/unit/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all test test-build fuzz clean bench example
+.PHONY: all test test-build fuzz clean bench example check-layers
 all: build/nodescope
 
-build/nodescope: $(REL_OBJ) build/rel/main.o
+build/nodescope: $(REL_CLI) build/rel/libnodescope.a
 	$(CC) $(RELEASE_FLAGS) -o $@ $^ $(LIBS)
 
-build/gen/%_js.inc: src/formats/%.js
+# Rebuilt whole (rm first): an object whose source is gone leaves no stale member behind.
+%/libnodescope.a:
+	rm -f $@
+	ar rcs $@ $^
+build/rel/libnodescope.a: $(REL_OBJ)
+build/tst/libnodescope.a: $(TST_OBJ)
+
+# A static pattern rule, not an implicit one: the empty rules -MP writes for every header would
+# otherwise stand in for it, and a deleted include would never be made again.
+$(GEN_JS): build/gen/%_js.inc: src/formats/%.js
 	@mkdir -p $(dir $@)
 	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
 
-build/rel/%.o: src/%.c $(HDRS)
+build/rel/%.o: src/%.c | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(RELEASE_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CSTD) $(WARN) $(RELEASE_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 
-build/tst/%.o: src/%.c $(HDRS)
+build/tst/%.o: src/%.c | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 
-build/tst/nodescope: $(TST_OBJ) build/tst/main.o
+build/tst/nodescope: $(TST_CLI) build/tst/libnodescope.a
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
 
-build/tst/unit/%: tests/unit/%.c $(TST_OBJ) $(HDRS)
+build/tst/unit/%: tests/unit/%.c build/tst/libnodescope.a | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(INCS) -Itests/unit $(PKG_CFLAGS) -o $@ $< $(TST_OBJ) $(LIBS)
+	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(DEPFLAGS) $(INCS) -Itests/unit $(PKG_CFLAGS) -o $@ $< build/tst/libnodescope.a $(LIBS)
 
 test-build: build/nodescope build/tst/nodescope $(UNIT_BIN) fuzz
 
@@ -65,21 +83,29 @@ test: test-build
 # stops a target, as in the test build: a fuzz run fails on it instead of printing it and going on.
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ   := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
-build/fuzzobj/%.o: src/%.c $(HDRS)
+build/fuzzobj/libnodescope.a: $(FUZZ_OBJ)
+build/fuzzobj/%.o: src/%.c | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
-build/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(FUZZ_OBJ)
+	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
+build/fuzz/%: fuzz/%.c build/fuzzobj/libnodescope.a | $(GEN_JS)
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(INCS) $(PKG_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LIBS)
+	clang $(CSTD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -o $@ $< build/fuzzobj/libnodescope.a $(LIBS)
 fuzz: $(FUZZ_BIN)
 
 # Objects named only in pattern rules would count as intermediate and be deleted.
-.SECONDARY: $(FUZZ_OBJ) $(TST_OBJ) $(REL_OBJ) $(GEN_JS)
+.SECONDARY: $(FUZZ_OBJ) $(TST_OBJ) $(TST_CLI) $(REL_OBJ) $(REL_CLI)
 
 clean:
 	rm -rf build
+
+# Every #include in src/ against the layer table in docs/design.md; header cycles; included .c files.
+check-layers:
+	scripts/check-layers.sh
 
 # The README's first quick-start command: draw the bundled Node profile.
 example: build/nodescope
 	build/nodescope flame --title "examples/busy.js (perf record -g, node --perf-basic-prof)" examples/node-perf.txt -o build/example.svg
 	@echo "wrote build/example.svg: open it in a browser"
+
+# The header dependencies the compiles wrote (none before the first build).
+-include $(wildcard $(patsubst %,%.d,$(REL_OBJ) $(TST_OBJ) $(FUZZ_OBJ) $(REL_CLI) $(TST_CLI) $(UNIT_BIN) $(FUZZ_BIN)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Source map speed: a ~20 MB map built by esbuild from a large npm dependency tree (installed
 # under bench/.cache), parsed and queried one million times by nodescope (sourcemap_bench.c
-# on the release objects) and by @jridgewell/trace-mapping in the same run: the same lookups,
+# on the release library, build/rel/libnodescope.a) and by @jridgewell/trace-mapping in the same run: the same lookups,
 # the same results (checksum), wall and CPU time, three runs, the load average around them.
 # (Lazy decoding of index maps is asserted by tests/unit/test_sourcemap.c.)
 set -euo pipefail
@@ -10,8 +10,8 @@ ROOT=$PWD
 C=$ROOT/bench/.cache/sourcemap
 mkdir -p "$C"
 make -s -j2 build/nodescope
-cc -O2 -std=c11 -D_GNU_SOURCE -Isrc -o "$C/sourcemap_bench" bench/sourcemap_bench.c build/rel/sourcemap/sourcemap.o \
-    build/rel/util/*.o $(pkg-config --libs libdw libelf zlib libedit) -liberty -lm
+cc -O2 -std=c11 -D_GNU_SOURCE -Isrc -o "$C/sourcemap_bench" bench/sourcemap_bench.c build/rel/libnodescope.a \
+    $(pkg-config --libs libdw libelf zlib libedit) -liberty -lm
 if [ ! -f "$C/big.js.map" ]; then
     # a big dependency tree: the TypeScript 5 compiler plus a few large packages
     [ -d "$C/node_modules/typescript" ] || (cd "$C" && npm init -y > /dev/null && \

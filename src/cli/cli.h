@@ -19,10 +19,6 @@ int cli_core(int argc, char **argv);
 
 /* Reads every path (none = stdin) into p with o; prints errors; returns 0 or -1. */
 int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o);
-/* The unit of p's weights ("samples", "ns", "cycles", ...). */
-const char *cli_weight_unit(const profile_t *p);
-/* 0 when a and b weigh in the same unit; otherwise prints an error naming both files and units
- * (what = "merge", "diff") and returns -1. */
 struct opt_cmd;
 /* The writer for OUT: the one --to names (to: NULL when not given; has_to: the command has
  * --to), else the one OUT's extension names. Sets *w and returns EXIT_OK, or prints the usage
@@ -30,7 +26,6 @@ struct opt_cmd;
  * and returns EXIT_USAGE. */
 int cli_output_writer(const struct opt_cmd *cmd, const char *to, int has_to, const char *out,
                       const format_writer_t **w);
-int cli_check_units(const char *what, const char *path_a, const profile_t *a, const char *path_b, const profile_t *b);
 /* Writes p to path ("-" or NULL = stdout) with the named writer, or the one the
  * extension names when writer is NULL. Never overwrites an input; atomic. */
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,

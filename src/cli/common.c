@@ -26,21 +26,6 @@ int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o
     return 0;
 }
 
-const char *cli_weight_unit(const profile_t *p)
-{
-    return p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
-}
-
-int cli_check_units(const char *what, const char *path_a, const profile_t *a, const char *path_b, const profile_t *b)
-{
-    if (!strcmp(cli_weight_unit(a), cli_weight_unit(b))) return 0;
-    int diff = !strcmp(what, "diff");
-    diag_error(NULL, 0, "%s: %s weighs in %s, %s in %s: profiles of different units cannot be %s", what,
-               path_a ? path_a : "<stdin>", cli_weight_unit(a), path_b ? path_b : "<stdin>", cli_weight_unit(b),
-               diff ? "compared (-n/--normalize compares their shares)" : "added");
-    return -1;
-}
-
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs)
 {

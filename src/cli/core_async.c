@@ -6,7 +6,7 @@
 #include "postmortem/async.h"
 #include "util/diag.h"
 #include "util/hash.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
@@ -168,15 +168,16 @@ static int by_count(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static void chain_json(core_session_t *s, const v8_async_frame_t *chain, size_t n, buf_t *b)
+/* The member key: an array of the chain's frames, an object each. */
+static void chain_json(core_session_t *s, const v8_async_frame_t *chain, size_t n, jw_t *w, const char *key)
 {
-    buf_puts(b, "[");
+    jw_array_begin(w, key);
     for (size_t k = 0; k < n; k++) {
-        buf_puts(b, k ? ",{" : "{");
-        pm_async_frame_json(s->v, &chain[k], b);
-        buf_puts(b, "}");
+        jw_object_begin(w, NULL);
+        pm_async_frame_json(s->v, &chain[k], w);
+        jw_end(w);
     }
-    buf_puts(b, "]");
+    jw_end(w);
 }
 
 int core_cmd_async(core_session_t *s, int argc, char **argv)
@@ -230,6 +231,8 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         }
     }
     buf_t b = {0}, key = {0};
+    jw_t w;   /* json: written into b, which is written out when it grows */
+    jw_init(&w, &b);
     if (group) {
         strpool_t *pool = strpool_new();
         u64map_t idx;
@@ -280,52 +283,67 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         free(tc.texts);
         buf_free(&tc.tmp);
         if (ng) qsort(gs, ng, sizeof *gs, by_count);
-        if (json) buf_printf(&b, "{\"suspended\":%zu,\"innermost\":%zu,\"executing\":%zu,\"groups\":[", c.n, total, c.executing);
-        else buf_printf(&b, "%zu suspended (%zu innermost, in %zu group%s)\n", c.n, total, ng, ng == 1 ? "" : "s");
+        if (json) {
+            jw_object_begin(&w, NULL);
+            jw_uint(&w, "suspended", c.n);
+            jw_uint(&w, "innermost", total);
+            jw_uint(&w, "executing", c.executing);
+            jw_array_begin(&w, "groups");
+        } else buf_printf(&b, "%zu suspended (%zu innermost, in %zu group%s)\n", c.n, total, ng, ng == 1 ? "" : "s");
         for (size_t i = 0; i < ng; i++) {
             if (json) {
                 const pm_async_gen_t *g = &c.g[gs[i].first];
-                buf_printf(&b, "%s{\"count\":%zu,\"text\":", i ? "," : "", gs[i].count);
-                json_put_string(&b, gs[i].key, strlen(gs[i].key));
-                buf_puts(&b, ",\"frames\":");
+                jw_object_begin(&w, NULL);
+                jw_uint(&w, "count", gs[i].count);
+                jw_string(&w, "text", gs[i].key);
                 chain[0] = (v8_async_frame_t){V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
                 size_t m = 1 + (g->g.promise ? v8_async_chain(s->v, g->g.promise, chain + 1, MAX_CHAIN - 1) : 0);
-                chain_json(s, chain, m, &b);
-                buf_puts(&b, "}");
+                chain_json(s, chain, m, &w, "frames");
+                jw_end(&w);
             } else {
                 buf_printf(&b, "%8zu × %s\n", gs[i].count, gs[i].key);
             }
             if (b.len > 1 << 16) fwrite(b.data, 1, b.len, stdout), buf_clear(&b);
         }
-        if (json) buf_puts(&b, "]}\n");
+        if (json) {
+            jw_end(&w);
+            jw_end(&w);
+            buf_putc(&b, '\n');
+        }
         free(gs);
         u64map_free(&idx);
         strpool_free(pool);
     } else {
-        if (json) buf_printf(&b, "{\"executing\":%zu,\"suspended\":[", c.executing);
+        if (json) {
+            jw_object_begin(&w, NULL);
+            jw_uint(&w, "executing", c.executing);
+            jw_array_begin_lines(&w, "suspended");   /* one a line */
+        }
         for (size_t i = 0; i < c.n; i++) {
             pm_async_gen_t *g = &c.g[i];
             v8_generator_position(s->v, &g->g);
             int pst = g->awaiting ? v8_promise_state(s->v, g->awaiting) : -1;
             size_t m = chain_len[i] ? v8_async_chain(s->v, g->g.promise, chain, MAX_CHAIN) : 0;
             if (json) {
-                buf_printf(&b, "%s\n{\"address\":\"0x%llx\",\"kind\":\"%s\",", i ? "," : "", (unsigned long long)g->g.addr,
-                           kind_name(g->g.kind));
+                jw_object_begin(&w, NULL);
+                jw_address(&w, "address", g->g.addr);
+                jw_string(&w, "kind", kind_name(g->g.kind));
                 v8_async_frame_t self = {V8_ASYNC_AWAIT, g->g.addr, 0, NULL, 0};
-                pm_async_frame_json(s->v, &self, &b);
-                buf_printf(&b, ",\"position_is_definition\":%s,\"at\":\"%s\",\"innermost\":%s,\"awaiting\":",
-                           g->g.position_is_definition ? "true" : "false",
-                           g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield" : "await", g->inner ? "false" : "true");
+                pm_async_frame_json(s->v, &self, &w);
+                jw_bool(&w, "position_is_definition", g->g.position_is_definition);
+                jw_string(&w, "at", g->g.kind == V8_GEN_GENERATOR || g->g.awaiting_yield ? "yield" : "await");
+                jw_bool(&w, "innermost", !g->inner);
                 if (g->awaiting) {
-                    buf_printf(&b, "{\"promise\":\"0x%llx\",\"state\":\"%s\"", (unsigned long long)g->awaiting, state_name(pst));
-                    if (g->awaited_gen) buf_printf(&b, ",\"generator\":\"0x%llx\"", (unsigned long long)c.g[g->awaited_gen - 1].g.addr);
-                    buf_puts(&b, "}");
+                    jw_object_begin(&w, "awaiting");
+                    jw_address(&w, "promise", g->awaiting);
+                    jw_string(&w, "state", state_name(pst));
+                    if (g->awaited_gen) jw_address(&w, "generator", c.g[g->awaited_gen - 1].g.addr);
+                    jw_end(&w);
                 } else {
-                    buf_puts(&b, "null");
+                    jw_null(&w, "awaiting");
                 }
-                buf_puts(&b, ",\"chain\":");
-                chain_json(s, chain, m, &b);
-                buf_puts(&b, "}");
+                chain_json(s, chain, m, &w, "chain");
+                jw_end(&w);
             } else {
                 buf_printf(&b, "0x%llx %s: ", (unsigned long long)g->g.addr, kind_name(g->g.kind));
                 self_text(s, g, &b);
@@ -348,8 +366,12 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
             }
             if (b.len > 1 << 16) fwrite(b.data, 1, b.len, stdout), buf_clear(&b);
         }
-        if (json) buf_puts(&b, "\n]}\n");
-        else buf_printf(&b, "%zu suspended, %zu executing\n", c.n, c.executing);
+        if (json) {
+            jw_newline(&w);   /* "]" on a line of its own */
+            jw_end(&w);
+            jw_end(&w);
+            buf_putc(&b, '\n');
+        } else buf_printf(&b, "%zu suspended, %zu executing\n", c.n, c.executing);
     }
     fwrite(b.data ? b.data : "", 1, b.len, stdout);
     buf_free(&b);

@@ -7,6 +7,7 @@
 #include "postmortem/graph_session.h"
 #include "postmortem/inspect.h"
 #include "postmortem/resolve.h"
+#include "util/json_writer.h"
 #include "v8/v8.h"
 #include <stdio.h>
 

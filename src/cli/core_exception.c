@@ -4,7 +4,7 @@
 #include "cli/core_cmds.h"
 #include "util/buf.h"
 #include "util/diag.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include <stdio.h>
 #include <string.h>
@@ -54,17 +54,21 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
     }
     if (json) {
         buf_t b = {0};
-        if (!found) buf_puts(&b, "{\"exception\":null}\n");
+        jw_t w;
+        jw_init(&w, &b);
+        jw_object_begin(&w, NULL);
+        if (!found) jw_null(&w, "exception");
         else {
-            buf_puts(&b, "{\"exception\":{\"how\":");
-            json_put_string(&b, e.how, strlen(e.how));
-            buf_printf(&b, ",\"address\":\"0x%llx\",\"where\":", (unsigned long long)e.value);
-            if (where.len) json_put_string(&b, where.data, where.len);
-            else buf_puts(&b, "null");
-            buf_puts(&b, ",\"value\":");
-            json_put_string(&b, value.data ? value.data : "", value.len);
-            buf_puts(&b, "}}\n");
+            jw_object_begin(&w, "exception");
+            jw_string(&w, "how", e.how);
+            jw_address(&w, "address", e.value);
+            if (where.len) jw_string_n(&w, "where", where.data, where.len);
+            else jw_null(&w, "where");
+            jw_string_n(&w, "value", value.data ? value.data : "", value.len);
+            jw_end(&w);
         }
+        jw_end(&w);
+        buf_putc(&b, '\n');
         fwrite(b.data, 1, b.len, stdout);
         buf_free(&b);
     } else if (!found) {

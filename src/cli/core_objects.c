@@ -7,7 +7,7 @@
 #include "postmortem/walk.h"
 #include "util/diag.h"
 #include "util/hash.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
@@ -122,32 +122,38 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
     if (rc == EXIT_OK) {
         qsort(gs.g, gs.n, sizeof *gs.g, strcmp(sort, "size") ? by_count : by_size);
         buf_t b = {0};
+        jw_t jw;   /* json: a group a line, each {"name": ..., "count": ..., "size": ...} */
+        jw_init(&jw, &b);
+        jw.spaced = 1;
+        jw.indent = "  ";
         uint64_t total_n = 0, total_b = 0;
-        if (json) buf_puts(&b, "[");
+        if (json) jw_array_begin_lines(&jw, NULL);
         else buf_printf(&b, "%12s %14s %10s  %s\n", "INSTANCES", "TOTAL SIZE", "SIZE", "CONSTRUCTOR");
-        int first = 1;
         for (size_t i = 0; i < gs.n; i++) {
             const group_t *g = &gs.g[i];
             total_n += g->count;
             total_b += g->bytes;
             if (g->count < (uint64_t)min) continue;
             if (json) {
-                buf_puts(&b, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
-                json_put_string(&b, g->name, strlen(g->name));
-                buf_printf(&b, ", \"count\": %llu, \"size\": %llu}", (unsigned long long)g->count,
-                           (unsigned long long)g->bytes);
+                jw_object_begin(&jw, NULL);
+                jw_string(&jw, "name", g->name);
+                jw_uint(&jw, "count", g->count);
+                jw_uint(&jw, "size", g->bytes);
+                jw_end(&jw);
             } else {
                 buf_printf(&b, "%12llu %14llu %10llu  %s\n", (unsigned long long)g->count, (unsigned long long)g->bytes,
                            (unsigned long long)(g->bytes / g->count), g->name);
             }
-            first = 0;
             if (b.len > 1 << 16) {
                 fwrite(b.data, 1, b.len, stdout);
                 buf_clear(&b);
             }
         }
-        if (json) buf_puts(&b, "\n]\n");
-        else buf_printf(&b, "%12llu %14llu %10s  (%zu constructors)\n", (unsigned long long)total_n,
+        if (json) {
+            jw_newline(&jw);   /* "]" on a line of its own */
+            jw_end(&jw);
+            buf_putc(&b, '\n');
+        } else buf_printf(&b, "%12llu %14llu %10s  (%zu constructors)\n", (unsigned long long)total_n,
                         (unsigned long long)total_b, "", gs.n);
         fwrite(b.data ? b.data : "", 1, b.len, stdout);
         buf_free(&b);
@@ -166,7 +172,15 @@ typedef struct {
     int json;                /* one JSON document: {"objects":[{address, constructor, text}], "count", "shown"} */
     int has_where;           /* find */
     pm_where_t where;
+    jw_t jw;                 /* json: the document, written out after each object (select_flush) */
+    buf_t out;
 } select_t;
+
+static void select_flush(select_t *sel)
+{
+    fwrite(sel->out.data, 1, sel->out.len, stdout);
+    buf_clear(&sel->out);
+}
 
 static void preview(v8_t *v, uint64_t addr, buf_t *b)
 {
@@ -187,14 +201,12 @@ static int select_object(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t
     buf_t b = {0};
     preview(w->v, o->addr, &b);
     if (sel->json) {
-        buf_t j = {0};
-        buf_printf(&j, "%s{\"address\":\"0x%llx\",\"constructor\":", sel->shown > 1 ? "," : "", (unsigned long long)o->addr);
-        json_put_string(&j, me->name, strlen(me->name));
-        buf_puts(&j, ",\"text\":");
-        json_put_string(&j, b.data ? b.data : "", b.len);
-        buf_putc(&j, '}');
-        fwrite(j.data, 1, j.len, stdout);
-        buf_free(&j);
+        jw_object_begin(&sel->jw, NULL);
+        jw_address(&sel->jw, "address", o->addr);
+        jw_string(&sel->jw, "constructor", me->name);
+        jw_string_n(&sel->jw, "text", b.data ? b.data : "", b.len);
+        jw_end(&sel->jw);
+        select_flush(sel);
     } else printf("0x%llx %s\n", (unsigned long long)o->addr, b.data ? b.data : "");
     buf_free(&b);
     return 0;
@@ -203,11 +215,24 @@ static int select_object(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t
 static int run_select(core_session_t *s, const char *cmdname, select_t *sel)
 {
     pm_walk_t w;
-    if (sel->json) printf("{\"objects\":[");
+    if (sel->json) {
+        jw_init(&sel->jw, &sel->out);
+        jw_object_begin(&sel->jw, NULL);
+        jw_array_begin(&sel->jw, "objects");
+        select_flush(sel);
+    }
     int rc = pm_walk_js(s->v, cmdname, 0, select_object, sel, &w) == 0 ? EXIT_OK : EXIT_FAIL;
     long listed = sel->limit >= 0 && sel->shown > sel->limit ? sel->limit : sel->shown;
-    if (sel->json) printf("],\"count\":%ld,\"listed\":%ld,\"complete\":%s}\n", sel->shown, listed, rc == EXIT_OK ? "true" : "false");
-    else if (rc == EXIT_OK && sel->limit >= 0 && sel->shown > sel->limit)
+    if (sel->json) {
+        jw_end(&sel->jw);
+        jw_int(&sel->jw, "count", sel->shown);
+        jw_int(&sel->jw, "listed", listed);
+        jw_bool(&sel->jw, "complete", rc == EXIT_OK);
+        jw_end(&sel->jw);
+        buf_putc(&sel->out, '\n');
+        select_flush(sel);
+        buf_free(&sel->out);
+    } else if (rc == EXIT_OK && sel->limit >= 0 && sel->shown > sel->limit)
         printf("... (%ld more; --limit N shows more)\n", sel->shown - sel->limit);
     pm_walk_free(&w);
     return rc;
@@ -333,10 +358,13 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
     if (rc == EXIT_OK) {
         qsort(fs.f, fs.n, sizeof *fs.f, by_closures);
         buf_t b = {0};
-        if (json) buf_puts(&b, "[");
+        jw_t jw;   /* json: a function a line, as objects --json */
+        jw_init(&jw, &b);
+        jw.spaced = 1;
+        jw.indent = "  ";
+        if (json) jw_array_begin_lines(&jw, NULL);
         else if (verbose) buf_printf(&b, "%10s  %-18s  %-18s  %s\n", "CLOSURES", "CLOSURE", "SHARED", "FUNCTION");
         else buf_printf(&b, "%10s  %-18s  %s\n", "CLOSURES", "CLOSURE", "FUNCTION");
-        int first = 1;
         for (size_t i = 0; i < fs.n; i++) {
             if (fs.f[i].closures < (uint64_t)min) continue;
             v8_function_t fi;
@@ -345,13 +373,15 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
             const char *script = ok && fi.script_name ? fi.script_name : "";
             int line = ok ? fi.def_line : 0, col = ok ? fi.def_col : 0;
             if (json) {
-                buf_puts(&b, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
-                json_put_string(&b, name, strlen(name));
-                buf_printf(&b, ", \"closures\": %llu, \"closure\": \"0x%llx\", \"shared\": \"0x%llx\", \"script\": ",
-                           (unsigned long long)fs.f[i].closures, (unsigned long long)fs.f[i].closure,
-                           (unsigned long long)fs.f[i].shared);
-                json_put_string(&b, script, strlen(script));
-                buf_printf(&b, ", \"line\": %d, \"column\": %d}", line, col);
+                jw_object_begin(&jw, NULL);
+                jw_string(&jw, "name", name);
+                jw_uint(&jw, "closures", fs.f[i].closures);
+                jw_address(&jw, "closure", fs.f[i].closure);
+                jw_address(&jw, "shared", fs.f[i].shared);
+                jw_string(&jw, "script", script);
+                jw_int(&jw, "line", line);
+                jw_int(&jw, "column", col);
+                jw_end(&jw);
             } else {
                 buf_printf(&b, "%10llu  0x%-16llx  ", (unsigned long long)fs.f[i].closures, (unsigned long long)fs.f[i].closure);
                 if (verbose) buf_printf(&b, "0x%-16llx  ", (unsigned long long)fs.f[i].shared);
@@ -360,14 +390,17 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
                 else if (*script) buf_printf(&b, " at %s", script);
                 buf_putc(&b, '\n');
             }
-            first = 0;
             if (ok) v8_function_free(&fi);
             if (b.len > 1 << 16) {
                 fwrite(b.data, 1, b.len, stdout);
                 buf_clear(&b);
             }
         }
-        if (json) buf_puts(&b, "\n]\n");
+        if (json) {
+            jw_newline(&jw);
+            jw_end(&jw);
+            buf_putc(&b, '\n');
+        }
         fwrite(b.data ? b.data : "", 1, b.len, stdout);
         buf_free(&b);
     }

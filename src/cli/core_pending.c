@@ -8,7 +8,7 @@
 #include "cli/core_cmds.h"
 #include "util/diag.h"
 #include "util/hash.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
@@ -38,25 +38,38 @@ static int on_pending(void *ctx, const v8_pending_t *p)
 
 /* ---- printing helpers ---- */
 
-static void fn_text(core_session_t *s, uint64_t fn, buf_t *b, int json)
+static const char *fn_name(const v8_function_t *fi)
+{
+    return *fi->name ? fi->name : fi->inferred && *fi->inferred ? fi->inferred : "(anonymous)";
+}
+
+/* A function as "name (file:line:col)", "?" when there is none. */
+static void fn_text(core_session_t *s, uint64_t fn, buf_t *b)
 {
     v8_function_t fi;
     if (!fn || v8_function_info(s->v, fn, &fi) != 0) {
-        buf_puts(b, json ? "null" : "?");
+        buf_puts(b, "?");
         return;
     }
-    const char *name = *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : "(anonymous)";
-    if (json) {
-        buf_puts(b, "{\"name\":");
-        json_put_string(b, name, strlen(name));
-        buf_puts(b, ",\"file\":");
-        if (fi.script_name) json_put_string(b, fi.script_name, strlen(fi.script_name));
-        else buf_puts(b, "null");
-        buf_printf(b, ",\"line\":%d,\"column\":%d}", fi.def_line, fi.def_col);
-    } else {
-        buf_puts(b, name);
-        if (fi.script_name && fi.def_line) buf_printf(b, " (%s:%d:%d)", fi.script_name, fi.def_line, fi.def_col);
+    buf_puts(b, fn_name(&fi));
+    if (fi.script_name && fi.def_line) buf_printf(b, " (%s:%d:%d)", fi.script_name, fi.def_line, fi.def_col);
+    v8_function_free(&fi);
+}
+
+/* The same as {"name", "file", "line", "column"}, null when there is none. */
+static void fn_json(core_session_t *s, jw_t *w, const char *key, uint64_t fn)
+{
+    v8_function_t fi;
+    if (!fn || v8_function_info(s->v, fn, &fi) != 0) {
+        jw_null(w, key);
+        return;
     }
+    jw_object_begin(w, key);
+    jw_string(w, "name", fn_name(&fi));
+    jw_string(w, "file", fi.script_name);
+    jw_int(w, "line", fi.def_line);
+    jw_int(w, "column", fi.def_col);
+    jw_end(w);
     v8_function_free(&fi);
 }
 
@@ -87,11 +100,10 @@ static const v8_uv_handle_t *handle_for(const v8_uv_loop_t *loop, u64map_t *by_d
     return native && u64map_get(by_data, native, &k) ? &loop->handles[k - 1] : NULL;
 }
 
-static void json_opt_str(buf_t *b, const char *key, const char *val)
+/* A string member, null when it is empty. */
+static void json_opt_str(jw_t *w, const char *key, const char *val)
 {
-    buf_printf(b, ",\"%s\":", key);
-    if (val && *val) json_put_string(b, val, strlen(val));
-    else buf_puts(b, "null");
+    jw_string(w, key, val && *val ? val : NULL);
 }
 
 static int by_due(const void *a, const void *b)
@@ -104,16 +116,21 @@ static int by_due(const void *a, const void *b)
 /* The microtasks waiting in V8's queue: how many, and the function each would call (a
  * queueMicrotask callback, a promise reaction's handler), the first MAX_TASKS of them. */
 #define MAX_TASKS 20
-static void print_microtasks(core_session_t *s, buf_t *b, int json)
+/* As text into b, or as the member "microtasks" into the JSON document w (not NULL) has open. */
+static void print_microtasks(core_session_t *s, buf_t *b, jw_t *w)
 {
     v8_microtasks_t q;
     if (v8_microtask_queue(s->v, &q) != 0) {
-        if (json) buf_puts(b, ",\"microtasks\":null");
+        if (w) jw_null(w, "microtasks");
         return;
     }
-    if (json) buf_printf(b, ",\"microtasks\":{\"queue\":\"0x%llx\",\"size\":%lld,\"capacity\":%lld,\"tasks\":[",
-                         (unsigned long long)q.queue, (long long)q.size, (long long)q.capacity);
-    else buf_printf(b, "microtask queue: %lld waiting\n", (long long)q.size);
+    if (w) {
+        jw_object_begin(w, "microtasks");
+        jw_address(w, "queue", q.queue);
+        jw_int(w, "size", q.size);
+        jw_int(w, "capacity", q.capacity);
+        jw_array_begin(w, "tasks");
+    } else buf_printf(b, "microtask queue: %lld waiting\n", (long long)q.size);
     buf_t d = {0};
     for (int64_t i = 0; i < q.size && i < MAX_TASKS; i++) {
         uint64_t task, fn = 0;
@@ -121,16 +138,22 @@ static void print_microtasks(core_session_t *s, buf_t *b, int json)
         int type;
         const char *cls = v8_instance_type(s->v, task, &type) == 0 ? v8_class_name(s->v, type) : NULL;
         if (v8_microtask_function(s->v, task, &fn) != 0) fn = 0;
+        if (w) {
+            jw_object_begin(w, NULL);
+            jw_address(w, "task", task);
+            jw_string(w, "type", cls ? cls : "");
+            fn_json(s, w, "function", fn);
+            jw_end(w);
+            continue;
+        }
         buf_clear(&d);
-        if (fn) fn_text(s, fn, &d, json);
-        if (json) {
-            buf_printf(b, "%s{\"task\":\"0x%llx\",\"type\":", i ? "," : "", (unsigned long long)task);
-            json_put_string(b, cls ? cls : "", cls ? strlen(cls) : 0);
-            buf_printf(b, ",\"function\":%s}", fn && d.len ? d.data : "null");
-        } else buf_printf(b, "  %s %s\n", cls ? cls : "?", fn && d.len ? d.data : "");
+        if (fn) fn_text(s, fn, &d);
+        buf_printf(b, "  %s %s\n", cls ? cls : "?", fn && d.len ? d.data : "");
     }
-    if (json) buf_puts(b, "]}");
-    else if (q.size > MAX_TASKS) buf_printf(b, "  ... (%lld more)\n", (long long)(q.size - MAX_TASKS));
+    if (w) {
+        jw_end(w);
+        jw_end(w);
+    } else if (q.size > MAX_TASKS) buf_printf(b, "  ... (%lld more)\n", (long long)(q.size - MAX_TASKS));
     buf_free(&d);
 }
 
@@ -210,12 +233,20 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
 
     int alive = have_loop && (loop.active_handles > 0 || loop.active_reqs > 0);
     buf_t b = {0}, t = {0};
-    if (json) {
-        buf_printf(&b, "{\"loop\":");
-        if (have_loop)
-            buf_printf(&b, "{\"alive\":%s,\"time\":%llu,\"active_handles\":%u,\"active_reqs\":%u}", alive ? "true" : "false",
-                       (unsigned long long)loop.time, loop.active_handles, loop.active_reqs);
-        else buf_puts(&b, "null");
+    jw_t jw, *w = json ? &jw : NULL;   /* json: written into b, which is written out when it grows */
+    jw_init(&jw, &b);
+    if (w) {
+        jw_object_begin(w, NULL);
+        if (have_loop) {
+            jw_object_begin(w, "loop");
+            jw_bool(w, "alive", alive);
+            jw_uint(w, "time", loop.time);
+            jw_uint(w, "active_handles", loop.active_handles);
+            jw_uint(w, "active_reqs", loop.active_reqs);
+            jw_end(w);
+        } else {
+            jw_null(w, "loop");
+        }
     } else if (have_loop) {
         buf_printf(&b, "event loop: %s (%u ref'd active handle%s, %u request%s in flight); loop time %llu ms\n",
                    alive ? "alive" : "would exit", loop.active_handles, loop.active_handles == 1 ? "" : "s", loop.active_reqs,
@@ -236,9 +267,8 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
         v8_pending_kind_t kind = sections[sec].kind;
         size_t count = 0;
         for (size_t i = 0; i < f.n; i++) count += f.p[i].kind == kind;
-        if (json) buf_printf(&b, ",\"%s\":[", sections[sec].json);
+        if (w) jw_array_begin(w, sections[sec].json);
         else if (count) buf_printf(&b, "%s (%zu):\n", sections[sec].title, count);
-        size_t k = 0;
         for (size_t i = 0; i < f.n; i++) {
             const v8_pending_t *p = &f.p[i];
             if (p->kind != kind) continue;
@@ -249,32 +279,33 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
             }
             int ref = kind == V8_PENDING_TIMEOUT || kind == V8_PENDING_IMMEDIATE ? p->ref : u ? u->ref && u->active : -1;
             if (kind == V8_PENDING_REQUEST) ref = 1;   /* a request in flight always keeps the loop */
-            if (json) buf_printf(&b, "%s{\"address\":\"0x%llx\",\"ref\":%s", k ? "," : "", (unsigned long long)p->obj,
-                                 ref < 0 ? "null" : ref ? "true" : "false");
-            else buf_printf(&b, "  %-5s ", ref < 0 ? "?" : ref ? "ref" : "unref");
-            k++;
+            if (w) {
+                jw_object_begin(w, NULL);
+                jw_address(w, "address", p->obj);
+                if (ref < 0) jw_null(w, "ref");
+                else jw_bool(w, "ref", ref);
+            } else buf_printf(&b, "  %-5s ", ref < 0 ? "?" : ref ? "ref" : "unref");
             char local[96] = "", remote[96] = "";
             switch (kind) {
             case V8_PENDING_TIMEOUT:
             case V8_PENDING_IMMEDIATE: {
                 double due = p->start + p->delay - now_js;
-                if (json) {
-                    buf_puts(&b, ",\"callback\":");
-                    fn_text(s, p->callback, &b, 1);
+                if (w) {
+                    fn_json(s, w, "callback", p->callback);
                     if (kind == V8_PENDING_TIMEOUT) {
-                        buf_printf(&b, ",\"delay\":%.0f,\"start\":%.0f,\"repeat\":", p->delay, p->start);
-                        if (p->repeat >= 0) buf_printf(&b, "%.0f", p->repeat);
-                        else buf_puts(&b, "null");
-                        buf_puts(&b, ",\"due_in\":");
-                        if (have_now) buf_printf(&b, "%.0f", due);
-                        else buf_puts(&b, "null");
+                        jw_fixed(w, "delay", 0, p->delay);
+                        jw_fixed(w, "start", 0, p->start);
+                        if (p->repeat >= 0) jw_fixed(w, "repeat", 0, p->repeat);
+                        else jw_null(w, "repeat");
+                        if (have_now) jw_fixed(w, "due_in", 0, due);
+                        else jw_null(w, "due_in");
                     }
                 } else {
                     if (kind == V8_PENDING_TIMEOUT) {
                         if (have_now) buf_printf(&b, "due in %8.0f ms  ", due);
                         buf_printf(&b, "%s %.0f ms  ", p->repeat >= 0 ? "every" : "after", p->delay);
                     }
-                    fn_text(s, p->callback, &b, 0);
+                    fn_text(s, p->callback, &b);
                 }
                 break;
             }
@@ -295,13 +326,13 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
                 }
                 const char *type = u ? v8_uv_type_name(u->type) : "?";
                 const char *state = !u ? "no handle" : u->listening || kind == V8_PENDING_SERVER ? "listening" : "connected";
-                if (json) {
-                    json_opt_str(&b, "type", type);
-                    json_opt_str(&b, "state", state);
-                    buf_printf(&b, ",\"fd\":%d", u ? u->fd : -1);
-                    json_opt_str(&b, "local", local);
-                    json_opt_str(&b, "remote", remote);
-                    if (u && kind == V8_PENDING_SOCKET) buf_printf(&b, ",\"write_queue\":%llu", (unsigned long long)u->write_queue_size);
+                if (w) {
+                    json_opt_str(w, "type", type);
+                    json_opt_str(w, "state", state);
+                    jw_int(w, "fd", u ? u->fd : -1);
+                    json_opt_str(w, "local", local);
+                    json_opt_str(w, "remote", remote);
+                    if (u && kind == V8_PENDING_SOCKET) jw_uint(w, "write_queue", u->write_queue_size);
                 } else {
                     buf_printf(&b, "%s fd %d %s", type, u ? u->fd : -1, state);
                     if (*local) buf_printf(&b, " %s", local);
@@ -314,62 +345,66 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
             case V8_PENDING_CHILD:
                 buf_clear(&t);
                 if (p->key) str_value(s, p->key, &t);
-                if (json) {
-                    buf_printf(&b, ",\"pid\":%d", p->pid);
-                    json_opt_str(&b, "file", t.data);
+                if (w) {
+                    jw_int(w, "pid", p->pid);
+                    json_opt_str(w, "file", t.data);
                 } else {
                     buf_printf(&b, "pid %d %s", p->pid, t.data ? t.data : "?");
                 }
                 break;
             case V8_PENDING_REQUEST:
-                if (json) {
-                    json_opt_str(&b, "type", p->class_name);
-                    buf_puts(&b, ",\"oncomplete\":");
-                    fn_text(s, p->callback, &b, 1);
-                    buf_puts(&b, ",\"callback\":");
-                    fn_text(s, p->user_callback, &b, 1);
+                if (w) {
+                    json_opt_str(w, "type", p->class_name);
+                    fn_json(s, w, "oncomplete", p->callback);
+                    fn_json(s, w, "callback", p->user_callback);
                 } else {
                     buf_printf(&b, "%s", p->class_name);
                     if (p->callback) {
                         buf_puts(&b, " oncomplete ");
-                        fn_text(s, p->callback, &b, 0);
+                        fn_text(s, p->callback, &b);
                     }
                     if (p->user_callback) {
                         buf_puts(&b, " -> ");
-                        fn_text(s, p->user_callback, &b, 0);
+                        fn_text(s, p->user_callback, &b);
                     }
                 }
                 break;
             case V8_PENDING_WORKER:
-                if (json) buf_printf(&b, ",\"thread_id\":%d", p->pid);
+                if (w) jw_int(w, "thread_id", p->pid);
                 else buf_printf(&b, "threadId %d", p->pid);
                 break;
             default:
                 break;
             }
-            buf_puts(&b, json ? "}" : "\n");
+            if (w) jw_end(w);
+            else buf_putc(&b, '\n');
             if (b.len > 1 << 16) fwrite(b.data, 1, b.len, stdout), buf_clear(&b);
         }
-        if (json) buf_puts(&b, "]");
+        if (w) jw_end(w);
     }
     /* the nextTick queue */
     int64_t ticks = -1;
     for (size_t i = 0; i < f.n; i++)
         if (f.p[i].kind == V8_PENDING_TICK_QUEUE) ticks = ticks < 0 ? f.p[i].length : ticks + f.p[i].length;
-    if (json) buf_printf(&b, ",\"next_ticks\":%lld", (long long)ticks);
+    if (w) jw_int(w, "next_ticks", ticks);
     else if (ticks >= 0) buf_printf(&b, "nextTick queue: %lld callback%s\n", (long long)ticks, ticks == 1 ? "" : "s");
-    print_microtasks(s, &b, json);
+    print_microtasks(s, &b, w);
     /* libuv's handles no JavaScript object above stands for (the wraps of sockets shown, Node's
        own timer, check and async handles, stdio, signals) */
-    if (json) buf_puts(&b, ",\"handles\":[");
+    if (w) jw_array_begin(w, "handles");
     else if (have_loop) buf_puts(&b, "other libuv handles:\n");
-    for (size_t i = 0, k = 0; have_loop && i < loop.nhandles; i++) {
+    for (size_t i = 0; have_loop && i < loop.nhandles; i++) {
         const v8_uv_handle_t *u = &loop.handles[i];
         uint32_t c;
-        if (json) {
-            buf_printf(&b, "%s{\"address\":\"0x%llx\",\"type\":\"%s\",\"active\":%s,\"ref\":%s,\"fd\":%d,\"shown\":%s}", k++ ? "," : "",
-                       (unsigned long long)u->addr, v8_uv_type_name(u->type), u->active ? "true" : "false",
-                       u->ref ? "true" : "false", u->fd, u64map_get(&claimed, u->addr, &c) ? "true" : "false");
+        if (w) {
+            jw_object_begin(w, NULL);
+            jw_address(w, "address", u->addr);
+            jw_string(w, "type", v8_uv_type_name(u->type));
+            jw_bool(w, "active", u->active);
+            jw_bool(w, "ref", u->ref);
+            jw_int(w, "fd", u->fd);
+            jw_bool(w, "shown", u64map_get(&claimed, u->addr, &c));
+            jw_end(w);
             continue;
         }
         if (u64map_get(&claimed, u->addr, &c) || u->closing) continue;
@@ -379,7 +414,11 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
         if (u->type == V8_UV_TIMER && u->active) buf_printf(&b, " due in %lld ms", (long long)(u->timeout - loop.time));
         buf_putc(&b, '\n');
     }
-    if (json) buf_puts(&b, "]}\n");
+    if (w) {
+        jw_end(w);
+        jw_end(w);
+        buf_putc(&b, '\n');
+    }
     fwrite(b.data ? b.data : "", 1, b.len, stdout);
     buf_free(&b);
     buf_free(&t);

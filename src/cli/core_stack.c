@@ -5,7 +5,7 @@
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include <stdlib.h>
 #include <string.h>
@@ -152,85 +152,87 @@ static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *fr
     buf_free(&b);
 }
 
-static void json_str(buf_t *b, const char *key, const char *val)
-{
-    buf_printf(b, ",\"%s\":", key);
-    if (val) json_put_string(b, val, strlen(val));
-    else buf_puts(b, "null");
-}
-
-static void json_value(core_session_t *s, buf_t *b, uint64_t val)
+/* A value (this, an argument) as {"address", "value": v8_describe's text}; key NULL in an array. */
+static void json_value(core_session_t *s, jw_t *w, const char *key, uint64_t val)
 {
     buf_t d = {0};
     v8_describe(s->v, val, &d);
-    buf_printf(b, "{\"address\":\"0x%llx\",\"value\":", (unsigned long long)val);
-    json_put_string(b, d.data ? d.data : "", d.len);
-    buf_putc(b, '}');
+    jw_object_begin(w, key);
+    jw_address(w, "address", val);
+    jw_string_n(w, "value", d.data ? d.data : "", d.len);
+    jw_end(w);
     buf_free(&d);
 }
 
-static void json_frame(core_session_t *s, const v8_frame_t *f, const v8_frame_t *caller, const stack_opts_t *o, buf_t *b)
+static void json_frame(core_session_t *s, const v8_frame_t *f, const v8_frame_t *caller, const stack_opts_t *o, jw_t *w)
 {
     v8_frame_record_t r;
     v8_frame_record(s->t, s->v, f, &r);
-    buf_printf(b, "{\"pc\":\"0x%llx\",\"fp\":\"0x%llx\"", (unsigned long long)f->pc, (unsigned long long)f->fp);
+    jw_object_begin(w, NULL);
+    jw_address(w, "pc", f->pc);
+    jw_address(w, "fp", f->fp);
     if (f->kind == V8_FRAME_JS) {
         const v8_function_t *fi = r.has_function ? &r.fn : NULL;
-        buf_puts(b, ",\"kind\":\"js\"");
-        json_str(b, "name", fi ? fi->name : NULL);
-        if (fi) json_str(b, "display_name", r.display_name);
-        json_str(b, "inferred", fi ? fi->inferred : NULL);
-        json_str(b, "file", fi ? fi->script_name : NULL);
-        json_str(b, "eval_origin", fi ? fi->eval_origin : NULL);
-        buf_printf(b, ",\"line\":%d,\"column\":%d,\"position_is_definition\":%s,\"construct\":%s", f->line, f->col,
-                   f->position_is_definition ? "true" : "false", f->is_construct ? "true" : "false");
-        json_str(b, "tier", v8_tier_name(f->tier));
-        buf_printf(b, ",\"function\":\"0x%llx\",\"inlined\":%s", (unsigned long long)f->function, f->inlined ? "true" : "false");
-        if (fi && fi->def_line) buf_printf(b, ",\"definition\":{\"line\":%d,\"column\":%d}", fi->def_line, fi->def_col);
+        jw_string(w, "kind", "js");
+        jw_string(w, "name", fi ? fi->name : NULL);
+        if (fi) jw_string(w, "display_name", r.display_name);
+        jw_string(w, "inferred", fi ? fi->inferred : NULL);
+        jw_string(w, "file", fi ? fi->script_name : NULL);
+        jw_string(w, "eval_origin", fi ? fi->eval_origin : NULL);
+        jw_int(w, "line", f->line);
+        jw_int(w, "column", f->col);
+        jw_bool(w, "position_is_definition", f->position_is_definition);
+        jw_bool(w, "construct", f->is_construct);
+        jw_string(w, "tier", v8_tier_name(f->tier));
+        jw_address(w, "function", f->function);
+        jw_bool(w, "inlined", f->inlined);
+        if (fi && fi->def_line) {
+            jw_object_begin(w, "definition");
+            jw_int(w, "line", fi->def_line);
+            jw_int(w, "column", fi->def_col);
+            jw_end(w);
+        }
         smap_frame_t m;
         if (fi && map_js(s, o, f, fi, caller, &m)) {
-            buf_puts(b, ",\"original\":{\"file\":");
-            json_put_string(b, m.url, strlen(m.url));
-            buf_printf(b, ",\"line\":%d,\"column\":%d", m.line, m.column);
-            json_str(b, "name", m.name);
-            buf_putc(b, '}');
+            jw_object_begin(w, "original");
+            jw_string(w, "file", m.url);
+            jw_int(w, "line", m.line);
+            jw_int(w, "column", m.column);
+            jw_string(w, "name", m.name);
+            jw_end(w);
         }
         uint64_t val;
-        if (v8_frame_arg(s->v, f, -1, &val) == 0) {
-            buf_puts(b, ",\"this\":");
-            json_value(s, b, val);
-        }
-        buf_puts(b, ",\"arguments\":[");
+        if (v8_frame_arg(s->v, f, -1, &val) == 0) json_value(s, w, "this", val);
+        jw_array_begin(w, "arguments");
         int n = v8_frame_argc(f, fi);
         for (int k = 0; k < n && k < MAX_PRINTED_ARGS; k++) {
-            if (k) buf_putc(b, ',');
-            if (v8_frame_arg(s->v, f, k, &val) == 0) json_value(s, b, val);
-            else buf_puts(b, "null");
+            if (v8_frame_arg(s->v, f, k, &val) == 0) json_value(s, w, NULL, val);
+            else jw_null(w, NULL);
         }
-        buf_putc(b, ']');
+        jw_end(w);
     } else if (f->kind == V8_FRAME_API) {
-        buf_puts(b, ",\"kind\":\"api\"");
-        json_str(b, "name", r.has_function ? r.fn.name : NULL);
-        json_str(b, "type", f->frame_type);
-        if (f->function) buf_printf(b, ",\"function\":\"0x%llx\"", (unsigned long long)f->function);
+        jw_string(w, "kind", "api");
+        jw_string(w, "name", r.has_function ? r.fn.name : NULL);
+        jw_string(w, "type", f->frame_type);
+        if (f->function) jw_address(w, "function", f->function);
     } else if (f->kind == V8_FRAME_V8_INTERNAL) {
-        buf_puts(b, ",\"kind\":\"internal\"");
-        json_str(b, "type", f->frame_type);
+        jw_string(w, "kind", "internal");
+        jw_string(w, "type", f->frame_type);
     } else {
-        buf_puts(b, ",\"kind\":\"native\"");
+        jw_string(w, "kind", "native");
         if (r.symbol) {
             buf_t d = {0};
             demangle_append(&d, r.symbol);
-            json_str(b, "symbol", d.data);
-            buf_printf(b, ",\"offset\":%llu", (unsigned long long)r.symbol_offset);
-            json_str(b, "module", r.symbol_module);
+            jw_string(w, "symbol", d.data);
+            jw_uint(w, "offset", r.symbol_offset);
+            jw_string(w, "module", r.symbol_module);
             buf_free(&d);
         } else if (r.module) {
-            json_str(b, "module", r.module);
-            buf_printf(b, ",\"file_offset\":%llu", (unsigned long long)r.module_offset);
+            jw_string(w, "module", r.module);
+            jw_uint(w, "file_offset", r.module_offset);
         }
     }
-    buf_putc(b, '}');
+    jw_end(w);
     v8_frame_record_free(&r);
 }
 
@@ -303,9 +305,14 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
     v8_frame_t *frames = malloc(STACK_MAX_FRAMES * sizeof *frames);
     if (!frames) abort();
     buf_t j = {0};
+    jw_t w;
+    jw_init(&w, &j);
     v8_heap_t *heap = NULL;
     v8_async_frame_t async[256];
-    if (o.json) buf_puts(&j, "{\"threads\":[");
+    if (o.json) {
+        jw_object_begin(&w, NULL);
+        jw_array_begin(&w, "threads");
+    }
     size_t first = all_threads ? 0 : (size_t)thread, last = all_threads ? nthreads : (size_t)thread + 1;
     for (size_t ti = first; ti < last; ti++) {
         size_t n;
@@ -322,30 +329,28 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
         if (n == STACK_MAX_FRAMES) diag_warn(target_name(s->t), 0, "thread %zu: stopped after %d frames", ti, STACK_MAX_FRAMES);
         if (o.json) {
             const target_thread_t *th = target_thread(s->t, ti);
-            buf_printf(&j, "%s{\"index\":%zu,\"tid\":%d", ti > first ? "," : "", ti, th->tid);
-            json_str(&j, "name", th->name);
-            buf_puts(&j, ",\"frames\":[");
-            for (size_t i = 0; i < n; i++) {
-                if (i) buf_putc(&j, ',');
-                json_frame(s, &frames[i], caller_of(frames, n, i), &o, &j);
-            }
-            buf_puts(&j, "]");
+            jw_object_begin(&w, NULL);
+            jw_uint(&w, "index", ti);
+            jw_int(&w, "tid", th->tid);
+            jw_string(&w, "name", th->name);
+            jw_array_begin(&w, "frames");
+            for (size_t i = 0; i < n; i++) json_frame(s, &frames[i], caller_of(frames, n, i), &o, &w);
+            jw_end(&w);
             if (o.async && s->v) {
                 size_t na = async_frames(s, &heap, frames, n, async, sizeof async / sizeof async[0]);
-                buf_puts(&j, ",\"async_frames\":[");
+                jw_array_begin(&w, "async_frames");
                 for (size_t i = 0; i < na; i++) {
-                    buf_puts(&j, i ? ",{" : "{");
-                    pm_async_frame_json(s->v, &async[i], &j);
-                    buf_puts(&j, ",\"text\":");
+                    jw_object_begin(&w, NULL);
+                    pm_async_frame_json(s->v, &async[i], &w);
                     buf_t t = {0};
                     pm_async_frame_text(s->v, &async[i], 1, &t);
-                    json_put_string(&j, t.data ? t.data : "", t.len);
+                    jw_string_n(&w, "text", t.data ? t.data : "", t.len);
                     buf_free(&t);
-                    buf_putc(&j, '}');
+                    jw_end(&w);
                 }
-                buf_putc(&j, ']');
+                jw_end(&w);
             }
-            buf_putc(&j, '}');
+            jw_end(&w);
         } else {
             print_thread_text(s, ti, frames, n, &o);
             if (o.async && s->v) {
@@ -361,7 +366,9 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
         }
     }
     if (o.json) {
-        buf_puts(&j, "]}\n");
+        jw_end(&w);
+        jw_end(&w);
+        buf_putc(&j, '\n');
         fwrite(j.data, 1, j.len, stdout);
     }
     buf_free(&j);

@@ -1,6 +1,7 @@
 /* nodescope flame / nodescope diff: draw interactive SVG flame graphs. */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
+#include "profile/units.h"
 #include "formats/flame.h"
 #include "formats/palette.h"
 #include "util/diag.h"
@@ -138,10 +139,10 @@ static int run(int argc, char **argv, int is_diff)
         before = profile_new();
         if (cli_input_read(&in, files, 1, before) != 0 || cli_input_read(&in, files + 1, 1, p) != 0) goto done;
         /* different units are never compared count for count; their shares can be (--normalize) */
-        if (fo->normalize && strcmp(cli_weight_unit(before), cli_weight_unit(p)))
+        if (fo->normalize && strcmp(profile_weight_unit(before), profile_weight_unit(p)))
             diag_warn(NULL, 0, "diff: %s weighs in %s, %s in %s: comparing shares only (--normalize)", files[0],
-                      cli_weight_unit(before), files[1], cli_weight_unit(p));
-        else if (cli_check_units("diff", files[0], before, files[1], p) != 0)
+                      profile_weight_unit(before), files[1], profile_weight_unit(p));
+        else if (profile_check_units("diff", files[0], before, files[1], p) != 0)
             goto done;
         fo->before = before;
     } else if (cli_input_read(&in, files, nfiles, p) != 0) {

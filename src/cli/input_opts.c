@@ -1,5 +1,6 @@
 #include "cli/input_opts.h"
 #include "cli/cli.h"
+#include "profile/units.h"
 #include "sourcemap/stage.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -142,8 +143,8 @@ int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p)
     }
     if (in->stats && in->resolver) jit_resolver_print_stats(in->resolver);
     if (in->stats && rc == 0)
-        fprintf(stderr, "weights: total %.0f %s%s\n", p->total, cli_weight_unit(p),
-                strcmp(cli_weight_unit(p), "samples") ? " (perf's sample periods, not sample counts)" : "");
+        fprintf(stderr, "weights: total %.0f %s%s\n", p->total, profile_weight_unit(p),
+                strcmp(profile_weight_unit(p), "samples") ? " (perf's sample periods, not sample counts)" : "");
     return rc;
 }
 

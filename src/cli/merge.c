@@ -1,6 +1,7 @@
 /* nodescope merge: add profiles together (or average them). */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
+#include "profile/units.h"
 #include "util/diag.h"
 #include <stdio.h>
 #include <string.h>
@@ -47,8 +48,8 @@ int cli_merge(int argc, char **argv)
             goto done;
         }
         /* never add ns of CPU to sample counts: the sum takes the first input's unit, the rest must match */
-        if (i == 0) sum->weight_unit = strpool_cstr(sum->strings, cli_weight_unit(one));
-        else if (cli_check_units("merge", files[0], sum, files[i], one) != 0) {
+        if (i == 0) sum->weight_unit = strpool_cstr(sum->strings, profile_weight_unit(one));
+        else if (profile_check_units("merge", files[0], sum, files[i], one) != 0) {
             profile_free(one);
             goto done;
         }

@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/json.h"
+#include "util/json_writer.h"
 #include "util/xalloc.h"
 #include <math.h>
 #include <stdlib.h>
@@ -774,7 +775,7 @@ static double *node_hits(const profile_t *p, double *delta_us)
 /* The "nodes" array. A .cpuprofile lists children and positionTicks; trace-event chunks
  * name each node's parent (as V8 writes them) and list its children too: speedscope's
  * importer builds its tree from children lists only. */
-static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hits, int trace)
+static void put_nodes(const profile_t *p, jw_t *w, FILE *out, const double *hits, int trace)
 {
     buf_t label = {0};
     /* positionTicks per node */
@@ -787,48 +788,50 @@ static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hit
         uint32_t n = p->ticks[t].node;
         tick_order[tick_start[n] + fill[n]++] = t;
     }
-    buf_puts(b, "\"nodes\":[");
+    jw_array_begin(w, "nodes");
     for (size_t i = 0; i < p->nnodes; i++) {
-        if (i) buf_putc(b, ',');
-        buf_printf(b, "{\"id\":%zu,\"callFrame\":{\"functionName\":", i + 1);
+        jw_object_begin(w, NULL);
+        jw_uint(w, "id", i + 1);
+        jw_object_begin(w, "callFrame");
         const char *url = "";
         int32_t line = 0, col = 0;
         if (i == 0) {
-            buf_puts(b, "\"(root)\"");
+            jw_string(w, "functionName", "(root)");
         } else {
             const profile_frame_t *f = &p->frames[p->nodes[i].frame];
             buf_clear(&label);
             profile_frame_split_v8(f, &label, &url, &line, &col);
             /* V8 writes anonymous functions with an empty name; the model shows "(anonymous)" */
             if (!strcmp(label.data, "(anonymous)")) buf_clear(&label);
-            json_put_string(b, label.data ? label.data : "", label.len);
+            jw_string_n(w, "functionName", label.data ? label.data : "", label.len);
         }
-        buf_puts(b, ",\"scriptId\":\"0\",\"url\":");
-        json_put_string(b, url, strlen(url));
-        buf_printf(b, ",\"lineNumber\":%d,\"columnNumber\":%d}", line - 1, col - 1);
-        if (trace && i) buf_printf(b, ",\"parent\":%u", p->nodes[i].parent + 1);
-        if (!trace) buf_printf(b, ",\"hitCount\":%.0f", hits[i]);
+        jw_string(w, "scriptId", "0");
+        jw_string(w, "url", url);
+        jw_int(w, "lineNumber", line - 1);
+        jw_int(w, "columnNumber", col - 1);
+        jw_end(w);
+        if (trace && i) jw_uint(w, "parent", p->nodes[i].parent + 1);
+        if (!trace) jw_fixed(w, "hitCount", 0, hits[i]);
         if (p->nodes[i].first_child) {
-            buf_puts(b, ",\"children\":[");
-            int first = 1;
-            for (uint32_t c = p->nodes[i].first_child; c; c = p->nodes[c].next_sibling) {
-                buf_printf(b, "%s%u", first ? "" : ",", c + 1);
-                first = 0;
-            }
-            buf_putc(b, ']');
+            jw_array_begin(w, "children");
+            for (uint32_t c = p->nodes[i].first_child; c; c = p->nodes[c].next_sibling) jw_uint(w, NULL, c + 1);
+            jw_end(w);
         }
         if (!trace && tick_start[i + 1] > tick_start[i]) {
-            buf_puts(b, ",\"positionTicks\":[");
+            jw_array_begin(w, "positionTicks");
             for (size_t k = tick_start[i]; k < tick_start[i + 1]; k++) {
                 const profile_line_tick_t *t = &p->ticks[tick_order[k]];
-                buf_printf(b, "%s{\"line\":%d,\"ticks\":%.0f}", k > tick_start[i] ? "," : "", t->line, round(t->ticks));
+                jw_object_begin(w, NULL);
+                jw_int(w, "line", t->line);
+                jw_fixed(w, "ticks", 0, round(t->ticks));
+                jw_end(w);
             }
-            buf_putc(b, ']');
+            jw_end(w);
         }
-        buf_putc(b, '}');
-        flush_big(b, out);
+        jw_end(w);
+        flush_big(w->out, out);
     }
-    buf_putc(b, ']');
+    jw_end(w);
     buf_free(&label);
     free(tick_start);
     free(fill);
@@ -836,26 +839,28 @@ static void put_nodes(const profile_t *p, buf_t *b, FILE *out, const double *hit
 }
 
 /* The timeline: the real one in the producer's µs, or evenly spaced samples (1 ms apart, in
- * tree order). Writes "samples":[...] (then what goes between, mid) and "timeDeltas":[...];
- * returns the profile's end. */
-static double put_samples(const profile_t *p, buf_t *b, FILE *out, const double *hits, double delta_us, const char *mid)
+ * tree order). Writes "samples":[...], closes the object it is in when close_after_samples
+ * (trace events' cpuProfile, whose timeDeltas come after it), then "timeDeltas":[...]; returns
+ * the profile's end. */
+static double put_samples(const profile_t *p, jw_t *w, FILE *out, const double *hits, double delta_us,
+                          int close_after_samples)
 {
     double last = timeline_start(p);
-    buf_puts(b, "\"samples\":[");
+    jw_array_begin(w, "samples");
     size_t count = 0;
     if (p->nsamples) {
         for (size_t s = 0; s < p->nsamples; s++) {
-            buf_printf(b, "%s%u", s ? "," : "", p->samples[s].node + 1);
-            flush_big(b, out);
+            jw_uint(w, NULL, p->samples[s].node + 1);
+            flush_big(w->out, out);
         }
         count = p->nsamples;
     } else {
         for (size_t i = 0; i < p->nnodes; i++)
-            for (double h = 0; h < hits[i]; h++) buf_printf(b, "%s%zu", count++ ? "," : "", i + 1);
+            for (double h = 0; h < hits[i]; h++) jw_uint(w, NULL, i + 1), count++;
     }
-    buf_puts(b, "]");
-    buf_puts(b, mid);
-    buf_puts(b, "\"timeDeltas\":[");
+    jw_end(w);
+    if (close_after_samples) jw_end(w);
+    jw_array_begin(w, "timeDeltas");
     for (size_t s = 0; s < count; s++) {
         double d = delta_us;
         if (p->nsamples) {
@@ -869,10 +874,10 @@ static double put_samples(const profile_t *p, buf_t *b, FILE *out, const double 
             d = round(last + delta_us) - round(last);
             last += delta_us;
         }
-        buf_printf(b, "%s%.0f", s ? "," : "", d);
-        flush_big(b, out);
+        jw_fixed(w, NULL, 0, d);
+        flush_big(w->out, out);
     }
-    buf_putc(b, ']');
+    jw_end(w);
     return p->nsamples && p->end_us > last ? p->end_us : last;
 }
 
@@ -893,13 +898,17 @@ static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *
     }
     const profile_t *p = view ? view : p0;
     buf_t b = {0};
+    jw_t jw;
+    jw_init(&jw, &b);
     double delta_us;
     double *hits = node_hits(p, &delta_us);
-    buf_putc(&b, '{');
-    put_nodes(p, &b, out, hits, 0);
-    buf_printf(&b, ",\"startTime\":%.0f,", round(timeline_start(p)));   /* as put_samples rounds it */
-    double end = put_samples(p, &b, out, hits, delta_us, ",");
-    buf_printf(&b, ",\"endTime\":%.0f}\n", end);
+    jw_object_begin(&jw, NULL);
+    put_nodes(p, &jw, out, hits, 0);
+    jw_fixed(&jw, "startTime", 0, round(timeline_start(p)));   /* as put_samples rounds it */
+    double end = put_samples(p, &jw, out, hits, delta_us, 0);
+    jw_fixed(&jw, "endTime", 0, end);
+    jw_end(&jw);
+    buf_putc(&b, '\n');
     size_t len = b.len, w = fwrite(b.data, 1, len, out);
     buf_free(&b);
     free(hits);
@@ -928,7 +937,10 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
     profile_free(one);
     profile_thread_pick_parse(choice, &pick);
     buf_t b = {0}, label = {0};
-    buf_puts(&b, "{\"traceEvents\":[\n");
+    jw_t jw;
+    jw_init(&jw, &b);
+    jw_object_begin(&jw, NULL);
+    jw_array_begin_lines(&jw, "traceEvents");   /* an event a line */
     size_t nthreads = p->nthreads ? p->nthreads : 1;
     uint8_t *sel = xcalloc(nthreads, 1);
     if (!p->nthreads) sel[0] = 1;
@@ -949,7 +961,6 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
             sel[t] = pick.kind == PICK_ALL || (pick.kind == PICK_ROLE && th->role == pick.role) ||
                      (pick.kind == PICK_TID && th->tid == pick.id);
         }
-    int first_event = 1;
     uint32_t id = 0;
     for (size_t t = 0; t < nthreads; t++) {
         if (!sel[t]) continue;
@@ -973,25 +984,52 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
         id++;
         double delta_us;
         double *hits = node_hits(q, &delta_us), start = round(timeline_start(q));   /* as put_samples rounds it */
-        if (!first_event) buf_puts(&b, ",\n");
-        first_event = 0;
-        buf_printf(&b, "{\"pid\":%d,\"tid\":%d,\"ts\":0,\"ph\":\"M\",\"cat\":\"__metadata\",\"name\":\"thread_name\",\"args\":{\"name\":",
-                   (int)pid, (int)tid);
-        json_put_string(&b, label.data, label.len);
-        buf_printf(&b, "}},\n{\"pid\":%d,\"tid\":%d,\"ts\":%.0f,\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\","
-                       "\"name\":\"Profile\",\"id\":\"0x%x\",\"args\":{\"data\":{\"startTime\":%.0f}}},\n",
-                   (int)pid, (int)tid, start, id, start);
-        buf_printf(&b, "{\"pid\":%d,\"tid\":%d,\"ts\":%.0f,\"ph\":\"P\",\"cat\":\"disabled-by-default-v8.cpu_profiler\","
-                       "\"name\":\"ProfileChunk\",\"id\":\"0x%x\",\"args\":{\"data\":{\"cpuProfile\":{",
-                   (int)pid, (int)tid, start, id);
-        put_nodes(q, &b, out, hits, 1);
-        buf_putc(&b, ',');
-        double end = put_samples(q, &b, out, hits, delta_us, "},");
-        buf_printf(&b, ",\"endTime\":%.0f}}}", end);
+        /* the thread's name */
+        jw_object_begin(&jw, NULL);
+        jw_int(&jw, "pid", pid);
+        jw_int(&jw, "tid", tid);
+        jw_int(&jw, "ts", 0);
+        jw_string(&jw, "ph", "M");
+        jw_string(&jw, "cat", "__metadata");
+        jw_string(&jw, "name", "thread_name");
+        jw_object_begin(&jw, "args");
+        jw_string_n(&jw, "name", label.data, label.len);
+        jw_end(&jw);
+        jw_end(&jw);
+        /* the Profile event, then one ProfileChunk with the whole tree and timeline */
+        for (int chunk = 0; chunk < 2; chunk++) {
+            jw_object_begin(&jw, NULL);
+            jw_int(&jw, "pid", pid);
+            jw_int(&jw, "tid", tid);
+            jw_fixed(&jw, "ts", 0, start);
+            jw_string(&jw, "ph", "P");
+            jw_string(&jw, "cat", "disabled-by-default-v8.cpu_profiler");
+            jw_string(&jw, "name", chunk ? "ProfileChunk" : "Profile");
+            jw_address(&jw, "id", id);
+            jw_object_begin(&jw, "args");
+            jw_object_begin(&jw, "data");
+            if (!chunk) {
+                jw_fixed(&jw, "startTime", 0, start);
+            } else {
+                jw_object_begin(&jw, "cpuProfile");
+                put_nodes(q, &jw, out, hits, 1);
+                double end = put_samples(q, &jw, out, hits, delta_us, 1);   /* closes cpuProfile */
+                jw_fixed(&jw, "endTime", 0, end);
+            }
+            jw_end(&jw);
+            jw_end(&jw);
+            jw_end(&jw);
+        }
         free(hits);
         profile_free(v);
     }
-    buf_puts(&b, "\n],\"metadata\":{\"source\":\"nodescope\"}}\n");
+    jw_newline(&jw);   /* "]" on a line of its own */
+    jw_end(&jw);
+    jw_object_begin(&jw, "metadata");
+    jw_string(&jw, "source", "nodescope");
+    jw_end(&jw);
+    jw_end(&jw);
+    buf_putc(&b, '\n');
     size_t len = b.len, w = fwrite(b.data, 1, len, out);
     buf_free(&b);
     buf_free(&label);

@@ -4,7 +4,7 @@
  * the "txt" writer (convert/record -o x.txt: the table with default options). */
 #include "formats/text_report.h"
 #include "util/diag.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +40,9 @@ static int cmp_lines(const void *a, const void *b)
     return x->line - y->line;
 }
 
-/* The split of the weight by thread role: one row per label ("node [V8 worker]"), with its thread count. */
-static void thread_split(const profile_t *p, int json, buf_t *out)
+/* The split of the weight by thread role: one row per label ("node [V8 worker]"), with its thread
+ * count; into the JSON document jw has open when jw is not NULL, else as a table. */
+static void thread_split(const profile_t *p, jw_t *jw, buf_t *out)
 {
     double *w = xmalloc((p->nthreads + 1) * sizeof *w), total = 0;
     profile_thread_weights(p, w);
@@ -67,14 +68,17 @@ static void thread_split(const profile_t *p, int json, buf_t *out)
                 size_t tc = count[i]; count[i] = count[k]; count[k] = tc;
             }
     if (total <= 0) total = 1;
-    if (json) {
-        buf_puts(out, ",\"threads\":[");
+    if (jw) {
+        jw_array_begin(jw, "threads");
         for (size_t i = 0; i < nl; i++) {
-            buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
-            json_put_string(out, label[i], strlen(label[i]));
-            buf_printf(out, ",\"threads\":%zu,\"total\":%.17g,\"totalPct\":%.4f}", count[i], lw[i], 100 * lw[i] / total);
+            jw_object_begin(jw, NULL);
+            jw_string(jw, "name", label[i]);
+            jw_uint(jw, "threads", count[i]);
+            jw_double(jw, "total", lw[i]);
+            jw_fixed(jw, "totalPct", 4, 100 * lw[i] / total);
+            jw_end(jw);
         }
-        buf_putc(out, ']');
+        jw_end(jw);
     } else {
         buf_printf(out, "%7s %7s  %s\n", "share", "threads", "thread role");
         for (size_t i = 0; i < nl; i++) buf_printf(out, "%6.2f%% %7zu  %s\n", 100 * lw[i] / total, count[i], label[i]);
@@ -151,27 +155,39 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
     double total = p->total > 0 ? p->total : 1;
     const char *unit = p->weight_unit && *p->weight_unit ? p->weight_unit : "samples";
     if (json) {
-        buf_printf(out, "{\"total\":%.17g,\"unit\":", p->total);
-        json_put_string(out, unit, strlen(unit));
-        buf_printf(out, ",\"by\":\"%s\"", by_file ? "file" : "function");
-        if (o->json_extra) buf_puts(out, o->json_extra);
-        if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, 1, out);
-        buf_puts(out, ",\"rows\":[");
+        jw_t w;
+        jw_init(&w, out);
+        jw_object_begin(&w, NULL);
+        jw_double(&w, "total", p->total);
+        jw_string(&w, "unit", unit);
+        jw_string(&w, "by", by_file ? "file" : "function");
+        if (o->json_extra) buf_puts(out, o->json_extra);   /* members: ",\"k\":v,..." (the writer adds the next comma) */
+        if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, &w, out);
+        jw_array_begin_lines(&w, "rows");   /* a row a line */
         for (size_t i = 0; i < shown; i++) {
-            buf_puts(out, i ? ",\n{" : "\n{");
-            buf_puts(out, "\"name\":");
-            json_put_string(out, rows[i].key, strlen(rows[i].key));
-            buf_printf(out, ",\"self\":%.17g,\"selfPct\":%.4f,\"total\":%.17g,\"totalPct\":%.4f,\"lines\":[", rows[i].self,
-                       100 * rows[i].self / total, rows[i].total, 100 * rows[i].total / total);
+            jw_object_begin(&w, NULL);
+            jw_string(&w, "name", rows[i].key);
+            jw_double(&w, "self", rows[i].self);
+            jw_fixed(&w, "selfPct", 4, 100 * rows[i].self / total);
+            jw_double(&w, "total", rows[i].total);
+            jw_fixed(&w, "totalPct", 4, 100 * rows[i].total / total);
+            jw_array_begin(&w, "lines");
             size_t rr = rows[i].first_frame;
             if (nlines[rr] > 1) qsort(lines[rr], nlines[rr], sizeof *lines[rr], cmp_lines);
-            for (size_t j = 0; j < nlines[rr]; j++)
-                buf_printf(out, "%s{\"line\":%d,\"ticks\":%.17g}", j ? "," : "", lines[rr][j].line, lines[rr][j].ticks);
-            buf_puts(out, "]}");
+            for (size_t j = 0; j < nlines[rr]; j++) {
+                jw_object_begin(&w, NULL);
+                jw_int(&w, "line", lines[rr][j].line);
+                jw_double(&w, "ticks", lines[rr][j].ticks);
+                jw_end(&w);
+            }
+            jw_end(&w);
+            jw_end(&w);
         }
-        buf_puts(out, "]}\n");
+        jw_end(&w);
+        jw_end(&w);
+        buf_putc(out, '\n');
     } else {
-        if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, 0, out);
+        if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, NULL, out);
         buf_printf(out, "%7s %7s  %s\n", "self%", "total%", by_file ? "file" : "function");
         for (size_t i = 0; i < shown; i++) {
             buf_printf(out, "%6.2f%% %6.2f%%  %s\n", 100 * rows[i].self / total, 100 * rows[i].total / total, rows[i].key);

@@ -4,7 +4,6 @@
  * matched with the generator it belongs to, so chains of awaits can be followed. */
 #include "postmortem/async.h"
 #include "util/diag.h"
-#include "util/json.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
@@ -30,24 +29,21 @@ void pm_async_frame_text(v8_t *v, const v8_async_frame_t *f, int with_async, buf
     v8_function_free(&fi);
 }
 
-void pm_async_frame_json(v8_t *v, const v8_async_frame_t *f, buf_t *b)
+void pm_async_frame_json(v8_t *v, const v8_async_frame_t *f, jw_t *w)
 {
     if (f->kind == V8_ASYNC_COMBINATOR) {
-        buf_puts(b, "\"combinator\":");
-        json_put_string(b, f->combinator, strlen(f->combinator));
-        buf_printf(b, ",\"index\":%d", f->index);
+        jw_string(w, "combinator", f->combinator);
+        jw_int(w, "index", f->index);
         return;
     }
     v8_generator_t g;
     v8_function_t fi;
     int ok = v8_generator_info(v, f->generator, &g) == 0 && v8_function_info(v, g.function, &fi) == 0;
-    buf_printf(b, "\"generator\":\"0x%llx\",\"name\":", (unsigned long long)f->generator);
-    const char *name = ok ? (*fi.name ? fi.name : fi.inferred ? fi.inferred : "") : "";
-    json_put_string(b, name, strlen(name));
-    buf_puts(b, ",\"file\":");
-    if (ok && fi.script_name) json_put_string(b, fi.script_name, strlen(fi.script_name));
-    else buf_puts(b, "null");
-    buf_printf(b, ",\"line\":%d,\"column\":%d", ok ? g.line : 0, ok ? g.col : 0);
+    jw_address(w, "generator", f->generator);
+    jw_string(w, "name", ok ? (*fi.name ? fi.name : fi.inferred ? fi.inferred : "") : "");
+    jw_string(w, "file", ok ? fi.script_name : NULL);
+    jw_int(w, "line", ok ? g.line : 0);
+    jw_int(w, "column", ok ? g.col : 0);
     if (ok) v8_function_free(&fi);
 }
 

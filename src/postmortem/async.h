@@ -4,6 +4,7 @@
 #define POSTMORTEM_ASYNC_H
 #include "util/buf.h"
 #include "util/hash.h"
+#include "util/json_writer.h"
 #include "util/progress.h"
 #include "v8/v8.h"
 #include <stddef.h>
@@ -12,8 +13,9 @@
 /* One async frame as V8's stack traces print it after "at ": "async name (file:line:col)",
    "async Promise.all (index 0)" (with_async 0: without "async "). */
 void pm_async_frame_text(v8_t *v, const v8_async_frame_t *f, int with_async, buf_t *b);
-/* The same as JSON members ("name", "file", "line", "column" or "combinator", "index"), no braces. */
-void pm_async_frame_json(v8_t *v, const v8_async_frame_t *f, buf_t *b);
+/* The same as JSON members ("generator", "name", "file", "line", "column" or "combinator",
+   "index"), into the object w has open. */
+void pm_async_frame_json(v8_t *v, const v8_async_frame_t *f, jw_t *w);
 
 typedef struct {
     v8_generator_t g;

@@ -10,11 +10,12 @@
 # by async_pending_compare.js: timers, immediate, server, sockets, child, fs request in flight.
 # The ASan+UBSan build reads the Node 20 and 22 cores, the release build the others.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_async
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 K=7
 check_major() {
     w=$dir/$v
@@ -26,7 +27,7 @@ check_major() {
     sleep 0.3
     timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" pending --json > "$w/pending_pid.json" || fail "pending --pid exited $?"
     timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" async --group --json > "$w/group_pid.json" || fail "async --pid exited $?"
-    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
+    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || skip "gcore failed (ptrace not permitted?)"
     kill "$pid"; wait "$pid" 2>/dev/null; pid=
     core=$(ls "$w"/core.*)
     node "$FIX/async_pending_compare.js" "$w/truth.json" "$w/pending_pid.json" pid || fail "pending --pid differs from the truth"

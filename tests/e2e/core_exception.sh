@@ -5,11 +5,12 @@
 #  - (Node 20, 24) an uncaughtException handler that calls process.abort(): the TypeError the
 #    handler was given; process.abort() with no exception: says there is none ({"exception":null}).
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_exception
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 kernel_core() {   # DIR ARGS...: runs node in DIR with a core limit; prints the core's path
     local w=$1; shift
     rm -f "$w"/core "$w"/core.[0-9]*

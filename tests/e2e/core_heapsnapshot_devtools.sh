@@ -4,15 +4,16 @@
 # v8.getHeapSnapshot()'s of the same heap, for retain_chains.js's planted classes, on each Node
 # major (retain_devtools.js; one browser for all). Skips (77) without Chromium or playwright-core.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
-[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || { echo "skip: no Chromium"; exit 77; }
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || skip "no Chromium"
 node -e "require.resolve('playwright-core')" 2>/dev/null || (cd "$HERE/.." && node -e "require.resolve('playwright-core')" 2>/dev/null) ||
-    { echo "skip: playwright-core is not installed (tests/package.json)"; exit 77; }
+    skip "playwright-core is not installed (tests/package.json)"
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_heapsnapshot_devtools
 export XDG_CACHE_HOME=$dir/cache
-fail() { echo "FAIL (node ${v:-}): $*"; exit 1; }
+fail_context() { echo "node ${v:-}"; }
 pairs=()
 write_snapshot() {
     w=$dir/$v

@@ -3,14 +3,15 @@
 # in epoll, as a hung server's core is): core --pid PID print globalThis.X finds the global object
 # on the heap (the one with `process`, not a vm context's) on Node 18-24; and a path through it.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
-dir=$TEST_TMP/core_idle_global; rm -rf "$dir"; mkdir -p "$dir"
+test_dir core_idle_global
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 tested=0
 for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
+    NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     "$NODE" -e '
         globalThis.idleMarker = { planted: "idle-" + process.version, n: 42 };
@@ -27,5 +28,5 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || { echo "skip: no Node 18-24"; exit 77; }
+[ $tested -gt 0 ] || skip "no Node 18-24"
 echo ok

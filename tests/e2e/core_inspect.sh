@@ -6,11 +6,12 @@
 # `array` must give back exactly the values the program wrote to its truth file. Node 20 runs the
 # ASan+UBSan build; the other majors the release build (the ~17 commands per major are then fast).
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_inspect
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 check_major() {
     w=$dir/$v
     core_gcore "$w" "$NODE" "$FIX/objects.js" "$w/fifo" "$w/truth.json"

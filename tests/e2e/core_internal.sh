@@ -4,15 +4,16 @@
 # vtable's symbol), v8print lists every field with the count V8 gives them, `type` names the API
 # object type the metadata leaves unnamed, and wrong uses fail with a message.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
-dir=$TEST_TMP/core_internal; rm -rf "$dir"; mkdir -p "$dir"
+test_dir core_internal
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 tested=0
 for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
+    NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     "$NODE" "$FIX/wrappers.js" > "$dir/out" & pid=$!
     for _ in $(seq 50); do grep -q ready "$dir/out" && break; sleep 0.1; done
@@ -43,5 +44,5 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || { echo "skip: no Node 18-24"; exit 77; }
+[ $tested -gt 0 ] || skip "no Node 18-24"
 echo ok

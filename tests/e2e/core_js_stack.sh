@@ -7,11 +7,12 @@
 #    shows the argument values that were passed, exactly as many as were passed;
 #  - a kernel core (ulimit -c, --abort-on-uncaught-exception) of throw_truth.js, the same check.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_js_stack
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 check_major() {
     w=$dir/$v
     core_gcore "$w" "$NODE" "$FIX/stack_truth.js" "$w/fifo" "$w/truth.json"

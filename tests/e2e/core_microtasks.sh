@@ -4,15 +4,16 @@
 # blocks; pending must count K + 1 waiting and name each task's function in order (later1 K times,
 # then later2), in text and JSON.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
-dir=$TEST_TMP/core_microtasks; rm -rf "$dir"; mkdir -p "$dir"
+test_dir core_microtasks
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 tested=0
 for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
+    NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     rm -f "$dir/fifo" "$dir/truth.json"; mkfifo "$dir/fifo"
     k=$((3 + v % 5))
@@ -35,5 +36,5 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || { echo "skip: no Node 18-24"; exit 77; }
+[ $tested -gt 0 ] || skip "no Node 18-24"
 echo ok

@@ -8,11 +8,12 @@
 # N addresses whose `type` names the class; `find` also in dictionary mode and a derived class.
 # Node 20 runs the ASan+UBSan build.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_objects
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 check_major() {
     w=$dir/$v
     core_gcore "$w" "$NODE" --expose-gc "$FIX/heap_objects.js" "$w/fifo" "$w/truth.json"

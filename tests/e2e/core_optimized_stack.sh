@@ -6,11 +6,12 @@
 # `new Error().stack` (compare_stack.js): optimized code through its source position and
 # inlining tables, baseline code through its pc -> bytecode offset table.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_optimized
-fail() { echo "FAIL (node $v, $tier): $*"; exit 1; }
+fail_context() { echo "node $v, $tier"; }
 check_major() {
     tiers=turbofan
     [ "$v" = 24 ] && tiers="turbofan maglev"

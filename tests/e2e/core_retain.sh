@@ -7,12 +7,13 @@
 # the planted chains (retain_check.js; memlab's parser loads it when @memlab/core is installed).
 # Node 20 runs the ASan+UBSan build.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_retain
 export XDG_CACHE_HOME=$dir/cache   # the graph cache goes there, not into the user's home
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 classes="LeakGlobal LeakExports LeakMapValue LeakArrayItem LeakClosure LeakStatic LeakTimer LeakListener"
 check_major() {
     w=$dir/$v

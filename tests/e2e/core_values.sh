@@ -7,11 +7,12 @@
 # against what util.inspect and the program say. One gcore and one prompt session per major; Node
 # 20 runs the ASan+UBSan build, the others the release build.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_values
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 check_major() {
     w=$dir/$v
     core_gcore "$w" "$NODE" "$FIX/values.js" "$w/fifo" "$w/truth.json"

@@ -5,11 +5,12 @@
 # `new Error().stack` (compare_stack.js), node's frames included (the MessagePort dispatch:
 # V8 names a method under a symbol key and an anonymous method in its own way).
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup core_worker
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 check_major() {
     w=$dir/$v
     mkdir -p "$w" && mkfifo "$w/fifo2"

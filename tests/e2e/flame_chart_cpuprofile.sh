@@ -3,7 +3,7 @@
 # that runs phaseA, then phaseB, then phaseA again must show phaseA's frames on
 # both sides of phaseB's (a flame graph merges them into one frame each).
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../lib/test-lib.sh"
 command -v node >/dev/null || exit 77
 export FLAME_DATA=$PWD/tests/lib/flame_data.js
 cd "$TEST_TMP"

@@ -4,9 +4,9 @@
 # pruning reported, differential colours, a flame chart from a perf timeline,
 # and clear errors for bad input.
 set -euo pipefail
+. "$(dirname "$0")/../lib/test-lib.sh"
 cd "$TEST_TMP"
 DATA=$OLDPWD/examples
-fail() { echo "FAIL: $*"; exit 1; }
 
 # a real perf capture of examples/busy.js: JS frames coloured by tier, with a legend
 "$NODESCOPE" flame --no-resolve "$DATA/node-perf.txt" -o a.svg

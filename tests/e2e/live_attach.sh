@@ -5,11 +5,12 @@
 # slots: a non-recursive program never shows a function twice). The program's output and exit
 # status are unchanged.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
 core_setup live_attach
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 ATTACHES=${ATTACHES:-8}
 check_major() {
     w=$dir/$v; mkdir -p "$w"

@@ -6,17 +6,17 @@
 # left stopped or traced, serve exactly the requests the client got, and exit 0 on SIGTERM.
 #   ATTACHES=N (default 12), NODE_MAJOR (default 22)
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
 V=${NODE_MAJOR:-22}
 NODE=$HERE/../.cache/node/$V/bin/node
-[ -x "$NODE" ] || { echo "skip: no Node $V"; exit 77; }
+[ -x "$NODE" ] || skip "no Node $V"
 NS=${NODESCOPE_RELEASE:-$NODESCOPE}
 ATTACHES=${ATTACHES:-12}
-dir=$TEST_TMP/live_attach_load; rm -rf "$dir"; mkdir -p "$dir"
+test_dir live_attach_load
 pid=; client=
 trap '[ -n "$client" ] && kill "$client" 2>/dev/null; [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 "$NODE" "$FIX/load_server.js" > "$dir/server.out" 2> "$dir/server.err" & pid=$!
 for _ in $(seq 100); do grep -q '^listening' "$dir/server.out" && break; sleep 0.1; done
 port=$(sed -n 's/^listening //p' "$dir/server.out")

@@ -9,18 +9,17 @@
 # target/ level on a process that maps a page of its own text again. Skips when perf events are
 # not allowed here or there is no Node 20.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
-dir=$TEST_TMP/live_remap; rm -rf "$dir"; mkdir -p "$dir"
-printf "leak:libdw.so\n" > "$dir/lsan.supp"
-export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+test_dir live_remap
+lsan_ignore_libdw
 trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 NODE=$HERE/../.cache/node/20/bin/node
-[ -x "$NODE" ] || { echo "skip: no Node 20"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+[ -x "$NODE" ] || skip "no Node 20"
 timeout 120 "$NODESCOPE" record -F 299 -o "$dir/r.folded" -- "$NODE" "$FIX/builtin_hot.js" 2.5 > "$dir/out" 2> "$dir/err"
 rc=$?
-if [ $rc -ne 0 ] && grep -q perf_event "$dir/err"; then cat "$dir/err"; echo "skip: perf events not allowed"; exit 77; fi
+skip_unless_perf_events $rc "$dir/err"
 [ $rc -eq 0 ] && [ "$(cat "$dir/out")" = ok ] || { cat "$dir/err"; fail "record exited $rc or the program's output changed"; }
 cat "$dir/err"
 awk -v file="$FIX/builtin_hot.js" '

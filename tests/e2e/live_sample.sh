@@ -6,24 +6,24 @@
 # output and exit status are unchanged; nothing is left behind (run.sh checks perf maps).
 # Skips when perf events are not allowed here.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
-dir=$TEST_TMP/live_sample; rm -rf "$dir"; mkdir -p "$dir"
-printf "leak:libdw.so\n" > "$dir/lsan.supp"
-export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+test_dir live_sample
+lsan_ignore_libdw
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 tested=0
 for v in 20 22; do
-    NODE=$HERE/../.cache/node/$v/bin/node
+    NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"
     "$NODE" "$FIX/shares.js" "$w/stop" > "$w/out" 2> "$w/err" & pid=$!
     sleep 1
     timeout 120 "$NODESCOPE" core --pid "$pid" sample -F 199 -d 4 --stats > "$w/prof.folded" 2> "$w/ns.err"
     rc=$?
-    if [ $rc -ne 0 ] && grep -q perf_event "$w/ns.err"; then cat "$w/ns.err"; echo "skip: perf events not allowed"; exit 77; fi
+    skip_unless_perf_events $rc "$w/ns.err"
     [ $rc -eq 0 ] || { cat "$w/ns.err"; fail "sample exited $rc"; }
     touch "$w/stop"; wait "$pid"; prc=$?; pid=
     [ $prc -eq 0 ] && [ "$(cat "$w/out")" = done ] && [ ! -s "$w/err" ] || fail "the program's output or exit status changed"
@@ -46,5 +46,5 @@ for v in 20 22; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || { echo "skip: no Node 20 or 22"; exit 77; }
+[ $tested -gt 0 ] || skip "no Node 20 or 22"
 echo ok

@@ -23,6 +23,7 @@
 # Accuracy is the release build's (what users run; the ASan build's sampler is several times
 # slower per sample): NODESCOPE_RELEASE.
 set -euo pipefail
+. "$(dirname "$0")/../lib/test-lib.sh"
 cd "$TEST_TMP"
 ROOT=$OLDPWD
 FIX=$ROOT/tests/fixtures/live
@@ -30,7 +31,6 @@ CMP=$ROOT/tests/lib/compare_profiles.js
 perf record -q -o probe.data -- true 2>/dev/null || { echo "perf cannot record here"; exit 77; }
 TSC=$ROOT/tests/node_modules/typescript5/lib/tsc.js
 [ -f "$TSC" ] && [ -d "$ROOT/tests/node_modules/express" ] || { echo "typescript5/express not installed (cd tests && npm install)"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
 NS=${NODESCOPE_RELEASE:-$NODESCOPE}
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done' EXIT

@@ -4,18 +4,18 @@
 # hot_line.js, the line marked HOT) gets most of its ticks on that line, the line V8's own profile
 # of the same program puts most of them on. Node 20 and 22. Skips when perf events are not allowed.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
-dir=$TEST_TMP/record_position_ticks; rm -rf "$dir"; mkdir -p "$dir"
-printf "leak:libdw.so\n" > "$dir/lsan.supp"
-export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+test_dir record_position_ticks
+lsan_ignore_libdw
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
-fail() { echo "FAIL (node $v): $*"; exit 1; }
+fail_context() { echo "node $v"; }
 hot=$(grep -n '// HOT$' "$FIX/hot_line.js" | cut -d: -f1)
 tested=0
 for v in 20 22; do
-    NODE=$HERE/../.cache/node/$v/bin/node
+    NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"
     (cd "$w" && "$NODE" --cpu-prof --cpu-prof-name=v8.cpuprofile "$FIX/hot_line.js" 2 > /dev/null) || fail "node --cpu-prof failed"
@@ -23,7 +23,7 @@ for v in 20 22; do
     sleep 1
     timeout 120 "$NODESCOPE" record -p "$pid" -F 299 -d 3 -o "$w/live.cpuprofile" > /dev/null 2> "$w/ns.err"
     rc=$?
-    if [ $rc -ne 0 ] && grep -q perf_event "$w/ns.err"; then cat "$w/ns.err"; echo "skip: perf events not allowed"; exit 77; fi
+    skip_unless_perf_events $rc "$w/ns.err"
     [ $rc -eq 0 ] || { cat "$w/ns.err"; fail "record exited $rc"; }
     touch "$w/stop"; wait "$pid"; prc=$?; pid=
     [ $prc -eq 0 ] && [ "$(cat "$w/out")" = "hot done true" ] && [ ! -s "$w/err" ] || fail "the program's output or exit status changed"
@@ -42,5 +42,5 @@ for v in 20 22; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || { echo "skip: no Node 20 or 22"; exit 77; }
+[ $tested -gt 0 ] || skip "no Node 20 or 22"
 echo ok

@@ -5,11 +5,11 @@
 # before the program runs fails before it runs: unknown command, non-node program,
 # unknown output extension, -p on a node without a perf map.
 set -euo pipefail
+. "$(dirname "$0")/../lib/test-lib.sh"
 cd "$TEST_TMP"
 perf record -q -o probe.data -- true 2>/dev/null || { echo "perf cannot record here"; exit 77; }
 rm -f probe.data
 FIX=$OLDPWD/tests/fixtures/record
-fail() { echo "FAIL: $*"; exit 1; }
 gone() { ! kill -0 "$1" 2>/dev/null || [ "$(ps -o stat= -p "$1" | cut -c1)" = Z ]; }
 
 # wait_gone PID SECONDS

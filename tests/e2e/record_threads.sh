@@ -10,6 +10,7 @@
 #    apart, which the reader reads back thread by thread;
 #  - --threads merge gives the single root of before.
 set -euo pipefail
+. "$(dirname "$0")/../lib/test-lib.sh"
 cd "$TEST_TMP"
 ROOT=$OLDPWD
 perf record -q -o probe.data -- true 2>/dev/null || { echo "perf cannot record here"; exit 77; }
@@ -27,7 +28,6 @@ awk '{split($1, a, "/"); n[a[2]]++} END {for (t in n) print t, n[t]}' pidtid.txt
 main=$(awk -v p="$pid" '$1 == p {print $2}' truth.txt)
 all=$(awk '{s += $2} END {print s}' truth.txt)
 echo "perf: $all samples, $main on the main thread ($pid), $(wc -l < truth.txt) threads"
-fail() { echo "FAIL: $*"; exit 1; }
 
 # a root per role, every root a role
 "$NODESCOPE" collapse perf.txt > roles.folded

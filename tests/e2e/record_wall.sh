@@ -5,23 +5,22 @@
 # each, nap() under a "(wait: futex)" leaf; without --wall (on-CPU time) nap() is nearly absent.
 # The program's output and exit status are unchanged. Skips when perf events are not allowed.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
-dir=$TEST_TMP/record_wall; rm -rf "$dir"; mkdir -p "$dir"
-printf "leak:libdw.so\n" > "$dir/lsan.supp"
-export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+test_dir record_wall
+lsan_ignore_libdw
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 NODE=$HERE/../.cache/node/22/bin/node
 [ -x "$NODE" ] || NODE=node
-fail() { echo "FAIL: $*"; exit 1; }
 "$NODE" "$FIX/wait_half.js" 100 "$dir/stop" > "$dir/out" 2> "$dir/err" & pid=$!
 sleep 1
 for mode in wall cpu; do
     flag=; [ $mode = wall ] && flag=--wall
     timeout 120 "$NODESCOPE" record -p "$pid" $flag -F 99 -d 3 -o "$dir/$mode.folded" > /dev/null 2> "$dir/$mode.err"
     rc=$?
-    if [ $rc -ne 0 ] && grep -q 'perf_event\|CAP_PERFMON' "$dir/$mode.err"; then cat "$dir/$mode.err"; echo "skip: perf events not allowed"; exit 77; fi
+    skip_unless_perf_events $rc "$dir/$mode.err" 'perf_event\|CAP_PERFMON'
     [ $rc -eq 0 ] || { cat "$dir/$mode.err"; fail "record $flag exited $rc"; }
     cat "$dir/$mode.err"
 done

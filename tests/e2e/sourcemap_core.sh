@@ -7,14 +7,15 @@
 # minified bundle's core; Node 22 also the tsc output, the text output and
 # --no-source-maps (the core reading itself is core_js_stack's on every major).
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 FIX=$ROOT/tests/fixtures/sourcemap
 BIN=$ROOT/tests/node_modules/.bin
 . "$HERE/../lib/core_fixture.sh"
-[ -x "$BIN/tsc" ] && [ -x "$BIN/esbuild" ] || { echo "skip: typescript/esbuild not installed"; exit 77; }
+[ -x "$BIN/tsc" ] && [ -x "$BIN/esbuild" ] || skip "typescript/esbuild not installed"
 core_setup sourcemap_core
-fail() { echo "FAIL (node $v, $script): $*"; exit 1; }
+fail_context() { echo "node $v, $script"; }
 
 cp -r "$FIX/app" "$dir/app"
 (cd "$dir/app" && "$BIN/tsc" -p . && \
@@ -32,7 +33,7 @@ for v in 18 20 22 24; do
         for _ in $(seq 100); do [ "$(grep -c '^END' "$w/out")" = 3 ] && break; sleep 0.1; done
         [ "$(grep -c '^END' "$w/out")" = 3 ] || fail "fixture never blocked"
         sleep 0.3
-        gcore -o "$w/core" "$pid" > /dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
+        gcore -o "$w/core" "$pid" > /dev/null 2>&1 || skip "gcore failed (ptrace not permitted?)"
         kill "$pid"; wait "$pid" 2>/dev/null; pid=
         core=$(ls "$w"/core.*)
         # the ASan build on Node 22; the others with the release build (the same mapping code, in
@@ -52,4 +53,4 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+[ $tested -gt 0 ] || skip "no Node builds (run scripts/setup.sh)"

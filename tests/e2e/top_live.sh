@@ -9,14 +9,14 @@
 # nap() about half in total, and neither shows without --wall.
 # Skips when perf events are not allowed here.
 set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
-dir=$TEST_TMP/top_live; rm -rf "$dir"; mkdir -p "$dir"
-printf "leak:libdw.so\n" > "$dir/lsan.supp"
-export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+test_dir top_live
+lsan_ignore_libdw
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "FAIL (node ${v:-}): $*"; exit 1; }
+fail_context() { echo "node ${v:-}"; }
 
 # refused before anything is sampled
 "$NODESCOPE" top -p 1 x.folded > /dev/null 2> "$dir/e1"; [ $? -eq 2 ] && grep -q "no profile file" "$dir/e1" || fail "-p with a file"
@@ -27,14 +27,14 @@ sleep 30 & sl=$!
 
 tested=0
 for v in 18 20 22 24; do
-    NODE=$HERE/../.cache/node/$v/bin/node
+    NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"
     "$NODE" "$FIX/shares.js" "$w/stop" > "$w/out" 2> "$w/err" & pid=$!
     sleep 0.5
     timeout 60 "$NODESCOPE" top -p "$pid" --once -d 3 -F 199 -n 100 --json > "$w/top.json" 2> "$w/ns.err"
     rc=$?
-    if [ $rc -ne 0 ] && grep -q perf_event "$w/ns.err"; then cat "$w/ns.err"; echo "skip: perf events not allowed"; exit 77; fi
+    skip_unless_perf_events $rc "$w/ns.err"
     [ $rc -eq 0 ] || { cat "$w/ns.err"; fail "top --once exited $rc"; }
     grep -q '^State:.*[tT]' /proc/$pid/status && fail "the program was left stopped"
     node -e '
@@ -57,7 +57,7 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || { echo "skip: no Node 18-24"; exit 77; }
+[ $tested -gt 0 ] || skip "no Node 18-24"
 
 "$NODESCOPE" top --wall x.folded > /dev/null 2> "$dir/e4"; [ $? -eq 2 ] || fail "--wall without -p"
 v=22; NODE=$HERE/../.cache/node/22/bin/node; [ -x "$NODE" ] || { v=$(node --version); NODE=node; }

@@ -2,14 +2,14 @@
 # blocks on a FIFO after writing its truth file.
 #   core_setup NAME              work dir $dir under $TEST_TMP, LSan quiet about libdw, cleanup trap
 #   core_gcore W NODE ARGS...    run "NODE ARGS..." (ARGS name W/fifo and W/truth.json), wait for
-#                                W/truth.json, gcore it, kill it; sets $core. Exits 77 without gcore
-#                                or ptrace, and calls the test's fail() when the fixture never gets ready.
+#                                W/truth.json, gcore it, kill it; sets $core. Skips without gcore
+#                                or ptrace, and fails (fail, test-lib.sh) when the fixture never gets ready.
 #   core_for_each_node FN        FN for each installed Node major ($v, $NODE)
+. "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 core_setup() {
-    command -v gcore >/dev/null || { echo "skip: no gcore"; exit 77; }
-    dir=$TEST_TMP/$1; rm -rf "$dir"; mkdir -p "$dir"
-    printf "leak:libdw.so\n" > "$dir/lsan.supp"
-    export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+    command -v gcore >/dev/null || skip "no gcore"
+    test_dir "$1"
+    lsan_ignore_libdw
     pid=
     trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 }
@@ -21,7 +21,7 @@ core_gcore() {
     for _ in $(seq 100); do [ -s "$w/truth.json" ] && break; sleep 0.1; done
     [ -s "$w/truth.json" ] || fail "fixture never got ready"
     sleep 0.3    # let it reach the blocking read
-    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
+    gcore -o "$w/core" "$pid" >/dev/null 2>&1 || skip "gcore failed (ptrace not permitted?)"
     kill "$pid"; wait "$pid" 2>/dev/null; pid=
     core=$(ls "$w"/core.*)
 }
@@ -30,14 +30,13 @@ core_gcore() {
 # (18, 20, 22, 24) with $v the major and $NODE the binary, then "node $v ok"; exits 77 (skip)
 # when none is installed.
 core_for_each_node() {
-    local tested=0 here
-    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    local tested=0
     for v in 18 20 22 24; do
-        NODE=$here/../.cache/node/$v/bin/node
+        NODE=$(node_bin "$v")
         [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
         "$1"
         tested=$((tested + 1))
         echo "node $v ok"
     done
-    [ $tested -gt 0 ] || { echo "skip: no Node builds (run scripts/setup.sh)"; exit 77; }
+    [ $tested -gt 0 ] || skip "no Node builds (run scripts/setup.sh)"
 }

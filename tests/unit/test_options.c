@@ -1,6 +1,6 @@
-/* util/options: the table-driven option parser every command uses; and the CLI's unit check. */
+/* util/options: the table-driven option parser every command uses; and profile/units' unit check. */
 #include "check.h"
-#include "cli/cli.h"
+#include "profile/units.h"
 #include "util/diag.h"
 #include "util/options.h"
 #include <stdlib.h>
@@ -173,17 +173,17 @@ static void test_help(void)
 static void test_units(void)
 {
     profile_t *a = profile_new(), *b = profile_new();
-    CHECK_STR(cli_weight_unit(a), "samples");
-    CHECK_EQ_INT(cli_check_units("merge", "a.folded", a, "b.txt", b), 0);
+    CHECK_STR(profile_weight_unit(a), "samples");
+    CHECK_EQ_INT(profile_check_units("merge", "a.folded", a, "b.txt", b), 0);
     b->weight_unit = strpool_cstr(b->strings, "ns");
     int saved;
     capture_start(&saved);
-    int rc = cli_check_units("merge", "a.folded", a, "b.txt", b);
+    int rc = profile_check_units("merge", "a.folded", a, "b.txt", b);
     capture_end(saved);
     CHECK_EQ_INT(rc, -1);
     CHECK(strstr(captured, "a.folded weighs in samples, b.txt in ns") != NULL);
     capture_start(&saved);
-    rc = cli_check_units("diff", "a.folded", a, "b.txt", b);
+    rc = profile_check_units("diff", "a.folded", a, "b.txt", b);
     capture_end(saved);
     CHECK(strstr(captured, "cannot be compared") != NULL);
     profile_free(a);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# make check-layers (scripts/check-layers.sh): the tree obeys the layer table in docs/design.md;
+# a copy of src/ with a planted back-edge (util/ including cli/), a header cycle or an included
+# .c file fails, and each message names the file, the line and the rule it breaks.
+set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
+cd "$(dirname "$0")/../.."
+root=$PWD
+check=scripts/check-layers.sh
+
+out=$("$check" 2>&1) || fail "the tree breaks its own layer table: $out"
+[ -z "$out" ] || fail "a clean tree printed: $out"
+
+w=$TEST_TMP/layers
+planted() {  # a fresh copy of src/ in $w/src
+    rm -rf "$w"; mkdir -p "$w"; cp -r "$root/src" "$w/src"
+}
+
+# a back-edge: util/ may include only util/
+planted
+n=$(($(wc -l < "$w/src/util/buf.c") + 1))
+echo '#include "cli/common.h"' >> "$w/src/util/buf.c"
+out=$("$check" "$w/src" 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "back-edge: exit $rc, expected 1: $out"
+grep -qF "$w/src/util/buf.c:$n: util/ may not include \"cli/common.h\" (cli/): the layer table (docs/design.md) lets it include only util" <<<"$out" ||
+    fail "back-edge: the message names no file, line or rule: $out"
+[ "$(grep -c 'may not include' <<<"$out")" -eq 1 ] || fail "back-edge: more than the one problem: $out"
+
+# a cycle among headers, even within one directory (the table allows util/ -> util/)
+planted
+echo '#include "util/input.h"' >> "$w/src/util/progress.h"
+out=$("$check" "$w/src" 2>&1) && fail "header cycle: exit 0"
+grep -qF "header include cycle: util/input.h -> util/progress.h -> util/input.h" <<<"$out" ||
+    fail "header cycle: not named: $out"
+
+# a .c file included
+planted
+echo '#include "util/hash.c"' >> "$w/src/util/xalloc.c"
+out=$("$check" "$w/src" 2>&1) && fail "included .c: exit 0"
+grep -qF "$w/src/util/xalloc.c:" <<<"$out" && grep -qF 'includes the source file "util/hash.c"' <<<"$out" ||
+    fail "included .c: not named: $out"
+
+# a directory the table does not know
+planted
+mkdir "$w/src/newlayer"; echo '#include "util/buf.h"' > "$w/src/newlayer/x.c"
+out=$("$check" "$w/src" 2>&1) && fail "unknown directory: exit 0"
+grep -qF "$w/src/newlayer/x.c: newlayer/ is not in the layer table" <<<"$out" || fail "unknown directory: not named: $out"
+rm -rf "$w"
+echo "ok"

@@ -179,4 +179,12 @@ int v8_has_type(v8_t *v, uint64_t value, int type);
 #define V8_MODULE_EXPORTS 8
 #define V8_MODULE_CODE 56
 
+/* frames.c and api_frames.c: a tagged slot at fp + off; the pc to symbolize (a return address
+ * points after its call); an API call's exit frame named (frame type type), and the calls from
+ * optimized code named from their holders, learned per C++ function. */
+int v8_frame_slot(v8_t *v, uint64_t fp, int64_t off, uint64_t *out);
+static inline uint64_t v8_frame_lookup_pc(const v8_frame_t *f) { return f->return_address ? f->pc - 1 : f->pc; }
+void v8_api_frame(v8_t *v, v8_frame_t *f, int64_t type);
+void v8_api_callees(v8_t *v, v8_frame_t *frames, size_t n);
+
 #endif

@@ -26,7 +26,7 @@
 #include "util/output.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
-#include "v8/graph_mem.h"
+#include "util/bigmem.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +238,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     v8_edges_t *e;
     v8_graph_t *g = pm_graph(v, &e);
     if (!g) return 1;
-    graph_mem_trace("snapshot: graph");
+    big_mem_trace("snapshot: graph");
     /* which roots (GC roots) holds: from the paths; then everything but the nodes and roots is
        freed before the writer's own tables (edge naming reads the core, not the stored edges) */
     size_t nroots = v8_graph_root_count(g);
@@ -252,7 +252,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         nlive += (size_t)__builtin_popcountll(live.bits[w]);
     }
     pm_graph_trim();
-    graph_mem_trace("snapshot: graph trimmed");
+    big_mem_trace("snapshot: graph trimmed");
     char *inputs[] = {(char *)target_name(v8_target(v))};
     output_t o;
     FILE *tmp = NULL;
@@ -288,7 +288,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         }
     }
     v8_graph_pass(g, V8_NO_NODE);
-    graph_mem_trace("snapshot: backing stores");
+    big_mem_trace("snapshot: backing stores");
     /* the synthetic root: (GC roots), and the global object as a shortcut */
     put_edge(&k, V8_EDGE_ELEMENT, 1, 1 * NODE_FIELDS);
     for (size_t r = 0; r < nroots; r++) {
@@ -313,7 +313,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     free(is_root);
     free(root_used);
     counts[1] = k.count;
-    graph_mem_trace("snapshot: roots");
+    big_mem_trace("snapshot: roots");
     progress_t pr;
     progress_init(&pr, "naming references", "objects");
     for (size_t i = 0; i < nn; i++) {
@@ -336,7 +336,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     }
     v8_graph_pass(g, V8_NO_NODE);
     progress_done(&pr);
-    graph_mem_trace("snapshot: edges named");
+    big_mem_trace("snapshot: edges named");
     uint64_t total_edges = 0;
     for (size_t i = 0; i < nn + SYNTHETIC; i++) total_edges += counts[i];
     FILE *f = o.f;
@@ -377,7 +377,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     }
     v8_graph_pass(g, V8_NO_NODE);
     progress_done(&pr);
-    graph_mem_trace("snapshot: nodes written");
+    big_mem_trace("snapshot: nodes written");
     fputs("],\n\"edges\":[", f);
     rewind(tmp);
     uint32_t rec[3];
@@ -396,7 +396,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         bad = put_json_string(f, str.list[i]) != 0;
     }
     fputs("]}\n", f);
-    graph_mem_trace("snapshot: written");
+    big_mem_trace("snapshot: written");
     fclose(tmp);
     free(counts);
     free(backing);

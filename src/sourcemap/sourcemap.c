@@ -2,6 +2,7 @@
  * column -> source, line, column, name), and looked up by generated position; index maps by their
  * sections, loading a url section's map on first use (the JSON: parse.c). */
 #include "sourcemap/sourcemap_internal.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -43,35 +44,19 @@ static inline int vlq(const char **pp, const char *e, int64_t *out)
     return 0;
 }
 
-/* Segment arrays of a big map are allocated where the kernel can back them with huge pages:
- * page faults, not decoding, were most of the time to decode a 17 MB map's mappings (each
- * 4 KiB fault is an exception, and costly in a VM). Big arrays: an mmap hinted MADV_HUGEPAGE. */
-#define HUGE_PAGE ((size_t)2 << 20)
-
+/* Segment arrays of a big map where the kernel can back them with huge pages (util/bigmem.h):
+ * page faults, not decoding, were most of the time to decode a 17 MB map's mappings (each 4 KiB
+ * fault is an exception, and costly in a VM). */
 static void region_alloc(smap_t *m, size_t n)
 {
-    m->region_len = 0;
-    if (n >= HUGE_PAGE) {
-        size_t len = (n + 2 * HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p != MAP_FAILED) {
-            char *aligned = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-            madvise(aligned, len - (size_t)(aligned - (char *)p), MADV_HUGEPAGE);   /* a hint: may fail */
-            m->region = p, m->region_len = len;
-            m->gcols = (int32_t *)aligned;
-            m->segs = (seg_t *)(aligned + ((m->segs_cap * sizeof *m->gcols + 63) & ~(size_t)63));
-            return;
-        }
-    }
-    m->region = xmalloc(n);
+    m->region = big_malloc(n);
     m->gcols = m->region;
     m->segs = (seg_t *)((char *)m->region + ((m->segs_cap * sizeof *m->gcols + 63) & ~(size_t)63));
 }
 
 void smap_region_free(smap_t *m)
 {
-    if (m->region_len) munmap(m->region, m->region_len);
-    else free(m->region);
+    free(m->region);
 }
 
 /* Decodes generated line m->nlines, appending its segments (segs_cap is enough: counted). */

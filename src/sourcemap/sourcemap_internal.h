@@ -58,7 +58,6 @@ struct smap {
     seg_t *segs;
     size_t nsegs, segs_cap;
     void *region;           /* gcols and segs, one allocation (see region_alloc) */
-    size_t region_len;
     /* an index map */
     int is_index;
     section_t *sections;

@@ -2,6 +2,7 @@
  * mapped in the target, with the load bias each was mapped at. Names are not demangled yet
  * (libstdc++'s __cxa_demangle would need -lstdc++ in the Makefile). */
 #include "target/target_internal.h"
+#include "util/bigmem.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/radix.h"
@@ -29,17 +30,6 @@ static uint64_t first_load_vaddr(Elf *e) {
     return lo == UINT64_MAX ? 0 : lo & ~(uint64_t)0xfff;
 }
 
-/* Tables of megabytes filled once: huge pages where the kernel gives them on request (a fault
- * per 4 KiB was most of the time spent filling them, in a VM). */
-static void *big_table(size_t bytes, int zero) {
-    void *p = zero ? xcalloc(1, bytes) : xmalloc(bytes);
-#ifdef MADV_HUGEPAGE
-    uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1), b = ((uintptr_t)p + bytes) & ~(uintptr_t)((2u << 20) - 1);
-    if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
 /* Symbols by address, sorted on first use (opening a core for the heap needs only names): keys
  * sorted by radix, then the records permuted (qsort's comparator calls were a tenth of opening
  * a core: node has ~185,000 symbols). The record past the last symbol holds the module's Elf
@@ -53,7 +43,7 @@ static void sort_syms(target_module_t *mod) {
     uint32_t *idx = xmalloc(n * sizeof *idx);
     for (size_t i = 0; i < n; i++) keys[i] = mod->syms[i].addr, idx[i] = (uint32_t)i;
     radix_sort_u64(keys, idx, n);   /* stable, as qsort's merge sort was for equal addresses */
-    target_elfsym_t *sorted = big_table((n + 1) * sizeof *sorted, 0);
+    target_elfsym_t *sorted = big_malloc((n + 1) * sizeof *sorted);
     for (size_t i = 0; i < n; i++) sorted[i] = mod->syms[idx[i]];
     sorted[n] = mod->syms[n];
     free(mod->syms);
@@ -160,7 +150,7 @@ static int load_module(target_t *t, const char *path, const char *given_file, ui
     size_t cap = 1 + count_symbols(e);
     if (!target_elf_has_symtab(e)) target_debug_symbols(t, mod, e);
     if (mod->debug_elf) cap += count_symbols(mod->debug_elf);
-    mod->syms = big_table(cap * sizeof *mod->syms, 0);
+    mod->syms = big_malloc(cap * sizeof *mod->syms);
     add_symbols(mod, e, cap, 0);
     if (mod->debug_elf) add_symbols(mod, mod->debug_elf, cap, 1);
     memset(&mod->syms[mod->nsyms], 0, sizeof *mod->syms);
@@ -436,7 +426,7 @@ static const target_elfsym_t *exe_sym(target_t *t, const char *name) {
     }
     size_t cap = name_slots(mod->nsyms);
     if (!mod->by_name) {
-        mod->by_name = big_table(cap * sizeof *mod->by_name, 1);
+        mod->by_name = big_calloc(1, cap * sizeof *mod->by_name);
         for (size_t i = 0; i < mod->nsyms; i++) {
             const target_elfsym_t *s = &mod->syms[i];
             size_t h = (size_t)hash_bytes(s->name, strlen(s->name)) & (cap - 1);

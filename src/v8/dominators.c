@@ -5,7 +5,7 @@
  * from the counts, u32 node numbers. */
 #include "v8/v8.h"
 #include "util/xalloc.h"
-#include "v8/graph_mem.h"
+#include "util/bigmem.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,9 +59,9 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
 {
     uint32_t n = d->n;
     /* postorder numbers: post[node] (V8_NO_NODE: unreachable), order[k] = node */
-    uint32_t *post = graph_malloc((size_t)n * sizeof *post), *order = graph_malloc((size_t)n * sizeof *order);
-    uint32_t *stack = graph_malloc((size_t)n * sizeof *stack);
-    uint32_t *next = graph_malloc((size_t)n * sizeof *next);   /* successors of the node visited so far */
+    uint32_t *post = big_malloc((size_t)n * sizeof *post), *order = big_malloc((size_t)n * sizeof *order);
+    uint32_t *stack = big_malloc((size_t)n * sizeof *stack);
+    uint32_t *next = big_malloc((size_t)n * sizeof *next);   /* successors of the node visited so far */
     memset(post, 0xff, (size_t)n * sizeof *post);
     uint32_t sp = 0, count = 0;
     stack[sp++] = 0;
@@ -95,7 +95,7 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
     free(next);
     /* predecessors, in CSR (only of reachable nodes): start(y) = pfirst[y + 1] after the fill,
        end(y) = pfirst[y + 2] */
-    uint64_t *pfirst = graph_calloc((size_t)n + 2, sizeof *pfirst);
+    uint64_t *pfirst = big_calloc((size_t)n + 2, sizeof *pfirst);
     for (uint32_t x = 0; x < n; x++) {
         if (post[x] == V8_NO_NODE) continue;
         uint32_t add;
@@ -106,7 +106,7 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
     }
     for (uint32_t x = 0; x < n; x++) pfirst[x + 1] += pfirst[x];
     uint64_t npred = pfirst[n];
-    uint32_t *pred = graph_malloc((npred ? npred : 1) * sizeof *pred);
+    uint32_t *pred = big_malloc((npred ? npred : 1) * sizeof *pred);
     for (uint32_t x = 0; x < n; x++) {
         if (post[x] == V8_NO_NODE) continue;
         uint32_t add;
@@ -117,7 +117,7 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
     }
     pfirst[n + 1] = npred;
     /* dom[] indexed by postorder number */
-    uint32_t *dom = graph_malloc(((size_t)count ? count : 1) * sizeof *dom);
+    uint32_t *dom = big_malloc(((size_t)count ? count : 1) * sizeof *dom);
     memset(dom, 0xff, (size_t)count * sizeof *dom);
     uint32_t root = post[0];
     dom[root] = root;
@@ -187,7 +187,7 @@ void v8_dominators_retained(uint32_t n, const uint32_t *idom, const uint64_t *si
 {
     /* children are added to their dominator bottom-up: order nodes by depth in the dominator tree
        (a dominator is always shallower), deepest first */
-    uint32_t *depth = graph_calloc(n ? n : 1, sizeof *depth);
+    uint32_t *depth = big_calloc(n ? n : 1, sizeof *depth);
     uint32_t maxd = 0;
     for (uint32_t x = 0; x < n; x++) {
         retained[x] = idom[x] == V8_NO_NODE ? 0 : size[x];
@@ -199,11 +199,11 @@ void v8_dominators_retained(uint32_t n, const uint32_t *idom, const uint64_t *si
         for (uint32_t z = x, dz = d; z != 0 && depth[z] == 0; z = idom[z], dz--) depth[z] = dz;
         if (d > maxd) maxd = d;
     }
-    uint64_t *cnt = graph_calloc((size_t)maxd + 2, sizeof *cnt);
+    uint64_t *cnt = big_calloc((size_t)maxd + 2, sizeof *cnt);
     for (uint32_t x = 1; x < n; x++)
         if (idom[x] != V8_NO_NODE) cnt[depth[x]]++;
     for (uint32_t d = 1; d <= maxd + 1; d++) cnt[d] += cnt[d - 1];
-    uint32_t *byd = graph_malloc((cnt[maxd + 1] ? cnt[maxd + 1] : 1) * sizeof *byd);
+    uint32_t *byd = big_malloc((cnt[maxd + 1] ? cnt[maxd + 1] : 1) * sizeof *byd);
     for (uint32_t x = n; x-- > 1;)
         if (idom[x] != V8_NO_NODE) byd[--cnt[depth[x]]] = x;
     for (uint64_t k = cnt[maxd + 1]; k-- > 0;) {

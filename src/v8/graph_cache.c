@@ -4,7 +4,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
-#include "v8/graph_mem.h"
+#include "util/bigmem.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +48,12 @@ int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key, const char *ori
     if (g->trimmed) return -1;
     if (!g->dist) graph_compute_paths(g);
     size_t n = g->n, m = g->nedges, nl = 0;
-    cache_root_t *roots = graph_calloc(g->nroots ? g->nroots : 1, sizeof *roots);
+    cache_root_t *roots = big_calloc(g->nroots ? g->nroots : 1, sizeof *roots);
     for (size_t r = 0; r < g->nroots; r++) {
         roots[r] = (cache_root_t){g->roots[r].node, (uint32_t)g->roots[r].level, nl};
         nl += strlen(g->roots[r].name) + 1;
     }
-    char *names = graph_malloc(nl ? nl : 1);
+    char *names = big_malloc(nl ? nl : 1);
     for (size_t r = 0; r < g->nroots; r++) {
         size_t len = strlen(g->roots[r].name) + 1;
         memcpy(names + roots[r].name, g->roots[r].name, len);
@@ -63,7 +63,7 @@ int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key, const char *ori
     cache_header_t hd = {CACHE_MAGIC, CACHE_VERSION, key, n, m, g->nroots, nl, ol, sizeof hd};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) hd.total += pad8(sizes[k]);
     size_t plen = strlen(path);
-    char *tmp = graph_malloc(plen + 16);
+    char *tmp = big_malloc(plen + 16);
     snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
     int fd = mkstemp(tmp), rc = -1;
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
@@ -107,7 +107,7 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
     void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
     if (map == MAP_FAILED) return NULL;
-    v8_graph_t *g = graph_calloc(1, sizeof *g);
+    v8_graph_t *g = big_calloc(1, sizeof *g);
     g->v = v;
     g->h = h;
     g->map = map;
@@ -124,7 +124,7 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
     const cache_root_t *roots = (const cache_root_t *)p;
     const char *names = p + pad8(sizes[8]);
     g->names = strpool_new();
-    g->roots = graph_calloc(hd.nroots ? hd.nroots : 1, sizeof *g->roots);
+    g->roots = big_calloc(hd.nroots ? hd.nroots : 1, sizeof *g->roots);
     /* untrusted like any input: indices checked before use */
     int ok = g->first[n] == m && (!hd.names_len || names[hd.names_len - 1] == 0);
     for (size_t r = 0; r < hd.nroots && ok; r++) {

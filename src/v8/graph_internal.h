@@ -27,7 +27,7 @@ struct v8_graph {
     uint64_t *first;      /* n + 1: node i's edges are [first[i], first[i+1]) */
     uint32_t *tgt, *slot;
     uint64_t nedges, capedges;
-    size_t nodes_bytes, edges_bytes;   /* reserved (graph_map) for nodes, and for tgt and slot each */
+    size_t nodes_bytes, edges_bytes;   /* reserved (big_map) for nodes, and for tgt and slot each */
     uint64_t lo, hi;      /* address range of the nodes */
     /* address -> node in O(1): per 256 KiB chunk a bitmap of object starts (one bit a word) with
        the rank of each bitmap word, and the index of the chunk's first node */

@@ -4,7 +4,7 @@
  * dominator tree with retained sizes (dominators.c computes it). */
 #include "v8/graph_internal.h"
 #include "util/xalloc.h"
-#include "v8/graph_mem.h"
+#include "util/bigmem.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,10 +36,10 @@ static int is_cache_type(const char *name)
 void graph_compute_paths(v8_graph_t *g)
 {
     size_t n = g->n;
-    g->dist = graph_malloc((n ? n : 1) * sizeof *g->dist);
-    g->parent = graph_malloc((n ? n : 1) * sizeof *g->parent);
-    g->pslot = graph_malloc((n ? n : 1) * sizeof *g->pslot);
-    g->level = graph_malloc(n ? n : 1);
+    g->dist = big_malloc((n ? n : 1) * sizeof *g->dist);
+    g->parent = big_malloc((n ? n : 1) * sizeof *g->parent);
+    g->pslot = big_malloc((n ? n : 1) * sizeof *g->pslot);
+    g->level = big_malloc(n ? n : 1);
     memset(g->level, V8_ROOT_LEVELS, n);
     memset(g->pslot, 0, n * sizeof *g->pslot);
     memset(g->dist, 0xff, n * sizeof *g->dist);
@@ -47,8 +47,8 @@ void graph_compute_paths(v8_graph_t *g)
     uint8_t cache[4096];
     for (int t = 0; t < 4096; t++) cache[t] = (uint8_t)is_cache_type(v8_type_name(g->v, t));
 #define CACHE(x) (g->nodes[x].type < 4096 && cache[g->nodes[x].type])
-    uint32_t *queue = graph_malloc((n ? n : 1) * sizeof *queue);
-    uint32_t *stopped = graph_malloc((n ? n : 1) * sizeof *stopped);   /* nodes with an edge into a cache */
+    uint32_t *queue = big_malloc((n ? n : 1) * sizeof *queue);
+    uint32_t *stopped = big_malloc((n ? n : 1) * sizeof *stopped);   /* nodes with an edge into a cache */
     size_t qh = 0, qt = 0, ns = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
@@ -98,7 +98,7 @@ void graph_compute_paths(v8_graph_t *g)
 static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used)
 {
     size_t n = g->n;
-    uint32_t *queue = graph_malloc((n ? n : 1) * sizeof *queue);
+    uint32_t *queue = big_malloc((n ? n : 1) * sizeof *queue);
 #define SEEN(x) ((seen[(x) / 64] >> ((x) % 64)) & 1)
 #define MARK(x) (seen[(x) / 64] |= 1ull << ((x) % 64))
     size_t qh = 0, qt = 0;
@@ -130,8 +130,8 @@ static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used)
 
 static void compute_root_used(v8_graph_t *g)
 {
-    g->root_used = graph_calloc(g->nroots ? g->nroots : 1, 1);
-    g->reach = graph_calloc(g->n / 64 + 1, 8);
+    g->root_used = big_calloc(g->nroots ? g->nroots : 1, 1);
+    g->reach = big_calloc(g->n / 64 + 1, 8);
     mark_reachable(g, g->reach, g->root_used);
 }
 
@@ -202,12 +202,12 @@ int v8_graph_dominators(v8_graph_t *g)
     if (g->idom) return 0;
     if (g->trimmed) return -1;
     size_t nr = 0;
-    uint32_t *roots = graph_malloc((g->nroots ? g->nroots : 1) * sizeof *roots);
+    uint32_t *roots = big_malloc((g->nroots ? g->nroots : 1) * sizeof *roots);
     for (size_t r = 0; r < g->nroots; r++)
         if (v8_graph_root_used(g, r)) roots[nr++] = g->roots[r].node + 1;
     /* computed in the algorithm's numbering (node i is i + 1), then shifted down in place */
-    uint32_t *idom = graph_malloc(((size_t)g->n + 1) * sizeof *idom);
-    uint64_t *ret = graph_malloc(((size_t)g->n + 1) * sizeof *ret);
+    uint32_t *idom = big_malloc(((size_t)g->n + 1) * sizeof *idom);
+    uint64_t *ret = big_malloc(((size_t)g->n + 1) * sizeof *ret);
     int rc = v8_dominators_graph((uint32_t)g->n, g->first, g->tgt, g->slot, g->nedges, roots, nr, g->nodes, idom, ret);
     free(roots);
     if (rc != 0) {

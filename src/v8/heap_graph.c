@@ -26,7 +26,7 @@
 #include "util/hash.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
-#include "v8/graph_mem.h"
+#include "util/bigmem.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,13 +92,13 @@ size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets,
 static void build_reverse(v8_graph_t *g)
 {
     /* a graph from the cache file is untrusted: targets and ranges checked */
-    g->rfirst = graph_calloc(g->n + 1, sizeof *g->rfirst);
+    g->rfirst = big_calloc(g->n + 1, sizeof *g->rfirst);
     for (uint64_t k = 0; k < g->nedges; k++)
         if (g->tgt[k] < g->n) g->rfirst[g->tgt[k] + 1]++;
     for (size_t i = 0; i < g->n; i++) g->rfirst[i + 1] += g->rfirst[i];
-    g->rsrc = graph_malloc((g->nedges ? g->nedges : 1) * sizeof *g->rsrc);
-    g->rslot = graph_malloc((g->nedges ? g->nedges : 1) * sizeof *g->rslot);
-    uint64_t *fill = graph_malloc((g->n + 1) * sizeof *fill);
+    g->rsrc = big_malloc((g->nedges ? g->nedges : 1) * sizeof *g->rsrc);
+    g->rslot = big_malloc((g->nedges ? g->nedges : 1) * sizeof *g->rslot);
+    uint64_t *fill = big_malloc((g->n + 1) * sizeof *fill);
     memcpy(fill, g->rfirst, (g->n + 1) * sizeof *fill);
     for (size_t i = 0; i < g->n; i++) {
         if (g->first[i] > g->first[i + 1] || g->first[i + 1] > g->nedges) continue;
@@ -206,7 +206,7 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
     if (g->n >= MAX_NODES) return 1;
     if (g->n == g->cap) {
         size_t cap = g->cap * 2 < MAX_NODES ? g->cap * 2 : MAX_NODES;
-        g->nodes = graph_remap(g->nodes, g->nodes_bytes, cap * sizeof *g->nodes);
+        g->nodes = big_remap(g->nodes, g->nodes_bytes, cap * sizeof *g->nodes);
         g->nodes_bytes = cap * sizeof *g->nodes;
         g->cap = cap;
     }
@@ -261,14 +261,14 @@ static void build_chunk_index(v8_graph_t *g)
         if (!found) {
             if (g->nchunks == cap) {
                 cap = cap ? cap * 2 : 256;
-                g->chunk_first = graph_realloc(g->chunk_first, cap * sizeof *g->chunk_first);
+                g->chunk_first = big_realloc(g->chunk_first, cap * sizeof *g->chunk_first);
             }
             g->chunk_first[g->nchunks] = (uint32_t)i;
             *slot = (uint32_t)++g->nchunks;
         }
     }
-    g->bits = graph_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->bits);
-    g->rank = graph_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->rank);
+    g->bits = big_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->bits);
+    g->rank = big_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->rank);
     for (size_t i = 0; i < g->n; i++) {
         uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
         uint32_t k;
@@ -298,8 +298,8 @@ static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
 {
     if (g->nedges == g->capedges) {   /* past the reservation (a heap of overlapping objects) */
         uint64_t cap = g->capedges * 2;
-        g->tgt = graph_remap(g->tgt, g->edges_bytes, cap * sizeof *g->tgt);
-        g->slot = graph_remap(g->slot, g->edges_bytes, cap * sizeof *g->slot);
+        g->tgt = big_remap(g->tgt, g->edges_bytes, cap * sizeof *g->tgt);
+        g->slot = big_remap(g->slot, g->edges_bytes, cap * sizeof *g->slot);
         g->edges_bytes = cap * sizeof *g->tgt;
         g->capedges = cap;
     }
@@ -369,7 +369,7 @@ static void add_root(v8_graph_t *g, uint32_t node, v8_root_level_t level, const 
     if (node == V8_NO_NODE) return;
     if (g->nroots == g->caproots) {
         g->caproots = g->caproots ? g->caproots * 2 : 256;
-        g->roots = graph_realloc(g->roots, g->caproots * sizeof *g->roots);
+        g->roots = big_realloc(g->roots, g->caproots * sizeof *g->roots);
     }
     g->roots[g->nroots++] = (v8_graph_root_t){node, level, strpool_cstr(g->names, name)};
 }
@@ -487,9 +487,9 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     /* what the global object and the modules reach needs no other root: mark it first, so that
        stacks and native memory (millions of stale words: marking worklists left by the last GC)
        add roots only for what nothing else holds */
-    uint8_t *seen = graph_calloc(g->n ? g->n : 1, 1);
+    uint8_t *seen = big_calloc(g->n ? g->n : 1, 1);
     {
-        uint32_t *queue = graph_malloc((g->n ? g->n : 1) * sizeof *queue);
+        uint32_t *queue = big_malloc((g->n ? g->n : 1) * sizeof *queue);
         size_t qh = 0, qt = 0;
         for (size_t r = 0; r < g->nroots; r++)
             if (!seen[g->roots[r].node]) seen[g->roots[r].node] = 0xff, queue[qt++] = g->roots[r].node;
@@ -556,7 +556,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
         diag_error(target_name(v->t), 0, "no V8 heap pages found in the target's memory");
         return NULL;
     }
-    v8_graph_t *g = graph_calloc(1, sizeof *g);
+    v8_graph_t *g = big_calloc(1, sizeof *g);
     g->v = v;
     g->h = h;
     g->names = strpool_new();
@@ -566,16 +566,16 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     for (size_t i = 0; v8_heap_page_range(h, i, &ps, &pe) == 0; i++) words += (pe - ps) / 8;
     g->cap = words / 2 + 65536 < MAX_NODES ? words / 2 + 65536 : MAX_NODES;
     g->nodes_bytes = g->cap * sizeof *g->nodes;
-    g->nodes = graph_map(g->nodes_bytes);
+    g->nodes = big_map(g->nodes_bytes);
     build_t b = {0};
     b.g = g;
     b.show = show_progress;
     u64map_init(&b.module_maps);
     if (show_progress) progress_init(&b.progress, "walking the heap", "objects");
-    graph_mem_trace("build: start");
+    big_mem_trace("build: start");
     v8_heap_walk(h, on_object, &b, NULL);
     if (show_progress) progress_done(&b.progress);
-    graph_mem_trace("build: walked");
+    big_mem_trace("build: walked");
     u64map_free(&b.module_maps);
     /* pages come in address order from the mappings; make sure, and drop duplicates */
     int sorted = 1;
@@ -594,13 +594,13 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     }
     build_chunk_index(g);
     v8_edges_t *e = v8_edges_new(v, h);
-    g->first = graph_malloc((g->n + 1) * sizeof *g->first);
+    g->first = big_malloc((g->n + 1) * sizeof *g->first);
     g->capedges = words + 65536;
     g->edges_bytes = g->capedges * sizeof *g->tgt;
-    g->tgt = graph_map(g->edges_bytes);
-    g->slot = graph_map(g->edges_bytes);
+    g->tgt = big_map(g->edges_bytes);
+    g->slot = big_map(g->edges_bytes);
     size_t bufwords = 8192;
-    uint64_t *buf = graph_malloc(bufwords * 8);
+    uint64_t *buf = big_malloc(bufwords * 8);
     if (show_progress) progress_init(&b.progress, "scanning references", "objects");
     int release = !strcmp(target_kind(v->t), "core");
     uint64_t held = 0;   /* the chunk whose pages the scan touched last */
@@ -621,11 +621,11 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     if (show_progress) progress_done(&b.progress);
     free(buf);
     v8_edges_free(e);
-    graph_mem_trace("build: scanned");
+    big_mem_trace("build: scanned");
     find_roots(g, b.modules, b.nmodules);
     free(b.modules);
     v8_graph_release(g);   /* what naming the module records and the roots read of the core */
-    graph_mem_trace("build: roots");
+    big_mem_trace("build: roots");
     return g;
 }
 
@@ -634,8 +634,8 @@ static void free_edges(v8_graph_t *g)
 {
     free(g->first);
     if (g->edges_bytes) {
-        graph_unmap(g->tgt, g->edges_bytes);
-        graph_unmap(g->slot, g->edges_bytes);
+        big_unmap(g->tgt, g->edges_bytes);
+        big_unmap(g->slot, g->edges_bytes);
     } else {
         free(g->tgt);
         free(g->slot);
@@ -693,7 +693,7 @@ void v8_graph_free(v8_graph_t *g)
         free(g);
         return;
     }
-    if (g->nodes_bytes) graph_unmap(g->nodes, g->nodes_bytes);
+    if (g->nodes_bytes) big_unmap(g->nodes, g->nodes_bytes);
     else free(g->nodes);
     free_edges(g);
     free(g->rfirst);

@@ -369,7 +369,7 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
             if (fs.f[i].closures < (uint64_t)min) continue;
             v8_function_t fi;
             int ok = v8_shared_info(s->v, fs.f[i].shared, &fi) == 0;
-            const char *name = ok && fi.name && *fi.name ? fi.name : ok && fi.inferred && *fi.inferred ? fi.inferred : "(anonymous)";
+            const char *name = ok ? v8_function_display_name(&fi, "(anonymous)") : "(anonymous)";
             const char *script = ok && fi.script_name ? fi.script_name : "";
             int line = ok ? fi.def_line : 0, col = ok ? fi.def_col : 0;
             if (json) {

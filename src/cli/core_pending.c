@@ -40,7 +40,7 @@ static int on_pending(void *ctx, const v8_pending_t *p)
 
 static const char *fn_name(const v8_function_t *fi)
 {
-    return *fi->name ? fi->name : fi->inferred && *fi->inferred ? fi->inferred : "(anonymous)";
+    return v8_function_display_name(fi, "(anonymous)");
 }
 
 /* A function as "name (file:line:col)", "?" when there is none. */

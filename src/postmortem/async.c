@@ -20,7 +20,7 @@ void pm_async_frame_text(v8_t *v, const v8_async_frame_t *f, int with_async, buf
         buf_printf(b, "%s<unreadable generator 0x%llx>", with_async ? "async " : "", (unsigned long long)f->generator);
         return;
     }
-    const char *name = *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : NULL;
+    const char *name = v8_function_display_name(&fi, NULL);
     const char *file = fi.script_name && *fi.script_name ? fi.script_name : "<anonymous>";
     if (with_async) buf_puts(b, "async ");
     /* as V8 prints a frame: "name (file:line:col)", or for an anonymous function "file:line:col" */
@@ -40,7 +40,7 @@ void pm_async_frame_json(v8_t *v, const v8_async_frame_t *f, jw_t *w)
     v8_function_t fi;
     int ok = v8_generator_info(v, f->generator, &g) == 0 && v8_function_info(v, g.function, &fi) == 0;
     jw_address(w, "generator", f->generator);
-    jw_string(w, "name", ok ? (*fi.name ? fi.name : fi.inferred ? fi.inferred : "") : "");
+    jw_string(w, "name", ok ? v8_function_display_name(&fi, "") : "");
     jw_string(w, "file", ok ? fi.script_name : NULL);
     jw_int(w, "line", ok ? g.line : 0);
     jw_int(w, "column", ok ? g.col : 0);

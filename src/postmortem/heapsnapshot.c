@@ -159,7 +159,7 @@ static void node_type_name(v8_t *v, v8_graph_t *g, namer_t *nm, strings_t *str, 
             v8_describe(v, nd->addr, b);
         } else if (v8_function_info(v, nd->addr, &fi) == 0) {
             *type = T_CLOSURE;
-            buf_puts(b, fi.name && *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : "");
+            buf_puts(b, v8_function_display_name(&fi, ""));
             v8_function_free(&fi);
         } else {
             *type = T_OBJECT;

@@ -97,7 +97,7 @@ void pm_describe_node(v8_t *v, v8_graph_t *g, uint32_t i, buf_t *b)
         return;
     }
     if ((nd->flags & V8_NODE_JS) && v8_function_info(v, nd->addr, &fi) == 0) {
-        buf_printf(b, "(closure %s", fi.name && *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : "(anonymous)");
+        buf_printf(b, "(closure %s", v8_function_display_name(&fi, "(anonymous)"));
         if (fi.script_name) buf_printf(b, ", %s:%d", fi.script_name, fi.def_line);
         buf_puts(b, ")");
         v8_function_free(&fi);

@@ -294,7 +294,7 @@ static char *eval_origin(v8_t *v, uint64_t script, int depth)
         shared_info(v, from, &fi, depth + 1) != 0)
         return NULL;
     buf_t b = {0};
-    buf_printf(&b, "%s (%s", *fi.name ? fi.name : fi.inferred ? fi.inferred : "<anonymous>",
+    buf_printf(&b, "%s (%s", v8_function_display_name(&fi, "<anonymous>"),
                fi.script_name ? fi.script_name : "<anonymous>");
     int line, col;
     /* a negative position is a bytecode offset V8 has not translated yet: left out */
@@ -355,6 +355,13 @@ static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
         }
     }
     return 0;
+}
+
+const char *v8_function_display_name(const v8_function_t *f, const char *fallback)
+{
+    if (f->name && *f->name) return f->name;
+    if (f->inferred && *f->inferred) return f->inferred;
+    return fallback;
 }
 
 void v8_function_free(v8_function_t *f)

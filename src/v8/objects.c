@@ -364,8 +364,8 @@ static int function_name(v8_t *v, uint64_t fn, buf_t *out)
 {
     v8_function_t fi;
     if (v8_function_info(v, fn, &fi) != 0) return -1;
-    const char *n = *fi.name ? fi.name : fi.inferred;
-    int ok = n && *n;
+    const char *n = v8_function_display_name(&fi, NULL);
+    int ok = n != NULL;
     if (ok) buf_puts(out, n);
     v8_function_free(&fi);
     return ok ? 0 : -1;

@@ -78,6 +78,9 @@ int v8_function_info(v8_t *v, uint64_t jsfunction, v8_function_t *out);
 /* The same from a SharedFunctionInfo (function = 0): what inlined frames have. */
 int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out);
 void v8_function_free(v8_function_t *f);
+/* The name a function is shown by: its own, else the one V8 inferred, else fallback (which may
+ * be NULL: anonymous). */
+const char *v8_function_display_name(const v8_function_t *f, const char *fallback);
 /* Character offset -> 1-based line and column in the script's source. */
 int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *col);
 

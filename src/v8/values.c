@@ -64,7 +64,7 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out)
     v8_function_t fi;
     if (v8_function_info(v, value, &fi) == 0) {
         buf_puts(out, "<Function: ");
-        buf_puts(out, *fi.name ? fi.name : fi.inferred ? fi.inferred : "(anonymous)");
+        buf_puts(out, v8_function_display_name(&fi, "(anonymous)"));
         buf_putc(out, '>');
         v8_function_free(&fi);
         return;

@@ -59,11 +59,13 @@ $(GEN_JS): build/gen/%_js.inc: src/formats/%.js
 	@mkdir -p $(dir $@)
 	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
 
-build/rel/%.o: src/%.c | $(GEN_JS)
+# Every object depends on the Makefile too: a change of flags rebuilds everything, and so does an
+# object older than its dependency file (one built before -MMD knows none of its headers).
+build/rel/%.o: src/%.c Makefile | $(GEN_JS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(RELEASE_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 
-build/tst/%.o: src/%.c | $(GEN_JS)
+build/tst/%.o: src/%.c Makefile | $(GEN_JS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(TEST_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 
@@ -84,7 +86,7 @@ test: test-build
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_OBJ   := $(patsubst src/%.c,build/fuzzobj/%.o,$(LIB_SRC))
 build/fuzzobj/libnodescope.a: $(FUZZ_OBJ)
-build/fuzzobj/%.o: src/%.c | $(GEN_JS)
+build/fuzzobj/%.o: src/%.c Makefile | $(GEN_JS)
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) $(FUZZ_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<
 build/fuzz/%: fuzz/%.c build/fuzzobj/libnodescope.a | $(GEN_JS)

@@ -59,8 +59,8 @@ $(GEN_JS): build/gen/%_js.inc: src/formats/%.js
 	@mkdir -p $(dir $@)
 	sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $< > $@
 
-# Every object depends on the Makefile too: a change of flags rebuilds everything, and so does an
-# object older than its dependency file (one built before -MMD knows none of its headers).
+# Every object depends on the Makefile too: a change of flags rebuilds everything (and the move
+# to -MMD did: objects built before it had no dependency files and knew none of their headers).
 build/rel/%.o: src/%.c Makefile | $(GEN_JS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(RELEASE_FLAGS) $(DEPFLAGS) $(INCS) $(PKG_CFLAGS) -c -o $@ $<

@@ -24,6 +24,17 @@ int output_open(output_t *o, const char *path, char *const *inputs, int ninputs)
             }
         }
     }
+    /* not a regular file (/dev/null, a FIFO, a terminal): written to as it is; a temporary file
+       renamed over it would replace the device (as root, /dev/null became a regular file) */
+    if (stat(path, &out_st) == 0 && !S_ISREG(out_st.st_mode)) {
+        o->f = fopen(path, "w");
+        if (!o->f) {
+            diag_error(path, 0, "cannot write: %s", strerror(errno));
+            return -1;
+        }
+        o->path = xstrdup(path);   /* tmp stays NULL: nothing to rename */
+        return 0;
+    }
     size_t n = strlen(path);
     o->tmp = xmalloc(n + 16);
     snprintf(o->tmp, n + 16, "%s.tmpXXXXXX", path);
@@ -59,7 +70,7 @@ int output_commit(output_t *o)
         output_abort(o);
         return -1;
     }
-    if (rename(o->tmp, o->path) != 0) {
+    if (o->tmp && rename(o->tmp, o->path) != 0) {
         diag_error(o->path, 0, "cannot write: %s", strerror(errno));
         output_abort(o);
         return -1;

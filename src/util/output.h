@@ -1,6 +1,8 @@
 /* Writing results without losing anything: output goes to a temporary file
  * beside the target and replaces it only when complete, so an error halfway
- * never leaves a truncated file or destroys the previous one. "-" = stdout. */
+ * never leaves a truncated file or destroys the previous one. "-" = stdout; a
+ * path that exists and is not a regular file (/dev/null, a FIFO) is written as
+ * it is, never replaced. */
 #ifndef UTIL_OUTPUT_H
 #define UTIL_OUTPUT_H
 #include <stdio.h>
@@ -8,7 +10,7 @@
 typedef struct output {
     FILE *f;
     char *path;       /* final path, NULL for stdout */
-    char *tmp;        /* temporary path */
+    char *tmp;        /* temporary path; NULL when writing to path directly */
 } output_t;
 
 /* Refuses (error printed, returns -1) when path is one of the inputs (same inode). */

@@ -116,7 +116,8 @@ int record_program_resolve(record_program_t *rp, char **argv, int argc, const ch
     if (!allow_any) {
         diag_error(NULL, 0,
                    "%s is not node (nor a script node runs): record names JavaScript frames of Node programs. "
-                   "To record it with perf anyway (native frames only, no Node flags), add --perf",
+                   "To record it with perf anyway (native frames only, no Node flags), add --perf; to record the node "
+                   "processes it starts, add --children",
                    argv[0]);
         free(rp->argv);
         rp->argv = NULL;

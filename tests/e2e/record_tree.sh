@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Process trees and several processes in one recording (record's live sampler):
+#  - record -- node cluster.js (a primary forking two workers): every process its own root
+#    'node [pid N main]', one .cpuprofile each, and each worker's hot function's share within
+#    5 points of what that worker's own node --cpu-prof says;
+#  - a child_process.fork chain three deep: three roots, each level's function under its own,
+#    and the program's exit status (7, from the deepest) kept; folded, SVG and trace events;
+#  - record -- npm run x (npm, sh, node): the script's node is recorded;
+#  - record -p PID1,PID2: two roots, both processes still running and not stopped afterwards;
+#    record -p PID --children: a child forked while recording is recorded;
+#  - record -a -d 3 with three node processes, one started during the recording: all three;
+#  - a pid that exits while recorded: a message, its samples kept, exit 0;
+#  - usage: --perf with a list, -a with a command.
+set -euo pipefail
+cd "$TEST_TMP"
+ROOT=$OLDPWD
+FIX="$ROOT/tests/fixtures/tree"
+fail() { echo "FAIL: $*"; exit 1; }
+[ -r /proc/sys/kernel/perf_event_paranoid ] || { echo "no perf events"; exit 77; }
+"$NODESCOPE" record -q -o probe.folded -- node -e 'let s = 0; for (let i = 0; i < 3e7; i++) s += i' 2> probe.err ||
+    { cat probe.err; echo "the live sampler cannot sample here"; exit 77; }
+roots() { sed 's/ [0-9.e+]*$//' "$1" | cut -d';' -f1 | sort -u; }
+# weight of lines under pid $2's roots in folded $1 that mention $3
+weight() { grep "^node \[pid $2 " "$1" | grep -F "$3" | awk '{s += $NF} END {print s + 0}'; }
+state() { awk '/^State:/ {print $2}' "/proc/$1/status" 2> /dev/null || echo gone; }
+
+# cluster: per-process .cpuprofiles, shares against node --cpu-prof
+mkdir cp
+node --cpu-prof --cpu-prof-dir=cp "$FIX/cluster.js" 1500
+"$NODESCOPE" record -o cl.cpuprofile -- node "$FIX/cluster.js" 1500 2> cl.err || { cat cl.err; fail "cluster: exit $?"; }
+n=$(ls cl.*.cpuprofile | wc -l)
+[ "$n" -eq 3 ] || { cat cl.err; fail "cluster: $n per-process .cpuprofiles, expected 3"; }
+[ -s cl.cpuprofile ] || fail "cluster: no cl.cpuprofile"
+for fn in workerOneHot workerTwoHot; do
+    theirs=$(grep -l "\"$fn\"" cp/*.cpuprofile | head -1)
+    ours=$(grep -l "\"$fn\"" cl.*.cpuprofile | head -1)
+    [ -n "$ours" ] || fail "cluster: $fn in no process's profile"
+    [ -n "$theirs" ] || fail "cluster: $fn not in node --cpu-prof's profiles"
+    a=$(node "$FIX/share.js" "$theirs" $fn | cut -d' ' -f1)
+    b=$(node "$FIX/share.js" "$ours" $fn | cut -d' ' -f1)
+    echo "cluster: $fn: $b% (nodescope, $ours), $a% (--cpu-prof)"
+    awk -v a="$a" -v b="$b" 'BEGIN {d = a - b; exit !(d <= 5 && d >= -5)}' || fail "cluster: $fn: $b% against $a%"
+done
+
+# a fork chain three deep: three roots, exit status 7
+set +e
+"$NODESCOPE" record -o ch.folded -- node "$FIX/chain.js" 0 600 2> ch.err; rc=$?
+set -e
+[ $rc -eq 7 ] || { cat ch.err; fail "chain: exit $rc, the program's is 7"; }
+roots ch.folded > ch.roots
+[ "$(grep -c '^node \[pid [0-9]* main\]$' ch.roots)" -eq 3 ] || { cat ch.roots; fail "chain: not three process roots"; }
+for fn in levelZero levelOne levelTwo; do
+    [ "$(grep -F "$fn" ch.folded | sed 's/;.*//' | sort -u | wc -l)" -eq 1 ] || fail "chain: $fn not under one root"
+done
+set +e
+"$NODESCOPE" record -o ch.svg -- node "$FIX/chain.js" 0 300 2> /dev/null
+"$NODESCOPE" record -o ch.json -- node "$FIX/chain.js" 0 300 2> /dev/null
+set -e
+[ "$(grep -o 'node \[pid [0-9]* main\]' ch.svg | sort -u | wc -l)" -eq 3 ] || fail "chain: the SVG lacks three roots"
+[ "$(grep -o '"name":"node \[pid [0-9]* main\]"' ch.json | sort -u | wc -l)" -eq 3 ] || fail "chain: trace events lack three"
+
+# npm run x: npm (node), sh, node spin.js
+if command -v npm > /dev/null; then
+    cp "$FIX/package.json" "$FIX/spin.js" .
+    "$NODESCOPE" record -o npm.folded -- npm run -s x 2> npm.err || { cat npm.err; fail "npm: exit $?"; }
+    grep -q 'spinHot' npm.folded || { cat npm.err; fail "npm: the script's node is not recorded"; }
+    [ "$(roots npm.folded | wc -l)" -ge 2 ] || fail "npm: npm and the script's node are not two roots"
+fi
+
+# -p PID1,PID2, then both run on, not stopped
+node "$FIX/spin.js" 6000 & a=$!
+node "$FIX/spin.js" 6000 & b=$!
+trap 'kill $a $b 2> /dev/null || true' EXIT
+sleep 0.5
+"$NODESCOPE" record -p "$a,$b" -d 1 -o p.folded 2> p.err || { cat p.err; fail "-p list: exit $?"; }
+[ "$(weight p.folded $a spinHot)" -gt 0 ] && [ "$(weight p.folded $b spinHot)" -gt 0 ] || { roots p.folded; fail "-p list: a process missing"; }
+for p in $a $b; do s=$(state $p); [ "$s" = R ] || [ "$s" = S ] || fail "-p list: process $p left in state $s"; done
+# -a -d 3: a and b, and one started during the recording
+(sleep 1; exec node "$FIX/spin.js" 1500) & c=$!
+rc=0; "$NODESCOPE" record -a -d 3 -o all.folded 2> all.err || rc=$?
+[ $rc -eq 0 ] || { cat all.err; fail "-a: exit $rc"; }
+wait $c || true
+for p in $a $b $c; do [ "$(weight all.folded $p spinHot)" -gt 0 ] || { cat all.err; fail "-a: process $p missing"; }; done
+kill $a $b 2> /dev/null || true
+
+# -p PID --children: a child forked while recording
+node "$FIX/spin.js" 1500 parent fork 700 & a=$!
+sleep 0.3
+"$NODESCOPE" record -p $a --children -o kids.folded 2> kids.err || { cat kids.err; fail "--children: exit $?"; }
+grep -q 'spinChild' kids.folded || { cat kids.err; fail "--children: the child is not recorded"; }
+[ "$(roots kids.folded | wc -l)" -eq 2 ] || fail "--children: not two roots"
+
+# a pid that exits while recorded
+node "$FIX/spin.js" 800 & a=$!
+sleep 0.3
+"$NODESCOPE" record -p $a -d 5 -o gone.folded 2> gone.err || { cat gone.err; fail "exiting pid: exit $?"; }
+grep -q "process $a exited" gone.err || { cat gone.err; fail "exiting pid: no message"; }
+[ -s gone.folded ] || fail "exiting pid: no profile"
+
+# usage
+set +e
+"$NODESCOPE" record --perf -p 1,2 -o x.folded > u.err 2>&1; rc=$?
+set -e
+[ $rc -eq 2 ] || { cat u.err; fail "--perf with two pids: exit $rc"; }
+echo "ok"

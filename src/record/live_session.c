@@ -268,7 +268,7 @@ static void scan_procs(session_t *ss)
         int pid = pids[i];
         if (!ss->o->all && !in_set(ss->family, ss->nfamily, pid)) continue;
         if (!record_process_is_node(pid) || thread_count(pid) < 2) continue;
-        if (ss->o->all && kill(pid, 0) != 0 && errno == EPERM) {   /* another user's: not ours to trace */
+        if (ss->o->all && !record_may_read(pid)) {   /* another user's: not ours to trace */
             add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
             ss->skipped++;
             continue;

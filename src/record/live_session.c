@@ -174,6 +174,11 @@ static int start_proc(session_t *ss, int pid, int found)
             /* it exited between the look in /proc and the sampler's start: nothing to say */
             diag_set_error_count(errors);
             errno = ESRCH;
+        } else if (found) {
+            /* one process found while recording (another engineer's odd node, -a) does not fail
+               the recording of the others: the error above is a warning's */
+            diag_set_error_count(errors);
+            diag_warn(NULL, 0, "pid %d is not sampled (the error above); the recording goes on", pid);
         } else if (!found && v && errno == ESRCH) {
             if (ss->o->argv) errno = ESRCH;   /* the program ended before the first sample */
             else diag_error(NULL, 0, "process %d is gone", pid);
@@ -267,7 +272,7 @@ static void scan_procs(session_t *ss)
     for (int i = 0; i < n; i++) {
         int pid = pids[i];
         if (!ss->o->all && !in_set(ss->family, ss->nfamily, pid)) continue;
-        if (!record_process_is_node(pid) || thread_count(pid) < 2) continue;
+        if (!record_process_is_node(pid) || thread_count(pid) < 2 || is_gone(pid)) continue;
         if (ss->o->all && !record_may_read(pid)) {   /* another user's: not ours to trace */
             add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
             ss->skipped++;

@@ -17,10 +17,14 @@ static const char *base_of(const char *path)
     return s ? s + 1 : path;
 }
 
-/* node, nodejs, node20, node-v22...: how node binaries are named in the wild. */
+/* node, nodejs, node20, node-v22...: how node binaries are named in the wild (nodescope, nodemon
+ * and the like are not node). */
 static int named_node(const char *path)
 {
-    return !strncmp(base_of(path), "node", 4);
+    const char *b = base_of(path);
+    if (strncmp(b, "node", 4)) return 0;
+    char c = b[4];
+    return !c || c == '\n' || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || !strncmp(b + 4, "js", 2);
 }
 
 static int is_executable_file(const char *path)

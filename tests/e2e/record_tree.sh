@@ -62,11 +62,11 @@ for fn in levelZero levelOne levelTwo; do
     [ "$(grep -F "$fn" ch.folded | sed 's/;.*//' | sort -u | wc -l)" -eq 1 ] || fail "chain: $fn not under one root"
 done
 set +e
-"$NODESCOPE" record -o ch.svg -- node "$FIX/chain.js" 0 300 2> /dev/null
-"$NODESCOPE" record -o ch.json -- node "$FIX/chain.js" 0 300 2> /dev/null
+"$NODESCOPE" record -o ch.svg -- node "$FIX/chain.js" 0 600 2> svg.err
+"$NODESCOPE" record -o ch.json -- node "$FIX/chain.js" 0 600 2> json.err
 set -e
-[ "$(grep -o 'node \[pid [0-9]* main\]' ch.svg | sort -u | wc -l)" -eq 3 ] || fail "chain: the SVG lacks three roots"
-[ "$(grep -o '"name":"node \[pid [0-9]* main\]"' ch.json | sort -u | wc -l)" -eq 3 ] || fail "chain: trace events lack three"
+[ "$(grep -o 'node \[pid [0-9]* main\]' ch.svg | sort -u | wc -l)" -eq 3 ] || { cat svg.err; fail "chain: the SVG lacks three roots"; }
+[ "$(grep -o '"name":"node \[pid [0-9]* main\]"' ch.json | sort -u | wc -l)" -eq 3 ] || { cat json.err; fail "chain: trace events lack three"; }
 
 # npm run x: npm (node), sh, node spin.js
 if command -v npm > /dev/null; then
@@ -100,9 +100,10 @@ grep -q 'spinChild' kids.folded || { cat kids.err; fail "--children: the child i
 [ "$(roots kids.folded | wc -l)" -eq 2 ] || fail "--children: not two roots"
 
 # a pid that exits while recorded
-node "$FIX/spin.js" 800 & a=$!
-sleep 0.3
-"$NODESCOPE" record -p $a -d 5 -o gone.folded 2> gone.err || { cat gone.err; fail "exiting pid: exit $?"; }
+node "$FIX/spin.js" 1500 & a=$!
+sleep 0.5
+rc=0; "$NODESCOPE" record -p $a -d 8 -o gone.folded 2> gone.err || rc=$?
+[ $rc -eq 0 ] || { cat gone.err; fail "exiting pid: exit $rc"; }
 grep -q "process $a exited" gone.err || { cat gone.err; fail "exiting pid: no message"; }
 [ -s gone.folded ] || fail "exiting pid: no profile"
 

@@ -27,9 +27,11 @@ state() { awk '/^State:/ {print $2}' "/proc/$1/status" 2> /dev/null || echo gone
 # cluster: per-process .cpuprofiles, shares against node --cpu-prof
 mkdir cp
 node --cpu-prof --cpu-prof-dir=cp "$FIX/cluster.js" 1500
-# A worker's JS frames are now and then left unnamed for a stretch early in its life (samples in
-# V8's JIT code naming no function, 'jitUnnamed'; seen in about one run in three here, for one
-# worker, 5-15% of its samples): one more recording then, and the test says so.
+# Shares over the busy time (samples with a JS frame), as record_accuracy.sh compares. A worker's
+# JS frames are now and then lost for a stretch early in its life (a leaf in V8's code range with
+# no JS frame decoded: '-v' counts them as in JIT code naming no JS function; one run in three
+# here under load 4-5, 5-40% of one worker's samples): those samples have no JS frame and are
+# left out; they are printed. One more recording when a share is still off.
 shares() {   # 0 when both workers' shares are within 5 points of --cpu-prof's
     rm -f cl.*cpuprofile
     "$NODESCOPE" record -o cl.cpuprofile -- node "$FIX/cluster.js" 1500 2> cl.err || { cat cl.err; fail "cluster: exit $?"; }
@@ -44,7 +46,7 @@ shares() {   # 0 when both workers' shares are within 5 points of --cpu-prof's
         [ -n "$theirs" ] || fail "cluster: $fn not in node --cpu-prof's profiles"
         a=$(node "$FIX/share.js" "$theirs" $fn | cut -d' ' -f1)
         read -r b counted unnamed < <(node "$FIX/share.js" "$ours" $fn)
-        echo "cluster: $fn: $b% of $counted samples (nodescope, $ours; $unnamed left unnamed), $a% (--cpu-prof)"
+        echo "cluster: $fn: $b% of $counted samples (nodescope, $ours; $unnamed without a JS frame), $a% (--cpu-prof)"
         awk -v a="$a" -v b="$b" 'BEGIN {d = a - b; exit !(d <= 5 && d >= -5)}' || { echo "cluster: $fn: $b% against $a%"; ok=1; }
     done
     return $ok
@@ -59,7 +61,8 @@ set -e
 roots ch.folded > ch.roots
 [ "$(grep -c '^node \[pid [0-9]* main\]$' ch.roots)" -eq 3 ] || { cat ch.roots; fail "chain: not three process roots"; }
 for fn in levelZero levelOne levelTwo; do
-    [ "$(grep -F "$fn" ch.folded | sed 's/;.*//' | sort -u | wc -l)" -eq 1 ] || fail "chain: $fn not under one root"
+    n=$(grep -F "$fn" ch.folded | sed 's/;.*//' | sort -u | wc -l)
+    [ "$n" -eq 1 ] || { cat ch.err; awk '{n=$NF; split($0,q,";"); s[q[1]]+=n} END{for(k in s) print s[k], k}' ch.folded; fail "chain: $fn under $n roots, not 1"; }
 done
 set +e
 "$NODESCOPE" record -o ch.svg -- node "$FIX/chain.js" 0 600 2> svg.err
@@ -73,7 +76,7 @@ if command -v npm > /dev/null; then
     cp "$FIX/package.json" "$FIX/spin.js" .
     "$NODESCOPE" record -o npm.folded -- npm run -s x 2> npm.err || { cat npm.err; fail "npm: exit $?"; }
     grep -q 'spinHot' npm.folded || { cat npm.err; fail "npm: the script's node is not recorded"; }
-    [ "$(roots npm.folded | wc -l)" -ge 2 ] || fail "npm: npm and the script's node are not two roots"
+    grep -q 'sampling pid [0-9]*: node spin.js 1200 npm' npm.err || { cat npm.err; fail "npm: the script's node not found as npm's descendant"; }
 fi
 
 # -p PID1,PID2, then both run on, not stopped
@@ -106,6 +109,21 @@ rc=0; "$NODESCOPE" record -p $a -d 8 -o gone.folded 2> gone.err || rc=$?
 [ $rc -eq 0 ] || { cat gone.err; fail "exiting pid: exit $rc"; }
 grep -q "process $a exited" gone.err || { cat gone.err; fail "exiting pid: no message"; }
 [ -s gone.folded ] || fail "exiting pid: no profile"
+
+# nodescope killed (SIGKILL) while recording a tree: no process left stopped or traced, the tree
+# runs to its end
+"$NODESCOPE" record -o killed.folded -- node "$FIX/chain.js" 0 700 2> killed.err & ns=$!
+sleep 2
+tree=$(pgrep -f "$FIX/chain.js" || true)
+kill -KILL $ns
+wait $ns 2> /dev/null || true
+for p in $tree; do
+    s=$(state $p)
+    [ "$s" != T ] && [ "$s" != t ] || fail "SIGKILL: process $p left in state $s"
+    [ "$(awk '/^TracerPid:/ {print $2}' /proc/$p/status 2> /dev/null || echo 0)" = 0 ] || fail "SIGKILL: process $p traced"
+done
+for i in $(seq 50); do pgrep -f "$FIX/chain.js" > /dev/null || break; sleep 0.2; done
+pgrep -f "$FIX/chain.js" > /dev/null && fail "SIGKILL: the tree did not run to its end"
 
 # usage
 set +e

@@ -285,8 +285,8 @@ int cli_record(int argc, char **argv)
         OPT_FN("freq", 'F', "HZ", "sampling frequency (default 99)", &freq, set_freq),
         OPT_FN("duration", 'd', "S", "stop after S seconds (the program gets SIGINT; with -p: detach)", &duration,
                set_seconds),
-        OPT_FN("pid", 'p', "PID[,PID...]", "attach to running node processes (no flags needed; with --perf, one\n"
-               "process, which needs --perf-basic-prof for JavaScript names)", &pids, set_pids),
+        OPT_FN("pid", 'p', "PIDS", "attach to running node processes: PID or PID,PID,... (no flags needed;\n"
+               "with --perf, one process, which needs --perf-basic-prof for JavaScript names)", &pids, set_pids),
         OPT_BOOL("children", 0, "with -p: also every node process they start, at any depth; with a\n"
                  "command that is not node (sh -c ..., make): record the node processes it\n"
                  "starts (a node command's are always recorded)", &children),

@@ -200,8 +200,12 @@ static int record_live(char **prog, int nprog, const pid_list_t *attach, int chi
                        double duration, int wall, const char *out, const write_opts_t *wo, int source_maps)
 {
     record_program_t rp = {0};
+    /* with --children a pid may be a supervisor that is not node (a shell, make): its node
+       descendants are recorded */
     for (int i = 0; i < attach->n; i++)
-        if (record_check_attach(attach->pids[i], RECORD_ATTACH_NODE) != 0) return EXIT_FAIL;
+        if (record_check_attach(attach->pids[i], children && !record_process_is_node(attach->pids[i])
+                                                     ? RECORD_ATTACH_TREE : RECORD_ATTACH_NODE) != 0)
+            return EXIT_FAIL;
     /* a command that is not node: only its node descendants, when asked for (--children) */
     if (nprog && record_program_resolve(&rp, prog, nprog, NULL, children == 1) != 0) return EXIT_FAIL;
     live_session_opts_t so = {.argv = nprog ? rp.argv : NULL, .pids = attach->pids, .npids = attach->n,
@@ -221,7 +225,10 @@ static int record_live(char **prog, int nprog, const pid_list_t *attach, int chi
             snprintf(default_out, sizeof default_out, "nodescope-%d.svg", sr.target);
             out = default_out;
         }
-        if (sr.nprocs == 0)
+        /* none found: -a, or a command that is not node and started no node (a node program
+           over before its first sample is written empty, with the warning below) */
+        int none = sr.nprocs == 0 && (all || (nprog && !rp.is_node));
+        if (none)
             diag_error(NULL, 0, "%s", all ? "no node process to sample was found"
                                           : "no node process ran: the program is not node and started none");
         else if (p->nsamples == 0)
@@ -236,7 +243,7 @@ static int record_live(char **prog, int nprog, const pid_list_t *attach, int chi
             snprintf(first_tid, sizeof first_tid, "%d", sr.target ? sr.target : pids[0]);
             first.thread = first_tid;
         }
-        if (sr.nprocs && (!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, &first, NULL, 0) == 0 &&
+        if (!none && (!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, &first, NULL, 0) == 0 &&
             (!several_cpuprofiles || write_cpuprofiles(p, out, wo, pids, npids) == 0)) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0) {

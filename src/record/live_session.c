@@ -339,6 +339,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     }
     for (int i = 0; attach && i < o->npids; i++) {
         add_to_set(&ss.family, &ss.nfamily, &ss.family_cap, o->pids[i]);
+        if (o->children && !record_process_is_node(o->pids[i])) continue;   /* a supervisor: its children */
         if (start_proc(&ss, o->pids[i], 0) != 0) {
             end_session(&ss);
             stop_signals_restore();

@@ -252,7 +252,7 @@ int record_check_attach(int pid, record_attach_need_t need)
         diag_error(NULL, 0, "no process %d to attach to", pid);
         return -1;
     }
-    if (need == RECORD_ATTACH_NODE && record_check_privileges(pid) != 0) return -1;
+    if (need != RECORD_ATTACH_ANY && record_check_privileges(pid) != 0) return -1;
     int node = record_process_is_node(pid);
     if (need == RECORD_ATTACH_NODE && !node) {
         diag_error(NULL, 0, "process %d is not node: the live sampler names JavaScript frames of Node processes. "

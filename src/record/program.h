@@ -24,6 +24,7 @@ void record_program_free(record_program_t *rp);
 typedef enum {
     RECORD_ATTACH_ANY,    /* alive (perf records any process) */
     RECORD_ATTACH_NODE,   /* alive and node (the live sampler) */
+    RECORD_ATTACH_TREE,   /* alive and readable: its node descendants are sampled (--children) */
 } record_attach_need_t;
 /* 1 when process pid runs node (its executable is named node*, or its comm is). */
 int record_process_is_node(int pid);

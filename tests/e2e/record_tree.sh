@@ -7,7 +7,8 @@
 #    and the program's exit status (7, from the deepest) kept; folded, SVG and trace events;
 #  - record -- npm run x (npm, sh, node): the script's node is recorded;
 #  - record -p PID1,PID2: two roots, both processes still running and not stopped afterwards;
-#    record -p PID --children: a child forked while recording is recorded;
+#    record -p PID --children: a child forked while recording is recorded, and a shell's
+#    node children (the shell, not node, is not sampled);
 #  - record -a -d 3 with three node processes, one started during the recording: all three;
 #  - a pid that exits while recorded: a message, its samples kept, exit 0;
 #  - usage: --perf with a list, -a with a command.
@@ -101,6 +102,13 @@ sleep 0.3
 "$NODESCOPE" record -p $a --children -o kids.folded 2> kids.err || { cat kids.err; fail "--children: exit $?"; }
 grep -q 'spinChild' kids.folded || { cat kids.err; fail "--children: the child is not recorded"; }
 [ "$(roots kids.folded | wc -l)" -eq 2 ] || fail "--children: not two roots"
+
+# -p PID --children of a supervisor that is not node (a shell): its node children, one after the other
+sh -c "sleep 0.5; node '$FIX/spin.js' 700; node '$FIX/spin.js' 700 child" & a=$!
+rc=0; "$NODESCOPE" record -p $a --children -o sup.folded 2> sup.err || rc=$?
+[ $rc -eq 0 ] || { cat sup.err; fail "--children of a shell: exit $rc"; }
+grep -q spinHot sup.folded && grep -q spinChild sup.folded || { cat sup.err; fail "--children of a shell: a node child missing"; }
+[ "$(roots sup.folded | wc -l)" -eq 2 ] || fail "--children of a shell: not two roots"
 
 # a pid that exits while recorded
 node "$FIX/spin.js" 1500 & a=$!

@@ -27,7 +27,8 @@
 
 static const char record_usage[] =
     "usage: nodescope record [OPTIONS] -- node app.js ARGS...\n"
-    "       nodescope record -p PID [OPTIONS]\n"
+    "       nodescope record -p PID[,PID...] [--children] [OPTIONS]\n"
+    "       nodescope record -a [OPTIONS]\n"
     "\n"
     "Profile a Node.js program, or attach to a running node process, and write OUT.\n"
     "The live sampler needs no flags, no restart and no perf map: every thread is sampled\n"
@@ -40,6 +41,10 @@ static const char record_usage[] =
     "recorded that way (native frames only when it is not node).\n"
     "The command may be node or a script node runs (#!/usr/bin/env node: npx, tsc, ...).\n"
     "The program keeps its stdin, stdout, stderr and exit status.\n"
+    "Process trees: every node process the program starts (child_process, cluster, npm and\n"
+    "shell wrappers) is sampled too, found in /proc within 50 ms of its start; -p ... --children\n"
+    "does the same for running processes, -a samples every node process on the host. Each\n"
+    "process is a root of its own: 'node [pid N main]', 'node [pid N Worker 1]'.\n"
     "\n"
     "Stopping: Ctrl-C, or SIGINT/SIGTERM/SIGHUP sent to nodescope, is passed to the\n"
     "program; a second signal, or the program still running 5 s later, kills it. OUT is\n"
@@ -64,6 +69,60 @@ static double samples_written(const profile_t *p, const char *out, const write_o
     double n = view ? (double)view->nsamples : (double)p->nsamples;
     profile_free(view);
     return n;
+}
+
+/* -p PID[,PID...] */
+#define MAX_PIDS 1024
+typedef struct {
+    int pids[MAX_PIDS];
+    int n;
+} pid_list_t;
+
+static int set_pids(void *target, const char *arg)
+{
+    pid_list_t *l = target;
+    char *copy = xstrdup(arg), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        int pid;
+        if ((rc = opt_set_pid(&pid, tok)) != 0) break;
+        if (l->n == MAX_PIDS) rc = opt_fail("--pid takes at most %d processes", MAX_PIDS);
+        else l->pids[l->n++] = pid;
+    }
+    if (rc == 0 && l->n == 0) rc = opt_fail("--pid needs a process id, not '%s'", arg);
+    free(copy);
+    return rc;
+}
+
+/* The pids of the processes whose threads p holds, in order of appearance; their count. */
+static int profile_pids(const profile_t *p, int *pids, int max)
+{
+    int n = 0;
+    for (size_t t = 0; t < p->nthreads; t++) {
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++) seen = pids[i] == p->threads[t].pid;
+        if (!seen && n < max) pids[n++] = p->threads[t].pid;
+    }
+    return n;
+}
+
+/* A .cpuprofile holds one thread: with several processes, OUT holds the first one's main thread
+ * (the program's, or the first pid's) and OUT's name with .PID before the extension each process's
+ * main thread, app.cpuprofile -> app.1234.cpuprofile (--thread picks another thread for OUT). */
+static int write_cpuprofiles(const profile_t *p, const char *out, const write_opts_t *wo, const int *pids, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char path[4200], tid[32];
+        const char *dot = strrchr(out, '.');
+        int stem = (int)(dot ? (size_t)(dot - out) : strlen(out));
+        snprintf(path, sizeof path, "%.*s.%d%s", stem, out, pids[i], dot ? dot : "");
+        snprintf(tid, sizeof tid, "%d", pids[i]);
+        write_opts_t one = *wo;
+        one.thread = tid;
+        if (cli_write_profile(p, path, NULL, &one, NULL, 0) != 0) return -1;
+        if (diag_verbosity >= 0) fprintf(stderr, "nodescope: wrote %s (pid %d)\n", path, pids[i]);
+    }
+    return 0;
 }
 
 static int set_freq(void *target, const char *arg)
@@ -137,15 +196,22 @@ static void remove_dir(const char *dir)
 }
 
 /* The default: the live sampler on the program it starts or the process it attaches to. */
-static int record_live(char **prog, int nprog, int attach, double freq, double duration, int wall, const char *out,
-                       const write_opts_t *wo, int source_maps)
+static int record_live(char **prog, int nprog, const pid_list_t *attach, int children, int all, double freq,
+                       double duration, int wall, const char *out, const write_opts_t *wo, int source_maps)
 {
     record_program_t rp = {0};
-    if (attach ? record_check_attach(attach, RECORD_ATTACH_NODE) != 0
-               : record_program_resolve(&rp, prog, nprog, NULL, 0) != 0)
-        return EXIT_FAIL;
-    live_session_opts_t so = {.argv = rp.argv, .attach_pid = attach, .hz = freq, .duration_s = duration,
-                             .wall = wall};
+    /* with --children a pid may be a supervisor that is not node (a shell, make): its node
+       descendants are recorded */
+    for (int i = 0; i < attach->n; i++)
+        if (record_check_attach(attach->pids[i], children && !record_process_is_node(attach->pids[i])
+                                                     ? RECORD_ATTACH_TREE : RECORD_ATTACH_NODE) != 0)
+            return EXIT_FAIL;
+    /* a command that is not node: only its node descendants, when asked for (--children) */
+    if (nprog && record_program_resolve(&rp, prog, nprog, NULL, children == 1) != 0) return EXIT_FAIL;
+    live_session_opts_t so = {.argv = nprog ? rp.argv : NULL, .pids = attach->pids, .npids = attach->n,
+                              .children = children || nprog, .all = all, .sample_root = rp.is_node, .hz = freq,
+                              .duration_s = duration, .wall = wall};
+    int attached = nprog == 0;
     live_session_result_t sr;
     profile_t *p = profile_new();
     int rc = EXIT_FAIL;
@@ -159,12 +225,30 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
             snprintf(default_out, sizeof default_out, "nodescope-%d.svg", sr.target);
             out = default_out;
         }
-        if (p->nsamples == 0)
+        /* none found: -a, or a command that is not node and started no node (a node program
+           over before its first sample is written empty, with the warning below) */
+        int none = sr.nprocs == 0 && (all || (nprog && !rp.is_node));
+        if (none)
+            diag_error(NULL, 0, "%s", all ? "no node process to sample was found"
+                                          : "no node process ran: the program is not node and started none");
+        else if (p->nsamples == 0)
             diag_warn(NULL, 0, "no samples: the process did not run on a CPU while it was sampled");
-        if ((!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, wo, NULL, 0) == 0) {
+        int pids[256], npids = profile_pids(p, pids, 256);
+        p->thread_pids = npids > 1 || all;   /* each process a root: 'node [pid N main]' */
+        const format_writer_t *w = format_writer_for_path(out);
+        int several_cpuprofiles = npids > 1 && w && !strcmp(w->name, "cpuprofile");
+        write_opts_t first = *wo;
+        char first_tid[32];
+        if (several_cpuprofiles && !wo->thread) {
+            snprintf(first_tid, sizeof first_tid, "%d", sr.target ? sr.target : pids[0]);
+            first.thread = first_tid;
+        }
+        if (!none && (!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, &first, NULL, 0) == 0 &&
+            (!several_cpuprofiles || write_cpuprofiles(p, out, wo, pids, npids) == 0)) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0) {
-                fprintf(stderr, "nodescope: wrote %s (%.0f samples", out, samples_written(p, out, wo));
+                fprintf(stderr, "nodescope: wrote %s (%.0f samples", out, samples_written(p, out, &first));
+                if (sr.nprocs > 1) fprintf(stderr, " of %d processes", sr.nprocs);
                 if (sr.stats.partial)
                     fprintf(stderr, "; %lu partial: JS frames left unnamed, %lu read too late, %lu moved by a GC",
                             sr.stats.partial, sr.stats.late, sr.stats.partial - sr.stats.late);
@@ -189,7 +273,7 @@ static int record_live(char **prog, int nprog, int attach, double freq, double d
     record_program_free(&rp);
     if (rc == EXIT_OK && live_stats_check_named(&sr.stats, sr.problem, sr.other_mount_ns) != 0) rc = EXIT_FAIL;
     if (rc != EXIT_OK) return rc;
-    if (attach || sr.stopped) return EXIT_OK;
+    if (attached || sr.stopped) return EXIT_OK;
     return sr.exit_status;
 }
 
@@ -197,7 +281,9 @@ int cli_record(int argc, char **argv)
 {
     const char *out = NULL, *keep = NULL, *thread = NULL;
     double freq = 99, duration = 0;
-    int attach = 0, use_perf = 0, threads_merge = 0, no_source_maps = 0, wall = 0;
+    int attach = 0, use_perf = 0, threads_merge = 0, no_source_maps = 0, wall = 0, children = 0, all = 0;
+    static pid_list_t pids;   /* (4 KiB) */
+    pids.n = 0;
     char output_help[320];
     snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
              format_writer_extensions());
@@ -206,8 +292,14 @@ int cli_record(int argc, char **argv)
         OPT_FN("freq", 'F', "HZ", "sampling frequency (default 99)", &freq, set_freq),
         OPT_FN("duration", 'd', "S", "stop after S seconds (the program gets SIGINT; with -p: detach)", &duration,
                set_seconds),
-        OPT_FN("pid", 'p', "PID", "attach to a running node process (no flags needed; with --perf it\n"
-               "needs --perf-basic-prof for JavaScript names)", &attach, opt_set_pid),
+        OPT_FN("pid", 'p', "PIDS", "attach to running node processes: PID or PID,PID,... (no flags needed;\n"
+               "with --perf, one process, which needs --perf-basic-prof for JavaScript names)", &pids, set_pids),
+        OPT_BOOL("children", 0, "with -p: also every node process they start, at any depth; with a\n"
+                 "command that is not node (sh -c ..., make): record the node processes it\n"
+                 "starts (a node command's are always recorded)", &children),
+        OPT_BOOL("tree", 0, "the same as --children", &children),
+        OPT_BOOL("all", 'a', "every node process on the host that nodescope may trace, those started\n"
+                 "while recording included (until -d or Ctrl-C)", &all),
         OPT_BOOL("perf", 0, "record with perf instead of the live sampler: node gets --perf-basic-prof\n"
                  "and its perf map is journaled; any program or process (native frames\n"
                  "only when it is not node)", &use_perf),
@@ -230,8 +322,14 @@ int cli_record(int argc, char **argv)
     int nprog = opt_parse(&cmd, argc, argv);
     if (nprog < 0) return opt_exit_code(nprog);
     char **prog = argv + 1;
-    if (!attach && nprog == 0) return opt_usage_error(&cmd, "nothing to record: give a command after '--' or -p PID");
-    if (attach && nprog > 0) return opt_usage_error(&cmd, "give either -p PID or a command to run, not both");
+    attach = pids.n ? pids.pids[0] : 0;
+    int rc_usage = 0;
+    if (!attach && !all && nprog == 0) rc_usage = opt_usage_error(&cmd, "nothing to record: give a command after '--', -p PID or -a");
+    else if ((attach || all) && nprog > 0) rc_usage = opt_usage_error(&cmd, "give either -p PID, -a or a command to run, not two");
+    else if (attach && all) rc_usage = opt_usage_error(&cmd, "give either -p PID or -a, not both");
+    else if (use_perf && (pids.n > 1 || children || all))
+        rc_usage = opt_usage_error(&cmd, "--perf records one process: -p PID,PID, --children and -a are the live sampler's");
+    if (rc_usage) return rc_usage;
     /* Everything that can fail is checked before the program runs. */
     const format_writer_t *w;
     if (out && cli_output_writer(&cmd, NULL, 0, out, &w) != EXIT_OK) return EXIT_USAGE;
@@ -239,7 +337,9 @@ int cli_record(int argc, char **argv)
     if (keep && !use_perf) return opt_usage_error(&cmd, "--keep keeps perf's files: it needs --perf");
     if (wall && use_perf) return opt_usage_error(&cmd, "--wall is the live sampler's: not with --perf");
     write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
-    if (!use_perf) return record_live(prog, nprog, attach, freq, duration, wall, out, &wo, !no_source_maps);
+    if (!use_perf) {
+        return record_live(prog, nprog, &pids, children, all, freq, duration, wall, out, &wo, !no_source_maps);
+    }
     if (perf_import_check_perf() != 0) return EXIT_FAIL;
     static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};
     record_program_t rp = {0};

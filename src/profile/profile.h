@@ -99,6 +99,8 @@ typedef struct profile {
     size_t nthreads, threads_cap;
     u64map_t thread_index;      /* (pid << 32 | tid) -> thread */
     u64map_t thread_of_frame;   /* FRAME_THREAD frame -> thread */
+    int thread_pids;            /* thread labels carry the pid: "node [pid N main]" (a recording of
+                                   several processes, record -a/--children) */
 } profile_t;
 
 profile_t *profile_new(void);

@@ -25,6 +25,13 @@ thread_role_t profile_role_from_name(const char *s, size_t n, int *known)
         if (sv_ends(s, n, "[libuv]")) return THREAD_LIBUV;
         if (sv_ends(s, n, "[other]")) return THREAD_OTHER;
         if (sv_contains(s, n, "[Worker ")) return THREAD_WORKER;
+        if (sv_contains(s, n, "[pid ")) {   /* "node [pid N main]": several processes' */
+            if (sv_ends(s, n, " main]")) return THREAD_MAIN;
+            if (sv_ends(s, n, " V8 worker]")) return THREAD_V8;
+            if (sv_ends(s, n, " libuv]")) return THREAD_LIBUV;
+            if (sv_ends(s, n, " other]")) return THREAD_OTHER;
+            if (sv_contains(s, n, " Worker ")) return THREAD_WORKER;
+        }
     }
     /* Node's own names: 24 names every thread, 22 its libuv pool and delayed-task thread,
      * older versions none (every thread is "node"); V8's default platform; Chrome's. */
@@ -162,18 +169,20 @@ void profile_thread_label(const profile_t *p, uint32_t ti, buf_t *b)
             proc = node_internal_name(p->threads[i].name) ? "node" : p->threads[i].name;
     if (!proc) proc = t->role == THREAD_OTHER && !node_internal_name(t->name) ? t->name : "node";
     buf_puts(b, proc);
+    buf_puts(b, " [");
+    if (p->thread_pids && t->pid > 0) buf_printf(b, "pid %d ", (int)t->pid);   /* "node [pid N main]" */
     switch (t->role) {
-    case THREAD_MAIN: buf_puts(b, " [main]"); break;
+    case THREAD_MAIN: buf_puts(b, "main]"); break;
     case THREAD_WORKER: {
         int n = 1;
         for (size_t i = 0; i < p->nthreads; i++)
             if (p->threads[i].pid == t->pid && p->threads[i].role == THREAD_WORKER && p->threads[i].tid < t->tid) n++;
-        buf_printf(b, " [Worker %d]", n);
+        buf_printf(b, "Worker %d]", n);
         break;
     }
-    case THREAD_V8: buf_puts(b, " [V8 worker]"); break;
-    case THREAD_LIBUV: buf_puts(b, " [libuv]"); break;
-    default: buf_puts(b, " [other]"); break;
+    case THREAD_V8: buf_puts(b, "V8 worker]"); break;
+    case THREAD_LIBUV: buf_puts(b, "libuv]"); break;
+    default: buf_puts(b, "other]"); break;
     }
 }
 

@@ -70,6 +70,7 @@ typedef struct {
     off_cpu_t *off;
     int woken;          /* its event wakes the poller for each sample (woken_per_sample) */
     stack_need_t need;  /* how much of its stack the samples copy, and need to */
+    gc_watch_t *gc;     /* the main thread: its process's full GCs (NULL: another thread, or not watched) */
 } thread_ev_t;
 
 static long page_size(void) {
@@ -287,8 +288,6 @@ static int in_jit_code(target_t *t, const target_frame_t *native, size_t n) {
 /* One sample: walk, decode, name, add. time_ns is when the stack was last as copied (the sample's
  * time; for a thread off the CPU, when it came back). It weighs ticks, one timeline sample each
  * from tick0_ns every step_ns; wait (may be NULL) is the leaf frame of a thread off the CPU. */
-static gc_watch_t *gc_watch;   /* the main thread's full GCs; NULL when it cannot be watched */
-static int main_tid;
 
 static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thread_ev_t *te, uint64_t time_ns,
                         const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st,
@@ -321,7 +320,7 @@ static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thr
      * too late for the heap to be trusted, is left unnamed rather than named after whatever is at
      * that address now. */
     int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn, unnamed;
-    gc_since_t gc = te->tid == main_tid ? gc_watch_since(gc_watch, time_ns) : GC_UNKNOWN;
+    gc_since_t gc = te->gc ? gc_watch_since(te->gc, time_ns) : GC_UNKNOWN;
     int quiet = gc == GC_QUIET;
     /* A full GC that began after the sample may have freed its functions and put others in their
      * place whole: function, code and bytecode at the same addresses, agreeing with each other
@@ -401,7 +400,7 @@ name:
         }
         v8_frame_record_free(&r);
     }
-    if (quiet && (gc = gc_watch_since(gc_watch, time_ns)) != GC_QUIET) {   /* a full GC began while it was named */
+    if (quiet && (gc = gc_watch_since(te->gc, time_ns)) != GC_QUIET) {   /* a full GC began while it was named */
         quiet = 0, collected = gc == GC_BEGAN;
         goto name;
     }
@@ -621,6 +620,8 @@ static double now_s(void) { return (double)monotonic_ns() / 1e9; }
 
 struct live_sampler {
     target_t *t;
+    gc_watch_t *gc;        /* the main thread's full GCs; NULL when they cannot be watched. One a
+                              sampler: samplers of several processes run side by side (live_session) */
     v8_t *v;
     profile_t *out;
     double hz;
@@ -647,7 +648,7 @@ static int sampling(const live_sampler_t *s, int tid) {
  * known to run no JS (V8's platform workers, the libuv pool) and a process without V8 never are. */
 static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) {
     if (!s->v) return 0;
-    if (tid == s->pid) return gc_watch == NULL;
+    if (tid == s->pid) return s->gc == NULL;
     int known;
     thread_role_t role = profile_role_from_name(name, strlen(name), &known);
     return role != THREAD_V8 && role != THREAD_LIBUV;
@@ -680,7 +681,7 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
     uint32_t ti = profile_thread(s->out, s->pid, tid, name, strlen(name));
     s->te[s->n] = (thread_ev_t){ .fd = fd, .tid = tid, .ring = ring, .thread = ti, .sw_fd = sw_fd, .sw_ring = sw_ring,
-                                 .off = s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL, .woken = woken };
+                                 .off = s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL, .woken = woken, .gc = tid == s->pid ? s->gc : NULL };
     stack_need_init(&s->te[s->n].need, STACK_BYTES, STACK_MAX);
     s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };   /* the switch ring is read with it */
     s->n++;
@@ -770,8 +771,7 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
     u64map_init(&s->names);
     size_t n = target_thread_count(t);
     s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
-    main_tid = s->pid;
-    if (v && !gc_watch && n) gc_watch = gc_watch_open(t, s->pid);   /* before the events: woken_per_sample */
+    if (v && n) s->gc = gc_watch_open(t, s->pid);   /* before the events: woken_per_sample */
     for (size_t i = 0; i < n; i++) {
         const target_thread_t *th = target_thread(t, i);
         add_thread(s, th->tid, th->name ? th->name : "");
@@ -783,8 +783,7 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
             diag_hint("--wall needs the kernel's context-switch samples: root or CAP_PERFMON, or "
                       "'sysctl kernel.perf_event_paranoid=1'");
         errno = s->wall_err;
-        gc_watch_close(gc_watch);
-        gc_watch = NULL;
+        gc_watch_close(s->gc);
         u64map_free(&s->names);
         free(s);
         return NULL;
@@ -795,8 +794,7 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
             permission_hint(s->first_err);
         }
         errno = s->first_err;
-        gc_watch_close(gc_watch);
-        gc_watch = NULL;
+        gc_watch_close(s->gc);
         u64map_free(&s->names);
         free(s);
         return NULL;
@@ -806,8 +804,10 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
     return s;
 }
 
-int live_sampler_poll(live_sampler_t *s) {
-    int r = poll(s->pf, s->n, LIVE_READ_MS);
+int live_sampler_poll(live_sampler_t *s) { return live_sampler_poll_ms(s, LIVE_READ_MS); }
+
+int live_sampler_poll_ms(live_sampler_t *s, int timeout_ms) {
+    int r = poll(s->pf, s->n, timeout_ms);
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
         if (s->pf[i].revents & (POLLHUP | POLLERR)) { end_thread(s, i); continue; }   /* the thread has exited */
@@ -838,11 +838,10 @@ void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
     /* a stay off the CPU is added when the thread is back: its ticks are older than the samples
        taken meanwhile; the timeline goes in time order */
     if (s->wall && s->out->nsamples > 1) qsort(s->out->samples, s->out->nsamples, sizeof *s->out->samples, sample_time_cmp);
-    s->st.full_gcs = gc_watch ? (long)gc_watch_count(gc_watch) : -1;
+    s->st.full_gcs = s->gc ? (long)gc_watch_count(s->gc) : -1;
     s->st.cpu_ns = cpu_now_ns() - s->cpu0;
     if (stats) *stats = s->st;
-    gc_watch_close(gc_watch);
-    gc_watch = NULL;
+    gc_watch_close(s->gc);
     u64map_free(&s->names);
     free(s->te);
     free(s->pf);

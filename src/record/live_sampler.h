@@ -53,6 +53,9 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
  * signals, the process's exit) between calls. The number of threads still sampled. */
 #define LIVE_READ_MS 5
 int live_sampler_poll(live_sampler_t *s);
+/* The same, waiting up to timeout_ms (0: what the rings hold now): a caller sampling several
+ * processes waits in one of them and reads the others as they are. */
+int live_sampler_poll_ms(live_sampler_t *s, int timeout_ms);
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats);
 /* The counts so far, while sampling goes on. */
 void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats);

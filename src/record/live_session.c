@@ -1,13 +1,20 @@
+/* One recording by the live sampler (live_session.h): the program started or the processes
+ * attached to, the node processes found while it runs (children, all), each with its own target,
+ * V8 metadata and sampler, read in turn by one loop that also paces -d, the stop signals and the
+ * program's exit. */
 #include "record/live_session.h"
+#include "record/program.h"
 #include "record/stop_signals.h"
 #include "symbols/journal.h"
 #include "target/target.h"
 #include "util/diag.h"
 #include "v8/v8.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +23,8 @@
 #define STOP_GRACE_NS (5 * 1000000000ull)
 /* How long a started node may take to finish loading its libraries before sampling starts. */
 #define STARTUP_WAIT_NS (1000000000ull)
+/* How often /proc is read for new processes to follow (children, all). */
+#define FOLLOW_SCAN_MS 50
 
 /* Starts argv; returns the pid once exec succeeded, else -1 (error printed, child reaped).
  * A close-on-exec pipe tells the two apart: EOF means exec happened, bytes carry its errno. */
@@ -75,12 +84,13 @@ static void wait_for_startup(int pid)
         usleep(500);
 }
 
+
 static void say_stopping(const live_session_opts_t *o, int sig)
 {
     if (diag_verbosity < 0) return;
-    const char *what = o->attach_pid ? "the recording" : "the program";
+    const char *what = !o->argv ? "the recording" : "the program";
     if (sig) fprintf(stderr, "nodescope: %s received: stopping %s%s\n", strsignal(sig), what,
-                     o->attach_pid ? "" : " (again to force)");
+                     !o->argv ? "" : " (again to force)");
     else fprintf(stderr, "nodescope: %g s elapsed: stopping %s\n", o->duration_s, what);
 }
 
@@ -89,69 +99,296 @@ static int shell_status(int status)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A process being sampled: its own target, V8 metadata and sampler (NULL once it has ended). */
+typedef struct {
+    int pid;
+    target_t *t;
+    v8_t *v;
+    live_sampler_t *s;
+} proc_t;
+
+typedef struct {
+    const live_session_opts_t *o;
+    profile_t *out;
+    live_session_result_t *r;
+    proc_t *p;
+    size_t n, cap;
+    int *tried, ntried, tried_cap;     /* pids a sampler was started for (or tried) */
+    int *family, nfamily, family_cap;  /* children: the roots and every descendant found */
+    int skipped;                       /* all: node processes nodescope may not trace */
+} session_t;
+
+static int in_set(const int *set, int n, int pid)
+{
+    for (int i = 0; i < n; i++) if (set[i] == pid) return 1;
+    return 0;
+}
+
+static void add_to_set(int **set, int *n, int *cap, int pid)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *set = realloc(*set, (size_t)*cap * sizeof **set);
+        if (!*set) abort();
+    }
+    (*set)[(*n)++] = pid;
+}
+
+static void add_stats(live_stats_t *sum, const live_stats_t *st)
+{
+    sum->samples += st->samples, sum->lost += st->lost, sum->threads += st->threads, sum->empty += st->empty;
+    sum->partial += st->partial, sum->late += st->late, sum->late_named += st->late_named;
+    if (st->full_gcs >= 0) sum->full_gcs = (sum->full_gcs < 0 ? 0 : sum->full_gcs) + st->full_gcs;
+    sum->off_cpu += st->off_cpu, sum->busy_ns += st->busy_ns, sum->cpu_ns += st->cpu_ns;
+    sum->copy_changes += st->copy_changes, sum->short_copies += st->short_copies;
+    sum->jit += st->jit, sum->jit_unnamed += st->jit_unnamed;
+}
+
+/* The process has exited: no such pid, or a zombie not yet reaped (its maps and exe are gone). */
+static int is_gone(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *close = strrchr(buf, ')'), state = 0;
+    return !close || sscanf(close + 1, " %c", &state) != 1 || state == 'Z' || state == 'X';
+}
+
+/* Starts sampling pid. found: a process found while recording (not one the user named): one that
+ * exited meanwhile is no error, and another user's is skipped. 0, or -1 (error printed unless found
+ * and gone: then errno is ESRCH). */
+static int start_proc(session_t *ss, int pid, int found)
+{
+    add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
+    unsigned long errors = diag_error_count();
+    target_t *t = target_open_running(pid);
+    v8_t *v = t ? v8_open(t) : NULL;
+    live_sampler_t *s = v ? live_sampler_start_wall(t, v, ss->o->hz, ss->o->wall, ss->out) : NULL;
+    if (!s) {
+        int gone = is_gone(pid);
+        if (found && gone) {
+            /* it exited between the look in /proc and the sampler's start: nothing to say */
+            diag_set_error_count(errors);
+            errno = ESRCH;
+        } else if (found) {
+            /* one process found while recording (another engineer's odd node, -a) does not fail
+               the recording of the others: the error above is a warning's */
+            diag_set_error_count(errors);
+            diag_warn(NULL, 0, "pid %d is not sampled (the error above); the recording goes on", pid);
+        } else if (!found && v && errno == ESRCH) {
+            if (ss->o->argv) errno = ESRCH;   /* the program ended before the first sample */
+            else diag_error(NULL, 0, "process %d is gone", pid);
+        }
+        v8_close(v);
+        target_close(t);
+        return -1;
+    }
+    if (ss->n == ss->cap) {
+        ss->cap = ss->cap ? 2 * ss->cap : 8;
+        ss->p = realloc(ss->p, ss->cap * sizeof *ss->p);
+        if (!ss->p) abort();
+    }
+    ss->p[ss->n++] = (proc_t){.pid = pid, .t = t, .v = v, .s = s};
+    ss->r->nprocs++;
+    if (!ss->r->target) ss->r->target = pid;
+    if (found && diag_verbosity >= 0) {
+        char cmd[256] = "";
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+        FILE *f = fopen(path, "r");
+        size_t k = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+        if (f) fclose(f);
+        for (size_t i = 0; i + 1 < k; i++) if (!cmd[i]) cmd[i] = ' ';
+        cmd[k] = 0;
+        fprintf(stderr, "nodescope: sampling pid %d: %s\n", pid, cmd);
+    }
+    return 0;
+}
+
+/* Stops sampling a process (it has ended, or the recording has): its samples stay in the profile. */
+static void end_proc(session_t *ss, proc_t *p)
+{
+    if (!p->s) return;
+    live_stats_t st;
+    live_sampler_stop(p->s, &st);
+    p->s = NULL;
+    add_stats(&ss->r->stats, &st);
+    const char *why = target_problem(p->t);
+    if (why && !ss->r->problem[0]) snprintf(ss->r->problem, sizeof ss->r->problem, "%s", why);
+    if (target_other_mount_ns(p->pid)) ss->r->other_mount_ns = 1;
+    v8_close(p->v);
+    target_close(p->t);
+    p->v = NULL, p->t = NULL;
+}
+
+/* A process's parent, from /proc/PID/stat (after the command's closing parenthesis); -1 if gone. */
+static int parent_of(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *close = strrchr(buf, ')');
+    int ppid;
+    char state;
+    if (!close || sscanf(close + 1, " %c %d", &state, &ppid) != 2) return -1;
+    return ppid;
+}
+
+/* Looks in /proc for processes to follow: descendants of the family (children), every node
+ * process (all). A node process is sampled once it has a second thread (node has started: a
+ * fork that has not yet exec'd, or node still loading its libraries, has one). */
+static void scan_procs(session_t *ss)
+{
+    DIR *d = opendir("/proc");
+    if (!d) return;
+    int *pids = NULL, *ppids = NULL, n = 0, cap = 0, pcap = 0, np = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid = atoi(e->d_name);
+        if (pid <= 0 || pid == getpid() || in_set(ss->tried, ss->ntried, pid)) continue;
+        int ppid = parent_of(pid);
+        if (ppid < 0) continue;
+        add_to_set(&pids, &n, &cap, pid);
+        add_to_set(&ppids, &np, &pcap, ppid);
+    }
+    closedir(d);
+    if (ss->o->children)   /* parents first: repeat until no new descendant (pids are not in order) */
+        for (int grew = 1; grew;) {
+            grew = 0;
+            for (int i = 0; i < n; i++)
+                if (!in_set(ss->family, ss->nfamily, pids[i]) && in_set(ss->family, ss->nfamily, ppids[i])) {
+                    add_to_set(&ss->family, &ss->nfamily, &ss->family_cap, pids[i]);
+                    grew = 1;
+                }
+        }
+    for (int i = 0; i < n; i++) {
+        int pid = pids[i];
+        if (!ss->o->all && !in_set(ss->family, ss->nfamily, pid)) continue;
+        if (!record_process_is_node(pid) || thread_count(pid) < 2 || is_gone(pid)) continue;
+        if (ss->o->all && !record_may_read(pid)) {   /* another user's: not ours to trace */
+            add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
+            ss->skipped++;
+            continue;
+        }
+        start_proc(ss, pid, 1);
+    }
+    free(pids);
+    free(ppids);
+}
+
+static size_t sampling_count(const session_t *ss)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < ss->n; i++) k += ss->p[i].s != NULL;
+    return k;
+}
+
+static void end_session(session_t *ss)
+{
+    for (size_t i = 0; i < ss->n; i++) end_proc(ss, &ss->p[i]);
+    free(ss->p);
+    free(ss->tried);
+    free(ss->family);
+}
+
 int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_result_t *r)
 {
     memset(r, 0, sizeof *r);
+    r->stats.full_gcs = -1;
     stop_signals_install();
-    int pid = o->attach_pid;
-    if (!pid) {
+    session_t ss = {.o = o, .out = out, .r = r};
+    int pid = 0, attach = o->argv == NULL;
+    if (!attach) {
         pid = start_program(o->argv);
         if (pid < 0) { stop_signals_restore(); return -1; }
-        wait_for_startup(pid);
         r->target = pid;
-        if (has_exited(pid)) {   /* over before sampling could start: nothing sampled, its status kept */
-            int status = 0;
-            waitpid(pid, &status, 0);
-            r->exit_status = shell_status(status);
+        add_to_set(&ss.family, &ss.nfamily, &ss.family_cap, pid);
+        if (o->sample_root) {
+            wait_for_startup(pid);
+            if (has_exited(pid)) {   /* over before sampling could start: nothing sampled, its status kept */
+                int status = 0;
+                waitpid(pid, &status, 0);
+                r->exit_status = shell_status(status);
+                stop_signals_restore();
+                return 0;
+            }
+            if (start_proc(&ss, pid, 0) != 0) {
+                if (errno == ESRCH) {   /* it ended before the first sample */
+                    int status = 0;
+                    waitpid(pid, &status, 0);
+                    r->exit_status = shell_status(status);
+                    end_session(&ss);
+                    stop_signals_restore();
+                    return 0;
+                }
+                kill(pid, SIGKILL);   /* never leave a program we started running unobserved */
+                waitpid(pid, NULL, 0);
+                end_session(&ss);
+                stop_signals_restore();
+                return -1;
+            }
+        }
+    }
+    for (int i = 0; attach && i < o->npids; i++) {
+        add_to_set(&ss.family, &ss.nfamily, &ss.family_cap, o->pids[i]);
+        if (o->children && !record_process_is_node(o->pids[i])) continue;   /* a supervisor: its children */
+        if (start_proc(&ss, o->pids[i], 0) != 0) {
+            end_session(&ss);
             stop_signals_restore();
-            return 0;
+            return -1;
         }
     }
-    r->target = pid;
-    target_t *t = target_open_running(pid);
-    v8_t *v = t ? v8_open(t) : NULL;
-    live_sampler_t *s = v ? live_sampler_start_wall(t, v, o->hz, o->wall, out) : NULL;
-    if (!s && v && errno == ESRCH && !o->attach_pid) {   /* it ended before the first sample */
-        int status = 0;
-        waitpid(pid, &status, 0);
-        r->exit_status = shell_status(status);
-        v8_close(v);
-        target_close(t);
-        stop_signals_restore();
-        return 0;
-    }
-    if (!s && v && errno == ESRCH) diag_error(NULL, 0, "process %d is gone", pid);
-    if (!s) {
-        if (!o->attach_pid) {   /* never leave a program we started running unobserved */
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-        }
-        v8_close(v);
-        target_close(t);
-        stop_signals_restore();
-        return -1;
-    }
-    uint64_t t_start = monotonic_ns(), stop_ns = 0;
+    int follow = o->children || o->all;
+    if (follow) scan_procs(&ss);
+    uint64_t t_start = monotonic_ns(), stop_ns = 0, next_scan = t_start + FOLLOW_SCAN_MS * 1000000ull;
     int stopping = 0, escalated = 0, status = 0, exited = 0;
     while (!exited) {
         /* the rings are read every LIVE_READ_MS (samples do not wake it), signals interrupt the
-           wait, a program's exit hangs its threads' events up */
-        int alive_threads = live_sampler_poll(s);
-        if (!o->attach_pid) {
+           wait, a process's exit hangs its threads' events up. Several processes: the wait is in
+           the first one's poll, the others' rings are read as they are. */
+        int waited = 0;
+        for (size_t i = 0; i < ss.n; i++) {
+            proc_t *p = &ss.p[i];
+            if (!p->s) continue;
+            int alive = live_sampler_poll_ms(p->s, waited ? 0 : LIVE_READ_MS);
+            waited = 1;
+            if (alive == 0) {
+                if (attach && in_set(o->pids, o->npids, p->pid) && diag_verbosity >= 0)
+                    fprintf(stderr, "nodescope: process %d exited after %.1f s; its samples are kept\n", p->pid,
+                            (double)(monotonic_ns() - t_start) / 1e9);
+                end_proc(&ss, p);
+            }
+        }
+        if (!waited) usleep(LIVE_READ_MS * 1000);
+        uint64_t now = monotonic_ns();
+        if (!attach) {
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid || (w < 0 && errno == ECHILD)) exited = 1;
-        } else if (alive_threads == 0) {
-            exited = 1;   /* the attached process is gone */
+        } else if (!o->all && sampling_count(&ss) == 0) {
+            int left = 0;   /* a pid given may still start node processes (children) */
+            for (int i = 0; follow && i < o->npids; i++) left |= kill(o->pids[i], 0) == 0 || errno == EPERM;
+            if (!left) exited = 1;   /* the attached processes are gone */
         }
         if (exited) break;
-        uint64_t now = monotonic_ns();
+        if (follow && !stopping && now >= next_scan) {
+            scan_procs(&ss);
+            next_scan = now + FOLLOW_SCAN_MS * 1000000ull;
+        }
         stop_request_t req;
         while (stop_signals_next(&req)) {
             if (!stopping) {
                 stopping = 1, stop_ns = now, r->stopped = 1;
                 say_stopping(o, req.signal);
-                if (!o->attach_pid && !req.from_terminal) kill(pid, req.signal);
-            } else if (!escalated && !o->attach_pid) {
+                if (!attach && !req.from_terminal) kill(pid, req.signal);
+            } else if (!escalated && !attach) {
                 escalated = 1;
                 if (diag_verbosity >= 0) fprintf(stderr, "nodescope: killing the program (pid %d)\n", pid);
                 kill(pid, SIGKILL);
@@ -161,9 +398,9 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
         if (!stopping && o->duration_s > 0 && (double)(now - t_start) / 1e9 >= o->duration_s) {
             stopping = 1, stop_ns = now, r->stopped = 1;
             say_stopping(o, 0);
-            if (!o->attach_pid) kill(pid, SIGINT);   /* -d: as if Ctrl-C was pressed */
+            if (!attach) kill(pid, SIGINT);   /* -d: as if Ctrl-C was pressed */
         }
-        if (stopping && o->attach_pid) break;
+        if (stopping && attach) break;
         if (stopping && !escalated && now - stop_ns > STOP_GRACE_NS) {
             if (diag_verbosity >= 0)
                 fprintf(stderr, "nodescope: the program did not exit within %llu s; killing it (pid %d)\n",
@@ -175,13 +412,11 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     }
     stop_request_t late;
     if (stop_signals_next(&late)) r->stopped = 1;   /* the terminal's ^C ended the program first */
-    live_sampler_stop(s, &r->stats);
-    if (!o->attach_pid) r->exit_status = shell_status(status);
-    const char *why = target_problem(t);
-    snprintf(r->problem, sizeof r->problem, "%s", why ? why : "");
-    r->other_mount_ns = target_other_mount_ns(pid);
-    v8_close(v);
-    target_close(t);
+    if (ss.skipped && diag_verbosity >= 0)
+        fprintf(stderr, "nodescope: %d node process%s of other users not sampled (tracing them needs root or "
+                "CAP_PERFMON and CAP_SYS_PTRACE)\n", ss.skipped, ss.skipped == 1 ? "" : "es");
+    end_session(&ss);
+    if (!attach) r->exit_status = shell_status(status);
     stop_signals_restore();   /* record holds them caught until it exits (stop_signals.h) */
     return 0;
 }

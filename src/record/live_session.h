@@ -6,7 +6,9 @@
  * forwarded to a program nodescope started (one the terminal already sent the whole group is
  * not sent twice) and sampling goes on until it exits, so its last moments are in the profile;
  * a second signal, or the program still running STOP_GRACE seconds after the first, kills it.
- * An attached process is never signalled: sampling stops and the process runs on untouched. */
+ * An attached process is never signalled: sampling stops and the process runs on untouched.
+ * Several processes: the program and the node processes it starts (children), a list of pids,
+ * or every node process on the host (all), each sampled by its own live sampler. */
 #ifndef RECORD_LIVE_SESSION_H
 #define RECORD_LIVE_SESSION_H
 #include "profile/profile.h"
@@ -14,24 +16,36 @@
 
 typedef struct {
     char **argv;          /* the program to start (execvp), NULL-terminated; NULL when attaching */
-    int attach_pid;       /* the process to sample; 0 = start argv */
+    const int *pids;      /* the processes to sample when attaching (-p PID1,PID2,...) */
+    int npids;
+    int children;         /* also every node process the program (or the pids) start, at any depth */
+    int all;              /* every node process on the host the caller may trace, new ones included */
+    int sample_root;      /* argv is node: sample it (0: a wrapper, only its node descendants) */
     double hz;            /* samples a second per thread */
     double duration_s;    /* stop after this long; 0 = when the program ends */
     int wall;             /* wall-clock: threads off the CPU count too (live_sampler_start_wall) */
 } live_session_opts_t;
 
 typedef struct {
-    int target;           /* the program's pid (0 when it never started) */
+    int target;           /* the program's pid, or the first pid attached to (0 when none) */
     int exit_status;      /* a started program's status as a shell shows it (128+N when killed) */
     int stopped;          /* nodescope stopped the program or the sampling: a signal or -d */
     int killed;           /* the program had to be killed (SIGKILL) */
-    live_stats_t stats;
-    char problem[1024];   /* why the process's binaries may be the wrong ones (target_problem), or "" */
-    int other_mount_ns;   /* it ran in another mount namespace (a container) */
+    int nprocs;           /* processes sampled */
+    live_stats_t stats;   /* summed over the processes */
+    char problem[1024];   /* why a process's binaries may be the wrong ones (target_problem), or "" */
+    int other_mount_ns;   /* one ran in another mount namespace (a container) */
 } live_session_result_t;
 
-/* Runs to the end, adding the samples to out. Returns 0, or -1 when the program could not be
- * started or the process not sampled (error printed; a started program has then been ended). */
+/* Runs to the end, adding the samples to out, each process's threads under their (pid, tid).
+ * Returns 0, or -1 when the program could not be started or a process given not sampled (error
+ * printed; a started program has then been ended).
+ *
+ * Processes are found by reading /proc every FOLLOW_SCAN_MS (children: those whose parent is the
+ * program, a pid given or one found before; all: every node process), and sampled once node has
+ * started its platform threads: nothing is attached to them, so nothing can be left behind (the
+ * perf events close with nodescope, however it ends) and their signals, exit status and children
+ * are theirs. A process that lives less than a scan may be missed. */
 int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_result_t *r);
 
 #endif

@@ -17,10 +17,14 @@ static const char *base_of(const char *path)
     return s ? s + 1 : path;
 }
 
-/* node, nodejs, node20, node-v22...: how node binaries are named in the wild. */
+/* node, nodejs, node20, node-v22...: how node binaries are named in the wild (nodescope, nodemon
+ * and the like are not node). */
 static int named_node(const char *path)
 {
-    return !strncmp(base_of(path), "node", 4);
+    const char *b = base_of(path);
+    if (strncmp(b, "node", 4)) return 0;
+    char c = b[4];
+    return !c || c == '\n' || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || !strncmp(b + 4, "js", 2);
 }
 
 static int is_executable_file(const char *path)
@@ -116,7 +120,8 @@ int record_program_resolve(record_program_t *rp, char **argv, int argc, const ch
     if (!allow_any) {
         diag_error(NULL, 0,
                    "%s is not node (nor a script node runs): record names JavaScript frames of Node programs. "
-                   "To record it with perf anyway (native frames only, no Node flags), add --perf",
+                   "To record it with perf anyway (native frames only, no Node flags), add --perf; to record the node "
+                   "processes it starts, add --children",
                    argv[0]);
         free(rp->argv);
         rp->argv = NULL;
@@ -158,12 +163,96 @@ int record_process_is_node(int pid)
     return ok && named_node(target);
 }
 
+/* One number from a /proc file's "Key:" line (base 10, or 16 for capability masks); -1 if none. */
+static long long proc_field(const char *path, const char *key, int base)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    long long v = -1;
+    size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n)) { v = strtoll(line + n, NULL, base); break; }
+    if (f) fclose(f);
+    return v;
+}
+
+static long read_sysctl(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f && fscanf(f, "%ld", &v) != 1) v = -1;
+    if (f) fclose(f);
+    return v;
+}
+
+/* Is ppid an ancestor of pid (Yama's ptrace_scope 1 lets a process read its descendants')? */
+static int is_ancestor(int ancestor, int pid)
+{
+    for (int i = 0; i < 64 && pid > 1; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/status", pid);
+        pid = (int)proc_field(path, "PPid:", 10);
+        if (pid == ancestor) return 1;
+    }
+    return 0;
+}
+
+int record_may_read(int pid)
+{
+    long long caps = proc_field("/proc/self/status", "CapEff:", 16);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    long long uid = proc_field(path, "Uid:", 10);
+    return (caps > 0 && (caps >> 19 & 1)) || (uid >= 0 && (uid_t)uid == getuid());
+}
+
+int record_check_privileges(int pid)
+{
+    long long caps = proc_field("/proc/self/status", "CapEff:", 16);
+    int sys_ptrace = caps > 0 && (caps >> 19 & 1), perfmon = caps > 0 && ((caps >> 38 & 1) || (caps >> 21 & 1));
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    long long uid = proc_field(path, "Uid:", 10);
+    uid_t me = getuid();
+    if (uid >= 0 && (uid_t)uid != me && !sys_ptrace) {
+        diag_error(NULL, 0, "process %d belongs to uid %lld and nodescope runs as uid %u: reading another user's "
+                   "process needs CAP_SYS_PTRACE (and CAP_PERFMON to sample it)", pid, uid, (unsigned)me);
+        diag_hint("run nodescope as uid %lld or as root, or give the binary the capabilities: "
+                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep %s'", uid, "$(command -v nodescope)");
+        return -1;
+    }
+    long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
+    if (paranoid > 2 && !perfmon) {
+        diag_error(NULL, 0, "kernel.perf_event_paranoid is %ld: perf events are closed to users without CAP_PERFMON",
+                   paranoid);
+        diag_hint("'sudo sysctl kernel.perf_event_paranoid=2' (own processes, user space), or "
+                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep $(command -v nodescope)', or run as root");
+        return -1;
+    }
+    long scope = read_sysctl("/proc/sys/kernel/yama/ptrace_scope");
+    if (!sys_ptrace && ((scope == 1 && !is_ancestor(getpid(), pid)) || scope == 2)) {
+        diag_error(NULL, 0, "kernel.yama.ptrace_scope is %ld: %s", scope,
+                   scope == 1 ? "only a process's ancestors may read its memory, and nodescope did not start it"
+                              : "only CAP_SYS_PTRACE may read another process's memory");
+        diag_hint("start the program under nodescope ('nodescope record -- CMD'), or "
+                  "'sudo sysctl kernel.yama.ptrace_scope=%s', or "
+                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep $(command -v nodescope)'", scope == 1 ? "0" : "1 (own children) or 0");
+        return -1;
+    }
+    if (scope == 3) {
+        diag_error(NULL, 0, "kernel.yama.ptrace_scope is 3: no process may read another's memory until reboot");
+        return -1;
+    }
+    return 0;
+}
+
 int record_check_attach(int pid, record_attach_need_t need)
 {
     if (kill(pid, 0) != 0 && errno == ESRCH) {
         diag_error(NULL, 0, "no process %d to attach to", pid);
         return -1;
     }
+    if (need != RECORD_ATTACH_ANY && record_check_privileges(pid) != 0) return -1;
     int node = record_process_is_node(pid);
     if (need == RECORD_ATTACH_NODE && !node) {
         diag_error(NULL, 0, "process %d is not node: the live sampler names JavaScript frames of Node processes. "

@@ -24,9 +24,17 @@ void record_program_free(record_program_t *rp);
 typedef enum {
     RECORD_ATTACH_ANY,    /* alive (perf records any process) */
     RECORD_ATTACH_NODE,   /* alive and node (the live sampler) */
+    RECORD_ATTACH_TREE,   /* alive and readable: its node descendants are sampled (--children) */
 } record_attach_need_t;
 /* 1 when process pid runs node (its executable is named node*, or its comm is). */
 int record_process_is_node(int pid);
+/* Whether nodescope may sample process pid and read its memory: another user's (CAP_SYS_PTRACE),
+ * kernel.perf_event_paranoid above 2 (CAP_PERFMON), Yama's kernel.yama.ptrace_scope (1: only
+ * descendants, 2: CAP_SYS_PTRACE, 3: none). 0, or -1 after an error naming the setting and a hint
+ * with the fix (sysctl, setcap). */
+int record_check_privileges(int pid);
+/* 1 when the process is nodescope's user's, or nodescope has CAP_SYS_PTRACE (record -a skips others). */
+int record_may_read(int pid);
 /* Checks process pid can be recorded: 0, or -1 after an error saying what to do. */
 int record_check_attach(int pid, record_attach_need_t need);
 

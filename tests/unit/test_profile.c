@@ -213,6 +213,21 @@ static void test_thread_roles(void)
     buf_clear(&b);
     profile_thread_label(p, 5, &b);
     CHECK_STR(b.data, "node [libuv]");
+    /* several processes' recording: the pid in each label, and the labels read back as roles */
+    p->thread_pids = 1;
+    static const struct { uint32_t t; const char *label; thread_role_t role; } pid_labels[] = {
+        {0, "node [pid 100 main]", THREAD_MAIN}, {4, "node [pid 100 Worker 1]", THREAD_WORKER},
+        {1, "node [pid 100 V8 worker]", THREAD_V8}, {5, "node [pid 100 libuv]", THREAD_LIBUV},
+    };
+    for (size_t i = 0; i < sizeof pid_labels / sizeof *pid_labels; i++) {
+        buf_clear(&b);
+        profile_thread_label(p, pid_labels[i].t, &b);
+        CHECK_STR(b.data, pid_labels[i].label);
+        int known;
+        CHECK_EQ_INT(profile_role_from_name(b.data, b.len, &known), pid_labels[i].role);
+        CHECK_EQ_INT(known, 1);
+    }
+    p->thread_pids = 0;
     buf_free(&b);
     double w[6];
     profile_thread_weights(p, w);

@@ -69,11 +69,16 @@ struct target {
     uint64_t maps_read_ns;             /* when /proc/PID/maps was last read (live.c) */
     uint64_t maps_wait_ns;             /* how long a miss waits after that: grows while misses find nothing */
     char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
+    int frozen_pid;                    /* target_freeze's copy, whose memory is read; 0: none (freeze.c) */
+    uint64_t syscall_insn;             /* a syscall instruction in the target's code (freeze.c) */
     struct target_cfi *cfi;            /* target_unwind_sample's Dwfl (unwind.c) */
     struct symbol_cache *sym_cache;    /* recent address -> symbol answers (elf.c) */
     uint32_t sym_generation;           /* bumped when mappings or modules change: the cache's answers go */
 };
 extern const target_ops_t target_core_ops;
+extern const target_ops_t target_frozen_ops;   /* live.c: a process read through its frozen copy */
+/* freeze.c: kills and reaps the frozen copy, if any */
+void target_thaw(target_t *t);
 
 /* unwind.c */
 void target_cfi_free(target_t *t);

@@ -42,7 +42,7 @@ static uint64_t monotonic_now(void);
 
 /* Reads /proc/PID/maps into a new array (sorted by address, as the kernel lists them); -1 when
  * the file cannot be read. */
-static int read_maps(int pid, target_mapping_t **out, size_t *nout) {
+int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout) {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", pid);
     FILE *f = fopen(path, "r");
@@ -71,7 +71,7 @@ static int read_maps(int pid, target_mapping_t **out, size_t *nout) {
 /* maps_read_ns stays 0: the first miss reads them again at once (node reserves its code range
    and remaps its builtins after the start a recording attaches at) */
 static void load_maps(target_t *t) {
-    if (read_maps(t->pid, &t->maps, &t->nmaps) != 0) t->maps = NULL, t->nmaps = 0;
+    if (target_live_read_maps(t->pid, &t->maps, &t->nmaps) != 0) t->maps = NULL, t->nmaps = 0;
 }
 
 /* The old mappings' path strings are kept (each new mapping of a file takes over one old string of
@@ -119,7 +119,7 @@ const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
     if (t->maps_wait_ns > MAPS_REREAD_MAX_NS) t->maps_wait_ns = MAPS_REREAD_MAX_NS;
     target_mapping_t *maps;
     size_t n;
-    if (read_maps(mem_pid(t), &maps, &n) != 0) return NULL;   /* the process is gone */
+    if (target_live_read_maps(mem_pid(t), &maps, &n) != 0) return NULL;   /* the process is gone */
     replace_maps(t, maps, n);
     target_elf_load_modules(t);   /* the files mapped since */
     m = target_mapping_at(t, addr);

@@ -77,6 +77,8 @@ struct target {
 };
 extern const target_ops_t target_core_ops;
 extern const target_ops_t target_frozen_ops;   /* live.c: a process read through its frozen copy */
+/* live.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
+int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout);
 /* freeze.c: kills and reaps the frozen copy, if any */
 void target_thaw(target_t *t);
 

@@ -7,7 +7,7 @@
  * stopped only for the registers and the stacks (a few ms), and the stack reads that follow come
  * from the copy while the process runs on. A sampler lends a perf_event sample's stack copy with
  * target_set_stack_copy. If nodescope dies while threads are held, the kernel detaches and resumes
- * them. */
+ * them. A frozen target (freeze.c, target_freeze) is read the same way, from its copy's pid. */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"

@@ -202,7 +202,8 @@ int cli_core(int argc, char **argv)
         return EXIT_FAIL;
     }
     if (pid && verbose && !stop)
-        fprintf(stderr, "nodescope: pid %ld stopped for %.2f ms (%s)\n", pid, stopped_ms, snapshot ? "snapshot" : "live");
+        fprintf(stderr, snapshot ? "nodescope: pid %ld stopped for %.2f ms (snapshot; the fork took %.2f ms)\n"
+                                 : "nodescope: pid %ld stopped for %.2f ms (live)\n", pid, stopped_ms, target_fork_ms(s.t));
     int rc = n > 0 ? core_run_command(&s, n, rest) : core_prompt(&s);
     /* the node read is not the one the process runs: what came from V8 cannot be trusted */
     if (target_problem(s.t)) {

@@ -43,7 +43,7 @@ int cli_gcore(int argc, char **argv)
     if (!t) return EXIT_FAIL;
     double ms = 0;
     if (target_freeze(t, &ms) != 0) { target_close(t); return EXIT_FAIL; }
-    if (verbose) fprintf(stderr, "nodescope: pid %ld stopped for %.2f ms\n", pid, ms);
+    if (verbose) fprintf(stderr, "nodescope: pid %ld stopped for %.2f ms (the fork took %.2f ms)\n", pid, ms, target_fork_ms(t));
     output_t o;
     int rc = EXIT_FAIL;
     if (output_open(&o, out, NULL, 0) == 0) {

@@ -203,7 +203,9 @@ int target_freeze(target_t *t, double *stopped_ms) {
                 }
         }
         const uint64_t args[5] = { CLONE_FILES | CLONE_FS, 0, 0, 0, 0 };   /* exit signal 0 */
+        double f0 = ms_now();
         if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
+        t->fork_ms = ms_now() - f0;
         ptrace(PTRACE_SETOPTIONS, t->pid, 0, 0);
         for (size_t i = 0; i < ndc; i++) {
             const uint64_t b[5] = { dc[i].start, dc[i].end - dc[i].start, MADV_DONTFORK, 0, 0 };
@@ -265,3 +267,5 @@ void target_thaw(target_t *t) {
     }
     ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending);
 }
+
+double target_fork_ms(const target_t *t) { return t->fork_ms; }

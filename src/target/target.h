@@ -65,6 +65,8 @@ int target_snapshot(target_t *t, double *stopped_ms);
  * and reaps the copy. *stopped_ms (may be NULL) receives how long the process was stopped. Warns
  * when free memory is less than the process's anonymous memory. 0, or -1 (message printed). x86-64. */
 int target_freeze(target_t *t, double *stopped_ms);
+/* Of that stop, how long the fork itself took (the kernel copying the page tables: the floor). */
+double target_fork_ms(const target_t *t);
 /* Writes an ELF core of a frozen process (target_freeze) to fd: NT_PRSTATUS per thread (the
  * registers of the stop), NT_PRPSINFO, NT_AUXV, NT_FILE, and its memory except file-backed code
  * (read from the files, as the kernel's cores do). 0, or -1 (message printed). (target/gcore.c) */

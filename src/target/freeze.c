@@ -14,7 +14,7 @@
  *     making the target's main thread call wait4(child, NULL, __WALL|WNOHANG) (a stop of the main
  *     thread alone, well under a millisecond). If nodescope is killed after the copy exists, the
  *     copy dies with it but stays a zombie child of the target (exit signal 0: nothing in the
- *     target sees it) until the target exits.
+ *     target sees it) until the next snapshot of the target reaps it (stale_copies), or it exits.
  * The injection window: from PTRACE_SETREGS to the restore the main thread's registers are not
  * its own (a few system calls of nodescope: the clone, two single steps). A nodescope killed in
  * that window leaves the target to crash (or, with EXITKILL set, be killed): documented in
@@ -239,8 +239,36 @@ int target_freeze(target_t *t, double *stopped_ms) {
     return 0;
 }
 
+/* The target's children that are zombies with exit signal 0: copies of earlier snapshots whose
+ * nodescope was killed (libuv's children, and fork's, have SIGCHLD). At most max. */
+static size_t stale_copies(int pid, int *out, size_t max) {
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = 0;
+    int c;
+    while (n < max && fscanf(f, "%d", &c) == 1) {
+        snprintf(path, sizeof path, "/proc/%d/stat", c);
+        FILE *g = fopen(path, "r");
+        if (!g) continue;
+        size_t k = fread(buf, 1, sizeof buf - 1, g);
+        fclose(g);
+        buf[k] = 0;
+        char *p = strrchr(buf, ')');
+        if (!p || p[1] != ' ' || p[2] != 'Z') continue;
+        /* field 3 is the state; exit_signal is field 38 */
+        int field = 3;
+        for (p += 2; *p && field < 38; p++) if (*p == ' ') field++;
+        if (field == 38 && atoi(p) == 0) out[n++] = c;
+    }
+    fclose(f);
+    return n;
+}
+
 /* Kills the copy, waits for it as its tracer, and reaps the zombie it leaves to its parent (the
- * target) by a wait4 in the target's main thread. */
+ * target) by a wait4 in the target's main thread; with it, the zombies of copies whose nodescope
+ * was killed (stale_copies). */
 void target_thaw(target_t *t) {
     int child = t->frozen_pid;
     if (child <= 0) return;
@@ -264,6 +292,12 @@ void target_thaw(target_t *t) {
         const uint64_t args[5] = { (uint64_t)child, 0, __WALL | WNOHANG, 0, 0 };
         if (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != child)
             diag_warn(t->name, 0, "its snapshot copy (pid %d) could not be reaped: a zombie until it exits", child);
+        int stale[64];
+        size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
+        for (size_t i = 0; i < nstale; i++) {
+            const uint64_t a[5] = { (uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0 };
+            inject(t->pid, &saved, insn, SYS_wait4, a, &ret, NULL, &pending);
+        }
     }
     ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending);
 }

@@ -4,7 +4,8 @@
 #    recording its longest gap): `objects`, `print --json` and `retainers` read from the frozen copy equal the
 #    same commands on gdb's gcore of the same state; the ticker's longest gap while each of
 #    --snapshot, --stop and gdb's gcore ran is printed; after each command the process is not
-#    stopped, not traced, and has no child (the copy was killed and reaped);
+#    stopped, not traced, and has no child (the copy was killed and reaped); a nodescope killed
+#    (SIGKILL) while its copy lives takes the copy with it, and the next snapshot reaps its zombie;
 #  - `nodescope gcore` of stack_truth.js blocked on a FIFO: gdb lists as many threads as the
 #    process has, and `core FILE stack` equals the program's own Error().stack.
 set -u
@@ -57,6 +58,21 @@ check_major() {
     g_gcore=$(gap)
     timeout 60 "$NODESCOPE_RELEASE" gcore -o "$w/again" "$pid" 2> /dev/null || fail "nodescope gcore exited $?"
     g_nsgcore=$(gap); rm -f "$w/again"
+    if [ "$v" = 22 ]; then   # nodescope killed while its copy lives: the copy dies, the next snapshot reaps it
+        mkfifo "$w/hold"
+        "$NODESCOPE_RELEASE" core --pid "$pid" < "$w/hold" > /dev/null 2>&1 & nsp=$!
+        exec 8> "$w/hold"
+        copy=
+        for _ in $(seq 200); do copy=$(cat /proc/"$pid"/task/*/children 2> /dev/null | tr -d ' \n'); [ -n "$copy" ] && break; sleep 0.05; done
+        [ -n "$copy" ] || fail "no copy while the prompt runs"
+        kill -9 "$nsp"; wait "$nsp" 2> /dev/null; exec 8>&-
+        sleep 0.2
+        st=$(awk '/^State:/ {print $2}' "/proc/$copy/status" 2> /dev/null)
+        [ -z "$st" ] || [ "$st" = Z ] || fail "the copy of a killed nodescope is in state $st"
+        timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" stack > /dev/null || fail "stack after a killed nodescope exited $?"
+        clean "a snapshot after a killed nodescope"
+        echo "node $v: nodescope killed with its copy alive: copy ${st:-gone}, reaped by the next snapshot"
+    fi
     kill "$pid"; wait "$pid" 2> /dev/null; pid=
     echo "node $v: longest ticker gap (ms): --snapshot $g_snap (stopped $stop_ms), --stop $g_stop, gdb gcore $g_gcore, nodescope gcore $g_nsgcore"
     core=$(ls "$w"/core.*)

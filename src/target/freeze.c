@@ -195,7 +195,16 @@ int target_freeze(target_t *t, double *stopped_ms) {
            holes give ENOMEM, the mappings in it are done), set again on each range after it */
         long r;
         if (ndc) {
-            const uint64_t a[5] = { dc[0].start, dc[ndc - 1].end - dc[0].start, MADV_DOFORK, 0, 0 };
+            /* the span: from the lowest mapping to the stack (pages V8 marked since smaps was read are
+               in it; [vvar] above, VM_IO, would fail the call) */
+            uint64_t lo = dc[0].start, hi = dc[ndc - 1].end;
+            for (size_t i = 0; i < t->nmaps; i++) {
+                const target_mapping_t *m = &t->maps[i];
+                if (m->path && (!strcmp(m->path, "[stack]") || !strncmp(m->path, "[vvar", 5) || !strcmp(m->path, "[vdso]"))) break;
+                if (m->start < lo) lo = m->start;
+                if (m->end > hi) hi = m->end;
+            }
+            const uint64_t a[5] = { lo, hi - lo, MADV_DOFORK, 0, 0 };
             if (inject(t->pid, &saved, insn, SYS_madvise, a, &r, NULL, &pending) == 0 && r == -EINVAL)
                 for (size_t i = 0; i < ndc; i++) {
                     const uint64_t b[5] = { dc[i].start, dc[i].end - dc[i].start, MADV_DOFORK, 0, 0 };
@@ -212,11 +221,14 @@ int target_freeze(target_t *t, double *stopped_ms) {
             inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
         }
         if (!e && ret <= 0) e = ret < 0 ? (int)-ret : EIO;
-        if (!e && child != ret) child = (int)ret;
+        /* child: the copy's pid here (the clone event's); ret: in the target's pid namespace (a
+           container's), for the wait4 the target makes */
+        if (!e && child <= 0) e = ECHILD;
+        t->frozen_ns_pid = (int)ret;
         if (child > 0) {
             int st;
             /* its first stop: traced from birth, it has not run */
-            if (waitpid(child, &st, __WALL) == child && WIFSTOPPED(st)) rc = 0;
+            if (waitpid(child, &st, __WALL) == child && WIFSTOPPED(st)) rc = e ? -1 : 0;
             else e = ECHILD;
         }
         /* the main thread goes first, with a signal that came in meanwhile */
@@ -260,7 +272,7 @@ static size_t stale_copies(int pid, int *out, size_t max) {
         /* field 3 is the state; exit_signal is field 38 */
         int field = 3;
         for (p += 2; *p && field < 38; p++) if (*p == ' ') field++;
-        if (field == 38 && atoi(p) == 0) out[n++] = c;
+        if (field == 38 && atoi(p) == 0) out[n++] = target_ns_pid(c);   /* the target waits by its own pids */
     }
     fclose(f);
     return n;
@@ -268,11 +280,12 @@ static size_t stale_copies(int pid, int *out, size_t max) {
 
 /* Kills the copy, waits for it as its tracer, and reaps the zombie it leaves to its parent (the
  * target) by a wait4 in the target's main thread; with it, the zombies of copies whose nodescope
- * was killed (stale_copies). */
+ * was killed (stale_copies). Pids given to the target are its own (a container's pid namespace). */
 void target_thaw(target_t *t) {
-    int child = t->frozen_pid;
+    int child = t->frozen_pid, ns_child = t->frozen_ns_pid > 0 ? t->frozen_ns_pid : child;
     if (child <= 0) return;
     t->frozen_pid = 0;
+    t->frozen_ns_pid = 0;
     kill(child, SIGKILL);
     for (int i = 0; i < 1000; i++) {
         int st;
@@ -289,8 +302,8 @@ void target_thaw(target_t *t) {
     long ret = -1;
     if (ptrace(PTRACE_INTERRUPT, t->pid, 0, 0) == 0 && waitpid(t->pid, &st, __WALL) == t->pid && WIFSTOPPED(st) &&
         ptrace(PTRACE_GETREGS, t->pid, 0, &saved) == 0) {
-        const uint64_t args[5] = { (uint64_t)child, 0, __WALL | WNOHANG, 0, 0 };
-        if (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != child)
+        const uint64_t args[5] = { (uint64_t)ns_child, 0, __WALL | WNOHANG, 0, 0 };
+        if (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != ns_child)
             diag_warn(t->name, 0, "its snapshot copy (pid %d) could not be reaped: a zombie until it exits", child);
         int stale[64];
         size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);

@@ -6,7 +6,8 @@
 #    --snapshot, --stop and gdb's gcore ran is printed; after each command the process is not
 #    stopped, not traced, and has no child (the copy was killed and reaped); a nodescope killed
 #    (SIGKILL) while its copy lives takes the copy with it, and the next snapshot reaps its zombie;
-#    the program then exits with status 0 printing its own exit line once (no copy ever ran);
+#    the program then exits with status 0 printing its own exit line once (no copy ever ran), and
+#    the child processes it spawned all along were all seen exiting 0 by libuv;
 #  - nodescope gcore's gap is 20 times shorter than gdb's gcore's at least;
 #  - `nodescope gcore` of stack_truth.js blocked on a FIFO: gdb lists as many threads as the
 #    process has, and `core FILE stack` equals the program's own Error().stack.
@@ -78,8 +79,12 @@ check_major() {
     # the program's own end: exit status 0 and one "exit PID" line, its own (no copy ever ran)
     : > "$w/out"; kill -INT "$pid"; wait "$pid"; rc=$?; p=$pid; pid=
     [ $rc = 0 ] || fail "the fixture exited $rc after the snapshots"
-    [ "$(tr -d '\0' < "$w/out" | grep -c '^exit ')" = 1 ] && tr -d '\0' < "$w/out" | grep -q "^exit $p\$" ||
+    [ "$(tr -d '\0' < "$w/out" | grep -c '^exit ')" = 1 ] && tr -d '\0' < "$w/out" | grep -q "^exit $p children " ||
         fail "the fixture's output at exit: $(tr -d '\0' < "$w/out")"
+    # its child processes (one every 100 ms) all exited 0 as libuv saw them, but the one in flight
+    read -r spawned ok bad <<< "$(tr -d '\0' < "$w/out" | sed -n 's/^exit [0-9]* children //p')"
+    [ "$bad" = 0 ] && [ "$ok" -gt 0 ] && [ "$ok" -ge $((spawned - 2)) ] || fail "children: $spawned spawned, $ok exited 0, $bad not"
+    echo "node $v: $spawned children spawned during the test, $ok seen exiting 0, $bad otherwise"
     echo "node $v: longest ticker gap (ms): --snapshot $g_snap (stopped $stop_ms), --stop $g_stop, gdb gcore $g_gcore, nodescope gcore $g_nsgcore"
     # nodescope gcore stops the program at least 20 times shorter than gdb's (60-150 times in the runs so far)
     awk -v n="$g_nsgcore" -v g="$g_gcore" 'BEGIN {exit !(n != "" && g != "" && n * 20 < g)}' ||

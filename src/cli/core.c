@@ -169,7 +169,7 @@ int cli_core(int argc, char **argv)
     if (pid < 0 || pid > 0x7fffffff) return opt_usage_error(&cmd, "--pid needs a process id, not %ld", pid);
     if (!core && !pid) return opt_usage_error(&cmd, "which core file (or --pid PID)?");
     if (core && pid) return opt_usage_error(&cmd, "a core file or --pid, not both");
-    core_session_t s = {NULL, NULL, 0};
+    core_session_t s = {NULL, NULL, 0, NULL, 0};
     for (int k = 1; k < n; k++)   /* a command's --help needs no target */
         if (!strcmp(rest[k], "-h") || !strcmp(rest[k], "--help")) return core_run_command(&s, n, rest);
     if ((stop || live || snapshot) && !pid) return opt_usage_error(&cmd, "--%s goes with --pid", stop ? "stop" : live ? "live" : "snapshot");
@@ -182,7 +182,7 @@ int cli_core(int argc, char **argv)
         char **copy = malloc((size_t)n * sizeof *copy);
         if (!copy) abort();
         memcpy(copy, rest, (size_t)n * sizeof *copy);
-        core_session_t check = {NULL, NULL, 1};
+        core_session_t check = {NULL, NULL, 1, NULL, 0};
         int rc = core_run_command(&check, n, copy);
         free(copy);
         if (rc != EXIT_OK) return rc;
@@ -201,6 +201,7 @@ int cli_core(int argc, char **argv)
         target_close(s.t);
         return EXIT_FAIL;
     }
+    if (pid) s.live_mode = stop ? "stop" : snapshot ? "snapshot" : "live", s.stopped_ms = stopped_ms;
     if (pid && verbose && !stop)
         fprintf(stderr, snapshot ? "nodescope: pid %ld stopped for %.2f ms (snapshot; the fork took %.2f ms)\n"
                                  : "nodescope: pid %ld stopped for %.2f ms (live)\n", pid, stopped_ms, target_fork_ms(s.t));

@@ -360,7 +360,12 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
         }
     }
     if (o.json) {
-        buf_puts(&j, "]}\n");
+        buf_puts(&j, "]");
+        if (s->live_mode) {   /* --pid: how it was read, and how long the process was stopped for it */
+            buf_printf(&j, ",\"read\":\"%s\"", s->live_mode);
+            if (strcmp(s->live_mode, "stop")) buf_printf(&j, ",\"stopped_ms\":%.3f", s->stopped_ms);
+        }
+        buf_puts(&j, "}\n");
         fwrite(j.data, 1, j.len, stdout);
     }
     buf_free(&j);

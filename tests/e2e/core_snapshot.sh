@@ -44,6 +44,10 @@ check_major() {
     clean "print --snapshot"
     timeout 60 "$bin" core --pid "$pid" retainers globalThis.snapTarget > "$w/snap.ret" || fail "retainers --snapshot exited $?"
     clean "retainers --snapshot"
+    timeout 60 "$bin" core --pid "$pid" stack --json > "$w/snap.stack" || fail "stack --json --snapshot exited $?"
+    node -e 'const j = JSON.parse(require("fs").readFileSync(0)); if (j.read !== "snapshot" || !(j.stopped_ms > 0)) process.exit(1)' \
+        < "$w/snap.stack" || fail "stack --json: no read/stopped_ms: $(tail -c 100 "$w/snap.stack")"
+    clean "stack --snapshot"
     gcore -o "$w/core" "$pid" > /dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
     clean "gdb's gcore"
     timeout 60 "$NODESCOPE_RELEASE" gcore -o "$w/ns.core" "$pid" 2> "$w/gcore.err" || { cat "$w/gcore.err"; fail "nodescope gcore exited $?"; }

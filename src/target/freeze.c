@@ -3,11 +3,11 @@
  * copy-on-write image of the whole address space at that instant — then the process runs on and
  * every read goes to the copy (process_vm_readv on the child), with the registers saved at the
  * stop. The copy never runs a single instruction of its own:
- *   - clone(CLONE_FILES | CLONE_FS) with exit signal 0: no SIGCHLD for the target, no file
+ *   - clone(CLONE_FILES) with exit signal 0: no SIGCHLD for the target, no file
  *     descriptor duplicated (the table is shared, not copied: no pipe kept open, no lock or
  *     socket touched when the copy goes), and a wait(-1) of the target (without __WALL) never
  *     sees it;
- *   - PTRACE_O_TRACECLONE|TRACEFORK|EXITKILL are set on the main thread for the injection only:
+ *   - PTRACE_O_TRACECLONE|TRACEFORK|EXITKILL are set on the main thread for the clone only:
  *     the child is traced from birth (stopped before its first instruction) and inherits
  *     EXITKILL (if nodescope dies, the kernel kills the copy);
  *   - target_thaw kills it (SIGKILL), waits for it as its tracer, then reaps it for its parent by
@@ -37,9 +37,6 @@
 
 #ifndef CLONE_FILES
 #define CLONE_FILES 0x00000400
-#endif
-#ifndef CLONE_FS
-#define CLONE_FS 0x00000200
 #endif
 #ifndef __WALL
 #define __WALL 0x40000000
@@ -188,8 +185,6 @@ int target_freeze(target_t *t, double *stopped_ms) {
     struct user_regs_struct saved;
     if (t->nthreads == 0 || t->threads[0].tid != t->pid || !t->held[0]) e = ESRCH;
     else if (ptrace(PTRACE_GETREGS, t->pid, 0, &saved) != 0) e = errno;
-    else if (ptrace(PTRACE_SETOPTIONS, t->pid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-                                                    PTRACE_O_EXITKILL) != 0) e = errno;
     else {
         /* V8 marks its heap pages MADV_DONTFORK: cleared for the fork (one call over their span:
            holes give ENOMEM, the mappings in it are done), set again on each range after it */
@@ -211,9 +206,12 @@ int target_freeze(target_t *t, double *stopped_ms) {
                     inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
                 }
         }
-        const uint64_t args[5] = { CLONE_FILES | CLONE_FS, 0, 0, 0, 0 };   /* exit signal 0 */
+        /* EXITKILL for the copy to inherit, set on the target only around the clone */
+        const uint64_t args[5] = { CLONE_FILES, 0, 0, 0, 0 };   /* exit signal 0 */
         double f0 = ms_now();
-        if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
+        if (ptrace(PTRACE_SETOPTIONS, t->pid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+                                                 PTRACE_O_EXITKILL) != 0) e = errno;
+        else if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
         t->fork_ms = ms_now() - f0;
         ptrace(PTRACE_SETOPTIONS, t->pid, 0, 0);
         for (size_t i = 0; i < ndc; i++) {

@@ -53,8 +53,8 @@ check_major() {
     timeout 60 "$NODESCOPE_RELEASE" gcore -o "$w/ns.core" "$pid" 2> "$w/gcore.err" || { cat "$w/gcore.err"; fail "nodescope gcore exited $?"; }
     clean "nodescope gcore"
     kill "$pid"; wait "$pid" 2> /dev/null; pid=
-    # the ticker's longest gap while each ran
-    start
+    # the ticker's longest gap while each ran (and children spawned all along)
+    start spawn
     gap > /dev/null
     timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" -v objects > /dev/null 2> "$w/snap2.err" || fail "objects --snapshot exited $?"
     g_snap=$(gap)

@@ -18,6 +18,7 @@ static const struct command {
     {"top", cli_top, "the functions that take the time, and their hottest lines"},
     {"record", cli_record, "profile a Node program with perf and correct JIT names by time"},
     {"core", cli_core, "stacks of a Node.js core file or live process"},
+    {"gcore", cli_gcore, "an ELF core of a running process, stopped only for a few ms"},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */
 };
 

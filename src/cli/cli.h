@@ -16,6 +16,7 @@ int cli_flame(int argc, char **argv);
 int cli_diff(int argc, char **argv);
 int cli_record(int argc, char **argv);
 int cli_core(int argc, char **argv);
+int cli_gcore(int argc, char **argv);
 
 /* Reads every path (none = stdin) into p with o; prints errors; returns 0 or -1. */
 int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o);

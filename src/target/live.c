@@ -7,7 +7,7 @@
  * stopped only for the registers and the stacks (a few ms), and the stack reads that follow come
  * from the copy while the process runs on. A sampler lends a perf_event sample's stack copy with
  * target_set_stack_copy. If nodescope dies while threads are held, the kernel detaches and resumes
- * them. */
+ * them. A frozen target (freeze.c, target_freeze) is read the same way, from its copy's pid. */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -32,12 +32,17 @@ static void cache_invalidate(target_t *t);
 static void live_close(target_t *t);
 static const target_ops_t running_ops = { "running process", live_read, live_close };
 static const target_ops_t stopped_ops = { "stopped process", live_read, live_close };
+/* target_freeze: the threads run, the memory read is the frozen copy's (freeze.c) */
+const target_ops_t target_frozen_ops = { "stopped process", live_read, live_close };
+
+/* The process whose memory is read: the frozen copy, if any */
+static int mem_pid(const target_t *t) { return t->frozen_pid ? t->frozen_pid : t->pid; }
 
 static uint64_t monotonic_now(void);
 
 /* Reads /proc/PID/maps into a new array (sorted by address, as the kernel lists them); -1 when
  * the file cannot be read. */
-static int read_maps(int pid, target_mapping_t **out, size_t *nout) {
+int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout) {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", pid);
     FILE *f = fopen(path, "r");
@@ -66,7 +71,7 @@ static int read_maps(int pid, target_mapping_t **out, size_t *nout) {
 /* maps_read_ns stays 0: the first miss reads them again at once (node reserves its code range
    and remaps its builtins after the start a recording attaches at) */
 static void load_maps(target_t *t) {
-    if (read_maps(t->pid, &t->maps, &t->nmaps) != 0) t->maps = NULL, t->nmaps = 0;
+    if (target_live_read_maps(t->pid, &t->maps, &t->nmaps) != 0) t->maps = NULL, t->nmaps = 0;
 }
 
 /* The old mappings' path strings are kept (each new mapping of a file takes over one old string of
@@ -101,7 +106,7 @@ static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
 
 const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
     const target_mapping_t *m = target_mapping_at(t, addr);
-    if (m || !t->pid || (t->ops != &running_ops && t->ops != &stopped_ops)) return m;
+    if (m || !t->pid || (t->ops != &running_ops && t->ops != &stopped_ops && t->ops != &target_frozen_ops)) return m;
     /* a user-space code address at all (a broken frame chain ends in small numbers and zeros) */
     if (addr < 0x10000 || addr >= 0x800000000000ull) return NULL;
     uint64_t now = monotonic_now();
@@ -114,7 +119,7 @@ const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
     if (t->maps_wait_ns > MAPS_REREAD_MAX_NS) t->maps_wait_ns = MAPS_REREAD_MAX_NS;
     target_mapping_t *maps;
     size_t n;
-    if (read_maps(t->pid, &maps, &n) != 0) return NULL;   /* the process is gone */
+    if (target_live_read_maps(mem_pid(t), &maps, &n) != 0) return NULL;   /* the process is gone */
     replace_maps(t, maps, n);
     target_elf_load_modules(t);   /* the files mapped since */
     m = target_mapping_at(t, addr);
@@ -371,7 +376,7 @@ static void refetch_used(target_t *t, struct read_cache *c) {
     c->nused = 0;
     if (n == 0) return;
     uint64_t when = monotonic_now();
-    ssize_t got = process_vm_readv(t->pid, local, n, remote, n, 0);
+    ssize_t got = process_vm_readv(mem_pid(t), local, n, remote, n, 0);
     size_t whole = got > 0 ? (size_t)got / LINE : 0;
     for (size_t i = 0; i < n && i <= whole; i++) {
         if (i < whole) c->read_ns[slots[i]] = when;
@@ -396,7 +401,7 @@ static void cache_invalidate(target_t *t) {
 
 static int remote_read(const target_t *t, uint64_t addr, void *dst, size_t n) {
     struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)addr, n };
-    return process_vm_readv(t->pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+    return process_vm_readv(mem_pid(t), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
 /* Reads through the cache, a line at a time; a line that cannot be read whole (the end of a
@@ -444,6 +449,7 @@ static void live_close(target_t *t) {
     free(t->cache);
     t->cache = NULL;
     target_resume(t);
+    target_thaw(t);
     free_stacks(t);
     free_threads(t);
 }

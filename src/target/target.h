@@ -58,6 +58,19 @@ void target_resume(target_t *t);
  * other memory from the running process. *stopped_ms (may be NULL) receives how long the process
  * was stopped. SIGINT, SIGTERM and SIGHUP are held back for that time. 0, or -1 as target_stop. */
 int target_snapshot(target_t *t, double *stopped_ms);
+/* Stops every thread only to read its registers and fork a frozen copy of the process (the main
+ * thread is made to call clone(): a copy-on-write image of its memory at that instant, traced from
+ * birth, never run), then resumes it: every read from now on comes from the copy, consistent with
+ * the registers, while the process runs on; the kind stays "stopped process". target_close kills
+ * and reaps the copy. *stopped_ms (may be NULL) receives how long the process was stopped. Warns
+ * when free memory is less than the process's anonymous memory. 0, or -1 (message printed). x86-64. */
+int target_freeze(target_t *t, double *stopped_ms);
+/* Of that stop, how long the fork itself took (the kernel copying the page tables: the floor). */
+double target_fork_ms(const target_t *t);
+/* Writes an ELF core of a frozen process (target_freeze) to fd: NT_PRSTATUS per thread (the
+ * registers of the stop), NT_PRPSINFO, NT_AUXV, NT_FILE, and its memory except file-backed code
+ * (read from the files, as the kernel's cores do). 0, or -1 (message printed). (target/gcore.c) */
+int target_write_core(target_t *t, int fd, const char *name);
 /* Reads of [addr, addr + n) come from bytes (borrowed until the next call; n = 0 ends it) instead
  * of the process: a perf_event sample's copy of the stack, decoded after the process moved on. */
 void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t n);

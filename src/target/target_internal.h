@@ -69,11 +69,20 @@ struct target {
     uint64_t maps_read_ns;             /* when /proc/PID/maps was last read (live.c) */
     uint64_t maps_wait_ns;             /* how long a miss waits after that: grows while misses find nothing */
     char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
+    int frozen_pid;                    /* target_freeze's copy, whose memory is read; 0: none (freeze.c) */
+    int frozen_ns_pid;                 /* the copy's pid in the target's pid namespace (freeze.c) */
+    double fork_ms;                    /* how long the injected clone took (freeze.c) */
+    uint64_t syscall_insn;             /* a syscall instruction in the target's code (freeze.c) */
     struct target_cfi *cfi;            /* target_unwind_sample's Dwfl (unwind.c) */
     struct symbol_cache *sym_cache;    /* recent address -> symbol answers (elf.c) */
     uint32_t sym_generation;           /* bumped when mappings or modules change: the cache's answers go */
 };
 extern const target_ops_t target_core_ops;
+extern const target_ops_t target_frozen_ops;   /* live.c: a process read through its frozen copy */
+/* live.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
+int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout);
+/* freeze.c: kills and reaps the frozen copy, if any */
+void target_thaw(target_t *t);
 
 /* unwind.c */
 void target_cfi_free(target_t *t);

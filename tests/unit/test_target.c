@@ -132,6 +132,40 @@ static void run_node(const char *node, const char *tmp) {
         target_set_stack_copy(t, 0, NULL, 0);
         target_close(t);
     }
+    /* a frozen copy: the process is a running one again, with one child (the copy) while the
+       target is open and none after target_close; reads and registers as of the stop */
+    {
+        double ms[7];
+        for (int k = 0; k < 7; k++) {
+            t = target_open_running(pid);
+            CHECK(t != NULL);
+            if (!t) { ms[k] = 0; continue; }
+            CHECK_EQ_INT(target_freeze(t, &ms[k]), 0);
+            CHECK(strcmp(target_kind(t), "stopped process") == 0);
+            CHECK(target_thread(t, 0)->tid == pid && target_thread(t, 0)->rip != 0);
+            char kids[256] = "";
+            snprintf(cmd, sizeof cmd, "/proc/%d/task/%d/children", pid, pid);
+            FILE *f = fopen(cmd, "r");
+            if (f) { if (!fgets(kids, sizeof kids, f)) kids[0] = 0; fclose(f); }
+            CHECK(atoi(kids) > 0);
+            if (k == 0) check_target(t, pid, node);
+            target_close(t);
+            kids[0] = 0;
+            if ((f = fopen(cmd, "r"))) { if (!fgets(kids, sizeof kids, f)) kids[0] = 0; fclose(f); }
+            CHECK_EQ_INT(kids[0], 0);   /* killed and reaped */
+        }
+        for (int a = 0; a < 7; a++)
+            for (int b = a + 1; b < 7; b++)
+                if (ms[b] < ms[a]) { double x = ms[a]; ms[a] = ms[b]; ms[b] = x; }
+        fprintf(stderr, "target_freeze stopped %s for min %.2f / median %.2f / max %.2f ms (7 freezes)\n", node, ms[0],
+                ms[3], ms[6]);
+        char state[256] = "";
+        snprintf(cmd, sizeof cmd, "/proc/%d/stat", pid);
+        FILE *f = fopen(cmd, "r");
+        if (f) { if (!fgets(state, sizeof state, f)) state[0] = 0; fclose(f); }
+        char *close_paren = strrchr(state, ')');
+        CHECK(close_paren && close_paren[2] != 't');   /* not left in a tracing stop */
+    }
     /* only anonymous private memory: keeps the core small; text comes from the files */
     snprintf(cmd, sizeof cmd, "echo 1 > /proc/%d/coredump_filter && gcore -o %s %d >/dev/null 2>&1 && mv %s.%d %s",
              pid, core, pid, core, pid, core);

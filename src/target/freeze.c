@@ -1,0 +1,316 @@
+/* A frozen copy of a live process (target_freeze): every thread is stopped (target_stop) only to
+ * read its registers and to make the main thread call clone() — a fork whose child is a
+ * copy-on-write image of the whole address space at that instant — then the process runs on and
+ * every read goes to the copy (process_vm_readv on the child), with the registers saved at the
+ * stop. The copy never runs a single instruction of its own:
+ *   - clone(CLONE_FILES) with exit signal 0: no SIGCHLD for the target, no file
+ *     descriptor duplicated (the table is shared, not copied: no pipe kept open, no lock or
+ *     socket touched when the copy goes), and a wait(-1) of the target (without __WALL) never
+ *     sees it;
+ *   - PTRACE_O_TRACECLONE|TRACEFORK|EXITKILL are set on the main thread for the clone only:
+ *     the child is traced from birth (stopped before its first instruction) and inherits
+ *     EXITKILL (if nodescope dies, the kernel kills the copy);
+ *   - target_thaw kills it (SIGKILL), waits for it as its tracer, then reaps it for its parent by
+ *     making the target's main thread call wait4(child, NULL, __WALL|WNOHANG) (a stop of the main
+ *     thread alone, well under a millisecond). If nodescope is killed after the copy exists, the
+ *     copy dies with it but stays a zombie child of the target (exit signal 0: nothing in the
+ *     target sees it) until the next snapshot of the target reaps it (stale_copies), or it exits.
+ * The injection window: from PTRACE_SETREGS to the restore the main thread's registers are not
+ * its own (a few system calls of nodescope: the clone, two single steps). A nodescope killed in
+ * that window leaves the target to crash (or, with EXITKILL set, be killed): documented in
+ * docs/target.md. Only x86-64. */
+#include "target/target_internal.h"
+#include "util/diag.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CLONE_FILES
+#define CLONE_FILES 0x00000400
+#endif
+#ifndef __WALL
+#define __WALL 0x40000000
+#endif
+
+#define SCAN_CHUNK 65536
+#define STEP_MAX 64   /* stops an injected system call may take (events, signals) before we give up */
+
+static double ms_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The address of a `syscall` instruction (0f 05) in the target's executable code: libc's first,
+ * then the vdso, then any. 0 when none was found. Read while the process runs. */
+static uint64_t find_syscall(target_t *t) {
+    static uint8_t buf[SCAN_CHUNK];
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = 0; i < t->nmaps; i++) {
+            const target_mapping_t *m = &t->maps[i];
+            if (!(m->prot & 4) || !(m->prot & 1) || m->start >= 0x800000000000ull) continue;
+            const char *p = m->path ? m->path : "";
+            int want = pass == 0 ? strstr(p, "/libc.so") || strstr(p, "/libc-") : pass == 1 ? !strcmp(p, "[vdso]") : 1;
+            if (!want) continue;
+            for (uint64_t a = m->start; a < m->end && a - m->start < (16u << 20); a += SCAN_CHUNK - 1) {
+                size_t n = m->end - a < SCAN_CHUNK ? (size_t)(m->end - a) : SCAN_CHUNK;
+                struct iovec l = { buf, n }, r = { (void *)(uintptr_t)a, n };
+                ssize_t got = process_vm_readv(t->pid, &l, 1, &r, 1, 0);
+                if (got < 2) break;
+                for (ssize_t k = 0; k + 1 < got; k++)
+                    if (buf[k] == 0x0f && buf[k + 1] == 0x05) return a + (uint64_t)k;
+            }
+        }
+    return 0;
+}
+
+/* Runs one system call in the stopped thread tid (its registers saved in *saved): nr(args) at the
+ * syscall instruction at insn. *ret receives its result; *event_pid the pid a clone event
+ * reports (may be NULL); *pending a signal that arrived meanwhile (to hand back at the detach).
+ * The registers are restored whatever happens while the thread lives. 0, or -1 (errno). */
+static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
+                  long *ret, int *event_pid, int *pending) {
+    struct user_regs_struct r = *saved;
+    r.rip = insn;
+    r.rax = (uint64_t)nr;
+    r.orig_rax = (uint64_t)-1;   /* no restart of the system call the thread was in */
+    r.rdi = args[0]; r.rsi = args[1]; r.rdx = args[2]; r.r10 = args[3]; r.r8 = args[4];
+    if (ptrace(PTRACE_SETREGS, tid, 0, &r) != 0) return -1;
+    int rc = -1, e = EIO;
+    for (int step = 0; step < STEP_MAX; step++) {
+        int st;
+        if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0 || waitpid(tid, &st, __WALL) != tid) { e = errno; break; }
+        if (!WIFSTOPPED(st)) { e = ESRCH; return errno = e, -1; }   /* the thread is gone */
+        int ev = st >> 16, sig = WSTOPSIG(st);
+        if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
+            unsigned long msg = 0;
+            ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+            if (event_pid) *event_pid = (int)msg;
+            /* EXITKILL was for the child: the target must not die with us */
+            ptrace(PTRACE_SETOPTIONS, tid, 0, 0);
+            continue;
+        }
+        if (ev) continue;
+        if (sig != SIGTRAP) {
+            if (pending && !*pending) *pending = sig;
+            continue;
+        }
+        if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) { e = errno; break; }
+        if (r.rip == insn + 2) { *ret = (long)r.rax; rc = 0; break; }
+    }
+    if (ptrace(PTRACE_SETREGS, tid, 0, saved) != 0 && rc == 0) return -1;
+    if (rc != 0) errno = e;
+    return rc;
+}
+
+/* The ranges of the process marked MADV_DONTFORK ("dc" in smaps' VmFlags: V8's heap pages are),
+ * adjacent ones merged, read before the stop; at most DC_MAX. A fork would leave them out. */
+#define DC_MAX 65536
+typedef struct { uint64_t start, end; } range_t;
+static size_t dontfork_ranges(int pid, range_t **out) {
+    char path[64], line[4096];
+    snprintf(path, sizeof path, "/proc/%d/smaps", pid);
+    FILE *f = fopen(path, "r");
+    *out = NULL;
+    if (!f) return 0;
+    size_t n = 0, cap = 0;
+    range_t *r = NULL;
+    unsigned long long s = 0, e = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long a, b;
+        if (sscanf(line, "%llx-%llx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) { s = a, e = b; continue; }
+        if (strncmp(line, "VmFlags:", 8) || !strstr(line, " dc") || e <= s) continue;
+        if (n && r[n - 1].end == s) { r[n - 1].end = e; continue; }
+        if (n == DC_MAX) break;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            range_t *g = realloc(r, cap * sizeof *r);
+            if (!g) break;
+            r = g;
+        }
+        r[n++] = (range_t){ s, e };
+    }
+    fclose(f);
+    *out = r;
+    return n;
+}
+
+/* MemAvailable and the process's anonymous resident memory (what copy-on-write may duplicate), in kB. */
+static void memory_check(target_t *t) {
+    char path[64], line[256];
+    unsigned long long avail = 0, anon = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "MemAvailable:", 13)) avail = strtoull(line + 13, NULL, 10);
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "/proc/%d/status", t->pid);
+    if ((f = fopen(path, "r"))) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "RssAnon:", 8)) anon = strtoull(line + 8, NULL, 10);
+        fclose(f);
+    }
+    if (avail && anon > avail)
+        diag_warn(t->name, 0, "%llu MB available, less than the process's %llu MB of writable memory: its "
+                  "copy-on-write snapshot may need up to that much while nodescope reads it", avail >> 10, anon >> 10);
+}
+
+int target_freeze(target_t *t, double *stopped_ms) {
+    if (!t->pid) return 0;
+    if (t->frozen_pid) return 0;
+    uint64_t insn = find_syscall(t);
+    if (!insn) { diag_error(t->name, 0, "no syscall instruction found in its code: cannot fork a snapshot"); errno = ENOEXEC; return -1; }
+    memory_check(t);
+    range_t *dc;
+    size_t ndc = dontfork_ranges(t->pid, &dc);
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT); sigaddset(&block, SIGTERM); sigaddset(&block, SIGHUP);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    double t0 = ms_now();
+    if (target_stop(t) != 0) { sigprocmask(SIG_SETMASK, &old, NULL); return -1; }
+    int rc = -1, child = 0, pending = 0, e = 0;
+    long ret = -1;
+    struct user_regs_struct saved;
+    if (t->nthreads == 0 || t->threads[0].tid != t->pid || !t->held[0]) e = ESRCH;
+    else if (ptrace(PTRACE_GETREGS, t->pid, 0, &saved) != 0) e = errno;
+    else {
+        /* V8 marks its heap pages MADV_DONTFORK: cleared for the fork (one call over their span:
+           holes give ENOMEM, the mappings in it are done), set again on each range after it */
+        long r;
+        if (ndc) {
+            /* the span: from the lowest mapping to the stack (pages V8 marked since smaps was read are
+               in it; [vvar] above, VM_IO, would fail the call) */
+            uint64_t lo = dc[0].start, hi = dc[ndc - 1].end;
+            for (size_t i = 0; i < t->nmaps; i++) {
+                const target_mapping_t *m = &t->maps[i];
+                if (m->path && (!strcmp(m->path, "[stack]") || !strncmp(m->path, "[vvar", 5) || !strcmp(m->path, "[vdso]"))) break;
+                if (m->start < lo) lo = m->start;
+                if (m->end > hi) hi = m->end;
+            }
+            const uint64_t a[5] = { lo, hi - lo, MADV_DOFORK, 0, 0 };
+            if (inject(t->pid, &saved, insn, SYS_madvise, a, &r, NULL, &pending) == 0 && r == -EINVAL)
+                for (size_t i = 0; i < ndc; i++) {
+                    const uint64_t b[5] = { dc[i].start, dc[i].end - dc[i].start, MADV_DOFORK, 0, 0 };
+                    inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
+                }
+        }
+        /* EXITKILL for the copy to inherit, set on the target only around the clone */
+        const uint64_t args[5] = { CLONE_FILES, 0, 0, 0, 0 };   /* exit signal 0 */
+        double f0 = ms_now();
+        if (ptrace(PTRACE_SETOPTIONS, t->pid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+                                                 PTRACE_O_EXITKILL) != 0) e = errno;
+        else if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
+        t->fork_ms = ms_now() - f0;
+        ptrace(PTRACE_SETOPTIONS, t->pid, 0, 0);
+        for (size_t i = 0; i < ndc; i++) {
+            const uint64_t b[5] = { dc[i].start, dc[i].end - dc[i].start, MADV_DONTFORK, 0, 0 };
+            inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
+        }
+        if (!e && ret <= 0) e = ret < 0 ? (int)-ret : EIO;
+        /* child: the copy's pid here (the clone event's); ret: in the target's pid namespace (a
+           container's), for the wait4 the target makes */
+        if (!e && child <= 0) e = ECHILD;
+        t->frozen_ns_pid = (int)ret;
+        if (child > 0) {
+            int st;
+            /* its first stop: traced from birth, it has not run */
+            if (waitpid(child, &st, __WALL) == child && WIFSTOPPED(st)) rc = e ? -1 : 0;
+            else e = ECHILD;
+        }
+        /* the main thread goes first, with a signal that came in meanwhile */
+        if (pending && ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending) == 0) t->held[0] = 0;
+    }
+    target_resume(t);
+    double t1 = ms_now();
+    free(dc);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (stopped_ms) *stopped_ms = t1 - t0;
+    if (child > 0) t->frozen_pid = child;   /* even when it failed: thaw kills and reaps it */
+    if (rc != 0) {
+        target_thaw(t);
+        diag_error(t->name, 0, "cannot fork a snapshot of the process: %s", strerror(e ? e : EIO));
+        errno = e ? e : EIO;
+        return -1;
+    }
+    t->ops = &target_frozen_ops;
+    t->syscall_insn = insn;
+    return 0;
+}
+
+/* The target's children that are zombies with exit signal 0: copies of earlier snapshots whose
+ * nodescope was killed (libuv's children, and fork's, have SIGCHLD). At most max. */
+static size_t stale_copies(int pid, int *out, size_t max) {
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = 0;
+    int c;
+    while (n < max && fscanf(f, "%d", &c) == 1) {
+        snprintf(path, sizeof path, "/proc/%d/stat", c);
+        FILE *g = fopen(path, "r");
+        if (!g) continue;
+        size_t k = fread(buf, 1, sizeof buf - 1, g);
+        fclose(g);
+        buf[k] = 0;
+        char *p = strrchr(buf, ')');
+        if (!p || p[1] != ' ' || p[2] != 'Z') continue;
+        /* field 3 is the state; exit_signal is field 38 */
+        int field = 3;
+        for (p += 2; *p && field < 38; p++) if (*p == ' ') field++;
+        if (field == 38 && atoi(p) == 0) out[n++] = target_ns_pid(c);   /* the target waits by its own pids */
+    }
+    fclose(f);
+    return n;
+}
+
+/* Kills the copy, waits for it as its tracer, and reaps the zombie it leaves to its parent (the
+ * target) by a wait4 in the target's main thread; with it, the zombies of copies whose nodescope
+ * was killed (stale_copies). Pids given to the target are its own (a container's pid namespace). */
+void target_thaw(target_t *t) {
+    int child = t->frozen_pid, ns_child = t->frozen_ns_pid > 0 ? t->frozen_ns_pid : child;
+    if (child <= 0) return;
+    t->frozen_pid = 0;
+    t->frozen_ns_pid = 0;
+    kill(child, SIGKILL);
+    for (int i = 0; i < 1000; i++) {
+        int st;
+        pid_t w = waitpid(child, &st, __WALL);
+        if (w == child && (WIFEXITED(st) || WIFSIGNALED(st))) break;
+        if (w < 0 && errno != EINTR) break;
+    }
+    uint64_t insn = t->syscall_insn ? t->syscall_insn : find_syscall(t);
+    if (!insn) return;
+    /* the zombie, for its parent: the main thread alone is stopped */
+    int st, pending = 0;
+    if (ptrace(PTRACE_SEIZE, t->pid, 0, 0) != 0) return;   /* the target is gone: init reaps it */
+    struct user_regs_struct saved;
+    long ret = -1;
+    if (ptrace(PTRACE_INTERRUPT, t->pid, 0, 0) == 0 && waitpid(t->pid, &st, __WALL) == t->pid && WIFSTOPPED(st) &&
+        ptrace(PTRACE_GETREGS, t->pid, 0, &saved) == 0) {
+        const uint64_t args[5] = { (uint64_t)ns_child, 0, __WALL | WNOHANG, 0, 0 };
+        if (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != ns_child)
+            diag_warn(t->name, 0, "its snapshot copy (pid %d) could not be reaped: a zombie until it exits", child);
+        int stale[64];
+        size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
+        for (size_t i = 0; i < nstale; i++) {
+            const uint64_t a[5] = { (uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0 };
+            inject(t->pid, &saved, insn, SYS_wait4, a, &ret, NULL, &pending);
+        }
+    }
+    ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending);
+}
+
+double target_fork_ms(const target_t *t) { return t->fork_ms; }

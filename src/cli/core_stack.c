@@ -372,8 +372,7 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
             if (strcmp(s->live_mode, "stop")) jw_fixed(&w, "stopped_ms", 3, s->stopped_ms);
         }
         jw_end(&w);
-        buf_putc(&j, '
-');
+        buf_putc(&j, '\n');
         fwrite(j.data, 1, j.len, stdout);
     }
     buf_free(&j);

@@ -11,6 +11,7 @@
 #include "record/program.h"
 #include "record/stop_signals.h"
 #include "symbols/journal.h"
+#include "util/procfs.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include <errno.h>
@@ -123,7 +124,7 @@ int top_live(const top_live_opts_t *o)
     buf_free(&out);
     if (gone && diag_verbosity >= 0) fprintf(stderr, "nodescope: process %d exited\n", o->pid);
     if (st.samples == 0) diag_warn(NULL, 0, "no samples: process %d did not run on a CPU while it was sampled", o->pid);
-    int rc = live_stats_check_named(&st, target_problem(t), target_other_mount_ns(o->pid));
+    int rc = live_stats_check_named(&st, target_problem(t), proc_other_mount_ns(o->pid));
     profile_free(p);
     v8_close(v);
     target_close(t);

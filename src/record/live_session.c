@@ -7,6 +7,7 @@
 #include "record/stop_signals.h"
 #include "symbols/journal.h"
 #include "target/target.h"
+#include "util/procfs.h"
 #include "util/diag.h"
 #include "v8/v8.h"
 #include <dirent.h>
@@ -219,7 +220,7 @@ static void end_proc(session_t *ss, proc_t *p)
     add_stats(&ss->r->stats, &st);
     const char *why = target_problem(p->t);
     if (why && !ss->r->problem[0]) snprintf(ss->r->problem, sizeof ss->r->problem, "%s", why);
-    if (target_other_mount_ns(p->pid)) ss->r->other_mount_ns = 1;
+    if (proc_other_mount_ns(p->pid)) ss->r->other_mount_ns = 1;
     v8_close(p->v);
     target_close(p->t);
     p->v = NULL, p->t = NULL;

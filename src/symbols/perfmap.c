@@ -1,4 +1,5 @@
 #include "symbols/perfmap.h"
+#include "util/procfs.h"
 #include "symbols/jitdump.h"
 #include "util/diag.h"
 #include "util/file.h"
@@ -276,36 +277,9 @@ void perfmap_overlapped_by_later(const perfmap_t *m, uint8_t *out)
     free(t.tag);
 }
 
-/* The last NSpid of /proc/PID/status (pid when there is none), and whether pid's mount namespace
- * is another than ours. */
-static int ns_pid(int pid) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return pid;
-    int ns = pid;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "NSpid:", 6)) {
-            char *q = line + 6, *end;
-            for (long v; (v = strtol(q, &end, 10)), end != q; q = end)
-                if (v > 0 && v <= 0x7fffffff) ns = (int)v;
-            break;
-        }
-    fclose(f);
-    return ns;
-}
-
-static int other_mount_ns(int pid) {
-    char path[64];
-    struct stat a, b;
-    snprintf(path, sizeof path, "/proc/%d/ns/mnt", pid);
-    if (stat(path, &a) != 0 || stat("/proc/self/ns/mnt", &b) != 0) return 0;
-    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
-}
-
 const char *perfmap_path_for_pid(int pid, char *buf, size_t cap) {
-    int ns = ns_pid(pid);
-    if (ns != pid || other_mount_ns(pid)) snprintf(buf, cap, "/proc/%d/root/tmp/perf-%d.map", pid, ns);
+    int ns = proc_ns_pid(pid);
+    if (ns != pid || proc_other_mount_ns(pid)) snprintf(buf, cap, "/proc/%d/root/tmp/perf-%d.map", pid, ns);
     else snprintf(buf, cap, "/tmp/perf-%d.map", pid);
     return buf;
 }

@@ -9,6 +9,7 @@
  * library is left without symbols, the executable is read all the same (V8's metadata is in it) and
  * the target keeps the cause (target_problem) for the commands that find nothing to name. */
 #include "target/target_internal.h"
+#include "util/procfs.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include <errno.h>
@@ -42,31 +43,6 @@ void target_set_problem(target_t *t, const char *fmt, ...) {
 }
 
 const char *target_problem(const target_t *t) { return t->problem; }
-
-int target_other_mount_ns(int pid) {
-    char path[64];
-    struct stat a, b;
-    snprintf(path, sizeof path, "/proc/%d/ns/mnt", pid);
-    if (stat(path, &a) != 0 || stat("/proc/self/ns/mnt", &b) != 0) return 0;
-    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
-}
-
-int target_ns_pid(int pid) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return pid;
-    int ns = pid;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "NSpid:", 6)) {
-            char *p = line + 6, *end;
-            for (long v; (v = strtol(p, &end, 10)), end != p; p = end)
-                if (v > 0 && v <= 0x7fffffff) ns = (int)v;
-            break;
-        }
-    fclose(f);
-    return ns;
-}
 
 /* A hex build id, for messages. */
 static void hex_id(const uint8_t *id, size_t n, char *out, size_t cap) {
@@ -120,7 +96,7 @@ int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t
         }
     }
     if (first_fd < 0) {
-        if (required && live && open_errno && open_errno != ENOENT && target_other_mount_ns(t->pid))
+        if (required && live && open_errno && open_errno != ENOENT && proc_other_mount_ns(t->pid))
             target_set_problem(t, "pid %d runs in another mount namespace, and %s cannot be read through /proc/%d/root: %s",
                                t->pid, p, t->pid, strerror(open_errno));
         if (required) diag_error(target_name(t), 0, "cannot open executable %s: %s", cand[0], strerror(last_errno));
@@ -132,7 +108,7 @@ int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t
     diag_warn(target_name(t), 0, "%s: build id %s differs from the one of %s as mapped at 0x%llx (%s)%s", cand[first_i], a, p,
               (unsigned long long)map_start, b, required ? "; its symbols and V8's metadata may be wrong" : "; its symbols are not used");
     if (!required) { close(first_fd); return -1; }
-    if (live && first_i > 0 && open_errno && open_errno != ENOENT && target_other_mount_ns(t->pid))
+    if (live && first_i > 0 && open_errno && open_errno != ENOENT && proc_other_mount_ns(t->pid))
         target_set_problem(t, "pid %d runs in another mount namespace, whose %s could not be read through /proc/%d/root (%s); "
                            "%s has build id %s, not the %s mapped in the process", t->pid, p, t->pid, strerror(open_errno),
                            cand[first_i], a, b);

@@ -20,6 +20,7 @@
  * that window leaves the target to crash (or, with EXITKILL set, be killed): documented in
  * docs/target.md. Only x86-64. */
 #include "target/target_internal.h"
+#include "util/procfs.h"
 #include "util/diag.h"
 #include <errno.h>
 #include <signal.h>
@@ -270,7 +271,7 @@ static size_t stale_copies(int pid, int *out, size_t max) {
         /* field 3 is the state; exit_signal is field 38 */
         int field = 3;
         for (p += 2; *p && field < 38; p++) if (*p == ' ') field++;
-        if (field == 38 && atoi(p) == 0) out[n++] = target_ns_pid(c);   /* the target waits by its own pids */
+        if (field == 38 && atoi(p) == 0) out[n++] = proc_ns_pid(c);   /* the target waits by its own pids */
     }
     fclose(f);
     return n;

@@ -157,10 +157,6 @@ const char *target_exe_path(const target_t *t);
  * the process's mount namespace (/proc/PID/root), or its build id differs (target/files.c).
  * For the messages of commands that find no JavaScript to name. */
 const char *target_problem(const target_t *t);
-/* A live process: is it in another mount namespace than nodescope? Its pid in its own pid
- * namespace (the last NSpid of /proc/PID/status: the PID of its perf-PID.map), else pid. */
-int target_other_mount_ns(int pid);
-int target_ns_pid(int pid);
 const char *target_name(const target_t *t);   /* the core's path or "pid N" */
 
 /* A live process's socket behind file descriptor fd, from /proc (target/proc_net.c): its local and

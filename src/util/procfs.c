@@ -1,0 +1,35 @@
+/* Namespaces of another process, from /proc: the pid it has in its own pid namespace (NSpid)
+ * and whether its mount namespace is ours. Used by the target layer (files through the target's
+ * root) and by the perf map lookup (a container's /tmp). */
+#include "util/procfs.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int proc_ns_pid(int pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return pid;
+    int ns = pid;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "NSpid:", 6)) {
+            char *p = line + 6, *end;
+            for (long v; (v = strtol(p, &end, 10)), end != p; p = end)
+                if (v > 0 && v <= 0x7fffffff) ns = (int)v;
+            break;
+        }
+    fclose(f);
+    return ns;
+}
+
+int proc_other_mount_ns(int pid)
+{
+    char path[64];
+    struct stat a, b;
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", pid);
+    if (stat(path, &a) != 0 || stat("/proc/self/ns/mnt", &b) != 0) return 0;
+    return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
+}

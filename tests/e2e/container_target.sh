@@ -26,12 +26,15 @@ trap 'stop_container; rm -rf "$dir"' EXIT
 fail() { echo "FAIL (node $v in a container): $*"; exit 1; }
 
 # starts the fixture in a new mount + pid namespace with node $v at /usr/bin/node; sets $init (the
-# namespace's pid 1, a shell, as the host sees it) and $pid (node, as the host sees it)
+# namespace's pid 1, a shell, as the host sees it) and $pid (node, as the host sees it). The
+# namespace's own /tmp hides the host's, where this tree may be (CI clones there): node and the
+# fixture are taken in before it is mounted.
 start_container() {
     local node=$CACHE/$v/bin/node
     unshare --mount --pid --fork --mount-proc --propagation private \
-        sh -c "mount -t tmpfs none /tmp && mount --bind '$node' /usr/bin/node &&
-               /usr/bin/node --perf-basic-prof '$FIX/container_hot.js'; exit 0" &
+        sh -c "mount --bind '$node' /usr/bin/node && exec 3< '$FIX/container_hot.js' &&
+               mount -t tmpfs none /tmp && cat <&3 > /tmp/container_hot.js && exec 3<&- &&
+               /usr/bin/node --perf-basic-prof /tmp/container_hot.js; exit 0" &
     local u=$! k
     init= pid=
     for k in $(seq 50); do

@@ -2,6 +2,7 @@
  * address or by a path (postmortem/resolve.c), printed the way util.inspect shows it or as
  * JSON.stringify would write it (postmortem/inspect.c). */
 #include "cli/core_cmds.h"
+#include "postmortem/walk.h"
 #include "util/diag.h"
 #include "util/json.h"
 #include "util/options.h"
@@ -237,29 +238,6 @@ static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t val
     return 0;
 }
 
-typedef struct {
-    v8_heap_t *h;
-    uint64_t shared, found;
-} closure_find_t;
-
-static int closure_of(void *ctx, const v8_heap_object_t *o)
-{
-    closure_find_t *f = ctx;
-    uint64_t shared;
-    if (v8_heap_function_shared(f->h, o, &shared) != 0 || shared != f->shared) return 0;
-    f->found = o->addr;
-    return 1;
-}
-
-/* A closure (JSFunction) of the SharedFunctionInfo shared, by a walk of the heap; 0 when none. */
-static uint64_t first_closure(v8_t *v, uint64_t shared)
-{
-    closure_find_t f = {v8_heap_open(v), shared, 0};
-    if (v8_heap_found(f.h)) v8_heap_walk(f.h, closure_of, &f, NULL);
-    v8_heap_close(f.h);
-    return f.found;
-}
-
 int core_cmd_closure(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] = "usage: nodescope core CORE closure [--json] ADDR|EXPR\n\n"
@@ -283,7 +261,7 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
     if (v8_function_context(s->v, fn, &ctx) != 0 && v8_shared_info(s->v, fn, &sfi) == 0) {
         /* a SharedFunctionInfo (what `functions -v` and stacks show): one of its closures */
         v8_function_free(&sfi);
-        uint64_t closure = first_closure(s->v, fn);
+        uint64_t closure = pm_first_closure(s->v, fn);
         if (!closure) {
             diag_error(target_name(s->t), 0, "closure: %s is a SharedFunctionInfo without a closure on the heap", argv[1]);
             return EXIT_FAIL;

@@ -83,3 +83,24 @@ void pm_walk_free(pm_walk_t *w)
     free(w->entries);
 }
 
+typedef struct {
+    v8_heap_t *h;
+    uint64_t shared, found;
+} closure_find_t;
+
+static int closure_of(void *ctx, const v8_heap_object_t *o)
+{
+    closure_find_t *f = ctx;
+    uint64_t shared;
+    if (v8_heap_function_shared(f->h, o, &shared) != 0 || shared != f->shared) return 0;
+    f->found = o->addr;
+    return 1;
+}
+
+uint64_t pm_first_closure(v8_t *v, uint64_t shared)
+{
+    closure_find_t f = {v8_heap_open(v), shared, 0};
+    if (v8_heap_found(f.h)) v8_heap_walk(f.h, closure_of, &f, NULL);
+    v8_heap_close(f.h);
+    return f.found;
+}

@@ -6,6 +6,7 @@
 #include "util/progress.h"
 #include "v8/v8.h"
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     const char *name;     /* interned group name ("Widget", or "Widget: a, b" with -v) */
@@ -36,5 +37,7 @@ struct pm_walk {
  * message (as command cmd) when there is no heap. Free w with pm_walk_free either way. */
 int pm_walk_js(v8_t *v, const char *cmd, int by_properties, pm_js_cb cb, void *ctx, pm_walk_t *w);
 void pm_walk_free(pm_walk_t *w);
+/* A closure (JSFunction) of the SharedFunctionInfo shared, by a walk of the heap; 0 when none. */
+uint64_t pm_first_closure(v8_t *v, uint64_t shared);
 
 #endif

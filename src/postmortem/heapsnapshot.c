@@ -233,6 +233,32 @@ static int put_json_string(FILE *f, const char *s)
     return rc;
 }
 
+/* What V8's snapshot leaves out (heap-snapshot-generator.cc, IsEssentialObject): oddballs
+ * (undefined, null, true, false, the hole), the read-only space's empty arrays, and the maps of
+ * FixedArrays, Cells, PropertyCells, SharedFunctionInfos, free space and fillers; no node, and
+ * no edge into them. Cleared from live (one bit a node). */
+static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live)
+{
+    static const char *const maps_of[] = {"FIXED_ARRAY_TYPE", "CELL_TYPE", "PROPERTY_CELL_TYPE", "SHARED_FUNCTION_INFO_TYPE",
+                                          "FREE_SPACE_TYPE", "FILLER_TYPE"};
+    size_t n = v8_graph_node_count(g);
+    for (size_t i = 0; i < n; i++) {
+        const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+        if (!(live[i / 64] >> (i % 64) & 1)) continue;
+        const char *tn = v8_type_name(v, nd->type);
+        int drop = tn && (!strcmp(tn, "ODDBALL_TYPE") || !strcmp(tn, "HOLE_TYPE"));
+        if (!drop && (nd->flags & V8_NODE_READ_ONLY) && tn) {
+            if (strstr(tn, "ARRAY") && nd->size <= 24) drop = 1;   /* an empty array: its header only */
+            int it;
+            if (!strcmp(tn, "MAP_TYPE") && v8_map_instances_type(v, nd->addr, &it) == 0) {
+                const char *in = v8_type_name(v, it);
+                for (size_t k = 0; in && k < sizeof maps_of / sizeof *maps_of && !drop; k++) drop = !strcmp(in, maps_of[k]);
+            }
+        }
+        if (drop) live[i / 64] &= ~(1ull << (i % 64));
+    }
+}
+
 int pm_heapsnapshot_write(v8_t *v, const char *out)
 {
     v8_edges_t *e;
@@ -246,6 +272,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     for (size_t r = 0; r < nroots; r++) root_used[r] = (uint8_t)v8_graph_root_used(g, r);
     size_t nn = v8_graph_node_count(g), nwords = nn / 64 + 1;
     live_t live = {v8_graph_reachable(g), xmalloc(nwords * sizeof(uint32_t))};   /* before the trim */
+    if (live.bits) leave_out_inessential(v, g, (uint64_t *)live.bits);
     size_t nlive = 0;
     for (size_t w = 0; w < nwords; w++) {
         live.base[w] = (uint32_t)nlive;
@@ -295,7 +322,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         const v8_graph_root_t *rt = v8_graph_root(g, r);
         /* DevTools' distances start from the root's non-synthetic children (its "user roots"):
            the global object, script scopes and modules, as paths do */
-        if (rt->level == V8_ROOT_GLOBAL || rt->level == V8_ROOT_MODULE)   /* a root is always reached */
+        if ((rt->level == V8_ROOT_GLOBAL || rt->level == V8_ROOT_MODULE) && is_live(&live, rt->node))
             put_edge(&k, V8_EDGE_SHORTCUT, str_id(&str, rt->name, strlen(rt->name)),
                      (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
     }
@@ -306,7 +333,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     uint32_t ri = 0;
     for (size_t r = 0; r < nroots; r++) {
         const v8_graph_root_t *rt = v8_graph_root(g, r);
-        if (is_root[rt->node] || !root_used[r]) continue;
+        if (is_root[rt->node] || !root_used[r] || !is_live(&live, rt->node)) continue;
         is_root[rt->node] = 1;
         put_edge(&k, V8_EDGE_ELEMENT, ++ri, (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
     }

@@ -250,6 +250,25 @@ static void infer_sizes(v8_graph_t *g)
     }
 }
 
+/* Nodes on V8's read-only pages: immortal (every isolate shares them), so no edge into one is
+ * kept (every object's map or undefined would double the edges and nothing is learned of why
+ * something is alive); each is a root of its own, "(read-only space)", and the heapsnapshot
+ * writer, which names edges from the core, still writes the edges into them. */
+static void mark_read_only(v8_graph_t *g)
+{
+    uint64_t ps, pe;
+    for (size_t p = 0; v8_heap_page_range(g->h, p, &ps, &pe) == 0; p++) {
+        if (!v8_heap_page_read_only(g->h, p)) continue;
+        size_t lo = 0, hi = g->n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (g->nodes[mid].addr - 1 < ps) lo = mid + 1;
+            else hi = mid;
+        }
+        for (size_t i = lo; i < g->n && g->nodes[i].addr - 1 < pe; i++) g->nodes[i].flags |= V8_NODE_READ_ONLY;
+    }
+}
+
 static void build_chunk_index(v8_graph_t *g)
 {
     u64map_init(&g->chunk_index);
@@ -326,7 +345,7 @@ static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, s
             if ((word & 1) == 0 || word < g->lo || word > g->hi + 2) continue;
             uint32_t weak = (word & 3) == 3 ? V8_SLOT_WEAK : 0;
             uint32_t t = v8_graph_find(g, word & ~(uint64_t)2);
-            if (t == V8_NO_NODE) continue;
+            if (t == V8_NO_NODE || (g->nodes[t].flags & V8_NODE_READ_ONLY)) continue;
             uint64_t slot = w0 + k;
             add_edge(g, t, (uint32_t)(slot < 0x7fffffff ? slot : 0x7fffffff) | weak);
         }
@@ -500,6 +519,11 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
         }
         free(queue);
     }
+    for (size_t i = 0; i < g->n; i++)
+        if (g->nodes[i].flags & V8_NODE_READ_ONLY) {
+            seen[i] = 0xff;
+            add_root(g, (uint32_t)i, V8_ROOT_NATIVE, "(read-only space)");
+        }
     u64map_t chunks;
     u64map_init(&chunks);
     /* every page of the heap (the from-space's stale copies too) is the heap, not native memory */
@@ -588,6 +612,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
         g->n = k;
     }
     infer_sizes(g);
+    mark_read_only(g);
     if (g->n) {
         g->lo = g->nodes[0].addr;
         g->hi = g->nodes[g->n - 1].addr;

@@ -52,6 +52,7 @@ typedef struct {
     uint64_t chunk, area_start, area_end, heap, flags;
     int code;   /* in executable memory: code space, which holds no JavaScript objects and whose
                    machine code embeds map pointers that a resync would take for objects */
+    int ro;     /* read-only space: no Heap of its own, shared by every isolate */
 } page_t;
 
 struct v8_heap {
@@ -250,23 +251,26 @@ static uint64_t object_size(v8_heap_t *h, const map_info_t *mi, const unsigned c
 }
 
 /* A chunk header candidate at chunk: 0 and *pg filled when plausible. */
-static int read_page(v8_heap_t *h, uint64_t chunk, page_t *pg)
+static int read_page(v8_heap_t *h, uint64_t chunk, page_t *pg, int read_only)
 {
     target_t *t = h->v->t;
     uint64_t w[8];
     if (target_read(t, chunk, w, sizeof w) != 0) return -1;
     int major = h->v->major;
-    if (major <= 11) *pg = (page_t){chunk, w[3], w[4], w[2], w[1], 0};
-    else if (major == 12) *pg = (page_t){chunk, w[4], w[5], w[3], w[0], 0};
+    if (major <= 11) *pg = (page_t){chunk, w[3], w[4], w[2], w[1], 0, 0};
+    else if (major == 12) *pg = (page_t){chunk, w[4], w[5], w[3], w[0], 0, 0};
     else {
         uint64_t m[10];
         if (w[1] >= chunk && w[1] < chunk + CHUNK_SIZE) return -1;
         if (target_read(t, w[1], m, sizeof m) != 0) return -1;
-        *pg = (page_t){chunk, m[9], m[7], m[8], w[0], 0};
+        *pg = (page_t){chunk, m[9], m[7], m[8], w[0], 0, 0};
     }
     if (pg->area_start <= chunk || pg->area_start - chunk >= MAX_AREA_OFFSET || (pg->area_start & 7)) return -1;
     if (pg->area_end <= pg->area_start || pg->area_end - chunk > MAX_LARGE_OBJECT) return -1;
-    if (!pg->heap || (pg->heap >= chunk && pg->heap < pg->area_end)) return -1;
+    /* V8's read-only space (maps, oddballs, builtin names) belongs to no Heap: its pages name
+       none, in a mapping the process cannot write */
+    if (!pg->heap) return read_only ? (pg->ro = 1, 0) : -1;
+    if (pg->heap >= chunk && pg->heap < pg->area_end) return -1;
     return 0;
 }
 
@@ -292,7 +296,7 @@ static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nran
         if (mp->path || !mp->present || mp->end <= mp->start) continue;
         for (uint64_t c = (mp->start + CHUNK_SIZE - 1) & ~(uint64_t)(CHUNK_SIZE - 1); c + 64 <= mp->end; c += CHUNK_SIZE) {
             page_t pg;
-            int ok = read_page(h, c, &pg) == 0;
+            int ok = read_page(h, c, &pg, !(mp->prot & PROT_WRITE)) == 0;
             touch(h, FAULT_AROUND);
             if (!ok) continue;
             pg.code = (mp->prot & PROT_EXEC) != 0;
@@ -320,7 +324,7 @@ static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nran
         uint64_t covered = 0;   /* chunks inside a large page already taken */
         for (size_t i = 0; i < h->npages; i++) {
             page_t pg = h->pages[i];
-            if (pg.heap != best || pg.chunk < covered) continue;
+            if ((pg.heap != best && !pg.ro) || pg.chunk < covered) continue;
             h->pages[k++] = pg;
             if (pg.area_end - pg.chunk > CHUNK_SIZE) covered = pg.area_end;
         }
@@ -369,6 +373,7 @@ int v8_heap_page_range(const v8_heap_t *h, size_t i, uint64_t *start, uint64_t *
     *end = h->pages[i].area_end;
     return 0;
 }
+int v8_heap_page_read_only(const v8_heap_t *h, size_t i) { return i < h->npages && h->pages[i].ro; }
 int v8_heap_found(const v8_heap_t *h) { return h->npages > 0 && h->meta_map != 0; }
 
 int v8_heap_is_js_type(const v8_heap_t *h, int type) { return h->first_js_type >= 0 && type >= h->first_js_type; }

@@ -124,6 +124,14 @@ int v8_instance_type(v8_t *v, uint64_t value, int *type)
     return 0;
 }
 
+int v8_map_instances_type(v8_t *v, uint64_t map, int *type)
+{
+    uint16_t t;
+    if (v8_read_u16(v, map, v->L.map_type, &t) != 0) return -1;
+    *type = t;
+    return 0;
+}
+
 int v8_has_type(v8_t *v, uint64_t value, int type)
 {
     int t;

@@ -30,6 +30,8 @@ int64_t v8_smi_value(const v8_t *v, uint64_t value);
 int v8_is_heap_object(const v8_t *v, uint64_t value);
 /* The instance type of a heap object (reads its map): 0 on success, -1 when unreadable. */
 int v8_instance_type(v8_t *v, uint64_t value, int *type);
+/* The instance type of the objects a Map describes (map: a Map). */
+int v8_map_instances_type(v8_t *v, uint64_t map, int *type);
 /* "JS_FUNCTION_TYPE" and the like, from the metadata; NULL when the metadata has no name. */
 const char *v8_type_name(const v8_t *v, int type);
 /* A friendlier class name for a type ("JSFunction", "SharedFunctionInfo"), or NULL. */
@@ -359,6 +361,8 @@ int v8_heap_found(const v8_heap_t *h);
 size_t v8_heap_page_count(const v8_heap_t *h);
 /* Page i's memory [chunk start, area end), skipped pages (from-space, code) included. */
 int v8_heap_page_range(const v8_heap_t *h, size_t i, uint64_t *start, uint64_t *end);
+/* 1 when page i is V8's read-only space (maps, oddballs, builtin names: immortal, shared). */
+int v8_heap_page_read_only(const v8_heap_t *h, size_t i);
 /* Calls cb for every object but free space, page by page (the young generation's from-space,
  * which holds stale copies, is skipped). 0 when done, 1 when cb stopped it, -1 when no heap. */
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *stats);
@@ -553,7 +557,7 @@ typedef struct {
     uint16_t type;
     uint16_t flags;    /* V8_NODE_* */
 } v8_graph_node_t;
-enum { V8_NODE_LARGE = 1, V8_NODE_PROTOTYPE = 2, V8_NODE_JS = 4 };
+enum { V8_NODE_LARGE = 1, V8_NODE_PROTOTYPE = 2, V8_NODE_JS = 4, V8_NODE_READ_ONLY = 8 };
 typedef enum { V8_ROOT_GLOBAL, V8_ROOT_MODULE, V8_ROOT_STACK, V8_ROOT_NATIVE, V8_ROOT_LEVELS } v8_root_level_t;
 typedef struct {
     uint32_t node;

@@ -19,12 +19,13 @@ core_setup core_snapshot
 fail() { echo "FAIL (node $v): $*"; exit 1; }
 command -v gdb > /dev/null || { echo "skip: no gdb"; exit 77; }
 # the process after a command: running or sleeping, untraced, childless
-# the target's children but the /bin/true ones the `spawn` fixture starts every 100 ms (one may be
-# alive, or not yet reaped, at any moment): a copy nodescope left would be a node
+# the target's children that are nodescope's copies: made with no exit signal (field 38 of
+# /proc/C/stat is 0), where the /bin/true ones the `spawn` fixture starts every 100 ms (one may be
+# alive, or between its fork and exec, at any moment) signal SIGCHLD
 copies() {
     local c
     for c in $(cat /proc/"$pid"/task/*/children 2> /dev/null); do
-        [ "$(cat "/proc/$c/comm" 2> /dev/null)" = true ] || printf '%s' "$c"
+        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && printf '%s' "$c"
     done
 }
 clean() {

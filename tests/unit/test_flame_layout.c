@@ -2,6 +2,7 @@
  * rectangles in name order with their weights, runs of [unknown] folded, minwidth pruning, and a
  * flame chart's runs along the timeline. */
 #include "check.h"
+#include "profile_fixture.h"
 #include "formats/flame_layout.h"
 #include "formats/format.h"
 #include "profile/profile.h"
@@ -9,16 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static profile_t *folded(const char *text)
-{
-    input_t *in = input_from_memory("mem", text, strlen(text));
-    profile_t *p = profile_new();
-    const format_reader_t *r = format_reader_by_name("folded");
-    CHECK(r && r->read(in, p, &(read_opts_t){0}) == 0);
-    input_close(in);
-    return p;
-}
 
 static const flame_rect_t *find(const profile_t *p, const flame_layout_t *l, const char *name, int depth)
 {

@@ -1,6 +1,7 @@
 /* The SVG flame graph writer: escaping of hostile names, minwidth pruning
  * counts, byte-identical output, and the js palette's classes. */
 #include "check.h"
+#include "profile_fixture.h"
 #include "formats/flame.h"
 #include "formats/format.h"
 #include "formats/palette.h"
@@ -36,16 +37,6 @@ static void test_escape(void)
     CHECK(!strchr(j.data, '<') && !strchr(j.data, '>'));
     CHECK(strstr(j.data, "\\\"") && strstr(j.data, "\\\\"));
     buf_free(&j);
-}
-
-static profile_t *folded(const char *text)
-{
-    input_t *in = input_from_memory("mem", text, strlen(text));
-    profile_t *p = profile_new();
-    const format_reader_t *r = format_reader_by_name("folded");
-    CHECK(r && r->read(in, p, &(read_opts_t){0}) == 0);
-    input_close(in);
-    return p;
 }
 
 /* Writes p as SVG into a NUL-terminated malloc'ed string. */

@@ -19,6 +19,7 @@ static const struct command {
     {"record", cli_record, "profile a Node program with perf and correct JIT names by time"},
     {"core", cli_core, "stacks of a Node.js core file or live process"},
     {"gcore", cli_gcore, "an ELF core of a running process, stopped only for a few ms"},
+    {"watch", cli_watch, "watch a running process: what grows in its heap, or a core when it throws"},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */
 };
 

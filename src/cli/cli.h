@@ -17,6 +17,9 @@ int cli_diff(int argc, char **argv);
 int cli_record(int argc, char **argv);
 int cli_core(int argc, char **argv);
 int cli_gcore(int argc, char **argv);
+int cli_watch(int argc, char **argv);
+int cli_watch_heap(int argc, char **argv);   /* watch --heap */
+int cli_watch_on(int argc, char **argv);     /* watch --on EVENT */
 
 /* Reads every path (none = stdin) into p with o; prints errors; returns 0 or -1. */
 int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o);

@@ -5,10 +5,16 @@
  * describes the flat arrays; "nodes" has 7 numbers a node (type, name, id, self_size, edge_count,
  * trace_node_id, detachedness), "edges" 3 an edge (type, name_or_index, to_node: the target's
  * offset in "nodes"), a node's edges following its predecessor's; "strings" holds every name.
- * Node 0 is a synthetic root whose edges lead to "(GC roots)" (node 1, holding the graph's roots)
- * and, as shortcuts, to the global object. Only objects a root reaches are written: a core holds
- * garbage too (an object's old copy a scavenge left behind), which V8's own snapshot, taken after
- * a GC, never shows.
+ * Node 0 is a synthetic root whose edges lead to "(GC roots)" and, as shortcuts, to the global
+ * object, script scopes and modules. (GC roots) holds the roots paths use and the categories of
+ * V8's own snapshot nodescope can tell apart: (Read-only roots) (a read-only object nothing else
+ * in the snapshot refers to), (Startup object cache) and (Shareable object cache) (V8's vectors
+ * found in native memory, heap_graph.c), (Internalized strings) and (Builtins). With them the
+ * node and edge counts are within 2% of v8.getHeapSnapshot()'s on Node 18-24 (held_compare.js);
+ * what is left is V8's embedder graph (Node's "native" nodes) and, on Node 22, functions' code
+ * through the code pointer table. Only objects a root reaches are written: a core holds garbage
+ * too (an object's old copy a scavenge left behind), which V8's own snapshot, taken after a GC,
+ * never shows.
  *
  * Streamed: the edges of each object are named once (v8_edges_of) and written in binary to a
  * temporary file while the per-node counts are kept; then nodes, edges and strings are written.
@@ -34,7 +40,19 @@
 #include <unistd.h>
 
 #define NODE_FIELDS 7
-#define SYNTHETIC 2           /* node 0: the root, node 1: (GC roots) */
+/* the synthetic nodes before the heap's: the root, (GC roots), and the root categories V8's
+   snapshot has that nodescope can tell (a core does not say which handle holds what, so the other
+   roots stay (GC roots)' own edges) */
+/* in the order their edges are written */
+enum { N_ROOT, N_GC_ROOTS, N_READ_ONLY, N_STARTUP_CACHE, N_SHAREABLE_CACHE, N_INTERNALIZED, N_BUILTINS, SYNTHETIC };
+static const char *const synthetic_name[SYNTHETIC] = {"", "(GC roots)", "(Read-only roots)", V8_ROOT_STARTUP_CACHE,
+                                                      V8_ROOT_SHAREABLE_CACHE, "(Internalized strings)", "(Builtins)"};
+
+/* The category of a snapshot object cache's root, or 0 */
+static int cache_category(const v8_graph_root_t *rt)
+{
+    return !strcmp(rt->name, V8_ROOT_STARTUP_CACHE) ? N_STARTUP_CACHE : !strcmp(rt->name, V8_ROOT_SHAREABLE_CACHE) ? N_SHAREABLE_CACHE : 0;
+}
 #define MAX_NAME 1024         /* string nodes are named by their first characters */
 
 enum { T_HIDDEN, T_ARRAY, T_STRING, T_OBJECT, T_CODE, T_CLOSURE, T_REGEXP, T_NUMBER, T_NATIVE, T_SYNTHETIC,
@@ -48,6 +66,20 @@ typedef struct {
     uint32_t *numbers;    /* the id of "i" + 1, for the slot indices that name internal edges */
 } strings_t;
 #define MAX_NUMBER_CACHE (1u << 22)
+
+static uint32_t str_id(strings_t *s, const char *text, size_t len);
+
+/* The string id of the decimal number ix (an internal edge's name when it has no other). */
+static uint32_t number_id(strings_t *s, int64_t ix)
+{
+    uint32_t *cached = ix >= 0 && ix < MAX_NUMBER_CACHE ? &s->numbers[ix] : NULL;
+    if (cached && *cached) return *cached - 1;
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%lld", (long long)ix);
+    uint32_t name = str_id(s, tmp, strlen(tmp));
+    if (cached) *cached = name + 1;
+    return name;
+}
 
 static uint32_t str_id(strings_t *s, const char *text, size_t len)
 {
@@ -85,6 +117,8 @@ typedef struct {
     uint32_t count;
     int failed;
     int backing;   /* the node is a JS object's properties or elements store */
+    uint8_t *has_in;   /* by node position: an edge leads to it */
+    const uint64_t *odd;   /* by graph node: an oddball (leave_out_inessential) */
 } edge_sink_t;
 
 enum { BACKING_PROPERTIES = 1, BACKING_ELEMENTS = 2 };
@@ -92,6 +126,7 @@ enum { BACKING_PROPERTIES = 1, BACKING_ELEMENTS = 2 };
 static void put_edge(edge_sink_t *k, uint32_t type, uint32_t name, uint32_t to)
 {
     uint32_t rec[3] = {type, name, to};
+    k->has_in[to / NODE_FIELDS] = 1;
     if (fwrite(rec, sizeof rec, 1, k->tmp) != 1) k->failed = 1;
     k->count++;
 }
@@ -107,20 +142,12 @@ static int on_edge(void *ctx, const v8_edge_t *e)
        had no path from the root. Written as hidden edges, by slot index: as internal edges each
        index would be a string (3.5 million for one array of the heap bench, +250 MB). */
     int kind = k->backing && e->kind == V8_EDGE_INTERNAL && !e->name && e->offset >= 16 ? V8_EDGE_HIDDEN : (int)e->kind;
+    if ((k->odd[to / 64] >> (to % 64) & 1) && kind != V8_EDGE_PROPERTY && kind != V8_EDGE_ELEMENT && kind != V8_EDGE_CONTEXT)
+        return 0;
     uint32_t name;
     if (kind == V8_EDGE_ELEMENT || kind == V8_EDGE_HIDDEN) name = (uint32_t)e->index;
     else if (e->name) name = str_id(k->str, e->name, strlen(e->name));
-    else {
-        int64_t ix = e->index;
-        uint32_t *cached = ix >= 0 && ix < MAX_NUMBER_CACHE ? &k->str->numbers[ix] : NULL;
-        if (cached && *cached) name = *cached - 1;
-        else {
-            char tmp[32];
-            snprintf(tmp, sizeof tmp, "%lld", (long long)ix);
-            name = str_id(k->str, tmp, strlen(tmp));
-            if (cached) *cached = name + 1;
-        }
-    }
+    else name = number_id(k->str, e->index);
     put_edge(k, (uint32_t)kind, name, (live_index(k->live, to) + SYNTHETIC) * NODE_FIELDS);
     /* one node can touch the whole heap (an array of millions of objects: its elements' targets
        are read): hand back the core's pages as it goes, not only between nodes */
@@ -233,11 +260,13 @@ static int put_json_string(FILE *f, const char *s)
     return rc;
 }
 
-/* What V8's snapshot leaves out (heap-snapshot-generator.cc, IsEssentialObject): oddballs
- * (undefined, null, true, false, the hole), the read-only space's empty arrays, and the maps of
- * FixedArrays, Cells, PropertyCells, SharedFunctionInfos, free space and fillers; no node, and
- * no edge into them. Cleared from live (one bit a node). */
-static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live)
+/* What V8's snapshot leaves out (heap-snapshot-generator.cc, IsEssentialObject): internal,
+ * hidden and weak references to oddballs (undefined, null, true, false, the hole: set in odd, a
+ * bit a node; properties, elements and context variables that hold one are edges, 5,000 of them
+ * to undefined on Node 24's heap of held_moments.js); the read-only space's empty arrays and the
+ * maps of FixedArrays, Cells, PropertyCells, SharedFunctionInfos, free space and fillers: no
+ * node and no edge, cleared from live. */
+static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live, uint64_t *odd)
 {
     static const char *const maps_of[] = {"FIXED_ARRAY_TYPE", "CELL_TYPE", "PROPERTY_CELL_TYPE", "SHARED_FUNCTION_INFO_TYPE",
                                           "FREE_SPACE_TYPE", "FILLER_TYPE"};
@@ -246,8 +275,12 @@ static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live)
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
         if (!(live[i / 64] >> (i % 64) & 1)) continue;
         const char *tn = v8_type_name(v, nd->type);
-        int drop = tn && (!strcmp(tn, "ODDBALL_TYPE") || !strcmp(tn, "HOLE_TYPE"));
-        if (!drop && (nd->flags & V8_NODE_READ_ONLY) && tn) {
+        if (tn && (!strcmp(tn, "ODDBALL_TYPE") || !strcmp(tn, "HOLE_TYPE"))) {
+            odd[i / 64] |= 1ull << (i % 64);
+            continue;
+        }
+        int drop = 0;
+        if ((nd->flags & V8_NODE_READ_ONLY) && tn) {
             if (strstr(tn, "ARRAY") && nd->size <= 24) drop = 1;   /* an empty array: its header only */
             int it;
             if (!strcmp(tn, "MAP_TYPE") && v8_map_instances_type(v, nd->addr, &it) == 0) {
@@ -256,6 +289,74 @@ static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live)
             }
         }
         if (drop) live[i / 64] &= ~(1ull << (i % 64));
+    }
+}
+
+/* The synthetic nodes' edges (they come first in the file, but are found last: a read-only
+ * object gets a root edge only when no other edge of the snapshot leads to it, k->has_in). */
+static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_t *str, edge_sink_t *k,
+                            const uint8_t *root_used, uint32_t *counts)
+{
+    size_t nn = v8_graph_node_count(g), nroots = v8_graph_root_count(g);
+    k->count = 0;
+    /* the synthetic root: (GC roots), and the global object as a shortcut */
+    put_edge(k, V8_EDGE_ELEMENT, 1, N_GC_ROOTS * NODE_FIELDS);
+    for (size_t r = 0; r < nroots; r++) {
+        const v8_graph_root_t *rt = v8_graph_root(g, r);
+        /* DevTools' distances start from the root's non-synthetic children (its "user roots"):
+           the global object, script scopes and modules, as paths do */
+        if ((rt->level == V8_ROOT_GLOBAL || rt->level == V8_ROOT_MODULE) && is_live(live, rt->node))
+            put_edge(k, V8_EDGE_SHORTCUT, str_id(str, rt->name, strlen(rt->name)),
+                     (live_index(live, rt->node) + SYNTHETIC) * NODE_FIELDS);
+    }
+    counts[N_ROOT] = k->count;
+    k->count = 0;
+    /* (GC roots): the categories, then every other root a path uses, once; the read-only space's
+       under (Read-only roots) */
+    uint32_t ri = 0;
+    for (uint32_t c = N_READ_ONLY; c < SYNTHETIC; c++) put_edge(k, V8_EDGE_ELEMENT, ++ri, c * NODE_FIELDS);
+    uint8_t *is_root = xcalloc(nn ? nn : 1, 1);
+    for (int read_only = 0; read_only <= 1; read_only++) {
+        for (size_t r = 0; r < nroots; r++) {
+            const v8_graph_root_t *rt = v8_graph_root(g, r);
+            int ro = (v8_graph_node(g, rt->node)->flags & V8_NODE_READ_ONLY) != 0;
+            if (ro != read_only || is_root[rt->node] || !root_used[r] || !is_live(live, rt->node) || cache_category(rt)) continue;
+            is_root[rt->node] = 1;
+            uint32_t to = (live_index(live, rt->node) + SYNTHETIC) * NODE_FIELDS;
+            /* a read-only object something in the snapshot refers to needs no root edge (V8 lists
+               only its roots table's); a builtin's code and an internalized string have theirs */
+            if (ro ? k->has_in[to / NODE_FIELDS]
+                   : v8_is_internalized_string_type(v, v8_graph_node(g, rt->node)->type) || v8_code_is_builtin(v, v8_graph_node(g, rt->node)->addr, v8_graph_node(g, rt->node)->type))
+                continue;
+            if (ro) put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri), to);
+            else put_edge(k, V8_EDGE_ELEMENT, ++ri, to);
+        }
+        counts[read_only ? N_READ_ONLY : N_GC_ROOTS] = k->count;
+        k->count = 0, ri = 0;
+    }
+    free(is_root);
+    /* (Startup object cache), (Shareable object cache): each element, as V8 lists them */
+    for (uint32_t c = N_STARTUP_CACHE; c <= N_SHAREABLE_CACHE; c++) {
+        for (size_t r = 0; r < nroots; r++) {
+            const v8_graph_root_t *rt = v8_graph_root(g, r);
+            if ((uint32_t)cache_category(rt) == c && is_live(live, rt->node))
+                put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri), (live_index(live, rt->node) + SYNTHETIC) * NODE_FIELDS);
+        }
+        counts[c] = k->count;
+        k->count = 0, ri = 0;
+    }
+    /* (Internalized strings): the string table's (each live internalized string); (Builtins):
+       V8's builtins' Code objects */
+    for (uint32_t c = N_INTERNALIZED; c <= N_BUILTINS; c++) {
+        for (size_t i = 0; i < nn; i++) {
+            const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
+            if (!is_live(live, (uint32_t)i)) continue;
+            if (c == N_INTERNALIZED ? !v8_is_internalized_string_type(v, nd->type) : !v8_code_is_builtin(v, nd->addr, nd->type))
+                continue;
+            put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri), (live_index(live, (uint32_t)i) + SYNTHETIC) * NODE_FIELDS);
+        }
+        counts[c] = k->count;
+        k->count = 0, ri = 0;
     }
 }
 
@@ -272,7 +373,8 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     for (size_t r = 0; r < nroots; r++) root_used[r] = (uint8_t)v8_graph_root_used(g, r);
     size_t nn = v8_graph_node_count(g), nwords = nn / 64 + 1;
     live_t live = {v8_graph_reachable(g), xmalloc(nwords * sizeof(uint32_t))};   /* before the trim */
-    if (live.bits) leave_out_inessential(v, g, (uint64_t *)live.bits);
+    uint64_t *odd = xcalloc(nwords, sizeof *odd);
+    if (live.bits) leave_out_inessential(v, g, (uint64_t *)live.bits, odd);
     size_t nlive = 0;
     for (size_t w = 0; w < nwords; w++) {
         live.base[w] = (uint32_t)nlive;
@@ -282,14 +384,15 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     big_mem_trace("snapshot: graph trimmed");
     char *inputs[] = {(char *)target_name(v8_target(v))};
     output_t o;
-    FILE *tmp = NULL;
+    FILE *tmp = NULL, *stmp = NULL;   /* the heap's edges, the synthetic nodes' */
     int opened = output_open(&o, out, inputs, 1) == 0;
-    if (opened && !(tmp = tmpfile())) {
+    if (opened && (!(tmp = tmpfile()) || !(stmp = tmpfile()))) {
         diag_error(out, 0, "cannot create a temporary file: %s", strerror(errno));
         output_abort(&o);
+        if (tmp) fclose(tmp), tmp = NULL;
     }
     if (!tmp) {
-        free(root_used), free((void *)live.bits), free(live.base);
+        free(root_used), free((void *)live.bits), free(live.base), free(odd);
         return 1;
     }
     strings_t str = {strpool_new(), {0}, NULL, 0, 0, xcalloc(MAX_NUMBER_CACHE, sizeof(uint32_t))};
@@ -298,7 +401,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     namer_t nm = {{0}, {0}};
     u64map_init(&nm.by_map);
     uint32_t *counts = xmalloc((nn + SYNTHETIC) * sizeof *counts);
-    edge_sink_t k = {v, g, &live, &str, tmp, 0, 0, 0};
+    edge_sink_t k = {v, g, &live, &str, tmp, 0, 0, 0, xcalloc(nlive + SYNTHETIC, 1), odd};
     /* the backing stores: what JS objects' properties (BACKING_PROPERTIES) and elements
        (BACKING_ELEMENTS) fields point at, named as V8 names them */
     uint8_t *backing = xcalloc(nn ? nn : 1, 1);
@@ -316,30 +419,6 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     }
     v8_graph_pass(g, V8_NO_NODE);
     big_mem_trace("snapshot: backing stores");
-    /* the synthetic root: (GC roots), and the global object as a shortcut */
-    put_edge(&k, V8_EDGE_ELEMENT, 1, 1 * NODE_FIELDS);
-    for (size_t r = 0; r < nroots; r++) {
-        const v8_graph_root_t *rt = v8_graph_root(g, r);
-        /* DevTools' distances start from the root's non-synthetic children (its "user roots"):
-           the global object, script scopes and modules, as paths do */
-        if ((rt->level == V8_ROOT_GLOBAL || rt->level == V8_ROOT_MODULE) && is_live(&live, rt->node))
-            put_edge(&k, V8_EDGE_SHORTCUT, str_id(&str, rt->name, strlen(rt->name)),
-                     (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
-    }
-    counts[0] = k.count;
-    k.count = 0;
-    /* (GC roots): every root, once */
-    uint8_t *is_root = xcalloc(nn ? nn : 1, 1);
-    uint32_t ri = 0;
-    for (size_t r = 0; r < nroots; r++) {
-        const v8_graph_root_t *rt = v8_graph_root(g, r);
-        if (is_root[rt->node] || !root_used[r] || !is_live(&live, rt->node)) continue;
-        is_root[rt->node] = 1;
-        put_edge(&k, V8_EDGE_ELEMENT, ++ri, (live_index(&live, rt->node) + SYNTHETIC) * NODE_FIELDS);
-    }
-    free(is_root);
-    free(root_used);
-    counts[1] = k.count;
     big_mem_trace("snapshot: roots");
     progress_t pr;
     progress_init(&pr, "naming references", "objects");
@@ -364,6 +443,12 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     v8_graph_pass(g, V8_NO_NODE);
     progress_done(&pr);
     big_mem_trace("snapshot: edges named");
+    FILE *real_edges = k.tmp;
+    k.tmp = stmp;
+    synthetic_edges(v, g, &live, &str, &k, root_used, counts);
+    k.tmp = real_edges;
+    free(root_used);
+    free(k.has_in);
     uint64_t total_edges = 0;
     for (size_t i = 0; i < nn + SYNTHETIC; i++) total_edges += counts[i];
     FILE *f = o.f;
@@ -381,8 +466,9 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
                "\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]},\n"
                "\"node_count\":%zu,\n\"edge_count\":%llu,\n\"trace_function_count\":0},\n\"nodes\":[",
             nlive + SYNTHETIC, (unsigned long long)total_edges);
-    uint32_t gc_roots = str_id(&str, "(GC roots)", 10);
-    fprintf(f, "%d,0,1,0,%u,0,0\n,%d,%u,3,0,%u,0,0", T_SYNTHETIC, counts[0], T_SYNTHETIC, gc_roots, counts[1]);
+    for (uint32_t c = 0; c < SYNTHETIC; c++)
+        fprintf(f, "%s%d,%u,%u,0,%u,0,0", c ? "\n," : "", T_SYNTHETIC, str_id(&str, synthetic_name[c], strlen(synthetic_name[c])),
+                2 * c + 1, counts[c]);
     progress_init(&pr, "writing nodes", "objects");
     for (size_t i = 0; i < nn; i++) {
         uint32_t type, name;
@@ -395,7 +481,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         *p++ = '\n', *p++ = ',';
         p = put_u64(p, type), *p++ = ',';
         p = put_u64(p, name), *p++ = ',';
-        p = put_u64(p, 2 * i + 5), *p++ = ',';
+        p = put_u64(p, 2 * (i + SYNTHETIC) + 1), *p++ = ',';
         p = put_u64(p, v8_graph_node(g, (uint32_t)i)->size), *p++ = ',';
         p = put_u64(p, counts[i + SYNTHETIC]);
         memcpy(p, ",0,0", 4);
@@ -406,9 +492,10 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     progress_done(&pr);
     big_mem_trace("snapshot: nodes written");
     fputs("],\n\"edges\":[", f);
+    rewind(stmp);
     rewind(tmp);
     uint32_t rec[3];
-    for (uint64_t q = 0; q < total_edges && fread(rec, sizeof rec, 1, tmp) == 1; q++) {
+    for (uint64_t q = 0; q < total_edges && (fread(rec, sizeof rec, 1, stmp) == 1 || fread(rec, sizeof rec, 1, tmp) == 1); q++) {
         char line[64], *p = line;
         if (q) *p++ = '\n', *p++ = ',';
         p = put_u64(p, rec[0]), *p++ = ',';
@@ -425,9 +512,11 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     fputs("]}\n", f);
     big_mem_trace("snapshot: written");
     fclose(tmp);
+    fclose(stmp);
     free(counts);
     free(backing);
     free((void *)live.bits);
+    free(odd);
     free(live.base);
     strpool_free(str.pool);
     u64map_free(&str.index);

@@ -386,3 +386,14 @@ int v8_baseline_bytecode_offset(v8_t *v, const v8_code_t *c, uint64_t bca, int64
     free(b);
     return rc;
 }
+
+int v8_code_is_builtin(v8_t *v, uint64_t code, int type)
+{
+    if (type != v->L.type_code) return 0;
+    /* V8's builtins are the bytecode handlers and the BUILTIN kind, two apart in CodeKind in V8
+       10-13 (BYTECODE_HANDLER, FOR_TESTING, BUILTIN, ...): the metadata names only the first */
+    const v8_layout_t *L = &v->L;
+    int64_t handler = L->kind_bytecode_handler, builtin = L->kind_builtin >= 0 ? L->kind_builtin : handler >= 0 ? handler + 2 : -1;
+    v8_code_t c;
+    return builtin >= 0 && code_read(v, code, &c) == 0 && (c.kind == builtin || c.kind == handler);
+}

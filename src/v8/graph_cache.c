@@ -22,7 +22,7 @@
 /* Bumped whenever what a graph holds changes (nodes, edges, roots, paths), not only the layout:
  * an old file would answer with the old graph. 8: read-only space; 7: nodes are no longer dropped by infer_sizes, and
  * paths avoid V8's caches (V8_LEVEL_INTERNAL in level), script contexts and ES modules are roots. */
-#define CACHE_VERSION 8
+#define CACHE_VERSION 9
 
 typedef struct {
     uint64_t magic, version, key, n, nedges, nroots, names_len, origin_len, total;

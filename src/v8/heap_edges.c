@@ -189,7 +189,20 @@ static void emit(walk_t *w, v8_edge_kind_t kind, const char *name, int64_t index
 static int on_property(void *ctx, const v8_property_t *p)
 {
     walk_t *w = ctx;
-    if (!p->is_double && valid(w, p->value)) emit(w, V8_EDGE_PROPERTY, p->key, 0, p->value, -1);
+    v8_t *v = w->e->v;
+    if (p->is_double || !valid(w, p->value)) return w->stop;
+    /* an accessor, as V8's snapshot has it: a native one (AccessorInfo: a function's length and
+       name) is no edge; an AccessorPair is the property, and its functions "get KEY", "set KEY" */
+    if (p->is_accessor && !v8_has_type(v, p->value, v->L.type_accessor_pair)) return w->stop;
+    emit(w, V8_EDGE_PROPERTY, p->key, 0, p->value, -1);
+    for (int64_t off = 8; p->is_accessor && off <= 16 && !w->stop; off += 8) {
+        uint64_t fn;
+        if (v8_read_field(v, p->value, off, &fn) != 0 || !valid(w, fn) || v8_oddball_kind(v, fn) >= 0) continue;
+        buf_t *b = &w->e->scratch;
+        buf_clear(b);
+        buf_printf(b, "%s %.200s", off == 8 ? "get" : "set", p->key);
+        emit(w, V8_EDGE_PROPERTY, b->data, 0, fn, -1);
+    }
     return w->stop;
 }
 
@@ -295,6 +308,10 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
                 v8_collection_entries(v, table, w.is_map, on_entry, &w, INT64_MAX);
             }
         }
+        uint64_t code;   /* V8 13.6: a function's code is in the dispatch table, not a field */
+        if (!w.stop && type >= L->type_first_js_function && type <= L->type_js_function &&
+            v8_function_dispatch_code(v, o->addr, &code) == 0 && valid(&w, code))
+            emit(&w, V8_EDGE_INTERNAL, "code", 0, code, -1);
     } else if (is_context) {
         v8_context_locals(v, o->addr, on_local, &w);
     } else if (type == L->type_source_text_module) {

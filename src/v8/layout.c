@@ -272,6 +272,7 @@ int v8_layout_resolve(v8_t *v)
     L->deopt_literals = opt(&r, 2, "DeoptimizationDataLiteralArrayIndex", NULL);
     L->deopt_inlining_positions = opt(&r, 7, "DeoptimizationDataInliningPositionsIndex", NULL);
     L->kind_builtin = opt(&r, -1, "CodeKindBuiltin", NULL);
+    L->kind_bytecode_handler = opt(&r, -1, "CodeKindBytecodeHandler", NULL);
 
     L->fp_context = need(&r, "off_fp_context_or_frame_type", "off_fp_context");
     L->fp_function = need(&r, "off_fp_function", NULL);
@@ -381,6 +382,14 @@ int v8_layout_resolve(v8_t *v)
     L->type_script_context = L->first_context_type >= 0 && L->last_context_type - L->first_context_type == 9
                                  ? L->last_context_type - 1 : -1;
     L->type_map = type_of(&r, "MAP_TYPE");
+    L->type_accessor_pair = type_of(&r, "ACCESSOR_PAIR_TYPE");
+    {   /* internalized strings (the string table's) differ from sequential ones by one type bit */
+        int in = type_of(&r, "INTERNALIZED_ONE_BYTE_STRING_TYPE"), seq = type_of(&r, "SEQ_ONE_BYTE_STRING_TYPE");
+        if (in < 0) in = type_of(&r, "ONE_BYTE_INTERNALIZED_STRING_TYPE");   /* V8 10 */
+        if (seq < 0) seq = type_of(&r, "ONE_BYTE_STRING_TYPE");
+        int bit = in >= 0 && seq >= 0 ? in ^ seq : 0;
+        L->str_not_internalized = bit && !(bit & (bit - 1)) && (seq & bit) ? bit : -1;
+    }
     L->type_js_global_proxy = type_of(&r, "JS_GLOBAL_PROXY_TYPE");
     L->type_source_text_module = type_of(&r, "SOURCE_TEXT_MODULE_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");

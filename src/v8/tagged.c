@@ -165,6 +165,11 @@ const char *v8_class_name(const v8_t *v, int type)
 
 int v8_is_string_type(const v8_t *v, int type) { return type >= 0 && type < v->L.first_nonstring; }
 
+int v8_is_internalized_string_type(const v8_t *v, int type)
+{
+    return v8_is_string_type(v, type) && v->L.str_not_internalized > 0 && !(type & v->L.str_not_internalized);
+}
+
 int v8_fixed_array_length(v8_t *v, uint64_t array, int64_t *len)
 {
     return v8_read_smi(v, array, v->L.fixed_array_length, len) == 0 && *len >= 0 ? 0 : -1;

@@ -39,6 +39,10 @@ const char *v8_class_name(const v8_t *v, int type);
 /* Reads the tagged field at byte offset off of heap object obj (offset from the untagged start). */
 int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out);
 int v8_is_string_type(const v8_t *v, int type);
+/* 1 when an object of this instance type is an internalized string (one the string table holds) */
+int v8_is_internalized_string_type(const v8_t *v, int type);
+/* 1 when code (an object of instance type type) is a Code object of one of V8's builtins */
+int v8_code_is_builtin(v8_t *v, uint64_t code, int type);
 /* Raw bytes of heap object obj at byte offset off from its untagged start (the tag comes from the
  * layout): fields the metadata types as char, int, double, Address... 0 on success. */
 int v8_read_bytes(v8_t *v, uint64_t obj, int64_t off, void *buf, size_t n);
@@ -559,6 +563,9 @@ typedef struct {
 } v8_graph_node_t;
 enum { V8_NODE_LARGE = 1, V8_NODE_PROTOTYPE = 2, V8_NODE_JS = 4, V8_NODE_READ_ONLY = 8 };
 typedef enum { V8_ROOT_GLOBAL, V8_ROOT_MODULE, V8_ROOT_STACK, V8_ROOT_NATIVE, V8_ROOT_LEVELS } v8_root_level_t;
+/* the names of the native roots that are V8's snapshot object caches (every element one root) */
+#define V8_ROOT_STARTUP_CACHE "(Startup object cache)"
+#define V8_ROOT_SHAREABLE_CACHE "(Shareable object cache)"
 typedef struct {
     uint32_t node;
     v8_root_level_t level;

@@ -14,6 +14,7 @@ typedef struct {
     /* strings */
     int64_t first_nonstring, str_repr_mask, str_enc_mask, str_one_byte, str_seq, str_cons, str_external,
         str_sliced, str_thin;
+    int64_t str_not_internalized;   /* the instance-type bit a string that is not internalized has (-1: not known) */
     int64_t str_length, str_seq_chars, cons_first, cons_second, sliced_parent, sliced_offset, thin_actual,
         ext_resource, ext_data_cache, ext_uncached_mask, node_ext_data;
     /* functions and code */
@@ -29,7 +30,7 @@ typedef struct {
     int64_t code_instruction_start, code_instruction_size, code_flags, code_kind_mask, code_kind_shift,
         code_source_positions, code_deopt_data, istream_code, code_inline_instructions;
     int64_t deopt_inlined_count, deopt_literals, deopt_inlining_positions;   /* DeoptimizationData indices */
-    int64_t kind_interpreted, kind_baseline, kind_maglev, kind_turbofan, kind_builtin;
+    int64_t kind_interpreted, kind_baseline, kind_maglev, kind_turbofan, kind_builtin, kind_bytecode_handler;
     /* frames */
     int64_t fp_context, fp_function, fp_argc, fp_args, fp_bytecode_array, fp_bytecode_offset;
     int64_t ft_entry, ft_construct_entry, ft_exit, ft_builtin_exit, ft_api_callback_exit, ft_interpreted, ft_baseline, ft_maglev, ft_turbofan;
@@ -50,7 +51,7 @@ typedef struct {
         type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
         type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
         type_js_array_buffer, type_feedback_vector, type_js_global_proxy, type_function_template_info,
-        type_call_handler_info;
+        type_call_handler_info, type_accessor_pair;
     /* JavaScript values for print (v8/jsvalue.c): instance types and the fields V8 does not export,
        the same in every supported version (8-byte tagged fields after the JSObject header) */
     int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set,
@@ -118,6 +119,8 @@ struct v8 {
     int global_found;          /* v8_global_object's heap search was done; its answer (0: none) */
     uint64_t global_object;
     uint64_t code_header_map;        /* the map of code headers, once one was found (code.c) */
+    uint64_t dispatch_table;         /* V8 13.6+: the JSDispatchTable's base (dispatch.c; 0: none) */
+    int dispatch_looked;
     unsigned char *bc_sizes;         /* V8's kBytecodeSizes [3][bc_count] (code.c) */
     int bc_count, bc_sizes_loaded;
     struct v8_sfi_cache *sfi_cache;  /* v8_shared_info results by SharedFunctionInfo (functions.c) */
@@ -128,6 +131,10 @@ struct v8 {
     v8_api_callee_t api_callees[V8_API_CALLEES];   /* (frames.c api_callees) */
     size_t n_api_callees;
 };
+
+/* dispatch.c: a JSFunction's Code through V8 13.6's dispatch table; -1 where the function has a
+ * code field (L.fn_code) or the table is not found */
+int v8_function_dispatch_code(v8_t *v, uint64_t fn, uint64_t *code);
 
 /* code.c: the Code object a pc is in */
 typedef struct {

@@ -634,12 +634,6 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
     return 0;
 }
 
-static int sample_time_cmp(const void *a, const void *b)
-{
-    double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
-    return x < y ? -1 : x > y;
-}
-
 /* The name of a trace's thread, from its thread_name metadata event */
 static const char *trace_thread_name(const cp_t *cp, double pid, double tid)
 {
@@ -693,7 +687,7 @@ static int read_body(input_t *in, profile_t *p, const read_opts_t *o)
         }
         rc = build_profile(in, p, o, pr->cp, top, k == 0);
     }
-    if (nkept > 1 && p->nsamples) qsort(p->samples, p->nsamples, sizeof *p->samples, sample_time_cmp);
+    if (nkept > 1) profile_sort_samples(p->samples, p->nsamples);
     free(kept);
 out:
     cp_free(&cp);

@@ -184,12 +184,6 @@ void flame_layout_tree(const profile_t *p, const flame_opts_t *o, double view_w,
 
 /* ---- flame chart layout: x is the timeline; consecutive samples merge ---- */
 
-static int cmp_sample_time(const void *a, const void *b)
-{
-    double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
-    return x < y ? -1 : x > y;
-}
-
 /* preorder of a flame chart: by start, a parent before the children that start with it */
 static int cmp_rect_start(const void *a, const void *b)
 {
@@ -202,7 +196,7 @@ void flame_layout_chart(const profile_t *p, double view_w, double total, double 
 {
     profile_sample_t *s = xmalloc((p->nsamples + 1) * sizeof *s);
     memcpy(s, p->samples, p->nsamples * sizeof *s);
-    qsort(s, p->nsamples, sizeof *s, cmp_sample_time);
+    profile_sort_samples(s, p->nsamples);
     double px_per = total > 0 ? view_w / total : 0;
     add_rect(l, 0, total, NAN, UINT32_MAX, 0, 0);
     /* open[d]: the run currently open at depth d+1 (node, start weight) */

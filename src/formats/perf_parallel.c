@@ -129,12 +129,6 @@ static size_t sample_boundary(const char *data, size_t n)
     return first_plain;
 }
 
-static int cmp_samples_by_time(const void *a, const void *b)
-{
-    const profile_sample_t *x = a, *y = b;
-    return x->time_us < y->time_us ? -1 : x->time_us > y->time_us;
-}
-
 /* Sets up nreaders readers with profiles of their own. The first sample of head (the
  * input's first bytes) decides the event filter and the time origin for everyone. */
 static void start_readers(input_t *in, const read_opts_t *o, const char *head, size_t n, worker_t *w, int nreaders,
@@ -216,7 +210,7 @@ static int finish_readers(input_t *in, profile_t *p, worker_t *w, int nreaders, 
     free(first);
     /* the timeline in time order again; bounds from it */
     if (p->nsamples > nsamples_before) {
-        qsort(p->samples + nsamples_before, p->nsamples - nsamples_before, sizeof *p->samples, cmp_samples_by_time);
+        profile_sort_samples(p->samples + nsamples_before, p->nsamples - nsamples_before);
         for (size_t i = 0; i < p->nsamples; i++) {
             double t = p->samples[i].time_us;
             if (i == 0 || t < p->start_us) p->start_us = t;

@@ -139,6 +139,17 @@ void profile_add_self(profile_t *p, uint32_t node, double weight)
     p->total += weight;
 }
 
+static int sample_time_cmp(const void *a, const void *b)
+{
+    double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
+    return x < y ? -1 : x > y;
+}
+
+void profile_sort_samples(profile_sample_t *s, size_t n)
+{
+    if (n > 1) qsort(s, n, sizeof *s, sample_time_cmp);
+}
+
 void profile_add_sample(profile_t *p, double time_us, uint32_t node, double weight)
 {
     XGROW(p->samples, p->samples_cap, p->nsamples + 1);

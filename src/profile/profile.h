@@ -120,6 +120,8 @@ uint32_t profile_add_stack(profile_t *p, const uint32_t *frames, size_t n, doubl
 void profile_add_self(profile_t *p, uint32_t node, double weight);
 /* Appends a timeline sample (does not add weight: call profile_add_self too). */
 void profile_add_sample(profile_t *p, double time_us, uint32_t node, double weight);
+/* Sorts n timeline samples by time (readers and samplers that gather them out of order). */
+void profile_sort_samples(profile_sample_t *s, size_t n);
 /* Adds per-line hits to a node. */
 void profile_add_line_ticks(profile_t *p, uint32_t node, int32_t line, double ticks);
 

@@ -16,7 +16,7 @@ CSTD     := -std=c11 -D_GNU_SOURCE
 INCS     := -Isrc -Ibuild/gen
 LIBS     := $(PKG_LIBS) -liberty -lm
 
-RELEASE_FLAGS := -O2 -g
+RELEASE_FLAGS := -O2 -g -DNDEBUG   # assert() checks internal invariants in the test build only
 TEST_FLAGS    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # The library: every module but cli/, archived (libnodescope.a) for the binary, the unit tests and

@@ -2,6 +2,7 @@
  * any bytes must give a profile or an error, never a crash or a hang. */
 #include "formats/format.h"
 #include "util/diag.h"
+#include "fuzz_check.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,6 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     profile_t *p = profile_new();
     read_opts_t o = {0};
     if (format_cpuprofile_reader.read(in, p, &o) == 0) {
+        fuzz_check_profile(p);
         FILE *devnull = fopen("/dev/null", "w");
         if (devnull) {
             format_cpuprofile_writer.write(p, devnull, NULL);

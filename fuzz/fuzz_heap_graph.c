@@ -8,6 +8,7 @@
 #include "v8/v8.h"
 #include "v8_node20_metadata.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         v8_heap_t *h = v8_heap_open_range(v, FUZZ_IMAGE_BASE, FUZZ_IMAGE_BASE + size);
         v8_graph_t *g = v8_heap_found(h) ? v8_graph_build(v, h, 0) : NULL;
         if (g) {
+            buf_t why = {0};
+            if (v8_graph_check(g, &why) != 0) {
+                fprintf(stderr, "v8_graph_check: %s\n", why.data);
+                abort();
+            }
+            buf_free(&why);
             v8_edges_t *e = v8_edges_new(v, h);
             size_t n = v8_graph_node_count(g), edges = 0, nr = v8_graph_root_count(g);
             /* the roots in use without paths (a bit a node), then from the paths: the same */
@@ -49,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t r = 0; r < nr; r++)
                 if (used[r] != v8_graph_root_used(g, r)) abort();
             free(used);
+            if (v8_graph_check(g, NULL) != 0) abort();   /* with paths now */
             uint64_t *live2 = v8_graph_reachable(g);
             for (uint32_t i = 0; i < n; i++) {
                 int bit = (live[i / 64] >> (i % 64)) & 1;

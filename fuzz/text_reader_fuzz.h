@@ -5,6 +5,7 @@
 #define FUZZ_TEXT_READER_FUZZ_H
 #include "formats/folded.h"
 #include "formats/format.h"
+#include "fuzz_check.h"
 #include "formats/perf_opts.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -37,6 +38,7 @@ static int fuzz_text_reader(const char *reader_name, const uint8_t *data, size_t
     input_t *in = input_from_memory("fuzz", data, size);
     profile_t *p = profile_new();
     if (reader->read(in, p, &o) == 0) {
+        fuzz_check_profile(p);
         buf_t b = {0};
         folded_write_buf(p, &b);
         buf_free(&b);

@@ -1,5 +1,6 @@
 #include "profile/profile.h"
 #include "util/xalloc.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,7 @@ uint32_t profile_frame_simple(profile_t *p, const char *name, frame_kind_t kind)
 
 uint32_t profile_child(profile_t *p, uint32_t parent, uint32_t frame)
 {
+    assert(parent < p->nnodes && frame < p->nframes);
     int found;
     uint32_t *slot = u64map_upsert(&p->child_index, (uint64_t)parent << 32 | frame, &found);
     if (found) return *slot;

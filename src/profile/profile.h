@@ -105,6 +105,10 @@ typedef struct profile {
 
 profile_t *profile_new(void);
 void profile_free(profile_t *p);
+/* 0 when every invariant of the model holds (tree links, frame and node indices, finite weights,
+ * total = the sum of self weights, samples and ticks in range, thread frames); else -1, and what
+ * is wrong appended to why (may be NULL). Fuzzers call it on every profile a reader makes. */
+int profile_check(const profile_t *p, buf_t *why);
 
 /* Interns a frame and returns its id. name/url need not be interned (they are copied). */
 uint32_t profile_frame(profile_t *p, const char *name, size_t name_len, const char *url, int32_t line,

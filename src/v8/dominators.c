@@ -6,6 +6,7 @@
 #include "v8/v8.h"
 #include "util/xalloc.h"
 #include "util/bigmem.h"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,7 +147,10 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
             }
         }
     }
-    for (uint32_t x = 0; x < n; x++) idom[x] = post[x] == V8_NO_NODE ? V8_NO_NODE : order[dom[post[x]]];
+    for (uint32_t x = 0; x < n; x++) {
+        idom[x] = post[x] == V8_NO_NODE ? V8_NO_NODE : order[dom[post[x]]];
+        assert(idom[x] == V8_NO_NODE || idom[x] < n);   /* a reachable node's dominator is a node */
+    }
     free(dom);
     free(pred);
     free(pfirst);

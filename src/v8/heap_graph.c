@@ -27,6 +27,7 @@
 #include "util/progress.h"
 #include "util/xalloc.h"
 #include "util/bigmem.h"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -702,6 +703,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     free(b.modules);
     v8_graph_release(g);   /* what naming the module records and the roots read of the core */
     big_mem_trace("build: roots");
+    assert(v8_graph_check(g, NULL) == 0);
     return g;
 }
 

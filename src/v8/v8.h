@@ -576,6 +576,9 @@ typedef struct {
  * when there is no heap. */
 v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress);
 void v8_graph_free(v8_graph_t *g);
+/* 0 when the graph's invariants hold (nodes in address order, edge offsets and targets, roots,
+ * paths one step apart); else -1 and what is wrong appended to why (may be NULL). */
+int v8_graph_check(const v8_graph_t *g, buf_t *why);
 size_t v8_graph_node_count(const v8_graph_t *g);
 uint64_t v8_graph_edge_count(const v8_graph_t *g);
 const v8_graph_node_t *v8_graph_node(const v8_graph_t *g, uint32_t i);

@@ -19,8 +19,8 @@ static const struct command {
     {"convert", cli_convert, "convert profiles (cpuprofile, folded, svg, perf script, DTrace)"},
     {"merge", cli_merge, "add or average several profiles"},
     {"top", cli_top, "the functions that take the time, and their hottest lines"},
-    {"record", cli_record, "profile a Node program with perf and correct JIT names by time"},
-    {"core", cli_core, "stacks of a Node.js core file or live process"},
+    {"record", cli_record, "profile a Node program or running node processes, no flags needed"},
+    {"core", cli_core, "a Node core file or live process: stacks, values, heap, retainers"},
     {"gcore", cli_gcore, "an ELF core of a running process, stopped only for a few ms"},
     {"watch", cli_watch, "watch a running process: what grows in its heap, or a core when it throws"},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */

@@ -47,7 +47,7 @@ static const struct command *find_command(const char *name, size_t len)
 static FILE *open_page(const char *page)
 {
     static const char *const rel[] = {"/../docs/commands/", "/../../docs/commands/", "/../share/doc/nodescope/commands/"};
-    char exe[PATH_MAX], path[PATH_MAX + 128];
+    char exe[PATH_MAX], path[2 * PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return NULL;
     exe[n] = 0;
@@ -55,7 +55,7 @@ static FILE *open_page(const char *page)
     if (!slash) return NULL;
     *slash = 0;
     for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        snprintf(path, sizeof path, "%s%s%s.md", exe, rel[i], page);
+        if (snprintf(path, sizeof path, "%s%s%s.md", exe, rel[i], page) >= (int)sizeof path) continue;
         FILE *f = fopen(path, "r");
         if (f) return f;
     }

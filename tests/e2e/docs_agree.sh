@@ -2,7 +2,7 @@
 # The documentation agrees with the program, because the parts that could differ are generated:
 #   - every command of main.c's table (nodescope --help) has a page, docs/commands/CMD.md, whose
 #     title's summary is the table's, with DESCRIPTION, EXIT STATUS and EXAMPLES; every core
-#     command (nodescope core --help) has docs/commands/core-CMD.md;
+#     command (nodescope core --help) has docs/commands/core-CMD.md, titled with core's summary;
 #   - README.md's command table has one row per command, with the table's summary;
 #   - every page builds into a manual page (scripts/mkman.sh) that groff renders without a
 #     warning, and whose SYNOPSIS and OPTIONS, rendered, are word for word the command's --help
@@ -33,7 +33,12 @@ for c in $commands; do
     for s in DESCRIPTION "EXIT STATUS" EXAMPLES; do grep -qx "## $s" "$p" || fail "$p has no $s section"; done
 done
 for c in $core_commands; do
-    [ -f "docs/commands/core-$c.md" ] || fail "core $c has no page (docs/commands/core-$c.md)"
+    p=docs/commands/core-$c.md
+    [ -f "$p" ] || fail "core $c has no page ($p)"
+    # the title's summary ends core --help's line for the command (cli/core.c's table)
+    t=$(sed -n "1s/^# nodescope core $c: //p" "$p")
+    line=$("$ns" core --help | grep "^  $c ")
+    [ -n "$t" ] && [ "${line%"$t"}" != "$line" ] || fail "$p: the title's summary '$t' is not core --help's: '$line'"
 done
 
 # --- the README's command table

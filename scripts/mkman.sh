@@ -15,7 +15,8 @@
 # The summary in NAME comes from the command table for a command, from the page's title
 # ("# nodescope core stack: SUMMARY") for a topic.
 # Markdown understood in pages: ## and ### headings, paragraphs, "- " lists (continued by
-# indented lines), ``` fences, | tables |, `code`, **bold**, [text](link).
+# indented lines), ``` fences, | tables | (aligned as text, backquotes dropped), `code`,
+# **bold**, [text](link).
 set -euo pipefail
 bin=$1 name=$2 page=${3:-}
 help=$(mktemp) top=$(mktemp)
@@ -79,7 +80,7 @@ function span(s) {
 function emit(sec, line) { body[sec] = body[sec] line "\n" }
 function flush_table(   r, c, w, line, n, cell, k) {
     if (!trows) return
-    for (r = 1; r <= trows; r++) { n = split(trow[r], cell, "|"); for (c = 2; c < n; k = c++) { t = cell[c]; gsub(/^ +| +$/, "", t); tc[r, c] = t; if (length(t) > w[c]) w[c] = length(t) } tn[r] = n }
+    for (r = 1; r <= trows; r++) { n = split(trow[r], cell, "|"); for (c = 2; c < n; k = c++) { t = cell[c]; gsub(/^ +| +$/, "", t); gsub(/`/, "", t); tc[r, c] = t; if (length(t) > w[c]) w[c] = length(t) } tn[r] = n }
     emit(cur, ".PP"); emit(cur, ".nf")
     for (r = 1; r <= trows; r++) {
         line = ""

@@ -18,7 +18,7 @@
  * lines and stacks, plus 24 bytes of timeline per timestamped sample. Large
  * inputs are folded on several threads (perf_parallel.c).
  *
- * Deliberate differences from stackcollapse-perf.pl (see README "Fold stacks");
+ * Deliberate differences from stackcollapse-perf.pl (docs/commands/collapse.md);
  * perf_read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
 #include "formats/format.h"
 #include "formats/perf_grammar.h"

@@ -13,7 +13,7 @@
 #                `nodescope CMD --TOPIC --help` when that exits 0 with a help of its own, else
 #                the page has no generated SYNOPSIS or OPTIONS (a topic of CMD's own options).
 # The summary in NAME comes from the command table for a command, from the page's title
-# ("# nodescope core stack: SUMMARY") for a topic.
+# ("# nodescope core stack: SUMMARY", or the whole title) for a topic.
 # Markdown understood in pages: ## and ### headings, paragraphs, "- " lists (continued by
 # indented lines), ``` fences, | tables | (aligned as text, backquotes dropped), `code`,
 # **bold**, [text](link).
@@ -38,10 +38,10 @@ nodescope)
     "$bin" "$name" --help > "$help"
     summary=$(awk -v c="$name" '$1 == c && /^  [a-z]/ { sub(/^  [a-z]+ +/, ""); print; exit }' "$top") ;;
 esac
-if [ -z "$summary" ] && [ -n "$page" ]; then
-    summary=$(sed -n '1s/^# [^:]*: *//p' "$page")
+if [ -z "$summary" ] && [ -n "$page" ]; then   # "# nodescope core stack: SUMMARY", else the title
+    summary=$(sed -n '1{/^# /{s/^# //;/: /s/^[^:]*: *//;p}}' "$page")
 fi
-[ -n "$summary" ] || { echo "mkman: no summary for $name (command table, or the page's '# ...: SUMMARY' title)" >&2; exit 1; }
+[ -n "$summary" ] || summary="nodescope ${name/-/ }"
 
 # SEE ALSO: a command's topic pages, a topic's command, every command from nodescope(1)
 see=
@@ -90,10 +90,11 @@ function flush_table(   r, c, w, line, n, cell, k) {
     emit(cur, ".fi"); trows = 0; delete w; delete tc
 }
 # --- the command help (first file) ---
-FNR == NR {
+FILENAME == ARGV[1] {
     if (hstate == 0) {
         if ($0 ~ /^ *(usage|or):/ || (NR > 1 && $0 ~ /^ +nodescope/)) { l = $0; sub(/^ *(usage|or): */, "", l); sub(/^ +/, "", l); syn = syn esc(l) "\n"; next }
         if ($0 == "") { hstate = 1; next }
+        hstate = 1   # no (more) usage lines: the description
     }
     if (hstate == 1) {
         if (name == "nodescope" && $0 == "commands:") { hstate = 3; next }
@@ -118,7 +119,7 @@ FNR == NR {
     next
 }
 # --- the page (second file) ---
-FNR == 1 && /^# / { next }
+FILENAME != ARGV[1] && FNR == 1 && /^# / { next }
 /^```/ { if (infence) { emit(cur, ".fi"); emit(cur, ".RE"); infence = 0 } else { flush_table(); emit(cur, ".PP"); emit(cur, ".RS 4"); emit(cur, ".nf"); infence = 1 } next }
 infence { l = $0; gsub(/\\/, "\\e", l); gsub(/-/, "\\-", l); if (l ~ /^[.\047]/) l = "\\&" l; emit(cur, l); next }
 /^\|/ { if ($0 !~ /^\| *:?-/) trow[++trows] = $0; next }

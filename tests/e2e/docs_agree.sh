@@ -78,7 +78,7 @@ for p in docs/commands/*.md; do
     help_of "$name" > "$dir/help"
     [ -s "$dir/help" ] || continue   # a topic page without a help of its own
     # SYNOPSIS: the usage lines, without "usage:" / "or:"
-    awk '/^$/ { exit } { sub(/^ *(usage|or): */, ""); print }' "$dir/help" | words > "$dir/want"
+    awk '/^$/ { exit } /^ *(usage|or):/ || /^ +nodescope/ { sub(/^ *(usage|or): */, ""); print }' "$dir/help" | words > "$dir/want"
     section "$dir/rendered" SYNOPSIS | words > "$dir/got"
     cmp -s "$dir/want" "$dir/got" || { diff "$dir/want" "$dir/got" | head; fail "$page: SYNOPSIS is not $name's usage"; }
     # OPTIONS: from the first option line to the end of --help

@@ -104,7 +104,8 @@ grep -qx '## EXIT STATUS' "$dir/help.txt" || fail "help record does not show doc
 # --- make install: the binary and the pages, where man finds them
 if command -v man >/dev/null && [ -x build/nodescope ]; then
     inst=$dir/inst
-    make -s install DESTDIR="$inst" PREFIX=/usr > "$dir/make.log" 2>&1 || { cat "$dir/make.log"; fail "make install failed"; }
+    # a make of its own (not the jobserver of a `make test` this runs under)
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install DESTDIR="$inst" PREFIX=/usr > "$dir/make.log" 2>&1 || { cat "$dir/make.log"; fail "make install failed"; }
     [ -x "$inst/usr/bin/nodescope" ] || fail "make install put no binary in \$DESTDIR\$PREFIX/bin"
     for c in $commands; do [ -f "$inst/usr/share/man/man1/nodescope-$c.1" ] || fail "make install put no nodescope-$c.1"; done
     MANPATH=$inst/usr/share/man MANWIDTH=100 man nodescope-record 2>/dev/null | grep -q 'EXIT STATUS' ||

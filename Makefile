@@ -3,6 +3,8 @@
 #   make test       ASan+UBSan build, then every test (tests/run.sh)
 #   make fuzz       libFuzzer targets (clang): build/fuzz/fuzz_*
 #   make check-layers  the includes in src/ against the layer table in docs/design.md
+#   make man        manual pages: build/man/nodescope.1, nodescope-CMD.1 (scripts/mkman.sh)
+#   make install    the binary, the manual pages and the pages' text under $(DESTDIR)$(PREFIX)
 # Sources are found by wildcard: a new module file needs no edit here.
 
 CC       ?= cc
@@ -40,7 +42,7 @@ TST_CLI  := $(patsubst src/%.c,build/tst/%.o,$(CLI_SRC) $(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,build/tst/unit/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all test test-build fuzz clean bench example check-layers
+.PHONY: all test test-build fuzz clean bench example check-layers man install uninstall
 all: build/nodescope
 
 build/nodescope: $(REL_CLI) build/rel/libnodescope.a
@@ -103,6 +105,32 @@ clean:
 # Every #include in src/ against the layer table in docs/design.md; header cycles; included .c files.
 check-layers:
 	scripts/check-layers.sh
+
+# Manual pages: each docs/commands/NAME.md with `nodescope NAME --help` (SYNOPSIS, OPTIONS)
+# becomes build/man/nodescope-NAME.1; docs/commands/nodescope.md with the command table
+# nodescope.1. A page added to docs/commands/ needs no edit here.
+PAGES_MD  := $(sort $(wildcard docs/commands/*.md))
+MAN_PAGES := $(patsubst docs/commands/%.md,build/man/nodescope-%.1,$(filter-out docs/commands/nodescope.md,$(PAGES_MD))) build/man/nodescope.1
+man: $(MAN_PAGES)
+build/man/nodescope.1: docs/commands/nodescope.md build/nodescope scripts/mkman.sh
+	@mkdir -p $(dir $@)
+	scripts/mkman.sh build/nodescope nodescope $< > $@.tmp && mv $@.tmp $@
+# A command's page names its topic pages (SEE ALSO): it depends on all of them.
+build/man/nodescope-%.1: docs/commands/%.md build/nodescope scripts/mkman.sh $(PAGES_MD)
+	@mkdir -p $(dir $@)
+	scripts/mkman.sh build/nodescope $* $< > $@.tmp && mv $@.tmp $@
+
+PREFIX ?= /usr/local
+MANDIR ?= $(PREFIX)/share/man/man1
+DOCDIR ?= $(PREFIX)/share/doc/nodescope/commands
+install: build/nodescope man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)
+	install -m 755 build/nodescope $(DESTDIR)$(PREFIX)/bin/nodescope
+	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/
+	install -m 644 $(PAGES_MD) $(DESTDIR)$(DOCDIR)/
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/nodescope $(addprefix $(DESTDIR)$(MANDIR)/,$(notdir $(MAN_PAGES)))
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 # The README's first quick-start command: draw the bundled Node profile.
 example: build/nodescope

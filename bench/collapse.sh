@@ -120,7 +120,7 @@ tool() {
     1) once nodescope-no-resolve "$NS" collapse --no-resolve - ;;
     # without the source-map stage (it reads each JS file the frames name, looking for a map; the Perl script has none)
     2) if [ -s "$MAP" ]; then once nodescope-no-source-maps "$NS" collapse --no-source-maps "${MAPOPT[@]}" -; fi ;;
-    # one thread (the second core's share: see README "Fold stacks")
+    # one thread (the second core's share: see docs/performance.md)
     3) NODESCOPE_PERF_THREADS=1 once nodescope-1-thread "$NS" collapse "${MAPOPT[@]}" - ;;
     4) if [ $have_pl = 1 ]; then once stackcollapse-perf.pl perl "$FG/stackcollapse-perf.pl" || have_pl=0; fi ;;
     esac

@@ -34,7 +34,7 @@ trap cleanup EXIT
 PORT=$((20000 + RANDOM % 20000))
 wait_listening() { for _ in $(seq 100); do grep -q listening "$1" 2> /dev/null && return 0; sleep 0.1; done; echo "server did not start" >&2; return 1; }
 # RATE=N: autocannon sends at most N requests a second, so the machine keeps spare CPU (on 2 cores a
-# saturating load leaves none for V8's sampling thread: see the README's record section)
+# saturating load leaves none for V8's sampling thread: see docs/accuracy.md)
 load() { node "$AC" -c 10 ${RATE:+-R "$RATE"} -d "$SECS" "http://127.0.0.1:$PORT/items/abc" 2>&1 | grep -E "requests in" | tail -1 || true; }
 
 echo "== node --cpu-prof"

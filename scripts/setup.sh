@@ -3,6 +3,7 @@
 # (or with sudo). Safe to run again: it skips what is already there.
 #   build: gcc, clang (fuzzers), make, pkg-config, elfutils (libdw, libelf), zlib, libedit,
 #          libiberty (the demangler)
+#   docs:  groff-base (preconv, and groff to check the manual pages), man-db (man)
 #   tests: perf, gdb (gcore), libc6-dbg (libc's debug file: native frames named as perf names
 #          them), node + npm, Debian chromium, the npm packages in
 #          tests/package.json, and official Node builds of several majors
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
-pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev linux-perf gdb libc6-dbg nodejs npm chromium binutils)
+pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev linux-perf gdb libc6-dbg nodejs npm chromium binutils groff-base man-db)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,7 +2,7 @@
 #include "cli/core_cmds.h"
 #include "util/diag.h"
 #include "util/demangle.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include <stdlib.h>
 #include <string.h>
@@ -68,17 +68,8 @@ static int parse(core_session_t *s, int argc, char **argv, const char *usage, in
     return 0;
 }
 
-/* JSON pieces: "key":"0x1f" and "key":"text" */
-static void json_addr(buf_t *j, const char *key, uint64_t addr)
-{
-    buf_printf(j, "\"%s\":\"0x%llx\"", key, (unsigned long long)addr);
-}
-
-static void json_text(buf_t *j, const char *key, const char *text)
-{
-    buf_printf(j, "\"%s\":", key);
-    json_put_string(j, text ? text : "", text ? strlen(text) : 0);
-}
+/* JSON: a text member ("" for none: these documents never say null), and the document out. */
+static void json_text(jw_t *w, const char *key, const char *text) { jw_string(w, key, text ? text : ""); }
 
 static void print_json(buf_t *j)
 {
@@ -104,18 +95,22 @@ int core_cmd_type(core_session_t *s, int argc, char **argv)
     if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
     v8_t *v = s->v;
     buf_t j = {0};
-    buf_putc(&j, '{');
-    json_addr(&j, "address", a.addr);
+    jw_t w;   /* --json: {address, smi | tagged | type, type_name, class, constructor, text} */
+    jw_init(&w, &j);
+    jw_object_begin(&w, NULL);
+    jw_address(&w, "address", a.addr);
     if (v8_is_smi(v, a.addr)) {
         if (!a.json) printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
-        buf_printf(&j, ",\"smi\":%lld}", (long long)v8_smi_value(v, a.addr));
+        jw_int(&w, "smi", v8_smi_value(v, a.addr));
+        jw_end(&w);
         a.json ? print_json(&j) : buf_free(&j);
         return EXIT_OK;
     }
     int type;
     if (!v8_is_heap_object(v, a.addr)) {
         if (!a.json) printf("not a tagged value (a heap object pointer ends in binary 01, a Smi in 0)\n");
-        buf_puts(&j, ",\"tagged\":false}");
+        jw_bool(&w, "tagged", 0);
+        jw_end(&w);
         a.json ? print_json(&j) : buf_free(&j);
         return EXIT_OK;
     }
@@ -128,17 +123,12 @@ int core_cmd_type(core_session_t *s, int argc, char **argv)
     int has_ctor = v8_constructor_name(v, a.addr, &ctor) == 0;
     v8_describe(v, a.addr, &d);
     if (a.json) {
-        buf_printf(&j, ",\"type\":%d,", type);
-        json_text(&j, "type_name", tn);
-        buf_putc(&j, ',');
-        json_text(&j, "class", cn);
-        if (has_ctor) {
-            buf_putc(&j, ',');
-            json_text(&j, "constructor", ctor.data);
-        }
-        buf_putc(&j, ',');
-        json_text(&j, "text", d.data);
-        buf_putc(&j, '}');
+        jw_int(&w, "type", type);
+        json_text(&w, "type_name", tn);
+        json_text(&w, "class", cn);
+        if (has_ctor) json_text(&w, "constructor", ctor.data);
+        json_text(&w, "text", d.data);
+        jw_end(&w);
         print_json(&j);
     } else {
         printf("%s (%s, type %d)", tn ? tn : "unknown type", cn ? cn : "?", type);
@@ -185,7 +175,7 @@ typedef struct {
     v8_t *v;
     long shown, limit;
     const inspect_args_t *a;
-    buf_t *j;
+    jw_t *j;   /* --json: the values are elements of the array open in it */
     const char *indent;
     int brackets;   /* text keys of elements as "[3]" (array) rather than "3" (v8print) */
 } print_ctx_t;
@@ -200,21 +190,13 @@ static void print_value(print_ctx_t *c, const char *key, int numeric_key, const 
     else v8_describe(c->v, p->value, &d);
     int has_addr = !p->is_double && v8_is_heap_object(c->v, p->value);
     if (c->j) {
-        if (c->shown > 1) buf_putc(c->j, ',');
-        buf_putc(c->j, '{');
-        if (numeric_key) buf_printf(c->j, "\"index\":%s", key);
+        jw_object_begin(c->j, NULL);
+        if (numeric_key) jw_int(c->j, "index", strtoll(key, NULL, 10));   /* the decimal index v8/ gave */
         else json_text(c->j, "key", key);
-        if (name) {
-            buf_putc(c->j, ',');
-            json_text(c->j, "name", name);
-        }
-        if (!p->is_double) {
-            buf_putc(c->j, ',');
-            json_addr(c->j, "value", p->value);
-        }
-        buf_putc(c->j, ',');
+        if (name) json_text(c->j, "name", name);
+        if (!p->is_double) jw_address(c->j, "value", p->value);
         json_text(c->j, "text", d.data);
-        buf_putc(c->j, '}');
+        jw_end(c->j);
     } else if (c->a->addresses && has_addr)
         printf("%s%s: %s @0x%llx\n", c->indent, key, d.data ? d.data : "", (unsigned long long)p->value);
     else printf("%s%s: %s\n", c->indent, key, d.data ? d.data : "");
@@ -242,8 +224,12 @@ static int print_element(void *vctx, const v8_property_t *p)
 /* Text: a line saying more were cut; JSON: closes the array and adds "NAME_truncated". */
 static void print_more(const print_ctx_t *c, const char *what)
 {
-    if (c->j) buf_printf(c->j, "],\"%s_truncated\":%s", what, c->shown > c->limit ? "true" : "false");
-    else if (c->shown > c->limit) printf("%s... (more %s; --limit N shows more)\n", c->indent, what);
+    if (c->j) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_truncated", what);
+        jw_end(c->j);
+        jw_bool(c->j, key, c->shown > c->limit);
+    } else if (c->shown > c->limit) printf("%s... (more %s; --limit N shows more)\n", c->indent, what);
 }
 
 typedef struct {
@@ -320,14 +306,15 @@ static void describe_embedder(core_session_t *s, const v8_embedder_value_t *e, b
 }
 
 /* One embedder field as a JSON object (for internal --json and v8print --json). */
-static void json_embedder(buf_t *j, int index, const v8_embedder_value_t *e, const char *text)
+/* The members of one embedder field (for internal --json and v8print --json), in the object open in w. */
+static void json_embedder(jw_t *w, int index, const v8_embedder_value_t *e, const char *text)
 {
     static const char *kinds[] = {"smi", "tagged", "pointer"};
-    buf_printf(j, "{\"field\":%d,\"offset\":%lld,\"kind\":\"%s\",", index, (long long)e->offset, kinds[e->kind]);
-    json_addr(j, "raw", e->raw);
-    buf_putc(j, ',');
-    json_text(j, "text", text);
-    buf_putc(j, '}');
+    jw_int(w, "field", index);
+    jw_int(w, "offset", e->offset);
+    jw_string(w, "kind", kinds[e->kind]);
+    jw_address(w, "raw", e->raw);
+    json_text(w, "text", text);
 }
 
 int core_cmd_internal(core_session_t *s, int argc, char **argv)
@@ -369,20 +356,25 @@ int core_cmd_internal(core_session_t *s, int argc, char **argv)
     describe_embedder(s, &e, &b);
     if (json) {   /* the field's object, with the object and the count in front */
         buf_t j = {0};
-        json_embedder(&j, (int)idx, &e, b.data);
-        printf("{\"object\":\"0x%llx\",\"count\":%d,%s\n", (unsigned long long)addr, count, j.data + 1);
-        buf_free(&j);
+        jw_t w;
+        jw_init(&w, &j);
+        jw_object_begin(&w, NULL);
+        jw_address(&w, "object", addr);
+        jw_int(&w, "count", count);
+        json_embedder(&w, (int)idx, &e, b.data);
+        jw_end(&w);
+        print_json(&j);
     } else printf("%s\n", b.data);
     buf_free(&b);
     return EXIT_OK;
 }
 
 /* The embedder fields of an API object, as lines or as a JSON array ("embedder_fields"). */
-static void print_embedder_fields(core_session_t *s, uint64_t obj, buf_t *j)
+static void print_embedder_fields(core_session_t *s, uint64_t obj, jw_t *j)
 {
     int n = v8_embedder_field_count(s->v, obj, NULL);
     if (n <= 0) return;
-    if (j) buf_puts(j, ",\"embedder_fields\":[");
+    if (j) jw_array_begin(j, "embedder_fields");
     else printf("  embedder fields (%d):\n", n);
     buf_t b = {0};
     for (int i = 0; i < n; i++) {
@@ -393,10 +385,11 @@ static void print_embedder_fields(core_session_t *s, uint64_t obj, buf_t *j)
             printf("    [%d] +%lld: %s\n", i, (long long)e.offset, b.data);
             continue;
         }
-        if (i) buf_putc(j, ',');
+        jw_object_begin(j, NULL);
         json_embedder(j, i, &e, b.data);
+        jw_end(j);
     }
-    if (j) buf_putc(j, ']');
+    if (j) jw_end(j);
     buf_free(&b);
 }
 
@@ -414,27 +407,33 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
     v8_field_t *fields;
     size_t n;
     if (v8_is_smi(v, a.addr)) {
-        if (a.json) printf("{\"address\":\"0x%llx\",\"smi\":%lld}\n", (unsigned long long)a.addr, (long long)v8_smi_value(v, a.addr));
-        else printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
+        if (a.json) {
+            buf_t j = {0};
+            jw_t w;
+            jw_init(&w, &j);
+            jw_object_begin(&w, NULL);
+            jw_address(&w, "address", a.addr);
+            jw_int(&w, "smi", v8_smi_value(v, a.addr));
+            jw_end(&w);
+            print_json(&j);
+        } else printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
         return EXIT_OK;
     }
     if (v8_object_fields(v, a.addr, &cls, &fields, &n) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
-    buf_t b = {0}, ctor = {0}, j = {0}, *jp = a.json ? &j : NULL;
+    buf_t b = {0}, ctor = {0}, j = {0};
+    jw_t w, *jp = a.json ? &w : NULL;   /* --json: {address, class, type, ..., fields, embedder_fields, properties, ...} */
+    jw_init(&w, &j);
     int type = -1;
     v8_instance_type(v, a.addr, &type);
     int is_js = v8_constructor_name(v, a.addr, &ctor) == 0;
     if (jp) {
-        buf_putc(jp, '{');
-        json_addr(jp, "address", a.addr);
-        buf_putc(jp, ',');
+        jw_object_begin(jp, NULL);
+        jw_address(jp, "address", a.addr);
         json_text(jp, "class", cls);
-        buf_printf(jp, ",\"type\":%d,", type);
+        jw_int(jp, "type", type);
         json_text(jp, "type_name", v8_type_name(v, type));
-        if (is_js) {
-            buf_putc(jp, ',');
-            json_text(jp, "constructor", ctor.data);
-        }
-        buf_puts(jp, ",\"fields\":[");
+        if (is_js) json_text(jp, "constructor", ctor.data);
+        jw_array_begin(jp, "fields");
     } else {
         if (v8_type_name(v, type)) printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type));
         else printf("0x%llx: %s (instance type %d)", (unsigned long long)a.addr, cls ? cls : "?", type);
@@ -448,39 +447,37 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
                    fields[i].type, b.data);
             continue;
         }
-        buf_printf(jp, "%s{\"offset\":%lld,", i ? "," : "", (long long)fields[i].offset);
+        jw_object_begin(jp, NULL);
+        jw_int(jp, "offset", fields[i].offset);
         json_text(jp, "class", fields[i].class_name);
-        buf_putc(jp, ',');
         json_text(jp, "name", fields[i].field);
-        buf_putc(jp, ',');
         json_text(jp, "type", fields[i].type);
-        buf_putc(jp, ',');
         json_text(jp, "text", b.data);
-        buf_putc(jp, '}');
+        jw_end(jp);
     }
-    if (jp) buf_putc(jp, ']');
+    if (jp) jw_end(jp);
     v8_fields_free(fields, n);
     buf_free(&b);
     print_embedder_fields(s, a.addr, jp);
     print_ctx_t c = {v, 0, a.limit, &a, jp, "    ", 0};
     /* JavaScript objects (those with a constructor) also get their properties and elements */
     if (is_js) {
-        jp ? buf_puts(jp, ",\"properties\":[") : (void)printf("  properties:\n");
+        jp ? jw_array_begin(jp, "properties") : (void)printf("  properties:\n");
         v8_object_properties(v, a.addr, print_property, &c);
         print_more(&c, "properties");
         c.shown = 0;
-        jp ? buf_puts(jp, ",\"elements\":[") : (void)printf("  elements:\n");
+        jp ? jw_array_begin(jp, "elements") : (void)printf("  elements:\n");
         v8_object_elements(v, a.addr, print_element, &c, a.limit + 1);
         print_more(&c, "elements");
     } else if (cls && !strcmp(cls, "Context")) {   /* a context is its slots: scope info, previous, locals */
-        jp ? buf_puts(jp, ",\"slots\":[") : (void)printf("  slots:\n");
+        jp ? jw_array_begin(jp, "slots") : (void)printf("  slots:\n");
         print_slots(&c, a.addr);
         print_more(&c, "slots");
     }
     buf_free(&ctor);
     if (jp) {
-        buf_putc(jp, '}');
-        print_json(jp);
+        jw_end(jp);
+        print_json(&j);
     }
     return EXIT_OK;
 }
@@ -501,13 +498,16 @@ int core_cmd_str(core_session_t *s, int argc, char **argv)
     rc = v8_string(s->v, a.addr, &b, STR_MAX_BYTES, &trunc);
     if (a.json) {
         buf_t j = {0};
-        buf_putc(&j, '{');
-        json_addr(&j, "address", a.addr);
-        buf_putc(&j, ',');
-        json_text(&j, "representation", repr);
-        buf_printf(&j, ",\"length\":%lld,\"value\":", (long long)len);
-        json_put_string(&j, b.data ? b.data : "", b.len);
-        buf_printf(&j, ",\"truncated\":%s,\"damaged\":%s}", trunc ? "true" : "false", rc != 0 ? "true" : "false");
+        jw_t w;   /* {address, representation, length, value, truncated, damaged} */
+        jw_init(&w, &j);
+        jw_object_begin(&w, NULL);
+        jw_address(&w, "address", a.addr);
+        json_text(&w, "representation", repr);
+        jw_int(&w, "length", len);
+        jw_string_n(&w, "value", b.data ? b.data : "", b.len);
+        jw_bool(&w, "truncated", trunc);
+        jw_bool(&w, "damaged", rc != 0);
+        jw_end(&w);
         print_json(&j);
     } else {
         if (a.verbose) printf("%s, %lld chars\n", repr, (long long)len);
@@ -530,17 +530,19 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
     v8_t *v = s->v;
     int type;
     if (v8_instance_type(v, a.addr, &type) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
-    buf_t j = {0}, *jp = a.json ? &j : NULL;
+    buf_t j = {0};
+    jw_t w, *jp = a.json ? &w : NULL;   /* --json: {address, length, elements, elements_truncated} */
+    jw_init(&w, &j);
     print_ctx_t c = {v, 0, a.limit, &a, jp, "", 1};
     buf_t probe = {0};
     int is_js = v8_constructor_name(v, a.addr, &probe) == 0;
     buf_free(&probe);
     if (jp) {
-        buf_putc(jp, '{');
-        json_addr(jp, "address", a.addr);
+        jw_object_begin(jp, NULL);
+        jw_address(jp, "address", a.addr);
     }
     if (is_js) {
-        if (jp) buf_puts(jp, ",\"elements\":[");
+        if (jp) jw_array_begin(jp, "elements");
         if (v8_object_elements(v, a.addr, print_element, &c, a.limit + 1) != 0) {
             buf_free(&j);
             return unreadable(s, argv[0], a.addr, "an object with readable elements");
@@ -551,8 +553,10 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
             buf_free(&j);
             return unreadable(s, argv[0], a.addr, "a FixedArray");
         }
-        if (jp) buf_printf(jp, ",\"length\":%lld,\"elements\":[", (long long)len);
-        else printf("length %lld\n", (long long)len);
+        if (jp) {
+            jw_int(jp, "length", len);
+            jw_array_begin(jp, "elements");
+        } else printf("length %lld\n", (long long)len);
         if (print_slots(&c, a.addr) != 0) {
             buf_free(&j);
             return unreadable(s, argv[0], a.addr, "a wholly readable FixedArray");
@@ -560,8 +564,8 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
     }
     print_more(&c, "elements");
     if (jp) {
-        buf_putc(jp, '}');
-        print_json(jp);
+        jw_end(jp);
+        print_json(&j);
     }
     return EXIT_OK;
 }

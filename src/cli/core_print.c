@@ -4,7 +4,7 @@
 #include "cli/core_cmds.h"
 #include "postmortem/walk.h"
 #include "util/diag.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include <ctype.h>
 #include <errno.h>
@@ -103,8 +103,11 @@ int core_cmd_constructor(core_session_t *s, int argc, char **argv)
         return EXIT_FAIL;
     }
     buf_t j = {0};
-    buf_printf(&j, "{\"object\":\"0x%llx\",\"constructor\":", (unsigned long long)val);
-    json_put_string(&j, name.data, name.len);
+    jw_t w;   /* --json: {object, constructor, function, url, line, column} */
+    jw_init(&w, &j);
+    jw_object_begin(&w, NULL);
+    jw_address(&w, "object", val);
+    jw_string_n(&w, "constructor", name.data, name.len);
     if (!json) printf("%s\n", name.data);
     if ((verbose || json) && pm_lookup(s->v, val, "constructor", &ctor) == 0) {
         v8_function_t fi;
@@ -114,16 +117,17 @@ int core_cmd_constructor(core_session_t *s, int argc, char **argv)
                 if (fi.script_name) printf(" at %s:%d:%d", fi.script_name, fi.def_line, fi.def_col);
                 printf("\n");
             }
-            buf_printf(&j, ",\"function\":\"0x%llx\"", (unsigned long long)ctor);
+            jw_address(&w, "function", ctor);
             if (fi.script_name) {
-                buf_puts(&j, ",\"url\":");
-                json_put_string(&j, fi.script_name, strlen(fi.script_name));
-                buf_printf(&j, ",\"line\":%d,\"column\":%d", fi.def_line, fi.def_col);
+                jw_string(&w, "url", fi.script_name);
+                jw_int(&w, "line", fi.def_line);
+                jw_int(&w, "column", fi.def_col);
             }
             v8_function_free(&fi);
         }
     }
-    buf_puts(&j, "}\n");
+    jw_end(&w);
+    buf_puts(&j, "\n");
     if (json) fwrite(j.data, 1, j.len, stdout);
     buf_free(&j);
     buf_free(&name);
@@ -212,7 +216,7 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
 typedef struct {
     v8_t *v;
     int n;
-    buf_t *j;   /* --json: the variables go here as {name, value, text} */
+    jw_t *j;   /* --json: the variables go here as {name, value, text} */
 } closure_t;
 
 static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t value)
@@ -227,11 +231,11 @@ static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t val
         if (!c->j) buf_printf(&b, " @0x%llx", (unsigned long long)value);
     }
     if (c->j) {
-        buf_puts(c->j, c->n ? ",{\"name\":" : "{\"name\":");
-        json_put_string(c->j, name, strlen(name));
-        buf_printf(c->j, ",\"value\":\"0x%llx\",\"text\":", (unsigned long long)value);
-        json_put_string(c->j, b.data ? b.data : "", b.len);
-        buf_putc(c->j, '}');
+        jw_object_begin(c->j, NULL);
+        jw_string(c->j, "name", name);
+        jw_address(c->j, "value", value);
+        jw_string_n(c->j, "text", b.data ? b.data : "", b.len);
+        jw_end(c->j);
     } else printf("    %s = %s\n", name, b.data ? b.data : "");
     buf_free(&b);
     c->n++;
@@ -274,21 +278,33 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
         return EXIT_FAIL;
     }
     buf_t j = {0};
-    closure_t c = {s->v, 0, json ? &j : NULL};
-    buf_printf(&j, "{\"function\":\"0x%llx\",\"contexts\":[", (unsigned long long)fn);
+    jw_t w;   /* --json: {function, contexts: [{address, variables: [{name, value, text}], readable}]} */
+    jw_init(&w, &j);
+    closure_t c = {s->v, 0, json ? &w : NULL};
+    jw_object_begin(&w, NULL);
+    jw_address(&w, "function", fn);
+    jw_array_begin(&w, "contexts");
     for (int depth = 0; depth < 64; depth++) {
         uint64_t prev, native;
         if (v8_native_context(s->v, ctx, &native) == 0 && native == ctx) break;   /* the globals: print globalThis */
-        if (json) buf_printf(&j, "%s{\"address\":\"0x%llx\",\"variables\":[", depth ? "," : "", (unsigned long long)ctx);
-        else printf("context 0x%llx%s\n", (unsigned long long)ctx, depth ? "" : " (the function's own)");
+        if (json) {
+            jw_object_begin(&w, NULL);
+            jw_address(&w, "address", ctx);
+            jw_array_begin(&w, "variables");
+        } else printf("context 0x%llx%s\n", (unsigned long long)ctx, depth ? "" : " (the function's own)");
         c.n = 0;
         int bad = v8_context_locals(s->v, ctx, closure_local, &c) != 0;
-        if (json) buf_printf(&j, "],\"readable\":%s}", bad ? "false" : "true");
-        else if (bad) printf("    <unreadable scope>\n");
+        if (json) {
+            jw_end(&w);
+            jw_bool(&w, "readable", !bad);
+            jw_end(&w);
+        } else if (bad) printf("    <unreadable scope>\n");
         if (v8_context_previous(s->v, ctx, &prev) != 0) break;
         ctx = prev;
     }
-    buf_puts(&j, "]}\n");
+    jw_end(&w);
+    jw_end(&w);
+    buf_puts(&j, "\n");
     if (json) fwrite(j.data, 1, j.len, stdout);
     buf_free(&j);
     return EXIT_OK;
@@ -303,7 +319,7 @@ typedef struct {
     int depth, opened, done, line_no;
     long shown, max;
     uint32_t hi;
-    buf_t *j;   /* --json: lines go here as {line, text} */
+    jw_t *j;   /* --json: lines go here as {line, text} */
 } src_t;
 
 static void src_emit(src_t *s)
@@ -313,9 +329,10 @@ static void src_emit(src_t *s)
         printf("%6d  %s\n", s->line_no, text);
         return;
     }
-    buf_printf(s->j, "%s{\"line\":%d,\"text\":", s->shown ? "," : "", s->line_no);
-    json_put_string(s->j, text, s->line.len);
-    buf_putc(s->j, '}');
+    jw_object_begin(s->j, NULL);
+    jw_int(s->j, "line", s->line_no);
+    jw_string_n(s->j, "text", text, s->line.len);
+    jw_end(s->j);
 }
 
 static void src_unit(void *ctx, uint32_t u)
@@ -381,19 +398,25 @@ int core_cmd_source(core_session_t *s, int argc, char **argv)
         return EXIT_FAIL;
     }
     buf_t j = {0};
+    jw_t w;   /* --json: {function, name, url, line, lines: [{line, text}], complete} */
+    jw_init(&w, &j);
     if (json) {
-        buf_printf(&j, "{\"function\":\"0x%llx\",\"name\":", (unsigned long long)fn);
-        json_put_string(&j, fi.name, strlen(fi.name));
-        buf_puts(&j, ",\"url\":");
-        json_put_string(&j, fi.script_name ? fi.script_name : "", fi.script_name ? strlen(fi.script_name) : 0);
-        buf_printf(&j, ",\"line\":%d,\"lines\":[", fi.def_line);
+        jw_object_begin(&w, NULL);
+        jw_address(&w, "function", fn);
+        jw_string(&w, "name", fi.name);
+        jw_string(&w, "url", fi.script_name ? fi.script_name : "");
+        jw_int(&w, "line", fi.def_line);
+        jw_array_begin(&w, "lines");
     } else printf("%s:%d\n", fi.script_name ? fi.script_name : "<script>", fi.def_line);
-    src_t st = {0, fi.start_pos, {0}, 0, 0, 0, fi.def_line > 0 ? fi.def_line : 1, 0, max, 0, json ? &j : NULL};
+    src_t st = {0, fi.start_pos, {0}, 0, 0, 0, fi.def_line > 0 ? fi.def_line : 1, 0, max, 0, json ? &w : NULL};
     rc = v8_string_units(s->v, src, src_unit, &st) == 0 ? EXIT_OK : EXIT_FAIL;
     if (!st.done && st.line.len) src_emit(&st);
     buf_free(&st.line);
     if (json) {
-        buf_printf(&j, "],\"complete\":%s}\n", rc == EXIT_OK ? "true" : "false");
+        jw_end(&w);
+        jw_bool(&w, "complete", rc == EXIT_OK);
+        jw_end(&w);
+        buf_puts(&j, "\n");
         fwrite(j.data, 1, j.len, stdout);
         buf_free(&j);
     }

@@ -7,7 +7,7 @@
 #include "postmortem/paths.h"
 #include "util/diag.h"
 #include "util/hash.h"
-#include "util/json.h"
+#include "util/json_writer.h"
 #include "util/options.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
@@ -17,7 +17,7 @@ static void put_hex(buf_t *b, uint64_t a) { buf_printf(b, "0x%llx", (unsigned lo
 
 /* Prints one path (text or JSON): nodes[0..n) from a root (root index root), slots between. */
 static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots,
-                       size_t n, uint32_t root, int json, int idx, buf_t *b)
+                       size_t n, uint32_t root, jw_t *w, int idx, buf_t *b)
 {
     pm_step_t *st;
     size_t m = pm_name_steps(g, e, nodes, slots, n, &st);
@@ -25,34 +25,32 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
     const char *rn = rt ? rt->name : "?";
     buf_t d = {0};
     char tmp[32];
-    if (json) {
-        buf_puts(b, idx ? ",\n    {\"root\": " : "\n    {\"root\": ");
-        json_put_string(b, rn, strlen(rn));
-        buf_printf(b, ", \"level\": \"%s\", \"root_address\": \"", rt ? pm_level_name(rt->level) : "none");
-        put_hex(b, v8_graph_node(g, nodes[0])->addr);
-        buf_printf(b, "\", \"distance\": %zu, \"internal\": %s, \"steps\": [", m,
-                   v8_graph_path_internal(g, nodes[n - 2 < n ? n - 2 : 0]) ? "true" : "false");
+    if (w) {   /* an element of the paths array (a line, indented 4), its steps a line each (6) */
+        w->indent = "    ";
+        jw_object_begin(w, NULL);
+        jw_string(w, "root", rn);
+        jw_string(w, "level", rt ? pm_level_name(rt->level) : "none");
+        jw_address(w, "root_address", v8_graph_node(g, nodes[0])->addr);
+        jw_uint(w, "distance", m);
+        jw_bool(w, "internal", v8_graph_path_internal(g, nodes[n - 2 < n ? n - 2 : 0]));
+        jw_array_begin_lines(w, "steps");
+        w->indent = "      ";
         for (size_t k = 0; k < m; k++) {
-            buf_puts(b, k ? ",\n      {\"kind\": \"" : "\n      {\"kind\": \"");
-            buf_puts(b, v8_edge_kind_name(st[k].edge.kind));
-            buf_puts(b, "\", \"name\": ");
-            const char *raw = pm_edge_raw_name(&st[k].edge, tmp, sizeof tmp);
-            json_put_string(b, raw, strlen(raw));
+            jw_object_begin(w, NULL);
+            jw_string(w, "kind", v8_edge_kind_name(st[k].edge.kind));
+            jw_string(w, "name", pm_edge_raw_name(&st[k].edge, tmp, sizeof tmp));
             buf_clear(&d);
             pm_edge_label(&st[k].edge, &d);
-            buf_puts(b, ", \"edge\": ");
-            json_put_string(b, d.data, d.len);
-            buf_puts(b, ", \"holder\": \"");
-            put_hex(b, v8_graph_node(g, st[k].holder)->addr);
-            buf_puts(b, "\", \"target\": \"");
-            put_hex(b, v8_graph_node(g, st[k].target)->addr);
+            jw_string_n(w, "edge", d.data, d.len);
+            jw_address(w, "holder", v8_graph_node(g, st[k].holder)->addr);
+            jw_address(w, "target", v8_graph_node(g, st[k].target)->addr);
             buf_clear(&d);
             pm_describe_node(s->v, g, st[k].target, &d);
-            buf_puts(b, "\", \"description\": ");
-            json_put_string(b, d.data ? d.data : "", d.len);
-            buf_puts(b, "}");
+            jw_string_n(w, "description", d.data ? d.data : "", d.len);
+            jw_end(w);
         }
-        buf_puts(b, "]}");
+        jw_end(w);
+        jw_end(w);
     } else {
         buf_printf(b, "path %d (%zu steps, from %s%s):\n  %s ", idx + 1, m, rt ? pm_level_name(rt->level) : "?",
                    v8_graph_path_internal(g, nodes[n - 2 < n ? n - 2 : 0]) ? ", through V8 internals only" : "", rn);
@@ -145,7 +143,11 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
     size_t n = v8_graph_retainers(g, x, &holders, &slots);
     buf_t b = {0}, d = {0};
     char tmp[32];
-    if (json) buf_puts(&b, "[");
+    jw_t w;   /* --json: an array, a holder a line */
+    jw_init(&w, &b);
+    w.spaced = 1;
+    w.indent = "  ";
+    if (json) jw_array_begin_lines(&w, NULL);
     for (size_t k = 0; k < n; k++) {
         pm_find_t f;
         uint32_t h = holders[k], owner = V8_NO_NODE;
@@ -175,21 +177,17 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
         buf_clear(&d);
         pm_describe_node(s->v, g, h, &d);
         if (json) {
-            buf_puts(&b, k ? ",\n  {\"holder\": \"" : "\n  {\"holder\": \"");
-            put_hex(&b, v8_graph_node(g, h)->addr);
-            buf_puts(&b, "\", \"description\": ");
-            json_put_string(&b, d.data ? d.data : "", d.len);
-            buf_printf(&b, ", \"kind\": \"%s\", \"name\": ", v8_edge_kind_name(ed.kind));
-            const char *raw = pm_edge_raw_name(&ed, tmp, sizeof tmp);
-            json_put_string(&b, raw, strlen(raw));
+            jw_object_begin(&w, NULL);
+            jw_address(&w, "holder", v8_graph_node(g, h)->addr);
+            jw_string_n(&w, "description", d.data ? d.data : "", d.len);
+            jw_string(&w, "kind", v8_edge_kind_name(ed.kind));
+            jw_string(&w, "name", pm_edge_raw_name(&ed, tmp, sizeof tmp));
             if (owner != V8_NO_NODE) {
-                buf_puts(&b, ", \"owner\": \"");
-                put_hex(&b, v8_graph_node(g, owner)->addr);
-                buf_printf(&b, "\", \"owner_kind\": \"%s\", \"owner_name\": ", v8_edge_kind_name(of.found.kind));
-                raw = pm_edge_raw_name(&of.found, tmp, sizeof tmp);
-                json_put_string(&b, raw, strlen(raw));
+                jw_address(&w, "owner", v8_graph_node(g, owner)->addr);
+                jw_string(&w, "owner_kind", v8_edge_kind_name(of.found.kind));
+                jw_string(&w, "owner_name", pm_edge_raw_name(&of.found, tmp, sizeof tmp));
             }
-            buf_puts(&b, "}");
+            jw_end(&w);
         } else {
             put_hex(&b, v8_graph_node(g, h)->addr);
             buf_printf(&b, " %s ", d.data ? d.data : "");
@@ -206,8 +204,11 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
             buf_puts(&b, "\n");
         }
     }
-    if (json) buf_puts(&b, n ? "\n]\n" : "]\n");
-    else if (!n) buf_puts(&b, "(no object on the heap refers to it)\n");
+    if (json) {
+        if (n) jw_newline(&w);
+        jw_end(&w);
+        buf_puts(&b, "\n");
+    } else if (!n) buf_puts(&b, "(no object on the heap refers to it)\n");
     fwrite(b.data, 1, b.len, stdout);
     buf_free(&b);
     buf_free(&d);
@@ -258,12 +259,14 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     if (node_at(s, argv[0], addr, &g, &e, &x) != 0) return 1;
     buf_t b = {0}, d = {0};
     pm_describe_node(s->v, g, x, &d);
+    jw_t w, *jp = json ? &w : NULL;   /* --json: {target, description, paths: [a path a line]} */
+    jw_init(&w, &b);
+    w.spaced = 1;
     if (json) {
-        buf_puts(&b, "{\"target\": \"");
-        put_hex(&b, v8_graph_node(g, x)->addr);
-        buf_puts(&b, "\", \"description\": ");
-        json_put_string(&b, d.data ? d.data : "", d.len);
-        buf_puts(&b, ", \"paths\": [");
+        jw_object_begin(&w, NULL);
+        jw_address(&w, "target", v8_graph_node(g, x)->addr);
+        jw_string_n(&w, "description", d.data ? d.data : "", d.len);
+        jw_array_begin_lines(&w, "paths");
     } else {
         put_hex(&b, v8_graph_node(g, x)->addr);
         buf_printf(&b, " %s\n", d.data ? d.data : "");
@@ -272,7 +275,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     if (v8_graph_distance(g, x) == 0) {   /* a root itself */
         uint32_t *nodes, *sl, root = V8_NO_NODE;
         size_t pn = pm_path_nodes(g, x, &nodes, &sl, &root);
-        print_path(s, g, e, nodes, sl, pn, root, json, shown++, &b);
+        print_path(s, g, e, nodes, sl, pn, root, jp, shown++, &b);
         free(nodes);
         free(sl);
     } else if (v8_graph_distance(g, x) != V8_NO_NODE) {
@@ -296,15 +299,19 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
             nodes[pn] = x;
             sl = xrealloc(sl, (pn + 1) * sizeof *sl);
             sl[pn - 1] = c[k].slot;
-            print_path(s, g, e, nodes, sl, pn + 1, root, json, shown, &b);
+            print_path(s, g, e, nodes, sl, pn + 1, root, jp, shown, &b);
             shown++;
             free(nodes);
             free(sl);
         }
         free(c);
     }
-    if (json) buf_puts(&b, shown ? "\n]}\n" : "]}\n");
-    else if (!shown) buf_puts(&b, "(unreachable from every root: garbage the next GC would collect)\n");
+    if (json) {
+        if (shown) jw_newline(&w);
+        jw_end(&w);
+        jw_end(&w);
+        buf_puts(&b, "\n");
+    } else if (!shown) buf_puts(&b, "(unreachable from every root: garbage the next GC would collect)\n");
     fwrite(b.data, 1, b.len, stdout);
     buf_free(&b);
     buf_free(&d);
@@ -400,34 +407,50 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     memcpy(byr, cs.classes, cs.n * sizeof *byr);
     qsort(byr, cs.n, sizeof *byr, by_retained_class);
     buf_t o = {0};
-    if (json) buf_puts(&o, "{\"objects\": [");
-    else buf_printf(&o, "%-18s %12s %14s  %s\n", "OBJECT", "SELF", "RETAINED", "CONSTRUCTOR");
+    jw_t w;   /* --json: {objects: [an object a line], constructors: [a constructor a line]} */
+    jw_init(&w, &o);
+    w.spaced = 1;
+    w.indent = "  ";
+    if (json) {
+        jw_object_begin(&w, NULL);
+        jw_array_begin_lines(&w, "objects");
+    } else buf_printf(&o, "%-18s %12s %14s  %s\n", "OBJECT", "SELF", "RETAINED", "CONSTRUCTOR");
     for (size_t k = 0; k < ntops && k < (size_t)top; k++) {
         const v8_graph_node_t *nd = v8_graph_node(g, tops[k].node);
         if (json) {
-            buf_printf(&o, "%s\n  {\"address\": \"0x%llx\", \"name\": ", k ? "," : "", (unsigned long long)nd->addr);
-            json_put_string(&o, cs.classes[cs.of[tops[k].node] - 1].name, strlen(cs.classes[cs.of[tops[k].node] - 1].name));
-            buf_printf(&o, ", \"self_size\": %u, \"retained_size\": %llu}", nd->size, (unsigned long long)tops[k].retained);
+            jw_object_begin(&w, NULL);
+            jw_address(&w, "address", nd->addr);
+            jw_string(&w, "name", cs.classes[cs.of[tops[k].node] - 1].name);
+            jw_uint(&w, "size", nd->size);
+            jw_uint(&w, "retained", tops[k].retained);
+            jw_end(&w);
         } else {
             buf_printf(&o, "0x%-16llx %12u %14llu  %s\n", (unsigned long long)nd->addr, nd->size,
                        (unsigned long long)tops[k].retained, cs.classes[cs.of[tops[k].node] - 1].name);
         }
     }
-    if (json) buf_puts(&o, "],\n\"constructors\": [");
-    else buf_printf(&o, "\n%12s %14s %14s  %s\n", "INSTANCES", "SELF", "RETAINED", "CONSTRUCTOR");
+    if (json) {
+        jw_end(&w);
+        jw_array_begin_lines(&w, "constructors");
+    } else buf_printf(&o, "\n%12s %14s %14s  %s\n", "INSTANCES", "SELF", "RETAINED", "CONSTRUCTOR");
     for (size_t k = 0; k < cs.n && k < (size_t)top; k++) {
         if (json) {
-            buf_puts(&o, k ? ",\n  {\"name\": " : "\n  {\"name\": ");
-            json_put_string(&o, byr[k].name, strlen(byr[k].name));
-            buf_printf(&o, ", \"count\": %llu, \"self_size\": %llu, \"retained_size\": %llu}",
-                       (unsigned long long)byr[k].count, (unsigned long long)byr[k].self,
-                       (unsigned long long)byr[k].retained);
+            jw_object_begin(&w, NULL);
+            jw_string(&w, "name", byr[k].name);
+            jw_uint(&w, "count", byr[k].count);
+            jw_uint(&w, "size", byr[k].self);
+            jw_uint(&w, "retained", byr[k].retained);
+            jw_end(&w);
         } else {
             buf_printf(&o, "%12llu %14llu %14llu  %s\n", (unsigned long long)byr[k].count,
                        (unsigned long long)byr[k].self, (unsigned long long)byr[k].retained, byr[k].name);
         }
     }
-    if (json) buf_puts(&o, "]}\n");
+    if (json) {
+        jw_end(&w);
+        jw_end(&w);
+        buf_puts(&o, "\n");
+    }
     fwrite(o.data, 1, o.len, stdout);
     buf_free(&o);
     free(tops);
@@ -476,27 +499,34 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
     qsort(gs, ngs, sizeof *gs, strcmp(sort, "size") ? group_by_retained : group_by_size);
     buf_t o = {0};
     uint64_t total_n = 0, total_b = 0;
-    if (json) buf_puts(&o, "[");
+    jw_t w;   /* --json: an array, a constructor a line, as objects --json */
+    jw_init(&w, &o);
+    w.spaced = 1;
+    w.indent = "  ";
+    if (json) jw_array_begin_lines(&w, NULL);
     else buf_printf(&o, "%12s %14s %10s %14s  %s\n", "INSTANCES", "TOTAL SIZE", "SIZE", "RETAINED", "CONSTRUCTOR");
-    int first = 1;
     for (size_t k = 0; k < ngs; k++) {
         const pm_class_t *x = &gs[k];
         total_n += x->count;
         total_b += x->self;
         if (x->count < (uint64_t)min) continue;
         if (json) {
-            buf_puts(&o, first ? "\n  {\"name\": " : ",\n  {\"name\": ");
-            json_put_string(&o, x->name, strlen(x->name));
-            buf_printf(&o, ", \"count\": %llu, \"size\": %llu, \"retained\": %llu}", (unsigned long long)x->count,
-                       (unsigned long long)x->self, (unsigned long long)x->retained);
+            jw_object_begin(&w, NULL);
+            jw_string(&w, "name", x->name);
+            jw_uint(&w, "count", x->count);
+            jw_uint(&w, "size", x->self);
+            jw_uint(&w, "retained", x->retained);
+            jw_end(&w);
         } else {
             buf_printf(&o, "%12llu %14llu %10llu %14llu  %s\n", (unsigned long long)x->count, (unsigned long long)x->self,
                        (unsigned long long)(x->self / x->count), (unsigned long long)x->retained, x->name);
         }
-        first = 0;
     }
-    if (json) buf_puts(&o, "\n]\n");
-    else buf_printf(&o, "%12llu %14llu %10s %14s  (%zu constructors)\n", (unsigned long long)total_n,
+    if (json) {
+        jw_newline(&w);
+        jw_end(&w);
+        buf_puts(&o, "\n");
+    } else buf_printf(&o, "%12llu %14llu %10s %14s  (%zu constructors)\n", (unsigned long long)total_n,
                     (unsigned long long)total_b, "", "", ngs);
     fwrite(o.data ? o.data : "", 1, o.len, stdout);
     buf_free(&o);

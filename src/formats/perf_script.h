@@ -8,7 +8,9 @@
 #include "util/buf.h"
 #include "util/hash.h"
 #include "symbols/resolver.h"
+#include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 
 /* One distinct callchain line and the frames it became (several with "->" or --inline). */
 typedef struct {
@@ -98,6 +100,51 @@ typedef struct perf_reader {
     long skipped_line;       /* first sample of another event type, skipped */
     char skipped_event[128];
 } perf_reader_t;
+
+/* perf_frames.c: a callchain line (text after its leading blanks) tidied into frames, appended
+ * leaf-first to the sample being read; JIT lines asked of the resolver under perf_resolver_mu
+ * (the workers of perf_parallel.c share one resolver). */
+void perf_add_line(perf_reader_t *r, const char *s, size_t n);
+extern pthread_mutex_t perf_resolver_mu;
+/* Counts an unrecognised line; keeps the first one's number (deferred lines are read after
+ * the event line of their sample, so the earliest is not always the first counted). */
+void perf_note_unrecognised(perf_reader_t *r, long line);
+
+/* The hot path hashes every callchain line: two independent multiply lanes over
+ * 16 bytes per step are about three times faster than hash_bytes here. */
+static inline uint64_t perf_line_hash(const char *s, size_t n)
+{
+    const uint64_t k1 = 0xff51afd7ed558ccdULL, k2 = 0xc4ceb9fe1a85ec53ULL;
+    const size_t total = n;
+    uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0x2545f4914f6cdd1dULL, x, y;
+    while (n >= 16) {
+        memcpy(&x, s, 8);
+        memcpy(&y, s + 8, 8);
+        a = (a ^ x) * k1;
+        b = (b ^ y) * k2;
+        a ^= a >> 29;
+        b ^= b >> 31;
+        s += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        memcpy(&x, s, 8);
+        a = (a ^ x) * k1;
+        a ^= a >> 29;
+        s += 8;
+        n -= 8;
+    }
+    /* the last 0..7 bytes: an overlapping fixed-size load when possible (no memcpy call) */
+    y = 0;
+    if (n && total >= 8) {
+        memcpy(&y, s + n - 8, 8);
+        y >>= 8 * (8 - n);
+    } else {
+        for (size_t i = 0; i < n; i++) y |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    }
+    b = (b ^ y) * k2;
+    return hash_u64(a ^ (b >> 1) ^ (b << 63));
+}
 
 void perf_reader_init(perf_reader_t *r, profile_t *p, const read_opts_t *o, input_t *in);
 void perf_reader_free(perf_reader_t *r);

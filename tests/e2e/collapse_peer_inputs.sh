@@ -14,7 +14,7 @@
 #   compare with the Perl script's output on the input plus a blank line (inferno keeps a last
 #   sample that has no blank line after it, as we do; the Perl script drops it), quotes
 #   stripped from ours as inferno's test strips them from its own.
-# Known, documented differences are counted apart (README "Fold stacks"):
+# Known, documented differences are counted apart (docs/commands/collapse.md):
 #   V8 names keep their '(' (perf-js-stacks-01); Rust closures are "{{closure}}" as libiberty
 #   and rustc-demangle print them, where inferno's own fix-up of half-demangled names leaves
 #   "_{{closure}}" (perf-rust-Yamakaky-dcpu, single-event).

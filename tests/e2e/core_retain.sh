@@ -50,7 +50,7 @@ check_major() {
     node "$FIX/retain_check.js" "$w/truth.json" "$w" || fail "retain_check.js"
     grep -q 'value of "s17"' "$w/out.txt" || fail "refs: no 'value of \"s17\"' holder"
     grep -q 'value of "s17" *-> LeakMapValue' "$w/out.txt" || fail "retainers after heapsnapshot: no path"
-    grep -q '"retained_size"' "$w/out.txt" || fail "dominators --json: no retained sizes"
+    grep -q '^  {"address": "0x[0-9a-f]*", "name": .*, "size": [0-9]*, "retained": [0-9]*}' "$w/out.txt" || fail "dominators --json: no retained sizes"
     # objects --retained: per constructor, as `objects` counts them; a planted class retains at
     # least one instance's own bytes, and Maps retain more than their own bytes (their tables)
     ns objects --retained --json > "$w/retained.json" || fail "objects --retained exited $?"

@@ -82,6 +82,12 @@ check_major() {
         copy=
         for _ in $(seq 200); do copy=$(copies); [ -n "$copy" ] && break; sleep 0.05; done
         [ -n "$copy" ] || fail "no copy while the prompt runs"
+        # the copy exists a moment before the target's registers are back and it is detached (the
+        # injection window, docs/target.md): kill once no thread of the target is traced any more
+        for _ in $(seq 200); do
+            grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/"$pid"/task/*/status 2> /dev/null || break
+            sleep 0.01
+        done
         kill -9 "$nsp"; wait "$nsp" 2> /dev/null; exec 8>&-
         sleep 0.2
         st=$(awk '/^State:/ {print $2}' "/proc/$copy/status" 2> /dev/null)

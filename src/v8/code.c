@@ -70,7 +70,7 @@ static void learn_header_map(v8_t *v, uint64_t fn)
     const v8_layout_t *L = &v->L;
     uint64_t code, map, w[HEADER_BACK / 8];
     v8_code_t c;
-    if (v->code_header_map || !fn || L->fn_code < 0 || v8_read_field(v, fn, L->fn_code, &code) != 0 ||
+    if (v->code_header_map || !fn || v8_function_code(v, fn, &code) != 0 ||
         code_read(v, code, &c) != 0 || c.size == 0)
         return;
     if (L->code_inline_instructions) {
@@ -218,7 +218,7 @@ int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t
     const v8_layout_t *L = &v->L;
     uint64_t code;
     /* the function's current code, then the baseline code its SharedFunctionInfo may hold */
-    if (fn && L->fn_code >= 0 && v8_read_field(v, fn, L->fn_code, &code) == 0 && code_check(v, code, pc, out) == 0) return 0;
+    if (fn && v8_function_code(v, fn, &code) == 0 && code_check(v, code, pc, out) == 0) return 0;
     if (shared && L->sfi_function_data >= 0 && v8_read_field(v, shared, L->sfi_function_data, &code) == 0 &&
         code_check(v, code, pc, out) == 0)
         return 0;

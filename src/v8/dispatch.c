@@ -32,10 +32,11 @@ static uint64_t table_base(v8_t *v)
     return base;
 }
 
-int v8_function_dispatch_code(v8_t *v, uint64_t fn, uint64_t *code)
+int v8_function_code(v8_t *v, uint64_t fn, uint64_t *code)
 {
     const v8_layout_t *L = &v->L;
-    if (L->fn_code >= 0 || v->major < 13 || L->fn_shared < 16) return -1;
+    if (L->fn_code >= 0) return v8_read_field(v, fn, L->fn_code, code);
+    if (v->major < 13 || L->fn_shared < 16) return -1;
     if (!v->dispatch_looked) v->dispatch_table = table_base(v), v->dispatch_looked = 1;
     if (!v->dispatch_table) return -1;
     /* the handle is the field before the SharedFunctionInfo (JSFunction::kDispatchHandleOffset) */

@@ -355,7 +355,7 @@ static int entered_function(v8_t *v, uint64_t fn, uint64_t pc, int in_builtin, v
     code->kind = -1;
     if (in_builtin) return 0;
     if (v8_code_for_pc(v, fn, info->shared, pc, code) == 0 &&
-        ((v8_read_field(v, fn, L->fn_code, &own) == 0 && own == code->code) ||
+        ((v8_function_code(v, fn, &own) == 0 && own == code->code) ||
          (v8_read_field(v, info->shared, L->sfi_function_data, &data) == 0 && data == code->code)))
         return 0;
     v8_function_free(info);

@@ -309,8 +309,8 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
             }
         }
         uint64_t code;   /* V8 13.6: a function's code is in the dispatch table, not a field */
-        if (!w.stop && type >= L->type_first_js_function && type <= L->type_js_function &&
-            v8_function_dispatch_code(v, o->addr, &code) == 0 && valid(&w, code))
+        if (!w.stop && L->fn_code < 0 && type >= L->type_first_js_function && type <= L->type_js_function &&
+            v8_function_code(v, o->addr, &code) == 0 && valid(&w, code))
             emit(&w, V8_EDGE_INTERNAL, "code", 0, code, -1);
     } else if (is_context) {
         v8_context_locals(v, o->addr, on_local, &w);

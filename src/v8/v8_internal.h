@@ -132,9 +132,9 @@ struct v8 {
     size_t n_api_callees;
 };
 
-/* dispatch.c: a JSFunction's Code through V8 13.6's dispatch table; -1 where the function has a
- * code field (L.fn_code) or the table is not found */
-int v8_function_dispatch_code(v8_t *v, uint64_t fn, uint64_t *code);
+/* dispatch.c: a JSFunction's current Code: its code field (V8 10-11), through V8 13.6's dispatch
+ * table; -1 where neither is there (V8 12's code pointer table is not read) */
+int v8_function_code(v8_t *v, uint64_t fn, uint64_t *code);
 
 /* code.c: the Code object a pc is in */
 typedef struct {

@@ -16,9 +16,9 @@
  *     copy dies with it but stays a zombie child of the target (exit signal 0: nothing in the
  *     target sees it) until the next snapshot of the target reaps it (stale_copies), or it exits.
  * The injection window: from PTRACE_SETREGS to the restore the main thread's registers are not
- * its own (a few system calls of nodescope: the clone, two single steps). A nodescope killed in
- * that window leaves the target to crash (or, with EXITKILL set, be killed): documented in
- * docs/target.md. Only x86-64. */
+ * its own (a few system calls: the clone, two single steps). Whoever does this must not die in
+ * it, or the target crashes: freeze_guard.c runs it in a process of its own that nodescope's
+ * death does not stop. Only x86-64. */
 #include "target/target_internal.h"
 #include "util/procfs.h"
 #include "util/diag.h"
@@ -167,7 +167,7 @@ static void memory_check(target_t *t) {
                   "copy-on-write snapshot may need up to that much while nodescope reads it", avail >> 10, anon >> 10);
 }
 
-int target_freeze(target_t *t, double *stopped_ms) {
+int target_freeze_here(target_t *t, double *stopped_ms) {
     if (!t->pid) return 0;
     if (t->frozen_pid) return 0;
     uint64_t insn = find_syscall(t);
@@ -280,7 +280,7 @@ static size_t stale_copies(int pid, int *out, size_t max) {
 /* Kills the copy, waits for it as its tracer, and reaps the zombie it leaves to its parent (the
  * target) by a wait4 in the target's main thread; with it, the zombies of copies whose nodescope
  * was killed (stale_copies). Pids given to the target are its own (a container's pid namespace). */
-void target_thaw(target_t *t) {
+void target_thaw_here(target_t *t) {
     int child = t->frozen_pid, ns_child = t->frozen_ns_pid > 0 ? t->frozen_ns_pid : child;
     if (child <= 0) return;
     t->frozen_pid = 0;

@@ -73,6 +73,8 @@ struct target {
     int frozen_ns_pid;                 /* the copy's pid in the target's pid namespace (freeze.c) */
     double fork_ms;                    /* how long the injected clone took (freeze.c) */
     uint64_t syscall_insn;             /* a syscall instruction in the target's code (freeze.c) */
+    int guard_pid, guard_fd;           /* the process that froze it and traces the copy, and the pipe
+                                          that tells it to thaw (freeze_guard.c; 0: none) */
     struct target_cfi *cfi;            /* target_unwind_sample's Dwfl (unwind.c) */
     struct symbol_cache *sym_cache;    /* recent address -> symbol answers (elf.c) */
     uint32_t sym_generation;           /* bumped when mappings or modules change: the cache's answers go */
@@ -81,8 +83,11 @@ extern const target_ops_t target_core_ops;
 extern const target_ops_t target_frozen_ops;   /* live.c: a process read through its frozen copy */
 /* live.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
 int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout);
-/* freeze.c: kills and reaps the frozen copy, if any */
+/* freeze_guard.c: kills and reaps the frozen copy, if any (through the guard that made it) */
 void target_thaw(target_t *t);
+/* freeze.c: the freeze and the thaw themselves, in this process (its tracer) */
+int target_freeze_here(target_t *t, double *stopped_ms);
+void target_thaw_here(target_t *t);
 
 /* unwind.c */
 void target_cfi_free(target_t *t);

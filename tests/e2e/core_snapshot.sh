@@ -95,6 +95,17 @@ check_major() {
         timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" stack > /dev/null || fail "stack after a killed nodescope exited $?"
         clean "a snapshot after a killed nodescope"
         echo "node $v: nodescope killed with its copy alive: copy ${st:-gone}, reaped by the next snapshot"
+        # killed at any moment, the injection window included (the guard finishes the freeze, and
+        # thaws when nodescope is gone): the target lives on, untraced, with no copy left
+        for i in $(seq 40); do
+            "$NODESCOPE_RELEASE" core --pid "$pid" stack > /dev/null 2>&1 & nsp=$!
+            sleep "0.0$((RANDOM % 30))"
+            kill -9 "$nsp" 2> /dev/null; wait "$nsp" 2> /dev/null
+            kill -0 "$pid" 2> /dev/null || fail "the target died when nodescope was killed (round $i)"
+        done
+        for _ in $(seq 100); do [ -z "$(copies)" ] && ! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/"$pid"/task/*/status && break; sleep 0.05; done
+        clean "40 nodescopes killed at random moments"
+        echo "node $v: 40 nodescopes killed 0-30 ms into a snapshot: the target lives, untraced, no copy left"
     fi
     # the program's own end: exit status 0 and one "exit PID" line, its own (no copy ever ran)
     : > "$w/out"; kill -INT "$pid"; wait "$pid"; rc=$?; p=$pid; pid=
@@ -117,7 +128,15 @@ check_major() {
     c "$core" retainers globalThis.snapTarget > "$w/core.ret" || fail "retainers on the gcore exited $?"
     grep -qE '^ *100[01] .* SnapItem$' "$w/snap.objects" || { cat "$w/snap.objects"; fail "no 1000 SnapItem in objects"; }
     grep -q '"nested":{"a":\[1,2,3\],"s":"str"}' "$w/snap.print" || fail "print: $(cat "$w/snap.print")"
-    for k in objects print ret; do
+    # objects: every row but plain Object and the total, which a lazy allocation of Node's own
+    # (one Object, 56 bytes, seen once in ~10 runs on Node 18 and 20 between the two reads) moves
+    # by one; those by at most 2
+    same_but_objects() { grep -vE '^ *[0-9]+ +[0-9]+ +[0-9]+ +Object$|constructors\)$' "$1"; }
+    diff <(same_but_objects "$w/snap.objects") <(same_but_objects "$w/core.objects") > "$w/diff" ||
+        { cat "$w/diff"; fail "objects: the snapshot and the gcore differ"; }
+    awk '/ Object$/ && NF == 4 {n[FILENAME] = $1} END {d = n[ARGV[1]] - n[ARGV[2]]; exit !(d >= -2 && d <= 2)}' \
+        "$w/snap.objects" "$w/core.objects" || fail "objects: Object counts differ by more than 2"
+    for k in print ret; do
         diff "$w/snap.$k" "$w/core.$k" > "$w/diff" || { cat "$w/diff"; fail "$k: the snapshot and the gcore differ"; }
     done
     # our own core, taken a moment later: the planted objects the same (the quiet program's own

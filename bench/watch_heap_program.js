@@ -1,0 +1,23 @@
+// bench/watch_heap.sh's target: a heap of about MB megabytes (argv[3]) of small objects,
+// strings and arrays held from a module, that then keeps leaking a little (100 objects a
+// second) and churning garbage. Writes its pid to argv[2] when the heap is built.
+'use strict';
+const fs = require('fs');
+const MB = +(process.argv[3] || 512);
+class Record { constructor(i) { this.id = i; this.name = 'record-' + i; this.tags = [i, i + 1]; this.parent = null; } }
+class Leaked { constructor(i) { this.i = i; } }
+const store = [];
+const used = () => process.memoryUsage().heapUsed;
+let i = 0;
+while (used() < MB * 1048576) {
+  const chunk = new Array(10000);
+  for (let k = 0; k < 10000; k++) chunk[k] = new Record(i++);
+  store.push(chunk);
+}
+const leaked = new Map();
+let n = 0;
+setInterval(() => {
+  for (let k = 0; k < 10; k++) leaked.set(n, new Leaked(n++));
+  let g = []; for (let k = 0; k < 1000; k++) g.push({ k });
+}, 100);
+fs.writeFileSync(process.argv[2], String(process.pid));

@@ -2,10 +2,13 @@
  *
  * A census counts a heap's JavaScript objects by constructor (the name `objects` gives them:
  * pm_constructor_label, worked out once per map), with their shallow bytes, and the heap's total.
- * By default it counts what some root reaches: each census builds the object graph (v8/heap_graph)
- * and keeps its reachable nodes, because what the GC has not collected yet is not a leak (a
- * bounded cache's evicted entries pile up in the old generation until the next full GC, and would
- * read as steady growth); PM_COUNT_ALL walks the heap's pages once instead (pm_walk_js).
+ * By default it counts what the program holds: each census builds the object graph (v8/heap_graph)
+ * and keeps the nodes reached from the global object, a module or a thread's stack, because what
+ * the GC has not collected yet is not a leak (a bounded cache's evicted entries pile up in the old
+ * generation until the next full GC, and would read as steady growth), and neither is what only
+ * the conservative scan of native memory reaches (V8's own buffers hold stale pointers to objects
+ * just promoted: counted apart, as native_objects); PM_COUNT_ALL walks the heap's pages once
+ * instead (pm_walk_js).
  * Every census also keeps the sorted addresses of its objects (8 + 4 bytes each): an object of
  * the next census at no address of this one, or at one that held another constructor's object, is
  * new (V8's old generation does not move objects except when compacting; the young generation's
@@ -13,9 +16,9 @@
  * bound, the samples are real new instances where the leak is).
  *
  * The fit (pm_fit_trend) is over every census, not two: a least-squares line for the count with
- * its r2, the share of steps that did not shrink, and the slope of the last half against the
+ * its r2, the share of steps that did not shrink, and the slope of the last third against the
  * whole's. Steady growth fits a line, rises at nearly every step and keeps its slope to the end; a
- * cache that fills then plateaus loses its slope in the last half; GC noise (objects made and
+ * cache that fills then plateaus loses its slope in the last third; GC noise (objects made and
  * dropped) fits no line. The growing constructors' last census, with its graph kept, gives their
  * retained sizes (dominators), new instances, and the retainer path of one (postmortem/paths.c). */
 #include "postmortem/leak.h"
@@ -172,7 +175,7 @@ static int on_js(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t *me)
     return 0;
 }
 
-/* Reachable mode: the graph, its reachable JS nodes by class (names once per map). */
+/* Reachable mode: the graph, its held JS nodes by class (names once per map). */
 static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt, int keep)
 {
     v8_heap_t *h = v8_heap_open(v);
@@ -186,7 +189,6 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         v8_heap_close(h);
         return -1;
     }
-    uint64_t *reach = v8_graph_reachable(g);
     size_t nn = v8_graph_node_count(g);
     u64map_t by_map;
     u64map_init(&by_map);
@@ -194,7 +196,12 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
         pt->all_bytes += nd->size;
-        if (reach && !(reach[i / 64] >> (i % 64) & 1)) continue;
+        /* held by the program: reached from the global object, a module or a stack; what only
+           the conservative scan of native memory reaches is V8's stale pointers as often as a
+           handle (a bounded cache's evicted entries, just promoted, read as a steady leak) */
+        v8_root_level_t lv = v8_graph_level(g, (uint32_t)i);
+        if (lv == V8_ROOT_NATIVE) pt->native_objects++;
+        if (lv >= V8_ROOT_NATIVE) continue;
         pt->heap_objects++;
         pt->heap_bytes += nd->size;
         if (!(nd->flags & V8_NODE_JS)) continue;
@@ -214,7 +221,6 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     }
     buf_free(&b);
     u64map_free(&by_map);
-    free(reach);
     if (keep) {
         L->g = g;
         L->h = h;
@@ -333,8 +339,9 @@ pm_trend_t pm_fit_trend(const double *x, const double *y, size_t n, double *slop
     pm_trend_t tr = PM_TREND_UNKNOWN;
     if (n >= 2) {
         s = pm_fit_slope(x, y, n, &r);
-        size_t h = n / 2;
-        l = pm_fit_slope(x + h, y + h, n - h, NULL);
+        size_t tail = n / 3 < 3 ? 3 : n / 3;   /* the last third, 3 censuses at least */
+        if (tail > n) tail = n;
+        l = pm_fit_slope(x + n - tail, y + n - tail, tail, NULL);
         size_t ups = 0;
         for (size_t i = 0; i + 1 < n; i++) ups += y[i + 1] >= y[i];
         up = (double)ups / (double)(n - 1);
@@ -343,7 +350,7 @@ pm_trend_t pm_fit_trend(const double *x, const double *y, size_t n, double *slop
         double lo = y[0], hi = y[0];
         for (size_t i = 1; i < n; i++) lo = y[i] < lo ? y[i] : lo, hi = y[i] > hi ? y[i] : hi;
         double grown = s * (x[n - 1] - x[0]);
-        double early = pm_fit_slope(x, y, n - n / 2, NULL);   /* the first half (and the middle) */
+        double early = pm_fit_slope(x, y, n - n / 3, NULL);   /* the first two thirds */
         if (hi - lo < MIN_GROWTH && fabs(grown) < MIN_GROWTH) tr = PM_TREND_FLAT;
         else if (grown >= MIN_GROWTH && r >= 0.8 && up >= 0.7 && l >= 0.5 * s) tr = PM_TREND_GROWING;
         else if (grown >= MIN_GROWTH && l < 0.5 * s && early > 2 * fabs(l) && up >= 0.6) tr = PM_TREND_PLATEAU;

@@ -12,9 +12,10 @@
 
 typedef struct pm_leak pm_leak_t;
 
-/* How a census counts: the objects some root reaches (the object graph of each census: garbage
- * not yet collected is left out, as a heap snapshot leaves it out), or every object on the heap's
- * pages (one walk: cheaper, but what the GC has not collected yet counts too). */
+/* How a census counts: the objects the program holds (the object graph of each census: what the
+ * global object, a module or a stack reaches; garbage not yet collected is left out, and so is
+ * what only the conservative scan of native memory reaches), or every object on the heap's pages
+ * (one walk: cheaper, but what the GC has not collected yet counts too). */
 typedef enum { PM_COUNT_REACHABLE, PM_COUNT_ALL } pm_count_mode_t;
 
 pm_leak_t *pm_leak_new(pm_count_mode_t mode);
@@ -40,7 +41,7 @@ typedef struct {
     size_t cls;                      /* index for pm_leak_count */
     pm_trend_t trend;
     double count_per_s, bytes_per_s; /* least-squares slopes over every census */
-    double late_per_s;               /* the slope over the last half of the censuses */
+    double late_per_s;               /* the slope over the last third of the censuses (3 at least) */
     double r2;                       /* of the count's straight-line fit (0 when flat) */
     double rising;                   /* the share of steps between censuses that did not shrink */
     uint64_t first_count, last_count, first_bytes, last_bytes;
@@ -67,6 +68,7 @@ typedef struct {
     uint64_t heap_bytes, heap_objects;   /* counted objects of every kind (reachable, or all) */
     uint64_t all_bytes;                  /* every object on the heap's pages, garbage included */
     uint64_t js_objects;
+    uint64_t native_objects;             /* reachable only from native memory: not counted */
     size_t torn;                         /* pages unreadable or resynced (a live read's torn objects) */
 } pm_leak_point_t;
 const pm_leak_point_t *pm_leak_point(const pm_leak_t *L, size_t k);
@@ -78,8 +80,9 @@ pm_count_mode_t pm_leak_mode(const pm_leak_t *L);
  * coefficient of determination (0 when y does not vary). For tests too. */
 double pm_fit_slope(const double *x, const double *y, size_t n, double *r2);
 /* The trend of a series y over times x (n >= 3; else PM_TREND_UNKNOWN): growing when the straight
- * line fits (r2 >= 0.8), at least 7 steps in 10 do not shrink, it grew by 10 or more and the last
- * half's slope is at least half the whole's; plateau when it grew but the last half did not
+ * line fits (r2 >= 0.8), at least 7 steps in 10 do not shrink, it grew by 10 or more and the slope
+ * of the last third (3 censuses at least) is at least half the whole's; plateau when it grew but
+ * the last third did not
  * (a cache filled); shrinking the same way down; noisy when it moved without a line; flat. */
 pm_trend_t pm_fit_trend(const double *x, const double *y, size_t n, double *slope, double *late, double *r2,
                         double *rising);

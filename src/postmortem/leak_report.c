@@ -81,6 +81,7 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
         jw_uint(&w, "heap_objects", p->heap_objects);
         jw_uint(&w, "all_bytes", p->all_bytes);
         jw_uint(&w, "js_objects", p->js_objects);
+        jw_uint(&w, "native_only", p->native_objects);
         jw_uint(&w, "torn", p->torn);
         jw_end(&w);
     }
@@ -184,7 +185,7 @@ static void chart(buf_t *b, const char *name, const char *trend, const char *cap
     }
     for (int g = 0; g <= 4; g++) {
         double px = ML + pw * (double)g / 4;
-        buf_printf(b, "<text class=\"xlab\" x=\"%.1f\" y=\"%d\">%.0f s</text>", px, CH - 6, tmax * g / 4);
+        buf_printf(b, "<text class=\"xlab\" x=\"%.1f\" y=\"%d\">%.3g s</text>", px, CH - 6, tmax * g / 4);
     }
     buf_puts(b, "\n<polyline class=\"line\" points=\"");
     for (size_t k = 0; k < n; k++)
@@ -270,10 +271,11 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
           pm_leak_mode(L) == PM_COUNT_REACHABLE ? "heap total (reachable bytes)" : "heap total (bytes)", t, y, np, 1);
     /* each growing constructor, then the largest others (a cache that filled, garbage) */
     size_t others = 0;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)   /* growing; what moved otherwise; the largest flat ones */
         for (size_t i = 0; i < n; i++) {
             const pm_leak_class_t *e = &c[i];
-            if ((e->trend == PM_TREND_GROWING) != (pass == 0)) continue;
+            int kind = e->trend == PM_TREND_GROWING ? 0 : e->trend == PM_TREND_FLAT ? 2 : 1;
+            if (kind != pass) continue;
             uint64_t peak = 0;
             for (size_t k = 0; k < np; k++) {
                 uint64_t cnt, by;
@@ -281,10 +283,11 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
                 y[k] = (double)cnt;
                 peak = cnt > peak ? cnt : peak;
             }
-            if (pass == 1 && (peak < 50 || others >= 8)) continue;
-            others += pass == 1;
+            if (pass && (peak < 50 || others >= 8)) continue;
+            others += pass > 0;
             buf_t cap = {0};
             buf_printf(&cap, "%s: %s, %+.0f/min", e->name, pm_trend_name(e->trend), e->count_per_s * 60);
+            if (e->trend == PM_TREND_PLATEAU) buf_printf(&cap, " (%+.0f/min at the end)", e->late_per_s * 60);
             chart(out, e->name, pm_trend_name(e->trend), cap.data, t, y, np, 0);
             buf_free(&cap);
         }

@@ -21,7 +21,7 @@ summary() {   # JSON reports... -> "cpu median [min-max] ms, wall ..., stop ..."
         const fs = require("fs"), cs = process.argv.slice(1).flatMap(f => JSON.parse(fs.readFileSync(f, "utf8")).censuses);
         const st = k => { const v = cs.map(c => c[k]).sort((a, b) => a - b); const m = v.length >> 1;
             return `${(v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2).toFixed(1)} [${v[0].toFixed(1)}-${v[v.length - 1].toFixed(1)}]`; };
-        console.log(`${cs.length} censuses: CPU ${st("cpu_ms")} ms, wall ${st("wall_ms")} ms, stopped ${st("stop_ms")} ms; ` +
+        console.log(`${cs.length} censuses: CPU ${st("cpu_ms")} ms, wall ${st("wall_ms")} ms, stopped ${st("stop_ms")} ms (fork ${st("fork_ms")}); ` +
                     `heap ${(cs[0].heap_bytes / 1e6).toFixed(0)} MB counted, ${(cs[0].all_bytes / 1e6).toFixed(0)} MB on the pages`);
     ' "$@"
 }

@@ -8,6 +8,7 @@ const MB = +(process.argv[3] || 512);
 class Record { constructor(i) { this.id = i; this.name = 'record-' + i; this.tags = [i, i + 1]; this.parent = null; } }
 class Leaked { constructor(i) { this.i = i; } }
 const store = [];
+globalThis.store = store;   // held by the program: a module's local nothing captures would be garbage
 const used = () => process.memoryUsage().heapUsed;
 let i = 0;
 while (used() < MB * 1048576) {

@@ -32,8 +32,8 @@ static const char usage[] =
     "                       [--fail-if-growth 'CLASS>N/min'] [--all-objects] [--live]\n\n"
     "What grows in a running Node process's heap, by constructor, over time, from outside. Every\n"
     "--every the process is stopped only to fork a frozen copy of itself (milliseconds), and the\n"
-    "copy's heap is counted by constructor (the objects some root reaches: garbage the GC has not\n"
-    "collected yet is left out) while the process runs on. A table ranked by growth is redrawn on a\n"
+    "copy's heap is counted by constructor (what the program holds: the objects the global object,\n"
+    "a module or a stack reaches; garbage not yet collected is left out) while the process runs on. A table ranked by growth is redrawn on a\n"
     "terminal. At the end (-d, Ctrl-C, or the process's exit) a fit over all the censuses tells\n"
     "steady growth from GC noise and from a cache that filled and plateaued; each constructor that\n"
     "grew steadily is printed with its rate, some instances new since the previous census, and the\n"
@@ -119,7 +119,7 @@ static void table(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t
     pm_put_bytes(b, (double)p->heap_bytes);
     buf_printf(b, " %s, %llu JS objects; stopped %.2f ms, census %.0f ms CPU%s\n\n",
                pm_leak_mode(L) == PM_COUNT_REACHABLE ? "reachable" : "on the heap", (unsigned long long)p->js_objects,
-               p->stop_ms, p->cpu_ms, p->torn ? " (torn pages)" : "");
+               p->stop_ms, p->cpu_ms, p->unreadable_pages ? " (pages unreadable)" : "");
     buf_printf(b, "%11s %11s %11s %11s %8s  %-9s  %s\n", "INSTANCES", "COUNT/MIN", "BYTES", "BYTES/MIN", "NEW", "TREND",
                "CONSTRUCTOR");
     for (size_t i = 0; i < n && i < limit; i++) {
@@ -156,7 +156,7 @@ int cli_watch_heap(int argc, char **argv)
         OPT_BOOL("all-objects", 0, "count every object on the heap's pages, garbage not yet collected\n"
                  "too (one walk: cheaper than the object graph of each census)", &all),
         OPT_BOOL("live", 0, "read the running process itself instead of a frozen copy (stopped\n"
-                 "only to copy registers; objects may be torn: counted as such)", &live),
+                 "only to copy registers; implies --all-objects; objects may be torn)", &live),
         OPT_BOOL("no-paths", 0, "no retainer paths nor retained sizes at the end", &no_paths),
         OPT_HELP,
         OPT_END,
@@ -196,10 +196,10 @@ int cli_watch_heap(int argc, char **argv)
     size_t ncls = 0;
     int failed = 0, explained = 0;
     buf_t b = {0};
-    for (size_t k = 0;; k++) {
+    double due = t0;   /* the next census's time: every --every, later when a census overran */
+    for (;;) {
         stop_request_t req;
         int stop = stop_signals_next(&req);
-        double due = t0 + (double)k * every;
         /* wait for the census's time, a tenth of a second at a time (Ctrl-C ends the wait) */
         while (!stop && now_s(CLOCK_MONOTONIC) < due) {
             double left = due - now_s(CLOCK_MONOTONIC);
@@ -212,7 +212,7 @@ int cli_watch_heap(int argc, char **argv)
             ended = "process exited";
             break;
         }
-        int final = stop || (duration > 0 && (double)k * every >= duration - 1e-6);
+        int final = stop || (duration > 0 && due - t0 >= duration - 1e-6);
         double c0 = now_s(CLOCK_PROCESS_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
         target_t *t = target_open_running(pid);
         v8_t *v = t ? v8_open(t) : NULL;
@@ -224,7 +224,8 @@ int cli_watch_heap(int argc, char **argv)
             if (rc == 0) rc = pm_leak_census(L, v, tc, stopped, final && !no_paths && !all);
         }
         if (rc == 0) {
-            pm_leak_set_cost(L, (now_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1000, (now_s(CLOCK_MONOTONIC) - w0) * 1000);
+            pm_leak_set_cost(L, (now_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1000, (now_s(CLOCK_MONOTONIC) - w0) * 1000,
+                             live ? 0 : target_fork_ms(t));
             pm_leak_classes_free(cls, ncls);
             ncls = pm_leak_analyze(L, &cls);
             if (final && !no_paths && !all) {
@@ -274,6 +275,9 @@ int cli_watch_heap(int argc, char **argv)
             fflush(stdout);
         }
         if (final) break;
+        due += every;
+        if (duration > 0 && due - t0 > duration) due = t0 + duration;   /* the last census at -d */
+        if (due < now_s(CLOCK_MONOTONIC)) due = now_s(CLOCK_MONOTONIC);
     }
     stop_signals_restore();
     size_t np = pm_leak_points(L);

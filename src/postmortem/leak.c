@@ -111,9 +111,10 @@ void pm_leak_count(const pm_leak_t *L, size_t k, size_t cls, uint64_t *count, ui
     *bytes = L->cells[k][cls].bytes;
 }
 
-void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms)
+void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms)
 {
     if (!L->npts) return;
+    L->pts[L->npts - 1].fork_ms = fork_ms;
     L->pts[L->npts - 1].cpu_ms = cpu_ms;
     L->pts[L->npts - 1].wall_ms = wall_ms;
 }
@@ -250,7 +251,8 @@ int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
         pt.heap_bytes = pt.all_bytes = w.stats.bytes;
         pt.heap_objects = w.stats.objects;
         pt.js_objects = L->ncur;
-        pt.torn = w.stats.unreadable_pages + w.stats.resyncs;
+        pt.unreadable_pages = w.stats.unreadable_pages;
+        pt.resyncs = w.stats.resyncs;
         pm_walk_free(&w);
         free(tk.of_entry);
         if (rc != 0) {

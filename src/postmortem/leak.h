@@ -26,9 +26,9 @@ void pm_leak_free(pm_leak_t *L);
  * is kept for pm_leak_explain (reachable mode); pm_leak_release frees it (before v8_close).
  * 0, or -1 with a message (no heap; out of memory). */
 int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep);
-/* The CPU (ms, nodescope's own) and wall time a census took to open, stop and read the process:
- * recorded with the census just taken. */
-void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms);
+/* The CPU (ms, nodescope's own) and wall time a census took to open, stop and read the process,
+ * and of its stop how long the fork took (0: none): recorded with the census just taken. */
+void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms);
 void pm_leak_release(pm_leak_t *L);
 
 /* The trend of one constructor over the series. */
@@ -64,12 +64,14 @@ void pm_leak_explain(pm_leak_t *L, v8_t *v, pm_leak_class_t *c, size_t n, size_t
 /* The series itself. */
 size_t pm_leak_points(const pm_leak_t *L);
 typedef struct {
-    double t, stop_ms, cpu_ms, wall_ms;
+    double t, stop_ms, fork_ms, cpu_ms, wall_ms;
     uint64_t heap_bytes, heap_objects;   /* counted objects of every kind (reachable, or all) */
     uint64_t all_bytes;                  /* every object on the heap's pages, garbage included */
     uint64_t js_objects;
     uint64_t native_objects;             /* reachable only from native memory: not counted */
-    size_t torn;                         /* pages unreadable or resynced (a live read's torn objects) */
+    size_t unreadable_pages, resyncs;    /* --all-objects: the walk's (a live read's torn objects
+                                            add resyncs; a frozen copy has some too: the unused
+                                            ends of allocation areas) */
 } pm_leak_point_t;
 const pm_leak_point_t *pm_leak_point(const pm_leak_t *L, size_t k);
 /* Constructor cls's count and shallow bytes at census k. */

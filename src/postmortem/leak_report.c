@@ -75,6 +75,7 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
         jw_object_begin(&w, NULL);
         jw_fixed(&w, "t", 3, p->t);
         jw_fixed(&w, "stop_ms", 3, p->stop_ms);
+        jw_fixed(&w, "fork_ms", 3, p->fork_ms);
         jw_fixed(&w, "cpu_ms", 1, p->cpu_ms);
         jw_fixed(&w, "wall_ms", 1, p->wall_ms);
         jw_uint(&w, "heap_bytes", p->heap_bytes);
@@ -82,7 +83,8 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
         jw_uint(&w, "all_bytes", p->all_bytes);
         jw_uint(&w, "js_objects", p->js_objects);
         jw_uint(&w, "native_only", p->native_objects);
-        jw_uint(&w, "torn", p->torn);
+        jw_uint(&w, "unreadable_pages", p->unreadable_pages);
+        jw_uint(&w, "resyncs", p->resyncs);
         jw_end(&w);
     }
     jw_end(&w);

@@ -259,7 +259,9 @@ int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
             free(tk.cells);
             return -1;
         }
-        radix_sort_u64(L->cur_addr, L->cur_cls, L->ncur);
+        size_t i = 1;   /* pages come mostly in address order: sort only when they did not */
+        while (i < L->ncur && L->cur_addr[i - 1] < L->cur_addr[i]) i++;
+        if (i < L->ncur) radix_sort_u64(L->cur_addr, L->cur_cls, L->ncur);
     }
     /* new instances: at no address of the previous census, or where it had another class */
     size_t nc = L->ncls;

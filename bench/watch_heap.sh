@@ -42,7 +42,14 @@ for mb in "${sizes[@]}"; do
     if [ "${SNAPSHOT:-0}" = 1 ]; then
         : > "$tmp/out"; kill -USR2 "$pid"
         for _ in $(seq 1200); do grep -q snapshot "$tmp/out" && break; sleep 0.5; done
-        echo "  v8.writeHeapSnapshot() in the program: $(grep snapshot "$tmp/out")"
+        snap=$(awk '/snapshot/ {print $2}' "$tmp/out")
+        echo "  v8.writeHeapSnapshot() in the program: stopped it ${snap} ms"
+        node -e '
+            const fs = require("fs"), snap = +process.argv[1];
+            const st = process.argv.slice(2).flatMap(f => JSON.parse(fs.readFileSync(f, "utf8")).censuses.map(c => c.stop_ms)).sort((a, b) => a - b);
+            const med = st.length % 2 ? st[st.length >> 1] : (st[st.length / 2 - 1] + st[st.length / 2]) / 2;
+            console.log(`  ratio: a heap snapshot stops the program ${(snap / med).toFixed(0)}x longer than a census (median stop ${med.toFixed(1)} ms)`);
+        ' "$snap" "$tmp/$mb".*.json
     fi
     kill "$pid"; wait "$pid" 2> /dev/null; pid=
 done

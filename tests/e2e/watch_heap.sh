@@ -8,7 +8,8 @@
 # 200/s within 10%; LruEntry, ChurnItem and ChurnBatch are not growing; the retainer path of a new
 # LeakySession names the Map's holder (SessionRegistry .sessions); the process was stopped and
 # resumed every census (stop_ms reported), is not left traced, and has no copy left as a child.
-# Also: -o report.html holds the JSON and one chart per growing constructor; --fail-if-growth
+# Also: -o report.html holds the JSON and one chart per growing constructor; --live reads the
+# running process (one walk); SIGINT ends a watch without -d with a last census and its report; --fail-if-growth
 # passes under the rate and exits 1 over it; usage errors exit 2; a process that is not node is
 # refused.
 set -u
@@ -90,6 +91,18 @@ for v in 18 20 22 24; do
     fi
     check_report "$w/report.json" || fail "the report"
     clean
+    if [ "$v" = 18 ]; then   # --live (one walk of the running process), then Ctrl-C ends a watch without -d
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 2 --live --json > "$w/live.json" 2> "$w/err3" || { cat "$w/err3"; fail "--live"; }
+        node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                 if (r.read !== "live" || r.count !== "all" || r.censuses.length < 2 || !r.classes.some(c => c.name === "LeakySession")) process.exit(1)' \
+            "$w/live.json" || fail "--live's report"
+        "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s --json > "$w/int.json" 2> "$w/err4" & wp=$!
+        sleep 3.5; kill -INT $wp; wait $wp || { cat "$w/err4"; fail "watch ended by SIGINT exited $?"; }
+        node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                 if (r.ended !== "interrupted" || r.growing[0] !== "LeakySession" || !r.classes[0].path) process.exit(1)' \
+            "$w/int.json" || fail "the interrupted watch's report"
+        clean
+    fi
     if [ "$v" = 24 ]; then   # not a terminal: a line a census, then the table and the growers
         timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 3 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }
         [ "$(grep -c '^census ' "$w/table.txt")" = 4 ] && grep -q "LeakySession" "$w/table.txt" &&

@@ -314,7 +314,8 @@ int cli_watch_heap(int argc, char **argv)
                     for (size_t s = 0; s < e->nsamples; s++) buf_printf(&b, " 0x%llx", (unsigned long long)e->samples[s]);
                     buf_putc(&b, '\n');
                 }
-                if (e->path) buf_printf(&b, "    held by %s\n", e->path);
+                if (e->holder) buf_printf(&b, "    held by %s\n", e->holder);
+                if (e->path) buf_printf(&b, "    path: %s\n", e->path);
             }
             if (!ng && np >= 3) buf_puts(&b, "\nnothing grew steadily\n");
         }

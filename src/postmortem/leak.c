@@ -419,14 +419,15 @@ size_t pm_leak_analyze(pm_leak_t *L, pm_leak_class_t **out)
 
 void pm_leak_classes_free(pm_leak_class_t *c, size_t n)
 {
-    for (size_t i = 0; i < n; i++) free(c[i].path);
+    for (size_t i = 0; i < n; i++) free(c[i].path), free(c[i].holder);
     free(c);
 }
 
 /* The retainer path of node x as one line: "ROOT: DESC EDGE -> DESC EDGE -> DESC". NULL when
- * no root reaches it. */
-static char *path_text(v8_t *v, v8_graph_t *g, v8_edges_t *e, uint32_t x, int *internal)
+ * no root reaches it. *holder: its last two steps, "HOLDER EDGE (CONTAINER)" (or the last one). */
+static char *path_text(v8_t *v, v8_graph_t *g, v8_edges_t *e, uint32_t x, int *internal, char **holder)
 {
+    *holder = NULL;
     if (v8_graph_distance(g, x) == V8_NO_NODE) return NULL;
     uint32_t *nodes, *slots, root = V8_NO_NODE;
     size_t pn = pm_path_nodes(g, x, &nodes, &slots, &root);
@@ -448,6 +449,19 @@ static char *path_text(v8_t *v, v8_graph_t *g, v8_edges_t *e, uint32_t x, int *i
         pm_describe_node(v, g, st[k].target, &b);
     }
     *internal = pn >= 2 && v8_graph_path_internal(g, nodes[pn - 2]);
+    if (m) {
+        buf_t h = {0};
+        const pm_step_t *last = &st[m - 1], *up = m >= 2 ? &st[m - 2] : NULL;
+        pm_describe_node(v, g, up ? up->holder : last->holder, &h);
+        buf_putc(&h, ' ');
+        pm_edge_label(up ? &up->edge : &last->edge, &h);
+        if (up) {
+            buf_puts(&h, " (");
+            pm_describe_node(v, g, last->holder, &h);
+            buf_putc(&h, ')');
+        }
+        *holder = h.data;
+    }
     free(st);
     free(nodes);
     free(slots);
@@ -468,12 +482,15 @@ void pm_leak_explain(pm_leak_t *L, v8_t *v, pm_leak_class_t *c, size_t n, size_t
             uint32_t x = v8_graph_find(g, c[i].samples[k]);
             if (x == V8_NO_NODE) continue;
             int internal = 0;
-            char *p = path_text(v, g, e, x, &internal);
+            char *holder;
+            char *p = path_text(v, g, e, x, &internal, &holder);
             if (p && internal && k + 1 < c[i].nsamples) {
                 free(p);
+                free(holder);
                 continue;
             }
             c[i].path = p;
+            c[i].holder = holder;
         }
     }
     v8_edges_free(e);

@@ -49,7 +49,9 @@ typedef struct {
     uint64_t retained_last;          /* retained size in the last census, when computed (0 else) */
     uint64_t samples[5];             /* some of those new instances (addresses) */
     size_t nsamples;
-    char *path;                      /* the retainer path of samples[0] (pm_leak_explain), or NULL */
+    char *path;                      /* the retainer path of a sample (pm_leak_explain), or NULL */
+    char *holder;                    /* the path's last two steps: what holds the container that
+                                        holds the instance ("SessionRegistry .sessions (Map)"), or NULL */
 } pm_leak_class_t;
 
 /* Every constructor seen, fitted over the series: growing ones first (most bytes a second

@@ -113,6 +113,7 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
             jw_array_begin(&w, "samples");
             for (size_t k = 0; k < e->nsamples; k++) jw_address(&w, NULL, e->samples[k]);
             jw_end(&w);
+            jw_string(&w, "held_by", e->holder);
             jw_string(&w, "path", e->path);
         }
         jw_array_begin(&w, "counts");
@@ -259,7 +260,9 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
                     buf_puts(out, "<br>");
                 }
                 if (e->path) {
-                    buf_puts(out, "held by: ");
+                    buf_puts(out, "held by <b>");
+                    html_text(out, e->holder);
+                    buf_puts(out, "</b>: ");
                     html_text(out, e->path);
                 }
                 buf_puts(out, "</td></tr>\n");

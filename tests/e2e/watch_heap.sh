@@ -51,12 +51,13 @@ check_report() {   # the --json report: FILE
         console.log(`${r.censuses.length} censuses, growing: ${r.growing.join(", ")}; LeakySession ${rate.toFixed(1)}/s` +
                     ` (${s.first_count} -> ${s.last_count}), LruEntry ${by("LruEntry").trend}, ChurnItem ${by("ChurnItem").trend};` +
                     ` stopped ${r.stop_ms.median} ms (max ${r.stop_ms.max}), census ${r.cpu_ms.median} ms CPU`);
-        console.log("path: " + s.path);
+        console.log("held by " + s.held_by + "; path: " + s.path);
         const bad = [];
         if (r.growing[0] !== "LeakySession") bad.push("first growing: " + r.growing[0]);
         if (!(Math.abs(rate - 200) <= 20)) bad.push("rate " + rate);
         for (const n of ["LruEntry", "ChurnItem", "ChurnBatch"]) if (r.growing.includes(n)) bad.push(n + " reported growing");
         if (!/SessionRegistry \.sessions -> Map/.test(s.path || "")) bad.push("path: " + s.path);
+        if (s.held_by !== "SessionRegistry .sessions (Map)") bad.push("held_by: " + s.held_by);
         if (!(s.samples && s.samples.length > 0)) bad.push("no new instances sampled");
         if (!(r.stop_ms.max > 0) || r.read !== "snapshot" || r.count !== "reachable" || r.partial) bad.push("meta");
         if (r.censuses.some(c => !(c.stop_ms > 0 && c.heap_bytes > 0))) bad.push("a census without stop or heap");
@@ -106,7 +107,7 @@ for v in 18 20 22 24; do
     if [ "$v" = 24 ]; then   # not a terminal: a line a census, then the table and the growers
         timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 3 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }
         [ "$(grep -c '^census ' "$w/table.txt")" = 4 ] && grep -q "LeakySession" "$w/table.txt" &&
-            grep -q "held by .*SessionRegistry .sessions -> Map" "$w/table.txt" || { cat "$w/table.txt"; fail "the text output"; }
+            grep -q "held by SessionRegistry .sessions (Map)" "$w/table.txt" && grep -q "path: .*SessionRegistry .sessions -> Map" "$w/table.txt" || { cat "$w/table.txt"; fail "the text output"; }
         clean
     fi
     kill "$pid"; wait "$pid" 2> /dev/null; pid=

@@ -28,8 +28,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: nodescope watch -p PID --heap [--every 30s] [-d DURATION] [-o REPORT.html|.json] [--json]\n"
-    "                       [--fail-if-growth 'CLASS>N/min'] [--all-objects] [--live]\n\n"
+    "usage: nodescope watch -p PID --heap [--every 30s] [-d DURATION] [-o REPORT.html|.json] [--json] [OPTIONS]\n\n"
     "What grows in a running Node process's heap, by constructor, over time, from outside. Every\n"
     "--every the process is stopped only to fork a frozen copy of itself (milliseconds), and the\n"
     "copy's heap is counted by constructor (what the program holds: the objects the global object,\n"

@@ -24,6 +24,7 @@ static const core_cmd_t commands[] = {
     {"source", core_cmd_source, "[-n LINES] ADDR|EXPR", "a function's source, with line numbers"},
     {"exception", core_cmd_exception, "[--thread N] [--json]", "the exception the program died of"},
     {"objects", core_cmd_objects, "[-v] [--min N] [--sort count|size] [--json]", "every JS object, grouped by constructor"},
+    {"diff-objects", core_cmd_diff_objects, "[--json] [--all-objects] B", "what core B holds more than this one, by constructor"},
     {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
     {"functions", core_cmd_functions, "[-v] [--min N] [--json]", "every function with its number of closures"},

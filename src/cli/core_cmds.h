@@ -46,6 +46,8 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv);
 int core_cmd_instances(core_session_t *s, int argc, char **argv);
 int core_cmd_find(core_session_t *s, int argc, char **argv);
 int core_cmd_functions(core_session_t *s, int argc, char **argv);
+/* core_diff.c: core A diff-objects B (issue 31) */
+int core_cmd_diff_objects(core_session_t *s, int argc, char **argv);
 /* core_async.c, core_pending.c: what the program waits for (issue 16) */
 int core_cmd_async(core_session_t *s, int argc, char **argv);
 int core_cmd_pending(core_session_t *s, int argc, char **argv);

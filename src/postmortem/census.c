@@ -38,9 +38,7 @@ void pm_name_described(v8_t *v, v8_graph_t *g, uint32_t i, buf_t *b)
     }
 }
 
-/* Node i's map: the target of its edge from slot 0 (the graph has it: no read of the core, whose
- * pages a pass over every object would fault in), else read. */
-static int node_map(v8_t *v, v8_graph_t *g, uint32_t i, uint64_t *map)
+int pm_node_map(v8_t *v, v8_graph_t *g, uint32_t i, uint64_t *map)
 {
     const uint32_t *targets, *slots;
     size_t n = v8_graph_edges(g, i, &targets, &slots);
@@ -70,7 +68,7 @@ int pm_census_retained(v8_t *v, v8_graph_t *g, pm_namer_fn name, pm_census_t *ou
         if (!(nd->flags & V8_NODE_JS)) continue;
         uint64_t map;
         uint32_t idx;
-        if (node_map(v, g, (uint32_t)i, &map) != 0) continue;
+        if (pm_node_map(v, g, (uint32_t)i, &map) != 0) continue;
         if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
         if (!u64map_get(&by_map, map, &idx)) {
             buf_clear(&b);

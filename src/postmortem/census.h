@@ -32,6 +32,10 @@ void pm_name_by_constructor(v8_t *v, v8_graph_t *g, uint32_t i, buf_t *b);
 /* pm_describe_node of the node, every closure as "(closure)": `dominators`' names. */
 void pm_name_described(v8_t *v, v8_graph_t *g, uint32_t i, buf_t *b);
 
+/* Node i's map: the target of its edge from slot 0 (the graph has it: no read of the core, whose
+ * pages a pass over every object would fault in), else read. 0, or -1 when unreadable. */
+int pm_node_map(v8_t *v, v8_graph_t *g, uint32_t i, uint64_t *map);
+
 /* Every JS object of g by class (name()), with counts, shallow and retained sizes: an instance
  * dominated by another of its class is counted in that one only, so a class's retained size is
  * what freeing all its instances would free (DevTools' "Retained Size"). Computes the dominator

@@ -67,11 +67,11 @@ int pm_walk_js(v8_t *v, const char *cmd, int by_properties, pm_js_cb cb, void *c
         return -1;
     }
     progress_init(&w->progress, "walking the heap", "objects");
-    v8_heap_stats_t st;
-    v8_heap_walk(w->h, on_object, w, &st);
+    v8_heap_walk(w->h, on_object, w, &w->stats);
     progress_done(&w->progress);
-    if (st.unreadable_pages)
-        diag_warn(target_name(v8_target(v)), 0, "%s: %zu heap pages could not be read (not in the core?)", cmd, st.unreadable_pages);
+    if (w->stats.unreadable_pages)
+        diag_warn(target_name(v8_target(v)), 0, "%s: %zu heap pages could not be read (not in the core?)", cmd,
+                  w->stats.unreadable_pages);
     return 0;
 }
 

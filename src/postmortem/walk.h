@@ -30,6 +30,7 @@ struct pm_walk {
     size_t seen;
     pm_js_cb cb;
     void *ctx;
+    v8_heap_stats_t stats;  /* the walk's: every object (not only JS), pages unreadable, resyncs */
 };
 
 /* Opens the heap of v's target and walks it, calling cb for every JavaScript object with its

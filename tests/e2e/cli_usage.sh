@@ -39,7 +39,7 @@ usage_error "nodescope core stack: error: unknown option '--bogus'" core --pid "
 usage_error "nodescope core stack: error: --thread expects an integer, not 'main'" core --pid "$sleeper" stack --thread main
 usage_error "nodescope core str: error: 'zz' is not an address (try 0x...)" core --pid "$sleeper" str zz
 usage_error "nodescope core v8print: error: which address?" core --pid "$sleeper" v8print --limit=3
-usage_error "nodescope core: error: unknown command 'bt' (commands: stack, type, v8print, internal, str, array, print, constructor, buffer, closure, source, exception, objects, instances, find, functions, async, pending, refs, retainers, dominators, heapsnapshot, sample)" core --pid "$sleeper" bt
+usage_error "nodescope core: error: unknown command 'bt' (commands: stack, type, v8print, internal, str, array, print, constructor, buffer, closure, source, exception, objects, diff-objects, instances, find, functions, async, pending, refs, retainers, dominators, heapsnapshot, sample)" core --pid "$sleeper" bt
 kill "$sleeper"; wait "$sleeper" 2>/dev/null
 # an unknown command: one line and the pointer to the command list
 ns frobnicate > out.txt 2> err.txt; rc=$?

@@ -1,0 +1,133 @@
+/* nodescope core A diff-objects B: what the heap of B holds more (or less) than A's, by
+ * constructor: counts and shallow bytes in each, the difference, and the instances of B at no
+ * address of A's (new ones, when both are the same process at two moments). The censuses are
+ * postmortem/leak.c's, the ones `watch --heap` takes: reachable objects by default. */
+#include "cli/core_cmds.h"
+#include "postmortem/leak.h"
+#include "postmortem/leak_report.h"
+#include "util/diag.h"
+#include "util/json_writer.h"
+#include "util/options.h"
+#include <stdlib.h>
+#include <string.h>
+
+static long long delta(uint64_t a, uint64_t b) { return (long long)b - (long long)a; }
+
+static int by_change(const void *x, const void *y)
+{
+    const pm_leak_class_t *a = x, *b = y;
+    long long da = llabs(delta(a->first_bytes, a->last_bytes)), db = llabs(delta(b->first_bytes, b->last_bytes));
+    if (da != db) return da < db ? 1 : -1;
+    long long ca = llabs(delta(a->first_count, a->last_count)), cb = llabs(delta(b->first_count, b->last_count));
+    if (ca != cb) return ca < cb ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: nodescope core A diff-objects [--json] [--all-objects] [--node BIN] [-n N] B\n\n"
+        "What core B's heap holds that core A's does not, by constructor: the instances and their\n"
+        "shallow bytes in A and in B, the difference, and how many of B's are at no address of A's\n"
+        "(new, when A and B are the same process at two moments). Reachable objects by default (the\n"
+        "object graph of each: garbage not yet collected is left out). Largest change in bytes first;\n"
+        "constructors that did not change are left out.\n";
+    int json = 0, all = 0;
+    long top = 0;
+    const char *node = NULL;
+    const opt_t opts[] = {
+        OPT_BOOL("json", 0, "a JSON document {a, b, count, classes: [{name, count_a, count_b, ...}]}", &json),
+        OPT_BOOL("all-objects", 0, "every object on the heaps' pages, garbage too (one walk each)", &all),
+        OPT_STR("node", 0, "BIN", "the node executable B came from (default: found from B)", &node),
+        OPT_FN("top", 'n', "N", "at most N constructors", &top, opt_set_count),
+        OPT_HELP,
+        OPT_END,
+    };
+    const opt_t *tables[] = {opts, NULL};
+    const opt_cmd_t cmd = {"core diff-objects", usage, tables, 0, NULL};
+    int n = opt_parse(&cmd, argc, argv);
+    if (n < 0) return opt_exit_code(n);
+    if (n < 1) return opt_usage_error(&cmd, "which core to compare with? (core A diff-objects B)");
+    if (n > 1) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[2]);
+    if (s->check_only) return EXIT_OK;
+    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    pm_leak_t *L = pm_leak_new(all ? PM_COUNT_ALL : PM_COUNT_REACHABLE);
+    int rc = EXIT_FAIL;
+    target_t *tb = NULL;
+    v8_t *vb = NULL;
+    if (pm_leak_census(L, s->v, 0, 0, 0) != 0) goto out;
+    tb = target_open_core(argv[1], node);
+    if (!tb) goto out;
+    vb = v8_open(tb);
+    if (!vb) {
+        diag_error(argv[1], 0, "diff-objects needs V8's postmortem metadata, which %s lacks", target_exe_path(tb));
+        goto out;
+    }
+    if (pm_leak_census(L, vb, 1, 0, 0) != 0) goto out;
+    if (target_problem(tb)) {
+        diag_error(argv[1], 0, "objects read with the wrong V8 metadata: %s", target_problem(tb));
+        goto out;
+    }
+    pm_leak_class_t *c;
+    size_t nc = pm_leak_analyze(L, &c);
+    qsort(c, nc, sizeof *c, by_change);
+    buf_t b = {0};
+    jw_t w;
+    jw_init(&w, &b);
+    w.spaced = 1;
+    w.indent = "  ";
+    const pm_leak_point_t *pa = pm_leak_point(L, 0), *pb = pm_leak_point(L, 1);
+    if (json) {
+        jw_object_begin(&w, NULL);
+        jw_string(&w, "a", target_name(s->t));
+        jw_string(&w, "b", argv[1]);
+        jw_string(&w, "count", all ? "all" : "reachable");
+        jw_uint(&w, "heap_bytes_a", pa->heap_bytes);
+        jw_uint(&w, "heap_bytes_b", pb->heap_bytes);
+        jw_array_begin_lines(&w, "classes");
+    } else {
+        buf_puts(&b, "heap ");
+        pm_put_bytes(&b, (double)pa->heap_bytes);
+        buf_puts(&b, " -> ");
+        pm_put_bytes(&b, (double)pb->heap_bytes);
+        buf_printf(&b, " (%s objects)\n%10s %10s %10s %12s %12s %12s %10s  %s\n", all ? "all" : "reachable", "COUNT A",
+                   "COUNT B", "CHANGE", "BYTES A", "BYTES B", "CHANGE", "NEW", "CONSTRUCTOR");
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < nc && (!top || shown < (size_t)top); i++) {
+        const pm_leak_class_t *e = &c[i];
+        if (e->first_count == e->last_count && e->first_bytes == e->last_bytes && !e->new_last) continue;
+        shown++;
+        if (json) {
+            jw_object_begin(&w, NULL);
+            jw_string(&w, "name", e->name);
+            jw_uint(&w, "count_a", e->first_count);
+            jw_uint(&w, "count_b", e->last_count);
+            jw_int(&w, "count_change", delta(e->first_count, e->last_count));
+            jw_uint(&w, "bytes_a", e->first_bytes);
+            jw_uint(&w, "bytes_b", e->last_bytes);
+            jw_int(&w, "bytes_change", delta(e->first_bytes, e->last_bytes));
+            jw_uint(&w, "new", e->new_last);
+            jw_end(&w);
+        } else
+            buf_printf(&b, "%10llu %10llu %+10lld %12llu %12llu %+12lld %10llu  %s\n", (unsigned long long)e->first_count,
+                       (unsigned long long)e->last_count, delta(e->first_count, e->last_count),
+                       (unsigned long long)e->first_bytes, (unsigned long long)e->last_bytes,
+                       delta(e->first_bytes, e->last_bytes), (unsigned long long)e->new_last, e->name);
+    }
+    if (json) {
+        jw_newline(&w);
+        jw_end(&w);
+        jw_end(&w);
+        buf_putc(&b, '\n');
+    } else if (!shown) buf_puts(&b, "(no constructor changed)\n");
+    fwrite(b.data, 1, b.len, stdout);
+    buf_free(&b);
+    pm_leak_classes_free(c, nc);
+    rc = EXIT_OK;
+out:
+    pm_leak_free(L);
+    v8_close(vb);
+    if (tb) target_close(tb);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* The reports of a heap watch (postmortem/leak_report.c): a JSON document for scripts, and a
+ * self-contained HTML page (inline SVG, no script) with one line chart per growing constructor,
+ * the heap total and the largest other constructors, the same JSON embedded for tests. */
+#ifndef POSTMORTEM_LEAK_REPORT_H
+#define POSTMORTEM_LEAK_REPORT_H
+#include "postmortem/leak.h"
+#include "util/buf.h"
+
+typedef struct {
+    int pid;
+    const char *command;   /* the process's command line */
+    const char *read;      /* "snapshot" (a frozen copy per census) or "live" */
+    double every;          /* seconds between censuses */
+    const char *ended;     /* "duration", "interrupted", "process exited", "error" */
+    const char *partial;   /* why the answer is partial, or NULL */
+} pm_leak_meta_t;
+
+/* The document (see docs/commands/watch-heap.md, OUTPUT), appended to out. */
+void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, const pm_leak_meta_t *m, buf_t *out);
+void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, const pm_leak_meta_t *m, buf_t *out);
+/* "12.3 MB", "512 B": for tables. */
+void pm_put_bytes(buf_t *b, double bytes);
+
+#endif

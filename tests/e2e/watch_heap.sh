@@ -1,0 +1,117 @@
+#!/bin/bash
+# watch -p PID --heap (issue 31) on Node 18-24, with fixtures/leak/leaky.js: LeakySession leaks 200
+# instances a second into a Map a module's SessionRegistry holds, LruEntry fills a bounded LRU
+# (2400 entries, 1200 a second) that plateaus, ChurnItem/ChurnBatch are made and dropped each tick.
+# On one major (20, the ASan build) the full run, --every 2s -d 20, from half a second after the
+# start (the LRU fills in the first censuses); on the others --every 1s -d 7 (the release build)
+# once the LRU is full. Each --json report: LeakySession is named first among the growing, at
+# 200/s within 10%; LruEntry, ChurnItem and ChurnBatch are not growing; the retainer path of a new
+# LeakySession names the Map's holder (SessionRegistry .sessions); the process was stopped and
+# resumed every census (stop_ms reported), is not left traced, and has no copy left as a child.
+# Also: -o report.html holds the JSON and one chart per growing constructor; --live reads the
+# running process (one walk); SIGINT ends a watch without -d with a last census and its report; --fail-if-growth
+# passes under the rate and exits 1 over it; usage errors exit 2; a process that is not node is
+# refused.
+set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/leak" && pwd -P)
+test_dir watch_heap
+lsan_ignore_libdw
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+fail_context() { echo "node ${v:-}"; }
+
+# usage errors, before anything is read
+"$NODESCOPE" watch --heap > /dev/null 2> "$dir/e1"; [ $? -eq 2 ] && grep -q "which process" "$dir/e1" || fail "no -p"
+"$NODESCOPE" watch --heap -p 1 --every 0 > /dev/null 2> "$dir/e2"; [ $? -eq 2 ] || fail "--every 0"
+"$NODESCOPE" watch --heap -p 1 -o x.txt > /dev/null 2> "$dir/e3"; [ $? -eq 2 ] || fail "-o x.txt"
+"$NODESCOPE" watch --heap -p 1 --fail-if-growth Session > /dev/null 2> "$dir/e4"; [ $? -eq 2 ] || fail "--fail-if-growth without a rate"
+sleep 30 & sl=$!
+"$NODESCOPE" watch --heap -p $sl -d 1 > /dev/null 2> "$dir/e5"; rc=$?; kill $sl
+[ $rc -eq 1 ] && grep -q "is not node" "$dir/e5" || { cat "$dir/e5"; fail "a process that is not node"; }
+
+# the process after a watch: running, untraced, without a copy (nodescope's copies are children
+# made with no exit signal: field 38 of /proc/C/stat is 0)
+clean() {
+    local st tr c
+    st=$(awk '/^State:/ {print $2}' "/proc/$pid/status"); tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")
+    [[ "$st" == [RS] ]] && [ "$tr" = 0 ] || fail "after the watch: state $st, tracer $tr"
+    for c in $(cat /proc/"$pid"/task/*/children 2> /dev/null); do
+        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && fail "a copy is left: $c"
+    done
+    return 0
+}
+
+check_report() {   # the --json report: FILE
+    node -e '
+        const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        const by = n => r.classes.find(c => c.name === n) || {};
+        const s = by("LeakySession"), rate = s.count_per_min / 60;
+        console.log(`${r.censuses.length} censuses, growing: ${r.growing.join(", ")}; LeakySession ${rate.toFixed(1)}/s` +
+                    ` (${s.first_count} -> ${s.last_count}), LruEntry ${by("LruEntry").trend}, ChurnItem ${by("ChurnItem").trend};` +
+                    ` stopped ${r.stop_ms.median} ms (max ${r.stop_ms.max}), census ${r.cpu_ms.median} ms CPU`);
+        console.log("held by " + s.held_by + "; path: " + s.path);
+        const bad = [];
+        if (r.growing[0] !== "LeakySession") bad.push("first growing: " + r.growing[0]);
+        if (!(Math.abs(rate - 200) <= 20)) bad.push("rate " + rate);
+        for (const n of ["LruEntry", "ChurnItem", "ChurnBatch"]) if (r.growing.includes(n)) bad.push(n + " reported growing");
+        if (!/SessionRegistry \.sessions -> Map/.test(s.path || "")) bad.push("path: " + s.path);
+        if (s.held_by !== "SessionRegistry .sessions (Map)") bad.push("held_by: " + s.held_by);
+        if (!(s.samples && s.samples.length > 0)) bad.push("no new instances sampled");
+        if (!(r.stop_ms.max > 0) || r.read !== "snapshot" || r.count !== "reachable" || r.partial) bad.push("meta");
+        if (r.censuses.some(c => !(c.stop_ms > 0 && c.heap_bytes > 0))) bad.push("a census without stop or heap");
+        if (bad.length) { console.error(bad.join("\n")); process.exit(1); }
+    ' "$1"
+}
+
+tested=0
+for v in 18 20 22 24; do
+    NODE=$(node_bin "$v")
+    [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
+    w=$dir/$v; mkdir -p "$w"
+    "$NODE" "$FIX/leaky.js" "$w/pid" 200 > "$w/out" 2>&1 & pid=$!
+    for _ in $(seq 100); do [ -s "$w/pid" ] && break; sleep 0.1; done
+    [ -s "$w/pid" ] || fail "the fixture never started"
+    if [ "$v" = 20 ]; then sleep 0.5; else sleep 2.5; fi
+    if [ "$v" = 20 ]; then
+        timeout 120 "$NODESCOPE" watch -p "$pid" --heap --every 2s -d 20 --json -o "$w/report.html" \
+            --fail-if-growth 'LruEntry>100000/min' > "$w/report.json" 2> "$w/err" || { cat "$w/err"; fail "watch exited $?"; }
+        grep -q '<script type="application/json" id="leak-data">' "$w/report.html" &&
+            grep -q '<figure class="chart" data-name="LeakySession" data-trend="growing"' "$w/report.html" ||
+            fail "the HTML report has no data or no LeakySession chart"
+    else
+        gate=; [ "$v" = 22 ] && gate="--fail-if-growth=LeakySession>1000/min"
+        timeout 120 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 7 --json $gate > "$w/report.json" 2> "$w/err"
+        rc=$?
+        if [ -n "$gate" ]; then
+            [ $rc -eq 1 ] && grep -q "LeakySession grew by .* more than the 1000 allowed" "$w/err" || { cat "$w/err"; fail "the gate did not fail ($rc)"; }
+        else
+            [ $rc -eq 0 ] || { cat "$w/err"; fail "watch exited $rc"; }
+        fi
+    fi
+    check_report "$w/report.json" || fail "the report"
+    clean
+    if [ "$v" = 18 ]; then   # --live (one walk of the running process), then Ctrl-C ends a watch without -d
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 2 --live --json > "$w/live.json" 2> "$w/err3" || { cat "$w/err3"; fail "--live"; }
+        node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                 if (r.read !== "live" || r.count !== "all" || r.censuses.length < 2 || !r.classes.some(c => c.name === "LeakySession")) process.exit(1)' \
+            "$w/live.json" || fail "--live's report"
+        "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s --json > "$w/int.json" 2> "$w/err4" & wp=$!
+        sleep 3.5; kill -INT $wp; wait $wp || { cat "$w/err4"; fail "watch ended by SIGINT exited $?"; }
+        node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                 if (r.ended !== "interrupted" || r.growing[0] !== "LeakySession" || !r.classes[0].path) process.exit(1)' \
+            "$w/int.json" || fail "the interrupted watch's report"
+        clean
+    fi
+    if [ "$v" = 24 ]; then   # not a terminal: a line a census, then the table and the growers
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 3 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }
+        [ "$(grep -c '^census ' "$w/table.txt")" = 4 ] && grep -q "LeakySession" "$w/table.txt" &&
+            grep -q "held by SessionRegistry .sessions (Map)" "$w/table.txt" && grep -q "path: .*SessionRegistry .sessions -> Map" "$w/table.txt" || { cat "$w/table.txt"; fail "the text output"; }
+        clean
+    fi
+    kill "$pid"; wait "$pid" 2> /dev/null; pid=
+    tested=$((tested + 1))
+done
+[ $tested -gt 0 ] || skip "no Node build in tests/.cache/node"
+say "ok: $tested Node majors"

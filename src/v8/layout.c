@@ -213,7 +213,7 @@ int v8_layout_resolve(v8_t *v)
     L->fn_shared = need(&r, "class_JSFunction__shared__SharedFunctionInfo", NULL);
     L->fn_context = opt(&r, -1, "class_JSFunction__context__Context", NULL);
     L->context_prev_slot = opt(&r, -1, "context_idx_prev", NULL);
-    L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code", NULL);
+    L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code", "class_JSFunction__code__Tagged_Code_");   /* V8 12: a Tagged<Code> */
     /* V8 12+ exports no name for it: trusted_function_data at +8 (BytecodeArray, UncompiledData;
        a direct pointer without the sandbox), read off Node 22 and 24 cores */
     L->sfi_function_data = opt(&r, v->major >= 12 ? 8 : -1, "class_SharedFunctionInfo__function_data__Object",

@@ -11,14 +11,24 @@
  *               (the loop ran dry) entered, on the main thread: the heap still whole;
  *   oom         v8::internal::V8::FatalProcessOutOfMemory / Heap::FatalProcessOutOfMemory entered:
  *               the heap at its limit, before node prints the OOM and aborts;
- *   signal:SIG  SIG being delivered to a thread (then given to it unchanged). */
+ *   signal:SIG  SIG being delivered to a thread (then given to it unchanged);
+ *   heap:PCT    V8's heap (its pages, found by their headers as `core objects` finds them, read
+ *               while the process runs: nothing attached until then) above PCT of its limit, every
+ *               HEAP_POLL_MS; the limit is V8's heap_size_limit for the process's heap flags
+ *               (--max-old-space-size... on its command line or in NODE_OPTIONS), asked of its
+ *               own executable run with those flags alone. Re-armed when the heap falls below. */
 #include "cli/cli.h"
 #include "target/target.h"
 #include "target/trigger.h"
 #include "util/diag.h"
+#include "util/buf.h"
 #include "util/options.h"
 #include "util/output.h"
+#include "v8/v8.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +38,116 @@
 #include <sys/wait.h>
 
 #define MAX_SYMS 6
+#define HEAP_POLL_MS 500
 
+/* The node flags that set the heap's size, from a NUL-separated list (a command line) or a
+   space-separated one (NODE_OPTIONS), appended to args (at most max, strdup'ed). */
+static int heap_flags(const char *p, size_t len, int spaces, char **args, int n, int max) {
+    for (size_t i = 0; i < len && n < max;) {
+        size_t j = i;
+        while (j < len && p[j] && !(spaces && p[j] == ' ')) j++;
+        if (!spaces && i > 0 && p[i] != '-') break;   /* the script: node's own flags are over */
+        const char *a = p + i;
+        size_t k = j - i;
+        if ((k > 22 && (!strncmp(a, "--max-old-space-size=", 21) || !strncmp(a, "--max_old_space_size=", 21))) ||
+            (k > 23 && (!strncmp(a, "--max-semi-space-size=", 22) || !strncmp(a, "--max_semi_space_size=", 22))) ||
+            (k > 16 && (!strncmp(a, "--max-heap-size=", 16) || !strncmp(a, "--max_heap_size=", 16))))
+            args[n++] = strndup(a, k);
+        i = j + 1;
+    }
+    return n;
+}
+
+static size_t slurp_fd(int fd, char *buf, size_t max) {
+    size_t n = 0;
+    ssize_t k;
+    while (n < max && (k = read(fd, buf + n, max - n)) > 0) n += (size_t)k;
+    return n;
+}
+
+static size_t slurp(const char *path, char *buf, size_t max) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t n = slurp_fd(fd, buf, max);
+    close(fd);
+    return n;
+}
+
+/* V8's heap_size_limit for pid's heap flags, in bytes: its executable run with them alone (no
+   script, no NODE_OPTIONS) printing v8.getHeapStatistics().heap_size_limit. 0 when it cannot be. */
+static uint64_t heap_limit(long pid, buf_t *flags_shown) {
+    static char buf[1 << 16];
+    char path[64], *args[24];
+    int n = 0;
+    snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+    args[n++] = path;
+    size_t len = slurp((snprintf(buf, sizeof buf, "/proc/%ld/cmdline", pid), buf), buf, sizeof buf - 1);
+    n = heap_flags(buf, len, 0, args, n, 16);
+    char envp[64];
+    snprintf(envp, sizeof envp, "/proc/%ld/environ", pid);
+    len = slurp(envp, buf, sizeof buf - 1);
+    for (size_t i = 0; i < len;) {
+        size_t l = strnlen(buf + i, len - i);
+        if (l > 13 && !strncmp(buf + i, "NODE_OPTIONS=", 13)) n = heap_flags(buf + i + 13, l - 13, 1, args, n, 16);
+        i += l + 1;
+    }
+    for (int i = 1; i < n; i++) buf_printf(flags_shown, "%s%s", i > 1 ? " " : "", args[i]);
+    args[n++] = "-p";
+    args[n++] = "String(require('v8').getHeapStatistics().heap_size_limit)";
+    args[n] = NULL;
+    int fd[2];
+    uint64_t limit = 0;
+    if (pipe(fd) == 0) {
+        pid_t c = fork();
+        if (c == 0) {
+            dup2(fd[1], 1);
+            close(fd[0]);
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0) { dup2(null, 0); dup2(null, 2); }
+            unsetenv("NODE_OPTIONS");
+            execv(path, args);
+            _exit(127);
+        }
+        close(fd[1]);
+        char out[64];
+        size_t k = c > 0 ? slurp_fd(fd[0], out, sizeof out - 1) : 0;
+        out[k] = 0;
+        close(fd[0]);
+        int st;
+        if (c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0) limit = strtoull(out, NULL, 10);
+    }
+    for (int i = 1; args[i] && strcmp(args[i], "-p"); i++) free(args[i]);
+    return limit;
+}
+
+/* The bytes of V8's heap pages in pid's writable anonymous memory (the main isolate's of each
+   mapping; read-only space left out), read while it runs. */
+static uint64_t heap_used(v8_t *v, target_t *t, long pid) {
+    char path[64], line[4096];
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    target_fresh_after(t, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+    snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    uint64_t used = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long a, b;
+        char perms[8];
+        int pos = 0;
+        if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &a, &b, perms, &pos) < 3 || perms[0] != 'r' || perms[1] != 'w') continue;
+        if (line[pos] && line[pos] != '\n') continue;   /* a file, [stack], [heap] (malloc) */
+        if (b - a < (256u << 10)) continue;
+        v8_heap_t *h = v8_heap_open_range(v, a, b);
+        for (size_t i = 0; i < v8_heap_page_count(h); i++) {
+            uint64_t s0, e0;
+            if (!v8_heap_page_read_only(h, i) && v8_heap_page_range(h, i, &s0, &e0) == 0) used += e0 - s0;
+        }
+        v8_heap_close(h);
+    }
+    fclose(f);
+    return used;
+}
 typedef struct {
     const char *name;
     const char *what;                 /* for messages */
@@ -76,6 +195,75 @@ static const char *signal_name(int sig) {
     return "?";
 }
 
+/* The frozen t's core as DIR/core.PID.TAG.N: 0 and its path in path, or -1 (message printed). */
+static int write_core(target_t *t, const char *dir, long pid, const char *tag, long n, char *path, size_t cap) {
+    snprintf(path, cap, "%s/core.%ld.%s.%ld", dir, pid, tag, n);
+    output_t o;
+    if (output_open(&o, path, NULL, 0) != 0) return -1;
+    if (target_write_core(t, fileno(o.f), path) == 0 && output_commit(&o) == 0) return 0;
+    output_abort(&o);
+    return -1;
+}
+
+/* --on heap:PCT: polls the heap while the process runs; nothing attached until the threshold. */
+static int watch_heap_pct(long pid, double pct, const char *dir, long max, int verbose) {
+    target_t *t = target_open_running((int)pid);
+    if (!t) return EXIT_FAIL;
+    v8_t *v = v8_open(t);   /* says why not */
+    if (!v) { target_close(t); return EXIT_FAIL; }
+    buf_t flags = {0};
+    uint64_t limit = heap_limit(pid, &flags);
+    if (!limit) {
+        diag_error(target_name(t), 0, "cannot learn its heap limit (running its executable with %s to ask V8 failed)",
+                   flags.len ? flags.data : "no heap flags");
+        buf_free(&flags);
+        v8_close(v);
+        target_close(t);
+        return EXIT_FAIL;
+    }
+    uint64_t threshold = (uint64_t)((double)limit * pct / 100.0);
+    fprintf(stderr, "nodescope: pid %ld: heap limit %llu MB (V8's, with %s); a core when its heap pages pass %g%%: %llu MB\n",
+            pid, (unsigned long long)(limit >> 20), flags.len ? flags.data : "no heap flags: the default for this machine",
+            pct, (unsigned long long)(threshold >> 20));
+    buf_free(&flags);
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT); sigaddset(&set, SIGTERM); sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    long written = 0;
+    int rc = EXIT_OK, armed = 1;
+    while (written < max) {
+        struct timespec ts = {HEAP_POLL_MS / 1000, (HEAP_POLL_MS % 1000) * 1000000L};
+        siginfo_t si;
+        if (sigtimedwait(&set, &si, &ts) > 0) break;
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/%ld/task", pid);
+        if (access(proc, F_OK) != 0) { fprintf(stderr, "nodescope: pid %ld exited\n", pid); break; }
+        uint64_t used = heap_used(v, t, pid);
+        if (verbose) fprintf(stderr, "nodescope: heap %llu MB of %llu MB\n", (unsigned long long)(used >> 20), (unsigned long long)(limit >> 20));
+        if (used < threshold) { armed = 1; continue; }
+        if (!armed) continue;
+        armed = 0;
+        double ms = 0;
+        if (target_freeze(t, &ms) != 0) { rc = EXIT_FAIL; break; }
+        char path[4096];
+        int ok = write_core(t, dir, pid, "heap", written + 1, path, sizeof path) == 0;
+        target_watch_thaw(NULL, t);
+        if (!ok) { rc = EXIT_FAIL; break; }
+        written++;
+        fprintf(stderr, "nodescope: wrote %s: heap %llu MB, %.0f%% of its limit; stopped %.2f ms\n", path,
+                (unsigned long long)(used >> 20), 100.0 * (double)used / (double)limit, ms);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    v8_close(v);
+    target_close(t);
+    if (rc == EXIT_OK && !written) {
+        fprintf(stderr, "nodescope: the heap never passed %g%% of its limit: no core written\n", pct);
+        rc = EXIT_FAIL;
+    }
+    return rc;
+}
+
 static const char usage[] =
     "usage: nodescope watch -p PID --on EVENT [-o DIR] [--max N] [-v]\n\n"
     "Watch a running Node process, started with no flag, and write a core of it (into DIR) the\n"
@@ -87,6 +275,8 @@ static const char usage[] =
     "               heap still whole\n"
     "  oom          the heap at its limit, before node's fatal out-of-memory error\n"
     "  signal:SIG   SIG (USR2, SIGUSR2, 12...) being delivered; the program then gets it unchanged\n"
+    "  heap:PCT     V8's heap above PCT percent of its limit (polled twice a second while the\n"
+    "               process runs; re-armed when it falls below)\n"
     "Until the event the process runs untouched (its threads are traced: each signal it gets is\n"
     "handed straight back); at the event it is stopped only while it forks a frozen copy (a few\n"
     "ms), the core is written from the copy. Each core's path is printed on stderr as it is\n"
@@ -100,7 +290,7 @@ int cli_watch_on(int argc, char **argv)
     int verbose = 0;
     const opt_t opts[] = {
         OPT_INT("pid", 'p', "PID", "the process to watch", &pid),
-        OPT_STR("on", 0, "EVENT", "uncaught, exit, oom or signal:SIG", &on),
+        OPT_STR("on", 0, "EVENT", "uncaught, exit, oom, signal:SIG or heap:PCT", &on),
         OPT_STR("output", 'o', "DIR", "the directory the cores are written to (default: .)", &dir),
         OPT_INT("max", 0, "N", "write at most N cores, then stop watching (default 1)", &max),
         OPT_BOOL("verbose", 'v', "say how long the process was stopped for each core", &verbose),
@@ -124,8 +314,16 @@ int cli_watch_on(int argc, char **argv)
         for (size_t i = 0; i < sizeof events / sizeof *events; i++)
             if (!strcmp(on, events[i].name)) ev = &events[i];
         if (!ev) {
-            if (!strncmp(on, "heap:", 5)) return opt_usage_error(&cmd, "--on heap:PCT is not built yet");
-            return opt_usage_error(&cmd, "unknown event '%s' (uncaught, exit, oom or signal:SIG)", on);
+            if (!strncmp(on, "heap:", 5)) {
+                char *end;
+                double pct = strtod(on + 5, &end);
+                if (end == on + 5 || (*end && strcmp(end, "%")) || !(pct > 0 && pct <= 100))
+                    return opt_usage_error(&cmd, "heap:PCT needs a percentage of the heap's limit, in (0, 100]: not '%s'", on + 5);
+                struct stat hb;
+                if (stat(dir, &hb) != 0 || !S_ISDIR(hb.st_mode)) { diag_error(dir, 0, "not a directory: the cores are written into it"); return EXIT_FAIL; }
+                return watch_heap_pct(pid, pct, dir, max, verbose);
+            }
+            return opt_usage_error(&cmd, "unknown event '%s' (uncaught, exit, oom, signal:SIG or heap:PCT)", on);
         }
     }
     struct stat sb;
@@ -183,13 +381,7 @@ int cli_watch_on(int argc, char **argv)
         double ms = 0;
         if (target_watch_freeze(w, t, &ms) != 0) { failed++; rc = EXIT_FAIL; break; }
         char path[4096];
-        snprintf(path, sizeof path, "%s/core.%ld.%s.%ld", dir, pid, ev ? ev->name : signal_name(watch_sig), written + 1);
-        output_t o;
-        int ok = 0;
-        if (output_open(&o, path, NULL, 0) == 0) {
-            if (target_write_core(t, fileno(o.f), path) == 0 && output_commit(&o) == 0) ok = 1;
-            else output_abort(&o);
-        }
+        int ok = write_core(t, dir, pid, ev ? ev->name : signal_name(watch_sig), written + 1, path, sizeof path) == 0;
         size_t thread_index = 0;
         for (size_t i = 0; i < target_thread_count(t); i++)
             if (target_thread(t, i)->tid == e.tid) thread_index = i;

@@ -9,7 +9,9 @@
 #  - exit (process.exit(3)): one core, stopped in node::Environment::Exit; status 3;
 #  - on Node 20 and 24: nodescope killed with SIGKILL mid-watch leaves the program to throw and
 #    exit exactly as without it (no stray breakpoint);
-#  - on Node 22: oom (--max-old-space-size=32): a core stopped in FatalProcessOutOfMemory.
+#  - on Node 22: oom (--max-old-space-size=32): a core stopped in FatalProcessOutOfMemory;
+#  - on Node 20: heap:40 (--max-old-space-size=64, a heap growing ~10 MB/s): one core, with the
+#    objects the program made, the process untraced and without copies after.
 set -u
 . "$(dirname "$0")/../lib/test-lib.sh"
 FIX=$TEST_ROOT/tests/fixtures/watch/throw_async.js
@@ -107,6 +109,21 @@ check_major() {
         [ "$st" = "$bst" ] || fail "after nodescope's SIGKILL: status $st (without nodescope: $bst)"
         cmp -s "$w/base.err" "$w/killed.err" || { diff "$w/base.err" "$w/killed.err"; fail "after nodescope's SIGKILL: stderr differs"; }
         say "node $v: SIGKILL of nodescope mid-watch: the program exited as without it"
+    fi
+
+    # heap:PCT, polled while it runs: the process untraced after, its heap in the core
+    if [ "$v" = 20 ]; then
+        start grow grow --max-old-space-size=64
+        timeout 120 "$bin" watch -p "$pid" --on heap:40 -o "$w/cores" 2> "$w/watch.err" || { cat "$w/watch.err"; fail "watch --on heap:40 exited $?"; }
+        clean "$pid" "watch --on heap:40"
+        kill -TERM "$pid"; wait "$pid"; st=$?
+        [ "$st" = 0 ] && grep -q '^kept' "$w/grow.out" || fail "grow fixture: status $st, output $(cat "$w/grow.out")"
+        core=$w/cores/core.$pid.heap.1
+        grep -q "wrote $core: heap [0-9]* MB, 4[0-9]% of its limit" "$w/watch.err" || fail "heap:40: $(cat "$w/watch.err")"
+        timeout 60 "$bin" core "$core" objects > "$w/objects" 2>&1 || fail "heap core's objects exited $?"
+        awk '$4 == "Object" && $1 > 100000 {ok = 1} END {exit !ok}' "$w/objects" || fail "heap core: not the grown objects: $(head -5 "$w/objects")"
+        rm -f "$w"/cores/*
+        say "node $v: heap:40 core"
     fi
 
     # oom

@@ -71,6 +71,7 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
             jw_string_n(&w, "value", value.data ? value.data : "", value.len);
             jw_end(&w);
         }
+        core_json_read(s, &w);
         jw_end(&w);
         buf_putc(&b, '\n');
         fwrite(b.data, 1, b.len, stdout);

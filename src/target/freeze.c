@@ -165,7 +165,9 @@ static void memory_check(target_t *t) {
     }
     if (avail && anon > avail)
         diag_warn(t->name, 0, "%llu MB available, less than the process's %llu MB of writable memory: its "
-                  "copy-on-write snapshot may need up to that much while nodescope reads it", avail >> 10, anon >> 10);
+                  "copy-on-write snapshot may need up to that much while nodescope reads it (as much as the "
+                  "process writes meanwhile); --stop takes no memory but keeps the process stopped for the "
+                  "whole command instead", avail >> 10, anon >> 10);
 }
 
 static size_t stale_copies(int pid, int *out, size_t max);

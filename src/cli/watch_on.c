@@ -380,6 +380,8 @@ int cli_watch_on(int argc, char **argv)
         taken_once = 1;
         double ms = 0;
         if (target_watch_freeze(w, t, &ms) != 0) { failed++; rc = EXIT_FAIL; break; }
+        /* the last core: the process let go before it is written (the copy is nodescope's own) */
+        if (written + 1 == max) { target_watch_close(w, NULL); w = NULL; }
         char path[4096];
         int ok = write_core(t, dir, pid, ev ? ev->name : signal_name(watch_sig), written + 1, path, sizeof path) == 0;
         size_t thread_index = 0;
@@ -396,7 +398,7 @@ int cli_watch_on(int argc, char **argv)
             fprintf(stderr, "nodescope: wrote %s: %s in thread %d%s; stopped %.2f ms\n", path, ev->what, e.tid, where, ms);
         if (verbose) fprintf(stderr, "nodescope: the fork took %.2f ms\n", target_fork_ms(t));
     }
-    target_watch_close(w, t);
+    target_watch_close(w, t);   /* w NULL: closed at the last core */
     target_close(t);
     if (rc == EXIT_OK && written == 0) {
         fprintf(stderr, "nodescope: no %s happened: no core written\n", on);

@@ -393,7 +393,7 @@ int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms) {
 }
 
 void target_watch_thaw(target_watch_t *w, target_t *t) {
-    (void)w;
+    if (!w) t->traced = 0;   /* the watch is over (or never was): the zombie is reaped now */
     target_thaw(t);
 }
 

@@ -46,7 +46,8 @@ int target_watch_next(target_watch_t *w, int timeout_ms, target_watch_event_t *e
  * beyond the event's own stop. 0, or -1 (message printed; the threads go on). */
 int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms);
 /* Ends the copy target_watch_freeze made (killed; its zombie reaped at the next freeze or at
- * close). w NULL: a copy target_freeze made of an untraced process: killed and reaped at once. */
+ * close). w NULL: the process is no longer traced (the watch closed with t NULL after the freeze,
+ * or target_freeze alone made the copy): the copy is killed and its zombie reaped at once. */
 void target_watch_thaw(target_watch_t *w, target_t *t);
 /* Lets the event's thread go on (with its signal, for WATCH_SIGNAL), when no freeze did. */
 void target_watch_resume(target_watch_t *w);

@@ -299,6 +299,12 @@ int cli_watch_on(int argc, char **argv)
     };
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"watch", usage, tables, 0, NULL};
+    /* `watch --on --help` (what `watch --help` suggests): --on would take --help as its event */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            char *help[] = {argv[0], "--help", NULL};
+            return opt_exit_code(opt_parse(&cmd, 2, help));
+        }
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
     if (n > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);

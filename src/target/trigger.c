@@ -9,8 +9,10 @@
  *     synchronously, before it returns to the probed function (after the kernel ran the probed
  *     instruction out of line: the thread stops one instruction in, its arguments in their
  *     registers). The thread is traced, so the signal becomes a signal-delivery-stop: the watch
- *     takes the snapshot and drops the signal. Events are opened per thread, inherited by the
- *     threads each starts (inherit_thread), and removed at execve (remove_on_exec).
+ *     takes the snapshot and drops the signal. Events are opened per thread, and for each thread
+ *     the process starts at its first stop (not inherited: a uprobe event's inheritance reads its
+ *     path from the user memory of the thread calling clone, the target's, and fails the clone
+ *     with EFAULT: pthread_create failed in node's Worker), and removed at execve (remove_on_exec).
  *   - Every thread is traced (PTRACE_SEIZE, TRACECLONE: threads started later too), without
  *     EXITKILL: the process must survive nodescope. Until an event, tracing costs the process a
  *     stop per signal it receives (given back at once), nothing else. Forks are not traced.
@@ -55,6 +57,8 @@ typedef struct {
     int has_info;
     siginfo_t info;     /* and its siginfo, put back before (ptrace changes it to SI_USER otherwise) */
     int listen;         /* in a group-stop: PTRACE_LISTEN, not CONT */
+    int fds[MAX_PROBES];/* its probes' perf_event files */
+    int nfds;
 } wthread_t;
 
 struct target_watch {
@@ -62,8 +66,8 @@ struct target_watch {
     uint64_t sigmask;
     wthread_t *th;
     size_t n, cap;
-    int *fds;
-    size_t nfds, fds_cap;
+    struct { uint64_t off; int id; } probes[MAX_PROBES];
+    int nprobes;
     int probe_type;
     char exe[64];
     int ev_tid;          /* the stopped event's thread, or 0 */
@@ -89,7 +93,39 @@ static wthread_t *add(target_watch_t *w, int tid, int state) {
 
 static void drop(target_watch_t *w, int tid) {
     for (size_t i = 0; i < w->n; i++)
-        if (w->th[i].tid == tid) { w->th[i] = w->th[--w->n]; return; }
+        if (w->th[i].tid == tid) {
+            for (int k = 0; k < w->th[i].nfds; k++) close(w->th[i].fds[k]);
+            w->th[i] = w->th[--w->n];
+            return;
+        }
+}
+
+/* Opens probe k for thread t (a tid that exists: stopped, or just started). 0, or -1 (errno). */
+static int open_probe(target_watch_t *w, wthread_t *t, int k) {
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = (uint32_t)w->probe_type;
+    a.config1 = (uint64_t)(uintptr_t)w->exe;   /* the process's own file, whatever its path here */
+    a.config2 = w->probes[k].off;
+    a.sample_period = 1;
+    a.exclude_kernel = 1;
+    a.remove_on_exec = 1;
+    a.sigtrap = 1;
+    a.sig_data = (uint64_t)w->probes[k].id;
+    int fd = (int)syscall(SYS_perf_event_open, &a, t->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) return -1;
+    t->fds[t->nfds++] = fd;
+    return 0;
+}
+
+/* A thread the process started: every probe for it too (a failure is said once: that thread
+   would not stop at the event) */
+static void probe_new(target_watch_t *w, wthread_t *t) {
+    static int warned;
+    for (int k = t->nfds; k < w->nprobes; k++)
+        if (open_probe(w, t, k) != 0 && errno != ESRCH && !warned++)
+            diag_warn(NULL, 0, "pid %d: no probe for its new thread %d: %s (an event in it is missed)", w->pid, t->tid, strerror(errno));
 }
 
 /* Is tid a thread of pid (and not, say, a snapshot copy or a fork)? */
@@ -186,36 +222,25 @@ int target_watch_probe(target_watch_t *w, uint64_t addr, int id) {
     }
     free(maps);
     if (!found) { diag_error(NULL, 0, "pid %d: 0x%llx is not in its executable's code", w->pid, (unsigned long long)addr); return -1; }
+    if (w->nprobes == MAX_PROBES) { diag_error(NULL, 0, "too many probes"); return -1; }
+    w->probes[w->nprobes].off = off;
+    w->probes[w->nprobes].id = id;
+    int pk = w->nprobes++;
     for (size_t i = 0; i < w->n; i++) {
-        struct perf_event_attr a;
-        memset(&a, 0, sizeof a);
-        a.size = sizeof a;
-        a.type = (uint32_t)w->probe_type;
-        a.config1 = (uint64_t)(uintptr_t)w->exe;   /* the process's own file, whatever its path here */
-        a.config2 = off;
-        a.sample_period = 1;
-        a.exclude_kernel = 1;
-        a.inherit = 1;
-        a.inherit_thread = 1;
-        a.remove_on_exec = 1;
-        a.sigtrap = 1;
-        a.sig_data = (uint64_t)id;
-        int fd = (int)syscall(SYS_perf_event_open, &a, w->th[i].tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd < 0) {
-            if (errno == ESRCH) continue;   /* the thread just exited */
-            diag_error(NULL, 0, "pid %d: cannot place a probe at 0x%llx (thread %d): %s%s", w->pid, (unsigned long long)addr,
-                       w->th[i].tid, strerror(errno), errno == EINVAL ? " (a kernel before 5.13 has no perf_event sigtrap)" : "");
-            return -1;
-        }
-        xgrow((void **)&w->fds, &w->fds_cap, w->nfds + 1, sizeof *w->fds);
-        w->fds[w->nfds++] = fd;
+        if (open_probe(w, &w->th[i], pk) == 0 || errno == ESRCH) continue;   /* ESRCH: the thread just exited */
+        diag_error(NULL, 0, "pid %d: cannot place a probe at 0x%llx (thread %d): %s%s", w->pid, (unsigned long long)addr,
+                   w->th[i].tid, strerror(errno), errno == EINVAL ? " (a kernel before 5.13 has no perf_event sigtrap)" : "");
+        return -1;
     }
     return 0;
 }
 
 void target_watch_unprobe(target_watch_t *w) {
-    for (size_t i = 0; i < w->nfds; i++) close(w->fds[i]);
-    w->nfds = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        for (int k = 0; k < w->th[i].nfds; k++) close(w->th[i].fds[k]);
+        w->th[i].nfds = 0;
+    }
+    w->nprobes = 0;
 }
 
 /* One wait status of tid. Returns 1 with *ev filled when it is an event (the thread stays
@@ -236,6 +261,7 @@ static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch
         /* a thread's first stop before its parent's clone event, or not ours (a copy: leave it) */
         if (!thread_of(w->pid, tid)) return 0;
         t = add(w, tid, RUN);
+        probe_new(w, t);
     }
     int e = st >> 16, sig = WSTOPSIG(st);
     if (e == PTRACE_EVENT_CLONE) {
@@ -243,7 +269,7 @@ static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch
         ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
         if (msg && thread_of(w->pid, (int)msg)) {
             wthread_t *c = find(w, (int)msg);
-            if (!c) add(w, (int)msg, stopping ? STOPPING : RUN);
+            if (!c) probe_new(w, add(w, (int)msg, stopping ? STOPPING : RUN));
         }
         t = find(w, tid);   /* add may have moved it */
     } else if (e == PTRACE_EVENT_EXEC) {
@@ -413,7 +439,6 @@ static int sigtrap_pending(int tid) {
 void target_watch_close(target_watch_t *w, target_t *t) {
     if (!w) return;
     target_watch_unprobe(w);
-    free(w->fds);
     if (!w->gone) {
         stop_all(w);
         for (size_t i = 0; i < w->n; i++) {

@@ -9,7 +9,9 @@
 #  - exit (process.exit(3)): one core, stopped in node::Environment::Exit; status 3;
 #  - on Node 20 and 24: nodescope killed with SIGKILL mid-watch leaves the program to throw and
 #    exit exactly as without it (no stray breakpoint);
-#  - on Node 22: oom (--max-old-space-size=32): a core stopped in FatalProcessOutOfMemory;
+#  - on Node 22: a Worker started while watched runs (its thread gets the probes) and its uncaught
+#    exception is the core's (`exception --thread N` as the watch names it); oom
+#    (--max-old-space-size=32): a core stopped in FatalProcessOutOfMemory;
 #  - on Node 20: heap:40 (--max-old-space-size=64, a heap growing ~10 MB/s): one core, with the
 #    objects the program made, the process untraced and without copies after.
 set -u
@@ -124,6 +126,22 @@ check_major() {
         awk '$4 == "Object" && $1 > 100000 {ok = 1} END {exit !ok}' "$w/objects" || fail "heap core: not the grown objects: $(head -5 "$w/objects")"
         rm -f "$w"/cores/*
         say "node $v: heap:40 core"
+    fi
+
+    # a worker started while watched (threads made while traced: it must start) throws
+    if [ "$v" = 22 ]; then
+        "$NODE" "$TEST_ROOT/tests/fixtures/watch/worker_throw.js" "$w/worker.pid" > "$w/worker.out" 2>&1 & pid=$!
+        pids+=("$pid")
+        for _ in $(seq 100); do [ -s "$w/worker.pid" ] && break; sleep 0.05; done
+        timeout 120 "$bin" watch -p "$pid" --on uncaught -o "$w/cores" 2> "$w/watch.err" || { cat "$w/watch.err"; fail "watch (worker) exited $?"; }
+        wait "$pid"; st=$?
+        [ "$st" = 5 ] && grep -q "main saw worker boom" "$w/worker.out" || fail "worker fixture: status $st, output $(cat "$w/worker.out")"
+        th=$(grep -o -- '--thread [0-9]*' "$w/watch.err" | grep -o '[0-9]*$')
+        [ -n "$th" ] || fail "the worker's thread not named: $(cat "$w/watch.err")"
+        timeout 60 "$bin" core "$w/cores/core.$pid.uncaught.1" exception --thread "$th" > "$w/exc" 2>&1 &&
+            grep -q "worker boom" "$w/exc" || fail "worker's exception: $(cat "$w/exc")"
+        rm -f "$w"/cores/*
+        say "node $v: a worker's uncaught exception"
     fi
 
     # oom

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -195,14 +196,46 @@ static const char *signal_name(int sig) {
     return "?";
 }
 
-/* The frozen t's core as DIR/core.PID.TAG.N: 0 and its path in path, or -1 (message printed). */
-static int write_core(target_t *t, const char *dir, long pid, const char *tag, long n, char *path, size_t cap) {
-    snprintf(path, cap, "%s/core.%ld.%s.%ld", dir, pid, tag, n);
+/* The frozen t's core written to path: 0, or -1 (message printed). */
+static int write_core(target_t *t, const char *path) {
     output_t o;
     if (output_open(&o, path, NULL, 0) != 0) return -1;
     if (target_write_core(t, fileno(o.f), path) == 0 && output_commit(&o) == 0) return 0;
     output_abort(&o);
     return -1;
+}
+
+/* A core being written: by a child writer of nodescope's (0: here), from copy, to path. */
+typedef struct {
+    pid_t writer;
+    int copy;
+    char path[4096], what[256];
+    double fork_ms;
+} pending_t;
+#define MAX_WRITERS 4
+
+/* The core's writing ended with wait status st: the copy killed, the line printed. 0, or -1. */
+static int finish_write(pending_t *p, int st, target_watch_t *w, target_t *t, long *written, int verbose) {
+    if (p->copy) target_watch_end_copy(p->copy);
+    else target_watch_thaw(w, t);
+    p->writer = 0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        if (!WIFEXITED(st)) diag_error(p->path, 0, "the core's writer died (signal %d)", WTERMSIG(st));
+        return -1;
+    }
+    (*written)++;
+    fprintf(stderr, "nodescope: wrote %s: %s\n", p->path, p->what);
+    if (verbose) fprintf(stderr, "nodescope: the fork took %.2f ms\n", p->fork_ms);
+    return 0;
+}
+
+/* Waits for writer i and finishes it; the others move down. */
+static int wait_write(pending_t *pend, int *n, int i, target_watch_t *w, target_t *t, long *written, int verbose) {
+    int st = 1 << 8;
+    if (target_watch_wait_child(w, pend[i].writer, &st) != 0) st = 1 << 8;
+    int rc = finish_write(&pend[i], st, w, t, written, verbose);
+    memmove(&pend[i], &pend[i + 1], (size_t)(--*n - i) * sizeof *pend);
+    return rc;
 }
 
 /* --on heap:PCT: polls the heap while the process runs; nothing attached until the threshold. */
@@ -247,7 +280,8 @@ static int watch_heap_pct(long pid, double pct, const char *dir, long max, int v
         double ms = 0;
         if (target_freeze(t, &ms) != 0) { rc = EXIT_FAIL; break; }
         char path[4096];
-        int ok = write_core(t, dir, pid, "heap", written + 1, path, sizeof path) == 0;
+        snprintf(path, sizeof path, "%s/core.%ld.heap.%ld", dir, pid, written + 1);
+        int ok = write_core(t, path) == 0;
         target_watch_thaw(NULL, t);
         if (!ok) { rc = EXIT_FAIL; break; }
         written++;
@@ -362,12 +396,26 @@ int cli_watch_on(int argc, char **argv)
         if (target_watch_probe(w, addrs[i], i + 1) != 0) { rc = EXIT_FAIL; break; }
     if (rc == EXIT_OK)
         diag_info("watching pid %ld for %s (%d probe%s)", pid, on, naddrs, naddrs == 1 ? "" : "s");
-    long written = 0;
-    int taken_once = 0, failed = 0;
-    while (rc == EXIT_OK && written < max) {
+    /* A core that is not the last is written by a child of nodescope's, from its own copy, while
+       the watch goes on serving the process's stops (at most MAX_WRITERS at a time); before the
+       last core (written here, the process let go first) and at the end, every writer is waited for. */
+    pending_t pend[MAX_WRITERS + 1];
+    int npend = 0;
+    long taken = 0, written = 0;
+    int taken_once = 0;
+    while (rc == EXIT_OK && taken < max) {
         target_watch_event_t e;
         target_watch_next(w, -1, &e);
         if (e.kind == WATCH_NONE) continue;
+        if (e.kind == WATCH_CHILD) {
+            for (int i = 0; i < npend; i++)
+                if (pend[i].writer == e.tid) {
+                    if (finish_write(&pend[i], e.status, w, t, &written, verbose) != 0) rc = EXIT_FAIL;
+                    memmove(&pend[i], &pend[i + 1], (size_t)(--npend - i) * sizeof *pend);
+                    break;
+                }
+            continue;
+        }
         if (e.kind == WATCH_EXITED) {
             if (e.status < 0) fprintf(stderr, "nodescope: pid %ld is gone\n", pid);
             else if (WIFEXITED(e.status)) fprintf(stderr, "nodescope: pid %ld exited with status %d\n", pid, WEXITSTATUS(e.status));
@@ -385,31 +433,54 @@ int cli_watch_on(int argc, char **argv)
         if (ev && ((ev->main_only && e.tid != pid) || (ev->once && taken_once))) { target_watch_resume(w); continue; }
         taken_once = 1;
         double ms = 0;
-        if (target_watch_freeze(w, t, &ms) != 0) { failed++; rc = EXIT_FAIL; break; }
-        /* the last core: the process let go before it is written (the copy is nodescope's own) */
-        if (written + 1 == max) { target_watch_close(w, NULL); w = NULL; }
-        char path[4096];
-        int ok = write_core(t, dir, pid, ev ? ev->name : signal_name(watch_sig), written + 1, path, sizeof path) == 0;
+        if (target_watch_freeze(w, t, &ms) != 0) { rc = EXIT_FAIL; break; }
+        taken++;
+        pending_t *p = &pend[npend];
+        memset(p, 0, sizeof *p);
         size_t thread_index = 0;
         for (size_t i = 0; i < target_thread_count(t); i++)
             if (target_thread(t, i)->tid == e.tid) thread_index = i;
-        target_watch_thaw(w, t);
-        if (!ok) { rc = EXIT_FAIL; break; }
-        written++;
         char where[64] = "";
         if (thread_index) snprintf(where, sizeof where, " (--thread %zu)", thread_index);
+        snprintf(p->path, sizeof p->path, "%s/core.%ld.%s.%ld", dir, pid, ev ? ev->name : signal_name(watch_sig), taken);
         if (e.kind == WATCH_SIGNAL)
-            fprintf(stderr, "nodescope: wrote %s: SIG%s delivered to thread %d%s; stopped %.2f ms\n", path, signal_name(e.sig), e.tid, where, ms);
+            snprintf(p->what, sizeof p->what, "SIG%s delivered to thread %d%s; stopped %.2f ms", signal_name(e.sig), e.tid, where, ms);
         else
-            fprintf(stderr, "nodescope: wrote %s: %s in thread %d%s; stopped %.2f ms\n", path, ev->what, e.tid, where, ms);
-        if (verbose) fprintf(stderr, "nodescope: the fork took %.2f ms\n", target_fork_ms(t));
+            snprintf(p->what, sizeof p->what, "%s in thread %d%s; stopped %.2f ms", ev->what, e.tid, where, ms);
+        p->fork_ms = target_fork_ms(t);
+        if (taken == max) {
+            /* the last core: the writers before it done, the process let go, then written here */
+            while (npend) if (wait_write(pend, &npend, 0, w, t, &written, verbose) != 0) rc = EXIT_FAIL;
+            target_watch_close(w, NULL);
+            w = NULL;
+            pend[0] = *p;
+            if (finish_write(&pend[0], write_core(t, pend[0].path) == 0 ? 0 : 1 << 8, NULL, t, &written, verbose) != 0) rc = EXIT_FAIL;
+            break;
+        }
+        pid_t c = fork();
+        if (c == 0) {
+            /* the writer: no probe of the watch's held open here, and gone with nodescope (whose
+               copy dies with it: EXITKILL) rather than renaming a core full of holes into place */
+            target_watch_forget(w);
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() == 1) _exit(1);
+            _exit(write_core(t, p->path) == 0 ? 0 : 1);
+        }
+        if (c < 0) {
+            if (finish_write(p, write_core(t, p->path) == 0 ? 0 : 1 << 8, w, t, &written, verbose) != 0) rc = EXIT_FAIL;
+            continue;
+        }
+        p->writer = c;
+        p->copy = target_watch_take_copy(t);   /* t may freeze again while this one is written */
+        npend++;
+        if (npend == MAX_WRITERS && wait_write(pend, &npend, 0, w, t, &written, verbose) != 0) rc = EXIT_FAIL;
     }
+    while (npend) if (wait_write(pend, &npend, 0, w, t, &written, verbose) != 0) rc = EXIT_FAIL;
     target_watch_close(w, t);   /* w NULL: closed at the last core */
     target_close(t);
     if (rc == EXIT_OK && written == 0) {
         fprintf(stderr, "nodescope: no %s happened: no core written\n", on);
         rc = EXIT_FAIL;
     }
-    (void)failed;
     return rc;
 }

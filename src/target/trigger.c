@@ -72,6 +72,8 @@ struct target_watch {
     char exe[64];
     int ev_tid;          /* the stopped event's thread, or 0 */
     int gone, status;
+    struct { int pid, status; } exits[32];   /* children of nodescope's own that ended (writers) */
+    int nexits;
     sigset_t old_mask;
 };
 
@@ -235,6 +237,43 @@ int target_watch_probe(target_watch_t *w, uint64_t addr, int id) {
     return 0;
 }
 
+int target_watch_take_copy(target_t *t) {
+    int c = t->frozen_pid;
+    t->frozen_pid = 0;
+    t->frozen_ns_pid = 0;
+    return c;
+}
+
+void target_watch_end_copy(int copy) {
+    if (copy <= 0) return;
+    kill(copy, SIGKILL);
+    for (int i = 0; i < 1000; i++) {
+        int st;
+        pid_t r = waitpid(copy, &st, __WALL);
+        if (r == copy && (WIFEXITED(st) || WIFSIGNALED(st))) break;
+        if (r < 0 && errno != EINTR) break;
+    }
+}
+
+int target_watch_wait_child(target_watch_t *w, int pid, int *status) {
+    for (int i = 0; w && i < w->nexits; i++)
+        if (w->exits[i].pid == pid) {
+            *status = w->exits[i].status;
+            memmove(&w->exits[i], &w->exits[i + 1], (size_t)(--w->nexits - i) * sizeof *w->exits);
+            return 0;
+        }
+    for (;;) {
+        pid_t r = waitpid(pid, status, 0);
+        if (r == pid) return 0;
+        if (r < 0 && errno != EINTR) return -1;
+    }
+}
+
+void target_watch_forget(target_watch_t *w) {
+    for (size_t i = 0; w && i < w->n; i++)
+        for (int k = 0; k < w->th[i].nfds; k++) close(w->th[i].fds[k]);
+}
+
 void target_watch_unprobe(target_watch_t *w) {
     for (size_t i = 0; i < w->n; i++) {
         for (int k = 0; k < w->th[i].nfds; k++) close(w->th[i].fds[k]);
@@ -248,6 +287,11 @@ void target_watch_unprobe(target_watch_t *w) {
 static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch_event_t *ev) {
     wthread_t *t = find(w, tid);
     if (WIFEXITED(st) || WIFSIGNALED(st)) {
+        if (!t && tid != w->pid) {   /* a child of nodescope's own (a core's writer): kept for later */
+            if (w->nexits < (int)(sizeof w->exits / sizeof *w->exits))
+                w->exits[w->nexits].pid = tid, w->exits[w->nexits++].status = st;
+            return 0;
+        }
         drop(w, tid);
         if (tid == w->pid) {
             w->gone = 1, w->status = st;
@@ -323,8 +367,16 @@ int target_watch_next(target_watch_t *w, int timeout_ms, target_watch_event_t *e
     for (;;) {
         int st;
         pid_t tid;
-        while ((tid = waitpid(-1, &st, __WALL | WNOHANG)) > 0)
+        if (w->nexits) {
+            ev->kind = WATCH_CHILD, ev->tid = w->exits[0].pid, ev->status = w->exits[0].status;
+            memmove(&w->exits[0], &w->exits[1], (size_t)--w->nexits * sizeof *w->exits);
+            return 0;
+        }
+        while ((tid = waitpid(-1, &st, __WALL | WNOHANG)) > 0) {
             if (handle(w, tid, st, 0, ev)) return 0;
+            if (w->nexits) break;
+        }
+        if (w->nexits) continue;
         if (tid < 0 && errno == ECHILD) { ev->kind = WATCH_EXITED, ev->status = -1; w->gone = 1; return 0; }
         struct timespec now, ts;
         clock_gettime(CLOCK_MONOTONIC, &now);

@@ -20,6 +20,7 @@ typedef enum {
     WATCH_EXITED,    /* the process is gone: .status as wait(2) gives it (or -1) */
     WATCH_EXEC,      /* it ran execve: the watch is over */
     WATCH_INTERRUPTED, /* nodescope got .sig (SIGINT, SIGTERM, SIGHUP) */
+    WATCH_CHILD,     /* a child of nodescope's own (not the process's thread) ended: .tid, .status */
 } target_watch_kind_t;
 
 typedef struct {
@@ -49,6 +50,18 @@ int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms);
  * close). w NULL: the process is no longer traced (the watch closed with t NULL after the freeze,
  * or target_freeze alone made the copy): the copy is killed and its zombie reaped at once. */
 void target_watch_thaw(target_watch_t *w, target_t *t);
+/* Takes t's frozen copy out of t (t can freeze again; t's registers stay those of that freeze):
+ * its pid, for target_watch_end_copy once read (by a writer nodescope forked). */
+int target_watch_take_copy(target_t *t);
+/* Kills a copy taken out of t and waits for it (its zombie, the process's, is reaped at the next
+ * freeze or at close). */
+void target_watch_end_copy(int copy);
+/* A child of nodescope's own: its wait status, from an exit the watch already collected, or by
+ * waiting for it. -1 when there is no such child. */
+int target_watch_wait_child(target_watch_t *w, int pid, int *status);
+/* In a child nodescope forked (a core's writer): closes its copies of the probes' files, so that
+ * the probes never outlive the watch in it. Nothing else of the watch is touched. */
+void target_watch_forget(target_watch_t *w);
 /* Lets the event's thread go on (with its signal, for WATCH_SIGNAL), when no freeze did. */
 void target_watch_resume(target_watch_t *w);
 /* The probes closed, every thread let go (signals it was given delivered), the zombies of the

@@ -3,7 +3,8 @@
 #  - uncaught: throw_async.js throws from a nested async function after ~2 s of work; the core's
 #    `exception` prints the error's message and where it was thrown (the file:line:col node prints
 #    in its own stack); the program's exit status and stderr equal those of a run without nodescope;
-#  - signal:SIGUSR2 (the program has a handler): one core whose `stack` reads, then the watch is
+#  - signal:SIGUSR2 --max 2 (the program has a handler), 3 signals: two cores whose `stack` reads
+#    (the first written by a child of nodescope's while the watch went on), then the watch is
 #    over: the program is not traced, not stopped, has no child left (copies killed and reaped),
 #    and its handler saw every signal (output unchanged);
 #  - exit (process.exit(3)): one core, stopped in node::Environment::Exit; status 3;
@@ -72,21 +73,25 @@ check_major() {
 
     # signal:SIGUSR2, the program's handler runs each time
     start signal sig
-    timeout 120 "$bin" watch -p "$pid" --on signal:SIGUSR2 -o "$w/cores" 2> "$w/watch.err" & nsp=$!
+    timeout 120 "$bin" watch -p "$pid" --on signal:SIGUSR2 --max 2 -o "$w/cores" 2> "$w/watch.err" & nsp=$!
     pids+=("$nsp")
     for _ in $(seq 100); do [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")" != 0 ] && break; sleep 0.05; done
     sleep 0.3   # every thread traced
-    kill -USR2 "$pid"
+    # the first core is written by a child while the watch goes on: the next signals are not held
+    kill -USR2 "$pid"; sleep 0.3; kill -USR2 "$pid"; sleep 0.3; kill -USR2 "$pid"
     wait "$nsp" || { cat "$w/watch.err"; fail "watch --on signal:SIGUSR2 exited $?"; }
     clean "$pid" "watch --on signal:SIGUSR2"
+    for _ in $(seq 100); do grep -q "usr2 3" "$w/sig.out" && break; sleep 0.05; done
     kill -USR2 "$pid"
-    for _ in $(seq 100); do grep -q "usr2 2" "$w/sig.out" && break; sleep 0.05; done
+    for _ in $(seq 100); do grep -q "usr2 4" "$w/sig.out" && break; sleep 0.05; done
     kill -TERM "$pid"; wait "$pid"; st=$?
     [ "$st" = 0 ] || fail "signal fixture exited $st"
-    [ "$(cat "$w/sig.out")" = "$(printf 'usr2 1\nusr2 2\nterm after 2')" ] || fail "signal fixture's output: $(cat "$w/sig.out")"
-    core=$w/cores/core.$pid.USR2.1
-    [ -s "$core" ] && [ "$(ls "$w/cores" | wc -l)" = 1 ] || fail "not one SIGUSR2 core: $(ls "$w/cores")"
-    timeout 60 "$bin" core "$core" stack > "$w/stack" 2>&1 && grep -q "^thread 0" "$w/stack" || fail "SIGUSR2 core's stack: $(head "$w/stack")"
+    [ "$(cat "$w/sig.out")" = "$(printf 'usr2 1\nusr2 2\nusr2 3\nusr2 4\nterm after 4')" ] || fail "signal fixture's output: $(cat "$w/sig.out")"
+    [ "$(ls "$w/cores" | wc -l)" = 2 ] || fail "not two SIGUSR2 cores: $(ls "$w/cores")"
+    for core in "$w/cores/core.$pid.USR2.1" "$w/cores/core.$pid.USR2.2"; do
+        grep -q "wrote $core: SIGUSR2" "$w/watch.err" || fail "$core not announced: $(cat "$w/watch.err")"
+        timeout 60 "$bin" core "$core" stack > "$w/stack" 2>&1 && grep -q "^thread 0" "$w/stack" || fail "SIGUSR2 core's stack: $(head "$w/stack")"
+    done
     rm -f "$w"/cores/*
 
     # exit: process.exit(3)

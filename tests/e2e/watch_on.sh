@@ -110,7 +110,10 @@ check_major() {
         start throw killed
         "$bin" watch -p "$pid" --on uncaught -o "$w/cores" 2> /dev/null & nsp=$!
         pids+=("$nsp")
-        sleep 0.8
+        # killed once it watches (threads traced, probes placed), well before the throw (~2 s)
+        for _ in $(seq 100); do [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")" = "$nsp" ] && break; sleep 0.02; done
+        [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")" = "$nsp" ] || fail "nodescope never traced the process"
+        sleep 0.2
         kill -9 "$nsp"; wait "$nsp" 2> /dev/null
         wait "$pid"; st=$?
         [ "$st" = "$bst" ] || fail "after nodescope's SIGKILL: status $st (without nodescope: $bst)"

@@ -60,6 +60,13 @@ static void core_epilog(FILE *f)
     core_print_commands(f);
 }
 
+void core_json_read(const core_session_t *s, jw_t *w)
+{
+    if (!s->live_mode) return;
+    jw_string(w, "read", s->live_mode);
+    if (strcmp(s->live_mode, "stop")) jw_fixed(w, "stopped_ms", 3, s->stopped_ms);
+}
+
 int core_need_v8(const core_session_t *s, const char *cmd)
 {
     if (s->v) return 0;

@@ -72,5 +72,9 @@ int core_prompt(core_session_t *s);
 
 /* Commands that need V8 call this: prints why when s->v is NULL. */
 int core_need_v8(const core_session_t *s, const char *cmd);
+/* With --pid: "read" (how the process was read: "snapshot", "live", "stop") and "stopped_ms" (how
+   long it was stopped for it; not with "stop") into the object w is in; nothing for a core. Every
+   --json document of a core command carries them at its top level (stack, exception, pending...). */
+void core_json_read(const core_session_t *s, jw_t *w);
 
 #endif

@@ -27,7 +27,9 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
                            "Error's message and stack as the Error recorded them), and where it was thrown. Found\n"
                            "exactly, not guessed: the value a `throw` passed to V8 when node ran with\n"
                            "--abort-on-uncaught-exception, or the error an uncaughtException handler that aborted\n"
-                           "was given. When the stack shows neither, it says so.\n",
+                           "was given, or the error node was handed as an uncaught exception (a core written by\n"
+                           "`nodescope watch --on uncaught`: where is then where its message says it was thrown).\n"
+                           "When the stack shows none of these, it says so.\n",
                            tables, 0, NULL};
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
@@ -50,6 +52,8 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
             buf_printf(&where, "%s (%s:%d:%d)", r.display_name ? r.display_name : "(anonymous)",
                        r.has_function && r.fn.script_name ? r.fn.script_name : "<unknown>", e.where.line, e.where.col);
             v8_frame_record_free(&r);
+        } else if (e.line > 0) {
+            buf_printf(&where, "%s:%d:%d", e.file, e.line, e.col);
         }
     }
     if (json) {
@@ -67,6 +71,7 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
             jw_string_n(&w, "value", value.data ? value.data : "", value.len);
             jw_end(&w);
         }
+        core_json_read(s, &w);
         jw_end(&w);
         buf_putc(&b, '\n');
         fwrite(b.data, 1, b.len, stdout);

@@ -416,6 +416,7 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
     }
     if (w) {
         jw_end(w);
+        core_json_read(s, w);
         jw_end(w);
         buf_putc(&b, '\n');
     }

@@ -367,10 +367,7 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
     }
     if (o.json) {
         jw_end(&w);
-        if (s->live_mode) {   /* --pid: how it was read, and how long the process was stopped for it */
-            jw_string(&w, "read", s->live_mode);
-            if (strcmp(s->live_mode, "stop")) jw_fixed(&w, "stopped_ms", 3, s->stopped_ms);
-        }
+        core_json_read(s, &w);   /* --pid: how it was read, and how long the process was stopped for it */
         jw_end(&w);
         buf_putc(&j, '\n');
         fwrite(j.data, 1, j.len, stdout);

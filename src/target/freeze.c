@@ -79,6 +79,7 @@ static uint64_t find_syscall(target_t *t) {
  * syscall instruction at insn. *ret receives its result; *event_pid the pid a clone event
  * reports (may be NULL); *pending a signal that arrived meanwhile (to hand back at the detach).
  * The registers are restored whatever happens while the thread lives. 0, or -1 (errno). */
+static int trace_opts;   /* the options the thread had before the clone: a watch's (trigger.c), or none */
 static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
                   long *ret, int *event_pid, int *pending) {
     struct user_regs_struct r = *saved;
@@ -97,8 +98,8 @@ static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, 
             unsigned long msg = 0;
             ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
             if (event_pid) *event_pid = (int)msg;
-            /* EXITKILL was for the child: the target must not die with us */
-            ptrace(PTRACE_SETOPTIONS, tid, 0, 0);
+            /* EXITKILL was for the child: the target must not die with us (a watch's options back) */
+            ptrace(PTRACE_SETOPTIONS, tid, 0, trace_opts);
             continue;
         }
         if (ev) continue;
@@ -164,8 +165,12 @@ static void memory_check(target_t *t) {
     }
     if (avail && anon > avail)
         diag_warn(t->name, 0, "%llu MB available, less than the process's %llu MB of writable memory: its "
-                  "copy-on-write snapshot may need up to that much while nodescope reads it", avail >> 10, anon >> 10);
+                  "copy-on-write snapshot may need up to that much while nodescope reads it (as much as the "
+                  "process writes meanwhile); --stop takes no memory but keeps the process stopped for the "
+                  "whole command instead", avail >> 10, anon >> 10);
 }
+
+static size_t stale_copies(int pid, int *out, size_t max);
 
 int target_freeze_here(target_t *t, double *stopped_ms) {
     if (!t->pid) return 0;
@@ -180,7 +185,10 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
     sigaddset(&block, SIGINT); sigaddset(&block, SIGTERM); sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &old);
     double t0 = ms_now();
-    if (target_stop(t) != 0) { sigprocmask(SIG_SETMASK, &old, NULL); return -1; }
+    /* traced by a watch (trigger.c): the caller stopped every thread and read its registers */
+    if (!t->traced && target_stop(t) != 0) { sigprocmask(SIG_SETMASK, &old, NULL); free(dc); return -1; }
+    trace_opts = t->traced ? t->trace_opts : 0;
+    t->traced_pending = 0;
     int rc = -1, child = 0, pending = 0, e = 0;
     long ret = -1;
     struct user_regs_struct saved;
@@ -190,6 +198,15 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
         /* V8 marks its heap pages MADV_DONTFORK: cleared for the fork (one call over their span:
            holes give ENOMEM, the mappings in it are done), set again on each range after it */
         long r;
+        if (t->traced) {
+            /* the zombies of the watch's earlier copies, while the main thread is stopped anyway */
+            int stale[64];
+            size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
+            for (size_t i = 0; i < nstale; i++) {
+                const uint64_t a[5] = { (uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0 };
+                inject(t->pid, &saved, insn, SYS_wait4, a, &r, NULL, &pending);
+            }
+        }
         if (ndc) {
             /* the span: from the lowest mapping to the stack (pages V8 marked since smaps was read are
                in it; [vvar] above, VM_IO, would fail the call) */
@@ -214,7 +231,7 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
                                                  PTRACE_O_EXITKILL) != 0) e = errno;
         else if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
         t->fork_ms = ms_now() - f0;
-        ptrace(PTRACE_SETOPTIONS, t->pid, 0, 0);
+        ptrace(PTRACE_SETOPTIONS, t->pid, 0, trace_opts);
         for (size_t i = 0; i < ndc; i++) {
             const uint64_t b[5] = { dc[i].start, dc[i].end - dc[i].start, MADV_DONTFORK, 0, 0 };
             inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
@@ -230,10 +247,11 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
             if (waitpid(child, &st, __WALL) == child && WIFSTOPPED(st)) rc = e ? -1 : 0;
             else e = ECHILD;
         }
-        /* the main thread goes first, with a signal that came in meanwhile */
-        if (pending && ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending) == 0) t->held[0] = 0;
+        /* the main thread goes first, with a signal that came in meanwhile (a watch delivers it) */
+        if (t->traced) t->traced_pending = pending;
+        else if (pending && ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending) == 0) t->held[0] = 0;
     }
-    target_resume(t);
+    if (!t->traced) target_resume(t);
     double t1 = ms_now();
     free(dc);
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -277,6 +295,8 @@ static size_t stale_copies(int pid, int *out, size_t max) {
     return n;
 }
 
+static void reap(target_t *t, int ns_child);
+
 /* Kills the copy, waits for it as its tracer, and reaps the zombie it leaves to its parent (the
  * target) by a wait4 in the target's main thread; with it, the zombies of copies whose nodescope
  * was killed (stale_copies). Pids given to the target are its own (a container's pid namespace). */
@@ -292,6 +312,16 @@ void target_thaw_here(target_t *t) {
         if (w == child && (WIFEXITED(st) || WIFSIGNALED(st))) break;
         if (w < 0 && errno != EINTR) break;
     }
+    if (t->traced) return;   /* a watch's: reaped at its next freeze, or by target_reap_copies */
+    reap(t, ns_child);
+}
+
+void target_reap_copies(target_t *t) {
+    if (t->pid && !t->traced) reap(t, 0);
+}
+
+/* Makes the target's main thread reap ns_child (0: none) and the zombies of earlier copies. */
+static void reap(target_t *t, int ns_child) {
     uint64_t insn = t->syscall_insn ? t->syscall_insn : find_syscall(t);
     if (!insn) return;
     /* the zombie, for its parent: the main thread alone is stopped */
@@ -302,8 +332,8 @@ void target_thaw_here(target_t *t) {
     if (ptrace(PTRACE_INTERRUPT, t->pid, 0, 0) == 0 && waitpid(t->pid, &st, __WALL) == t->pid && WIFSTOPPED(st) &&
         ptrace(PTRACE_GETREGS, t->pid, 0, &saved) == 0) {
         const uint64_t args[5] = { (uint64_t)ns_child, 0, __WALL | WNOHANG, 0, 0 };
-        if (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != ns_child)
-            diag_warn(t->name, 0, "its snapshot copy (pid %d) could not be reaped: a zombie until it exits", child);
+        if (ns_child && (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != ns_child))
+            diag_warn(t->name, 0, "its snapshot copy (pid %d) could not be reaped: a zombie until it exits", ns_child);
         int stale[64];
         size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
         for (size_t i = 0; i < nstale; i++) {

@@ -98,8 +98,9 @@ static void guard(target_t *t, int up, int down)
 int target_freeze(target_t *t, double *stopped_ms)
 {
     if (!t->pid || t->frozen_pid) return 0;
+    if (t->traced) return target_freeze_here(t, stopped_ms);   /* ours already: watch --on */
     for (size_t i = 0; t->held && i < t->nthreads; i++)
-        if (t->held[i]) return target_freeze_here(t, stopped_ms);   /* ours already: watch --on */
+        if (t->held[i]) return target_freeze_here(t, stopped_ms);
     int up[2], down[2];
     if (pipe2(up, O_CLOEXEC) != 0) return target_freeze_here(t, stopped_ms);
     if (pipe2(down, O_CLOEXEC) != 0) {

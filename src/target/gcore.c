@@ -1,7 +1,8 @@
 /* An ELF core of a frozen process (target_freeze), written while the process runs on: the notes
  * gdb and nodescope read (NT_PRSTATUS per thread with the registers saved at the stop, main
- * thread first; NT_PRPSINFO; NT_AUXV from /proc/PID/auxv; NT_FILE), then one PT_LOAD per mapping
- * of the copy (/proc/COPY/maps). What the kernel's cores leave out is left out: unreadable
+ * thread first; NT_PRPSINFO; NT_AUXV; NT_FILE: each from the copy's /proc files, which the fork
+ * copied: the process may have exited by then, as after a watch's uncaught exception), then one
+ * PT_LOAD per mapping of the copy (/proc/COPY/maps). What the kernel's cores leave out is left out: unreadable
  * mappings, [vvar], and file-backed code, whose bytes are the file's (only the first page of a
  * file's offset-0 mapping is kept, for its ELF headers and build id). Memory comes from the copy
  * in 1 MiB reads; pages that read as zeros, or not at all, are holes of the file. x86-64. */
@@ -87,15 +88,15 @@ int target_write_core(target_t *t, int fd, const char *name) {
     memset(&pi, 0, sizeof pi);
     pi.pr_pid = t->pid;
     pi.pr_sname = 'R';
-    snprintf(path, sizeof path, "/proc/%d/comm", t->pid);
+    snprintf(path, sizeof path, "/proc/%d/comm", t->frozen_pid);
     size_t k = slurp(path, (uint8_t *)pi.pr_fname, sizeof pi.pr_fname - 1);
     if (k && pi.pr_fname[k - 1] == '\n') pi.pr_fname[k - 1] = 0;
-    snprintf(path, sizeof path, "/proc/%d/cmdline", t->pid);
+    snprintf(path, sizeof path, "/proc/%d/cmdline", t->frozen_pid);
     k = slurp(path, (uint8_t *)pi.pr_psargs, sizeof pi.pr_psargs - 1);
     for (size_t i = 0; k && i < k - 1; i++) if (!pi.pr_psargs[i]) pi.pr_psargs[i] = ' ';
     note(&notes, NT_PRPSINFO, &pi, sizeof pi);
     uint8_t *auxv = xmalloc(AUXV_MAX);
-    snprintf(path, sizeof path, "/proc/%d/auxv", t->pid);
+    snprintf(path, sizeof path, "/proc/%d/auxv", t->frozen_pid);
     k = slurp(path, auxv, AUXV_MAX);
     if (k) note(&notes, NT_AUXV, auxv, k);
     free(auxv);

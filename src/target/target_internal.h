@@ -75,6 +75,10 @@ struct target {
     uint64_t syscall_insn;             /* a syscall instruction in the target's code (freeze.c) */
     int guard_pid, guard_fd;           /* the process that froze it and traces the copy, and the pipe
                                           that tells it to thaw (freeze_guard.c; 0: none) */
+    int traced;                        /* its threads are traced and held by a watch (trigger.c): freeze
+                                          neither seizes nor lets them go, and thaw leaves the zombie */
+    int trace_opts;                    /* the watch's ptrace options, put back on the main thread after the clone */
+    int traced_pending;                /* a signal the main thread got during the freeze, for the watch */
     struct target_cfi *cfi;            /* target_unwind_sample's Dwfl (unwind.c) */
     struct symbol_cache *sym_cache;    /* recent address -> symbol answers (elf.c) */
     uint32_t sym_generation;           /* bumped when mappings or modules change: the cache's answers go */
@@ -83,11 +87,14 @@ extern const target_ops_t target_core_ops;
 extern const target_ops_t target_frozen_ops;   /* live.c: a process read through its frozen copy */
 /* live.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
 int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout);
-/* freeze_guard.c: kills and reaps the frozen copy, if any (through the guard that made it) */
+/* freeze_guard.c: kills and reaps the frozen copy, if any (through the guard that made it; traced
+   by a watch: kills it only, its zombie waits for target_reap_copies or the next freeze) */
 void target_thaw(target_t *t);
 /* freeze.c: the freeze and the thaw themselves, in this process (its tracer) */
 int target_freeze_here(target_t *t, double *stopped_ms);
 void target_thaw_here(target_t *t);
+/* freeze.c: reaps, for the untraced target, the zombies of earlier copies (a stop of its main thread) */
+void target_reap_copies(target_t *t);
 
 /* unwind.c */
 void target_cfi_free(target_t *t);

@@ -243,6 +243,9 @@ int v8_layout_resolve(v8_t *v)
     L->script_eval_from_shared = opt(&r, -1, "class_Script__eval_from_shared_or_wrapped_arguments__Object",
                                      "class_Script__eval_from_shared_or_wrapped_arguments_or_sfi_table__Object");
     L->script_eval_from_position = opt(&r, -1, "class_Script__eval_from_position__SMI", NULL);
+    L->msg_shared_info = opt(&r, -1, "class_JSMessageObject__shared_info__HeapObject", "class_JSMessageObject__shared_info__Tagged_Object_");
+    L->msg_bytecode_offset = opt(&r, -1, "class_JSMessageObject__bytecode_offset__Smi", "class_JSMessageObject__bytecode_offset__Tagged_Smi_");
+    L->msg_start_position = opt(&r, -1, "class_JSMessageObject__start_position__SMI", NULL);
     L->scope_nparams_slot = opt(&r, -1, "scopeinfo_idx_nparams", NULL);
     L->scope_ncontextlocals_slot = opt(&r, -1, "scopeinfo_idx_ncontextlocals", NULL);
     L->scope_first_vars_slot = opt(&r, -1, "scopeinfo_idx_first_vars", NULL);
@@ -396,6 +399,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_function_template_info = type_of(&r, "FUNCTION_TEMPLATE_INFO_TYPE");
     L->type_call_handler_info = type_of(&r, "CALL_HANDLER_INFO_TYPE");   /* through V8 11 */
     L->type_script = type_of(&r, "SCRIPT_TYPE");
+    L->type_js_message_object = type_of(&r, "JS_MESSAGE_OBJECT_TYPE");
     L->type_scope_info = type_of(&r, "SCOPE_INFO_TYPE");
     L->type_bytecode_array = type_of(&r, "BYTECODE_ARRAY_TYPE");
     L->type_code = type_of(&r, "CODE_TYPE");

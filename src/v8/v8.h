@@ -198,6 +198,10 @@ typedef struct {
     const char *how;      /* "thrown", "rethrown", "uncaught (passed to the uncaughtException handler)" */
     int has_where;        /* where: the JS frame that threw it */
     v8_frame_t where;
+    /* without that frame (the stack unwound: an uncaught exception as node gets it), where its
+       message says it was thrown: its script's name and the 1-based line and column; line 0: unknown */
+    char file[1024];
+    int line, col;
 } v8_exception_t;
 /* The exception thread (index) is throwing when V8 or Node aborted on it: found on the stack only
  * where it provably is (v8/exception.c), never guessed. 0, or -1 when there is none. */

@@ -64,6 +64,10 @@ typedef struct {
     int64_t first_context_type, last_context_type;   /* the Context subtypes, which have no type_ entries */
     int64_t type_script_context;   /* a script's top-level `let`/`const`/`class` (-1: not known) */
     int type_source_text_module;   /* an ES module's record (-1: not known); fields: V8_MODULE_* */
+    /* JSMessageObject (the message node::errors::TriggerUncaughtException gets: v8/exception.c);
+       its script field, which the metadata does not name, is two fields before shared_info */
+    int type_js_message_object;
+    int64_t msg_shared_info, msg_bytecode_offset, msg_start_position;
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
 
     /* ---- async (v8/async.c; resolved by v8_layout_async in layout.c) ----

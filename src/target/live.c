@@ -390,6 +390,8 @@ static void refetch_used(target_t *t, struct read_cache *c) {
     }
 }
 
+int target_memory_gone(const target_t *t) { return t->cache && t->cache->gone; }
+
 void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
     if (!t->cache) t->cache = xcalloc(1, sizeof *t->cache);
     struct read_cache *c = t->cache;

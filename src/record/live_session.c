@@ -165,21 +165,25 @@ static int is_gone(int pid)
 static int start_proc(session_t *ss, int pid, int found)
 {
     add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
-    unsigned long errors = diag_error_count();
+    /* a process found while recording: what opening it says is held until it is known whether it
+       still runs ("error:" with exit status 0 was printed for one that exited meanwhile) */
+    if (found) diag_hold_begin();
     target_t *t = target_open_running(pid);
     v8_t *v = t ? v8_open(t) : NULL;
     live_sampler_t *s = v ? live_sampler_start_wall(t, v, ss->o->hz, ss->o->wall, ss->out) : NULL;
+    int e = errno;
+    if (found) diag_hold_end(s || !is_gone(pid));   /* errors as warnings; nothing when it exited */
+    errno = e;
     if (!s) {
         int gone = is_gone(pid);
         if (found && gone) {
             /* it exited between the look in /proc and the sampler's start: nothing to say */
-            diag_set_error_count(errors);
+            diag_info("pid %d exited while it was being opened: not sampled", pid);
             errno = ESRCH;
         } else if (found) {
             /* one process found while recording (another engineer's odd node, -a) does not fail
-               the recording of the others: the error above is a warning's */
-            diag_set_error_count(errors);
-            diag_warn(NULL, 0, "pid %d is not sampled (the error above); the recording goes on", pid);
+               the recording of the others: what failed is said as warnings above */
+            diag_warn(NULL, 0, "pid %d is not sampled (the warning above); the recording goes on", pid);
         } else if (!found && v && errno == ESRCH) {
             if (ss->o->argv) errno = ESRCH;   /* the program ended before the first sample */
             else diag_error(NULL, 0, "process %d is gone", pid);

@@ -347,6 +347,8 @@ struct read_cache {
     uint16_t used[NLINES];     /* the lines used since the last target_fresh_after, in first use order */
     size_t nused;
     uint8_t is_used[NLINES];
+    int sampled;               /* a sampler reads it (target_fresh_after) */
+    int gone;                  /* sampled, and the process's memory is gone (it exited): lines are served as last read */
     uint8_t data[NLINES][LINE];
 };
 
@@ -374,9 +376,13 @@ static void refetch_used(target_t *t, struct read_cache *c) {
         slots[n++] = slot;
     }
     c->nused = 0;
-    if (n == 0) return;
+    if (n == 0 || c->gone) return;
     uint64_t when = monotonic_now();
     ssize_t got = process_vm_readv(mem_pid(t), local, n, remote, n, 0);
+    if (got < 0 && errno == ESRCH && !t->frozen_pid) {   /* exited: the lines stay as last read (remote_read) */
+        c->gone = 1;
+        return;
+    }
     size_t whole = got > 0 ? (size_t)got / LINE : 0;
     for (size_t i = 0; i < n && i <= whole; i++) {
         if (i < whole) c->read_ns[slots[i]] = when;
@@ -384,9 +390,13 @@ static void refetch_used(target_t *t, struct read_cache *c) {
     }
 }
 
+int target_memory_gone(const target_t *t) { return t->cache && t->cache->gone; }
+
 void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
+    if (!t->cache) t->cache = xcalloc(1, sizeof *t->cache);
     struct read_cache *c = t->cache;
-    if (!c || monotonic_ns <= c->fresh_after) return;
+    c->sampled = 1;
+    if (monotonic_ns <= c->fresh_after) return;
     c->fresh_after = monotonic_ns;
     if (c->nused) refetch_used(t, c);
 }
@@ -399,13 +409,22 @@ static void cache_invalidate(target_t *t) {
     t->cache->nused = 0;
 }
 
+/* A sampled process that has exited has no memory left to read (process_vm_readv: ESRCH once its
+ * address space is torn down), while its last samples are still to be named: those of the last
+ * LIVE_READ_MS, more when the sampler lags (a cluster worker's last 5-40% under load: JIT samples
+ * naming no function). From then on the read cache answers alone, with the lines as last read (a
+ * moment before the exit), and the pid is never read again (it may be reused). */
 static int remote_read(const target_t *t, uint64_t addr, void *dst, size_t n) {
+    if (t->cache && t->cache->gone) return -1;
     struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)addr, n };
-    return process_vm_readv(mem_pid(t), &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+    ssize_t got = process_vm_readv(mem_pid(t), &local, 1, &remote, 1, 0);
+    if (got < 0 && errno == ESRCH && t->cache && t->cache->sampled && !t->frozen_pid) t->cache->gone = 1;
+    return got == (ssize_t)n ? 0 : -1;
 }
 
 /* Reads through the cache, a line at a time; a line that cannot be read whole (the end of a
- * mapping) is read directly instead. */
+ * mapping) is read directly instead. Once the process is gone, a line read before is served
+ * however old (the sample's checks, as for a sample read late, judge what it names). */
 static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     if (!t->cache) t->cache = xcalloc(1, sizeof *t->cache);
     struct read_cache *c = t->cache;
@@ -414,9 +433,19 @@ static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n) {
         uint64_t line = addr & ~(LINE - 1), off = addr - line;
         size_t k = (size_t)(LINE - off) < n ? (size_t)(LINE - off) : n;
         size_t slot = (size_t)((line >> LINE_BITS) % NLINES);
+        if (c->gone && c->tag[slot] == line + 1) {
+            if (!c->is_used[slot]) c->is_used[slot] = 1, c->used[c->nused++] = (uint16_t)slot;
+            memcpy(out, c->data[slot] + off, k);
+            addr += k, out += k, n -= k;
+            continue;
+        }
         if (c->tag[slot] != line + 1 || c->read_ns[slot] < c->fresh_after) {
             uint64_t when = monotonic_now();
             if (remote_read(t, line, c->data[slot], LINE) != 0) {
+                if (c->gone) {   /* exited: the line as last read, if it was */
+                    if (c->tag[slot] != line + 1) return -1;
+                    continue;
+                }
                 c->tag[slot] = 0;
                 if (remote_read(t, addr, out, k) != 0) return -1;
                 addr += k, out += k, n -= k;
@@ -440,7 +469,7 @@ static int live_read(target_t *t, uint64_t addr, void *dst, size_t n) {
         return k == n ? 0 : live_read(t, addr + k, (uint8_t *)dst + k, n - k);
     }
     /* big reads (a stack copy, a source string) go straight through */
-    return n > LINE ? remote_read(t, addr, dst, n) : cached_read(t, addr, dst, n);
+    return n > LINE && !(t->cache && t->cache->gone) ? remote_read(t, addr, dst, n) : cached_read(t, addr, dst, n);
 }
 
 static void live_close(target_t *t) {

@@ -77,6 +77,9 @@ void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t
 /* A running process: reads from now on must show memory as of monotonic_ns (CLOCK_MONOTONIC) or
  * later; what was read before that is read again. A sampler passes each sample's time. */
 void target_fresh_after(target_t *t, uint64_t monotonic_ns);
+/* A sampled process that has exited: its memory is gone, and reads are answered from what was
+ * read last (before the exit) or fail. A sampler may count the samples it names then apart. */
+int target_memory_gone(const target_t *t);
 /* target_open_running + target_stop: the process stays stopped until target_close. */
 target_t *target_open_pid(int pid);
 /* "core", "running process" or "stopped process". */

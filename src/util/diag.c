@@ -1,21 +1,44 @@
 #include "util/diag.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int diag_verbosity = 0;
 
+static FILE *held;            /* diag_hold_begin's stream, or NULL */
+static char *held_text;
+static size_t held_len;
+
 static void emit(const char *kind, const char *file, long line, const char *fmt, va_list ap)
 {
-    fputs("nodescope: ", stderr);
-    if (file && line > 0) fprintf(stderr, "%s:%ld: ", file, line);
-    else if (file) fprintf(stderr, "%s: ", file);
-    if (kind) fputs(kind, stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    FILE *out = held ? held : stderr;
+    fputs("nodescope: ", out);
+    if (file && line > 0) fprintf(out, "%s:%ld: ", file, line);
+    else if (file) fprintf(out, "%s: ", file);
+    if (kind && held && !strncmp(kind, "error: ", 7)) fprintf(out, "warning: %s", kind + 7);   /* (its context) */
+    else if (kind) fputs(kind, out);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
 }
 
 static unsigned long errors;
+
+void diag_hold_begin(void)
+{
+    if (!held) held = open_memstream(&held_text, &held_len);
+}
+
+void diag_hold_end(int print)
+{
+    if (!held) return;
+    fclose(held);
+    held = NULL;
+    if (print && held_text && diag_verbosity >= 0) fputs(held_text, stderr);
+    free(held_text);
+    held_text = NULL;
+    held_len = 0;
+}
 
 /* atomic: the parallel perf reader reports from its worker threads */
 unsigned long diag_error_count(void) { return __atomic_load_n(&errors, __ATOMIC_RELAXED); }
@@ -43,7 +66,7 @@ void diag_set_error_context(const char *ctx) { error_context = ctx; }
 
 void diag_error(const char *file, long line, const char *fmt, ...)
 {
-    __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
+    if (!held) __atomic_fetch_add(&errors, 1, __ATOMIC_RELAXED);
     char kind[256];
     snprintf(kind, sizeof kind, "error: %s%s", error_context ? error_context : "", error_context ? ": " : "");
     va_list ap;

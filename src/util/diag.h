@@ -26,6 +26,13 @@ unsigned long diag_error_count(void);
 /* Only for the interactive prompt, whose exit status is its last command's: forgets the errors
  * of earlier commands by setting the count back to n. */
 void diag_set_error_count(unsigned long n);
+/* Held messages: between diag_hold_begin and diag_hold_end, messages are kept instead of printed
+ * and errors are not counted (one try of many that may fail for a reason that is no error: a
+ * process found in /proc that exits while it is opened). diag_hold_end prints them, the errors as
+ * warnings, when print is set, else drops them. Not nested; one thread. */
+void diag_hold_begin(void);
+void diag_hold_end(int print);
+
 /* A usage error of a command (cmd = "collapse", "core stack"): two lines on stderr,
  *   nodescope CMD: error: WHAT
  *   see 'nodescope CMD --help'

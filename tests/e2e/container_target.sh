@@ -28,12 +28,13 @@ fail() { echo "FAIL (node $v in a container): $*"; exit 1; }
 # starts the fixture in a new mount + pid namespace with node $v at /usr/bin/node; sets $init (the
 # namespace's pid 1, a shell, as the host sees it) and $pid (node, as the host sees it). The
 # namespace's own /tmp hides the host's, where this tree may be (CI clones there): node and the
-# fixture are taken in before it is mounted.
+# fixture are taken in before it is mounted. node runs in that /tmp: what it writes in its working
+# directory (Node 22+ with --perf-basic-prof writes isolate-*-v8.log there) goes with the namespace.
 start_container() {
     local node=$CACHE/$v/bin/node
     unshare --mount --pid --fork --mount-proc --propagation private \
         sh -c "mount --bind '$node' /usr/bin/node && exec 3< '$FIX/container_hot.js' &&
-               mount -t tmpfs none /tmp && cat <&3 > /tmp/container_hot.js && exec 3<&- &&
+               mount -t tmpfs none /tmp && cat <&3 > /tmp/container_hot.js && exec 3<&- && cd /tmp &&
                /usr/bin/node --perf-basic-prof /tmp/container_hot.js; exit 0" &
     local u=$! k
     init= pid=

@@ -58,10 +58,12 @@ void events_unit(const record_events_t *e, char *out, size_t cap);
 typedef struct {
     int ev;                /* index in record_events_t.ev */
     int ret;               /* a return probe: its time only (gc's pause ends) */
-    int gc_kind;           /* gc: 0 scavenge, 1 minor mark-sweep, 2 mark-compact */
+    int gc_kind;           /* gc: 0 scavenge, 1 minor mark-sweep, 2 mark-compact; EVENT_GC_BY_ARG:
+                              every GC, its kind its first argument (GarbageCollector) */
     char path[96];         /* /proc/PID/exe, /proc/PID/root/LIB-PATH */
     uint64_t offset;
 } event_probe_t;
+#define EVENT_GC_BY_ARG 3
 typedef struct {
     event_probe_t probe[EVENT_PROBES_MAX];
     int n;

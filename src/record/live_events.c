@@ -95,7 +95,9 @@ static const char *label_of(live_sampler_t *s, const record_event_t *ev, const e
     }
 }
 
-/* A GC's end (its return probe): the pause goes to the sample taken at its start. */
+/* A GC's end (its return probe): the pause goes to the sample taken at its start. GCs of one kind
+ * do not nest: a start without its end (lost in a full ring) is dropped when the next one starts,
+ * and an end without its start is ignored, so that no pause spans two GCs. */
 static void gc_end(live_sampler_t *s, thread_ev_t *te, int kind, uint64_t time) {
     for (int i = te->ngc_open; i-- > 0;) {
         gc_open_t g = te->gc_open[i];
@@ -110,11 +112,20 @@ static void gc_end(live_sampler_t *s, thread_ev_t *te, int kind, uint64_t time) 
     }
 }
 
+static void gc_start(thread_ev_t *te, uint32_t leaf, uint64_t time, int kind) {
+    int i;
+    for (i = 0; i < te->ngc_open && te->gc_open[i].kind != kind; i++) {}
+    if (i == te->ngc_open && te->ngc_open == GC_NEST) i = 0;   /* (a kind per slot: never full) */
+    if (i == te->ngc_open) te->ngc_open++;
+    te->gc_open[i] = (gc_open_t){ leaf, time, kind };
+}
+
 void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_event_header *h, const uint8_t *q,
                        const uint8_t *end) {
     if (h->type == PERF_RECORD_LOST) {
         uint64_t lost;
         if (end - q >= 16) memcpy(&lost, q + 8, 8), s->st.lost += lost;
+        te->ngc_open = 0;   /* which GC a pause ends is not known */
         return;
     }
     if (h->type == PERF_RECORD_THROTTLE) { s->st.throttled++; return; }
@@ -140,17 +151,27 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
     live_sample_in_t in = {.time_ns = e.time, .regs = e.regs, .stack = e.stack, .stack_len = e.stack_len,
                            .ticks = 1, .tick0_ns = e.time, .weight = (double)e.period};
     in.label = label_of(s, ev, &e, buf, sizeof buf, &in.label_kind);
+    if (probe && e.stack_len >= 16) {
+        /* At a function's first instruction its frame is not set up: rbp is still its caller's,
+           and the frame-pointer chain would skip the caller. The stack is walked from the caller
+           as it is once the call returns (pc the return address at [rsp]), the function the leaf. */
+        memcpy(&e.regs[16], e.stack, 8);
+        e.regs[19] += 8;
+        in.stack = e.stack + 8, in.stack_len = e.stack_len - 8;
+        if (!in.label) {
+            snprintf(buf, sizeof buf, "%s", ev->func);
+            in.label = buf, in.label_kind = FRAME_NATIVE;
+        }
+    }
     uint64_t bytes;
     if (evs->weight_bytes && events_raw_u64(&e, ev->count_off, &bytes) == 0) in.weight = (double)bytes * (double)e.period;
     if (ev->kind == EVK_GC && probe) {   /* its weight is its pause: known at its end */
         in.ticks = 0, in.weight = 0;
-        in.label = gc_labels[probe->gc_kind], in.label_kind = FRAME_GC;
-        uint32_t leaf = live_take_sample(s, te, &in);
-        if (te->ngc_open == GC_NEST) {
-            memmove(&te->gc_open[0], &te->gc_open[1], (GC_NEST - 1) * sizeof te->gc_open[0]);
-            te->ngc_open--;
-        }
-        te->gc_open[te->ngc_open++] = (gc_open_t){ leaf, e.time, probe->gc_kind };
+        /* V8's GarbageCollector: SCAVENGER, MARK_COMPACTOR, MINOR_MARK_COMPACTOR/SWEEPER (rsi) */
+        static const int by_arg[3] = {0, 2, 1};
+        int kind = probe->gc_kind == EVENT_GC_BY_ARG ? (e.regs[13] < 3 ? by_arg[e.regs[13]] : -1) : probe->gc_kind;
+        in.label = kind >= 0 ? gc_labels[kind] : "(gc)", in.label_kind = FRAME_GC;
+        gc_start(te, live_take_sample(s, te, &in), e.time, probe->gc_kind);
         return;
     }
     uint32_t leaf = live_take_sample(s, te, &in);

@@ -295,10 +295,15 @@ typedef struct {
 static void say_events(const live_stats_t *st, const record_events_t *e)
 {
     fprintf(stderr, "; %llu events counted by the kernel", st->events);
-    if (st->events > st->samples)
-        fprintf(stderr, ", %llu not sampled (%lu lost in full rings, %lu throttle records by the kernel, the rest "
-                "skipped by the period%s)", st->events - st->samples, st->lost, st->throttled,
-                e->max_rate > 0 ? " --max-rate set" : "");
+    if (st->events > st->samples) {
+        int period = e->max_rate > 0;
+        for (int i = 0; i < e->n; i++) period |= e->ev[i].every > 1;
+        fprintf(stderr, ", %llu not sampled (", st->events - st->samples);
+        if (period) fprintf(stderr, "every Nth: EVENT/N or --max-rate; ");
+        fprintf(stderr, "rings full when nodescope fell behind: %lu samples reported lost", st->lost);
+        if (st->throttled) fprintf(stderr, "; the kernel throttled the events %lu times", st->throttled);
+        fprintf(stderr, ")");
+    }
 }
 
 static int record_live(char **prog, int nprog, const pid_list_t *attach, int children, int all, double freq,

@@ -58,12 +58,14 @@ void events_unit(const record_events_t *e, char *out, size_t cap);
 typedef struct {
     int ev;                /* index in record_events_t.ev */
     int ret;               /* a return probe: its time only (gc's pause ends) */
+    int time_only;         /* its time only: a return probe, or gc's pause starting (CollectGarbage) */
     int gc_kind;           /* gc: 0 scavenge, 1 minor mark-sweep, 2 mark-compact; EVENT_GC_BY_ARG:
                               every GC, its kind its first argument (GarbageCollector) */
     char path[96];         /* /proc/PID/exe, /proc/PID/root/LIB-PATH */
     uint64_t offset;
 } event_probe_t;
 #define EVENT_GC_BY_ARG 3
+#define EVENT_GC_COLLECT_END 4   /* CollectGarbage's return (EVENT_GC_BY_ARG's pause starts at its entry) */
 typedef struct {
     event_probe_t probe[EVENT_PROBES_MAX];
     int n;
@@ -78,7 +80,7 @@ typedef struct {
     uint64_t id[EVENT_FDS_MAX];   /* the kernel's id of each (PERF_EVENT_IOC_ID) */
     int ev[EVENT_FDS_MAX];        /* its event's index */
     int probe[EVENT_FDS_MAX];     /* its probe's index in event_probes_t, or -1 */
-    int ret[EVENT_FDS_MAX];       /* a return probe */
+    int ret[EVENT_FDS_MAX];       /* a probe of time only (a return, a GC's start): not an event counted */
     uint64_t type[EVENT_FDS_MAX]; /* its samples' sample_type */
     int n;
     int failed_ev;                /* after a failure: the event that could not be opened */
@@ -90,8 +92,10 @@ int events_open_set(const record_events_t *e, const event_probes_t *pr, int tid,
                     uint32_t wake_bytes, int js_thread, event_set_t *out);
 void events_close_set(event_set_t *s);
 /* The sample type of every sample of a set (the return probes': identifier and time only). */
-#define EVENTS_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | \
-                            PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+/* No PERF_SAMPLE_PERIOD: with it a software event or tracepoint is sampled at every occurrence
+ * whatever its period (the kernel's perf_swevent_event), so a sample's weight is the period set. */
+#define EVENTS_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | \
+                            PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 /* The default events. cpu clock at hz; with_kernel set to 0 when the kernel's samples are not
  * allowed (then user time only). fd or -1 with errno. */

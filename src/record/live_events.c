@@ -114,6 +114,8 @@ static void gc_end(live_sampler_t *s, thread_ev_t *te, int kind, uint64_t time) 
 
 static void gc_start(thread_ev_t *te, uint32_t leaf, uint64_t time, int kind) {
     int i;
+    if (te->gc_begin_ns && te->gc_begin_ns <= time) time = te->gc_begin_ns;   /* (CollectGarbage's entry) */
+    te->gc_begin_ns = 0;
     for (i = 0; i < te->ngc_open && te->gc_open[i].kind != kind; i++) {}
     if (i == te->ngc_open && te->ngc_open == GC_NEST) i = 0;   /* (a kind per slot: never full) */
     if (i == te->ngc_open) te->ngc_open++;
@@ -139,11 +141,21 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
     const record_event_t *ev = &evs->ev[te->set.ev[k]];
     event_sample_t e;
     if (events_parse_sample(q, end, te->set.type[k], &e) != 0) return;
-    const event_probe_t *probe = te->set.probe[k] >= 0 ? &s->probes.probe[te->set.probe[k]] : NULL;
-    if (probe && probe->ret) {
-        gc_end(s, te, probe->gc_kind, e.time);
+    if (e.time < te->dup_before_ns) {   /* (set_copy read the old events' ring first) */
+        if (!(te->set.ret[k])) s->st.duplicates++;
         return;
     }
+    const event_probe_t *probe = te->set.probe[k] >= 0 ? &s->probes.probe[te->set.probe[k]] : NULL;
+    if (probe && probe->ret) {
+        if (probe->gc_kind == EVENT_GC_COLLECT_END) te->gc_begin_ns = 0;
+        else gc_end(s, te, probe->gc_kind, e.time);
+        return;
+    }
+    if (probe && probe->time_only) {   /* CollectGarbage: the pause starts */
+        te->gc_begin_ns = e.time;
+        return;
+    }
+    e.period = s->period[te->set.ev[k]];   /* (a sample taken as --max-rate changed it weighs the new one) */
     s->st.events_weight += e.period;
     s->window[te->set.ev[k]]++;
     if (!e.has_regs) { s->st.empty++; return; }

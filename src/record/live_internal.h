@@ -46,6 +46,8 @@ typedef struct {
     gc_watch_t *gc;     /* the main thread: its process's full GCs (NULL: another thread, or not watched) */
     gc_open_t gc_open[GC_NEST];
     int ngc_open;
+    uint64_t gc_begin_ns;     /* -e gc: when the pause of the GC about to start began (CollectGarbage) */
+    uint64_t dup_before_ns;   /* -e: samples taken before this are the replaced events' too (set_copy) */
 } thread_ev_t;
 
 /* -e: a file descriptor's path, read from /proc/PID/fd when first seen and again after a second */

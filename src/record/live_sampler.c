@@ -21,7 +21,8 @@
 #define STACK_MAX 32768        /* the most a sample copies: threads whose calls nest that deep (tsc's
                                   checker recursing through the AST) (the kernel allows < 64 KiB) */
 #define RING_PAGES 128         /* data pages per thread (a power of two): ~30 samples of 16 KiB */
-#define EVENT_RING_PAGES 512   /* -e, a thread that may run JS: ~120 (a burst of system calls) */
+#define EVENT_RING_PAGES 2048  /* -e, a thread that may run JS: ~500 samples (a burst of system calls,
+                                  of GCs): 8 MiB, or RING_PAGES where the memory lock limit says no */
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
 #define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
@@ -42,7 +43,10 @@ static size_t ring_pages(uint32_t copy) { return copy > STACK_BYTES ? 2 * RING_P
  * event, or -1 with errno set and nothing left open. */
 static int open_sampling(live_sampler_t *s, thread_ev_t *te, uint32_t copy, perf_ring_t *ring, event_set_t *set) {
     size_t pages = ring_pages(copy);
-    if (s->o.events) return live_events_open(s, te, copy, te->js ? pages * EVENT_RING_PAGES / RING_PAGES : pages, set, ring);
+    if (s->o.events) {
+        int fd = te->js ? live_events_open(s, te, copy, pages * EVENT_RING_PAGES / RING_PAGES, set, ring) : -1;
+        return fd >= 0 || (te->js && errno != EPERM && errno != ENOMEM) ? fd : live_events_open(s, te, copy, pages, set, ring);
+    }
     set->n = 0;
     int fd = events_open_cpu(te->tid, s->o.hz, te->woken, copy, (uint32_t)(pages * (size_t)perf_ring_page_size() / 2));
     if (fd < 0) return -1;
@@ -559,7 +563,10 @@ static void set_copy(live_sampler_t *s, size_t i) {
     }
     for (int k = 0; k < (te->set.n ? te->set.n : 1); k++)   /* both sampled for microseconds at most */
         ioctl(te->set.n ? te->set.fd[k] : te->fd, PERF_EVENT_IOC_DISABLE, 0);
+    /* -e: an event both took is the old one's: the new one's samples before now are left out */
+    uint64_t disabled_ns = monotonic_ns();
     drain(s, te);
+    if (te->set.n) te->dup_before_ns = disabled_ns;
     live_events_count(s, &te->set);
     close_sampling(te->fd, &te->ring, &te->set);
     te->fd = fd, te->ring = ring, te->set = set, s->pf[i].fd = fd;
@@ -688,6 +695,7 @@ void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
        taken meanwhile; the timeline goes in time order */
     if ((s->o.wall || s->o.events) && s->out->nsamples > 1) qsort(s->out->samples, s->out->nsamples, sizeof *s->out->samples, sample_time_cmp);
     s->st.full_gcs = s->gc ? (long)gc_watch_count(s->gc) : -1;
+    s->st.events -= s->st.duplicates < s->st.events ? s->st.duplicates : s->st.events;
     s->st.cpu_ns = cpu_now_ns() - s->cpu0;
     if (stats) *stats = s->st;
     gc_watch_close(s->gc);

@@ -29,6 +29,8 @@ typedef struct {
        kernel's throttle records, and the samples --max-rate's periods skipped (its own) */
     unsigned long long events, events_weight;   /* events_weight: what the samples' periods add up to */
     unsigned long throttled;
+    unsigned long long duplicates;   /* samples (and counts) of two events at once, left out (events
+                                        excludes them) */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a

@@ -155,7 +155,8 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
         te->gc_begin_ns = e.time;
         return;
     }
-    e.period = s->period[te->set.ev[k]];   /* (a sample taken as --max-rate changed it weighs the new one) */
+    int ei = te->set.ev[k];
+    e.period = e.time < s->period_ns[ei] ? s->period_before[ei] : s->period[ei];
     s->st.events_weight += e.period;
     s->window[te->set.ev[k]]++;
     if (!e.has_regs) { s->st.empty++; return; }
@@ -210,10 +211,12 @@ void live_events_pace(live_sampler_t *s) {
             want = period / 2 > evs->ev[i].every ? period / 2 : evs->ev[i].every;
         }
         if (want == period) continue;
+        s->period_before[i] = period;
         s->period[i] = want;
         for (size_t t = 0; t < s->n; t++)
             for (int k = 0; k < s->te[t].set.n; k++)
                 if (s->te[t].set.ev[k] == i && !s->te[t].set.ret[k]) ioctl(s->te[t].set.fd[k], PERF_EVENT_IOC_PERIOD, &want);
+        s->period_ns[i] = monotonic_ns();
     }
     s->window_ns = now;
 }

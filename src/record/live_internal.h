@@ -78,6 +78,9 @@ struct live_sampler {
     /* -e */
     event_probes_t probes;
     uint64_t period[EVENTS_MAX];          /* each event's period now (--max-rate raises it) */
+    uint64_t period_before[EVENTS_MAX];   /* and before its last change, at period_ns (a sample taken
+                                             before it weighs the period it was taken at) */
+    uint64_t period_ns[EVENTS_MAX];
     unsigned long window[EVENTS_MAX];     /* samples since window_ns */
     uint64_t window_ns;
     fd_name_t fds[FD_CACHE];

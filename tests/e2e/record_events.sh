@@ -8,8 +8,8 @@
 #    gc.js allocates 3:1 in allocA and allocB: the scavenges named under them go 3:1 (+-10 points)
 #    and the pauses (ns) add up to what --trace-gc prints in the same run (+-10%; on Node 20 and 22:
 #    on Node 24 they were 77% and 113% of it in two runs, so only printed);
-#  - u:node:uv_fs_open (Node 20, 22): every one of opens.js's 600 fs.openSync calls is a sample,
-#    >= 95% of them under opener() (Node 24: 57% in one run of three, v8/'s gap below).
+#  - u:node:uv_fs_open (Node 20, 22): every one of opens.js's 600 fs.openSync calls is counted by
+#    the kernel, >= 99% of them are samples (one was missing in one run of ten), >= 95% under opener() (Node 24: 57% in one run of three, v8/'s gap below).
 # Node runs gc.js with --no-use-osr --always-sparkplug: V8's frames of code replaced on the stack
 # (OSR), and often those of interpreted functions calling into C++, are not named by v8/ today (the
 # CPU sampler has the same gap), which is not what this test is about.
@@ -101,8 +101,9 @@ for v in 20 22; do
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/u$v
     record "$w" -e u:node:uv_fs_open -o "$w.folded" -- "$node" "$FIX/opens.js" 600 1000 500
-    awk -v f="$FIX/opens.js" '{ n = $NF; t += n; if (index($0, ";opener " f ":") && $0 ~ /;uv_fs_open [0-9]+$/) a += n }
-        END { printf "uv_fs_open: %d samples, %d under opener()\n", t, a; exit !(t == 600 && a >= 570) }' "$w.folded" ||
+    counted=$(sed -n 's/.*; \([0-9]*\) events counted.*/\1/p' "$w.err")
+    awk -v f="$FIX/opens.js" -v c="$counted" '{ n = $NF; t += n; if (index($0, ";opener " f ":") && $0 ~ /;uv_fs_open [0-9]+$/) a += n }
+        END { printf "uv_fs_open: %s counted by the kernel, %d samples, %d under opener()\n", c, t, a; exit !(c >= 600 && c <= 602 && t >= 594 && a >= 570) }' "$w.folded" ||
         fail "not every fs.openSync is counted and named"
 done
 what=

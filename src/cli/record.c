@@ -200,7 +200,7 @@ static int by_self_desc(const void *a, const void *b, void *p)
 
 /* --count: every stack with its weight, the heaviest last (as DTrace prints an aggregation:
  * the heaviest next to the prompt), then the total. */
-static void print_counts(const profile_t *p, const char *unit)
+static void print_counts(const profile_t *p, const char *unit, const live_stats_t *st)
 {
     uint32_t *order = xmalloc((p->nnodes + 1) * sizeof *order);
     size_t n = 0;
@@ -211,7 +211,9 @@ static void print_counts(const profile_t *p, const char *unit)
         print_stack(p, order[i], stdout);
         printf("    %16.0f\n\n", p->nodes[order[i]].self);
     }
-    printf("total %.0f %s in %zu stacks\n", p->total, unit, n);
+    printf("total %.0f %s in %zu stacks", p->total, unit, n);
+    if (st) printf(" (%llu events counted by the kernel)", st->events);
+    printf("\n");
     free(order);
 }
 
@@ -365,7 +367,16 @@ static int record_live(char **prog, int nprog, const pid_list_t *attach, int chi
             first.thread = first_tid;
         }
         if (pc.more) printf("(%lu more stacks not printed: --print prints the first %d)\n", pc.more, PRINT_MAX);
-        if (!none && eo->count) print_counts(p, unit);
+        if (!none && eo->count) print_counts(p, unit, eo->events ? &sr.stats : NULL);
+        if (!none && eo->events && sr.stats.events > sr.stats.samples) {
+            int period = eo->events->max_rate > 0;
+            for (int i = 0; i < eo->events->n; i++) period |= eo->events->ev[i].every > 1;
+            unsigned long long missed = sr.stats.events > sr.stats.events_weight ? sr.stats.events - sr.stats.events_weight : 0;
+            if (!period && missed * 100 > sr.stats.events)
+                diag_warn(NULL, 0, "%llu of the %llu events were not sampled (nodescope fell behind: a burst faster than it "
+                          "names samples): the weights count %.1f%% too few; EVENT/N or --max-rate samples a part "
+                          "of them evenly", missed, sr.stats.events, 100.0 * (double)missed / (double)sr.stats.events);
+        }
         if (!none && !write_out) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0 && eo->events) {

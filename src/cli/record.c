@@ -4,6 +4,7 @@
  * names (record/perf_session, perf_import). */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
+#include "record/events.h"
 #include "record/live_session.h"
 #include "record/perf_import.h"
 #include "record/perf_session.h"
@@ -45,6 +46,12 @@ static const char record_usage[] =
     "shell wrappers) is sampled too, found in /proc within 50 ms of its start; -p ... --children\n"
     "does the same for running processes, -a samples every node process on the host. Each\n"
     "process is a root of its own: 'node [pid N main]', 'node [pid N Worker 1]'.\n"
+    "\n"
+    "Events (-e): a sample with the JS and native stack at each system call, page fault,\n"
+    "GC or native function call instead of the CPU clock: -e syscall:write, syscall:*,\n"
+    "page-faults, major-faults, context-switches, cpu-migrations, gc, u:node:uv_fs_open,\n"
+    "u:libc:malloc/1000 (EVENT/N: every Nth); --count prints the stacks by count, as\n"
+    "DTrace's @[jstack()] = count(), --print each stack as it happens.\n"
     "\n"
     "Stopping: Ctrl-C, or SIGINT/SIGTERM/SIGHUP sent to nodescope, is passed to the\n"
     "program; a second signal, or the program still running 5 s later, kills it. OUT is\n"
@@ -125,6 +132,91 @@ static int write_cpuprofiles(const profile_t *p, const char *out, const write_op
     return 0;
 }
 
+/* -e EVENT[,EVENT...] (record/events.h) */
+static int set_events(void *target, const char *arg)
+{
+    char err[256];
+    if (events_parse(target, arg, err, sizeof err) != 0) return opt_fail("%s", err);
+    return 0;
+}
+
+static int set_weight(void *target, const char *arg)
+{
+    if (!strcmp(arg, "bytes")) *(int *)target = 1;
+    else if (!strcmp(arg, "count")) *(int *)target = 0;
+    else return opt_fail("--weight is count or bytes, not '%s'", arg);
+    return 0;
+}
+
+/* --max-rate N or N/s */
+static int set_rate(void *target, const char *arg)
+{
+    char *end;
+    double r = strtod(arg, &end);
+    if (end == arg || (*end && strcmp(end, "/s")) || !(r >= 1) || r > 1e7)
+        return opt_fail("--max-rate takes samples a second, 1 to 1e7: N or N/s, not '%s'", arg);
+    *(double *)target = r;
+    return 0;
+}
+
+/* --print: each sample's stack on stdout as it is taken, leaf first, up to PRINT_MAX of them. */
+#define PRINT_MAX 1000
+typedef struct {
+    unsigned long printed, more;
+    const char *unit;
+} print_ctx_t;
+
+static void print_stack(const profile_t *p, uint32_t leaf, FILE *out)
+{
+    buf_t b = {0};
+    for (uint32_t x = leaf; x; x = p->nodes[x].parent) {
+        uint32_t f = p->nodes[x].frame;
+        int64_t ti = profile_thread_of_frame(p, f);
+        buf_clear(&b);
+        if (ti >= 0) profile_thread_label(p, (uint32_t)ti, &b);
+        else profile_frame_label(p, f, &b);
+        fprintf(out, "    %s\n", b.data ? b.data : "");
+    }
+    buf_free(&b);
+}
+
+static void on_sample_print(void *ctx, const profile_t *p, uint32_t leaf, double weight, uint64_t time_ns)
+{
+    print_ctx_t *c = ctx;
+    if (c->printed >= PRINT_MAX) { c->more++; return; }
+    c->printed++;
+    printf("%.6f %.0f %s\n", (double)time_ns / 1e9, weight, c->unit);
+    print_stack(p, leaf, stdout);
+    printf("\n");
+    fflush(stdout);
+}
+
+static int by_self_desc(const void *a, const void *b, void *p)
+{
+    double x = ((const profile_t *)p)->nodes[*(const uint32_t *)a].self;
+    double y = ((const profile_t *)p)->nodes[*(const uint32_t *)b].self;
+    return x < y ? 1 : x > y ? -1 : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* --count: every stack with its weight, the heaviest last (as DTrace prints an aggregation:
+ * the heaviest next to the prompt), then the total. */
+static void print_counts(const profile_t *p, const char *unit, const live_stats_t *st)
+{
+    uint32_t *order = xmalloc((p->nnodes + 1) * sizeof *order);
+    size_t n = 0;
+    for (size_t i = 1; i < p->nnodes; i++)
+        if (p->nodes[i].self > 0) order[n++] = (uint32_t)i;
+    qsort_r(order, n, sizeof *order, by_self_desc, (void *)p);
+    for (size_t i = n; i-- > 0;) {
+        print_stack(p, order[i], stdout);
+        printf("    %16.0f\n\n", p->nodes[order[i]].self);
+    }
+    printf("total %.0f %s in %zu stacks", p->total, unit, n);
+    if (st) printf(" (%llu events counted by the kernel)", st->events);
+    printf("\n");
+    free(order);
+}
+
 static int set_freq(void *target, const char *arg)
 {
     if (opt_parse_double("--freq", arg, target) != 0) return -1;
@@ -196,8 +288,29 @@ static void remove_dir(const char *dir)
 }
 
 /* The default: the live sampler on the program it starts or the process it attaches to. */
+typedef struct {
+    const record_events_t *events;   /* -e (NULL: the CPU clock) */
+    int count, print;                /* --count, --print */
+} record_ev_opts_t;
+
+/* What the kernel counted and what was sampled, for the summary line. */
+static void say_events(const live_stats_t *st, const record_events_t *e)
+{
+    fprintf(stderr, "; %llu events counted by the kernel", st->events);
+    if (st->events > st->samples) {
+        int period = e->max_rate > 0;
+        for (int i = 0; i < e->n; i++) period |= e->ev[i].every > 1;
+        fprintf(stderr, ", %llu not sampled (", st->events - st->samples);
+        if (period) fprintf(stderr, "every Nth: EVENT/N or --max-rate; ");
+        fprintf(stderr, "rings full when nodescope fell behind: %lu samples reported lost", st->lost);
+        if (st->throttled) fprintf(stderr, "; the kernel throttled the events %lu times", st->throttled);
+        fprintf(stderr, ")");
+    }
+}
+
 static int record_live(char **prog, int nprog, const pid_list_t *attach, int children, int all, double freq,
-                       double duration, int wall, const char *out, const write_opts_t *wo, int source_maps)
+                       double duration, int wall, const char *out, const write_opts_t *wo, int source_maps,
+                       const record_ev_opts_t *eo)
 {
     record_program_t rp = {0};
     /* with --children a pid may be a supervisor that is not node (a shell, make): its node
@@ -210,10 +323,18 @@ static int record_live(char **prog, int nprog, const pid_list_t *attach, int chi
     if (nprog && record_program_resolve(&rp, prog, nprog, NULL, children == 1) != 0) return EXIT_FAIL;
     live_session_opts_t so = {.argv = nprog ? rp.argv : NULL, .pids = attach->pids, .npids = attach->n,
                               .children = children || nprog, .all = all, .sample_root = rp.is_node, .hz = freq,
-                              .duration_s = duration, .wall = wall};
+                              .duration_s = duration, .wall = wall, .events = eo->events};
     int attached = nprog == 0;
     live_session_result_t sr;
     profile_t *p = profile_new();
+    char unit[256] = "samples";
+    if (eo->events) {
+        events_unit(eo->events, unit, sizeof unit);
+        p->weight_unit = strpool_cstr(p->strings, unit);
+    }
+    print_ctx_t pc = {.unit = unit};
+    if (eo->print) so.on_sample = on_sample_print, so.ctx = &pc;
+    int write_out = out || !(eo->count || eo->print);
     int rc = EXIT_FAIL;
     char default_out[64];
     /* caught until nodescope exits, not only while the session runs: the second of two signals
@@ -231,6 +352,8 @@ static int record_live(char **prog, int nprog, const pid_list_t *attach, int chi
         if (none)
             diag_error(NULL, 0, "%s", all ? "no node process to sample was found"
                                           : "no node process ran: the program is not node and started none");
+        else if (p->nsamples == 0 && eo->events)
+            diag_warn(NULL, 0, "no samples: none of the events (%s) happened in the process while it was sampled", unit);
         else if (p->nsamples == 0)
             diag_warn(NULL, 0, "no samples: the process did not run on a CPU while it was sampled");
         int pids[256], npids = profile_pids(p, pids, 256);
@@ -243,11 +366,30 @@ static int record_live(char **prog, int nprog, const pid_list_t *attach, int chi
             snprintf(first_tid, sizeof first_tid, "%d", sr.target ? sr.target : pids[0]);
             first.thread = first_tid;
         }
-        if (!none && (!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, &first, NULL, 0) == 0 &&
+        if (pc.more) printf("(%lu more stacks not printed: --print prints the first %d)\n", pc.more, PRINT_MAX);
+        if (!none && eo->count) print_counts(p, unit, eo->events ? &sr.stats : NULL);
+        if (!none && eo->events && sr.stats.events > sr.stats.samples) {
+            int period = eo->events->max_rate > 0;
+            for (int i = 0; i < eo->events->n; i++) period |= eo->events->ev[i].every > 1;
+            unsigned long long missed = sr.stats.events > sr.stats.events_weight ? sr.stats.events - sr.stats.events_weight : 0;
+            if (!period && missed * 100 > sr.stats.events)
+                diag_warn(NULL, 0, "%llu of the %llu events were not sampled (nodescope fell behind: a burst faster than it "
+                          "names samples): the weights count %.1f%% too few; EVENT/N or --max-rate samples a part "
+                          "of them evenly", missed, sr.stats.events, 100.0 * (double)missed / (double)sr.stats.events);
+        }
+        if (!none && !write_out) {
+            rc = EXIT_OK;
+            if (diag_verbosity >= 0 && eo->events) {
+                fprintf(stderr, "nodescope: %lu samples", sr.stats.samples);
+                say_events(&sr.stats, eo->events);
+                fprintf(stderr, "\n");
+            }
+        } else if (!none && (!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, &first, NULL, 0) == 0 &&
             (!several_cpuprofiles || write_cpuprofiles(p, out, wo, pids, npids) == 0)) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0) {
                 fprintf(stderr, "nodescope: wrote %s (%.0f samples", out, samples_written(p, out, &first));
+                if (eo->events) say_events(&sr.stats, eo->events);
                 if (sr.nprocs > 1) fprintf(stderr, " of %d processes", sr.nprocs);
                 if (sr.stats.partial)
                     fprintf(stderr, "; %lu partial: JS frames left unnamed, %lu read too late, %lu moved by a GC",
@@ -282,7 +424,10 @@ int cli_record(int argc, char **argv)
     const char *out = NULL, *keep = NULL, *thread = NULL;
     double freq = 99, duration = 0;
     int attach = 0, use_perf = 0, threads_merge = 0, no_source_maps = 0, wall = 0, children = 0, all = 0;
+    int count = 0, print = 0;
     static pid_list_t pids;   /* (4 KiB) */
+    static record_events_t events;
+    memset(&events, 0, sizeof events);
     pids.n = 0;
     char output_help[320];
     snprintf(output_help, sizeof output_help, "the format follows the extension:\n%s\n(default nodescope-PID.svg)",
@@ -306,6 +451,18 @@ int cli_record(int argc, char **argv)
         OPT_BOOL("wall", 0, "wall-clock time: threads off the CPU count too (blocked in the kernel,\n"
                  "or waiting for a CPU), under a leaf saying what they wait in:\n"
                  "(wait: epoll), (wait: futex), (wait: read), ... (needs root or CAP_PERFMON)", &wall),
+        OPT_FN("event", 'e', "EVENTS", "sample on events instead of the CPU clock: EVENT[,EVENT...], each\n"
+               "EVENT or EVENT/N (every Nth): syscall:NAME, syscall:*, page-faults,\n"
+               "major-faults, context-switches, cpu-migrations, gc (pauses, in ns),\n"
+               "u:LIB:FUNC (u:node:uv_fs_open, u:libc:malloc); weights: the count", &events, set_events),
+        OPT_FN("weight", 0, "count|bytes", "-e: what a sample weighs: count (default) or bytes (syscall:write,\n"
+               "read, ...: their count argument)", &events.weight_bytes, set_weight),
+        OPT_FN("max-rate", 0, "N/s", "-e: at most about N samples a second per event and process: a hot\n"
+               "event's period grows (each sample then weighs more); what was not\n"
+               "sampled is reported", &events.max_rate, set_rate),
+        OPT_BOOL("count", 0, "print every stack with its count (heaviest last) and the total on\n"
+                 "stdout (no OUT written unless -o is given)", &count),
+        OPT_BOOL("print", 0, "-e: print each sample's stack on stdout as it is taken (the first 1000)", &print),
         OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
                "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
                "all threads apart: -o FILE.json, Chrome trace events)", &thread, cli_opt_thread),
@@ -336,9 +493,19 @@ int cli_record(int argc, char **argv)
     if (out && check_output_dir(out) != 0) return EXIT_FAIL;
     if (keep && !use_perf) return opt_usage_error(&cmd, "--keep keeps perf's files: it needs --perf");
     if (wall && use_perf) return opt_usage_error(&cmd, "--wall is the live sampler's: not with --perf");
+    if (events.n && use_perf) return opt_usage_error(&cmd, "-e is the live sampler's: not with --perf");
+    if (events.n && wall) return opt_usage_error(&cmd, "--wall samples the clock: not with -e (-e context-switches counts switches)");
+    if (!events.n && (events.weight_bytes || events.max_rate > 0 || print))
+        return opt_usage_error(&cmd, "--weight, --max-rate and --print go with -e EVENT");
+    if (count && use_perf) return opt_usage_error(&cmd, "--count is the live sampler's: not with --perf");
+    for (int i = 0; i < events.n; i++)
+        if (events.ev[i].kind == EVK_GC && events.n > 1)
+            return opt_usage_error(&cmd, "-e gc weighs GC pauses in ns: record it apart from other events");
     write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
     if (!use_perf) {
-        return record_live(prog, nprog, &pids, children, all, freq, duration, wall, out, &wo, !no_source_maps);
+        if (events.n && events_prepare(&events) != 0) return EXIT_FAIL;
+        record_ev_opts_t eo = {.events = events.n ? &events : NULL, .count = count, .print = print};
+        return record_live(prog, nprog, &pids, children, all, freq, duration, wall, out, &wo, !no_source_maps, &eo);
     }
     if (perf_import_check_perf() != 0) return EXIT_FAIL;
     static const char *const node_flags[] = {"--perf-basic-prof", "--interpreted-frames-native-stack", NULL};

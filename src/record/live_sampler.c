@@ -2,32 +2,27 @@
  * registers and stack copy are lent to the target (target_set_stack_copy) so that the frame walk
  * and v8/'s frame decoder read the stack as it was at the sample, and the heap as it is now (a few
  * ms later). The frames are those of `core stack`: v8_stack_frames + v8_frame_record. */
-#include "record/live_sampler.h"
-#include "record/gc_watch.h"
-#include "record/stack_need.h"
+#include "record/live_internal.h"
 #include "symbols/journal.h"
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
-#include "util/hash.h"
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#define STACK_BYTES 16384      /* a thread's first stack copy (stack_need.h: then what it needs) */
 #define STACK_MAX 32768        /* the most a sample copies: threads whose calls nest that deep (tsc's
                                   checker recursing through the AST) (the kernel allows < 64 KiB) */
 #define RING_PAGES 128         /* data pages per thread (a power of two): ~30 samples of 16 KiB */
+#define EVENT_RING_PAGES 2048  /* -e, a thread that may run JS: ~500 samples (a burst of system calls,
+                                  of GCs): 8 MiB, or RING_PAGES where the memory lock limit says no */
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
 #define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
@@ -40,139 +35,37 @@
 #define UNNAMED_LATE "(JS: read too late to name)"
 #define UNNAMED_MOVED "(JS: moved before it was read)"
 
-/* perf's x86 register numbers */
-enum { P_AX, P_BX, P_CX, P_DX, P_SI, P_DI, P_BP, P_SP, P_IP, P_FLAGS, P_CS, P_SS, P_DS, P_ES, P_FS, P_GS,
-       P_R8, P_R9, P_R10, P_R11, P_R12, P_R13, P_R14, P_R15, P_NREGS };
-/* user_regs_struct index of each perf register (-1: none there) */
-static const int to_user[P_NREGS] = { 10, 5, 11, 12, 13, 14, 4, 19, 16, 18, 17, 20, -1, -1, -1, -1,
-                                      9, 8, 7, 6, 3, 2, 1, 0 };
-#define REGS_MASK ((1ull << P_AX) | (1ull << P_BX) | (1ull << P_CX) | (1ull << P_DX) | (1ull << P_SI) | \
-                   (1ull << P_DI) | (1ull << P_BP) | (1ull << P_SP) | (1ull << P_IP) | (0xffull << P_R8))
-
-/* --wall: the sample the kernel took when the thread last left the CPU, kept until it is back
- * (then the wall-clock ticks it was away for are known) */
-typedef struct {
-    int set, preempted;
-    uint64_t out_ns, regs[27], len;
-    uint8_t stack[STACK_BYTES];
-} off_cpu_t;
-
-typedef struct {
-    int fd, tid;
-    void *ring;
-    uint32_t thread;  /* its index in the profile's thread table (profile.h "Threads") */
-    int sw_fd;        /* --wall: its context-switch event (-1: none) */
-    /* the jitter's bookkeeping: the current period (ns of the thread's CPU time), the samples
-       taken since it was set, and the CLOCK_MONOTONIC time of the latest */
-    uint64_t period, last_sample_ns;
-    unsigned long period_samples;
-    void *sw_ring;
-    off_cpu_t *off;
-    int woken;          /* its event wakes the poller for each sample (woken_per_sample) */
-    stack_need_t need;  /* how much of its stack the samples copy, and need to */
-    gc_watch_t *gc;     /* the main thread: its process's full GCs (NULL: another thread, or not watched) */
-} thread_ev_t;
-
-static long page_size(void) {
-    static long size;   /* sysconf on every ring read showed in the sampler's profile */
-    if (!size) size = sysconf(_SC_PAGESIZE);
-    return size;
-}
-
-/* Time a thread spends in the kernel on its behalf (a writev's whole loopback TCP send, a page
- * fault) is its time too, and V8's --cpu-prof counts it under the JS that made the call: samples
- * taken in the kernel are kept (the user registers and stack are those at the kernel entry).
- * Without the privilege for that (perf_event_paranoid 2 and no CAP_PERFMON), user time only. */
-static int with_kernel = 1;
-
 /* A ring holds ~30 samples whatever they copy: a thread's samples wait there while nodescope names
  * another's (tsc at 999 Hz, 32 KiB copies in the ring of 16 KiB ones: 3-5x the samples lost). */
 static size_t ring_pages(uint32_t copy) { return copy > STACK_BYTES ? 2 * RING_PAGES : RING_PAGES; }
 
-static int open_event(int tid, double hz, int woken, uint32_t copy) {
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.freq = 1;
-    a.sample_freq = (uint64_t)(hz + 0.5);
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    a.sample_regs_user = REGS_MASK;
-    a.sample_stack_user = copy;
-    a.exclude_kernel = !with_kernel;
-    a.exclude_hv = 1;
-    a.use_clockid = 1;
-    a.clockid = CLOCK_MONOTONIC;
-    /* Woken per sample only where names need it (woken_per_sample): the kernel wakes a poller
-       from the sampled thread's CPU, an interrupt to nodescope's CPU each time, and in this VM
-       that cost the target ~40 us a sample (bench/live_overhead_paired.mjs at 999 Hz: 10.7%
-       slower woken per sample, 6.4% read every 5 ms, perf record -g 6.0%). Otherwise the rings
-       are read every LIVE_READ_MS (the session's loop), and a wake-up at half a ring only so
-       that none fills. */
-    if (woken) a.wakeup_events = 1;
-    else a.watermark = 1, a.wakeup_watermark = (uint32_t)(ring_pages(copy) * page_size() / 2);   /* ~15 samples */
-    int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0 && with_kernel && (errno == EACCES || errno == EPERM)) {
-        with_kernel = 0;
-        return open_event(tid, hz, woken, copy);
+/* A thread's sampling events (copying copy bytes of its stack) and their ring: the fd of the ring's
+ * event, or -1 with errno set and nothing left open. */
+static int open_sampling(live_sampler_t *s, thread_ev_t *te, uint32_t copy, perf_ring_t *ring, event_set_t *set) {
+    size_t pages = ring_pages(copy);
+    if (s->o.events) {
+        int fd = te->js ? live_events_open(s, te, copy, pages * EVENT_RING_PAGES / RING_PAGES, set, ring) : -1;
+        return fd >= 0 || (te->js && errno != EPERM && errno != ENOMEM) ? fd : live_events_open(s, te, copy, pages, set, ring);
     }
-    return fd;
-}
-
-/* A perf event's ring: pages of data after its header page; MAP_FAILED on failure. */
-static void *map_ring(int fd, size_t pages) {
-    return mmap(NULL, (pages + 1) * (size_t)page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-}
-static void unmap_ring(void *ring) {
-    const struct perf_event_mmap_page *m = ring;
-    munmap(ring, (size_t)(m->data_offset + m->data_size));
-}
-
-/* A thread's sampling event (copying copy bytes of its stack) and its ring: the fd, or -1 with
- * errno set and nothing left open. */
-static int open_sampling(int tid, double hz, int woken, uint32_t copy, void **ring) {
-    int fd = open_event(tid, hz, woken, copy);
+    set->n = 0;
+    int fd = events_open_cpu(te->tid, s->o.hz, te->woken, copy, (uint32_t)(pages * (size_t)perf_ring_page_size() / 2));
     if (fd < 0) return -1;
-    *ring = map_ring(fd, ring_pages(copy));
-    if (*ring != MAP_FAILED) return fd;
+    if (perf_ring_map(ring, fd, pages) == 0) return fd;
     int err = errno;
     close(fd);
     errno = err;
     return -1;
 }
 
-/* --wall: a sample (user registers and stack) each time the thread leaves the CPU, and a
- * PERF_RECORD_SWITCH record each time it leaves or comes back, with times. The kernel takes the
- * sample in its scheduler, which is kernel context: it needs exclude_kernel off. */
-static int open_switch_event(int tid) {
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-    a.sample_period = 1;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-    a.sample_regs_user = REGS_MASK;
-    a.sample_stack_user = STACK_BYTES;
-    a.context_switch = 1;
-    a.sample_id_all = 1;
-    a.exclude_hv = 1;
-    a.use_clockid = 1;
-    a.clockid = CLOCK_MONOTONIC;
-    a.watermark = 1;   /* read with the thread's CPU ring (and at each poll's timeout), not polled */
-    a.wakeup_watermark = (uint32_t)(RING_PAGES * page_size() / 2);
-    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+static void close_sampling(int fd, perf_ring_t *ring, event_set_t *set) {
+    perf_ring_unmap(ring);
+    if (set->n) events_close_set(set);
+    else close(fd);
 }
 
-static void permission_hint(int err) {
-    int paranoid = -9;
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    if (f) { if (fscanf(f, "%d", &paranoid) != 1) paranoid = -9; fclose(f); }
-    if (err == EACCES || err == EPERM)
-        diag_hint("perf_event_paranoid is %d: sampling another process's user stacks needs it at 2 or less and ptrace "
-                  "permission on the process (same user), or CAP_PERFMON; 'sysctl kernel.perf_event_paranoid=1' or run as root",
-                  paranoid);
+static void permission_hint(int err, const record_event_t *e) {
+    if (e) { events_permission_hint(e, err); return; }
+    if (err == EACCES || err == EPERM) events_permission_hint(NULL, err);
     else if (err == ENOENT || err == ENOSYS)
         diag_hint("this kernel has no perf events (a container without them, or CONFIG_PERF_EVENTS off)");
 }
@@ -285,20 +178,25 @@ static int in_jit_code(target_t *t, const target_frame_t *native, size_t n) {
     return 0;
 }
 
-/* One sample: walk, decode, name, add. time_ns is when the stack was last as copied (the sample's
- * time; for a thread off the CPU, when it came back). It weighs ticks, one timeline sample each
- * from tick0_ns every step_ns; wait (may be NULL) is the leaf frame of a thread off the CPU. */
-
-static void take_sample(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thread_ev_t *te, uint64_t time_ns,
-                        const uint64_t *regs, const uint8_t *stack, uint64_t stack_len, live_stats_t *st,
-                        int off_cpu, int preempted, unsigned long ticks, uint64_t tick0_ns, uint64_t step_ns) {
+/* One sample: walk, decode, name, add (live_internal.h). time_ns is when the stack was last as
+ * copied (the sample's time; for a thread off the CPU, when it came back); wait (a --wall stay's
+ * leaf frame) or in->label, the leaf. */
+uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_in_t *in) {
+    target_t *t = s->t;
+    v8_t *v = s->v;
+    profile_t *p = s->out;
+    u64map_t *names = &s->names;
+    live_stats_t *st = &s->st;
+    const uint64_t *regs = in->regs;
+    uint64_t time_ns = in->time_ns, stack_len = in->stack_len;
+    int off_cpu = in->off_cpu;
     static target_frame_t native[MAX_NATIVE];
     static v8_frame_t frames[MAX_FRAMES];
     static uint32_t ids[MAX_FRAMES + 1];
-    target_set_stack_copy(t, regs[19], stack, (size_t)stack_len);
+    target_set_stack_copy(t, regs[19], in->stack, (size_t)stack_len);
     target_fresh_after(t, time_ns);
     size_t n = unwind(t, te->tid, regs, stack_len, native, MAX_NATIVE);
-    const char *wait = off_cpu ? wait_name(t, native, n, preempted) : NULL;
+    const char *wait = off_cpu ? wait_name(t, native, n, in->preempted) : in->label;
     size_t n_native = n;
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
     else
@@ -418,79 +316,21 @@ name:
     if (k == 1) st->empty++;
     else profile_thread_note_stack(p, te->thread, ids + 1, k - 1);   /* the stack tells its role */
     if (wait) {
-        ids[k++] = profile_frame(p, wait, strlen(wait), NULL, 0, 0, FRAME_KERNEL);
+        ids[k++] = profile_frame(p, wait, strlen(wait), NULL, 0, 0, off_cpu ? FRAME_KERNEL : in->label_kind);
         leaf_line = 0;
-        st->off_cpu += ticks;
+        if (off_cpu) st->off_cpu += in->ticks;
     }
-    uint32_t leaf = profile_add_stack(p, ids, k, (double)ticks);
-    for (unsigned long i = 0; i < ticks; i++) profile_add_sample(p, (double)(tick0_ns + i * step_ns) / 1e3, leaf, 1);
-    if (leaf_line) profile_add_line_ticks(p, leaf, leaf_line, (double)ticks);
-    st->samples += ticks;
-}
-
-/* A PERF_RECORD_SAMPLE's time, user registers (user_regs_struct order) and stack copy; -1 when
- * it has no user context (a kernel thread) or is malformed. */
-static int parse_sample(const uint8_t *q, const uint8_t *end, uint64_t *time, uint64_t *regs, const uint8_t **stack,
-                        uint64_t *len) {
-    uint64_t abi, size, dyn = 0;
-    if (end - q < 24) return -1;
-    q += 8;   /* pid, tid */
-    memcpy(time, q, 8); q += 8;
-    memcpy(&abi, q, 8); q += 8;
-    if (abi == PERF_SAMPLE_REGS_ABI_NONE) return -1;
-    memset(regs, 0, 27 * sizeof *regs);
-    for (int r = 0; r < P_NREGS; r++) {
-        if (!(REGS_MASK & (1ull << r))) continue;
-        uint64_t val;
-        if (q + 8 > end) return -1;
-        memcpy(&val, q, 8); q += 8;
-        if (to_user[r] >= 0) regs[to_user[r]] = val;
-    }
-    if (q + 8 > end) return -1;
-    memcpy(&size, q, 8); q += 8;
-    if (size > (uint64_t)(end - q)) return -1;
-    *stack = q;
-    q += size;
-    if (size && q + 8 <= end) memcpy(&dyn, q, 8);
-    *len = dyn > size ? size : dyn;
-    return 0;
-}
-
-/* Calls fn for every record in a ring: in place, or copied out whole when it wraps around the
- * ring's end (a sample is up to 32 KiB: copying each one cost a tenth of the sampler's time). */
-typedef void (*record_fn)(void *ctx, const struct perf_event_header *h, const uint8_t *body, const uint8_t *end);
-static void drain_ring(void *ring, record_fn fn, void *ctx) {
-    struct perf_event_mmap_page *meta = ring;
-    uint8_t *data = (uint8_t *)ring + meta->data_offset;
-    uint64_t size = meta->data_size;
-    uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), tail = meta->data_tail;
-    static uint8_t rec[65536];
-    while (tail < head) {
-        struct perf_event_header h;
-        uint64_t at = tail % size;
-        for (size_t i = 0; i < sizeof h; i++) ((uint8_t *)&h)[i] = data[(tail + i) % size];
-        if (h.size < sizeof h || h.size > head - tail) break;
-        const uint8_t *r = data + at;
-        if (at + h.size > size) {   /* wraps: the two pieces, joined */
-            size_t first = (size_t)(size - at);
-            memcpy(rec, data + at, first);
-            memcpy(rec + first, data, h.size - first);
-            r = rec;
-        }
-        fn(ctx, &h, r + sizeof h, r + h.size);
-        tail += h.size;
-    }
-    __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+    uint32_t leaf = profile_add_stack(p, ids, k, in->weight);
+    for (unsigned long i = 0; i < in->ticks; i++)
+        profile_add_sample(p, (double)(in->tick0_ns + i * in->step_ns) / 1e3, leaf, in->weight / (double)in->ticks);
+    if (leaf_line && in->ticks) profile_add_line_ticks(p, leaf, leaf_line, (double)in->ticks);
+    st->samples += in->ticks ? in->ticks : 1;
+    return leaf;
 }
 
 typedef struct {
-    target_t *t;
-    v8_t *v;
-    profile_t *p;
-    u64map_t *names;
+    live_sampler_t *s;
     thread_ev_t *te;
-    live_stats_t *st;
-    double hz;
 } drain_ctx_t;
 
 static void on_cpu_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
@@ -499,18 +339,27 @@ static void on_cpu_record(void *ctx, const struct perf_event_header *h, const ui
         uint64_t lost;
         if (end - q < 16) return;
         memcpy(&lost, q + 8, 8);
-        c->st->lost += lost;
+        c->s->st.lost += lost;
         c->te->period_samples += lost;   /* periods that ended too (jitter's count) */
         return;
     }
-    uint64_t time, regs[27], len;
-    const uint8_t *stack;
-    if (h->type != PERF_RECORD_SAMPLE || parse_sample(q, end, &time, regs, &stack, &len) != 0) return;
+    event_sample_t e;
+    if (h->type != PERF_RECORD_SAMPLE || events_parse_sample(q, end, EVENTS_CPU_SAMPLE_TYPE, &e) != 0 || !e.has_regs)
+        return;
     uint64_t t0 = monotonic_ns();
     c->te->period_samples++;
-    c->te->last_sample_ns = time;
-    take_sample(c->t, c->v, c->p, c->names, c->te, time, regs, stack, len, c->st, 0, 0, 1, time, 0);
-    c->st->busy_ns += monotonic_ns() - t0;
+    c->te->last_sample_ns = e.time;
+    live_sample_in_t in = {.time_ns = e.time, .regs = e.regs, .stack = e.stack, .stack_len = e.stack_len, .ticks = 1,
+                           .tick0_ns = e.time, .weight = 1};
+    live_take_sample(c->s, c->te, &in);
+    c->s->st.busy_ns += monotonic_ns() - t0;
+}
+
+static void on_event_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+    drain_ctx_t *c = ctx;
+    uint64_t t0 = monotonic_ns();
+    live_event_record(c->s, c->te, h, q, end);
+    c->s->st.busy_ns += monotonic_ns() - t0;
 }
 
 /* Wall-clock ticks (a fixed grid at hz) in (from, to]. */
@@ -529,29 +378,34 @@ static void back_on_cpu(drain_ctx_t *c, uint64_t in_ns) {
     if (!o || !o->set) return;
     o->set = 0;
     uint64_t first;
-    unsigned long n = ticks_between(o->out_ns, in_ns, c->hz, &first);
+    unsigned long n = ticks_between(o->out_ns, in_ns, c->s->o.hz, &first);
     if (n == 0) return;
     uint64_t t0 = monotonic_ns();
-    take_sample(c->t, c->v, c->p, c->names, c->te, in_ns, o->regs, o->stack, o->len, c->st, 1, o->preempted, n, first,
-                (uint64_t)(1e9 / c->hz));
-    c->st->busy_ns += monotonic_ns() - t0;
+    live_sample_in_t in = {.time_ns = in_ns, .regs = o->regs, .stack = o->stack, .stack_len = o->len, .off_cpu = 1,
+                           .preempted = o->preempted, .ticks = n, .tick0_ns = first,
+                           .step_ns = (uint64_t)(1e9 / c->s->o.hz), .weight = (double)n};
+    live_take_sample(c->s, c->te, &in);
+    c->s->st.busy_ns += monotonic_ns() - t0;
 }
 
 static void switch_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
     drain_ctx_t *c = ctx;
     off_cpu_t *o = c->te->off;
     if (h->type == PERF_RECORD_LOST) {
-        if (end - q >= 16) c->st->lost += ((const uint64_t *)q)[1];
+        if (end - q >= 16) c->s->st.lost += ((const uint64_t *)q)[1];
         o->set = 0;   /* which stack went with the stay is not known */
         return;
     }
     if (h->type == PERF_RECORD_SAMPLE) {   /* taken as the thread leaves the CPU */
-        uint64_t time, len;
-        const uint8_t *stack;
-        if (parse_sample(q, end, &time, o->regs, &stack, &len) != 0) { o->set = 0; return; }
-        memcpy(o->stack, stack, len);
-        o->len = len;
-        o->out_ns = time;
+        event_sample_t e;
+        if (events_parse_sample(q, end, EVENTS_CPU_SAMPLE_TYPE, &e) != 0 || !e.has_regs || e.stack_len > sizeof o->stack) {
+            o->set = 0;
+            return;
+        }
+        memcpy(o->regs, e.regs, sizeof o->regs);
+        memcpy(o->stack, e.stack, e.stack_len);
+        o->len = e.stack_len;
+        o->out_ns = e.time;
         o->preempted = 0;
         o->set = 1;
         return;
@@ -601,12 +455,16 @@ static void jitter(thread_ev_t *te, double hz) {
 }
 
 /* Reads every record in a thread's rings. */
-static void drain(target_t *t, v8_t *v, profile_t *p, u64map_t *names, thread_ev_t *te, live_stats_t *st, double hz) {
-    drain_ctx_t c = { t, v, p, names, te, st, hz };
-    unsigned long before = st->samples;
-    drain_ring(te->ring, on_cpu_record, &c);
-    if (st->samples != before && te->period_samples >= jitter_samples(hz)) jitter(te, hz);
-    if (te->sw_ring) drain_ring(te->sw_ring, switch_record, &c);
+static void drain(live_sampler_t *s, thread_ev_t *te) {
+    drain_ctx_t c = { s, te };
+    if (s->o.events) {
+        perf_ring_drain(&te->ring, on_event_record, &c);
+        return;
+    }
+    unsigned long before = s->st.samples;
+    perf_ring_drain(&te->ring, on_cpu_record, &c);
+    if (s->st.samples != before && te->period_samples >= jitter_samples(s->o.hz)) jitter(te, s->o.hz);
+    perf_ring_drain(&te->sw_ring, switch_record, &c);
 }
 
 static uint64_t cpu_now_ns(void) {
@@ -617,24 +475,6 @@ static uint64_t cpu_now_ns(void) {
 
 /* the clock samples are stamped with (perf_event use_clockid), in seconds */
 static double now_s(void) { return (double)monotonic_ns() / 1e9; }
-
-struct live_sampler {
-    target_t *t;
-    gc_watch_t *gc;        /* the main thread's full GCs; NULL when they cannot be watched. One a
-                              sampler: samplers of several processes run side by side (live_session) */
-    v8_t *v;
-    profile_t *out;
-    double hz;
-    int pid, wall;
-    thread_ev_t *te;       /* the threads being sampled; ended ones are closed and dropped */
-    size_t n, cap;
-    struct pollfd *pf;
-    double next_scan;
-    int first_err, wall_err;
-    uint64_t cpu0;         /* CPU time at the start */
-    u64map_t names;        /* native frames' names (name_key) */
-    live_stats_t st;
-};
 
 static int sampling(const live_sampler_t *s, int tid) {
     for (size_t i = 0; i < s->n; i++) if (s->te[i].tid == tid) return 1;
@@ -656,22 +496,21 @@ static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) 
 
 /* Starts sampling thread tid (name as the kernel knows it). */
 static void add_thread(live_sampler_t *s, int tid, const char *name) {
-    int woken = woken_per_sample(s, tid, name);
-    void *ring;
-    int fd = open_sampling(tid, s->hz, woken, STACK_BYTES, &ring);
-    if (fd < 0) { if (!s->first_err) s->first_err = errno; return; }
-    int sw_fd = -1;
-    void *sw_ring = NULL;
-    if (s->wall) {
-        sw_fd = open_switch_event(tid);
-        sw_ring = sw_fd < 0 ? MAP_FAILED : map_ring(sw_fd, RING_PAGES);
-        if (sw_ring == MAP_FAILED) {
+    int known;
+    thread_role_t role = profile_role_from_name(name, strlen(name), &known);
+    thread_ev_t te = { .tid = tid, .sw_fd = -1, .woken = woken_per_sample(s, tid, name),
+                       .js = tid == s->pid || (role != THREAD_V8 && role != THREAD_LIBUV) };
+    te.fd = open_sampling(s, &te, STACK_BYTES, &te.ring, &te.set);
+    if (te.fd < 0) { if (!s->first_err) s->first_err = errno; return; }
+    if (s->o.wall) {
+        te.sw_fd = events_open_switch(tid, STACK_BYTES, (uint32_t)(RING_PAGES * perf_ring_page_size() / 2));
+        if (te.sw_fd < 0 || perf_ring_map(&te.sw_ring, te.sw_fd, RING_PAGES) != 0) {
             if (!s->wall_err) s->wall_err = errno ? errno : EINVAL;
-            if (sw_fd >= 0) close(sw_fd);
-            unmap_ring(ring);
-            close(fd);
+            if (te.sw_fd >= 0) close(te.sw_fd);
+            close_sampling(te.fd, &te.ring, &te.set);
             return;
         }
+        te.off = xcalloc(1, sizeof(off_cpu_t));
     }
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 16;
@@ -679,30 +518,30 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
         s->pf = xrealloc(s->pf, s->cap * sizeof *s->pf);
     }
     /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
-    uint32_t ti = profile_thread(s->out, s->pid, tid, name, strlen(name));
-    s->te[s->n] = (thread_ev_t){ .fd = fd, .tid = tid, .ring = ring, .thread = ti, .sw_fd = sw_fd, .sw_ring = sw_ring,
-                                 .off = s->wall ? xcalloc(1, sizeof(off_cpu_t)) : NULL, .woken = woken, .gc = tid == s->pid ? s->gc : NULL };
-    stack_need_init(&s->te[s->n].need, STACK_BYTES, STACK_MAX);
-    s->pf[s->n] = (struct pollfd){ fd, POLLIN, 0 };   /* the switch ring is read with it */
+    te.thread = profile_thread(s->out, s->pid, tid, name, strlen(name));
+    te.gc = tid == s->pid ? s->gc : NULL;
+    stack_need_init(&te.need, STACK_BYTES, STACK_MAX);
+    s->te[s->n] = te;
+    s->pf[s->n] = (struct pollfd){ te.fd, POLLIN, 0 };   /* the switch ring is read with it */
     s->n++;
     s->st.threads++;
 }
 
 static void end_thread(live_sampler_t *s, size_t i) {
     thread_ev_t *te = &s->te[i];
-    drain(s->t, s->v, s->out, &s->names, te, &s->st, s->hz);
+    drain(s, te);
     s->st.short_copies += te->need.short_samples;
     if (te->off) {   /* still off the CPU (or gone): its stay ends now */
-        drain_ctx_t c = { s->t, s->v, s->out, &s->names, te, &s->st, s->hz };
+        drain_ctx_t c = { s, te };
         back_on_cpu(&c, monotonic_ns());
         free(te->off);
     }
-    if (te->sw_ring) {
-        unmap_ring(te->sw_ring);
+    if (te->sw_fd >= 0) {
+        perf_ring_unmap(&te->sw_ring);
         close(te->sw_fd);
     }
-    unmap_ring(s->te[i].ring);
-    close(s->te[i].fd);
+    live_events_count(s, &te->set);
+    close_sampling(te->fd, &te->ring, &te->set);
     s->te[i] = s->te[s->n - 1];
     s->pf[i] = s->pf[s->n - 1];
     s->n--;
@@ -715,17 +554,22 @@ static void end_thread(live_sampler_t *s, size_t i) {
 static void set_copy(live_sampler_t *s, size_t i) {
     thread_ev_t *te = &s->te[i];
     uint32_t copy = te->need.want;   /* (draining the old ring below may want another) */
-    void *ring;
-    int fd = open_sampling(te->tid, s->hz, te->woken, copy, &ring);
+    perf_ring_t ring;
+    event_set_t set;
+    int fd = open_sampling(s, te, copy, &ring, &set);
     if (fd < 0) {
         te->need.want = te->need.copy;   /* asked again after a window */
         return;
     }
-    ioctl(te->fd, PERF_EVENT_IOC_DISABLE, 0);   /* both sampled for microseconds at most */
-    drain(s->t, s->v, s->out, &s->names, te, &s->st, s->hz);
-    unmap_ring(te->ring);
-    close(te->fd);
-    te->fd = fd, te->ring = ring, s->pf[i].fd = fd;
+    for (int k = 0; k < (te->set.n ? te->set.n : 1); k++)   /* both sampled for microseconds at most */
+        ioctl(te->set.n ? te->set.fd[k] : te->fd, PERF_EVENT_IOC_DISABLE, 0);
+    /* -e: an event both took is the old one's: the new one's samples before now are left out */
+    uint64_t disabled_ns = monotonic_ns();
+    drain(s, te);
+    if (te->set.n) te->dup_before_ns = disabled_ns;
+    live_events_count(s, &te->set);
+    close_sampling(te->fd, &te->ring, &te->set);
+    te->fd = fd, te->ring = ring, te->set = set, s->pf[i].fd = fd;
     te->period = 0, te->period_samples = 0;
     te->need.copy = copy;
     s->st.copy_changes++;
@@ -759,6 +603,19 @@ live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *o
 }
 
 live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out) {
+    live_opts_t o = {.hz = hz, .wall = wall};
+    return live_sampler_start_opts(t, v, &o, out);
+}
+
+static live_sampler_t *start_failed(live_sampler_t *s, int err) {
+    gc_watch_close(s->gc);
+    u64map_free(&s->names);
+    free(s);
+    errno = err;
+    return NULL;
+}
+
+live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t *o, profile_t *out) {
     /* each library's symbols are sorted on their first look-up: done before the events are
        opened, or the first samples would wait for it (and be read too late to name) */
     for (size_t i = 0; i < target_mapping_count(t); i++) {
@@ -767,11 +624,16 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
         if (m->path && (m->prot & 4)) target_symbolize(t, m->start, &sym);
     }
     live_sampler_t *s = xcalloc(1, sizeof *s);
-    s->t = t, s->v = v, s->out = out, s->hz = hz, s->wall = wall;
+    s->t = t, s->v = v, s->out = out, s->o = *o;
     u64map_init(&s->names);
     size_t n = target_thread_count(t);
     s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
     if (v && n) s->gc = gc_watch_open(t, s->pid);   /* before the events: woken_per_sample */
+    if (o->events) {
+        for (int i = 0; i < o->events->n; i++) s->period[i] = o->events->ev[i].every;
+        s->window_ns = monotonic_ns();
+        if (events_resolve(o->events, t, s->pid, &s->probes) != 0) return start_failed(s, EINVAL);
+    }
     for (size_t i = 0; i < n; i++) {
         const target_thread_t *th = target_thread(t, i);
         add_thread(s, th->tid, th->name ? th->name : "");
@@ -782,22 +644,15 @@ live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wal
         if (s->wall_err == EACCES || s->wall_err == EPERM)
             diag_hint("--wall needs the kernel's context-switch samples: root or CAP_PERFMON, or "
                       "'sysctl kernel.perf_event_paranoid=1'");
-        errno = s->wall_err;
-        gc_watch_close(s->gc);
-        u64map_free(&s->names);
-        free(s);
-        return NULL;
+        return start_failed(s, s->wall_err);
     }
     if (s->n == 0) {
         if (s->first_err != ESRCH) {   /* ESRCH: the process is gone; the caller says what that means */
-            diag_error(target_name(t), 0, "cannot sample: perf_event_open: %s", strerror(s->first_err));
-            permission_hint(s->first_err);
+            diag_error(target_name(t), 0, "cannot sample%s%s: perf_event_open: %s", o->events ? " on " : "",
+                       o->events ? o->events->ev[s->first_ev].name : "", strerror(s->first_err));
+            permission_hint(s->first_err, o->events ? &o->events->ev[s->first_ev] : NULL);
         }
-        errno = s->first_err;
-        gc_watch_close(s->gc);
-        u64map_free(&s->names);
-        free(s);
-        return NULL;
+        return start_failed(s, s->first_err);
     }
     s->next_scan = now_s() + SCAN_INTERVAL_S;
     s->cpu0 = cpu_now_ns();
@@ -811,9 +666,10 @@ int live_sampler_poll_ms(live_sampler_t *s, int timeout_ms) {
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
         if (s->pf[i].revents & (POLLHUP | POLLERR)) { end_thread(s, i); continue; }   /* the thread has exited */
-        drain(s->t, s->v, s->out, &s->names, &s->te[i], &s->st, s->hz);
+        drain(s, &s->te[i]);
         if (s->te[i].need.want != s->te[i].need.copy) set_copy(s, i);
     }
+    if (s->o.events) live_events_pace(s);
     double now = now_s();
     if (s->n && now >= s->next_scan) {
         scan_threads(s);
@@ -827,18 +683,14 @@ void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats) {
     stats->cpu_ns = cpu_now_ns() - s->cpu0;
 }
 
-static int sample_time_cmp(const void *a, const void *b) {
-    double x = ((const profile_sample_t *)a)->time_us, y = ((const profile_sample_t *)b)->time_us;
-    return x < y ? -1 : x > y;
-}
-
 void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
     if (!s) return;
     while (s->n) end_thread(s, s->n - 1);
     /* a stay off the CPU is added when the thread is back: its ticks are older than the samples
        taken meanwhile; the timeline goes in time order */
-    if (s->wall && s->out->nsamples > 1) qsort(s->out->samples, s->out->nsamples, sizeof *s->out->samples, sample_time_cmp);
+    if (s->o.wall || s->o.events) profile_sort_samples(s->out->samples, s->out->nsamples);
     s->st.full_gcs = s->gc ? (long)gc_watch_count(s->gc) : -1;
+    s->st.events -= s->st.duplicates < s->st.events ? s->st.duplicates : s->st.events;
     s->st.cpu_ns = cpu_now_ns() - s->cpu0;
     if (stats) *stats = s->st;
     gc_watch_close(s->gc);

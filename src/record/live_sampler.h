@@ -25,6 +25,12 @@ typedef struct {
                                      not left unnamed on purpose (partial) */
     unsigned long jit_unnamed;    /* of those, samples that name no JavaScript function: the wrong node
                                      binary read, V8's metadata not matching, ... (target_problem) */
+    /* -e: the events the kernel counted on the threads sampled (every one, sampled or not), the
+       kernel's throttle records, and the samples --max-rate's periods skipped (its own) */
+    unsigned long long events, events_weight;   /* events_weight: what the samples' periods add up to */
+    unsigned long throttled;
+    unsigned long long duplicates;   /* samples (and counts) of two events at once, left out (events
+                                        excludes them) */
 } live_stats_t;
 
 /* Samples the running target for seconds at hz, adding each sample's stack (root first, under a
@@ -48,6 +54,20 @@ live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *o
  * stopped); they need root or CAP_PERFMON (or perf_event_paranoid 1). A thread is counted from its
  * first switch after the start: one blocked for the whole recording does not appear. */
 live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out);
+/* The same with every choice: with events (record -e, record/events.h) each thread is sampled on
+ * them instead of its CPU clock, each sample weighing its period (EVENT/N: N; --max-rate may raise
+ * it), --weight bytes its count argument, gc its pause (ns), under a leaf frame saying what it is
+ * where that helps: "(write: /var/log/app.log)", "(gc: scavenge)", "(openat)". on_sample (may be
+ * NULL) is called with each sample's leaf node as it is added (a GC's: when it ends). */
+struct record_events;
+typedef struct {
+    double hz;
+    int wall;
+    const struct record_events *events;   /* NULL: the CPU clock */
+    void (*on_sample)(void *ctx, const profile_t *p, uint32_t leaf, double weight, uint64_t time_ns);
+    void *ctx;
+} live_opts_t;
+live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t *o, profile_t *out);
 /* Reads what the threads' rings hold, after waiting up to LIVE_READ_MS: samples do not wake the
  * reader (live_sampler.c, open_event), so the caller loops on this and does its pacing (-d,
  * signals, the process's exit) between calls. The number of threads still sampled. */

@@ -143,6 +143,7 @@ static void add_stats(live_stats_t *sum, const live_stats_t *st)
     sum->off_cpu += st->off_cpu, sum->busy_ns += st->busy_ns, sum->cpu_ns += st->cpu_ns;
     sum->copy_changes += st->copy_changes, sum->short_copies += st->short_copies;
     sum->jit += st->jit, sum->jit_unnamed += st->jit_unnamed;
+    sum->events += st->events, sum->events_weight += st->events_weight, sum->throttled += st->throttled;
 }
 
 /* The process has exited: no such pid, or a zombie not yet reaped (its maps and exe are gone). */
@@ -170,7 +171,9 @@ static int start_proc(session_t *ss, int pid, int found)
     if (found) diag_hold_begin();
     target_t *t = target_open_running(pid);
     v8_t *v = t ? v8_open(t) : NULL;
-    live_sampler_t *s = v ? live_sampler_start_wall(t, v, ss->o->hz, ss->o->wall, ss->out) : NULL;
+    live_opts_t lo = {.hz = ss->o->hz, .wall = ss->o->wall, .events = ss->o->events, .on_sample = ss->o->on_sample,
+                      .ctx = ss->o->ctx};
+    live_sampler_t *s = v ? live_sampler_start_opts(t, v, &lo, ss->out) : NULL;
     int e = errno;
     if (found) diag_hold_end(s || !is_gone(pid));   /* errors as warnings; nothing when it exited */
     errno = e;

@@ -24,6 +24,9 @@ typedef struct {
     double hz;            /* samples a second per thread */
     double duration_s;    /* stop after this long; 0 = when the program ends */
     int wall;             /* wall-clock: threads off the CPU count too (live_sampler_start_wall) */
+    const struct record_events *events;   /* record -e: sampled on these events (live_sampler_start_opts) */
+    void (*on_sample)(void *ctx, const profile_t *p, uint32_t leaf, double weight, uint64_t time_ns);
+    void *ctx;            /* on_sample's (may be NULL): each sample as it is added */
 } live_session_opts_t;
 
 typedef struct {

@@ -473,3 +473,23 @@ void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, vo
             visiting = NULL;
         }
 }
+
+int target_module_symbol_addr(target_t *t, const char *lib, const char *name, uint64_t *addr_out, const char **path) {
+    size_t n = strlen(lib);
+    *path = NULL;
+    if (!strcmp(lib, "node")) return target_exe_symbol_addr(t, name, addr_out, NULL);
+    for (size_t m = 1; m < t->nmods; m++) {
+        const target_module_t *mod = &t->mods[m];
+        const char *base = base_name(mod->path);
+        if (strchr(lib, '/') ? strcmp(mod->path, lib) != 0
+                             : strncmp(base, lib, n) != 0 || (base[n] && base[n] != '.' && base[n] != '-'))
+            continue;
+        for (size_t i = 0; i < mod->nsyms; i++)
+            if (mod->syms[i].is_func && mod->syms[i].name[0] == name[0] && !strcmp(mod->syms[i].name, name)) {
+                *addr_out = mod->syms[i].addr;
+                *path = mod->path;
+                return 0;
+            }
+    }
+    return -1;
+}

@@ -134,6 +134,10 @@ void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, vo
  * sign-extend 4-byte ones yourself. target_exe_symbols' callback gets the runtime ADDRESS (bias applied).
  * For the address of one symbol by name use target_exe_symbol_addr. */
 int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out);
+/* The address of function name in the executable (lib "node") or in the first library whose file
+ * name is lib followed by '.', '-' or nothing ("libc": libc.so.6; or lib is the mapped path);
+ * *path: that library's path as the target maps it (NULL for the executable). 0, or -1. */
+int target_module_symbol_addr(target_t *t, const char *lib, const char *name, uint64_t *addr_out, const char **path);
 
 /* Native unwind of a thread: fills pcs (and frame pointers, CFA-based where CFI was used) up to max
  * frames; uses the ELF CFI (libdwfl) where frame pointers are missing, frame pointers through JIT code.

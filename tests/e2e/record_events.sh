@@ -1,0 +1,109 @@
+#!/bin/bash
+# record -e EVENT (issue 32: "JavaScript stacks on any event"), on fixtures/events/:
+#  - syscall:write (Node 18, 20, 22, 24): writes.js calls fs.writeSync from writerA 3 times for each
+#    call from writerB, 1200 writes in all: the samples put 75% (+-2 points) under writerA, named
+#    with its script, and --count's total equals what strace -c counts on the same program (+-1%);
+#  - page-faults (Node 22): faults.js's toucher() holds >= 80% of the faults;
+#  - gc (Node 20, 22, 24: Node 18's --trace-gc prints tenths of ms, too coarse for 30 us scavenges):
+#    gc.js allocates 3:1 in allocA and allocB: the scavenges named under them go 3:1 (+-10 points)
+#    and the pauses (ns) add up to what --trace-gc prints in the same run (+-10%);
+#  - u:node:uv_fs_open (Node 20, 22): every one of opens.js's 600 fs.openSync calls is counted by
+#    the kernel, >= 99% of them are samples (one was missing in one run of ten), >= 95% under opener() (Node 24: 57% in one run of three, v8/'s gap below).
+# Node runs gc.js with --no-use-osr --always-sparkplug: V8's frames of code replaced on the stack
+# (OSR), and often those of interpreted functions calling into C++, are not named by v8/ today (the
+# CPU sampler has the same gap), which is not what this test is about.
+# Tracepoints and uprobes need root (or CAP_PERFMON): skipped without.
+set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/events" && pwd -P)
+test_dir record_events
+lsan_ignore_libdw
+trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
+[ "$(id -u)" -eq 0 ] || skip "tracepoints and uprobes need root"
+v=
+fail_context() { echo "node $v${what:+, $what}"; }
+
+record() {   # OUT-PREFIX NODESCOPE-ARGS... -- PROGRAM...: $OUT.out (stdout), $OUT.err
+    local out=$1 rc; shift
+    timeout 120 "$NODESCOPE" record "$@" > "$out.out" 2> "$out.err"
+    rc=$?
+    skip_unless_perf_events $rc "$out.err" 'perf_event\|CAP_PERFMON\|tracefs'
+    [ $rc -eq 0 ] || { cat "$out.err"; fail "record $* exited $rc"; }
+    cat "$out.err"
+}
+
+# --- syscall:write
+what=syscall:write
+for v in 18 20 22 24; do
+    node=$(node_bin $v)
+    [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
+    w=$dir/w$v
+    record "$w" -e syscall:write --count -o "$w.folded" -- "$node" "$FIX/writes.js" "$w.txt" 300 1000 2000
+    strace -f -c -e trace=write -o "$w.strace" "$node" "$FIX/writes.js" "$w.txt" 300 0 0 ||
+        fail "strace failed"
+    st=$(awk '$NF == "write" { print $(NF - 1) }' "$w.strace")
+    total=$(awk '/^total / { print $2 }' "$w.out")
+    read -r sum a b <<< "$(awk -v f="$FIX/writes.js" '{ n = $NF; t += n
+        if (index($0, ";writerA " f ":")) a += n; else if (index($0, ";writerB " f ":")) b += n }
+        END { print t, a + 0, b + 0 }' "$w.folded")"
+    echo "node $v: strace $st writes; recorded $sum (--count total $total): writerA $a, writerB $b"
+    awk -v st="$st" -v t="$total" -v s="$sum" -v a="$a" -v b="$b" 'BEGIN {
+        if (st < 1200) { print "strace counted " st " writes"; exit 1 }
+        if (t != s) { print "--count total " t " differs from the profile'"'"'s " s; exit 1 }
+        if (t < st * 0.99 || t > st * 1.01) { print "total " t " vs strace " st; exit 1 }
+        if (a + b < 1140) { print "writerA and writerB are named in only " a + b " samples"; exit 1 }
+        p = 100 * a / (a + b); printf "writerA %.1f%%\n", p
+        if (p < 73 || p > 77) exit 1 }' || fail "syscall:write counts"
+    grep -q '(write: '"$w"'.txt)' "$w.folded" || fail "no (write: $w.txt) leaf"
+done
+
+# --- page-faults
+what=page-faults
+v=22
+node=$(node_bin $v)
+if [ -x "$node" ]; then
+    w=$dir/pf
+    record "$w" -e page-faults -o "$w.folded" -- "$node" "$FIX/faults.js" 20 1 1000 20
+    awk -v f="$FIX/faults.js" '{ n = $NF; t += n; if (index($0, ";toucher " f ":")) a += n }
+        END { p = 100 * a / (t ? t : 1); printf "page faults: %d sampled, %.1f%% under toucher\n", t, p; exit !(t >= 1000 && p >= 80) }' \
+        "$w.folded" || fail "toucher() holds too few of the faults"
+fi
+
+# --- gc
+what=gc
+for v in 20 22 24; do
+    node=$(node_bin $v)
+    [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
+    w=$dir/gc$v
+    record "$w" -e gc --print -o "$w.folded" -- "$node" --no-use-osr --always-sparkplug --trace-gc "$FIX/gc.js" 60 1000 10
+    awk -v f="$FIX/gc.js" -v v=$v '
+        function done_one() { if (st) cnt[st]++ }
+        /^[0-9]+\.[0-9]+ [0-9]+ ns$/ { done_one(); st = "o"; ours += $2; n++; next }
+        index($0, " allocA " f ":") { st = "A" }
+        index($0, " allocB " f ":") { if (st != "A") st = "B" }
+        match($0, /[0-9.]+ \/ [0-9.]+ ms/) { split(substr($0, RSTART, RLENGTH), x, " "); trace += x[1] * 1e6; tn++ }
+        END { done_one(); a = cnt["A"] + 0; b = cnt["B"] + 0
+            scaled = n ? ours * tn / n : 0
+            printf "gc: %d GCs sampled of %d (--trace-gc); allocA %d, allocB %d, unnamed %d; pauses %.2f ms (%.2f ms for all), --trace-gc %.2f ms\n", n, tn, a, b, cnt["o"], ours / 1e6, scaled / 1e6, trace / 1e6
+            if (n < tn * 0.8 || a + b < n * 0.3) { print "too few GCs sampled or named"; exit 1 }
+            p = 100 * a / (a + b); printf "allocA %.1f%%\n", p
+            if (p < 65 || p > 85) exit 1
+            if (scaled < trace * 0.9 || scaled > trace * 1.1) { print "pause weights differ from --trace-gc"; exit 1 } }' \
+        "$w.out" || fail "gc attribution or pauses"
+done
+
+# --- u:node:uv_fs_open
+what=u:node:uv_fs_open
+for v in 20 22 24; do
+    node=$(node_bin $v)
+    [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
+    w=$dir/u$v
+    record "$w" -e u:node:uv_fs_open -o "$w.folded" -- "$node" --no-use-osr "$FIX/opens.js" 600 1000 500
+    counted=$(sed -n 's/.*; \([0-9]*\) events counted.*/\1/p' "$w.err")
+    awk -v f="$FIX/opens.js" -v c="$counted" '{ n = $NF; t += n; if (index($0, ";opener " f ":") && $0 ~ /;uv_fs_open [0-9]+$/) a += n }
+        END { printf "uv_fs_open: %s counted by the kernel, %d samples, %d under opener()\n", c, t, a; exit !(c >= 600 && c <= 603 && t >= 594 && a >= 570) }' "$w.folded" ||
+        fail "not every fs.openSync is counted and named"
+done
+what=
+echo ok

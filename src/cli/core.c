@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include "util/options.h"
 
+#define SNAPSHOT_GC_RETRIES 3   /* copies taken again when one caught a garbage collection */
+
 static const core_cmd_t commands[] = {
     {"stack", core_cmd_stack, "[-v] [-a] [--async] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
     {"type", core_cmd_type, "ADDR", "the V8 type of a value"},
@@ -195,19 +197,32 @@ int cli_core(int argc, char **argv)
         free(copy);
         if (rc != EXIT_OK) return rc;
     }
-    s.t = pid ? target_open_running((int)pid) : target_open_core_root(core, node, root);
-    if (!s.t) {
-        if (pid) ptrace_hint((int)pid);
-        return EXIT_FAIL;
-    }
-    /* everything slow (symbols, V8's metadata) is loaded before the process is stopped */
-    s.v = v8_open(s.t);
     double stopped_ms = 0;
-    if (pid && (stop ? target_stop(s.t) : snapshot ? target_freeze(s.t, &stopped_ms) : target_snapshot(s.t, &stopped_ms)) != 0) {
-        ptrace_hint((int)pid);
+    /* a copy forked in the middle of a garbage collection holds a half-moved heap: taken again a
+       moment later (a collection that lasts is what the copy shows, with a warning) */
+    for (int attempt = 0;; attempt++) {
+        s.t = pid ? target_open_running((int)pid) : target_open_core_root(core, node, root);
+        if (!s.t) {
+            if (pid) ptrace_hint((int)pid);
+            return EXIT_FAIL;
+        }
+        /* everything slow (symbols, V8's metadata) is loaded before the process is stopped */
+        s.v = v8_open(s.t);
+        if (pid && (stop ? target_stop(s.t) : snapshot ? target_freeze(s.t, &stopped_ms) : target_snapshot(s.t, &stopped_ms)) != 0) {
+            ptrace_hint((int)pid);
+            v8_close(s.v);
+            target_close(s.t);
+            return EXIT_FAIL;
+        }
+        if (!pid || !snapshot || !s.v || !v8_in_gc(s.v)) break;
+        if (attempt == SNAPSHOT_GC_RETRIES) {
+            diag_warn(target_name(s.t), 0, "it was collecting garbage each time its copy was taken: objects may be "
+                      "found twice or not at all");
+            break;
+        }
         v8_close(s.v);
         target_close(s.t);
-        return EXIT_FAIL;
+        usleep(20000);
     }
     if (pid) s.live_mode = stop ? "stop" : snapshot ? "snapshot" : "live", s.stopped_ms = stopped_ms;
     if (pid && verbose && !stop)

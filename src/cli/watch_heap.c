@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define GC_RETRIES 5
+
 static const char usage[] =
     "usage: nodescope watch -p PID --heap [--every 30s] [-d DURATION] [-o REPORT.html|.json] [--json] [OPTIONS]\n\n"
     "What grows in a running Node process's heap, by constructor, over time, from outside. Every\n"
@@ -194,6 +196,7 @@ int cli_watch_heap(int argc, char **argv)
     pm_leak_class_t *cls = NULL;
     size_t ncls = 0;
     int failed = 0, explained = 0;
+    long in_gc_retries = 0;   /* copies taken again: the first caught a garbage collection */
     buf_t b = {0};
     double due = t0;   /* the next census's time: every --every, later when a census overran */
     for (;;) {
@@ -213,14 +216,30 @@ int cli_watch_heap(int argc, char **argv)
         }
         int final = stop || (duration > 0 && due - t0 >= duration - 1e-6);
         double c0 = now_s(CLOCK_PROCESS_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
-        target_t *t = target_open_running(pid);
-        v8_t *v = t ? v8_open(t) : NULL;
+        target_t *t = NULL;
+        v8_t *v = NULL;
         double stopped = 0, tc = 0;
         int rc = -1;
-        if (t && v) {
+        /* a copy taken in the middle of a garbage collection holds a half-moved heap (objects
+           found twice, or not at all: a Map's entries gone for one census): taken again a
+           moment later, up to GC_RETRIES times */
+        for (int attempt = 0; attempt <= GC_RETRIES; attempt++) {
+            if (attempt) {
+                v8_close(v), target_close(t), v = NULL;
+                in_gc_retries++;
+                usleep(20000);
+            }
+            t = target_open_running(pid);
+            v = t ? v8_open(t) : NULL;
+            rc = -1;
+            if (!t || !v) break;
             rc = live ? target_snapshot(t, &stopped) : target_freeze(t, &stopped);
+            if (rc != 0 || live || !v8_in_gc(v)) break;
+            if (attempt == GC_RETRIES) diag_warn(target_name(t), 0, "every copy was taken during a garbage collection: this census may be torn");
+        }
+        if (t && v && rc == 0) {
             tc = now_s(CLOCK_MONOTONIC) - t0;
-            if (rc == 0) rc = pm_leak_census(L, v, tc, stopped, final && !no_paths && !all);
+            rc = pm_leak_census(L, v, tc, stopped, final && !no_paths && !all);
         }
         if (rc == 0) {
             pm_leak_set_cost(L, (now_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1000, (now_s(CLOCK_MONOTONIC) - w0) * 1000,
@@ -352,6 +371,7 @@ int cli_watch_heap(int argc, char **argv)
     }
     if (!strcmp(ended, "process exited") && diag_verbosity >= 0) fprintf(stderr, "nodescope: process %d exited\n", pid);
     buf_free(&b);
+    if (in_gc_retries) diag_info("%ld copies were taken again: the first caught a garbage collection", in_gc_retries);
     pm_leak_classes_free(cls, ncls);
     pm_leak_free(L);
     return rc;

@@ -153,6 +153,7 @@ int target_freeze(target_t *t, double *stopped_ms)
     t->fork_ms = r.fork_ms;
     t->syscall_insn = r.syscall_insn;
     t->ops = &target_frozen_ops;
+    target_live_cache_invalidate(t);   /* reads made before the stop are the running process's */
     t->guard_pid = g;
     t->guard_fd = down[1];
     close(up[0]);

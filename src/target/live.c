@@ -401,6 +401,8 @@ void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
     if (c->nused) refetch_used(t, c);
 }
 
+void target_live_cache_invalidate(target_t *t) { cache_invalidate(t); }
+
 /* From now on (a stop, a resume): no read ahead, the process may be about to stop. */
 static void cache_invalidate(target_t *t) {
     if (!t->cache) return;

@@ -136,6 +136,8 @@ typedef struct {
 /* Walks a thread's stack: native frames from the target's unwinder, JS frames decoded.
  * Returns the number of frames written (at most max). */
 size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max);
+/* 1 when the main thread was in a garbage collection at the stop (its heap half-moved) */
+int v8_in_gc(v8_t *v);
 /* The same from physical frames unwound by someone else (a sampler's frame-pointer walk over a
  * perf_event stack copy): native[0] is the interrupted frame (its pc is not a return address),
  * regs its registers in user_regs_struct order (NULL when unknown: a frame caught in a

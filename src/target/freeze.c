@@ -265,6 +265,7 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
     }
     t->ops = &target_frozen_ops;
     t->syscall_insn = insn;
+    target_live_frozen_maps(t);
     return 0;
 }
 

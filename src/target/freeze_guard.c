@@ -154,6 +154,7 @@ int target_freeze(target_t *t, double *stopped_ms)
     t->syscall_insn = r.syscall_insn;
     t->ops = &target_frozen_ops;
     target_live_cache_invalidate(t);   /* reads made before the stop are the running process's */
+    target_live_frozen_maps(t);
     t->guard_pid = g;
     t->guard_fd = down[1];
     close(up[0]);

@@ -101,6 +101,12 @@ static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
     t->sym_generation++;
 }
 
+void target_live_frozen_maps(target_t *t) {
+    target_mapping_t *maps;
+    size_t n;
+    if (t->frozen_pid && target_live_read_maps(t->frozen_pid, &maps, &n) == 0) replace_maps(t, maps, n);
+}
+
 #define MAPS_REREAD_NS (100 * 1000000ull)
 #define MAPS_REREAD_MAX_NS (3000 * 1000000ull)
 

@@ -88,6 +88,9 @@ extern const target_ops_t target_frozen_ops;   /* live.c: a process read through
 /* live.c: what was read before now is not to be answered from the read cache (a freeze done by
    another process: the guard's stop and resume invalidated its own cache, not ours) */
 void target_live_cache_invalidate(target_t *t);
+/* live.c: the mappings as the frozen copy has them (the process mapped more between its open and
+   the stop: a large object's new page, missing from a census that walked the old list) */
+void target_live_frozen_maps(target_t *t);
 /* live.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
 int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout);
 /* freeze_guard.c: kills and reaps the frozen copy, if any (through the guard that made it; traced

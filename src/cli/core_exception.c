@@ -7,7 +7,31 @@
 #include "util/json_writer.h"
 #include "util/options.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The frames an unformatted Error holds, copied out of v8_error_callsites' callback. */
+typedef struct {
+    char name[256], file[1024];
+    int line, col, is_async, is_constructor;
+} callsite_t;
+typedef struct {
+    callsite_t *list;
+    size_t n;
+} callsites_t;
+
+static int add_callsite(void *ctx, const v8_callsite_t *c)
+{
+    callsites_t *cs = ctx;
+    callsite_t *g = realloc(cs->list, (cs->n + 1) * sizeof *g);
+    if (!g) return 1;
+    cs->list = g;
+    callsite_t *d = &cs->list[cs->n++];
+    snprintf(d->name, sizeof d->name, "%s", c->name);
+    snprintf(d->file, sizeof d->file, "%s", c->file ? c->file : "");
+    d->line = c->line, d->col = c->col, d->is_async = c->is_async, d->is_constructor = c->is_constructor;
+    return 0;
+}
 
 int core_cmd_exception(core_session_t *s, int argc, char **argv)
 {
@@ -44,8 +68,11 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
     v8_exception_t e;
     int found = v8_thrown_exception(s->v, (size_t)thread, &e) == 0;
     buf_t value = {0}, where = {0};
+    callsites_t cs = {NULL, 0};
     if (found) {
         pm_format_value(s->v, e.value, 0, depth, PM_PRINT_MAX_VALUES, &value);
+        /* an Error whose .stack was never read holds its frames unformatted: as node prints them */
+        if (!strstr(value.data ? value.data : "", "\n    at ")) v8_error_callsites(s->v, e.value, add_callsite, &cs);
         if (e.has_where) {
             v8_frame_record_t r;
             v8_frame_record(s->t, s->v, &e.where, &r);
@@ -69,6 +96,22 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
             if (where.len) jw_string_n(&w, "where", where.data, where.len);
             else jw_null(&w, "where");
             jw_string_n(&w, "value", value.data ? value.data : "", value.len);
+            if (cs.n) {   /* the frames of an Error whose .stack was never formatted */
+                jw_array_begin(&w, "callsites");
+                for (size_t i = 0; i < cs.n; i++) {
+                    const callsite_t *c = &cs.list[i];
+                    jw_object_begin(&w, NULL);
+                    jw_string(&w, "function", c->name);
+                    if (c->file[0]) jw_string(&w, "file", c->file);
+                    else jw_null(&w, "file");
+                    jw_int(&w, "line", c->line);
+                    jw_int(&w, "column", c->col);
+                    jw_bool(&w, "async", c->is_async);
+                    jw_bool(&w, "constructor", c->is_constructor);
+                    jw_end(&w);
+                }
+                jw_end(&w);
+            }
             jw_end(&w);
         }
         core_json_read(s, &w);
@@ -82,7 +125,14 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
     } else {
         printf("%s%s%s (0x%llx):\n%s\n", e.how, where.len ? " at " : "", where.len ? where.data : "",
                (unsigned long long)e.value, value.data ? value.data : "");
+        for (size_t i = 0; i < cs.n; i++) {
+            const callsite_t *c = &cs.list[i];
+            printf("    at %s%s", c->is_async ? "async " : c->is_constructor ? "new " : "", c->name);
+            if (c->file[0] && c->line) printf(" (%s:%d:%d)\n", c->file, c->line, c->col);
+            else printf(" (%s)\n", c->file[0] ? c->file : "<anonymous>");
+        }
     }
+    free(cs.list);
     buf_free(&value);
     buf_free(&where);
     return EXIT_OK;

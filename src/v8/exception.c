@@ -125,3 +125,95 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out)
     free(frames);
     return found ? 0 : -1;
 }
+
+/* ---- an Error's captured stack (CallSiteInfo objects, V8 10-13) ----
+ * The Error keeps it under a private symbol: a FixedArray of CallSiteInfo, or an ErrorStackData
+ * holding that array in its first field. A CallSiteInfo's first three fields are its code object
+ * (BytecodeArray or Code), receiver and function, in an order that changed in V8 12 (told apart
+ * by their types); then code_offset_or_source_position and flags (Smis, at +32 and +40 in V8
+ * 10-13). The flags' bit "source position computed" is 1 << 6 in V8 10-11 and 1 << 7 in V8 12-13
+ * (read off cores of Node 18-24: an async frame's position, computed for its message); without
+ * it the value is the bytecode offset into the code object. Async: 1 << 5; constructor: 1 << 3. */
+#define CSI_OFFSET 32
+#define CSI_FLAGS 40
+#define CSI_CONSTRUCTOR (1 << 3)
+#define CSI_ASYNC (1 << 5)
+#define MAX_CALLSITES 200
+
+typedef struct {
+    v8_t *v;
+    uint64_t array;
+} find_stack_t;
+
+static int stack_prop(void *ctx, const v8_property_t *p)
+{
+    find_stack_t *f = ctx;
+    const v8_layout_t *L = &f->v->L;
+    uint64_t value = p->value, first;
+    if (!p->is_symbol || p->is_double || p->is_accessor) return 0;
+    if (L->type_error_stack_data >= 0 && v8_has_type(f->v, value, L->type_error_stack_data) &&
+        v8_read_field(f->v, value, 8, &value) != 0)
+        return 0;
+    if (!v8_has_type(f->v, value, L->type_fixed_array) || v8_fixed_array_get(f->v, value, 0, &first) != 0 ||
+        !v8_has_type(f->v, first, L->type_call_site_info))
+        return 0;
+    f->array = value;
+    return 1;
+}
+
+static int is_function(v8_t *v, uint64_t x)
+{
+    int type;
+    return v8_is_heap_object(v, x) && v8_instance_type(v, x, &type) == 0 && type >= v->L.type_first_js_function &&
+           type <= v->L.type_js_function;
+}
+
+int v8_error_callsites(v8_t *v, uint64_t error, v8_callsite_cb cb, void *ctx)
+{
+    const v8_layout_t *L = &v->L;
+    if (L->type_call_site_info < 0) return -1;
+    find_stack_t f = {v, 0};
+    v8_object_properties(v, error, stack_prop, &f);
+    int64_t n;
+    if (!f.array || v8_fixed_array_length(v, f.array, &n) != 0) return -1;
+    int64_t computed_bit = v->major >= 12 ? 1 << 7 : 1 << 6;
+    for (int64_t i = 0; i < n && i < MAX_CALLSITES; i++) {
+        uint64_t csi, w[3], off, flags;
+        if (v8_fixed_array_get(v, f.array, i, &csi) != 0 || !v8_has_type(v, csi, L->type_call_site_info)) continue;
+        if (v8_read_field(v, csi, 8, &w[0]) != 0 || v8_read_field(v, csi, 16, &w[1]) != 0 ||
+            v8_read_field(v, csi, 24, &w[2]) != 0 || v8_read_field(v, csi, CSI_OFFSET, &off) != 0 ||
+            v8_read_field(v, csi, CSI_FLAGS, &flags) != 0 || !v8_is_smi(v, off) || !v8_is_smi(v, flags))
+            continue;
+        /* V8 10-11: receiver, function, code; V8 12-13: code, receiver, function */
+        uint64_t fn = is_function(v, w[1]) && v->major < 12 ? w[1] : is_function(v, w[2]) ? w[2] : 0;
+        uint64_t code = v->major < 12 ? w[2] : w[0];
+        v8_function_t fi;
+        if (!fn || v8_function_info(v, fn, &fi) != 0) continue;
+        int64_t fl = v8_smi_value(v, flags), pos = -1, o = v8_smi_value(v, off);
+        uint64_t table;
+        if (fl & computed_bit) pos = o;
+        else if (v8_has_type(v, code, L->type_bytecode_array) && L->bca_source_positions >= 0 &&
+                 v8_read_field(v, code, L->bca_source_positions, &table) == 0) {
+            int inlined;
+            if (v8_source_position(v, table, o, &pos, &inlined) != 0) pos = -1;
+        }
+        /* a method call as V8 prints it: the receiver's constructor name first ("K.run"), unless
+           the receiver is the global proxy (a plain call) or none (strict mode) */
+        uint64_t recv = v->major < 12 ? w[0] : w[1];
+        const char *own = fi.name && *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : NULL;
+        buf_t name = {0};
+        if (own && !(fl & CSI_CONSTRUCTOR) && v8_is_heap_object(v, recv) && v8_oddball_kind(v, recv) < 0 &&
+            !v8_has_type(v, recv, L->type_js_global_proxy) && !is_function(v, recv) &&
+            v8_constructor_name(v, recv, &name) == 0 && name.len && !strchr(own, '.'))
+            buf_putc(&name, '.');
+        else buf_clear(&name);
+        buf_puts(&name, own ? own : "<anonymous>");
+        v8_callsite_t c = {fn, name.data, fi.script_name, 0, 0, (fl & CSI_ASYNC) != 0, (fl & CSI_CONSTRUCTOR) != 0};
+        if (pos >= 0 && fi.script) v8_script_line_col(v, fi.script, pos, &c.line, &c.col);
+        int stop = cb(ctx, &c);
+        buf_free(&name);
+        v8_function_free(&fi);
+        if (stop) break;
+    }
+    return 0;
+}

@@ -400,6 +400,8 @@ int v8_layout_resolve(v8_t *v)
     L->type_call_handler_info = type_of(&r, "CALL_HANDLER_INFO_TYPE");   /* through V8 11 */
     L->type_script = type_of(&r, "SCRIPT_TYPE");
     L->type_js_message_object = type_of(&r, "JS_MESSAGE_OBJECT_TYPE");
+    L->type_call_site_info = type_of(&r, "CALL_SITE_INFO_TYPE");
+    L->type_error_stack_data = type_of(&r, "ERROR_STACK_DATA_TYPE");
     L->type_scope_info = type_of(&r, "SCOPE_INFO_TYPE");
     L->type_bytecode_array = type_of(&r, "BYTECODE_ARRAY_TYPE");
     L->type_code = type_of(&r, "CODE_TYPE");

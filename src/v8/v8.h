@@ -208,6 +208,19 @@ typedef struct {
 /* The exception thread (index) is throwing when V8 or Node aborted on it: found on the stack only
  * where it provably is (v8/exception.c), never guessed. 0, or -1 when there is none. */
 int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out);
+/* One frame an Error captured when it was made (V8 formats .stack only when it is first read: an
+ * exception caught as it is thrown has not been). */
+typedef struct {
+    uint64_t function;
+    const char *name;     /* as V8's stack traces name it: the function's name or inferred name */
+    const char *file;     /* its script's name, or NULL */
+    int line, col;        /* 1-based; 0 when unknown */
+    int is_async, is_constructor;
+} v8_callsite_t;
+typedef int (*v8_callsite_cb)(void *ctx, const v8_callsite_t *c);
+/* The frames error captured, outermost last (as .stack lists them): -1 when it holds none that
+ * are not formatted already (a formatted stack is the value's own "stack" string). */
+int v8_error_callsites(v8_t *v, uint64_t error, v8_callsite_cb cb, void *ctx);
 
 /* ---- values ---- */
 /* A short, one-line description of any tagged value: 42, 1.5, "abc", true, undefined,

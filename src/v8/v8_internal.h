@@ -67,6 +67,7 @@ typedef struct {
     /* JSMessageObject (the message node::errors::TriggerUncaughtException gets: v8/exception.c);
        its script field, which the metadata does not name, is two fields before shared_info */
     int type_js_message_object;
+    int type_call_site_info, type_error_stack_data;   /* an Error's captured stack (exception.c) */
     int64_t msg_shared_info, msg_bytecode_offset, msg_start_position;
     int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
 

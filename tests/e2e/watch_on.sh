@@ -1,8 +1,8 @@
 #!/bin/bash
 # nodescope watch -p PID --on EVENT (issue 30), on Node 18-24, each program started with no flag:
 #  - uncaught: throw_async.js throws from a nested async function after ~2 s of work; the core's
-#    `exception` prints the error's message and where it was thrown (the file:line:col node prints
-#    in its own stack); the program's exit status and stderr equal those of a run without nodescope;
+#    `exception` prints the error's message, where it was thrown and the frames node prints in its
+#    own stack; the program's exit status and stderr equal those of a run without nodescope;
 #  - signal:SIGUSR2 --max 2 (the program has a handler), 3 signals: two cores whose `stack` reads
 #    (the first written by a child of nodescope's while the watch went on), then the watch is
 #    over: the program is not traced, not stopped, has no child left (copies killed and reaped),
@@ -67,6 +67,10 @@ check_major() {
     timeout 60 "$bin" core "$core" exception > "$w/exc" 2>&1 || { cat "$w/exc"; fail "core exception exited $?"; }
     grep -q "watched failure: level3 gave up" "$w/exc" || fail "exception: no message: $(cat "$w/exc")"
     grep -qF "at $at" "$w/exc" || fail "exception: not thrown at $at: $(cat "$w/exc")"
+    # the frames node prints ("    at ..."): from the Error's captured, still unformatted, stack
+    # (V8's " [as method]" aside)
+    diff <(grep '^    at ' "$w/base.err" | sed 's/ \[as [^]]*\]//') <(grep '^    at ' "$w/exc") > "$w/atdiff" ||
+        { cat "$w/atdiff"; fail "exception: its frames differ from those node printed"; }
     timeout 60 "$bin" core "$core" stack > "$w/stack" 2>&1 || fail "core stack exited $?"
     grep -q "TriggerUncaughtException" "$w/stack" || fail "stack: not at TriggerUncaughtException: $(head "$w/stack")"
     rm -f "$w"/cores/*

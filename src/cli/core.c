@@ -130,9 +130,12 @@ static void ptrace_hint(int pid)
     else if (scope == 3)
         diag_hint("kernel.yama.ptrace_scope is 3: ptrace is disabled until the next reboot");
     else if (scope == 2 && !cap_ptrace)
-        diag_hint("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run as root");
+        diag_hint("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run as root, or give "
+                  "nodescope the capability: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"");
     else if (owner >= 0 && (uid_t)owner != euid && !cap_ptrace)
-        diag_hint("pid %d belongs to uid %ld and you are uid %u: run as that user or as root", pid, owner, (unsigned)euid);
+        diag_hint("pid %d belongs to uid %ld and you are uid %u: run as that user or as root, or give nodescope "
+                  "CAP_SYS_PTRACE: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"", pid, owner,
+                  (unsigned)euid);
     else if (scope == 1 && !cap_ptrace)
         diag_hint("kernel.yama.ptrace_scope is 1: only a parent process may attach; %s", todo);
     else if (!cap_ptrace)

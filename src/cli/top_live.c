@@ -20,18 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The process's command line, spaces for NULs, cut to fit one header line. */
-static void command_line(int pid, char *out, size_t n)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-    FILE *f = fopen(path, "r");
-    size_t got = f ? fread(out, 1, n - 1, f) : 0;
-    if (f) fclose(f);
-    out[got] = 0;
-    for (size_t i = 0; i + 1 < got; i++) if (!out[i]) out[i] = ' ';
-}
-
 /* The header and the report of everything sampled so far. */
 static void report(const top_live_opts_t *o, const profile_t *p, const live_stats_t *st, double seconds,
                    const char *cmdline, int final, buf_t *out)
@@ -64,7 +52,7 @@ int top_live(const top_live_opts_t *o)
         return -1;
     }
     char cmdline[120];
-    command_line(o->pid, cmdline, sizeof cmdline);
+    proc_cmdline(o->pid, cmdline, sizeof cmdline);
     if (!record_process_is_node(o->pid)) {
         diag_error(NULL, 0, "process %d (%s) is not node: top -p names the JavaScript functions of Node 18-24 processes",
                    o->pid, cmdline);

@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/options.h"
+#include "util/procfs.h"
 #include "util/output.h"
 #include "util/xalloc.h"
 #include "v8/v8.h"
@@ -95,17 +96,6 @@ static double now_s(clockid_t c)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void command_line(int pid, char *out, size_t n)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-    FILE *f = fopen(path, "r");
-    size_t got = f ? fread(out, 1, n - 1, f) : 0;
-    if (f) fclose(f);
-    out[got] = 0;
-    for (size_t i = 0; i + 1 < got; i++)
-        if (!out[i]) out[i] = ' ';
-}
 
 static int gone(int pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
@@ -182,7 +172,7 @@ int cli_watch_heap(int argc, char **argv)
         return EXIT_FAIL;
     }
     char cmdline[200];
-    command_line(pid, cmdline, sizeof cmdline);
+    proc_cmdline(pid, cmdline, sizeof cmdline);
     if (!record_process_is_node(pid)) {
         diag_error(NULL, 0, "process %d (%s) is not node: watch --heap reads the heaps of Node 18-24 processes", pid,
                    cmdline);

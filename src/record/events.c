@@ -1,6 +1,7 @@
 /* The perf events the live sampler opens, and -e EVENT (events.h). */
 #include "record/events.h"
 #include "record/perf_ring.h"
+#include "util/procfs.h"
 #include "util/diag.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -88,15 +89,7 @@ int events_open_switch(int tid, uint32_t copy, uint32_t wake_bytes) {
     return perf_open(&a, tid);
 }
 
-int events_uprobe_type(void) {
-    FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-    int type = -1;
-    if (f) {
-        if (fscanf(f, "%d", &type) != 1) type = -1;
-        fclose(f);
-    }
-    return type;
-}
+int events_uprobe_type(void) { return proc_read_int("/sys/bus/event_source/devices/uprobe/type"); }
 
 /* A uprobe (ret: at the function's return) on the code at offset of path, for thread tid. With
  * sample_type NULL its samples carry the time only (gc_watch's). */

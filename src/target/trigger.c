@@ -20,6 +20,7 @@
  * (the few ms of a snapshot): the thread then gets it untraced and dies. */
 #include "target/trigger.h"
 #include "target/target_internal.h"
+#include "util/procfs.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include <dirent.h>
@@ -152,15 +153,7 @@ static void go(target_watch_t *w, wthread_t *t) {
     t->state = RUN;
 }
 
-static int read_type(void) {
-    FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-    int type = -1;
-    if (f) {
-        if (fscanf(f, "%d", &type) != 1) type = -1;
-        fclose(f);
-    }
-    return type;
-}
+static int read_type(void) { return proc_read_int("/sys/bus/event_source/devices/uprobe/type"); }
 
 target_watch_t *target_watch_open(int pid, uint64_t sigmask) {
     target_watch_t *w = xcalloc(1, sizeof *w);

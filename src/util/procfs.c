@@ -33,3 +33,27 @@ int proc_other_mount_ns(int pid)
     if (stat(path, &a) != 0 || stat("/proc/self/ns/mnt", &b) != 0) return 0;
     return a.st_ino != b.st_ino || a.st_dev != b.st_dev;
 }
+
+void proc_cmdline(int pid, char *out, size_t n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    size_t got = f && n ? fread(out, 1, n - 1, f) : 0;
+    if (f) fclose(f);
+    if (!n) return;
+    out[got] = 0;
+    for (size_t i = 0; i + 1 < got; i++)
+        if (!out[i]) out[i] = ' ';
+}
+
+int proc_read_int(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int x = -1;
+    if (f) {
+        if (fscanf(f, "%d", &x) != 1) x = -1;
+        fclose(f);
+    }
+    return x;
+}

@@ -1,11 +1,17 @@
 /* Facts about a process from /proc that more than one layer needs (util/procfs.c). */
 #ifndef UTIL_PROCFS_H
 #define UTIL_PROCFS_H
+#include <stddef.h>
 
 /* pid as the process's own pid namespace numbers it (the last NSpid of /proc/PID/status; pid
  * itself when there is none or the file cannot be read). */
 int proc_ns_pid(int pid);
 /* 1 when pid's mount namespace is not ours (a container): its paths are not our paths. */
 int proc_other_mount_ns(int pid);
+/* The process's command line, spaces for its NULs, cut to n - 1 bytes ("" when it is gone). */
+void proc_cmdline(int pid, char *out, size_t n);
+/* The number a one-number file of /proc or /sys holds (the uprobe PMU's type); -1 when it cannot
+ * be read. */
+int proc_read_int(const char *path);
 
 #endif

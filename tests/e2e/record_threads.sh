@@ -76,7 +76,8 @@ if (names.length !== chunks.length) bad++;
 process.exit(bad ? 1 : 0);' || fail "trace events do not hold each thread's samples"
 "$NODESCOPE" collapse all.json > back.folded 2> back.err
 [ -s back.err ] && { cat back.err; fail "warnings reading the trace back"; }
-back_main=$(awk '/^node \[main\];/ {s += $NF} END {print s}' back.folded)
+# (a sample whose stack is its thread's root alone is the line "node [main] 1": no ';')
+back_main=$(awk '/^node \[main\][; ]/ {s += $NF} END {print s}' back.folded)
 [ "$back_main" -eq "$main" ] || fail "read back: $back_main main-thread samples, perf $main"
 diff <(roots back.folded) roots.txt || fail "read back: other roots"
 "$NODESCOPE" convert all.json -o main2.cpuprofile

@@ -317,6 +317,21 @@ static const char usage[] =
     "written. Ends after --max cores, when the process exits, or on SIGINT/SIGTERM; a nodescope\n"
     "killed by SIGKILL leaves the process running and untraced.\n";
 
+/* DIR, made when it is not there yet (one level, as mkdir does): 0, or -1 with the error said. */
+static int cores_dir(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0 && errno == ENOENT && mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        diag_error(dir, 0, "cannot make the directory for the cores: %s", strerror(errno));
+        return -1;
+    }
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        diag_error(dir, 0, "not a directory: the cores are written into it");
+        return -1;
+    }
+    return 0;
+}
+
 int cli_watch_on(int argc, char **argv)
 {
     long pid = 0, max = 1;
@@ -325,7 +340,7 @@ int cli_watch_on(int argc, char **argv)
     const opt_t opts[] = {
         OPT_INT("pid", 'p', "PID", "the process to watch", &pid),
         OPT_STR("on", 0, "EVENT", "uncaught, exit, oom, signal:SIG or heap:PCT", &on),
-        OPT_STR("output", 'o', "DIR", "the directory the cores are written to (default: .)", &dir),
+        OPT_STR("output", 'o', "DIR", "the directory the cores are written to, made if missing (default: .)", &dir),
         OPT_INT("max", 0, "N", "write at most N cores, then stop watching (default 1)", &max),
         OPT_BOOL("verbose", 'v', "say how long the process was stopped for each core", &verbose),
         OPT_HELP,
@@ -359,18 +374,13 @@ int cli_watch_on(int argc, char **argv)
                 double pct = strtod(on + 5, &end);
                 if (end == on + 5 || (*end && strcmp(end, "%")) || !(pct > 0 && pct <= 100))
                     return opt_usage_error(&cmd, "heap:PCT needs a percentage of the heap's limit, in (0, 100]: not '%s'", on + 5);
-                struct stat hb;
-                if (stat(dir, &hb) != 0 || !S_ISDIR(hb.st_mode)) { diag_error(dir, 0, "not a directory: the cores are written into it"); return EXIT_FAIL; }
+                if (cores_dir(dir) != 0) return EXIT_FAIL;
                 return watch_heap_pct(pid, pct, dir, max, verbose);
             }
             return opt_usage_error(&cmd, "unknown event '%s' (uncaught, exit, oom, signal:SIG or heap:PCT)", on);
         }
     }
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        diag_error(dir, 0, "not a directory: the cores are written into it");
-        return EXIT_FAIL;
-    }
+    if (cores_dir(dir) != 0) return EXIT_FAIL;
 
     /* everything that reads symbols, before the process is touched */
     target_t *t = target_open_running((int)pid);

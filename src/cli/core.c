@@ -2,6 +2,7 @@
  * Opens the target and V8's layout once, then runs one command from the command line or
  * many from the interactive prompt (cli/core_prompt.c). */
 #include "cli/cli.h"
+#include "postmortem/snapshot.h"
 #include "cli/core_cmds.h"
 #include "util/diag.h"
 #include <errno.h>
@@ -9,8 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "util/options.h"
-
-#define SNAPSHOT_GC_RETRIES 3   /* copies taken again when one caught a garbage collection */
 
 static const core_cmd_t commands[] = {
     {"stack", core_cmd_stack, "[-v] [-a] [--async] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
@@ -201,31 +200,20 @@ int cli_core(int argc, char **argv)
         if (rc != EXIT_OK) return rc;
     }
     double stopped_ms = 0;
-    /* a copy forked in the middle of a garbage collection holds a half-moved heap: taken again a
-       moment later (a collection that lasts is what the copy shows, with a warning) */
-    for (int attempt = 0;; attempt++) {
+    int failed;
+    if (pid && snapshot) {   /* a copy, taken outside a garbage collection */
+        failed = pm_open_frozen((int)pid, &s.t, &s.v, &stopped_ms, NULL) != 0;
+    } else {
         s.t = pid ? target_open_running((int)pid) : target_open_core_root(core, node, root);
-        if (!s.t) {
-            if (pid) ptrace_hint((int)pid);
-            return EXIT_FAIL;
-        }
         /* everything slow (symbols, V8's metadata) is loaded before the process is stopped */
-        s.v = v8_open(s.t);
-        if (pid && (stop ? target_stop(s.t) : snapshot ? target_freeze(s.t, &stopped_ms) : target_snapshot(s.t, &stopped_ms)) != 0) {
-            ptrace_hint((int)pid);
-            v8_close(s.v);
-            target_close(s.t);
-            return EXIT_FAIL;
-        }
-        if (!pid || !snapshot || !s.v || !v8_in_gc(s.v)) break;
-        if (attempt == SNAPSHOT_GC_RETRIES) {
-            diag_warn(target_name(s.t), 0, "it was collecting garbage each time its copy was taken: objects may be "
-                      "found twice or not at all");
-            break;
-        }
+        s.v = s.t ? v8_open(s.t) : NULL;
+        failed = !s.t || (pid && (stop ? target_stop(s.t) : target_snapshot(s.t, &stopped_ms)) != 0);
+    }
+    if (failed) {
+        if (pid) ptrace_hint((int)pid);
         v8_close(s.v);
-        target_close(s.t);
-        usleep(20000);
+        if (s.t) target_close(s.t);
+        return EXIT_FAIL;
     }
     if (pid) s.live_mode = stop ? "stop" : snapshot ? "snapshot" : "live", s.stopped_ms = stopped_ms;
     if (pid && verbose && !stop)

@@ -7,6 +7,7 @@
  * with new instances and the retainer path of one, on stdout, and -o writes the report (.html or
  * .json). --fail-if-growth CLASS>N/min makes it a CI gate. */
 #include "cli/cli.h"
+#include "postmortem/snapshot.h"
 #include "postmortem/leak.h"
 #include "postmortem/leak_report.h"
 #include "record/program.h"
@@ -27,8 +28,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define GC_RETRIES 5
 
 static const char usage[] =
     "usage: nodescope watch -p PID --heap [--every 30s] [-d DURATION] [-o REPORT.html|.json] [--json] [OPTIONS]\n\n"
@@ -209,23 +208,12 @@ int cli_watch_heap(int argc, char **argv)
         target_t *t = NULL;
         v8_t *v = NULL;
         double stopped = 0, tc = 0;
-        int rc = -1;
-        /* a copy taken in the middle of a garbage collection holds a half-moved heap (objects
-           found twice, or not at all: a Map's entries gone for one census): taken again a
-           moment later, up to GC_RETRIES times */
-        for (int attempt = 0; attempt <= GC_RETRIES; attempt++) {
-            if (attempt) {
-                v8_close(v), target_close(t), v = NULL;
-                in_gc_retries++;
-                usleep(20000);
-            }
-            t = target_open_running(pid);
-            v = t ? v8_open(t) : NULL;
-            rc = -1;
-            if (!t || !v) break;
-            rc = live ? target_snapshot(t, &stopped) : target_freeze(t, &stopped);
-            if (rc != 0 || live || !v8_in_gc(v)) break;
-            if (attempt == GC_RETRIES) diag_warn(target_name(t), 0, "every copy was taken during a garbage collection: this census may be torn");
+        int rc = -1, retried = 0;
+        if (!live) {
+            rc = pm_open_frozen(pid, &t, &v, &stopped, &retried);
+            in_gc_retries += retried;
+        } else if ((t = target_open_running(pid)) && (v = v8_open(t))) {
+            rc = target_snapshot(t, &stopped);
         }
         if (t && v && rc == 0) {
             tc = now_s(CLOCK_MONOTONIC) - t0;

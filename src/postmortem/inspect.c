@@ -589,6 +589,12 @@ static void render(pr_t *p, uint64_t val, buf_t *out)
     }
 }
 
+/* Besides values, the reads that find them are bounded: a sound object costs a few reads a value
+ * (a dictionary's empty slots, a holey array's holes), but a corrupt heap can reach a huge
+ * dictionary of nothing a million times over within the values' budget. */
+#define READS_PER_VALUE 64
+#define MIN_READS 1000000
+
 void pm_inspect(v8_t *v, uint64_t value, const pm_inspect_opts_t *o, buf_t *out, pm_inspect_result_t *r)
 {
     pr_t *p = calloc(1, sizeof *p);
@@ -600,7 +606,15 @@ void pm_inspect(v8_t *v, uint64_t value, const pm_inspect_opts_t *o, buf_t *out,
     p->str_len = o->str_len;
     p->arr_len = o->arr_len;
     p->budget = p->max_values = o->max_values;
+    int64_t reads = READS_PER_VALUE * (int64_t)(o->max_values > 0 ? o->max_values : 1) + MIN_READS;
+    v8_limit_reads(v, reads);
     render(p, value, out);
+    if (v8_reads_exhausted(v)) {
+        diag_warn(target_name(v8_target(v)), 0, "print: stopped after %lld field reads (a heap this tangled is likely corrupt)",
+                  (long long)reads);
+        p->truncated = 1;
+    }
+    v8_limit_reads(v, 0);
     if (r) *r = (pm_inspect_result_t){p->circular_json, p->bigint_json, p->truncated, p->fail};
     free(p);
 }

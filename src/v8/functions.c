@@ -274,7 +274,7 @@ int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
         return 0;
     }
     int rc = shared_info(v, shared, out, 0);
-    if (rc != 0) return rc;
+    if (rc != 0 || v8_reads_exhausted(v)) return rc;   /* a bounded walk's partial answer is not kept */
     v8_function_free(&e->info);
     e->shared = shared;
     e->script_id = script_id;

@@ -73,34 +73,47 @@ int v8_is_heap_object(const v8_t *v, uint64_t value)
     return (value & (uint64_t)v->L.heap_tag_mask) == (uint64_t)v->L.heap_tag && value > 4096;
 }
 
+/* The reads a bounded walk still may make (v8_limit_reads); 0 while there is no limit. Every
+ * field read below is charged, so a corrupt heap's huge dictionaries and hole-filled backing
+ * stores, reached again and again, cannot make one print run for minutes. */
+static int over_limit(v8_t *v) { return v->read_limit && ++v->reads > v->read_limit; }
+
+void v8_limit_reads(v8_t *v, int64_t n)
+{
+    v->reads = 0;
+    v->read_limit = n;
+}
+
+int v8_reads_exhausted(const v8_t *v) { return v->read_limit && v->reads > v->read_limit; }
+
 int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out)
 {
-    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    if (!v8_is_heap_object(v, obj) || off < 0 || over_limit(v)) return -1;
     return target_read_u64(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
 }
 
 int v8_read_bytes(v8_t *v, uint64_t obj, int64_t off, void *buf, size_t n)
 {
-    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    if (!v8_is_heap_object(v, obj) || off < 0 || over_limit(v)) return -1;
     return target_read(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, buf, n);
 }
 
 int v8_read_u8(v8_t *v, uint64_t obj, int64_t off, uint8_t *out)
 {
-    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    if (!v8_is_heap_object(v, obj) || off < 0 || over_limit(v)) return -1;
     return target_read_u8(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
 }
 
 int v8_read_u16(v8_t *v, uint64_t obj, int64_t off, uint16_t *out)
 {
-    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    if (!v8_is_heap_object(v, obj) || off < 0 || over_limit(v)) return -1;
     return target_read_u16(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, out);
 }
 
 int v8_read_i32(v8_t *v, uint64_t obj, int64_t off, int32_t *out)
 {
     uint32_t x;
-    if (!v8_is_heap_object(v, obj) || off < 0) return -1;
+    if (!v8_is_heap_object(v, obj) || off < 0 || over_limit(v)) return -1;
     if (target_read_u32(v->t, obj - (uint64_t)v->L.heap_tag + (uint64_t)off, &x) != 0) return -1;
     *out = (int32_t)x;
     return 0;

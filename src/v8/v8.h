@@ -38,6 +38,10 @@ const char *v8_type_name(const v8_t *v, int type);
 const char *v8_class_name(const v8_t *v, int type);
 /* Reads the tagged field at byte offset off of heap object obj (offset from the untagged start). */
 int v8_read_field(v8_t *v, uint64_t obj, int64_t off, uint64_t *out);
+/* Bounds the field reads from now on to n (0: no bound); once spent, every read fails, which
+ * ends any walk. For printers that follow a corrupt heap's references (postmortem/inspect.c). */
+void v8_limit_reads(v8_t *v, int64_t n);
+int v8_reads_exhausted(const v8_t *v);
 int v8_is_string_type(const v8_t *v, int type);
 /* 1 when an object of this instance type is an internalized string (one the string table holds) */
 int v8_is_internalized_string_type(const v8_t *v, int type);

@@ -135,6 +135,7 @@ struct v8 {
                                          once found (frames.c; 0: not yet) */
     v8_api_callee_t api_callees[V8_API_CALLEES];   /* (frames.c api_callees) */
     size_t n_api_callees;
+    int64_t reads, read_limit;        /* field reads made, and allowed (0: no limit) (tagged.c) */
 };
 
 /* dispatch.c: a JSFunction's current Code: its code field (V8 10-11), through V8 13.6's dispatch

@@ -139,6 +139,15 @@ int main(void)
         buf_t b = {0};
         CHECK_EQ_INT(v8_object_elements(im.v, im.root, collect, &b, 100), 0);
         CHECK_STR(b.data, "0=100000000;1=200000000;2=300000000;");
+        /* a bound on reads ends the walk, and lifting it restores every read */
+        v8_limit_reads(im.v, 2);
+        CHECK(v8_object_elements(im.v, im.root, collect, &b, 100) != 0);
+        CHECK(v8_reads_exhausted(im.v));
+        v8_limit_reads(im.v, 0);
+        CHECK(!v8_reads_exhausted(im.v));
+        buf_clear(&b);
+        CHECK_EQ_INT(v8_object_elements(im.v, im.root, collect, &b, 100), 0);
+        CHECK_STR(b.data, "0=100000000;1=200000000;2=300000000;");
         buf_free(&b);
         unload(&im);
     }

@@ -75,9 +75,16 @@ int core_need_v8(const core_session_t *s, const char *cmd)
     return -1;
 }
 
+/* One row of the command list: the name and its arguments in one column, then what it does. */
+void core_print_command_row(FILE *f, const char *name, const char *args, const char *help)
+{
+    int n = fprintf(f, "  %s%s%s", name, *args ? " " : "", args);
+    fprintf(f, "%*s %s\n", n < 62 ? 62 - n : 0, "", help);
+}
+
 void core_print_commands(FILE *f)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-8s %-48s %s\n", commands[i].name, commands[i].args, commands[i].help);
+    for (size_t i = 0; i < NCOMMANDS; i++) core_print_command_row(f, commands[i].name, commands[i].args, commands[i].help);
 }
 
 int core_run_command(core_session_t *s, int argc, char **argv)

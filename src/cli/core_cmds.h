@@ -67,6 +67,7 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
 int core_run_command(core_session_t *s, int argc, char **argv);
 /* Lists the commands, one per line. */
 void core_print_commands(FILE *f);
+void core_print_command_row(FILE *f, const char *name, const char *args, const char *help);
 /* The interactive prompt (or, when stdin is not a terminal, one command per input line). */
 int core_prompt(core_session_t *s);
 

@@ -69,8 +69,8 @@ static int run_line(core_session_t *s, char *line)
     }
     if (!strcmp(argv[0], "help") || !strcmp(argv[0], "?")) {
         core_print_commands(stdout);
-        printf("  %-8s %-48s %s\n  %-8s %-48s %s\n", "help", "", "this list (COMMAND --help for one)", "quit", "",
-               "leave (also exit, q, Ctrl-D)");
+        core_print_command_row(stdout, "help", "", "this list (COMMAND --help for one)");
+        core_print_command_row(stdout, "quit", "", "leave (also exit, q, Ctrl-D)");
         return 0;
     }
     last_rc = core_run_command(s, argc, argv);

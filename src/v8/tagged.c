@@ -13,9 +13,14 @@ v8_t *v8_open(target_t *t)
     v8_t *v = xcalloc(1, sizeof *v);
     v->t = t;
     if (v8_metadata_load(t, &v->md) != 0) {
-        diag_error(target_exe_path(t), 0,
-                   "no V8 postmortem metadata (v8dbg_* symbols): not a node binary, or a stripped one; "
-                   "pass the node that produced the core with --node");
+        if (!strcmp(target_kind(t), "core"))
+            diag_error(target_exe_path(t), 0,
+                       "no V8 postmortem metadata (v8dbg_* symbols): not a node binary, or a stripped one; "
+                       "pass the node that produced the core with --node");
+        else
+            diag_error(target_exe_path(t), 0,
+                       "no V8 postmortem metadata (v8dbg_* symbols): the process does not run node, or runs a "
+                       "stripped node whose debug file was not found (/usr/lib/debug, or set DEBUGINFOD_URLS)");
         free(v);
         return NULL;
     }

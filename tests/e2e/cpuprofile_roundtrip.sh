@@ -20,8 +20,11 @@ function summary(p) {
   const self = {}, ticks = {};
   for (const s of p.samples) { const k = key(byId.get(s)); self[k] = (self[k] || 0) + 1; }
   for (const n of p.nodes) for (const t of n.positionTicks || []) { const k = key(n) + "@" + t.line; ticks[k] = (ticks[k] || 0) + t.ticks; }
-  const time = p.startTime + p.timeDeltas.reduce((x, y) => x + Math.max(y, 0), 0);
-  return { self, ticks, samples: p.samples.length, start: p.startTime, last: time };
+  // the last sample is the latest timestamp: V8 now and then writes a negative delta (one sample
+  // stamped before the one ahead of it), and clamping deltas at 0 would overshoot by it
+  let t = p.startTime, last = t;
+  for (const d of p.timeDeltas) { t += d; if (t > last) last = t; }
+  return { self, ticks, samples: p.samples.length, start: p.startTime, last };
 }
 const x = summary(a), y = summary(b);
 const bad = [];

@@ -104,7 +104,17 @@ check_major() {
             kill -0 "$pid" 2> /dev/null || fail "the target died when nodescope was killed (round $i)"
         done
         # (up to 20 s: CI once found the target still traced at 5 s, cause not known)
-        for _ in $(seq 400); do [ -z "$(copies)" ] && ! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/"$pid"/task/*/status && break; sleep 0.05; done
+        for k in $(seq 400); do
+            [ -z "$(copies)" ] && ! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/"$pid"/task/*/status && break
+            if [ "$k" = 40 ]; then   # still traced after 2 s: say by whom, doing what (for the log)
+                for tp in $(grep -h '^TracerPid' /proc/"$pid"/task/*/status | awk '$2 != 0 {print $2}' | sort -u); do
+                    echo "after 2 s: traced by $tp ($(tr '\0' ' ' < /proc/"$tp"/cmdline 2> /dev/null)), state" \
+                         "$(awk '/^State/ {print $2}' /proc/"$tp"/status 2> /dev/null), wchan $(cat /proc/"$tp"/wchan 2> /dev/null)"
+                    head -8 /proc/"$tp"/stack 2> /dev/null
+                done
+            fi
+            sleep 0.05
+        done
         clean "40 nodescopes killed at random moments"
         echo "node $v: 40 nodescopes killed 0-30 ms into a snapshot: the target lives, untraced, no copy left"
     fi

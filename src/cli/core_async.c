@@ -86,6 +86,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         }
         if (json) {
             jw_end(&w);
+            core_json_read(s, &w);
             jw_end(&w);
             buf_putc(&b, '\n');
         }
@@ -146,6 +147,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
         if (json) {
             jw_newline(&w);   /* "]" on a line of its own */
             jw_end(&w);
+            core_json_read(s, &w);
             jw_end(&w);
             buf_putc(&b, '\n');
         } else buf_printf(&b, "%zu suspended, %zu executing\n", c.n, c.executing);

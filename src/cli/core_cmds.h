@@ -75,7 +75,9 @@ int core_prompt(core_session_t *s);
 int core_need_v8(const core_session_t *s, const char *cmd);
 /* With --pid: "read" (how the process was read: "snapshot", "live", "stop") and "stopped_ms" (how
    long it was stopped for it; not with "stop") into the object w is in; nothing for a core. Every
-   --json document of a core command carries them at its top level (stack, exception, pending...). */
+   --json document of a core command that is a JSON object carries them at its top level (stack,
+   exception, pending, async, retainers, dominators, instances, find); arrays and print --json's
+   value keep their shape (docs/commands/core.md). */
 void core_json_read(const core_session_t *s, jw_t *w);
 
 #endif

@@ -161,6 +161,7 @@ static int run_select(core_session_t *s, const char *cmdname, const char *name, 
         jw_int(&sel.jw, "count", count);
         jw_int(&sel.jw, "listed", listed);
         jw_bool(&sel.jw, "complete", rc == EXIT_OK);
+        core_json_read(s, &sel.jw);
         jw_end(&sel.jw);
         buf_putc(&sel.out, '\n');
         select_flush(&sel);

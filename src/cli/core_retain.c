@@ -243,6 +243,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     if (json) {
         if (shown) jw_newline(&w);
         jw_end(&w);
+        core_json_read(s, &w);   /* --pid: how it was read, and how long the process was stopped for it */
         jw_end(&w);
         buf_puts(&b, "\n");
     } else if (!shown) buf_puts(&b, "(unreachable from every root: garbage the next GC would collect)\n");
@@ -324,6 +325,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     }
     if (json) {
         jw_end(&w);
+        core_json_read(s, &w);
         jw_end(&w);
         buf_puts(&o, "\n");
     }

@@ -75,6 +75,15 @@ int core_need_v8(const core_session_t *s, const char *cmd)
     return -1;
 }
 
+int core_operands(const core_session_t *s, const opt_cmd_t *cmd, int n, char **argv, int min, int max, const char *missing,
+                  int *rc)
+{
+    *rc = n < 0 ? opt_exit_code(n) : n < min ? opt_usage_error(cmd, "%s", missing)
+        : n > max ? opt_usage_error(cmd, "unexpected argument '%s'", argv[max + 1])
+        : s->check_only ? EXIT_OK : core_need_v8(s, argv[0]) != 0 ? EXIT_FAIL : -1;
+    return *rc < 0 ? n : -1;
+}
+
 /* One row of the command list: the name and its arguments in one column, then what it does. */
 void core_print_command_row(FILE *f, const char *name, const char *args, const char *help)
 {

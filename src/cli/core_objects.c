@@ -9,33 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_cmd(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv, int min_ops, int max_ops, int *rc)
-{
-    int n = opt_parse(cmd, argc, argv);
-    if (n < 0) {
-        *rc = opt_exit_code(n);
-        return -1;
-    }
-    *rc = EXIT_USAGE;
-    if (n < min_ops) {
-        opt_usage_error(cmd, "which constructor?");
-        return -1;
-    }
-    if (n > max_ops) {
-        opt_usage_error(cmd, "unexpected argument '%s'", argv[max_ops + 1]);
-        return -1;
-    }
-    if (s->check_only) {
-        *rc = EXIT_OK;
-        return -1;
-    }
-    if (core_need_v8(s, argv[0]) != 0) {
-        *rc = EXIT_FAIL;
-        return -1;
-    }
-    return n;
-}
-
 /* ---- objects ---- */
 
 int core_cmd_objects(core_session_t *s, int argc, char **argv)
@@ -64,7 +37,7 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
     if (retained) return core_objects_retained(s, &cmd, n, argv, verbose, min, sort, json);   /* core_retain.c */
     if (strcmp(sort, "count") && strcmp(sort, "size")) return opt_usage_error(&cmd, "--sort takes count or size, not '%s'", sort);
     if (min < 0) return opt_usage_error(&cmd, "--min needs a count, not %ld", min);
-    if (parse_cmd(s, &cmd, argc, argv, 0, 0, &rc) < 0) return rc;
+    if (core_operands(s, &cmd, n, argv, 0, 0, "", &rc) < 0) return rc;
     pm_group_t *gs;
     size_t ngs;
     pm_walk_t w;
@@ -185,7 +158,7 @@ int core_cmd_instances(core_session_t *s, int argc, char **argv)
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core instances", usage, tables, 0, NULL};
     int rc;
-    if (parse_cmd(s, &cmd, argc, argv, 1, 1, &rc) < 0) return rc;
+    if (core_operands(s, &cmd, opt_parse(&cmd, argc, argv), argv, 1, 1, "which constructor?", &rc) < 0) return rc;
     return run_select(s, argv[0], argv[1], NULL, limit, json);
 }
 
@@ -216,7 +189,7 @@ int core_cmd_find(core_session_t *s, int argc, char **argv)
     memset(&cond, 0, sizeof cond);   /* pm_where_parse leaves scratch as it finds it */
     if (pm_where_parse(where, &cond, err, sizeof err) != 0) return opt_usage_error(&cmd, "%s", err);
     int rc;
-    n = parse_cmd(s, &cmd, argc, argv, 0, 1, &rc);
+    n = core_operands(s, &cmd, n, argv, 0, 1, "", &rc);
     if (n >= 0) rc = run_select(s, argv[0], n ? argv[1] : NULL, &cond, limit, json);
     pm_where_free(&cond);
     return rc;
@@ -243,7 +216,7 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core functions", usage, tables, 0, NULL};
     int rc;
-    if (parse_cmd(s, &cmd, argc, argv, 0, 0, &rc) < 0) return rc;
+    if (core_operands(s, &cmd, opt_parse(&cmd, argc, argv), argv, 0, 0, "", &rc) < 0) return rc;
     pm_fn_count_t *fs;
     size_t nfs;
     pm_walk_t w;

@@ -73,32 +73,15 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
     free(st);
 }
 
+/* The options, then with need_addr the object (an address or a path); 0, or -1 with *rc the
+ * exit status to return. */
 static int parse(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv, int need_addr, uint64_t *addr, int *rc)
 {
-    int n = opt_parse(cmd, argc, argv);
-    if (n < 0) {
-        *rc = opt_exit_code(n);
+    if (core_operands(s, cmd, opt_parse(cmd, argc, argv), argv, need_addr, need_addr,
+                      "which object? (an address, or an expression like globalThis.app)", rc) < 0)
         return -1;
-    }
-    *rc = 2;
-    if (need_addr && n < 1) {
-        opt_usage_error(cmd, "which object? (an address, or an expression like globalThis.app)");
-        return -1;
-    }
-    if (n > need_addr) {
-        opt_usage_error(cmd, "unexpected argument '%s'", argv[need_addr + 1]);
-        return -1;
-    }
-    if (s->check_only) {
-        *rc = 0;
-        return -1;
-    }
-    if (core_need_v8(s, argv[0]) != 0) {
-        *rc = 1;
-        return -1;
-    }
     if (need_addr && pm_resolve(s->v, argv[0], argv[1], addr) != 0) {
-        *rc = 1;
+        *rc = EXIT_FAIL;
         return -1;
     }
     return 0;

@@ -2,7 +2,9 @@
  * input = a 4-byte little-endian offset of the value to decode, then a memory image placed at
  * FUZZ_IMAGE_BASE. Decoded with Node 20's layout, then printed as print and print --json would. Any bytes must give an answer or an error: never a
  * crash, a hang, or a read outside the image. Seeds: fuzz/gen_v8_corpus.js. */
+#include "postmortem/fields.h"
 #include "postmortem/inspect.h"
+#include "postmortem/source.h"
 #include "target/target.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -23,6 +25,12 @@ static int count_property(void *ctx, const v8_property_t *p)
 {
     (*(size_t *)ctx) += strlen(p->key) + 1;
     return 0;
+}
+
+static void count_line(void *ctx, int line_no, const char *text, size_t len)
+{
+    (void)line_no, (void)text, (void)len;
+    ++*(size_t *)ctx;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -56,12 +64,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const char *cls;
         v8_field_t *fields;
         size_t nf;
-        if (v8_object_fields(v, value, &cls, &fields, &nf) == 0) v8_fields_free(fields, nf);
+        if (v8_object_fields(v, value, &cls, &fields, &nf) == 0) {
+            for (size_t k = 0; k < nf; k++) pm_field_text(v, value, &fields[k], &b);   /* v8print's fields */
+            v8_fields_free(fields, nf);
+        }
         int nemb = v8_embedder_field_count(v, value, NULL);   /* a corrupt map's count stays bounded */
         for (int k = 0; k < nemb && k < 300; k++) {
             v8_embedder_value_t e;
-            v8_embedder_field(v, value, k, &e);
+            if (v8_embedder_field(v, value, k, &e) == 0) pm_embedder_text(v, t, &e, &b);
         }
+        char slot[128];
+        pm_context_slot_name(v, value, 2, slot, sizeof slot);
+        /* source's line cutter over the value as a script source (surrogates, braces, no newline) */
+        v8_function_t src_fn = {0};
+        src_fn.def_line = 1;
+        size_t lines = 0;
+        pm_function_lines(v, &src_fn, value, 50, count_line, &lines);
         /* the value printer: every kind's decoder, cycles, absurd lengths (bounded) */
         v8_value_t x;
         v8_value(v, value, &x);

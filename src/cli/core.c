@@ -75,6 +75,15 @@ int core_need_v8(const core_session_t *s, const char *cmd)
     return -1;
 }
 
+int core_operands(const core_session_t *s, const opt_cmd_t *cmd, int n, char **argv, int min, int max, const char *missing,
+                  int *rc)
+{
+    *rc = n < 0 ? opt_exit_code(n) : n < min ? opt_usage_error(cmd, "%s", missing)
+        : n > max ? opt_usage_error(cmd, "unexpected argument '%s'", argv[max + 1])
+        : s->check_only ? EXIT_OK : core_need_v8(s, argv[0]) != 0 ? EXIT_FAIL : -1;
+    return *rc < 0 ? n : -1;
+}
+
 /* One row of the command list: the name and its arguments in one column, then what it does. */
 void core_print_command_row(FILE *f, const char *name, const char *args, const char *help)
 {
@@ -100,55 +109,6 @@ int core_run_command(core_session_t *s, int argc, char **argv)
         snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", commands[i].name);
     return opt_usage_error(&(opt_cmd_t){"core", NULL, NULL, 0, NULL}, "unknown command '%s' (commands: %s)", argv[0],
                            names);
-}
-
-/* Why attaching to pid may have failed, and what to do: Yama's ptrace_scope, the owner, the
- * capability, another tracer. Printed after target_open_pid failed. */
-static void ptrace_hint(int pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return;   /* no such process: the error said so */
-    long tracer = 0, owner = -1;
-    unsigned long long capeff = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "TracerPid:", 10)) tracer = strtol(line + 10, NULL, 10);
-        else if (!strncmp(line, "Uid:", 4)) owner = strtol(line + 4, NULL, 10);
-    }
-    fclose(f);
-    if ((f = fopen("/proc/self/status", "r"))) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "CapEff:", 7)) capeff = strtoull(line + 7, NULL, 16);
-        fclose(f);
-    }
-    int scope = -1;
-    if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r"))) {
-        if (fscanf(f, "%d", &scope) != 1) scope = -1;
-        fclose(f);
-    }
-    uid_t euid = geteuid();
-    int cap_ptrace = (capeff >> 19) & 1;   /* CAP_SYS_PTRACE */
-    const char *todo = "run as root, allow ptrace with 'sysctl kernel.yama.ptrace_scope=0', or give nodescope "
-                       "CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep, or --cap-add=SYS_PTRACE in a container)";
-    if (tracer > 0)
-        diag_hint("pid %d is already traced by pid %ld (a debugger or strace): detach it first", pid, tracer);
-    else if (scope == 3)
-        diag_hint("kernel.yama.ptrace_scope is 3: ptrace is disabled until the next reboot");
-    else if (scope == 2 && !cap_ptrace)
-        diag_hint("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run as root, or give "
-                  "nodescope the capability: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"");
-    else if (owner >= 0 && (uid_t)owner != euid && !cap_ptrace)
-        diag_hint("pid %d belongs to uid %ld and you are uid %u: run as that user or as root, or give nodescope "
-                  "CAP_SYS_PTRACE: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"", pid, owner,
-                  (unsigned)euid);
-    else if (scope == 1 && !cap_ptrace)
-        diag_hint("kernel.yama.ptrace_scope is 1: only a parent process may attach; %s", todo);
-    else if (!cap_ptrace)
-        diag_hint("attaching needs ptrace permission (see /proc/sys/kernel/yama/ptrace_scope); %s", todo);
-    else
-        diag_hint("you have CAP_SYS_PTRACE%s, so something else refused ptrace: a seccomp or LSM policy "
-                  "(container runtime, SELinux/AppArmor), or a protected process", euid == 0 ? " as root" : "");
 }
 
 int cli_core(int argc, char **argv)
@@ -217,7 +177,7 @@ int cli_core(int argc, char **argv)
         failed = !s.t || (pid && (stop ? target_stop(s.t) : target_snapshot(s.t, &stopped_ms)) != 0);
     }
     if (failed) {
-        if (pid) ptrace_hint((int)pid);
+        if (pid) target_ptrace_hint((int)pid);
         v8_close(s.v);
         if (s.t) target_close(s.t);
         return EXIT_FAIL;

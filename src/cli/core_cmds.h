@@ -73,9 +73,17 @@ int core_prompt(core_session_t *s);
 
 /* Commands that need V8 call this: prints why when s->v is NULL. */
 int core_need_v8(const core_session_t *s, const char *cmd);
+/* After a command's opt_parse (n: its result): between min and max operands (else a usage error,
+   `missing` when too few), then nothing more on a check_only session, then V8's metadata needed.
+   n to go on, or -1 with *rc the exit status to return (EXIT_OK after --help or a check). */
+struct opt_cmd;
+int core_operands(const core_session_t *s, const struct opt_cmd *cmd, int n, char **argv, int min, int max,
+                  const char *missing, int *rc);
 /* With --pid: "read" (how the process was read: "snapshot", "live", "stop") and "stopped_ms" (how
    long it was stopped for it; not with "stop") into the object w is in; nothing for a core. Every
-   --json document of a core command carries them at its top level (stack, exception, pending...). */
+   --json document of a core command that is a JSON object carries them at its top level (stack,
+   exception, pending, async, retainers, dominators, instances, find); arrays and print --json's
+   value keep their shape (docs/commands/core.md). */
 void core_json_read(const core_session_t *s, jw_t *w);
 
 #endif

@@ -1,7 +1,8 @@
-/* nodescope core ... type|v8print|str|array ADDR: the low-level inspectors of V8 values. */
+/* nodescope core ... type|v8print|str|array|internal ADDR: the low-level inspectors of V8 values;
+ * the text of raw fields and embedder words is postmortem/fields.c's. */
 #include "cli/core_cmds.h"
+#include "postmortem/fields.h"
 #include "util/diag.h"
-#include "util/demangle.h"
 #include "util/json_writer.h"
 #include "util/options.h"
 #include <stdlib.h>
@@ -141,34 +142,6 @@ int core_cmd_type(core_session_t *s, int argc, char **argv)
     return EXIT_OK;
 }
 
-/* One field's value, read by the metadata's type name (through v8/, which knows the tag). */
-static void print_field(v8_t *v, uint64_t obj, const v8_field_t *f, buf_t *b)
-{
-    const char *ty = f->type;
-    int64_t off = f->offset;
-    uint64_t w = 0;
-    buf_clear(b);
-    if (!strcmp(ty, "char") || !strcmp(ty, "uint8_t")) {
-        uint8_t x;
-        if (v8_read_bytes(v, obj, off, &x, 1) == 0) buf_printf(b, "%u", x);
-    } else if (!strcmp(ty, "uint16_t") || !strcmp(ty, "int16_t")) {
-        uint16_t x;
-        if (v8_read_bytes(v, obj, off, &x, 2) == 0) buf_printf(b, "%d", !strcmp(ty, "int16_t") ? (int)(int16_t)x : (int)x);
-    } else if (!strcmp(ty, "int") || !strcmp(ty, "int32_t") || !strcmp(ty, "uint32_t")) {
-        uint32_t x;
-        if (v8_read_bytes(v, obj, off, &x, 4) == 0) buf_printf(b, "%lld", !strcmp(ty, "uint32_t") ? (long long)x : (long long)(int32_t)x);
-    } else if (!strcmp(ty, "double")) {
-        double d;
-        if (v8_read_bytes(v, obj, off, &d, 8) == 0) v8_put_number(b, d);
-    } else if (!strcmp(ty, "uintptr_t") || !strcmp(ty, "size_t") || !strcmp(ty, "Address") || !strcmp(ty, "uint64_t")) {
-        if (v8_read_bytes(v, obj, off, &w, 8) == 0) buf_printf(b, "0x%llx", (unsigned long long)w);
-    } else if (v8_read_field(v, obj, off, &w) == 0) {   /* a tagged field */
-        buf_printf(b, "0x%llx ", (unsigned long long)w);
-        v8_describe(v, w, b);
-    }
-    if (!b->len) buf_puts(b, "<unreadable>");
-}
-
 /* Where a list of values goes: lines of text (with their addresses under -a), or entries of one
  * JSON array in j. */
 typedef struct {
@@ -232,20 +205,6 @@ static void print_more(const print_ctx_t *c, const char *what)
     } else if (c->shown > c->limit) printf("%s... (more %s; --limit N shows more)\n", c->indent, what);
 }
 
-typedef struct {
-    int64_t slot;
-    char name[128];
-} slot_name_t;
-
-static int slot_name_cb(void *ctx, const char *name, int64_t slot, uint64_t value)
-{
-    slot_name_t *n = ctx;
-    (void)value;
-    if (slot != n->slot) return 0;
-    snprintf(n->name, sizeof n->name, "%s", name);
-    return 1;
-}
-
 /* The slots of a FixedArray-shaped object (FixedArray, Context), the first c->limit, as a list;
  * a Context's locals by their ScopeInfo names ("[4] outerVar: ..."). */
 static int print_slots(print_ctx_t *c, uint64_t addr)
@@ -256,56 +215,16 @@ static int print_slots(print_ctx_t *c, uint64_t addr)
         v8_property_t p = {0};
         if (v8_fixed_array_get(c->v, addr, i, &p.value) != 0) return -1;
         if (c->shown++ >= c->limit) break;
-        slot_name_t n = {i, ""};
-        v8_context_locals(c->v, addr, slot_name_cb, &n);
-        int named = n.name[0] && n.name[0] != '[';
-        char key[192];
+        char name[128], key[192];
+        int named = pm_context_slot_name(c->v, addr, i, name, sizeof name);
         if (c->j) snprintf(key, sizeof key, "%lld", (long long)i);
-        else if (named) snprintf(key, sizeof key, "[%lld] %s", (long long)i, n.name);
+        else if (named) snprintf(key, sizeof key, "[%lld] %s", (long long)i, name);
         else snprintf(key, sizeof key, "[%lld]", (long long)i);
-        print_value(c, key, 1, named ? n.name : NULL, &p);
+        print_value(c, key, 1, named ? name : NULL, &p);
     }
     return 0;
 }
 
-/* One embedder field as text: a Smi, a V8 value, or a C++ pointer named by its vtable's class
- * ("vtable for node::TCPWrap" from the symbols) or by the symbol it points into. */
-static void describe_embedder(core_session_t *s, const v8_embedder_value_t *e, buf_t *b)
-{
-    buf_clear(b);
-    if (e->kind == V8_EMBEDDER_SMI) {
-        buf_printf(b, "Smi %lld", (long long)v8_smi_value(s->v, e->raw));
-        return;
-    }
-    buf_printf(b, "0x%llx", (unsigned long long)e->raw);
-    if (e->kind == V8_EMBEDDER_TAGGED) {
-        buf_putc(b, ' ');
-        v8_describe(s->v, e->raw, b);
-        return;
-    }
-    if (!e->raw) {
-        buf_puts(b, " (null)");
-        return;
-    }
-    static const char vt[] = "vtable for ";
-    target_symbol_t sym;
-    buf_t name = {0};
-    if (e->vtable && target_symbolize_data(s->t, e->vtable, &sym) == 0) demangle_append(&name, sym.name);
-    if (name.data && !strncmp(name.data, vt, sizeof vt - 1)) {
-        buf_printf(b, " (C++ %s)", name.data + sizeof vt - 1);
-    } else if (target_symbolize_data(s->t, e->raw, &sym) == 0) {
-        buf_clear(&name);
-        demangle_append(&name, sym.name);
-        buf_printf(b, " (&%s", name.data);
-        if (e->raw != sym.addr) buf_printf(b, "+0x%llx", (unsigned long long)(e->raw - sym.addr));
-        buf_putc(b, ')');
-    } else {
-        buf_puts(b, " (native pointer)");
-    }
-    buf_free(&name);
-}
-
-/* One embedder field as a JSON object (for internal --json and v8print --json). */
 /* The members of one embedder field (for internal --json and v8print --json), in the object open in w. */
 static void json_embedder(jw_t *w, int index, const v8_embedder_value_t *e, const char *text)
 {
@@ -353,7 +272,7 @@ int core_cmd_internal(core_session_t *s, int argc, char **argv)
         return EXIT_FAIL;
     }
     buf_t b = {0};
-    describe_embedder(s, &e, &b);
+    pm_embedder_text(s->v, s->t, &e, &b);
     if (json) {   /* the field's object, with the object and the count in front */
         buf_t j = {0};
         jw_t w;
@@ -380,7 +299,7 @@ static void print_embedder_fields(core_session_t *s, uint64_t obj, jw_t *j)
     for (int i = 0; i < n; i++) {
         v8_embedder_value_t e;
         if (v8_embedder_field(s->v, obj, i, &e) != 0) break;
-        describe_embedder(s, &e, &b);
+        pm_embedder_text(s->v, s->t, &e, &b);
         if (!j) {
             printf("    [%d] +%lld: %s\n", i, (long long)e.offset, b.data);
             continue;
@@ -441,7 +360,7 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
         printf("\n");
     }
     for (size_t i = 0; i < n; i++) {
-        print_field(v, a.addr, &fields[i], &b);
+        pm_field_text(v, a.addr, &fields[i], &b);
         if (!jp) {
             printf("  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field,
                    fields[i].type, b.data);

@@ -2,7 +2,7 @@
  * address or by a path (postmortem/resolve.c), printed the way util.inspect shows it or as
  * JSON.stringify would write it (postmortem/inspect.c). */
 #include "cli/core_cmds.h"
-#include "postmortem/walk.h"
+#include "postmortem/source.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
 #include "util/options.h"
@@ -224,12 +224,7 @@ static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t val
     closure_t *c = ctx;
     buf_t b = {0};
     (void)slot;
-    pm_format_value(c->v, value, 0, 0, PM_PRINT_MAX_VALUES, &b);
-    if (b.data && strchr(b.data, '\n')) {   /* too big for a line: its name and address, for print */
-        buf_clear(&b);
-        pm_format_value(c->v, value, 0, -1, PM_PRINT_MAX_VALUES, &b);
-        if (!c->j) buf_printf(&b, " @0x%llx", (unsigned long long)value);
-    }
+    pm_value_line(c->v, value, !c->j, &b);
     if (c->j) {
         jw_object_begin(c->j, NULL);
         jw_string(c->j, "name", name);
@@ -258,22 +253,19 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
     if (n != 1) return opt_usage_error(&cmd, n ? "one address or path" : "which function?");
     if (s->check_only) return EXIT_OK;
     if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
-    uint64_t fn, ctx;
+    uint64_t fn, ctx, closure;
     int rc = pm_resolve(s->v, argv[0], argv[1], &fn);
     if (rc != EXIT_OK) return rc;
-    v8_function_t sfi;
-    if (v8_function_context(s->v, fn, &ctx) != 0 && v8_shared_info(s->v, fn, &sfi) == 0) {
-        /* a SharedFunctionInfo (what `functions -v` and stacks show): one of its closures */
-        v8_function_free(&sfi);
-        uint64_t closure = pm_first_closure(s->v, fn);
-        if (!closure) {
-            diag_error(target_name(s->t), 0, "closure: %s is a SharedFunctionInfo without a closure on the heap", argv[1]);
-            return EXIT_FAIL;
-        }
-        if (!json) printf("closure 0x%llx of SharedFunctionInfo 0x%llx\n", (unsigned long long)closure, (unsigned long long)fn);
-        fn = closure;
+    int was_shared;
+    rc = pm_closure_of(s->v, fn, &closure, &ctx, &was_shared);
+    if (rc == -1) {
+        diag_error(target_name(s->t), 0, "closure: %s is a SharedFunctionInfo without a closure on the heap", argv[1]);
+        return EXIT_FAIL;
     }
-    if (v8_function_context(s->v, fn, &ctx) != 0) {
+    if (was_shared && !json)
+        printf("closure 0x%llx of SharedFunctionInfo 0x%llx\n", (unsigned long long)closure, (unsigned long long)fn);
+    fn = closure;
+    if (rc != 0) {
         diag_error(target_name(s->t), 0, "closure: %s is not a function with a readable context", argv[1]);
         return EXIT_FAIL;
     }
@@ -310,58 +302,18 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
     return EXIT_OK;
 }
 
-/* source: the lines of a function from the line its definition starts on, until its braces
- * balance (strings and comments are not parsed: a brace in them can end it early or late) or
- * -n lines. */
-typedef struct {
-    int64_t at, start;
-    buf_t line;
-    int depth, opened, done, line_no;
-    long shown, max;
-    uint32_t hi;
-    jw_t *j;   /* --json: lines go here as {line, text} */
-} src_t;
-
-static void src_emit(src_t *s)
+/* source: one line, as text or as {line, text} into the array open in j */
+static void print_line(void *ctx, int line_no, const char *text, size_t len)
 {
-    const char *text = s->line.data ? s->line.data : "";
-    if (!s->j) {
-        printf("%6d  %s\n", s->line_no, text);
+    jw_t *j = ctx;
+    if (!j) {
+        printf("%6d  %s\n", line_no, text);
         return;
     }
-    jw_object_begin(s->j, NULL);
-    jw_int(s->j, "line", s->line_no);
-    jw_string_n(s->j, "text", text, s->line.len);
-    jw_end(s->j);
-}
-
-static void src_unit(void *ctx, uint32_t u)
-{
-    src_t *s = ctx;
-    int64_t at = s->at++;
-    if (s->done) return;
-    if (s->hi) {
-        uint32_t hi = s->hi;
-        s->hi = 0;
-        if (u >= 0xDC00 && u <= 0xDFFF) { buf_put_utf8(&s->line, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00)); return; }
-        buf_put_utf8(&s->line, 0xFFFD);
-    }
-    if (u == '\n') {
-        if (at >= s->start) {
-            src_emit(s);
-            s->line_no++;
-            if (++s->shown >= s->max || (s->opened && s->depth <= 0) || !s->opened) s->done = 1;
-            if (!s->opened && s->shown < s->max && s->done) s->done = 0;   /* the body starts on a later line */
-        }
-        buf_clear(&s->line);
-        return;
-    }
-    if (at >= s->start) {
-        if (u == '{') { s->depth++; s->opened = 1; }
-        else if (u == '}') s->depth--;
-    }
-    if (u >= 0xD800 && u <= 0xDBFF) s->hi = u;
-    else buf_put_utf8(&s->line, u);
+    jw_object_begin(j, NULL);
+    jw_int(j, "line", line_no);
+    jw_string_n(j, "text", text, len);
+    jw_end(j);
 }
 
 int core_cmd_source(core_session_t *s, int argc, char **argv)
@@ -408,10 +360,7 @@ int core_cmd_source(core_session_t *s, int argc, char **argv)
         jw_int(&w, "line", fi.def_line);
         jw_array_begin(&w, "lines");
     } else printf("%s:%d\n", fi.script_name ? fi.script_name : "<script>", fi.def_line);
-    src_t st = {0, fi.start_pos, {0}, 0, 0, 0, fi.def_line > 0 ? fi.def_line : 1, 0, max, 0, json ? &w : NULL};
-    rc = v8_string_units(s->v, src, src_unit, &st) == 0 ? EXIT_OK : EXIT_FAIL;
-    if (!st.done && st.line.len) src_emit(&st);
-    buf_free(&st.line);
+    rc = pm_function_lines(s->v, &fi, src, max, print_line, json ? &w : NULL) == 0 ? EXIT_OK : EXIT_FAIL;
     if (json) {
         jw_end(&w);
         jw_bool(&w, "complete", rc == EXIT_OK);

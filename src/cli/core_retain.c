@@ -1,15 +1,15 @@
 /* nodescope core ... refs|retainers|dominators|objects --retained: why an object is alive, over
  * the session's object graph (postmortem/graph_session.c), its edges and paths named as DevTools
- * names them (postmortem/paths.c). */
+ * names them (postmortem/paths.c); holders and paths from postmortem/retainers.c, the census
+ * by constructor from postmortem/census.c. */
 #include "cli/core_cmds.h"
 #include "postmortem/graph_session.h"
 #include "postmortem/census.h"
 #include "postmortem/paths.h"
+#include "postmortem/retainers.h"
 #include "util/diag.h"
-#include "util/hash.h"
 #include "util/json_writer.h"
 #include "util/options.h"
-#include "util/xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,32 +73,15 @@ static void print_path(core_session_t *s, v8_graph_t *g, v8_edges_t *e, const ui
     free(st);
 }
 
+/* The options, then with need_addr the object (an address or a path); 0, or -1 with *rc the
+ * exit status to return. */
 static int parse(core_session_t *s, const opt_cmd_t *cmd, int argc, char **argv, int need_addr, uint64_t *addr, int *rc)
 {
-    int n = opt_parse(cmd, argc, argv);
-    if (n < 0) {
-        *rc = opt_exit_code(n);
+    if (core_operands(s, cmd, opt_parse(cmd, argc, argv), argv, need_addr, need_addr,
+                      "which object? (an address, or an expression like globalThis.app)", rc) < 0)
         return -1;
-    }
-    *rc = 2;
-    if (need_addr && n < 1) {
-        opt_usage_error(cmd, "which object? (an address, or an expression like globalThis.app)");
-        return -1;
-    }
-    if (n > need_addr) {
-        opt_usage_error(cmd, "unexpected argument '%s'", argv[need_addr + 1]);
-        return -1;
-    }
-    if (s->check_only) {
-        *rc = 0;
-        return -1;
-    }
-    if (core_need_v8(s, argv[0]) != 0) {
-        *rc = 1;
-        return -1;
-    }
     if (need_addr && pm_resolve(s->v, argv[0], argv[1], addr) != 0) {
-        *rc = 1;
+        *rc = EXIT_FAIL;
         return -1;
     }
     return 0;
@@ -139,8 +122,8 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
     v8_edges_t *e;
     uint32_t x;
     if (node_at(s, argv[0], addr, &g, &e, &x) != 0) return 1;
-    const uint32_t *holders, *slots;
-    size_t n = v8_graph_retainers(g, x, &holders, &slots);
+    pm_ref_t *refs;
+    size_t n = pm_refs(g, e, x, addr, &refs);
     buf_t b = {0}, d = {0};
     char tmp[32];
     jw_t w;   /* --json: an array, a holder a line */
@@ -149,56 +132,33 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
     w.indent = "  ";
     if (json) jw_array_begin_lines(&w, NULL);
     for (size_t k = 0; k < n; k++) {
-        pm_find_t f;
-        uint32_t h = holders[k], owner = V8_NO_NODE;
-        v8_edge_t ed;
-        if (pm_name_edge(g, e, h, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK), x, &f) == 0) ed = f.found;
-        else ed = (v8_edge_t){slots[k] & V8_SLOT_WEAK ? V8_EDGE_WEAK : V8_EDGE_INTERNAL, NULL,
-                              (int64_t)(slots[k] & ~V8_SLOT_WEAK), addr, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK)};
-        char ename[512];
-        snprintf(ename, sizeof ename, "%s", ed.name ? ed.name : "");
-        if (ed.name) ed.name = ename;
-        /* a backing store: the JS object (up to two holders up) that names x */
-        pm_find_t of;
-        if (!(v8_graph_node(g, h)->flags & V8_NODE_JS)) {
-            const uint32_t *h2, *s2;
-            size_t n2 = v8_graph_retainers(g, h, &h2, &s2);
-            for (size_t j = 0; j < n2 && j < 64 && owner == V8_NO_NODE; j++) {
-                if ((v8_graph_node(g, h2[j])->flags & V8_NODE_JS) && pm_name_edge(g, e, h2[j], -1, x, &of) == 0) owner = h2[j];
-                else if (!(v8_graph_node(g, h2[j])->flags & V8_NODE_JS)) {
-                    const uint32_t *h3, *s3;
-                    size_t n3 = v8_graph_retainers(g, h2[j], &h3, &s3);
-                    for (size_t q = 0; q < n3 && q < 16 && owner == V8_NO_NODE; q++)
-                        if ((v8_graph_node(g, h3[q])->flags & V8_NODE_JS) && pm_name_edge(g, e, h3[q], -1, x, &of) == 0)
-                            owner = h3[q];
-                }
-            }
-        }
+        uint32_t h = refs[k].holder, owner = refs[k].owner;
+        const v8_edge_t *ed = &refs[k].edge, *of = &refs[k].owner_edge;
         buf_clear(&d);
         pm_describe_node(s->v, g, h, &d);
         if (json) {
             jw_object_begin(&w, NULL);
             jw_address(&w, "holder", v8_graph_node(g, h)->addr);
             jw_string_n(&w, "description", d.data ? d.data : "", d.len);
-            jw_string(&w, "kind", v8_edge_kind_name(ed.kind));
-            jw_string(&w, "name", pm_edge_raw_name(&ed, tmp, sizeof tmp));
+            jw_string(&w, "kind", v8_edge_kind_name(ed->kind));
+            jw_string(&w, "name", pm_edge_raw_name(ed, tmp, sizeof tmp));
             if (owner != V8_NO_NODE) {
                 jw_address(&w, "owner", v8_graph_node(g, owner)->addr);
-                jw_string(&w, "owner_kind", v8_edge_kind_name(of.found.kind));
-                jw_string(&w, "owner_name", pm_edge_raw_name(&of.found, tmp, sizeof tmp));
+                jw_string(&w, "owner_kind", v8_edge_kind_name(of->kind));
+                jw_string(&w, "owner_name", pm_edge_raw_name(of, tmp, sizeof tmp));
             }
             jw_end(&w);
         } else {
             put_hex(&b, v8_graph_node(g, h)->addr);
             buf_printf(&b, " %s ", d.data ? d.data : "");
-            pm_edge_label(&ed, &b);
+            pm_edge_label(ed, &b);
             if (owner != V8_NO_NODE) {
                 buf_clear(&d);
                 pm_describe_node(s->v, g, owner, &d);
                 buf_puts(&b, "  (of ");
                 put_hex(&b, v8_graph_node(g, owner)->addr);
                 buf_printf(&b, " %s ", d.data ? d.data : "");
-                pm_edge_label(&of.found, &b);
+                pm_edge_label(of, &b);
                 buf_puts(&b, ")");
             }
             buf_puts(&b, "\n");
@@ -212,24 +172,11 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
     fwrite(b.data, 1, b.len, stdout);
     buf_free(&b);
     buf_free(&d);
+    free(refs);
     return 0;
 }
 
 /* ---- retainers ---- */
-
-typedef struct {
-    uint32_t holder, slot, dist;
-    int level, internal;
-} cand_t;
-
-static int by_preference(const void *a, const void *b)
-{
-    const cand_t *x = a, *y = b;
-    if (x->internal != y->internal) return x->internal - y->internal;
-    if (x->level != y->level) return x->level - y->level;
-    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
-    return x->holder < y->holder ? -1 : x->holder > y->holder;
-}
 
 int core_cmd_retainers(core_session_t *s, int argc, char **argv)
 {
@@ -271,44 +218,15 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
         put_hex(&b, v8_graph_node(g, x)->addr);
         buf_printf(&b, " %s\n", d.data ? d.data : "");
     }
-    int shown = 0;
-    if (v8_graph_distance(g, x) == 0) {   /* a root itself */
-        uint32_t *nodes, *sl, root = V8_NO_NODE;
-        size_t pn = pm_path_nodes(g, x, &nodes, &sl, &root);
-        print_path(s, g, e, nodes, sl, pn, root, jp, shown++, &b);
-        free(nodes);
-        free(sl);
-    } else if (v8_graph_distance(g, x) != V8_NO_NODE) {
-        const uint32_t *holders, *slots;
-        size_t n = v8_graph_retainers(g, x, &holders, &slots);
-        cand_t *c = xmalloc((n ? n : 1) * sizeof *c);
-        size_t m = 0;
-        for (size_t k = 0; k < n; k++) {
-            if ((slots[k] & V8_SLOT_WEAK) || holders[k] == x) continue;
-            uint32_t dd = v8_graph_distance(g, holders[k]);
-            if (dd == V8_NO_NODE) continue;
-            c[m++] = (cand_t){holders[k], slots[k], dd, v8_graph_level(g, holders[k]), v8_graph_path_internal(g, holders[k])};
-        }
-        qsort(c, m, sizeof *c, by_preference);
-        for (size_t k = 0; k < m && shown < max_paths; k++) {
-            if (k && c[k].holder == c[k - 1].holder) continue;
-            /* the path to the holder, then the edge to x: print through a temporary parent */
-            uint32_t *nodes, *sl, root;
-            size_t pn = pm_path_nodes(g, c[k].holder, &nodes, &sl, &root);
-            nodes = xrealloc(nodes, (pn + 1) * sizeof *nodes);
-            nodes[pn] = x;
-            sl = xrealloc(sl, (pn + 1) * sizeof *sl);
-            sl[pn - 1] = c[k].slot;
-            print_path(s, g, e, nodes, sl, pn + 1, root, jp, shown, &b);
-            shown++;
-            free(nodes);
-            free(sl);
-        }
-        free(c);
-    }
+    pm_path_t *paths;
+    size_t shown = pm_retainer_paths(g, x, (size_t)max_paths, &paths);
+    for (size_t k = 0; k < shown; k++)
+        print_path(s, g, e, paths[k].nodes, paths[k].slots, paths[k].n, paths[k].root, jp, (int)k, &b);
+    pm_paths_free(paths, shown);
     if (json) {
         if (shown) jw_newline(&w);
         jw_end(&w);
+        core_json_read(s, &w);   /* --pid: how it was read, and how long the process was stopped for it */
         jw_end(&w);
         buf_puts(&b, "\n");
     } else if (!shown) buf_puts(&b, "(unreachable from every root: garbage the next GC would collect)\n");
@@ -319,53 +237,6 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
 }
 
 /* ---- dominators ---- */
-
-static int by_retained_class(const void *a, const void *b)
-{
-    const pm_class_t *x = a, *y = b;
-    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
-
-typedef struct {
-    uint32_t node;
-    uint64_t retained;
-} top_t;
-
-static int by_retained_top(const void *a, const void *b)
-{
-    const top_t *x = a, *y = b;
-    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
-    return x->node < y->node ? -1 : x->node > y->node;
-}
-
-/* The k objects retaining the most (by_retained_top's order) of n, into out[0..k): a heap of the
- * k best so far, its worst on top (sorting millions of objects for 20 was most of the command). */
-static size_t top_retained(const top_t *all, size_t n, size_t k, top_t *out)
-{
-    size_t m = 0;
-    for (size_t i = 0; i < n && k; i++) {
-        if (m == k && by_retained_top(&all[i], &out[0]) >= 0) continue;
-        size_t j;
-        if (m < k) {   /* sift up */
-            j = m++;
-            while (j && by_retained_top(&all[i], &out[(j - 1) / 2]) > 0) out[j] = out[(j - 1) / 2], j = (j - 1) / 2;
-        } else {       /* replace the worst, sift down */
-            j = 0;
-            for (;;) {
-                size_t c = 2 * j + 1;
-                if (c >= m) break;
-                if (c + 1 < m && by_retained_top(&out[c + 1], &out[c]) > 0) c++;
-                if (by_retained_top(&out[c], &all[i]) <= 0) break;
-                out[j] = out[c];
-                j = c;
-            }
-        }
-        out[j] = all[i];
-    }
-    qsort(out, m, sizeof *out, by_retained_top);
-    return m;
-}
 
 int core_cmd_dominators(core_session_t *s, int argc, char **argv)
 {
@@ -392,20 +263,9 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     if (!g) return 1;
     pm_census_t cs;
     if (pm_census_retained(s->v, g, pm_name_described, &cs) != 0) return 1;
-    size_t n = v8_graph_node_count(g);
-    top_t *tops = xmalloc((n ? n : 1) * sizeof *tops);
-    size_t ntops = 0;
-    for (size_t i = 0; i < n; i++)
-        if (cs.of[i]) tops[ntops++] = (top_t){(uint32_t)i, v8_graph_retained(g, (uint32_t)i)};
-    size_t want = (size_t)top < ntops ? (size_t)top : ntops;
-    top_t *best = xmalloc((want ? want : 1) * sizeof *best);
-    ntops = top_retained(tops, ntops, want, best);
-    free(tops);
-    tops = best;
-    /* the table by retained size; cs.of still indexes cs.classes */
-    pm_class_t *byr = xmalloc((cs.n ? cs.n : 1) * sizeof *byr);
-    memcpy(byr, cs.classes, cs.n * sizeof *byr);
-    qsort(byr, cs.n, sizeof *byr, by_retained_class);
+    pm_top_t *tops;
+    size_t ntops = pm_top_retained(g, &cs, (size_t)top, &tops);
+    pm_class_t *byr = pm_census_sorted(&cs, PM_BY_RETAINED);
     buf_t o = {0};
     jw_t w;   /* --json: {objects: [an object a line], constructors: [a constructor a line]} */
     jw_init(&w, &o);
@@ -448,6 +308,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     }
     if (json) {
         jw_end(&w);
+        core_json_read(s, &w);
         jw_end(&w);
         buf_puts(&o, "\n");
     }
@@ -463,23 +324,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
 
 /* Per constructor, as `objects` groups them (the constructor's name, else the V8 class in
  * parentheses; prototypes apart), the instances, their shallow size and the memory they retain:
- * DevTools' "Retained Size" column. An instance dominated by another of its group is counted in
- * that one only, so a group's retained size is what freeing all its instances would free. */
-static int group_by_retained(const void *a, const void *b)
-{
-    const pm_class_t *x = a, *y = b;
-    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
-    if (x->count != y->count) return x->count < y->count ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
-
-static int group_by_size(const void *a, const void *b)
-{
-    const pm_class_t *x = a, *y = b;
-    if (x->self != y->self) return x->self < y->self ? 1 : -1;
-    return group_by_retained(a, b);
-}
-
+ * DevTools' "Retained Size" column (postmortem/census.c). */
 int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, char **argv, int verbose, long min,
                           const char *sort, int json)
 {
@@ -494,9 +339,8 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
     if (!g) return 1;
     pm_census_t cs;
     if (pm_census_retained(s->v, g, pm_name_by_constructor, &cs) != 0) return 1;
-    pm_class_t *gs = cs.classes;
+    pm_class_t *gs = pm_census_sorted(&cs, strcmp(sort, "size") ? PM_BY_RETAINED_COUNT : PM_BY_SELF);
     size_t ngs = cs.n;
-    qsort(gs, ngs, sizeof *gs, strcmp(sort, "size") ? group_by_retained : group_by_size);
     buf_t o = {0};
     uint64_t total_n = 0, total_b = 0;
     jw_t w;   /* --json: an array, a constructor a line, as objects --json */
@@ -530,6 +374,7 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
                     (unsigned long long)total_b, "", "", ngs);
     fwrite(o.data ? o.data : "", 1, o.len, stdout);
     buf_free(&o);
+    free(gs);
     pm_census_free(&cs);
     return 0;
 }

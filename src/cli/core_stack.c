@@ -1,6 +1,8 @@
-/* nodescope core ... stack: every thread's stack with JavaScript frames named, as text or JSON. */
+/* nodescope core ... stack: every thread's stack with JavaScript frames named, as text or JSON;
+ * the frames, their source-mapped positions and the async frames come from postmortem/stack.c. */
 #include "cli/core_cmds.h"
 #include "postmortem/async.h"
+#include "postmortem/stack.h"
 #include "sourcemap/cache.h"
 #include "util/buf.h"
 #include "util/demangle.h"
@@ -17,37 +19,6 @@ typedef struct {
     int verbose, all, json, async;
     smap_cache_t *maps;   /* NULL with --no-source-maps */
 } stack_opts_t;
-
-/* A JS frame's position in the original source (the scripts' source maps) and its original
- * name, as Node's --enable-source-maps prints stacks: the `names` entry at the function's
- * definition, else the one at its caller's call site when the caller is in the same script
- * (a minified `p("x")` call names the callee p). 1 or 0. */
-static int map_js(core_session_t *s, const stack_opts_t *o, const v8_frame_t *f, const v8_function_t *fi,
-                  const v8_frame_t *caller, smap_frame_t *m)
-{
-    if (!o->maps || !fi->script_name || !*fi->script_name || !f->line) return 0;
-    if (smap_cache_map(o->maps, fi->script_name, f->line, f->col > 0 ? f->col : 1, m) != 1) return 0;
-    smap_frame_t other;
-    m->name = fi->def_line && smap_cache_map(o->maps, fi->script_name, fi->def_line, fi->def_col > 0 ? fi->def_col : 1, &other) == 1
-                  ? other.name : NULL;
-    if (!m->name && caller && caller->line) {
-        v8_frame_record_t cr;
-        v8_frame_record(s->t, s->v, caller, &cr);
-        if (cr.has_function && cr.fn.script_name && !strcmp(cr.fn.script_name, fi->script_name) &&
-            smap_cache_map(o->maps, fi->script_name, caller->line, caller->col > 0 ? caller->col : 1, &other) == 1)
-            m->name = other.name;
-        v8_frame_record_free(&cr);
-    }
-    return 1;
-}
-
-/* The next JS frame after frames[i] (its caller), or NULL. */
-static const v8_frame_t *caller_of(const v8_frame_t *frames, size_t n, size_t i)
-{
-    for (size_t j = i + 1; j < n; j++)
-        if (frames[j].kind == V8_FRAME_JS) return &frames[j];
-    return NULL;
-}
 
 static int set_map_path(void *target, const char *arg)
 {
@@ -88,7 +59,7 @@ static void print_js(core_session_t *s, const v8_frame_t *f, const v8_frame_t *c
         return;
     }
     smap_frame_t m;
-    int mapped = map_js(s, o, f, fi, caller, &m);
+    int mapped = pm_map_frame(s->t, s->v, o->maps, f, fi, caller, &m);
     buf_printf(b, "js:     %s%s", f->is_construct ? "new " : "", mapped && m.name ? m.name : r->display_name);
     if (*fi->name && fi->inferred && strcmp(fi->inferred, fi->name)) buf_printf(b, " (as %s)", fi->inferred);
     if (mapped) {
@@ -137,7 +108,7 @@ static void print_thread_text(core_session_t *s, size_t ti, const v8_frame_t *fr
         elided = 0;
         buf_clear(&b);
         if (o->all) buf_printf(&b, "%016llx %016llx ", (unsigned long long)f->fp, (unsigned long long)f->pc);
-        if (f->kind == V8_FRAME_JS) print_js(s, f, caller_of(frames, n, i), &r, o, &b);
+        if (f->kind == V8_FRAME_JS) print_js(s, f, pm_js_caller(frames, n, i), &r, o, &b);
         else if (f->kind == V8_FRAME_API)
             buf_printf(&b, "api:    %s [C++ callback of an API function]", r.has_function ? r.fn.name : "?");
         else if (f->kind == V8_FRAME_V8_INTERNAL) {
@@ -193,7 +164,7 @@ static void json_frame(core_session_t *s, const v8_frame_t *f, const v8_frame_t 
             jw_end(w);
         }
         smap_frame_t m;
-        if (fi && map_js(s, o, f, fi, caller, &m)) {
+        if (fi && pm_map_frame(s->t, s->v, o->maps, f, fi, caller, &m)) {
             jw_object_begin(w, "original");
             jw_string(w, "file", m.url);
             jw_int(w, "line", m.line);
@@ -272,19 +243,6 @@ int core_cmd_stack(core_session_t *s, int argc, char **argv)
     return rc;
 }
 
-/* The async frames after a thread's frames (--async): the chain of awaiters of the async function
- * the thread runs, found as V8 finds it for `new Error().stack`. Returns how many. */
-static size_t async_frames(core_session_t *s, v8_heap_t **h, const v8_frame_t *frames, size_t n, v8_async_frame_t *out, size_t max)
-{
-    uint64_t promise;
-    if (!*h) {
-        *h = v8_heap_open(s->v);
-        if (!v8_heap_found(*h)) diag_warn(target_name(s->t), 0, "stack --async: no V8 heap pages found: no async frames");
-    }
-    if (!v8_heap_found(*h) || v8_async_current_promise(s->v, *h, frames, n, &promise) != 0) return 0;
-    return v8_async_chain(s->v, promise, out, max);
-}
-
 static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, int all_threads)
 {
     stack_opts_t o = *op;
@@ -315,18 +273,7 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
     }
     size_t first = all_threads ? 0 : (size_t)thread, last = all_threads ? nthreads : (size_t)thread + 1;
     for (size_t ti = first; ti < last; ti++) {
-        size_t n;
-        if (s->v) {
-            n = v8_stack(s->v, ti, frames, STACK_MAX_FRAMES);
-        } else {
-            target_frame_t *nf = malloc(STACK_MAX_FRAMES * sizeof *nf);
-            if (!nf) abort();
-            n = target_unwind(s->t, ti, nf, STACK_MAX_FRAMES);
-            for (size_t i = 0; i < n; i++)
-                frames[i] = (v8_frame_t){.kind = V8_FRAME_NATIVE, .pc = nf[i].pc, .sp = nf[i].sp, .fp = nf[i].fp, .return_address = i > 0};
-            free(nf);
-        }
-        if (n == STACK_MAX_FRAMES) diag_warn(target_name(s->t), 0, "thread %zu: stopped after %d frames", ti, STACK_MAX_FRAMES);
+        size_t n = pm_thread_frames(s->t, s->v, ti, frames, STACK_MAX_FRAMES);
         if (o.json) {
             const target_thread_t *th = target_thread(s->t, ti);
             jw_object_begin(&w, NULL);
@@ -334,10 +281,10 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
             jw_int(&w, "tid", th->tid);
             jw_string(&w, "name", th->name);
             jw_array_begin(&w, "frames");
-            for (size_t i = 0; i < n; i++) json_frame(s, &frames[i], caller_of(frames, n, i), &o, &w);
+            for (size_t i = 0; i < n; i++) json_frame(s, &frames[i], pm_js_caller(frames, n, i), &o, &w);
             jw_end(&w);
             if (o.async && s->v) {
-                size_t na = async_frames(s, &heap, frames, n, async, sizeof async / sizeof async[0]);
+                size_t na = pm_stack_async(s->v, &heap, frames, n, async, sizeof async / sizeof async[0]);
                 jw_array_begin(&w, "async_frames");
                 for (size_t i = 0; i < na; i++) {
                     jw_object_begin(&w, NULL);
@@ -354,7 +301,7 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
         } else {
             print_thread_text(s, ti, frames, n, &o);
             if (o.async && s->v) {
-                size_t na = async_frames(s, &heap, frames, n, async, sizeof async / sizeof async[0]);
+                size_t na = pm_stack_async(s->v, &heap, frames, n, async, sizeof async / sizeof async[0]);
                 buf_t t = {0};
                 for (size_t i = 0; i < na; i++) {
                     buf_clear(&t);

@@ -34,6 +34,9 @@ typedef struct {
     size_t np, capp;
     size_t executing, closed;
     int awaits_wanted;        /* find the promise each one awaits (a scan of every promise's reactions) */
+    size_t *chain_len;        /* pm_async_link: per generator, 0 when its chain is empty */
+    uint32_t *next_gen;       /* pm_async_link: index + 1 of the generator its promise's one
+                                 reaction awaits in, 0 unknown (pm_async_group follows it) */
     progress_t progress;
     size_t seen;
 } pm_async_t;
@@ -43,5 +46,37 @@ typedef struct {
  * -1 with a message when there is no heap. Free c with pm_async_free either way. */
 int pm_async_collect(v8_t *v, pm_async_t *c, int awaits_wanted);
 void pm_async_free(pm_async_t *c);
+
+#define PM_ASYNC_MAX_CHAIN 256
+/* After pm_async_collect: the first step of every generator's chain (after combinators): sets
+   g[i].inner for the generators another one waits on, and chain_len, next_gen. */
+void pm_async_link(pm_async_t *c);
+/* The chain of generator i (its promise's awaiters, outermost last, as v8_async_chain finds
+   them) into chain: how many frames; 0 when pm_async_link found none. */
+size_t pm_async_chain(const pm_async_t *c, size_t i, v8_async_frame_t *chain, size_t max);
+/* The innermost frame: where g itself is suspended, "await pool.query(…) in getUser (...)" (the
+   awaited expression from the script's source), "yield in gen (...)". Reads g's position as it
+   is: call v8_generator_position first. */
+void pm_async_self_text(v8_t *v, const pm_async_gen_t *g, buf_t *b);
+/* "async function", "async generator", "generator"; a promise state as "pending", "fulfilled",
+   "rejected", "unreadable". */
+const char *pm_async_kind_name(v8_gen_kind_t k);
+const char *pm_promise_state_name(int st);
+
+/* The innermost generators (those no other one waits on) folded by identical chains. */
+typedef struct {
+    const char *text;         /* "await never in getUser (...) ← handle (...) ← ..." */
+    size_t count, first;      /* first: a member's index into c->g */
+} pm_async_group_t;
+typedef struct {
+    pm_async_group_t *g;      /* by count, most first, then by text */
+    size_t n;
+    size_t total;             /* innermost generators */
+    strpool_t *pool;          /* the texts */
+} pm_async_groups_t;
+/* After pm_async_link. Frame texts are read once per (function, bytecode offset): 100,000 requests
+   suspended at the same await cost one position lookup. Free out with pm_async_groups_free. */
+void pm_async_group(pm_async_t *c, pm_async_groups_t *out);
+void pm_async_groups_free(pm_async_groups_t *gs);
 
 #endif

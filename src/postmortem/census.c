@@ -109,3 +109,72 @@ void pm_census_free(pm_census_t *c)
     free(c->of);
     memset(c, 0, sizeof *c);
 }
+
+static int by_retained(const void *a, const void *b)
+{
+    const pm_class_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static int by_retained_count(const void *a, const void *b)
+{
+    const pm_class_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static int by_self(const void *a, const void *b)
+{
+    const pm_class_t *x = a, *y = b;
+    if (x->self != y->self) return x->self < y->self ? 1 : -1;
+    return by_retained_count(a, b);
+}
+
+pm_class_t *pm_census_sorted(const pm_census_t *c, pm_class_order_t order)
+{
+    pm_class_t *s = xmalloc((c->n ? c->n : 1) * sizeof *s);
+    if (c->n) memcpy(s, c->classes, c->n * sizeof *s);
+    qsort(s, c->n, sizeof *s, order == PM_BY_RETAINED ? by_retained : order == PM_BY_SELF ? by_self : by_retained_count);
+    return s;
+}
+
+static int by_retained_top(const void *a, const void *b)
+{
+    const pm_top_t *x = a, *y = b;
+    if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+size_t pm_top_retained(v8_graph_t *g, const pm_census_t *cs, size_t k, pm_top_t **outp)
+{
+    size_t n = v8_graph_node_count(g), all = 0;
+    for (size_t i = 0; i < n; i++) all += cs->of[i] != 0;
+    if (k > all) k = all;
+    pm_top_t *out = *outp = xmalloc((k ? k : 1) * sizeof *out);
+    size_t m = 0;
+    for (size_t i = 0; i < n && k; i++) {
+        if (!cs->of[i]) continue;
+        pm_top_t t = {(uint32_t)i, v8_graph_retained(g, (uint32_t)i)};
+        if (m == k && by_retained_top(&t, &out[0]) >= 0) continue;
+        size_t j;
+        if (m < k) {   /* sift up */
+            j = m++;
+            while (j && by_retained_top(&t, &out[(j - 1) / 2]) > 0) out[j] = out[(j - 1) / 2], j = (j - 1) / 2;
+        } else {       /* replace the worst, sift down */
+            j = 0;
+            for (;;) {
+                size_t c = 2 * j + 1;
+                if (c >= m) break;
+                if (c + 1 < m && by_retained_top(&out[c + 1], &out[c]) > 0) c++;
+                if (by_retained_top(&out[c], &t) <= 0) break;
+                out[j] = out[c];
+                j = c;
+            }
+        }
+        out[j] = t;
+    }
+    qsort(out, m, sizeof *out, by_retained_top);
+    return m;
+}

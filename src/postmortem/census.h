@@ -43,4 +43,19 @@ int pm_node_map(v8_t *v, v8_graph_t *g, uint32_t i, uint64_t *map);
 int pm_census_retained(v8_t *v, v8_graph_t *g, pm_namer_fn name, pm_census_t *out);
 void pm_census_free(pm_census_t *c);
 
+/* The census's classes sorted (a malloc'ed copy: c->of keeps indexing c->classes):
+   PM_BY_RETAINED: retained size, then name (`dominators`); PM_BY_RETAINED_COUNT: retained size,
+   then count, then name; PM_BY_SELF: shallow size, then as PM_BY_RETAINED_COUNT. */
+typedef enum { PM_BY_RETAINED, PM_BY_RETAINED_COUNT, PM_BY_SELF } pm_class_order_t;
+pm_class_t *pm_census_sorted(const pm_census_t *c, pm_class_order_t order);
+
+/* The k JS objects (of the census) retaining the most, most first (then by node index), into
+   *out (malloc'ed): how many (k at most). A heap of the k best so far, its worst on top: sorting
+   millions of objects for 20 was most of the command. */
+typedef struct {
+    uint32_t node;
+    uint64_t retained;
+} pm_top_t;
+size_t pm_top_retained(v8_graph_t *g, const pm_census_t *c, size_t k, pm_top_t **out);
+
 #endif

@@ -174,5 +174,9 @@ typedef struct {
     int ok;
 } target_socket_t;
 int target_proc_socket(int pid, int fd, target_socket_t *a);
+/* After attaching to pid failed: a diag_hint saying why it may have (another tracer, Yama's
+   ptrace_scope, another user's process, no CAP_SYS_PTRACE) and what to do (target/ptrace_hint.c);
+   nothing when pid does not exist. */
+void target_ptrace_hint(int pid);
 
 #endif

@@ -57,6 +57,10 @@ check_major() {
     node -e 'const j = JSON.parse(require("fs").readFileSync(0)); if (j.read !== "snapshot" || !(j.stopped_ms > 0)) process.exit(1)' \
         < "$w/snap.stack" || fail "stack --json: no read/stopped_ms: $(tail -c 100 "$w/snap.stack")"
     clean "stack --snapshot"
+    timeout 60 "$bin" core --pid "$pid" retainers --json globalThis.snapTarget > "$w/snap.retjson" || fail "retainers --json --snapshot exited $?"
+    node -e 'const j = JSON.parse(require("fs").readFileSync(0)); if (j.read !== "snapshot" || !(j.stopped_ms > 0) || !j.paths.length) process.exit(1)' \
+        < "$w/snap.retjson" || fail "retainers --json: no read/stopped_ms: $(tail -c 100 "$w/snap.retjson")"
+    clean "retainers --json --snapshot"
     gcore -o "$w/core" "$pid" > /dev/null 2>&1 || { echo "skip: gcore failed (ptrace not permitted?)"; exit 77; }
     clean "gdb's gcore"
     timeout 60 "$NODESCOPE_RELEASE" gcore -o "$w/ns.core" "$pid" 2> "$w/gcore.err" || { cat "$w/gcore.err"; fail "nodescope gcore exited $?"; }

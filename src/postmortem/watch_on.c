@@ -21,11 +21,11 @@
  * path leaves the process running and untraced; at most MAX_WRITERS cores are written at once.
  */
 #include "postmortem/watch_on.h"
+#include "target/core_file.h"
 #include "target/target.h"
 #include "target/trigger.h"
 #include "util/diag.h"
 #include "util/buf.h"
-#include "util/output.h"
 #include "v8/v8.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -198,15 +198,6 @@ static const char *signal_name(int sig) {
     return "?";
 }
 
-/* The frozen t's core written to path: 0, or -1 (message printed). */
-static int write_core(target_t *t, const char *path) {
-    output_t o;
-    if (output_open(&o, path, NULL, 0) != 0) return -1;
-    if (target_write_core(t, fileno(o.f), path) == 0 && output_commit(&o) == 0) return 0;
-    output_abort(&o);
-    return -1;
-}
-
 /* A core being written: by a child writer of nodescope's (0: here), from copy, to path. */
 typedef struct {
     pid_t writer;
@@ -283,7 +274,7 @@ static int watch_heap_pct(long pid, double pct, const char *dir, long max, int v
         if (target_freeze(t, &ms) != 0) { rc = EXIT_FAIL; break; }
         char path[4096];
         snprintf(path, sizeof path, "%s/core.%ld.heap.%ld", dir, pid, written + 1);
-        int ok = write_core(t, path) == 0;
+        int ok = target_write_core_path(t, path) == 0;
         target_watch_thaw(NULL, t);
         if (!ok) { rc = EXIT_FAIL; break; }
         written++;
@@ -425,7 +416,7 @@ int pm_watch_run(long pid, const pm_watch_event_t *event, const char *on, const 
             target_watch_close(w, NULL);
             w = NULL;
             pend[0] = *p;
-            if (finish_write(&pend[0], write_core(t, pend[0].path) == 0 ? 0 : 1 << 8, NULL, t, &written, verbose) != 0) rc = EXIT_FAIL;
+            if (finish_write(&pend[0], target_write_core_path(t, pend[0].path) == 0 ? 0 : 1 << 8, NULL, t, &written, verbose) != 0) rc = EXIT_FAIL;
             break;
         }
         pid_t c = fork();
@@ -435,10 +426,10 @@ int pm_watch_run(long pid, const pm_watch_event_t *event, const char *on, const 
             target_watch_forget(w);
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (getppid() == 1) _exit(1);
-            _exit(write_core(t, p->path) == 0 ? 0 : 1);
+            _exit(target_write_core_path(t, p->path) == 0 ? 0 : 1);
         }
         if (c < 0) {
-            if (finish_write(p, write_core(t, p->path) == 0 ? 0 : 1 << 8, w, t, &written, verbose) != 0) rc = EXIT_FAIL;
+            if (finish_write(p, target_write_core_path(t, p->path) == 0 ? 0 : 1 << 8, w, t, &written, verbose) != 0) rc = EXIT_FAIL;
             continue;
         }
         p->writer = c;

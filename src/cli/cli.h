@@ -21,8 +21,6 @@ int cli_watch(int argc, char **argv);
 int cli_watch_heap(int argc, char **argv);   /* watch --heap */
 int cli_watch_on(int argc, char **argv);     /* watch --on EVENT */
 
-/* Reads every path (none = stdin) into p with o; prints errors; returns 0 or -1. */
-int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o);
 struct opt_cmd;
 /* The writer for OUT: the one --to names (to: NULL when not given; has_to: the command has
  * --to), else the one OUT's extension names. Sets *w and returns EXIT_OK, or prints the usage

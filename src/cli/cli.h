@@ -29,7 +29,8 @@ struct opt_cmd;
 int cli_output_writer(const struct opt_cmd *cmd, const char *to, int has_to, const char *out,
                       const format_writer_t **w);
 /* Writes p to path ("-" or NULL = stdout) with the named writer, or the one the
- * extension names when writer is NULL. Never overwrites an input; atomic. */
+ * extension names when writer is NULL. Never overwrites an input; atomic. (format_write_file,
+ * formats/write_file.h: the commands' name for it.) */
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs);
 

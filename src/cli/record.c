@@ -82,25 +82,6 @@ static int set_pids(void *target, const char *arg)
     return rc;
 }
 
-/* A .cpuprofile holds one thread: with several processes, OUT holds the first one's main thread
- * (the program's, or the first pid's) and OUT's name with .PID before the extension each process's
- * main thread, app.cpuprofile -> app.1234.cpuprofile (--thread picks another thread for OUT). */
-static int write_cpuprofiles(const profile_t *p, const char *out, const write_opts_t *wo, const int *pids, int n)
-{
-    for (int i = 0; i < n; i++) {
-        char path[4200], tid[32];
-        const char *dot = strrchr(out, '.');
-        int stem = (int)(dot ? (size_t)(dot - out) : strlen(out));
-        snprintf(path, sizeof path, "%.*s.%d%s", stem, out, pids[i], dot ? dot : "");
-        snprintf(tid, sizeof tid, "%d", pids[i]);
-        write_opts_t one = *wo;
-        one.thread = tid;
-        if (cli_write_profile(p, path, NULL, &one, NULL, 0) != 0) return -1;
-        if (diag_verbosity >= 0) fprintf(stderr, "nodescope: wrote %s (pid %d)\n", path, pids[i]);
-    }
-    return 0;
-}
-
 /* -e EVENT[,EVENT...] (record/events.h) */
 static int set_events(void *target, const char *arg)
 {
@@ -166,14 +147,6 @@ static int record_live(const live_record_opts_t *lo, const char *out, const writ
             snprintf(default_out, sizeof default_out, "nodescope-%d.svg", sr->target);
             out = default_out;
         }
-        const format_writer_t *w = format_writer_for_path(out);
-        int several_cpuprofiles = r.npids > 1 && w && !strcmp(w->name, "cpuprofile");
-        write_opts_t first = *wo;
-        char first_tid[32];
-        if (several_cpuprofiles && !wo->thread) {
-            snprintf(first_tid, sizeof first_tid, "%d", sr->target ? sr->target : r.pids[0]);
-            first.thread = first_tid;
-        }
         if (r.print.more) printf("(%lu more stacks not printed: --print prints the first %d)\n", r.print.more, LIVE_PRINT_MAX);
         if (!r.none && count) live_report_counts(p, r.unit, ev ? &sr->stats : NULL);
         if (!r.none && ev) live_report_missed(&sr->stats, ev);
@@ -184,11 +157,8 @@ static int record_live(const live_record_opts_t *lo, const char *out, const writ
                 live_report_events(&sr->stats, ev, stderr);
                 fprintf(stderr, "\n");
             }
-        } else if (!r.none && (!source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, &first, NULL, 0) == 0 &&
-            (!several_cpuprofiles || write_cpuprofiles(p, out, wo, r.pids, r.npids) == 0)) {
+        } else if (!r.none && (!source_maps || smap_stage_default(p) == 0) && live_record_write(&r, out, wo) == 0) {
             rc = EXIT_OK;
-            if (diag_verbosity >= 0)
-                live_report_wrote(out, live_report_samples_written(p, out, &first), sr, ev, lo->wall);
         }
     }
     live_record_end(&r);

@@ -4,12 +4,16 @@
  * written. Invariant: r->p is always a profile (freed by live_record_end) once run returned 0. */
 #include "record/live_record.h"
 #include "record/stop_signals.h"
+#include "formats/write_file.h"
 #include "util/diag.h"
+#include <stdio.h>
 #include <string.h>
 
 int live_record_run(const live_record_opts_t *o, live_record_t *r)
 {
     memset(r, 0, sizeof *r);
+    r->events = o->events;
+    r->wall = o->wall;
     /* with --children a pid may be a supervisor that is not node (a shell, make): its node
        descendants are recorded */
     for (int i = 0; i < o->npids; i++)
@@ -46,6 +50,33 @@ int live_record_run(const live_record_opts_t *o, live_record_t *r)
         diag_warn(NULL, 0, "no samples: the process did not run on a CPU while it was sampled");
     r->npids = live_report_pids(r->p, r->pids, 256);
     r->p->thread_pids = r->npids > 1 || o->all;   /* each process a root: 'node [pid N main]' */
+    return 0;
+}
+
+int live_record_write(const live_record_t *r, const char *out, const write_opts_t *wo)
+{
+    const format_writer_t *w = format_writer_for_path(out);
+    int several_cpuprofiles = r->npids > 1 && w && !strcmp(w->name, "cpuprofile");
+    write_opts_t first = *wo;
+    char first_tid[32];
+    if (several_cpuprofiles && !wo->thread) {
+        snprintf(first_tid, sizeof first_tid, "%d", r->sr.target ? r->sr.target : r->pids[0]);
+        first.thread = first_tid;
+    }
+    if (format_write_file(r->p, out, NULL, &first, NULL, 0) != 0) return -1;
+    for (int i = 0; several_cpuprofiles && i < r->npids; i++) {
+        char path[4200], tid[32];
+        const char *dot = strrchr(out, '.');
+        int stem = (int)(dot ? (size_t)(dot - out) : strlen(out));
+        snprintf(path, sizeof path, "%.*s.%d%s", stem, out, r->pids[i], dot ? dot : "");
+        snprintf(tid, sizeof tid, "%d", r->pids[i]);
+        write_opts_t one = *wo;
+        one.thread = tid;
+        if (format_write_file(r->p, path, NULL, &one, NULL, 0) != 0) return -1;
+        if (diag_verbosity >= 0) fprintf(stderr, "nodescope: wrote %s (pid %d)\n", path, r->pids[i]);
+    }
+    if (diag_verbosity >= 0)
+        live_report_wrote(out, live_report_samples_written(r->p, out, &first), &r->sr, r->events, r->wall);
     return 0;
 }
 

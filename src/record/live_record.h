@@ -30,12 +30,20 @@ typedef struct {
     int none;                  /* no node process was sampled (said as an error) */
     int pids[256], npids;      /* the processes p holds, in order of appearance */
     record_program_t rp;       /* private: the program resolved */
+    const record_events_t *events;   /* private: the options' */
+    int wall;
 } live_record_t;
 
 /* Checks the processes and the program before anything runs (-1, said, nothing to end), then
  * installs stop_signals (until nodescope exits) and samples to the end (0; live_record_end must
  * follow). After a run, "no node process" is said as an error and "no samples" as a warning. */
 int live_record_run(const live_record_opts_t *o, live_record_t *r);
+/* Writes the recording to out with wo (formats/write_file.h). A .cpuprofile holds one thread:
+ * with several processes, out holds the first one's main thread (the program's, or the first
+ * pid's; wo->thread picks another) and out's name with .PID before the extension each process's
+ * main thread, app.cpuprofile -> app.1234.cpuprofile, each said as written; then the summary line
+ * (live_report_wrote) unless quiet. 0, or -1 (said). */
+int live_record_write(const live_record_t *r, const char *out, const write_opts_t *wo);
 void live_record_end(live_record_t *r);
 
 #endif

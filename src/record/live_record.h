@@ -1,6 +1,7 @@
 /* record's default recording: the live sampler on the program it starts, the processes it
  * attaches to, or every node process (record/live_record.c). cli/record.c checks the options,
- * calls live_record_run, prints and writes OUT, calls live_record_end. */
+ * calls live_record_run, prints --count's stacks, maps source maps, calls live_record_write and
+ * live_record_end. */
 #ifndef RECORD_LIVE_RECORD_H
 #define RECORD_LIVE_RECORD_H
 #include "record/events.h"

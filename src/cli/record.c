@@ -4,6 +4,7 @@
  * names (record/perf_session, perf_import). */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
+#include "formats/write_file.h"
 #include "record/events.h"
 #include "record/live_record.h"
 #include "record/perf_record.h"
@@ -14,10 +15,8 @@
 #include "util/diag.h"
 #include "util/options.h"
 #include "util/xalloc.h"
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char record_usage[] =
     "usage: nodescope record [OPTIONS] -- node app.js ARGS...\n"
@@ -113,21 +112,6 @@ static int set_freq(void *target, const char *arg)
 {
     if (opt_parse_double("--freq", arg, target) != 0) return -1;
     if (*(double *)target < 1) return opt_fail("--freq must be at least 1 Hz ('%s')", arg);
-    return 0;
-}
-
-/* OUT's directory must be writable: checked before the program runs. */
-static int check_output_dir(const char *out)
-{
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", out);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    const char *d = !slash ? "." : dir[0] ? dir : "/";
-    if (access(d, W_OK) != 0) {
-        diag_error(out, 0, "cannot write to directory %s: %s", d, strerror(errno));
-        return -1;
-    }
     return 0;
 }
 
@@ -239,7 +223,7 @@ int cli_record(int argc, char **argv)
     /* Everything that can fail is checked before the program runs. */
     const format_writer_t *w;
     if (out && cli_output_writer(&cmd, NULL, 0, out, &w) != EXIT_OK) return EXIT_USAGE;
-    if (out && check_output_dir(out) != 0) return EXIT_FAIL;
+    if (out && format_check_output_dir(out) != 0) return EXIT_FAIL;   /* before the program runs */
     if (keep && !use_perf) return opt_usage_error(&cmd, "--keep keeps perf's files: it needs --perf");
     if (wall && use_perf) return opt_usage_error(&cmd, "--wall is the live sampler's: not with --perf");
     if (events.n && use_perf) return opt_usage_error(&cmd, "-e is the live sampler's: not with --perf");

@@ -4,6 +4,10 @@
 #include "formats/write_file.h"
 #include "util/diag.h"
 #include "util/output.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 int format_write_file(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs)
@@ -24,4 +28,18 @@ int format_write_file(const profile_t *p, const char *path, const format_writer_
         return -1;
     }
     return output_commit(&out);
+}
+
+int format_check_output_dir(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    const char *d = !slash ? "." : dir[0] ? dir : "/";
+    if (access(d, W_OK) != 0) {
+        diag_error(path, 0, "cannot write to directory %s: %s", d, strerror(errno));
+        return -1;
+    }
+    return 0;
 }

@@ -9,4 +9,8 @@
 int format_write_file(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs);
 
+/* Whether path's directory is writable, to learn before a long recording that OUT cannot be
+ * written: 0, or -1 with the error said (naming path and its directory). */
+int format_check_output_dir(const char *path);
+
 #endif

@@ -21,8 +21,6 @@ int cli_watch(int argc, char **argv);
 int cli_watch_heap(int argc, char **argv);   /* watch --heap */
 int cli_watch_on(int argc, char **argv);     /* watch --on EVENT */
 
-/* Reads every path (none = stdin) into p with o; prints errors; returns 0 or -1. */
-int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o);
 struct opt_cmd;
 /* The writer for OUT: the one --to names (to: NULL when not given; has_to: the command has
  * --to), else the one OUT's extension names. Sets *w and returns EXIT_OK, or prints the usage
@@ -31,7 +29,8 @@ struct opt_cmd;
 int cli_output_writer(const struct opt_cmd *cmd, const char *to, int has_to, const char *out,
                       const format_writer_t **w);
 /* Writes p to path ("-" or NULL = stdout) with the named writer, or the one the
- * extension names when writer is NULL. Never overwrites an input; atomic. */
+ * extension names when writer is NULL. Never overwrites an input; atomic. (format_write_file,
+ * formats/write_file.h: the commands' name for it.) */
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs);
 

@@ -1,52 +1,14 @@
 #include "cli/cli.h"
+#include "formats/write_file.h"
 #include "util/diag.h"
 #include "util/options.h"
-#include "util/output.h"
 #include <stdlib.h>
-#include <assert.h>
 #include <string.h>
-
-int cli_read_inputs(char **paths, int npaths, profile_t *p, const read_opts_t *o)
-{
-    static char *dash[] = {"-"};
-    if (npaths == 0) {
-        paths = dash;
-        npaths = 1;
-    }
-    for (int i = 0; i < npaths; i++) {
-        /* every reader states its unit or leaves the default; check each file's against the first's */
-        const char *before = p->weight_unit;
-        if (i) p->weight_unit = strpool_cstr(p->strings, "samples");
-        if (format_read_path(paths[i], p, o) != 0) return -1;
-        if (i && strcmp(before, p->weight_unit)) {
-            diag_error(paths[i], 0, "its weights are %s, but %s's are %s: they cannot be added (read them separately)",
-                       p->weight_unit, paths[0], before);
-            return -1;
-        }
-    }
-    assert(profile_check(p, NULL) == 0);   /* what every reader leaves (the test build) */
-    return 0;
-}
 
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs)
 {
-    if (!writer) {
-        writer = path ? format_writer_for_path(path) : NULL;
-        if (!writer) {
-            diag_error(path, 0, "cannot tell the output format from the file name; use a known extension");
-            return -1;
-        }
-    }
-    output_t out;
-    if (output_open(&out, path, inputs, ninputs) != 0) return -1;
-    int wrc = format_write(writer, p, out.f, wo);
-    if (wrc != 0) {
-        if (wrc != -2) diag_error(path ? path : "<stdout>", 0, "could not write %s output", writer->name);
-        output_abort(&out);
-        return -1;
-    }
-    return output_commit(&out);
+    return format_write_file(p, path, writer, wo, inputs, ninputs);
 }
 
 int cli_output_writer(const opt_cmd_t *cmd, const char *to, int has_to, const char *out, const format_writer_t **w)

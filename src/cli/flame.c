@@ -1,8 +1,10 @@
-/* nodescope flame / nodescope diff: draw interactive SVG flame graphs. */
+/* nodescope flame / nodescope diff: draw interactive SVG flame graphs (options here; the view
+ * drawn in formats/flame_view.c, the drawing in formats/svg_flame.c). */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
 #include "profile/units.h"
 #include "formats/flame.h"
+#include "formats/flame_view.h"
 #include "formats/palette.h"
 #include "util/diag.h"
 #include <stdlib.h>
@@ -154,27 +156,9 @@ static int run(int argc, char **argv, int is_diff)
     }
     write_opts_t wo = {.flame = fo};
     cli_input_write_opts(&in, &wo);
-    /* threads become their roots before stacks are reversed; BEFORE gets the same roots as AFTER */
-    profile_t **sides[2] = {&p, &before};
-    for (int k = 0; k < 2; k++) {
-        profile_t *v;
-        if (!*sides[k]) continue;
-        if (format_thread_view(*sides[k], &wo, "all", wo.threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &v, NULL))
-            goto done;
-        if (v) profile_free(*sides[k]), *sides[k] = v;
-    }
+    if (flame_view(&p, &before, &wo, reverse) != 0) goto done;   /* thread roots, --reverse */
     fo->before = before;
     wo.thread = NULL;
-    if (reverse) {
-        profile_t *q = profile_reversed(p);
-        profile_free(p);
-        p = q;
-        if (before) {
-            q = profile_reversed(before);
-            profile_free(before);
-            fo->before = before = q;
-        }
-    }
     if (!is_diff && fo->colors == NULL && p->total < 100 && !fo->countname &&
         !strcmp(p->weight_unit ? p->weight_unit : "samples", "samples"))
         diag_warn(NULL, 0, "stack count is low (%.0f); the graph may mislead", p->total);

@@ -2,10 +2,9 @@
  * is stopped only while its registers are saved and it forks a frozen copy (target_freeze): the
  * core is written from the copy while the process runs on (target_write_core). */
 #include "cli/cli.h"
-#include "target/target.h"
+#include "target/core_file.h"
 #include "util/diag.h"
 #include "util/options.h"
-#include "util/output.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -44,12 +43,7 @@ int cli_gcore(int argc, char **argv)
     double ms = 0;
     if (target_freeze(t, &ms) != 0) { target_close(t); return EXIT_FAIL; }
     if (verbose) fprintf(stderr, "nodescope: pid %ld stopped for %.2f ms (the fork took %.2f ms)\n", pid, ms, target_fork_ms(t));
-    output_t o;
-    int rc = EXIT_FAIL;
-    if (output_open(&o, out, NULL, 0) == 0) {
-        if (target_write_core(t, fileno(o.f), out) == 0 && output_commit(&o) == 0) rc = EXIT_OK;
-        else output_abort(&o);
-    }
+    int rc = target_write_core_path(t, out) == 0 ? EXIT_OK : EXIT_FAIL;
     size_t nthreads = target_thread_count(t);
     target_close(t);
     if (rc == EXIT_OK) {

@@ -1,5 +1,6 @@
 #include "cli/input_opts.h"
 #include "cli/cli.h"
+#include "formats/read_paths.h"
 #include "profile/units.h"
 #include "sourcemap/stage.h"
 #include "util/diag.h"
@@ -129,7 +130,7 @@ int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p)
         if (in->journal && jit_resolver_load_journal(in->resolver, in->journal) != 0) return -1;
         in->ro.resolver = in->resolver;
     }
-    int rc = cli_read_inputs(paths, npaths, p, &in->ro);
+    int rc = format_read_paths(paths, npaths, p, &in->ro);
     if (rc == 0 && in->source_maps != 0) {
         if (!in->smaps) in->smaps = smap_cache_new();
         smap_stage_stats_t st;

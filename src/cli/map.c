@@ -1,9 +1,8 @@
-/* nodescope map find|tidy|update|stats: inspect and repair perf-PID.map files. */
+/* nodescope map find|tidy|update|stats: inspect and repair perf-PID.map files (the options and
+ * the printing; what tidy, stats and update compute is formats/perfmap_tools.c). */
 #include "cli/cli.h"
-#include "formats/perf_grammar.h"
-#include "profile/profile.h"
+#include "formats/perfmap_tools.h"
 #include "symbols/jit_resolver.h"
-#include "util/buf.h"
 #include "util/diag.h"
 #include "util/input.h"
 #include "util/options.h"
@@ -50,45 +49,12 @@ static int map_find(perfmap_t *m, const char *addr_text)
 
 static int map_tidy(perfmap_t *m, const char *out_path, char **inputs)
 {
-    uint8_t *over = xmalloc(m->n + 1);
-    perfmap_overlapped_by_later(m, over);
-    /* the map's index is already sorted by start */
-    uint32_t *keep = xmalloc((m->n + 1) * sizeof *keep);
-    size_t nkeep = 0;
-    for (size_t i = 0; i < m->n; i++)
-        if (!over[m->by_start[i]]) keep[nkeep++] = m->by_start[i];
     output_t out;
-    int rc = EXIT_FAIL;
-    if (output_open(&out, out_path, inputs, 1) == 0) {
-        buf_t b = {0};
-        for (size_t i = 0; i < nkeep; i++) {
-            const perfmap_entry_t *e = &m->entries[keep[i]];
-            buf_put_hex(&b, e->start);
-            buf_putc(&b, ' ');
-            buf_put_hex(&b, e->size);
-            buf_putc(&b, ' ');
-            buf_append(&b, perfmap_name(m, e), e->name_len);
-            buf_putc(&b, '\n');
-            if (b.len > (1 << 20)) fwrite(b.data, 1, b.len, out.f), buf_clear(&b);
-        }
-        fwrite(b.data ? b.data : "", 1, b.len, out.f);
-        buf_free(&b);
-        if (output_commit(&out) == 0) rc = EXIT_OK;
-        diag_info("%s: kept %zu of %zu entries (%zu overlapped by a later entry)", m->path, nkeep, m->n, m->n - nkeep);
-    }
-    free(over);
-    free(keep);
+    if (output_open(&out, out_path, inputs, 1) != 0) return EXIT_FAIL;
+    size_t nkeep = perfmap_tidy_write(m, out.f);
+    int rc = output_commit(&out) == 0 ? EXIT_OK : EXIT_FAIL;
+    diag_info("%s: kept %zu of %zu entries (%zu overlapped by a later entry)", m->path, nkeep, m->n, m->n - nkeep);
     return rc;
-}
-
-/* A perf script callchain line "\t  ADDR SYM+0xOFF (MODULE)" whose module a JIT symbol source may
- * rename (the reader's rule, perf_module_is_jit_like): its address and symbol. */
-static int jit_frame_line(const char *s, size_t n, perf_frame_t *f)
-{
-    size_t i = 0;
-    while (i < n && perf_is_space(s[i])) i++;
-    if (i == 0 || i == n) return 0;
-    return perf_parse_frame(s + i, n - i, f) && f->has_mod && perf_module_is_jit_like(perf_module_class(f->mod, f->mod_len));
 }
 
 static int map_update(const char *map_path, const char *stacks, const char *out_path, jit_ambiguous_t policy,
@@ -107,30 +73,7 @@ static int map_update(const char *map_path, const char *stacks, const char *out_
         jit_resolver_free(r);
         return EXIT_FAIL;
     }
-    uint64_t now = 0;
-    char *line;
-    size_t len;
-    int rc;
-    while ((rc = input_getline(in, &line, &len)) > 0) {
-        perf_frame_t f;
-        perf_event_t ev;
-        const char *name;
-        size_t nl;
-        if (len && line[0] != ' ' && line[0] != '\t' && line[0] != '#')
-            now = perf_parse_event(line, len, &ev) && ev.has_time ? ev.time_ns : 0;
-        if (jit_frame_line(line, len, &f) && jit_resolver_lookup(r, 0, f.addr, now, &name, &nl)) {
-            /* the symbol's text is replaced; the address, the blanks and " (MODULE)" pass through */
-            size_t sym = (size_t)(f.sym - line), sym_end = sym + f.sym_len;
-            jit_resolver_note(r, f.sym, f.sym_len, name);
-            fwrite(line, 1, sym, out.f);
-            fwrite(name, 1, nl, out.f);
-            fwrite(line + sym_end, 1, len - sym_end, out.f);
-            fputc('\n', out.f);
-            continue;
-        }
-        fwrite(line, 1, len, out.f);
-        fputc('\n', out.f);
-    }
+    int rc = perf_script_relabel(r, in, out.f);
     input_close(in);
     if (rc < 0) {
         output_abort(&out);
@@ -144,47 +87,20 @@ static int map_update(const char *map_path, const char *stacks, const char *out_
 
 static int map_stats(perfmap_t *m)
 {
-    uint8_t *over = xmalloc(m->n + 1);
-    perfmap_overlapped_by_later(m, over);
-    size_t overlapped = 0, reused = 0;
-    for (size_t i = 0; i < m->n; i++) overlapped += over[i];
-    /* reused ranges: entries whose exact (start, size) appeared before */
-    u64map_t seen;
-    u64map_init(&seen);
-    unsigned long kinds[FRAME_KIND_COUNT] = {0};
-    unsigned long regexp = 0, bytecode = 0, builtin = 0, eval = 0;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        const perfmap_entry_t *e = &m->entries[i];
-        int found;
-        u64map_upsert(&seen, hash_u64(e->start) ^ e->size, &found);
-        reused += found;
-        const char *name = perfmap_name(m, e);
-        kinds[profile_classify_name(name, e->name_len)]++;
-        regexp += !strncmp(name, "RegExp:", 7);
-        bytecode += !strncmp(name, "BytecodeHandler:", 16);
-        builtin += !strncmp(name, "Builtin:", 8);
-        eval += !strncmp(name, "Eval:", 5);
-        if (e->start < lo) lo = e->start;
-        if (e->start + e->size > hi) hi = e->start + e->size;
-    }
-    u64map_free(&seen);
+    perfmap_stats_t st;
+    perfmap_stats(m, &st);
     printf("map:                 %s\n", m->path);
     printf("entries:             %zu%s\n", m->n, m->malformed ? " (plus malformed lines skipped)" : "");
-    if (m->n) printf("address span:        %llx-%llx\n", (unsigned long long)lo, (unsigned long long)hi);
+    if (m->n) printf("address span:        %llx-%llx\n", (unsigned long long)st.lo, (unsigned long long)st.hi);
     printf("overlapped by later: %zu (%.1f%%): their addresses were reused; perf may name samples after them\n",
-           overlapped, m->n ? 100.0 * (double)overlapped / (double)m->n : 0.0);
-    printf("same range again:    %zu entries repeat an earlier entry's exact address and size\n", reused);
+           st.overlapped, m->n ? 100.0 * (double)st.overlapped / (double)m->n : 0.0);
+    printf("same range again:    %zu entries repeat an earlier entry's exact address and size\n", st.reused);
     printf("kinds:\n");
-    static const frame_kind_t order[] = {FRAME_JS_TURBOFAN, FRAME_JS_MAGLEV, FRAME_JS_BASELINE, FRAME_JS_INTERPRETED, FRAME_JS};
-    static const char *const label[] = {"JS TurboFan (*)", "JS Maglev (+)", "JS Sparkplug (^)", "JS interpreted (~)", "JS other"};
-    for (size_t i = 0; i < 5; i++) printf("  %-20s %lu\n", label[i], kinds[order[i]]);
-    printf("  %-20s %lu\n", "eval", eval);
-    printf("  %-20s %lu\n", "Builtin", builtin);
-    printf("  %-20s %lu\n", "BytecodeHandler", bytecode);
-    printf("  %-20s %lu\n", "RegExp", regexp);
-    printf("  %-20s %lu\n", "other", kinds[FRAME_NATIVE] + kinds[FRAME_UNKNOWN] + kinds[FRAME_BUILTIN] - builtin - bytecode - regexp);
-    free(over);
+    const struct { const char *label; unsigned long n; } rows[] = {
+        {"JS TurboFan (*)", st.js_turbofan}, {"JS Maglev (+)", st.js_maglev}, {"JS Sparkplug (^)", st.js_sparkplug},
+        {"JS interpreted (~)", st.js_interpreted}, {"JS other", st.js_other}, {"eval", st.eval}, {"Builtin", st.builtin},
+        {"BytecodeHandler", st.bytecode}, {"RegExp", st.regexp}, {"other", st.other}};
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) printf("  %-20s %lu\n", rows[i].label, rows[i].n);
     /* an empty map is what a process started without --perf-basic-prof (or a wrong path) leaves:
      * say so and fail, so a script checking its map notices */
     if (m->n == 0) {

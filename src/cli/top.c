@@ -5,7 +5,7 @@
 #include "util/buf.h"
 #include "util/diag.h"
 #include "formats/text_report.h"
-#include "cli/top_live.h"
+#include "record/top_live.h"
 #include <stdlib.h>
 #include <string.h>
 

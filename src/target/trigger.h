@@ -4,7 +4,7 @@
  * and drops), or a signal delivered to it (signal-delivery-stop, then given back unchanged).
  * The kernel owns the probes: when nodescope dies, even of SIGKILL, its perf_event files close
  * and the probes go before the threads are detached; nothing of the watch stays in the process.
- * (target/trigger.c) CONTRACT: owned by target/, used by cli/watch_on.c. x86-64, Linux >= 5.13
+ * (target/trigger.c) CONTRACT: owned by target/, used by postmortem/watch_on.c. x86-64, Linux >= 5.13
  * (perf_event's sigtrap). */
 #ifndef TARGET_TRIGGER_H
 #define TARGET_TRIGGER_H

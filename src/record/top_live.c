@@ -5,7 +5,7 @@
  * (live_sampler_start_wall): a thread off the CPU counts too, under a "(wait: futex)"-style leaf
  * that is a row of the table like any function. The process is never stopped:
  * the sampler reads it through perf_event copies and process_vm_readv only. */
-#include "cli/top_live.h"
+#include "record/top_live.h"
 #include "formats/format.h"
 #include "record/live_sampler.h"
 #include "record/program.h"

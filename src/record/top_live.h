@@ -1,6 +1,7 @@
-/* nodescope top -p PID: a live table of where a running node process spends its time. */
-#ifndef CLI_TOP_LIVE_H
-#define CLI_TOP_LIVE_H
+/* nodescope top -p PID: a live table of where a running node process spends its time (the
+ * sampler, the redraw loop and the report; cli/top.c parses the options). */
+#ifndef RECORD_TOP_LIVE_H
+#define RECORD_TOP_LIVE_H
 #include "formats/text_report.h"
 
 typedef struct {

@@ -752,6 +752,15 @@ void live_sampler_ready(live_sampler_t *s, target_t *t, v8_t *v) {
     }
 }
 
+size_t live_sampler_waiting(const live_sampler_t *s) {
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct perf_event_mmap_page *h = s->te[i].ring.base;
+        if (h) n += (size_t)(__atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE) - h->data_tail);
+    }
+    return n;
+}
+
 void live_sampler_discard(live_sampler_t *s) {
     if (!s) return;
     for (size_t i = 0; i < s->n; i++) {

@@ -85,6 +85,8 @@ live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t 
 live_sampler_t *live_sampler_early(int pid, const live_opts_t *o, profile_t *out);
 void live_sampler_ready(live_sampler_t *s, target_t *t, v8_t *v);
 void live_sampler_discard(live_sampler_t *s);
+/* The bytes of samples waiting in its rings (before ready: has it run since it was found?). */
+size_t live_sampler_waiting(const live_sampler_t *s);
 /* Reads what the threads' rings hold, after waiting up to LIVE_READ_MS: samples do not wake the
  * reader (live_sampler.c, open_event), so the caller loops on this and does its pacing (-d,
  * signals, the process's exit) between calls. The number of threads still sampled. */

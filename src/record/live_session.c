@@ -128,6 +128,10 @@ typedef struct {
     pending_t *pend;                   /* found and sampled, not yet opened (oldest first) */
     size_t npend, pend_cap;
     int ended;                         /* the recording is over: no more processes are looked for */
+    int newest;                        /* open_pending's turn: the newest (1) or the oldest */
+    int looping;                       /* the recording's loop runs: processes found are queued */
+    int opening;                       /* a process found is being opened: those found meanwhile too */
+    int *claimed, nclaimed, claimed_cap;   /* found at the start, to be opened at once */
 } session_t;
 
 static int in_set(const int *set, int n, int pid)
@@ -197,9 +201,11 @@ static int start_proc(session_t *ss, int pid, int found, live_sampler_t *early, 
     live_opts_t lo = {.hz = ss->o->hz, .wall = ss->o->wall, .events = ss->o->events, .on_sample = ss->o->on_sample,
                       .ctx = ss->o->ctx};
     target_t *t = target_open_running(pid);
-    if (early) {   /* processes started meanwhile are sampled at once (their opening waits its turn) */
+    if (found && !ss->o->events) {   /* processes started meanwhile are sampled at once (queued) */
         diag_hold_end(!is_gone(pid));
+        ss->opening++;
         discover(ss);
+        ss->opening--;
         diag_hold_begin();
     }
     v8_t *v = t ? v8_open(t) : NULL;
@@ -296,12 +302,19 @@ static void sample_found(session_t *ss, int pid)
     read_cmdline(pid, q->cmd, sizeof q->cmd);
 }
 
-/* Opens the process found first, if any. */
+/* Opens one process found, if any: alternately the newest (a short-lived one may be about to
+ * exit) and the oldest that has run since it was found (samples waiting; else the oldest): a
+ * stream of new ones does not starve one that runs on. */
 static void open_pending(session_t *ss)
 {
     if (!ss->npend) return;
-    pending_t q = ss->pend[0];
-    memmove(ss->pend, ss->pend + 1, --ss->npend * sizeof *ss->pend);
+    size_t pick = 0;
+    if ((ss->newest = !ss->newest)) pick = ss->npend - 1;
+    else
+        for (size_t i = 0; i < ss->npend; i++)
+            if (live_sampler_waiting(ss->pend[i].s)) { pick = i; break; }
+    pending_t q = ss->pend[pick];
+    memmove(ss->pend + pick, ss->pend + pick + 1, (--ss->npend - pick) * sizeof *ss->pend);
     start_proc(ss, q.pid, 1, q.s, q.cmd);
 }
 
@@ -367,17 +380,29 @@ static void discover(session_t *ss)
                     grew = 1;
                 }
         }
+    int k = 0;   /* the node processes to sample, in pids[0..k) */
     for (int i = 0; i < n; i++) {
         int pid = pids[i];
         if (!ss->o->all && !in_set(ss->family, ss->nfamily, pid)) continue;
+        if (in_set(ss->claimed, ss->nclaimed, pid)) continue;
         if (!record_process_is_node(pid) || thread_count(pid) < 2 || is_gone(pid)) continue;
         if (ss->o->all && !record_may_read(pid)) {   /* another user's: not ours to trace */
             add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
             ss->skipped++;
             continue;
         }
-        if (ss->o->events) start_proc(ss, pid, 1, NULL, NULL);   /* -e: its probes need it opened first */
-        else sample_found(ss, pid);
+        pids[k++] = pid;
+    }
+    /* opened at once: those there at the start (the recording's clock starts once they are open, as
+       with -p PIDs; claimed: not queued by the looks taken while one of them is opened), and with -e
+       (its probes need the process opened first); the others, found while the loop runs or while
+       one of those is opened, are sampled at once and queued */
+    int at_once = ss->o->events || (!ss->looping && !ss->opening);
+    for (int i = 0; at_once && !ss->o->events && i < k; i++) add_to_set(&ss->claimed, &ss->nclaimed, &ss->claimed_cap, pids[i]);
+    for (int i = 0; i < k; i++) {
+        if (in_set(ss->tried, ss->ntried, pids[i])) continue;   /* (found meanwhile) */
+        if (at_once) start_proc(ss, pids[i], 1, NULL, NULL);
+        else sample_found(ss, pids[i]);
     }
     free(pids);
     free(ppids);
@@ -413,6 +438,7 @@ static void end_session(session_t *ss)
     free(ss->tried);
     free(ss->family);
     free(ss->exited);
+    free(ss->claimed);
 }
 
 /* One line for the samples left unnamed because their process exited before they were read. */
@@ -489,6 +515,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     }
     int follow = o->children || o->all;
     if (follow) discover(&ss);
+    ss.looping = 1;
     uint64_t t_start = monotonic_ns(), stop_ns = 0, next_scan = t_start + FOLLOW_SCAN_MS * 1000000ull;
     int stopping = 0, escalated = 0, status = 0, exited = 0;
     while (!exited) {

@@ -183,6 +183,13 @@ static int code_gone(int pid, uint64_t pc) {
     return process_vm_readv(pid, &here, 1, &there, 1, 0) < 0 && (errno == ESRCH || errno == EFAULT);
 }
 
+/* The same for the heap: the word a JS frame keeps its function in (fp - 16 on x64: V8's
+ * StandardFrameConstants::kFunctionOffset), a tagged pointer to memory no longer mapped. */
+static int heap_gone(target_t *t, int pid, const v8_frame_t *f) {
+    uint64_t w;
+    return f->fp > 16 && target_read_u64(t, f->fp - 16, &w) == 0 && (w & 1) && w > 4096 && code_gone(pid, w & ~1ull);
+}
+
 /* Is any of the frames in anonymous executable memory (V8's code space)? */
 static int in_jit_code(target_t *t, const target_frame_t *native, size_t n) {
     for (size_t i = 0; i < n; i++) {
@@ -321,7 +328,7 @@ name:
             demangle_append(&b, r.symbol);
             ids[k++] = profile_frame(p, b.data, b.len, NULL, 0, 0, FRAME_NATIVE);
             if (f->kind == V8_FRAME_NATIVE) *u64map_upsert(names, name_key(f), &found) = ids[k - 1];
-        } else if (!r.module && (target_memory_gone(t) || code_gone(s->pid, f->pc))) {
+        } else if (!r.module && (target_memory_gone(t) || code_gone(s->pid, f->pc) || heap_gone(t, s->pid, f))) {
             /* V8's code, or memory mapped since the maps were last read, after the exit (or while
                node exits: its isolate torn down, the code it ran unmapped) */
             exited = 1;

@@ -24,6 +24,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
     "\$1" \$3 "$ROOT/tests/fixtures/tree/short.js" \$((50 + (i * 37) % 150)) & echo \$! >> "\$2"; wait
 done
 EOS
+cd "$W"   # (node --perf-basic-prof writes isolate-*-v8.log where it runs)
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 res=()
 for r in $(seq "$ROUNDS"); do

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,14 +22,38 @@ struct gc_watch {
     int which;          /* the ring being read */
 };
 
-gc_watch_t *gc_watch_open(target_t *t, int tid) {
-    uint64_t addr, size, offset;
-    const char *module;
+/* The probe's offset in the executables met so far, by file identity (gc_watch_open_known). */
+#define KNOWN_EXES 8
+static struct known_exe {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    uint64_t offset;
+} known[KNOWN_EXES];
+static unsigned nknown;
+
+static int exe_identity(int tid, struct known_exe *k) {
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/exe", tid);
+    if (stat(path, &st) != 0) return -1;   /* follows the link: the file itself, even in a container */
+    *k = (struct known_exe){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, 0 };
+    return 0;
+}
+
+static struct known_exe *find_known(const struct known_exe *k) {
+    for (unsigned i = 0; i < nknown && i < KNOWN_EXES; i++)
+        if (known[i].dev == k->dev && known[i].ino == k->ino && known[i].size == k->size &&
+            known[i].mtime.tv_sec == k->mtime.tv_sec && known[i].mtime.tv_nsec == k->mtime.tv_nsec)
+            return &known[i];
+    return NULL;
+}
+
+static gc_watch_t *open_at(int tid, uint64_t offset) {
     char path[64];
     int type = events_uprobe_type();
-    if (type < 0 || target_exe_symbol_addr(t, MARK_COMPACT, &addr, &size) != 0 ||
-        target_file_location(t, addr, &module, &offset) != 0)
-        return NULL;
+    if (type < 0) return NULL;
     /* the kernel resolves the link to the executable's inode, whatever its name */
     snprintf(path, sizeof path, "/proc/%d/exe", tid);
     gc_watch_t *w = xcalloc(1, sizeof *w);
@@ -42,6 +67,26 @@ gc_watch_t *gc_watch_open(target_t *t, int tid) {
         }
     }
     return w;
+}
+
+gc_watch_t *gc_watch_open(target_t *t, int tid) {
+    uint64_t addr, size, offset;
+    const char *module;
+    if (events_uprobe_type() < 0 || target_exe_symbol_addr(t, MARK_COMPACT, &addr, &size) != 0 ||
+        target_file_location(t, addr, &module, &offset) != 0)
+        return NULL;
+    struct known_exe k;
+    if (exe_identity(tid, &k) == 0 && !find_known(&k)) {
+        k.offset = offset;
+        known[nknown++ % KNOWN_EXES] = k;
+    }
+    return open_at(tid, offset);
+}
+
+gc_watch_t *gc_watch_open_known(int tid) {
+    struct known_exe k, *f;
+    if (exe_identity(tid, &k) != 0 || !(f = find_known(&k))) return NULL;
+    return open_at(tid, f->offset);
 }
 
 /* One record of a probe's ring: the latest time seen. */

@@ -10,6 +10,7 @@
 #include "util/hash.h"
 #include <poll.h>
 
+#define NO_THREAD UINT32_MAX
 #define STACK_BYTES 16384      /* a thread's first stack copy (stack_need.h: then what it needs) */
 
 /* --wall: the sample the kernel took when the thread last left the CPU, kept until it is back
@@ -32,7 +33,9 @@ typedef struct {
     int fd, tid;        /* fd: the event whose ring the thread's samples are in */
     perf_ring_t ring;
     event_set_t set;    /* -e: the thread's events (set.fd[0] is fd); n == 0 without -e */
-    uint32_t thread;    /* its index in the profile's thread table (profile.h "Threads") */
+    uint32_t thread;    /* its index in the profile's thread table (profile.h "Threads"); NO_THREAD
+                           until the process is opened (live_sampler_early) or has a sample */
+    char name[16];      /* its name (comm) */
     int sw_fd;          /* --wall: its context-switch event (-1: none) */
     /* the jitter's bookkeeping: the current period (ns of the thread's CPU time), the samples
        taken since it was set, and the CLOCK_MONOTONIC time of the latest */
@@ -59,9 +62,10 @@ typedef struct {
 } fd_name_t;
 
 struct live_sampler {
-    target_t *t;
+    target_t *t;           /* NULL until live_sampler_ready (live_sampler_early): samples wait */
     gc_watch_t *gc;        /* the main thread's full GCs; NULL when they cannot be watched. One a
                               sampler: samplers of several processes run side by side (live_session) */
+    uint64_t gc_from_ns;   /* when gc was opened: it tells nothing of samples taken before */
     v8_t *v;
     profile_t *out;
     live_opts_t o;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,10 @@
  * from their code or bytecode (v8_frame_t.stable) keep their names, however late. */
 #define UNNAMED_LATE "(JS: read too late to name)"
 #define UNNAMED_MOVED "(JS: moved before it was read)"
+/* A process that exited before its samples were read: its JS frames (live_take_sample), or the
+ * whole of a sample of one that could not be opened at all (live_sampler_early) */
+#define UNNAMED_EXITED_JS "(JS: process exited before nodescope could read it)"
+#define UNNAMED_EXITED "(process exited before nodescope could read it)"
 
 /* A ring holds ~30 samples whatever they copy: a thread's samples wait there while nodescope names
  * another's (tsc at 999 Hz, 32 KiB copies in the ring of 16 KiB ones: 3-5x the samples lost). */
@@ -169,6 +174,22 @@ static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_
 #define NAME_SKIP UINT32_MAX
 static uint64_t name_key(const v8_frame_t *f) { return f->pc * 2 + (f->return_address ? 1 : 0); }
 
+/* The code at pc is no longer there: the process has exited, or is exiting (node disposes of its
+ * isolate, and V8 unmaps its code space, before the process ends; a sample of its last JS read
+ * then finds neither code nor heap). Read directly, not from the read cache. */
+static int code_gone(int pid, uint64_t pc) {
+    uint8_t b;
+    struct iovec here = { &b, 1 }, there = { (void *)(uintptr_t)pc, 1 };
+    return process_vm_readv(pid, &here, 1, &there, 1, 0) < 0 && (errno == ESRCH || errno == EFAULT);
+}
+
+/* The same for the heap: the word a JS frame keeps its function in (fp - 16 on x64: V8's
+ * StandardFrameConstants::kFunctionOffset), a tagged pointer to memory no longer mapped. */
+static int heap_gone(target_t *t, int pid, const v8_frame_t *f) {
+    uint64_t w;
+    return f->fp > 16 && target_read_u64(t, f->fp - 16, &w) == 0 && (w & 1) && w > 4096 && code_gone(pid, w & ~1ull);
+}
+
 /* Is any of the frames in anonymous executable memory (V8's code space)? */
 static int in_jit_code(target_t *t, const target_frame_t *native, size_t n) {
     for (size_t i = 0; i < n; i++) {
@@ -193,6 +214,18 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
     static target_frame_t native[MAX_NATIVE];
     static v8_frame_t frames[MAX_FRAMES];
     static uint32_t ids[MAX_FRAMES + 1];
+    if (!t) {   /* the process exited before it could be opened (live_sampler_early): nothing to name */
+        if (te->thread == NO_THREAD) te->thread = profile_thread(p, s->pid, te->tid, te->name, strlen(te->name));
+        uint32_t two[2] = {p->threads[te->thread].frame,
+                           profile_frame(p, UNNAMED_EXITED, strlen(UNNAMED_EXITED), NULL, 0, 0, FRAME_UNKNOWN)};
+        uint32_t leaf = profile_add_stack(p, two, 2, in->weight);
+        for (unsigned long i = 0; i < in->ticks; i++)
+            profile_add_sample(p, (double)(in->tick0_ns + i * in->step_ns) / 1e3, leaf, in->weight / (double)in->ticks);
+        st->samples += in->ticks ? in->ticks : 1;
+        st->exited += in->ticks ? in->ticks : 1;
+        if (off_cpu) st->off_cpu += in->ticks;
+        return leaf;
+    }
     target_set_stack_copy(t, regs[19], in->stack, (size_t)stack_len);
     target_fresh_after(t, time_ns);
     size_t n = unwind(t, te->tid, regs, stack_len, native, MAX_NATIVE);
@@ -218,7 +251,8 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
      * too late for the heap to be trusted, is left unnamed rather than named after whatever is at
      * that address now. */
     int late = monotonic_ns() - time_ns > MAX_LAG_NS, torn, unnamed;
-    gc_since_t gc = te->gc ? gc_watch_since(te->gc, time_ns) : GC_UNKNOWN;
+    /* (a sample taken before the watch was opened: live_sampler_early without it) */
+    gc_since_t gc = te->gc && time_ns >= s->gc_from_ns ? gc_watch_since(te->gc, time_ns) : GC_UNKNOWN;
     int quiet = gc == GC_QUIET;
     /* A full GC that began after the sample may have freed its functions and put others in their
      * place whole: function, code and bytecode at the same addresses, agreeing with each other
@@ -231,8 +265,9 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
     int leaf_line;   /* the line the leaf JS frame executes: V8's positionTicks */
     buf_t b = {0};
     int named_js;   /* a JS frame named: the sample's JIT code named */
+    int exited;     /* a frame left unnamed because the process's memory is gone (it exited) */
 name:
-    torn = unnamed = named_js = 0;
+    torn = unnamed = named_js = exited = 0;
     for (size_t i = 0; v && i < n; i++) {
         v8_frame_t *f = &frames[i];
         if (f->kind != V8_FRAME_JS) continue;
@@ -274,7 +309,9 @@ name:
         } else if (torn && f->kind == V8_FRAME_JS && !(quiet && f->stable) &&
                    (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
             torn_fp = f->fp;   /* the frames inlined into it follow with the same fp */
-            ids[k++] = profile_frame(p, UNNAMED_MOVED, strlen(UNNAMED_MOVED), NULL, 0, 0, FRAME_UNKNOWN);
+            exited = target_memory_gone(t);   /* not moved: nothing could be read */
+            const char *why = exited ? UNNAMED_EXITED_JS : UNNAMED_MOVED;
+            ids[k++] = profile_frame(p, why, strlen(why), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (f->kind == V8_FRAME_JS && r.has_function) {
             /* V8's own name for the function (its name, else the inferred one), as --cpu-prof's
                callFrame has it, so live and V8 profiles merge and diff function by function */
@@ -291,6 +328,11 @@ name:
             demangle_append(&b, r.symbol);
             ids[k++] = profile_frame(p, b.data, b.len, NULL, 0, 0, FRAME_NATIVE);
             if (f->kind == V8_FRAME_NATIVE) *u64map_upsert(names, name_key(f), &found) = ids[k - 1];
+        } else if (!r.module && (target_memory_gone(t) || code_gone(s->pid, f->pc) || heap_gone(t, s->pid, f))) {
+            /* V8's code, or memory mapped since the maps were last read, after the exit (or while
+               node exits: its isolate torn down, the code it ran unmapped) */
+            exited = 1;
+            ids[k++] = profile_frame(p, UNNAMED_EXITED_JS, strlen(UNNAMED_EXITED_JS), NULL, 0, 0, FRAME_UNKNOWN);
         } else {
             buf_printf(&b, "0x%llx", (unsigned long long)f->pc);
             if (r.module) buf_printf(&b, " (%s+0x%llx)", r.module, (unsigned long long)r.module_offset);
@@ -302,11 +344,12 @@ name:
         quiet = 0, collected = gc == GC_BEGAN;
         goto name;
     }
-    if (unnamed) st->partial++;
-    if (unnamed && late) st->late++;
+    if (exited) st->exited += in->ticks ? in->ticks : 1;   /* (apart: not partial, not JIT unnamed) */
+    else if (unnamed) st->partial++;
+    if (unnamed && late && !exited) st->late++;
     /* in V8's JIT code (anonymous executable memory: V8's code space), by the leaf or a return
-       address, and not left unnamed on purpose (late, moved): a sample that should name JS */
-    if (!unnamed && in_jit_code(t, native, n_native)) {
+       address, and not left unnamed on purpose (late, moved, exited): a sample that should name JS */
+    if (!unnamed && !exited && in_jit_code(t, native, n_native)) {
         st->jit++;
         if (!named_js) st->jit_unnamed++;
     }
@@ -518,7 +561,9 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
         s->pf = xrealloc(s->pf, s->cap * sizeof *s->pf);
     }
     /* the thread model names and roles it: tid == pid is main, then Node's thread names and stacks */
-    te.thread = profile_thread(s->out, s->pid, tid, name, strlen(name));
+    snprintf(te.name, sizeof te.name, "%s", name);
+    /* (a process not yet opened may turn out not to be node: nothing of it in the profile yet) */
+    te.thread = s->t ? profile_thread(s->out, s->pid, tid, name, strlen(name)) : NO_THREAD;
     te.gc = tid == s->pid ? s->gc : NULL;
     stack_need_init(&te.need, STACK_BYTES, STACK_MAX);
     s->te[s->n] = te;
@@ -615,20 +660,44 @@ static live_sampler_t *start_failed(live_sampler_t *s, int err) {
     return NULL;
 }
 
-live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t *o, profile_t *out) {
-    /* each library's symbols are sorted on their first look-up: done before the events are
-       opened, or the first samples would wait for it (and be read too late to name) */
+/* Each library's symbols are sorted on their first look-up: done before the samples are read, or
+ * the first ones would wait for it (and be read too late to name). */
+static void sort_symbols(target_t *t) {
     for (size_t i = 0; i < target_mapping_count(t); i++) {
         const target_mapping_t *m = target_mapping(t, i);
         target_symbol_t sym;
         if (m->path && (m->prot & 4)) target_symbolize(t, m->start, &sym);
     }
+}
+
+/* No thread could be sampled: why, printed (name: the process's). */
+static live_sampler_t *none_sampled(live_sampler_t *s, const char *name) {
+    const live_opts_t *o = &s->o;
+    if (s->wall_err && s->first_err != ESRCH) {
+        diag_error(name, 0, "cannot sample wall-clock time: perf_event_open (context switches): %s",
+                   strerror(s->wall_err));
+        if (s->wall_err == EACCES || s->wall_err == EPERM)
+            diag_hint("--wall needs the kernel's context-switch samples: root or CAP_PERFMON, or "
+                      "'sysctl kernel.perf_event_paranoid=1'");
+        return start_failed(s, s->wall_err);
+    }
+    if (s->first_err != ESRCH) {   /* ESRCH: the process is gone; the caller says what that means */
+        diag_error(name, 0, "cannot sample%s%s: perf_event_open: %s", o->events ? " on " : "",
+                   o->events ? o->events->ev[s->first_ev].name : "", strerror(s->first_err));
+        permission_hint(s->first_err, o->events ? &o->events->ev[s->first_ev] : NULL);
+    }
+    return start_failed(s, s->first_err ? s->first_err : ESRCH);
+}
+
+live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t *o, profile_t *out) {
+    sort_symbols(t);
     live_sampler_t *s = xcalloc(1, sizeof *s);
     s->t = t, s->v = v, s->out = out, s->o = *o;
     u64map_init(&s->names);
     size_t n = target_thread_count(t);
     s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
     if (v && n) s->gc = gc_watch_open(t, s->pid);   /* before the events: woken_per_sample */
+    s->gc_from_ns = monotonic_ns();
     if (o->events) {
         for (int i = 0; i < o->events->n; i++) s->period[i] = o->events->ev[i].every;
         s->window_ns = monotonic_ns();
@@ -638,25 +707,83 @@ live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t 
         const target_thread_t *th = target_thread(t, i);
         add_thread(s, th->tid, th->name ? th->name : "");
     }
-    if (s->n == 0 && s->wall_err && s->first_err != ESRCH) {
-        diag_error(target_name(t), 0, "cannot sample wall-clock time: perf_event_open (context switches): %s",
-                   strerror(s->wall_err));
-        if (s->wall_err == EACCES || s->wall_err == EPERM)
-            diag_hint("--wall needs the kernel's context-switch samples: root or CAP_PERFMON, or "
-                      "'sysctl kernel.perf_event_paranoid=1'");
-        return start_failed(s, s->wall_err);
-    }
-    if (s->n == 0) {
-        if (s->first_err != ESRCH) {   /* ESRCH: the process is gone; the caller says what that means */
-            diag_error(target_name(t), 0, "cannot sample%s%s: perf_event_open: %s", o->events ? " on " : "",
-                       o->events ? o->events->ev[s->first_ev].name : "", strerror(s->first_err));
-            permission_hint(s->first_err, o->events ? &o->events->ev[s->first_ev] : NULL);
-        }
-        return start_failed(s, s->first_err);
-    }
+    if (s->n == 0) return none_sampled(s, target_name(t));
     s->next_scan = now_s() + SCAN_INTERVAL_S;
     s->cpu0 = cpu_now_ns();
     return s;
+}
+
+live_sampler_t *live_sampler_early(int pid, const live_opts_t *o, profile_t *out) {
+    if (o->events) {   /* -e resolves its probes in the process's files: live_sampler_start_opts */
+        errno = EINVAL;
+        return NULL;
+    }
+    live_sampler_t *s = xcalloc(1, sizeof *s);
+    s->out = out, s->o = *o, s->pid = pid;
+    u64map_init(&s->names);
+    s->cpu0 = cpu_now_ns();
+    /* the main thread's full GCs from now on, if its node was probed before (else from ready) */
+    s->gc = gc_watch_open_known(pid);
+    s->gc_from_ns = monotonic_ns();
+    scan_threads(s);
+    if (s->n == 0) {
+        char name[32];
+        snprintf(name, sizeof name, "pid %d", pid);
+        return none_sampled(s, name);
+    }
+    s->next_scan = now_s() + SCAN_INTERVAL_S;
+    return s;
+}
+
+void live_sampler_ready(live_sampler_t *s, target_t *t, v8_t *v) {
+    s->t = t, s->v = v;
+    if (!t) return;
+    sort_symbols(t);
+    if (v && !s->gc) {
+        s->gc = gc_watch_open(t, s->pid);
+        s->gc_from_ns = monotonic_ns();
+    }
+    /* the samples waiting are read now, named while the memory is there; then each thread's event
+       wakes the reader as woken_per_sample says, now that V8 and the GC watch are known */
+    for (size_t i = s->n; i-- > 0;) {
+        thread_ev_t *te = &s->te[i];
+        te->gc = te->tid == s->pid ? s->gc : NULL;
+        if (te->thread == NO_THREAD) te->thread = profile_thread(s->out, s->pid, te->tid, te->name, strlen(te->name));
+        drain(s, te);
+        int woken = !v ? 0 : te->tid == s->pid ? s->gc == NULL : te->js;
+        if (woken != te->woken) {
+            te->woken = woken;
+            te->need.want = te->need.copy;
+            set_copy(s, i);   /* (the old event stays if it fails) */
+        }
+    }
+}
+
+size_t live_sampler_waiting(const live_sampler_t *s) {
+    size_t n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct perf_event_mmap_page *h = s->te[i].ring.base;
+        if (h) n += (size_t)(__atomic_load_n(&h->data_head, __ATOMIC_ACQUIRE) - h->data_tail);
+    }
+    return n;
+}
+
+void live_sampler_discard(live_sampler_t *s) {
+    if (!s) return;
+    for (size_t i = 0; i < s->n; i++) {
+        thread_ev_t *te = &s->te[i];
+        free(te->off);
+        if (te->sw_fd >= 0) {
+            perf_ring_unmap(&te->sw_ring);
+            close(te->sw_fd);
+        }
+        close_sampling(te->fd, &te->ring, &te->set);
+    }
+    gc_watch_close(s->gc);
+    u64map_free(&s->names);
+    free(s->te);
+    free(s->pf);
+    free(s);
 }
 
 int live_sampler_poll(live_sampler_t *s) { return live_sampler_poll_ms(s, LIVE_READ_MS); }
@@ -731,5 +858,6 @@ int live_stats_check_named(const live_stats_t *st, const char *problem, int othe
 }
 
 void live_stats_json(const live_stats_t *st, char *out, size_t cap) {
-    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu", st->samples, st->jit, st->jit_unnamed);
+    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu,\"exitedUnread\":%lu", st->samples, st->jit,
+             st->jit_unnamed, st->exited);
 }

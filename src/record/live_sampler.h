@@ -25,6 +25,9 @@ typedef struct {
                                      not left unnamed on purpose (partial) */
     unsigned long jit_unnamed;    /* of those, samples that name no JavaScript function: the wrong node
                                      binary read, V8's metadata not matching, ... (target_problem) */
+    unsigned long exited;         /* samples with frames left unnamed because the process exited before
+                                     they were read: its memory gone (its JS frames), or never opened
+                                     (the whole sample): under UNNAMED_EXITED(_JS), live_sampler.c */
     /* -e: the events the kernel counted on the threads sampled (every one, sampled or not), the
        kernel's throttle records, and the samples --max-rate's periods skipped (its own) */
     unsigned long long events, events_weight;   /* events_weight: what the samples' periods add up to */
@@ -68,6 +71,22 @@ typedef struct {
     void *ctx;
 } live_opts_t;
 live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t *o, profile_t *out);
+/* The same in two steps, for a process just found (record -a, --children), which opening (its
+ * maps, every binary's symbols, V8's metadata: 0.1-0.5 s) would leave unsampled, and one that
+ * exits meanwhile unrecorded: early opens the events of every thread of pid at once (the CPU clock,
+ * --wall; not -e: NULL, errno EINVAL), their samples wait in the rings (~30 a thread; more are
+ * lost, counted); ready gives it the process opened, and the samples waiting are named (the memory
+ * is still there; their JS frames keep their names if the GC watch, opened early when this node
+ * binary was met before, saw no full GC since). Then poll and stop as above. A process that exited
+ * before it could be opened: stop without ready, and every sample waiting is added under its thread
+ * as "(process exited before nodescope could read it)", counted in stats.exited. discard: closes
+ * everything, nothing added (a process that is not node after all). early returns NULL after
+ * printing why (ESRCH: nothing printed, the process is gone). */
+live_sampler_t *live_sampler_early(int pid, const live_opts_t *o, profile_t *out);
+void live_sampler_ready(live_sampler_t *s, target_t *t, v8_t *v);
+void live_sampler_discard(live_sampler_t *s);
+/* The bytes of samples waiting in its rings (before ready: has it run since it was found?). */
+size_t live_sampler_waiting(const live_sampler_t *s);
 /* Reads what the threads' rings hold, after waiting up to LIVE_READ_MS: samples do not wake the
  * reader (live_sampler.c, open_event), so the caller loops on this and does its pacing (-d,
  * signals, the process's exit) between calls. The number of threads still sampled. */
@@ -85,6 +104,7 @@ int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t
  * warning with the cause found (problem: target_problem's, may be NULL or ""; other_mount_ns: the
  * process ran in a container), none named an error: -1 then, 0 otherwise. */
 int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns);
-/* The counts as JSON members for a report (",\"samples\":N,\"jitSamples\":J,\"jitUnnamed\":U"), in out. */
+/* The counts as JSON members for a report (",\"samples\":N,\"jitSamples\":J,\"jitUnnamed\":U,
+ * \"exitedUnread\":E"), in out. */
 void live_stats_json(const live_stats_t *st, char *out, size_t cap);
 #endif

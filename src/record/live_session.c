@@ -108,6 +108,13 @@ typedef struct {
     live_sampler_t *s;
 } proc_t;
 
+/* A process found, sampled since (live_sampler_early), waiting its turn to be opened. */
+typedef struct {
+    int pid;
+    live_sampler_t *s;
+    char cmd[256];   /* its command line, read when it was found */
+} pending_t;
+
 typedef struct {
     const live_session_opts_t *o;
     profile_t *out;
@@ -117,6 +124,14 @@ typedef struct {
     int *tried, ntried, tried_cap;     /* pids a sampler was started for (or tried) */
     int *family, nfamily, family_cap;  /* children: the roots and every descendant found */
     int skipped;                       /* all: node processes nodescope may not trace */
+    int *exited, nexited, exited_cap;  /* processes with samples that exited before they were read */
+    pending_t *pend;                   /* found and sampled, not yet opened (oldest first) */
+    size_t npend, pend_cap;
+    int ended;                         /* the recording is over: no more processes are looked for */
+    int newest;                        /* open_pending's turn: the newest (1) or the oldest */
+    int looping;                       /* the recording's loop runs: processes found are queued */
+    int opening;                       /* a process found is being opened: those found meanwhile too */
+    int *claimed, nclaimed, claimed_cap;   /* found at the start, to be opened at once */
 } session_t;
 
 static int in_set(const int *set, int n, int pid)
@@ -142,7 +157,7 @@ static void add_stats(live_stats_t *sum, const live_stats_t *st)
     if (st->full_gcs >= 0) sum->full_gcs = (sum->full_gcs < 0 ? 0 : sum->full_gcs) + st->full_gcs;
     sum->off_cpu += st->off_cpu, sum->busy_ns += st->busy_ns, sum->cpu_ns += st->cpu_ns;
     sum->copy_changes += st->copy_changes, sum->short_copies += st->short_copies;
-    sum->jit += st->jit, sum->jit_unnamed += st->jit_unnamed;
+    sum->jit += st->jit, sum->jit_unnamed += st->jit_unnamed, sum->exited += st->exited;
     sum->events += st->events, sum->events_weight += st->events_weight, sum->throttled += st->throttled;
 }
 
@@ -160,23 +175,72 @@ static int is_gone(int pid)
     return !close || sscanf(close + 1, " %c", &state) != 1 || state == 'Z' || state == 'X';
 }
 
-/* Starts sampling pid. found: a process found while recording (not one the user named): one that
- * exited meanwhile is no error, and another user's is skipped. 0, or -1 (error printed unless found
- * and gone: then errno is ESRCH). */
-static int start_proc(session_t *ss, int pid, int found)
+static void read_cmdline(int pid, char *cmd, size_t cap)
 {
-    add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
+    FILE *f = fopen(path, "r");
+    size_t k = f ? fread(cmd, 1, cap - 1, f) : 0;
+    if (f) fclose(f);
+    for (size_t i = 0; i + 1 < k; i++) if (!cmd[i]) cmd[i] = ' ';
+    cmd[k] = 0;
+}
+
+static void discover(session_t *ss);
+
+/* Starts sampling pid. found: a process found while recording (not one the user named): one that
+ * exited meanwhile is no error, and another user's is skipped. early: found, sampled since, and
+ * now opened (its samples named). 0, or -1 (error printed unless found and gone: then errno is
+ * ESRCH). */
+static int start_proc(session_t *ss, int pid, int found, live_sampler_t *early, const char *cmdline)
+{
+    if (!early) add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
     /* a process found while recording: what opening it says is held until it is known whether it
        still runs ("error:" with exit status 0 was printed for one that exited meanwhile) */
     if (found) diag_hold_begin();
-    target_t *t = target_open_running(pid);
-    v8_t *v = t ? v8_open(t) : NULL;
     live_opts_t lo = {.hz = ss->o->hz, .wall = ss->o->wall, .events = ss->o->events, .on_sample = ss->o->on_sample,
                       .ctx = ss->o->ctx};
-    live_sampler_t *s = v ? live_sampler_start_opts(t, v, &lo, ss->out) : NULL;
-    int e = errno;
+    target_t *t = target_open_running(pid);
+    if (found && !ss->o->events) {   /* processes started meanwhile are sampled at once (queued) */
+        diag_hold_end(!is_gone(pid));
+        ss->opening++;
+        discover(ss);
+        ss->opening--;
+        diag_hold_begin();
+    }
+    v8_t *v = t ? v8_open(t) : NULL;
+    live_sampler_t *s = NULL;
+    int unread = 0;   /* it exited before it could be opened: its samples go under its threads unnamed */
+    /* not opened, and still there: exiting (its maps or heap already gone), or not node after all */
+    for (int i = 0; early && !v && i < 20 && !is_gone(pid); i++) usleep(5000);
+    if (early && (v || (t && is_gone(pid)))) {
+        live_sampler_ready(early, t, v);   /* (gone: native frames named, JS ones "exited before") */
+        s = early;
+    } else if (early && is_gone(pid)) {
+        s = early, unread = 1;
+    } else if (early) {
+        live_sampler_discard(early);   /* (not node after all: the warnings below) */
+    } else if (v && !early) {
+        s = live_sampler_start_opts(t, v, &lo, ss->out);
+    }
+    int e = s ? 0 : errno;
     if (found) diag_hold_end(s || !is_gone(pid));   /* errors as warnings; nothing when it exited */
     errno = e;
+    if (unread) {
+        live_stats_t st;
+        live_sampler_stop(s, &st);
+        add_stats(&ss->r->stats, &st);
+        if (st.samples) {
+            ss->r->nprocs++;
+            if (!ss->r->target) ss->r->target = pid;
+            add_to_set(&ss->exited, &ss->nexited, &ss->exited_cap, pid);
+        }
+        diag_info("pid %d exited while it was being opened: %lu samples not named", pid, st.samples);
+        v8_close(v);
+        target_close(t);
+        errno = ESRCH;
+        return -1;
+    }
     if (!s) {
         int gone = is_gone(pid);
         if (found && gone) {
@@ -205,16 +269,53 @@ static int start_proc(session_t *ss, int pid, int found)
     if (!ss->r->target) ss->r->target = pid;
     if (found && diag_verbosity >= 0) {
         char cmd[256] = "";
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-        FILE *f = fopen(path, "r");
-        size_t k = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
-        if (f) fclose(f);
-        for (size_t i = 0; i + 1 < k; i++) if (!cmd[i]) cmd[i] = ' ';
-        cmd[k] = 0;
+        if (cmdline) snprintf(cmd, sizeof cmd, "%s", cmdline);
+        else read_cmdline(pid, cmd, sizeof cmd);
         fprintf(stderr, "nodescope: sampling pid %d: %s\n", pid, cmd);
     }
     return 0;
+}
+
+/* A process found: sampled at once (live_sampler_early), opened in its turn (open_pending), so
+ * that the samples of one that lives less than opening takes (0.1-0.5 s: its maps, every binary's
+ * symbols, V8's metadata) are in the profile, named if it lives until then. */
+static void sample_found(session_t *ss, int pid)
+{
+    add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
+    live_opts_t lo = {.hz = ss->o->hz, .wall = ss->o->wall, .on_sample = ss->o->on_sample, .ctx = ss->o->ctx};
+    diag_hold_begin();
+    live_sampler_t *s = live_sampler_early(pid, &lo, ss->out);
+    int gone = !s && is_gone(pid);
+    diag_hold_end(!gone);
+    if (!s) {
+        if (gone) diag_info("pid %d exited while it was being opened: not sampled", pid);
+        else diag_warn(NULL, 0, "pid %d is not sampled (the warning above); the recording goes on", pid);
+        return;
+    }
+    if (ss->npend == ss->pend_cap) {
+        ss->pend_cap = ss->pend_cap ? 2 * ss->pend_cap : 8;
+        ss->pend = realloc(ss->pend, ss->pend_cap * sizeof *ss->pend);
+        if (!ss->pend) abort();
+    }
+    pending_t *q = &ss->pend[ss->npend++];
+    q->pid = pid, q->s = s;
+    read_cmdline(pid, q->cmd, sizeof q->cmd);
+}
+
+/* Opens one process found, if any: alternately the newest (a short-lived one may be about to
+ * exit) and the oldest that has run since it was found (samples waiting; else the oldest): a
+ * stream of new ones does not starve one that runs on. */
+static void open_pending(session_t *ss)
+{
+    if (!ss->npend) return;
+    size_t pick = 0;
+    if ((ss->newest = !ss->newest)) pick = ss->npend - 1;
+    else
+        for (size_t i = 0; i < ss->npend; i++)
+            if (live_sampler_waiting(ss->pend[i].s)) { pick = i; break; }
+    pending_t q = ss->pend[pick];
+    memmove(ss->pend + pick, ss->pend + pick + 1, (--ss->npend - pick) * sizeof *ss->pend);
+    start_proc(ss, q.pid, 1, q.s, q.cmd);
 }
 
 /* Stops sampling a process (it has ended, or the recording has): its samples stay in the profile. */
@@ -225,6 +326,7 @@ static void end_proc(session_t *ss, proc_t *p)
     live_sampler_stop(p->s, &st);
     p->s = NULL;
     add_stats(&ss->r->stats, &st);
+    if (st.exited) add_to_set(&ss->exited, &ss->nexited, &ss->exited_cap, p->pid);
     const char *why = target_problem(p->t);
     if (why && !ss->r->problem[0]) snprintf(ss->r->problem, sizeof ss->r->problem, "%s", why);
     if (proc_other_mount_ns(p->pid)) ss->r->other_mount_ns = 1;
@@ -253,8 +355,9 @@ static int parent_of(int pid)
 /* Looks in /proc for processes to follow: descendants of the family (children), every node
  * process (all). A node process is sampled once it has a second thread (node has started: a
  * fork that has not yet exec'd, or node still loading its libraries, has one). */
-static void scan_procs(session_t *ss)
+static void discover(session_t *ss)
 {
+    if (ss->ended) return;
     DIR *d = opendir("/proc");
     if (!d) return;
     int *pids = NULL, *ppids = NULL, n = 0, cap = 0, pcap = 0, np = 0;
@@ -277,16 +380,29 @@ static void scan_procs(session_t *ss)
                     grew = 1;
                 }
         }
+    int k = 0;   /* the node processes to sample, in pids[0..k) */
     for (int i = 0; i < n; i++) {
         int pid = pids[i];
         if (!ss->o->all && !in_set(ss->family, ss->nfamily, pid)) continue;
+        if (in_set(ss->claimed, ss->nclaimed, pid)) continue;
         if (!record_process_is_node(pid) || thread_count(pid) < 2 || is_gone(pid)) continue;
         if (ss->o->all && !record_may_read(pid)) {   /* another user's: not ours to trace */
             add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
             ss->skipped++;
             continue;
         }
-        start_proc(ss, pid, 1);
+        pids[k++] = pid;
+    }
+    /* opened at once: those there at the start (the recording's clock starts once they are open, as
+       with -p PIDs; claimed: not queued by the looks taken while one of them is opened), and with -e
+       (its probes need the process opened first); the others, found while the loop runs or while
+       one of those is opened, are sampled at once and queued */
+    int at_once = ss->o->events || (!ss->looping && !ss->opening);
+    for (int i = 0; at_once && !ss->o->events && i < k; i++) add_to_set(&ss->claimed, &ss->nclaimed, &ss->claimed_cap, pids[i]);
+    for (int i = 0; i < k; i++) {
+        if (in_set(ss->tried, ss->ntried, pids[i])) continue;   /* (found meanwhile) */
+        if (at_once) start_proc(ss, pids[i], 1, NULL, NULL);
+        else sample_found(ss, pids[i]);
     }
     free(pids);
     free(ppids);
@@ -299,12 +415,55 @@ static size_t sampling_count(const session_t *ss)
     return k;
 }
 
+static void say_exited(const session_t *ss);
 static void end_session(session_t *ss)
 {
+    while (ss->npend) {   /* (an error ends the recording) exited unopened: their samples unnamed, counted */
+        pending_t *q = &ss->pend[--ss->npend];
+        if (!is_gone(q->pid)) {
+            live_sampler_discard(q->s);
+            continue;
+        }
+        live_stats_t st;
+        live_sampler_stop(q->s, &st);
+        add_stats(&ss->r->stats, &st);
+        if (st.samples) {
+            ss->r->nprocs++;
+            add_to_set(&ss->exited, &ss->nexited, &ss->exited_cap, q->pid);
+        }
+    }
+    free(ss->pend);
     for (size_t i = 0; i < ss->n; i++) end_proc(ss, &ss->p[i]);
     free(ss->p);
     free(ss->tried);
     free(ss->family);
+    free(ss->exited);
+    free(ss->claimed);
+}
+
+/* One line for the samples left unnamed because their process exited before they were read. */
+static void say_exited(const session_t *ss)
+{
+    const live_stats_t *st = &ss->r->stats;
+    if (!st->exited || diag_verbosity < 0) return;
+    char pids[400] = "";
+    size_t at = 0;
+    for (int i = 0; i < ss->nexited && at < sizeof pids - 24; i++)
+        at += (size_t)snprintf(pids + at, sizeof pids - at, "%s%d", i ? ", " : "", ss->exited[i]);
+    if (at >= sizeof pids - 24 && ss->nexited) snprintf(pids + at, sizeof pids - at, ", ...");
+    diag_warn(NULL, 0, "%lu of %lu samples (%.0f%%) of %d process%s that exited before nodescope could read them "
+              "are left unnamed, under '(JS: process exited before nodescope could read it)' or, never "
+              "opened, '(process exited before nodescope could read it)': pid%s %s", st->exited, st->samples,
+              st->samples ? 100.0 * (double)st->exited / (double)st->samples : 0.0, ss->nexited,
+              ss->nexited == 1 ? "" : "es", ss->nexited == 1 ? "" : "s", pids);
+}
+
+/* The end of a recording that ran: every process ended, then what exited unread said. */
+static void end_session_say(session_t *ss)
+{
+    for (size_t i = 0; i < ss->n; i++) end_proc(ss, &ss->p[i]);
+    say_exited(ss);
+    end_session(ss);
 }
 
 int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_result_t *r)
@@ -328,7 +487,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
                 stop_signals_restore();
                 return 0;
             }
-            if (start_proc(&ss, pid, 0) != 0) {
+            if (start_proc(&ss, pid, 0, NULL, NULL) != 0) {
                 if (errno == ESRCH) {   /* it ended before the first sample */
                     int status = 0;
                     waitpid(pid, &status, 0);
@@ -348,14 +507,15 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     for (int i = 0; attach && i < o->npids; i++) {
         add_to_set(&ss.family, &ss.nfamily, &ss.family_cap, o->pids[i]);
         if (o->children && !record_process_is_node(o->pids[i])) continue;   /* a supervisor: its children */
-        if (start_proc(&ss, o->pids[i], 0) != 0) {
+        if (start_proc(&ss, o->pids[i], 0, NULL, NULL) != 0) {
             end_session(&ss);
             stop_signals_restore();
             return -1;
         }
     }
     int follow = o->children || o->all;
-    if (follow) scan_procs(&ss);
+    if (follow) discover(&ss);
+    ss.looping = 1;
     uint64_t t_start = monotonic_ns(), stop_ns = 0, next_scan = t_start + FOLLOW_SCAN_MS * 1000000ull;
     int stopping = 0, escalated = 0, status = 0, exited = 0;
     while (!exited) {
@@ -380,16 +540,17 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
         if (!attach) {
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid || (w < 0 && errno == ECHILD)) exited = 1;
-        } else if (!o->all && sampling_count(&ss) == 0) {
+        } else if (!o->all && sampling_count(&ss) == 0 && ss.npend == 0) {
             int left = 0;   /* a pid given may still start node processes (children) */
             for (int i = 0; follow && i < o->npids; i++) left |= kill(o->pids[i], 0) == 0 || errno == EPERM;
             if (!left) exited = 1;   /* the attached processes are gone */
         }
         if (exited) break;
         if (follow && !stopping && now >= next_scan) {
-            scan_procs(&ss);
+            discover(&ss);
             next_scan = now + FOLLOW_SCAN_MS * 1000000ull;
         }
+        open_pending(&ss);   /* one a round: the others' rings are read meanwhile */
         stop_request_t req;
         while (stop_signals_next(&req)) {
             if (!stopping) {
@@ -418,12 +579,14 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
             r->killed = 1;
         }
     }
+    ss.ended = 1;
+    while (ss.npend) open_pending(&ss);   /* found before the end: named if still there */
     stop_request_t late;
     if (stop_signals_next(&late)) r->stopped = 1;   /* the terminal's ^C ended the program first */
     if (ss.skipped && diag_verbosity >= 0)
         fprintf(stderr, "nodescope: %d node process%s of other users not sampled (tracing them needs root or "
                 "CAP_PERFMON and CAP_SYS_PTRACE)\n", ss.skipped, ss.skipped == 1 ? "" : "es");
-    end_session(&ss);
+    end_session_say(&ss);
     if (!attach) r->exit_status = shell_status(status);
     stop_signals_restore();   /* record holds them caught until it exits (stop_signals.h) */
     return 0;

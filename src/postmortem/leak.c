@@ -25,6 +25,7 @@
 #include "postmortem/census.h"
 #include "postmortem/paths.h"
 #include "postmortem/walk.h"
+#include "util/bigmem.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/radix.h"
@@ -88,10 +89,10 @@ void pm_leak_free(pm_leak_t *L)
     free(L->ncells);
     free(L->pts);
     free(L->cls);
-    free(L->prev_addr);
-    free(L->cur_addr);
-    free(L->prev_cls);
-    free(L->cur_cls);
+    if (L->prev_addr) big_unmap(L->prev_addr, L->prevcap * sizeof *L->prev_addr);
+    if (L->cur_addr) big_unmap(L->cur_addr, L->curcap * sizeof *L->cur_addr);
+    if (L->prev_cls) big_unmap(L->prev_cls, L->prevcap * sizeof *L->prev_cls);
+    if (L->cur_cls) big_unmap(L->cur_cls, L->curcap * sizeof *L->cur_cls);
     free(L->samples);
     free(L->nsamples);
     u64map_free(&L->by_name);
@@ -142,6 +143,26 @@ typedef struct {
     size_t nentry;
 } taking_t;
 
+/* The addresses of a census (8 + 4 bytes an object, kept to the next census): mapped apart and
+ * not shared with the freeze's guard (a fork of nodescope each census: a page shared with it
+ * would be copied at our next write, one fault a page). */
+static void *addrs_map(void *old, size_t old_bytes, size_t bytes)
+{
+    void *p = old ? big_remap(old, old_bytes, bytes) : big_map(bytes);
+#ifdef MADV_DONTFORK
+    madvise(p, (bytes + 4095) & ~(size_t)4095, MADV_DONTFORK);
+#endif
+    return p;
+}
+
+static void grow_addrs(pm_leak_t *L)
+{
+    size_t cap = L->curcap ? L->curcap * 2 : 1u << 16;
+    L->cur_addr = addrs_map(L->cur_addr, L->curcap * sizeof *L->cur_addr, cap * sizeof *L->cur_addr);
+    L->cur_cls = addrs_map(L->cur_cls, L->curcap * sizeof *L->cur_cls, cap * sizeof *L->cur_cls);
+    L->curcap = cap;
+}
+
 static void add(taking_t *tk, uint64_t addr, uint32_t c, uint64_t size)
 {
     pm_leak_t *L = tk->L;
@@ -153,10 +174,7 @@ static void add(taking_t *tk, uint64_t addr, uint32_t c, uint64_t size)
     }
     tk->cells[c].count++;
     tk->cells[c].bytes += size;
-    if (L->ncur == L->curcap) {
-        XGROW(L->cur_addr, L->curcap, L->ncur + 1);
-        L->cur_cls = xrealloc(L->cur_cls, L->curcap * sizeof *L->cur_cls);
-    }
+    if (L->ncur == L->curcap) grow_addrs(L);
     L->cur_addr[L->ncur] = addr;
     L->cur_cls[L->ncur++] = c;
 }

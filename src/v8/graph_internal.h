@@ -62,6 +62,15 @@ struct v8_graph {
     uint64_t *reach;      /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
 };
 
+/* The graph's big arrays (heap_graph.c): memory a graph freed is kept for the next one (the kernel
+ * would zero fresh pages again; watch --heap builds a graph every census). graph_big: bytes,
+ * zeroed when zero; graph_big_grow: bigger, contents kept; graph_unbig: keeps it for the next
+ * graph_big (or free()s what graph_big did not give). */
+void *graph_big(size_t bytes, int zero);
+void *graph_big_grow(void *p, size_t bytes);
+void graph_unbig(void *p);
+void graph_trace(const char *phase);
+
 /* Shortest paths from the roots (graph_paths.c): dist, parent, pslot, level. */
 void graph_compute_paths(v8_graph_t *g);
 

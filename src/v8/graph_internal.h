@@ -36,6 +36,10 @@ struct v8_graph {
     uint32_t *rank;        /* 4096 a chunk */
     uint32_t *chunk_first;
     size_t nchunks;
+    uint32_t *chunk_flat;  /* where the chunks span at most FLAT_CHUNKS: chunk k + 1 by (address -
+                              flat_base) / CHUNK_SIZE, without chunk_index's hashing */
+    uint64_t flat_base;
+    size_t nflat;
     uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
     uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read, and how many it left */
     uint64_t pass_moves;

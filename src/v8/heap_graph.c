@@ -149,6 +149,20 @@ size_t v8_graph_root_count(const v8_graph_t *g) { return g->nroots; }
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k < g->nroots ? &g->roots[k] : NULL; }
 
 #define CHUNK_WORDS (CHUNK_SIZE / 8 / 64)
+#define FLAT_CHUNKS (1u << 22)   /* a 1 TiB span: 16 MiB of index */
+
+/* The bits set in x: without -mpopcnt, __builtin_popcountll is a call (a tenth of a census) */
+static inline uint32_t pop64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return (uint32_t)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
 
 uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
 {
@@ -157,13 +171,18 @@ uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
     if (g->nchunks) {
         uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
         uint32_t k;
-        if (!u64map_get(&g->chunk_index, chunk, &k)) return V8_NO_NODE;
+        if (g->chunk_flat) {
+            uint64_t f = (chunk - g->flat_base) / CHUNK_SIZE;
+            if (chunk < g->flat_base || f >= g->nflat || !(k = g->chunk_flat[f])) return V8_NO_NODE;
+        } else if (!u64map_get(&g->chunk_index, chunk, &k)) {
+            return V8_NO_NODE;
+        }
         k--;
         uint64_t w = (a - chunk) / 8;
         const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
         if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
         uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
-        return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + (uint32_t)__builtin_popcountll(below);
+        return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + pop64(below);
     }
     size_t lo = 0, hi = g->n;
     while (lo < hi) {
@@ -390,18 +409,32 @@ static void build_chunk_index(v8_graph_t *g)
     }
     g->bits = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->bits, 1);
     g->rank = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->rank, 0);   /* every word written */
-    for (size_t i = 0; i < g->n; i++) {
+    uint64_t prev = 1;
+    uint32_t k = 0;
+    for (size_t i = 0; i < g->n; i++) {   /* in address order: a chunk's nodes are together */
         uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
-        uint32_t k;
-        u64map_get(&g->chunk_index, chunk, &k);
+        if (chunk != prev) u64map_get(&g->chunk_index, chunk, &k), prev = chunk;
         uint64_t w = (a - chunk) / 8;
         g->bits[(size_t)(k - 1) * CHUNK_WORDS + (w >> 6)] |= 1ull << (w & 63);
     }
-    for (size_t k = 0; k < g->nchunks; k++) {
+    if (g->n) {
+        uint64_t lo = (g->nodes[0].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        uint64_t span = (((g->nodes[g->n - 1].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) - lo) / CHUNK_SIZE + 1;
+        if (span <= FLAT_CHUNKS) {
+            g->flat_base = lo;
+            g->nflat = (size_t)span;
+            g->chunk_flat = graph_big(g->nflat * sizeof *g->chunk_flat, 1);
+            for (size_t c = 0; c < g->nchunks; c++) {
+                uint64_t f = (((g->nodes[g->chunk_first[c]].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) - lo) / CHUNK_SIZE;
+                if (f < g->nflat) g->chunk_flat[f] = (uint32_t)c + 1;   /* a cache file's nodes may be out of order */
+            }
+        }
+    }
+    for (size_t c = 0; c < g->nchunks; c++) {
         uint32_t r = 0;
         for (size_t j = 0; j < CHUNK_WORDS; j++) {
-            g->rank[k * CHUNK_WORDS + j] = r;
-            r += (uint32_t)__builtin_popcountll(g->bits[k * CHUNK_WORDS + j]);
+            g->rank[c * CHUNK_WORDS + j] = r;
+            r += pop64(g->bits[c * CHUNK_WORDS + j]);
         }
     }
 }
@@ -411,6 +444,9 @@ static void free_chunk_index(v8_graph_t *g)
     u64map_free(&g->chunk_index);
     graph_unbig(g->bits);
     graph_unbig(g->rank);
+    graph_unbig(g->chunk_flat);
+    g->chunk_flat = NULL;
+    g->nflat = 0;
     free(g->chunk_first);
     g->nchunks = 0;
 }

@@ -63,6 +63,8 @@ struct v8_heap {
     u64map_t maps;            /* map address -> index + 1 into info */
     map_info_t *info;
     size_t ninfo, cap_info;
+    uint64_t last_map;        /* the last map looked up, and its maps value: neighbours share maps */
+    uint32_t last_idx;
     uint8_t rule_by_type[4096];
     int first_js_type, free_space_type;
     int64_t bca_data;
@@ -176,7 +178,11 @@ static void release_now(v8_heap_t *h)
 static const map_info_t *map_lookup(v8_heap_t *h, uint64_t m)
 {
     uint32_t idx;
-    if (u64map_get(&h->maps, m, &idx)) return idx ? &h->info[idx - 1] : NULL;
+    if (m == h->last_map && m) return h->last_idx ? &h->info[h->last_idx - 1] : NULL;
+    if (u64map_get(&h->maps, m, &idx)) {
+        h->last_map = m, h->last_idx = idx;
+        return idx ? &h->info[idx - 1] : NULL;
+    }
     const v8_t *v = h->v;
     unsigned char hdr[24];
     /* A map's map is a meta map: the read-only root one, or (V8 >= 12) a native context's own,

@@ -40,6 +40,7 @@ struct v8_graph {
                               flat_base) / CHUNK_SIZE, without chunk_index's hashing */
     uint64_t flat_base;
     size_t nflat;
+    uint8_t *chunk_ro;     /* per chunk: none, all or some of its nodes read-only (heap_graph.c) */
     uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
     uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read, and how many it left */
     uint64_t pass_moves;

@@ -150,6 +150,7 @@ const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k <
 
 #define CHUNK_WORDS (CHUNK_SIZE / 8 / 64)
 #define FLAT_CHUNKS (1u << 22)   /* a 1 TiB span: 16 MiB of index */
+enum { RO_NONE, RO_ALL, RO_SOME };   /* chunk_ro: its nodes on V8's read-only pages */
 
 /* The bits set in x: without -mpopcnt, __builtin_popcountll is a call (a tenth of a census) */
 static inline uint32_t pop64(uint64_t x)
@@ -164,25 +165,34 @@ static inline uint32_t pop64(uint64_t x)
 #endif
 }
 
+/* Through the chunk index (built): the node at addr (tagged), V8_NO_NODE when none; *chunk the
+ * index of its chunk. */
+static inline uint32_t find_indexed(const v8_graph_t *g, uint64_t addr, uint32_t *chunk_k)
+{
+    uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+    uint32_t k;
+    if (g->chunk_flat) {
+        uint64_t f = (chunk - g->flat_base) / CHUNK_SIZE;
+        if (chunk < g->flat_base || f >= g->nflat || !(k = g->chunk_flat[f])) return V8_NO_NODE;
+    } else if (!u64map_get(&g->chunk_index, chunk, &k)) {
+        return V8_NO_NODE;
+    }
+    k--;
+    *chunk_k = k;
+    uint64_t w = (a - chunk) / 8;
+    const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
+    if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
+    uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
+    return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + pop64(below);
+}
+
 uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
 {
     addr |= 1;
     if (!g->n || addr < g->lo || addr > g->hi) return V8_NO_NODE;
     if (g->nchunks) {
-        uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
         uint32_t k;
-        if (g->chunk_flat) {
-            uint64_t f = (chunk - g->flat_base) / CHUNK_SIZE;
-            if (chunk < g->flat_base || f >= g->nflat || !(k = g->chunk_flat[f])) return V8_NO_NODE;
-        } else if (!u64map_get(&g->chunk_index, chunk, &k)) {
-            return V8_NO_NODE;
-        }
-        k--;
-        uint64_t w = (a - chunk) / 8;
-        const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
-        if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
-        uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
-        return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + pop64(below);
+        return find_indexed(g, addr, &k);
     }
     size_t lo = 0, hi = g->n;
     while (lo < hi) {
@@ -430,6 +440,13 @@ static void build_chunk_index(v8_graph_t *g)
             }
         }
     }
+    g->chunk_ro = xcalloc(g->nchunks ? g->nchunks : 1, 1);
+    for (size_t c = 0; c < g->nchunks; c++) {
+        size_t end = c + 1 < g->nchunks ? g->chunk_first[c + 1] : g->n, ro = 0, i;
+        for (i = g->chunk_first[c]; i < end && i < g->n; i++) ro += (g->nodes[i].flags & V8_NODE_READ_ONLY) != 0;
+        size_t count = i > g->chunk_first[c] ? i - g->chunk_first[c] : 0;
+        g->chunk_ro[c] = !count ? RO_SOME : !ro ? RO_NONE : ro == count ? RO_ALL : RO_SOME;   /* not sure: per node */
+    }
     for (size_t c = 0; c < g->nchunks; c++) {
         uint32_t r = 0;
         for (size_t j = 0; j < CHUNK_WORDS; j++) {
@@ -445,7 +462,9 @@ static void free_chunk_index(v8_graph_t *g)
     graph_unbig(g->bits);
     graph_unbig(g->rank);
     graph_unbig(g->chunk_flat);
+    free(g->chunk_ro);
     g->chunk_flat = NULL;
+    g->chunk_ro = NULL;
     g->nflat = 0;
     free(g->chunk_first);
     g->nchunks = 0;
@@ -491,8 +510,14 @@ static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, s
             uint64_t word = p[k];
             if ((word & 1) == 0 || word < g->lo || word > g->hi + 2) continue;
             uint32_t weak = (word & 3) == 3 ? V8_SLOT_WEAK : 0;
-            uint32_t t = v8_graph_find(g, word & ~(uint64_t)2);
-            if (t == V8_NO_NODE || (g->nodes[t].flags & V8_NODE_READ_ONLY)) continue;
+            uint64_t addr = word & ~(uint64_t)2;
+            if (addr > g->hi) continue;
+            uint32_t ck, t = find_indexed(g, addr, &ck);
+            if (t == V8_NO_NODE) continue;
+            /* no edge into V8's read-only space: known by the chunk, without reading the node (a
+               cache miss an edge) unless the chunk has both */
+            uint8_t ro = g->chunk_ro[ck];
+            if (ro == RO_ALL || (ro == RO_SOME && (g->nodes[t].flags & V8_NODE_READ_ONLY))) continue;
             uint64_t slot = w0 + k;
             add_edge(g, t, (uint32_t)(slot < 0x7fffffff ? slot : 0x7fffffff) | weak);
         }

@@ -48,6 +48,7 @@ typedef struct {
 } span_t;
 static span_t *big_live, *big_spare;
 static size_t nbig_live, capbig_live, nbig_spare;
+static uint64_t big_fresh;   /* bytes mapped anew (graph_trace) */
 #define SPARE_MAX 24
 
 #include <sys/resource.h>
@@ -59,8 +60,9 @@ void graph_trace(const char *phase)
     if (!on) return;
     struct rusage r;
     getrusage(RUSAGE_SELF, &r);
-    fprintf(stderr, "trace %-20s minflt %8ld user %7.3f sys %7.3f\n", phase, r.ru_minflt,
-            r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6, r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6);
+    fprintf(stderr, "graph %-16s faults %8ld, CPU user %7.3f s, system %7.3f s; %llu MB mapped anew\n", phase,
+            r.ru_minflt, r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6, r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6,
+            (unsigned long long)(big_fresh >> 20));
 }
 
 static size_t span_round(size_t bytes)
@@ -86,6 +88,7 @@ void *graph_big(size_t bytes, int zero)
     } else {
         len = span_round(need + need / 8);   /* room for the next census's heap, a little bigger */
         p = big_map(len);
+        big_fresh += len;
 #ifdef MADV_DONTFORK
         /* not shared with a child: the freeze's guard is a fork of nodescope, and a page shared
            with it would be copied at our next write to it (a fault a page, each census) */

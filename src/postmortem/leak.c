@@ -211,8 +211,11 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     size_t nn = v8_graph_node_count(g);
     u64map_t by_map;
     u64map_init(&by_map);
-    uint64_t last_map = 0;   /* never a map's address (tagged: odd) */
-    uint32_t last_c = 0;
+    struct {
+        uint64_t map;   /* 0: never a map's address (tagged: odd; a prototype's ^ 1 is even, not 0) */
+        uint32_t c;
+    } recent[64];
+    memset(recent, 0, sizeof recent);
     buf_t b = {0};
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
@@ -230,7 +233,8 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         if (pm_node_map(v, g, (uint32_t)i, &map) != 0) continue;
         if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
         uint32_t c;
-        if (map == last_map) c = last_c;   /* neighbours share maps: no hashing */
+        size_t r = (size_t)((map >> 3) ^ (map >> 9)) & 63;
+        if (recent[r].map == map && map) c = recent[r].c;   /* neighbours share a few maps: no hashing */
         else if (!u64map_get(&by_map, map, &c)) {
             buf_clear(&b);
             pm_name_by_constructor(v, g, (uint32_t)i, &b);
@@ -238,7 +242,7 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
             int found;
             *u64map_upsert(&by_map, map, &found) = c;
         }
-        last_map = map, last_c = c;
+        recent[r].map = map, recent[r].c = c;
         pt->js_objects++;
         add(tk, nd->addr, c, nd->size);
     }

@@ -74,6 +74,8 @@ struct v8_graph {
 void *graph_big(size_t bytes, int zero);
 void *graph_big_grow(void *p, size_t bytes);
 void graph_unbig(void *p);
+/* With NODESCOPE_GRAPH_TRACE set: the page faults, CPU time and memory mapped anew so far, on
+ * stderr, at the phases of a graph's build (where a census's CPU goes). */
 void graph_trace(const char *phase);
 
 /* Shortest paths from the roots (graph_paths.c): dist, parent, pslot, level. */

@@ -56,7 +56,7 @@ static uint64_t big_fresh;   /* bytes mapped anew (graph_trace) */
 void graph_trace(const char *phase)
 {
     static int on = -1;
-    if (on < 0) on = getenv("NODESCOPE_BIG_TRACE") != NULL;
+    if (on < 0) on = getenv("NODESCOPE_GRAPH_TRACE") != NULL;
     if (!on) return;
     struct rusage r;
     getrusage(RUSAGE_SELF, &r);
@@ -309,6 +309,10 @@ typedef struct {
     /* module records: the maps of JS objects seen (1 Module, 2 other) and the candidates'
        addresses, noted while the walk holds the objects' pages (not in a pass of their own) */
     u64map_t module_maps;
+    struct {
+        uint64_t map;
+        uint32_t kind;
+    } recent[64];          /* module_maps' recent answers, direct-mapped (no hashing per object) */
     uint64_t *modules;
     size_t nmodules, capmodules;
 } build_t;
@@ -318,6 +322,13 @@ static void note_module(build_t *b, const v8_heap_object_t *o)
 {
     v8_graph_t *g = b->g;
     if (o->type != g->v->L.type_js_object) return;
+    size_t r = (size_t)((o->map >> 3) ^ (o->map >> 9)) & 63;
+    if (b->recent[r].map == o->map && o->map) {
+        if (b->recent[r].kind != 1) return;
+        XGROW(b->modules, b->capmodules, b->nmodules + 1);
+        b->modules[b->nmodules++] = o->addr;
+        return;
+    }
     int found;
     uint32_t *kind = u64map_upsert(&b->module_maps, o->map, &found);
     if (!found) {
@@ -328,6 +339,7 @@ static void note_module(build_t *b, const v8_heap_object_t *o)
         kind = u64map_upsert(&b->module_maps, o->map, &found);
         *kind = is_module ? 1 : 2;
     }
+    b->recent[r].map = o->map, b->recent[r].kind = *kind;
     if (*kind != 1) return;
     XGROW(b->modules, b->capmodules, b->nmodules + 1);
     b->modules[b->nmodules++] = o->addr;
@@ -407,8 +419,11 @@ static void build_chunk_index(v8_graph_t *g)
 {
     u64map_init(&g->chunk_index);
     size_t cap = 0;
+    uint64_t last = 1;
     for (size_t i = 0; i < g->n; i++) {
         uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        if (chunk == last) continue;   /* in address order: a chunk's nodes are together */
+        last = chunk;
         int found;
         uint32_t *slot = u64map_upsert(&g->chunk_index, chunk, &found);
         if (!found) {

@@ -20,7 +20,14 @@
  * whole's. Steady growth fits a line, rises at nearly every step and keeps its slope to the end; a
  * cache that fills then plateaus loses its slope in the last third; GC noise (objects made and
  * dropped) fits no line. The growing constructors' last census, with its graph kept, gives their
- * retained sizes (dominators), new instances, and the retainer path of one (postmortem/paths.c). */
+ * retained sizes (dominators), new instances, and the retainer path of one (postmortem/paths.c).
+ *
+ * Cost (issue 31): a census of a reachable count is the graph's build, whose arrays
+ * (v8/heap_graph.c's graph_big) and the address lists here are kept from one census to the next
+ * and never shared with the freeze guard's fork (fresh pages cost the kernel's zeroing, shared
+ * ones a copy at each write): the first census of a watch pays for them, the next ones write over
+ * them. Nothing of the heap's contents is reused between censuses: each is counted afresh from
+ * its own frozen copy. */
 #include "postmortem/leak.h"
 #include "postmortem/census.h"
 #include "postmortem/paths.h"

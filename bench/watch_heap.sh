@@ -1,12 +1,16 @@
 #!/bin/bash
 # watch --heap's cost per census on big heaps (issue 31's goal: < 1 s of nodescope CPU and < 20 ms
 # of stop per census of a 1 GB heap): bench/watch_heap_program.js builds a heap of 512 and 1024 MB
-# of small objects (Node 20), then `watch --heap --every 1s -d 4` (5 censuses) runs in each mode,
+# of small objects (Node 20), then `watch --heap --every 1s -d 6` (censuses every second, or back to
+# back when one takes longer; DURATION=seconds) runs in each mode,
 # alternating, ROUNDS times (2): the object graph (default) and --all-objects (one walk). Prints per
 # heap and mode the median and range of nodescope's CPU per census, the census's wall time, and the
 # stop. With SNAPSHOT=1 also how long the program's own v8.writeHeapSnapshot() takes (it stops the
-# program all that time), the tool people use, and the ratio.
-#   bench/watch_heap.sh [SIZES_MB...]
+# program all that time), the tool people use, and the ratio. With BASE=another/nodescope, each
+# run of NODESCOPE is paired with one of BASE (alternating, same heap) and the ratio of their
+# median CPU per census printed: the first census of a watch is left out of that ratio (it maps
+# the graph's memory; later ones reuse it), and shown apart.
+#   [BASE=old/build/nodescope] bench/watch_heap.sh [SIZES_MB...]
 set -u
 cd "$(dirname "$0")/.."
 NS=${NODESCOPE:-build/nodescope}
@@ -16,15 +20,25 @@ sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(512 1024)
 tmp=$(mktemp -d /tmp/watch-heap-bench.XXXXXX)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$tmp"' EXIT
-summary() {   # JSON reports... -> "cpu median [min-max] ms, wall ..., stop ..."
+summary() {   # JSON reports... -> "cpu median [min-max] ms (first censuses apart), wall ..., stop ..."
     node -e '
-        const fs = require("fs"), cs = process.argv.slice(1).flatMap(f => JSON.parse(fs.readFileSync(f, "utf8")).censuses);
-        const st = k => { const v = cs.map(c => c[k]).sort((a, b) => a - b); const m = v.length >> 1;
-            return `${(v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2).toFixed(1)} [${v[0].toFixed(1)}-${v[v.length - 1].toFixed(1)}]`; };
-        console.log(`${cs.length} censuses: CPU ${st("cpu_ms")} ms, wall ${st("wall_ms")} ms, stopped ${st("stop_ms")} ms (fork ${st("fork_ms")}); ` +
-                    `heap ${(cs[0].heap_bytes / 1e6).toFixed(0)} MB counted, ${(cs[0].all_bytes / 1e6).toFixed(0)} MB on the pages`);
+        const fs = require("fs"), rs = process.argv.slice(1).map(f => JSON.parse(fs.readFileSync(f, "utf8")).censuses);
+        const firsts = rs.map(c => c[0]), cs = rs.flatMap(c => c.slice(1));
+        const st = (k, a) => { const v = a.map(c => c[k]).sort((x, y) => x - y); const m = v.length >> 1;
+            return v.length ? `${(v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2).toFixed(1)} [${v[0].toFixed(1)}-${v[v.length - 1].toFixed(1)}]` : "-"; };
+        const all = rs.flat();
+        console.log(`${all.length} censuses: CPU ${st("cpu_ms", cs)} ms (a watch${"\x27"}s first: ${st("cpu_ms", firsts)}), wall ${st("wall_ms", cs)} ms, ` +
+                    `stopped ${st("stop_ms", all)} ms (fork ${st("fork_ms", all)}); ` +
+                    `heap ${(all[0].heap_bytes / 1e6).toFixed(0)} MB counted, ${(all[0].all_bytes / 1e6).toFixed(0)} MB on the pages`);
     ' "$@"
 }
+median_cpu() {   # JSON reports... -> the median CPU ms of the censuses after each watch's first
+    node -e '
+        const fs = require("fs"), v = process.argv.slice(1).flatMap(f => JSON.parse(fs.readFileSync(f, "utf8")).censuses.slice(1).map(c => c.cpu_ms)).sort((a, b) => a - b);
+        const m = v.length >> 1; console.log(v.length ? (v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2) : NaN);
+    ' "$@"
+}
+bins=(new); [ -n "${BASE:-}" ] && bins=(new base)
 for mb in "${sizes[@]}"; do
     rm -f "$tmp/pid"
     "$NODE" --max-old-space-size=8000 bench/watch_heap_program.js "$tmp/pid" "$mb" > "$tmp/out" 2>&1 & pid=$!
@@ -34,11 +48,23 @@ for mb in "${sizes[@]}"; do
     for r in $(seq "$ROUNDS"); do
         for mode in graph all; do
             extra=; [ $mode = all ] && extra=--all-objects
-            "$NS" watch -p "$pid" --heap --every 1s -d 4 --json --no-paths $extra > "$tmp/$mb.$mode.$r.json" 2> "$tmp/err" ||
-                { cat "$tmp/err"; exit 1; }
+            for bin in "${bins[@]}"; do
+                ns=$NS; [ $bin = base ] && ns=$BASE
+                "$ns" watch -p "$pid" --heap --every 1s -d "${DURATION:-6}" --json --no-paths $extra > "$tmp/$mb.$mode.$bin.$r.json" 2> "$tmp/err" ||
+                    { cat "$tmp/err"; exit 1; }
+            done
         done
     done
-    for mode in graph all; do printf '  %-6s ' "$mode:"; summary "$tmp/$mb".$mode.*.json; done
+    for mode in graph all; do
+        for bin in "${bins[@]}"; do
+            label=$mode; [ ${#bins[@]} -gt 1 ] && label="$mode ($bin)"
+            printf '  %-14s ' "$label:"; summary "$tmp/$mb".$mode.$bin.*.json
+        done
+        if [ ${#bins[@]} -gt 1 ]; then
+            n=$(median_cpu "$tmp/$mb".$mode.new.*.json) b=$(median_cpu "$tmp/$mb".$mode.base.*.json)
+            node -e 'console.log(`  ${process.argv[1]}: CPU per census, base / new = ${(process.argv[3] / process.argv[2]).toFixed(2)}`)' "$mode" "$n" "$b"
+        fi
+    done
     if [ "${SNAPSHOT:-0}" = 1 ]; then
         : > "$tmp/out"; kill -USR2 "$pid"
         for _ in $(seq 1200); do grep -q snapshot "$tmp/out" && break; sleep 0.5; done

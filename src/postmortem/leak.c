@@ -20,11 +20,19 @@
  * whole's. Steady growth fits a line, rises at nearly every step and keeps its slope to the end; a
  * cache that fills then plateaus loses its slope in the last third; GC noise (objects made and
  * dropped) fits no line. The growing constructors' last census, with its graph kept, gives their
- * retained sizes (dominators), new instances, and the retainer path of one (postmortem/paths.c). */
+ * retained sizes (dominators), new instances, and the retainer path of one (postmortem/paths.c).
+ *
+ * Cost (issue 31): a census of a reachable count is the graph's build, whose arrays
+ * (v8/heap_graph.c's graph_big) and the address lists here are kept from one census to the next
+ * and never shared with the freeze guard's fork (fresh pages cost the kernel's zeroing, shared
+ * ones a copy at each write): the first census of a watch pays for them, the next ones write over
+ * them. Nothing of the heap's contents is reused between censuses: each is counted afresh from
+ * its own frozen copy. */
 #include "postmortem/leak.h"
 #include "postmortem/census.h"
 #include "postmortem/paths.h"
 #include "postmortem/walk.h"
+#include "util/bigmem.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/radix.h"
@@ -88,10 +96,10 @@ void pm_leak_free(pm_leak_t *L)
     free(L->ncells);
     free(L->pts);
     free(L->cls);
-    free(L->prev_addr);
-    free(L->cur_addr);
-    free(L->prev_cls);
-    free(L->cur_cls);
+    if (L->prev_addr) big_unmap(L->prev_addr, L->prevcap * sizeof *L->prev_addr);
+    if (L->cur_addr) big_unmap(L->cur_addr, L->curcap * sizeof *L->cur_addr);
+    if (L->prev_cls) big_unmap(L->prev_cls, L->prevcap * sizeof *L->prev_cls);
+    if (L->cur_cls) big_unmap(L->cur_cls, L->curcap * sizeof *L->cur_cls);
     free(L->samples);
     free(L->nsamples);
     u64map_free(&L->by_name);
@@ -142,6 +150,26 @@ typedef struct {
     size_t nentry;
 } taking_t;
 
+/* The addresses of a census (8 + 4 bytes an object, kept to the next census): mapped apart and
+ * not shared with the freeze's guard (a fork of nodescope each census: a page shared with it
+ * would be copied at our next write, one fault a page). */
+static void *addrs_map(void *old, size_t old_bytes, size_t bytes)
+{
+    void *p = old ? big_remap(old, old_bytes, bytes) : big_map(bytes);
+#ifdef MADV_DONTFORK
+    madvise(p, (bytes + 4095) & ~(size_t)4095, MADV_DONTFORK);
+#endif
+    return p;
+}
+
+static void grow_addrs(pm_leak_t *L)
+{
+    size_t cap = L->curcap ? L->curcap * 2 : 1u << 16;
+    L->cur_addr = addrs_map(L->cur_addr, L->curcap * sizeof *L->cur_addr, cap * sizeof *L->cur_addr);
+    L->cur_cls = addrs_map(L->cur_cls, L->curcap * sizeof *L->cur_cls, cap * sizeof *L->cur_cls);
+    L->curcap = cap;
+}
+
 static void add(taking_t *tk, uint64_t addr, uint32_t c, uint64_t size)
 {
     pm_leak_t *L = tk->L;
@@ -153,10 +181,7 @@ static void add(taking_t *tk, uint64_t addr, uint32_t c, uint64_t size)
     }
     tk->cells[c].count++;
     tk->cells[c].bytes += size;
-    if (L->ncur == L->curcap) {
-        XGROW(L->cur_addr, L->curcap, L->ncur + 1);
-        L->cur_cls = xrealloc(L->cur_cls, L->curcap * sizeof *L->cur_cls);
-    }
+    if (L->ncur == L->curcap) grow_addrs(L);
     L->cur_addr[L->ncur] = addr;
     L->cur_cls[L->ncur++] = c;
 }
@@ -193,6 +218,11 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     size_t nn = v8_graph_node_count(g);
     u64map_t by_map;
     u64map_init(&by_map);
+    struct {
+        uint64_t map;   /* 0: never a map's address (tagged: odd; a prototype's ^ 1 is even, not 0) */
+        uint32_t c;
+    } recent[64];
+    memset(recent, 0, sizeof recent);
     buf_t b = {0};
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
@@ -210,13 +240,16 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         if (pm_node_map(v, g, (uint32_t)i, &map) != 0) continue;
         if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
         uint32_t c;
-        if (!u64map_get(&by_map, map, &c)) {
+        size_t r = (size_t)((map >> 3) ^ (map >> 9)) & 63;
+        if (recent[r].map == map && map) c = recent[r].c;   /* neighbours share a few maps: no hashing */
+        else if (!u64map_get(&by_map, map, &c)) {
             buf_clear(&b);
             pm_name_by_constructor(v, g, (uint32_t)i, &b);
             c = class_of(L, b.data, b.len);
             int found;
             *u64map_upsert(&by_map, map, &found) = c;
         }
+        recent[r].map = map, recent[r].c = c;
         pt->js_objects++;
         add(tk, nd->addr, c, nd->size);
     }

@@ -36,6 +36,11 @@ struct v8_graph {
     uint32_t *rank;        /* 4096 a chunk */
     uint32_t *chunk_first;
     size_t nchunks;
+    uint32_t *chunk_flat;  /* where the chunks span at most FLAT_CHUNKS: chunk k + 1 by (address -
+                              flat_base) / CHUNK_SIZE, without chunk_index's hashing */
+    uint64_t flat_base;
+    size_t nflat;
+    uint8_t *chunk_ro;     /* per chunk: none, all or some of its nodes read-only (heap_graph.c) */
     uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
     uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read, and how many it left */
     uint64_t pass_moves;
@@ -61,6 +66,17 @@ struct v8_graph {
     uint8_t *root_used;   /* without paths: v8_graph_root_used of each root */
     uint64_t *reach;      /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
 };
+
+/* The graph's big arrays (heap_graph.c): memory a graph freed is kept for the next one (the kernel
+ * would zero fresh pages again; watch --heap builds a graph every census). graph_big: bytes,
+ * zeroed when zero; graph_big_grow: bigger, contents kept; graph_unbig: keeps it for the next
+ * graph_big (or free()s what graph_big did not give). */
+void *graph_big(size_t bytes, int zero);
+void *graph_big_grow(void *p, size_t bytes);
+void graph_unbig(void *p);
+/* With NODESCOPE_GRAPH_TRACE set: the page faults, CPU time and memory mapped anew so far, on
+ * stderr, at the phases of a graph's build (where a census's CPU goes). */
+void graph_trace(const char *phase);
 
 /* Shortest paths from the roots (graph_paths.c): dist, parent, pslot, level. */
 void graph_compute_paths(v8_graph_t *g);

@@ -36,10 +36,10 @@ static int is_cache_type(const char *name)
 void graph_compute_paths(v8_graph_t *g)
 {
     size_t n = g->n;
-    g->dist = big_malloc((n ? n : 1) * sizeof *g->dist);
-    g->parent = big_malloc((n ? n : 1) * sizeof *g->parent);
-    g->pslot = big_malloc((n ? n : 1) * sizeof *g->pslot);
-    g->level = big_malloc(n ? n : 1);
+    g->dist = graph_big(n * sizeof *g->dist, 0);   /* kept from the last graph (heap_graph.c) */
+    g->parent = graph_big(n * sizeof *g->parent, 0);
+    g->pslot = graph_big(n * sizeof *g->pslot, 0);
+    g->level = graph_big(n, 0);
     memset(g->level, V8_ROOT_LEVELS, n);
     memset(g->pslot, 0, n * sizeof *g->pslot);
     memset(g->dist, 0xff, n * sizeof *g->dist);
@@ -47,8 +47,8 @@ void graph_compute_paths(v8_graph_t *g)
     uint8_t cache[4096];
     for (int t = 0; t < 4096; t++) cache[t] = (uint8_t)is_cache_type(v8_type_name(g->v, t));
 #define CACHE(x) (g->nodes[x].type < 4096 && cache[g->nodes[x].type])
-    uint32_t *queue = big_malloc((n ? n : 1) * sizeof *queue);
-    uint32_t *stopped = big_malloc((n ? n : 1) * sizeof *stopped);   /* nodes with an edge into a cache */
+    uint32_t *queue = graph_big(n * sizeof *queue, 0);
+    uint32_t *stopped = graph_big(n * sizeof *stopped, 0);   /* nodes with an edge into a cache */
     size_t qh = 0, qt = 0, ns = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
@@ -88,8 +88,9 @@ void graph_compute_paths(v8_graph_t *g)
         }
     }
 #undef CACHE
-    free(stopped);
-    free(queue);
+    graph_unbig(stopped);
+    graph_unbig(queue);
+    graph_trace("paths");
 }
 
 /* The nodes compute_paths reaches, without its arrays (16 bytes a node): one bit a node in seen

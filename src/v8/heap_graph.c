@@ -36,6 +36,110 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* ---- memory kept from one graph for the next ----
+ * A graph's arrays are a gigabyte for a 1 GB heap, and fresh anonymous memory is zeroed by the
+ * kernel page by page: for watch --heap, which builds a graph every census, that zeroing (and the
+ * faults) was a third of the census's CPU. graph_big maps the big arrays; graph_unbig keeps the
+ * mapping (MADV_FREE: the kernel takes the pages back only when memory is short) for the next
+ * graph_big that fits, so that the next graph writes over pages already there. */
+typedef struct {
+    void *p;
+    size_t len;
+} span_t;
+static span_t *big_live, *big_spare;
+static size_t nbig_live, capbig_live, nbig_spare;
+static uint64_t big_fresh;   /* bytes mapped anew (graph_trace) */
+#define SPARE_MAX 24
+
+#include <sys/resource.h>
+#include <time.h>
+void graph_trace(const char *phase)
+{
+    static int on = -1;
+    if (on < 0) on = getenv("NODESCOPE_GRAPH_TRACE") != NULL;
+    if (!on) return;
+    struct rusage r;
+    getrusage(RUSAGE_SELF, &r);
+    fprintf(stderr, "graph %-16s faults %8ld, CPU user %7.3f s, system %7.3f s; %llu MB mapped anew\n", phase,
+            r.ru_minflt, r.ru_utime.tv_sec + r.ru_utime.tv_usec / 1e6, r.ru_stime.tv_sec + r.ru_stime.tv_usec / 1e6,
+            (unsigned long long)(big_fresh >> 20));
+}
+
+static size_t span_round(size_t bytes)
+{
+    return bytes ? (bytes + 4095) & ~(size_t)4095 : 4096;
+}
+
+void *graph_big(size_t bytes, int zero)
+{
+    size_t need = span_round(bytes), best = SIZE_MAX;
+    void *p = NULL;
+    size_t len = 0;
+    for (size_t k = 0; k < nbig_spare; k++)   /* the smallest that fits, not one many times too big */
+        if (big_spare[k].len >= need && big_spare[k].len <= 4 * need + (64u << 20) && big_spare[k].len < best)
+            best = big_spare[k].len, p = big_spare[k].p, len = big_spare[k].len;
+    if (p) {
+        for (size_t k = 0; k < nbig_spare; k++)
+            if (big_spare[k].p == p) {
+                big_spare[k] = big_spare[--nbig_spare];
+                break;
+            }
+        if (zero) memset(p, 0, bytes);
+    } else {
+        len = span_round(need + need / 8);   /* room for the next census's heap, a little bigger */
+        p = big_map(len);
+        big_fresh += len;
+#ifdef MADV_DONTFORK
+        /* not shared with a child: the freeze's guard is a fork of nodescope, and a page shared
+           with it would be copied at our next write to it (a fault a page, each census) */
+        madvise(p, len, MADV_DONTFORK);
+#endif
+    }
+    XGROW(big_live, capbig_live, nbig_live + 1);
+    big_live[nbig_live++] = (span_t){p, len};
+    return p;
+}
+
+static span_t *live_span(const void *p)
+{
+    for (size_t k = nbig_live; k-- > 0;)
+        if (big_live[k].p == p) return &big_live[k];
+    return NULL;
+}
+
+void *graph_big_grow(void *p, size_t bytes)
+{
+    span_t *s = live_span(p);
+    size_t need = span_round(bytes);
+    if (!s) return big_realloc(p, bytes);
+    if (s->len >= need) return p;
+    s->p = big_remap(s->p, s->len, need);
+    s->len = need;
+    return s->p;
+}
+
+void graph_unbig(void *p)
+{
+    if (!p) return;
+    span_t *s = live_span(p);
+    if (!s) {
+        free(p);
+        return;
+    }
+    span_t sp = *s;
+    *s = big_live[--nbig_live];
+#ifdef MADV_FREE
+    madvise(sp.p, sp.len, MADV_FREE);
+#endif
+    if (nbig_spare == SPARE_MAX) {   /* the oldest goes */
+        big_unmap(big_spare[0].p, big_spare[0].len);
+        memmove(big_spare, big_spare + 1, (SPARE_MAX - 1) * sizeof *big_spare);
+        nbig_spare--;
+    }
+    if (!big_spare) big_spare = xmalloc(SPARE_MAX * sizeof *big_spare);
+    big_spare[nbig_spare++] = sp;
+}
+
 
 size_t v8_graph_node_count(const v8_graph_t *g) { return g->n; }
 uint64_t v8_graph_edge_count(const v8_graph_t *g) { return g->nedges; }
@@ -48,21 +152,50 @@ size_t v8_graph_root_count(const v8_graph_t *g) { return g->nroots; }
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k < g->nroots ? &g->roots[k] : NULL; }
 
 #define CHUNK_WORDS (CHUNK_SIZE / 8 / 64)
+#define FLAT_CHUNKS (1u << 22)   /* a 1 TiB span: 16 MiB of index */
+enum { RO_NONE, RO_ALL, RO_SOME };   /* chunk_ro: its nodes on V8's read-only pages */
+
+/* The bits set in x: without -mpopcnt, __builtin_popcountll is a call (a tenth of a census) */
+static inline uint32_t pop64(uint64_t x)
+{
+#ifdef __POPCNT__
+    return (uint32_t)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* Through the chunk index (built): the node at addr (tagged), V8_NO_NODE when none; *chunk the
+ * index of its chunk. */
+static inline uint32_t find_indexed(const v8_graph_t *g, uint64_t addr, uint32_t *chunk_k)
+{
+    uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+    uint32_t k;
+    if (g->chunk_flat) {
+        uint64_t f = (chunk - g->flat_base) / CHUNK_SIZE;
+        if (chunk < g->flat_base || f >= g->nflat || !(k = g->chunk_flat[f])) return V8_NO_NODE;
+    } else if (!u64map_get(&g->chunk_index, chunk, &k)) {
+        return V8_NO_NODE;
+    }
+    k--;
+    *chunk_k = k;
+    uint64_t w = (a - chunk) / 8;
+    const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
+    if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
+    uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
+    return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + pop64(below);
+}
 
 uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
 {
     addr |= 1;
     if (!g->n || addr < g->lo || addr > g->hi) return V8_NO_NODE;
     if (g->nchunks) {
-        uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
         uint32_t k;
-        if (!u64map_get(&g->chunk_index, chunk, &k)) return V8_NO_NODE;
-        k--;
-        uint64_t w = (a - chunk) / 8;
-        const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
-        if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
-        uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
-        return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + (uint32_t)__builtin_popcountll(below);
+        return find_indexed(g, addr, &k);
     }
     size_t lo = 0, hi = g->n;
     while (lo < hi) {
@@ -176,6 +309,10 @@ typedef struct {
     /* module records: the maps of JS objects seen (1 Module, 2 other) and the candidates'
        addresses, noted while the walk holds the objects' pages (not in a pass of their own) */
     u64map_t module_maps;
+    struct {
+        uint64_t map;
+        uint32_t kind;
+    } recent[64];          /* module_maps' recent answers, direct-mapped (no hashing per object) */
     uint64_t *modules;
     size_t nmodules, capmodules;
 } build_t;
@@ -185,6 +322,13 @@ static void note_module(build_t *b, const v8_heap_object_t *o)
 {
     v8_graph_t *g = b->g;
     if (o->type != g->v->L.type_js_object) return;
+    size_t r = (size_t)((o->map >> 3) ^ (o->map >> 9)) & 63;
+    if (b->recent[r].map == o->map && o->map) {
+        if (b->recent[r].kind != 1) return;
+        XGROW(b->modules, b->capmodules, b->nmodules + 1);
+        b->modules[b->nmodules++] = o->addr;
+        return;
+    }
     int found;
     uint32_t *kind = u64map_upsert(&b->module_maps, o->map, &found);
     if (!found) {
@@ -195,6 +339,7 @@ static void note_module(build_t *b, const v8_heap_object_t *o)
         kind = u64map_upsert(&b->module_maps, o->map, &found);
         *kind = is_module ? 1 : 2;
     }
+    b->recent[r].map = o->map, b->recent[r].kind = *kind;
     if (*kind != 1) return;
     XGROW(b->modules, b->capmodules, b->nmodules + 1);
     b->modules[b->nmodules++] = o->addr;
@@ -207,7 +352,7 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
     if (g->n >= MAX_NODES) return 1;
     if (g->n == g->cap) {
         size_t cap = g->cap * 2 < MAX_NODES ? g->cap * 2 : MAX_NODES;
-        g->nodes = big_remap(g->nodes, g->nodes_bytes, cap * sizeof *g->nodes);
+        g->nodes = graph_big_grow(g->nodes, cap * sizeof *g->nodes);
         g->nodes_bytes = cap * sizeof *g->nodes;
         g->cap = cap;
     }
@@ -274,8 +419,11 @@ static void build_chunk_index(v8_graph_t *g)
 {
     u64map_init(&g->chunk_index);
     size_t cap = 0;
+    uint64_t last = 1;
     for (size_t i = 0; i < g->n; i++) {
         uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        if (chunk == last) continue;   /* in address order: a chunk's nodes are together */
+        last = chunk;
         int found;
         uint32_t *slot = u64map_upsert(&g->chunk_index, chunk, &found);
         if (!found) {
@@ -287,20 +435,41 @@ static void build_chunk_index(v8_graph_t *g)
             *slot = (uint32_t)++g->nchunks;
         }
     }
-    g->bits = big_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->bits);
-    g->rank = big_calloc(g->nchunks * CHUNK_WORDS, sizeof *g->rank);
-    for (size_t i = 0; i < g->n; i++) {
+    g->bits = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->bits, 1);
+    g->rank = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->rank, 0);   /* every word written */
+    uint64_t prev = 1;
+    uint32_t k = 0;
+    for (size_t i = 0; i < g->n; i++) {   /* in address order: a chunk's nodes are together */
         uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
-        uint32_t k;
-        u64map_get(&g->chunk_index, chunk, &k);
+        if (chunk != prev) u64map_get(&g->chunk_index, chunk, &k), prev = chunk;
         uint64_t w = (a - chunk) / 8;
         g->bits[(size_t)(k - 1) * CHUNK_WORDS + (w >> 6)] |= 1ull << (w & 63);
     }
-    for (size_t k = 0; k < g->nchunks; k++) {
+    if (g->n) {
+        uint64_t lo = (g->nodes[0].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+        uint64_t span = (((g->nodes[g->n - 1].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) - lo) / CHUNK_SIZE + 1;
+        if (span <= FLAT_CHUNKS) {
+            g->flat_base = lo;
+            g->nflat = (size_t)span;
+            g->chunk_flat = graph_big(g->nflat * sizeof *g->chunk_flat, 1);
+            for (size_t c = 0; c < g->nchunks; c++) {
+                uint64_t f = (((g->nodes[g->chunk_first[c]].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) - lo) / CHUNK_SIZE;
+                if (f < g->nflat) g->chunk_flat[f] = (uint32_t)c + 1;   /* a cache file's nodes may be out of order */
+            }
+        }
+    }
+    g->chunk_ro = xcalloc(g->nchunks ? g->nchunks : 1, 1);
+    for (size_t c = 0; c < g->nchunks; c++) {
+        size_t end = c + 1 < g->nchunks ? g->chunk_first[c + 1] : g->n, ro = 0, i;
+        for (i = g->chunk_first[c]; i < end && i < g->n; i++) ro += (g->nodes[i].flags & V8_NODE_READ_ONLY) != 0;
+        size_t count = i > g->chunk_first[c] ? i - g->chunk_first[c] : 0;
+        g->chunk_ro[c] = !count ? RO_SOME : !ro ? RO_NONE : ro == count ? RO_ALL : RO_SOME;   /* not sure: per node */
+    }
+    for (size_t c = 0; c < g->nchunks; c++) {
         uint32_t r = 0;
         for (size_t j = 0; j < CHUNK_WORDS; j++) {
-            g->rank[k * CHUNK_WORDS + j] = r;
-            r += (uint32_t)__builtin_popcountll(g->bits[k * CHUNK_WORDS + j]);
+            g->rank[c * CHUNK_WORDS + j] = r;
+            r += pop64(g->bits[c * CHUNK_WORDS + j]);
         }
     }
 }
@@ -308,8 +477,13 @@ static void build_chunk_index(v8_graph_t *g)
 static void free_chunk_index(v8_graph_t *g)
 {
     u64map_free(&g->chunk_index);
-    free(g->bits);
-    free(g->rank);
+    graph_unbig(g->bits);
+    graph_unbig(g->rank);
+    graph_unbig(g->chunk_flat);
+    free(g->chunk_ro);
+    g->chunk_flat = NULL;
+    g->chunk_ro = NULL;
+    g->nflat = 0;
     free(g->chunk_first);
     g->nchunks = 0;
 }
@@ -318,8 +492,8 @@ static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
 {
     if (g->nedges == g->capedges) {   /* past the reservation (a heap of overlapping objects) */
         uint64_t cap = g->capedges * 2;
-        g->tgt = big_remap(g->tgt, g->edges_bytes, cap * sizeof *g->tgt);
-        g->slot = big_remap(g->slot, g->edges_bytes, cap * sizeof *g->slot);
+        g->tgt = graph_big_grow(g->tgt, cap * sizeof *g->tgt);
+        g->slot = graph_big_grow(g->slot, cap * sizeof *g->slot);
         g->edges_bytes = cap * sizeof *g->tgt;
         g->capedges = cap;
     }
@@ -327,8 +501,15 @@ static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
     g->slot[g->nedges++] = slot;
 }
 
+/* A chunk's objects read in one go (a process's memory: one read instead of one per object, or
+ * per 1 KiB line of the target's cache): [lo, hi) of the target at data, when hi > lo. */
+typedef struct {
+    uint64_t *data;
+    uint64_t lo, hi;
+} chunk_buf_t;
+
 /* The references in node i's tagged slots. */
-static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, size_t bufwords)
+static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, size_t bufwords, const chunk_buf_t *cb)
 {
     const v8_graph_node_t *nd = &g->nodes[i];
     uint64_t end = v8_edges_tagged_end(e, nd->type, nd->size);
@@ -336,7 +517,9 @@ static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, s
     if (words > MAX_SCAN_WORDS) words = MAX_SCAN_WORDS;
     for (uint64_t w0 = 0; w0 < words; w0 += bufwords) {
         uint64_t cnt = words - w0 < bufwords ? words - w0 : bufwords;
-        const uint64_t *p = target_direct(g->v->t, base + 8 * w0, cnt * 8);
+        uint64_t at = base + 8 * w0;
+        const uint64_t *p = at >= cb->lo && at + cnt * 8 <= cb->hi ? cb->data + (at - cb->lo) / 8
+                                                                    : target_direct(g->v->t, at, cnt * 8);
         if (!p) {
             if (target_read(g->v->t, base + 8 * w0, buf, cnt * 8) != 0) return;
             p = buf;
@@ -345,8 +528,14 @@ static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, s
             uint64_t word = p[k];
             if ((word & 1) == 0 || word < g->lo || word > g->hi + 2) continue;
             uint32_t weak = (word & 3) == 3 ? V8_SLOT_WEAK : 0;
-            uint32_t t = v8_graph_find(g, word & ~(uint64_t)2);
-            if (t == V8_NO_NODE || (g->nodes[t].flags & V8_NODE_READ_ONLY)) continue;
+            uint64_t addr = word & ~(uint64_t)2;
+            if (addr > g->hi) continue;
+            uint32_t ck, t = find_indexed(g, addr, &ck);
+            if (t == V8_NO_NODE) continue;
+            /* no edge into V8's read-only space: known by the chunk, without reading the node (a
+               cache miss an edge) unless the chunk has both */
+            uint8_t ro = g->chunk_ro[ck];
+            if (ro == RO_ALL || (ro == RO_SOME && (g->nodes[t].flags & V8_NODE_READ_ONLY))) continue;
             uint64_t slot = w0 + k;
             add_edge(g, t, (uint32_t)(slot < 0x7fffffff ? slot : 0x7fffffff) | weak);
         }
@@ -554,9 +743,9 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     /* what the global object and the modules reach needs no other root: mark it first, so that
        stacks and native memory (millions of stale words: marking worklists left by the last GC)
        add roots only for what nothing else holds */
-    uint8_t *seen = big_calloc(g->n ? g->n : 1, 1);
+    uint8_t *seen = graph_big(g->n, 1);
     {
-        uint32_t *queue = big_malloc((g->n ? g->n : 1) * sizeof *queue);
+        uint32_t *queue = graph_big(g->n * sizeof *queue, 0);
         size_t qh = 0, qt = 0;
         for (size_t r = 0; r < g->nroots; r++)
             if (!seen[g->roots[r].node]) seen[g->roots[r].node] = 0xff, queue[qt++] = g->roots[r].node;
@@ -565,7 +754,7 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
             for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)
                 if (!(g->slot[k] & V8_SLOT_WEAK) && !seen[g->tgt[k]]) seen[g->tgt[k]] = 0xff, queue[qt++] = g->tgt[k];
         }
-        free(queue);
+        graph_unbig(queue);
     }
     for (size_t i = 0; i < g->n; i++)
         if (g->nodes[i].flags & V8_NODE_READ_ONLY) {
@@ -623,7 +812,7 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     }
     buf_free(&b);
     u64map_free(&chunks);
-    free(seen);
+    graph_unbig(seen);
 }
 
 v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
@@ -642,16 +831,18 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     for (size_t i = 0; v8_heap_page_range(h, i, &ps, &pe) == 0; i++) words += (pe - ps) / 8;
     g->cap = words / 2 + 65536 < MAX_NODES ? words / 2 + 65536 : MAX_NODES;
     g->nodes_bytes = g->cap * sizeof *g->nodes;
-    g->nodes = big_map(g->nodes_bytes);
+    g->nodes = graph_big(g->nodes_bytes, 0);
     build_t b = {0};
     b.g = g;
     b.show = show_progress;
     u64map_init(&b.module_maps);
     if (show_progress) progress_init(&b.progress, "walking the heap", "objects");
     big_mem_trace("build: start");
+    graph_trace("build: start");
     v8_heap_walk(h, on_object, &b, NULL);
     if (show_progress) progress_done(&b.progress);
     big_mem_trace("build: walked");
+    graph_trace("build: walked");
     u64map_free(&b.module_maps);
     /* pages come in address order from the mappings; make sure, and drop duplicates */
     int sorted = 1;
@@ -671,16 +862,18 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     }
     build_chunk_index(g);
     v8_edges_t *e = v8_edges_new(v, h);
-    g->first = big_malloc((g->n + 1) * sizeof *g->first);
+    g->first = graph_big((g->n + 1) * sizeof *g->first, 0);
     g->capedges = words + 65536;
     g->edges_bytes = g->capedges * sizeof *g->tgt;
-    g->tgt = big_map(g->edges_bytes);
-    g->slot = big_map(g->edges_bytes);
+    g->tgt = graph_big(g->edges_bytes, 0);
+    g->slot = graph_big(g->edges_bytes, 0);
     size_t bufwords = 8192;
     uint64_t *buf = big_malloc(bufwords * 8);
     if (show_progress) progress_init(&b.progress, "scanning references", "objects");
     int release = !strcmp(target_kind(v->t), "core");
     uint64_t held = 0;   /* the chunk whose pages the scan touched last */
+    chunk_buf_t cb = {NULL, 0, 0};
+    uint64_t cb_chunk = 0;
     for (size_t i = 0; i < g->n; i++) {
         g->first[i] = g->nedges;
         uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
@@ -690,19 +883,36 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
             if (held) release_range(v->t, held, CHUNK_SIZE);
             held = chunk;
         }
-        scan_node(g, e, (uint32_t)i, buf, bufwords);
+        if (!release && chunk != cb_chunk) {
+            /* a process: its objects in this chunk, from the first to the end of the last, in
+               one read (where it fails, each object is read by itself, as before) */
+            cb_chunk = chunk;
+            cb.lo = cb.hi = 0;
+            uint64_t lo = g->nodes[i].addr - 1, hi = lo;
+            for (size_t j = i; j < g->n && ((g->nodes[j].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) == chunk; j++) {
+                uint64_t a = g->nodes[j].addr - 1, z = a + g->nodes[j].size;
+                if (z > hi) hi = z;
+            }
+            if (hi > chunk + CHUNK_SIZE) hi = chunk + CHUNK_SIZE;
+            if (!cb.data) cb.data = graph_big(CHUNK_SIZE, 0);
+            if (hi > lo && target_read(v->t, lo, cb.data, hi - lo) == 0) cb.lo = lo, cb.hi = hi;
+        }
+        scan_node(g, e, (uint32_t)i, buf, bufwords, &cb);
         if (show_progress && (i & 0xffff) == 0) progress_update(&b.progress, i, g->n);
     }
     g->first[g->n] = g->nedges;
     if (release && held) release_range(v->t, held, CHUNK_SIZE);
     if (show_progress) progress_done(&b.progress);
     free(buf);
+    graph_unbig(cb.data);
     v8_edges_free(e);
     big_mem_trace("build: scanned");
+    graph_trace("build: scanned");
     find_roots(g, b.modules, b.nmodules);
     free(b.modules);
     v8_graph_release(g);   /* what naming the module records and the roots read of the core */
     big_mem_trace("build: roots");
+    graph_trace("build: roots");
     assert(v8_graph_check(g, NULL) == 0);
     return g;
 }
@@ -710,14 +920,9 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
 /* The forward edges of a graph built here (not loaded from a cache file). */
 static void free_edges(v8_graph_t *g)
 {
-    free(g->first);
-    if (g->edges_bytes) {
-        big_unmap(g->tgt, g->edges_bytes);
-        big_unmap(g->slot, g->edges_bytes);
-    } else {
-        free(g->tgt);
-        free(g->slot);
-    }
+    graph_unbig(g->first);
+    graph_unbig(g->tgt);   /* graph_big's, or malloc's (graph_cache.c's reverse build) */
+    graph_unbig(g->slot);
     g->edges_bytes = 0;
 }
 
@@ -740,10 +945,10 @@ void v8_graph_trim(v8_graph_t *g)
         madvise(g->map, g->map_len, MADV_DONTNEED);
     } else {
         free_edges(g);
-        free(g->dist);
-        free(g->parent);
-        free(g->pslot);
-        free(g->level);
+        graph_unbig(g->dist);
+        graph_unbig(g->parent);
+        graph_unbig(g->pslot);
+        graph_unbig(g->level);
     }
     g->first = NULL, g->tgt = g->slot = NULL, g->dist = g->parent = g->pslot = NULL, g->level = NULL;
     g->nedges = 0;
@@ -771,18 +976,17 @@ void v8_graph_free(v8_graph_t *g)
         free(g);
         return;
     }
-    if (g->nodes_bytes) big_unmap(g->nodes, g->nodes_bytes);
-    else free(g->nodes);
+    graph_unbig(g->nodes);
     free_edges(g);
     free(g->rfirst);
     free(g->rsrc);
     free(g->rslot);
     free(g->roots);
     strpool_free(g->names);
-    free(g->dist);
-    free(g->parent);
-    free(g->pslot);
-    free(g->level);
+    graph_unbig(g->dist);
+    graph_unbig(g->parent);
+    graph_unbig(g->pslot);
+    graph_unbig(g->level);
     free(g->idom);
     free(g->retained);
     free(g);

@@ -63,6 +63,10 @@ struct v8_heap {
     u64map_t maps;            /* map address -> index + 1 into info */
     map_info_t *info;
     size_t ninfo, cap_info;
+    struct {                  /* recent maps looked up and their maps value, direct-mapped: */
+        uint64_t map;         /* neighbours share a few maps (an object, its strings, its arrays) */
+        uint32_t idx;
+    } recent[64];
     uint8_t rule_by_type[4096];
     int first_js_type, free_space_type;
     int64_t bca_data;
@@ -176,7 +180,12 @@ static void release_now(v8_heap_t *h)
 static const map_info_t *map_lookup(v8_heap_t *h, uint64_t m)
 {
     uint32_t idx;
-    if (u64map_get(&h->maps, m, &idx)) return idx ? &h->info[idx - 1] : NULL;
+    size_t r = (size_t)((m >> 3) ^ (m >> 9)) & 63;
+    if (h->recent[r].map == m && m) return h->recent[r].idx ? &h->info[h->recent[r].idx - 1] : NULL;
+    if (u64map_get(&h->maps, m, &idx)) {
+        h->recent[r].map = m, h->recent[r].idx = idx;
+        return idx ? &h->info[idx - 1] : NULL;
+    }
     const v8_t *v = h->v;
     unsigned char hdr[24];
     /* A map's map is a meta map: the read-only root one, or (V8 >= 12) a native context's own,

@@ -4,8 +4,9 @@
 # tests/fixtures/core/snapshot_ticker.js with that many MB of touched Buffers, under a 1 ms
 # ticker whose longest gap (performance.now) is the stop as the program sees it. Each round runs
 # the four one after the other on the same process (paired); medians over ROUNDS (default 5).
-# Also fork's own floor at that size (a python process with as much touched memory in 4 KiB
-# pages: os.fork() copies the page tables, which is what the snapshot pays). Not part of the tests.
+# Also fork's own floor at that size (bench/fork_floor.c: a process with as much touched memory
+# in 4 KiB pages, median of 7 forks: fork copies the page tables, which is what the snapshot
+# pays). Not part of the tests.
 #   bench/snapshot_stop.sh [NODE]        NODE: default tests/.cache/node/22/bin/node
 set -u
 cd "$(dirname "$0")/.."
@@ -15,6 +16,7 @@ ROUNDS=${ROUNDS:-5}
 SIZES=${SIZES:-100 500}
 w=$(mktemp -d); pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$w"' EXIT
+cc -O2 -o "$w/fork_floor" bench/fork_floor.c || exit 1
 gap() { : > "$w/out"; kill -USR2 "$pid"; for _ in $(seq 100); do grep -q gap "$w/out" && break; sleep 0.02; done; awk '/gap/ {print $2}' "$w/out"; }
 median() { sort -n | awk '{a[NR] = $1} END {print NR ? (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) : "-"}'; }
 printf "%-7s %-12s %-12s %-12s %-12s %-12s %-12s %-10s\n" "heap" "snap(-v)" "its-fork" "snap(gap)" "stop(gap)" "gdb-gcore" "ns-gcore" "fork-floor"
@@ -35,17 +37,7 @@ for mb in $SIZES; do
     done
     rss=$(awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$pid/status")
     kill "$pid"; wait "$pid" 2> /dev/null; pid=
-    floor=$(python3 -c "
-import os, time, sys, mmap
-b = mmap.mmap(-1, $mb << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-b.madvise(mmap.MADV_NOHUGEPAGE)   # 4 KiB pages, as node's 1 MiB buffers get
-for i in range(0, len(b), 4096): b[i] = 1
-ts = []
-for _ in range(5):
-    t = time.perf_counter(); p = os.fork()
-    if p == 0: os._exit(0)
-    ts.append((time.perf_counter() - t) * 1e3); os.waitpid(p, 0)
-print('%.2f' % sorted(ts)[2])")
+    floor=$("$w/fork_floor" "$rss" | awk '{print $1}')
     printf "%-7s %-12s %-12s %-12s %-12s %-12s %-12s %-10s\n" "${rss}MB" "$(median < "$w/v")" "$(median < "$w/f")" "$(median < "$w/s")" "$(median < "$w/t")" \
         "$(median < "$w/g")" "$(median < "$w/n")" "$floor"
 done

@@ -33,6 +33,13 @@ static void count_line(void *ctx, int line_no, const char *text, size_t len)
     ++*(size_t *)ctx;
 }
 
+/* an Error's captured frames, named as V8 names them (receivers' prototype chains walked) */
+static int count_callsite(void *ctx, const v8_callsite_t *c)
+{
+    (*(size_t *)ctx) += strlen(c->name) + 1;
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     diag_verbosity = -1;
@@ -94,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         double d;
         v8_own_property(v, value, "a", &out, &dbl, &d);
         v8_own_property(v, value, "3", &out, &dbl, &d);
+        v8_error_callsites(v, value, count_callsite, &seen);
         buf_free(&b);
         v8_close(v);
     }

@@ -127,9 +127,11 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
                (unsigned long long)e.value, value.data ? value.data : "");
         for (size_t i = 0; i < cs.n; i++) {
             const callsite_t *c = &cs.list[i];
-            printf("    at %s%s", c->is_async ? "async " : c->is_constructor ? "new " : "", c->name);
-            if (c->file[0] && c->line) printf(" (%s:%d:%d)\n", c->file, c->line, c->col);
-            else printf(" (%s)\n", c->file[0] ? c->file : "<anonymous>");
+            /* as V8 prints a frame: its name, then where in parentheses; an unnamed plain call, where alone */
+            printf("    at %s%s%s", c->is_async ? "async " : c->is_constructor ? "new " : "", c->name, c->name[0] ? " (" : "");
+            printf("%s", c->file[0] ? c->file : "<anonymous>");
+            if (c->line) printf(":%d:%d", c->line, c->col);
+            printf("%s\n", c->name[0] ? ")" : "");
         }
     }
     free(cs.list);

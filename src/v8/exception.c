@@ -164,8 +164,149 @@ static int stack_prop(void *ctx, const v8_property_t *p)
 static int is_function(v8_t *v, uint64_t x)
 {
     int type;
-    return v8_is_heap_object(v, x) && v8_instance_type(v, x, &type) == 0 && type >= v->L.type_first_js_function &&
-           type <= v->L.type_js_function;
+    v8_value_t val;
+    if (!v8_is_heap_object(v, x) || v8_instance_type(v, x, &type) != 0) return 0;
+    if (type >= v->L.type_first_js_function && type <= v->L.type_js_function) return 1;
+    /* a class constructor has a type of its own since V8 12, outside the range the metadata gives */
+    return v8_value(v, x, &val) == 0 && val.kind == V8_V_FUNCTION;
+}
+
+/* ---- a frame's name as V8 prints it (CallSiteInfo's GetFunctionName, GetTypeName, GetMethodName
+ * and AppendMethodCall in messages/call-site-info.cc, V8 10-13) ---- */
+#define PROTO_MAX 64   /* prototypes followed from a receiver (a chain is short; a corrupt one is cut) */
+
+/* A JS object (not a primitive, a proxy or one of V8's internal objects). */
+static int is_js_object(v8_t *v, uint64_t x)
+{
+    v8_value_t val;
+    if (!v8_is_heap_object(v, x) || v8_value(v, x, &val) != 0) return 0;
+    switch (val.kind) {
+    case V8_V_UNREADABLE: case V8_V_NUMBER: case V8_V_STRING: case V8_V_BOOLEAN: case V8_V_NULL: case V8_V_UNDEFINED:
+    case V8_V_HOLE: case V8_V_BIGINT: case V8_V_SYMBOL: case V8_V_PROXY: case V8_V_INTERNAL:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* A property's value is the function: a data property holding it, or an accessor whose getter or
+   setter it is. */
+static int holds_function(v8_t *v, uint64_t value, int is_accessor, uint64_t fn)
+{
+    if (!is_accessor) return value == fn;
+    uint64_t g, s;
+    if (v->L.type_accessor_pair >= 0 && !v8_has_type(v, value, v->L.type_accessor_pair)) return 0;
+    return (v8_read_field(v, value, 8, &g) == 0 && g == fn) || (v8_read_field(v, value, 16, &s) == 0 && s == fn);
+}
+
+/* The method name V8 infers when the receiver has no property of the function's own name that
+   holds it: the one enumerable string-keyed property of the receiver or its prototypes whose value
+   (or getter or setter) is the function; none when two differently named ones are. */
+typedef struct {
+    v8_t *v;
+    uint64_t fn;
+    buf_t *name;
+    int state;   /* 0 none yet, 1 one, -1 ambiguous */
+} infer_t;
+
+static int infer_prop(void *ctx, const v8_property_t *p)
+{
+    infer_t *f = ctx;
+    if (p->is_symbol || p->is_private || !p->enumerable || p->is_double || !p->key) return 0;
+    if (!holds_function(f->v, p->value, p->is_accessor, f->fn)) return 0;
+    if (f->state == 0) { buf_clear(f->name); buf_puts(f->name, p->key); f->state = 1; }
+    else if (f->state == 1 && strcmp(f->name->data, p->key)) f->state = -1;
+    return 0;
+}
+
+static void method_name(v8_t *v, uint64_t recv, uint64_t fn, const v8_function_t *fi, buf_t *out)
+{
+    /* the function's own name ("get x" and "set x" without their prefix), or the last part of the
+       name V8 inferred for it ("o.foo" for `o.foo = function () {}`): does the receiver's property
+       of that name (own or inherited) hold it? */
+    const char *n = fi->name ? fi->name : "";
+    if (!strncmp(n, "get ", 4) || !strncmp(n, "set ", 4)) n += 4;
+    else if (!*n && fi->inferred) {
+        const char *dot = strrchr(fi->inferred, '.');
+        n = dot ? dot + 1 : fi->inferred;
+    }
+    if (*n) {
+        uint64_t o = recv, value;
+        int isd;
+        double d;
+        for (int depth = 0; depth < PROTO_MAX; depth++) {
+            int rc = v8_own_property(v, o, n, &value, &isd, &d);
+            if (rc == 0 || rc == -2) {
+                if (!isd && holds_function(v, value, rc == -2, fn)) { buf_puts(out, n); return; }
+                break;
+            }
+            if (v8_prototype(v, o, &o) != 0) break;
+        }
+    }
+    buf_t name = {0};
+    infer_t f = {v, fn, &name, 0};
+    uint64_t o = recv;
+    for (int depth = 0; depth < PROTO_MAX && f.state >= 0 && is_js_object(v, o); depth++) {
+        if (v8_has_type(v, o, v->L.type_js_global_proxy)) break;   /* access-checked */
+        v8_object_properties(v, o, infer_prop, &f);
+        if (v8_prototype(v, o, &o) != 0) break;
+    }
+    if (f.state == 1) buf_puts(out, name.data);
+    buf_free(&name);
+}
+
+/* An identifier (String::IsIdentifier): ASCII letters, digits, _ and $, not first a digit; any
+   non-ASCII character is taken for one (V8 checks Unicode's ID_Start and ID_Continue). */
+static int is_identifier(const char *s)
+{
+    if (!*s || (*s >= '0' && *s <= '9')) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+              *s == '$' || (unsigned char)*s >= 0x80))
+            return 0;
+    return 1;
+}
+
+/* name equals method, or ends with "." + method (V8 12-13: or " " + method: "get x" as x) */
+static int ends_with_method(v8_t *v, const char *name, const char *method)
+{
+    size_t n = strlen(name), m = strlen(method);
+    if (!strcmp(name, method)) return 1;
+    return n > m && !strcmp(name + n - m, method) && (name[n - m - 1] == '.' || (v->major >= 12 && name[n - m - 1] == ' '));
+}
+
+/* The frame's name as V8's stack trace prints it before the location: "Type.fn [as method]" for a
+   method call, the function's name for a plain call, "" when an unnamed plain call (V8 then prints
+   the location alone); a constructor's without its "new ". */
+static void callsite_name(v8_t *v, uint64_t recv, uint64_t fn, const v8_function_t *fi, int constructor, buf_t *out)
+{
+    const char *fname = fi->name && *fi->name ? fi->name : fi->inferred ? fi->inferred : "";
+    /* a method call: a receiver that is neither undefined, null (strict mode) nor the global proxy */
+    int method_call = !constructor && v8_is_heap_object(v, recv) && v8_oddball_kind(v, recv) < 0 &&
+                      !v8_has_type(v, recv, v->L.type_js_global_proxy);
+    if (!method_call) {
+        buf_puts(out, *fname || !constructor ? fname : "<anonymous>");
+        return;
+    }
+    buf_t type = {0}, method = {0};
+    v8_function_t rf;
+    if (is_function(v, recv) && v8_function_info(v, recv, &rf) == 0) {   /* a static method: the class's name */
+        const char *cn = rf.name && *rf.name ? rf.name : rf.inferred ? rf.inferred : "";
+        buf_puts(&type, cn);
+        v8_function_free(&rf);
+    }
+    if (!type.len && v8_constructor_name(v, recv, &type) != 0) buf_clear(&type);
+    method_name(v, recv, fn, fi, &method);
+    if (*fname) {
+        if (type.len && is_identifier(fname) && strcmp(fname, type.data)) buf_printf(out, "%s.", type.data);
+        buf_puts(out, fname);
+        if (method.len && !ends_with_method(v, fname, method.data)) buf_printf(out, " [as %s]", method.data);
+    } else {
+        if (type.len) buf_printf(out, "%s.", type.data);
+        buf_puts(out, method.len ? method.data : "<anonymous>");
+    }
+    buf_free(&type);
+    buf_free(&method);
 }
 
 int v8_error_callsites(v8_t *v, uint64_t error, v8_callsite_cb cb, void *ctx)
@@ -197,18 +338,10 @@ int v8_error_callsites(v8_t *v, uint64_t error, v8_callsite_cb cb, void *ctx)
             int inlined;
             if (v8_source_position(v, table, o, &pos, &inlined) != 0) pos = -1;
         }
-        /* a method call as V8 prints it: the receiver's constructor name first ("K.run"), unless
-           the receiver is the global proxy (a plain call) or none (strict mode) */
         uint64_t recv = v->major < 12 ? w[0] : w[1];
-        const char *own = fi.name && *fi.name ? fi.name : fi.inferred && *fi.inferred ? fi.inferred : NULL;
         buf_t name = {0};
-        if (own && !(fl & CSI_CONSTRUCTOR) && v8_is_heap_object(v, recv) && v8_oddball_kind(v, recv) < 0 &&
-            !v8_has_type(v, recv, L->type_js_global_proxy) && !is_function(v, recv) &&
-            v8_constructor_name(v, recv, &name) == 0 && name.len && !strchr(own, '.'))
-            buf_putc(&name, '.');
-        else buf_clear(&name);
-        buf_puts(&name, own ? own : "<anonymous>");
-        v8_callsite_t c = {fn, name.data, fi.script_name, 0, 0, (fl & CSI_ASYNC) != 0, (fl & CSI_CONSTRUCTOR) != 0};
+        callsite_name(v, recv, fn, &fi, (fl & CSI_CONSTRUCTOR) != 0, &name);
+        v8_callsite_t c = {fn, name.data ? name.data : "", fi.script_name, 0, 0, (fl & CSI_ASYNC) != 0, (fl & CSI_CONSTRUCTOR) != 0};
         if (pos >= 0 && fi.script) v8_script_line_col(v, fi.script, pos, &c.line, &c.col);
         int stop = cb(ctx, &c);
         buf_free(&name);

@@ -216,7 +216,7 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out);
  * exception caught as it is thrown has not been). */
 typedef struct {
     uint64_t function;
-    const char *name;     /* as V8's stack traces name it: the function's name or inferred name */
+    const char *name;     /* as V8's stack traces name it: "Type.fn [as method]", "fn"; "" unnamed */
     const char *file;     /* its script's name, or NULL */
     int line, col;        /* 1-based; 0 when unknown */
     int is_async, is_constructor;

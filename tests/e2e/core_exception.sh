@@ -2,6 +2,10 @@
 # core exception on kernel cores (ulimit -c) of Node 18-24:
 #  - node --abort-on-uncaught-exception throw_truth.js: the Error it threw (message written by the
 #    program), "thrown", at descend;
+#  - node --abort-on-uncaught-exception throw_renamed.js (a timer callback, a function and a class
+#    method called under other property names, a getter, a static method, a constructor): the
+#    frames `exception` decodes from the unformatted Error equal, line for line, those node prints
+#    on stderr when it runs the program without the flag (V8's " [as NAME]" included);
 #  - (Node 20, 24) an uncaughtException handler that calls process.abort(): the TypeError the
 #    handler was given; process.abort() with no exception: says there is none ({"exception":null}).
 set -u
@@ -33,6 +37,15 @@ check_major() {
     ' "$w/e1.json" "$w/truth.json" || fail "--abort-on-uncaught-exception: $(head -c 400 "$w/e1.json")"
     timeout 60 "$NODESCOPE" core "$kcore" --node "$NODE" exception > "$w/e1.txt" || fail "exception (text) exited $?"
     head -1 "$w/e1.txt" | grep -q "^thrown at descend (" || { head -3 "$w/e1.txt"; fail "text output"; }
+    rm -f "$kcore"
+
+    kcore=$(kernel_core "$w" --abort-on-uncaught-exception "$FIX/throw_renamed.js")
+    [ -n "$kcore" ] || fail "no kernel core from throw_renamed.js"
+    "$NODE" "$FIX/throw_renamed.js" 2> "$w/renamed.err" && fail "throw_renamed.js did not throw"
+    timeout 60 "$NODESCOPE" core "$kcore" --node "$NODE" exception > "$w/renamed.exc" || fail "exception (renamed) exited $?"
+    grep -q ' \[as _onTimeout\] ' "$w/renamed.err" || fail "node printed no [as _onTimeout]: $(cat "$w/renamed.err")"
+    diff <(grep '^    at ' "$w/renamed.err") <(grep '^    at ' "$w/renamed.exc") > "$w/renamed.diff" ||
+        { cat "$w/renamed.diff"; fail "renamed methods: the frames differ from node's"; }
     rm -f "$kcore"
 
     case $v in 20|24) ;; *) return 0 ;; esac   # the two cases below on two majors: kernel cores are slow to write

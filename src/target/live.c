@@ -13,6 +13,7 @@
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #define RED_ZONE 128
 
 static int live_read(target_t *t, uint64_t addr, void *dst, size_t n);
+static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n);
 static void cache_invalidate(target_t *t);
 static void live_close(target_t *t);
 static const target_ops_t running_ops = { "running process", live_read, live_close };
@@ -383,6 +385,14 @@ static void refetch_used(target_t *t, struct read_cache *c) {
     }
     c->nused = 0;
     if (n == 0 || c->gone) return;
+    if (t->frozen_pid) {   /* a copy: through mem (copy_read), a line at a time */
+        uint64_t at = monotonic_now();
+        for (size_t i = 0; i < n; i++) {
+            if (copy_read(t, (uint64_t)(uintptr_t)remote[i].iov_base, local[i].iov_base, LINE) == 0) c->read_ns[slots[i]] = at;
+            else c->tag[slots[i]] = 0;
+        }
+        return;
+    }
     uint64_t when = monotonic_now();
     ssize_t got = process_vm_readv(mem_pid(t), local, n, remote, n, 0);
     if (got < 0 && errno == ESRCH && !t->frozen_pid) {   /* exited: the lines stay as last read (remote_read) */
@@ -422,8 +432,39 @@ static void cache_invalidate(target_t *t) {
  * LIVE_READ_MS, more when the sampler lags (a cluster worker's last 5-40% under load: JIT samples
  * naming no function). From then on the read cache answers alone, with the lines as last read (a
  * moment before the exit), and the pid is never read again (it may be reused). */
-static int remote_read(const target_t *t, uint64_t addr, void *dst, size_t n) {
+/* The frozen copy is read through /proc/COPY/mem, never process_vm_readv: that one pins the pages
+ * it reads, and a read-only pin of an anonymous page shared by two processes makes the kernel give
+ * the reader's side a copy of its own first (Linux 5.19's unsharing on pin), so reading a 1 GB
+ * heap from the copy duplicated it page by page (~265,000 page copies and +1 GB of host memory a
+ * census; the walk's system time 0.67 s against 0.31 s through mem). Reads of mem take no pin.
+ * The fd is the copy's while it is the one read; closed when the copy changes or goes. */
+static void copy_mem_close(target_t *t) {
+    if (t->copy_mem_fd) close(t->copy_mem_fd - 1);
+    t->copy_mem_fd = 0, t->copy_mem_pid = 0;
+}
+
+static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+    if (t->copy_mem_pid != t->frozen_pid) {
+        copy_mem_close(t);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/mem", t->frozen_pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return -1;
+        t->copy_mem_fd = fd + 1, t->copy_mem_pid = t->frozen_pid;
+    }
+    for (uint8_t *out = dst; n > 0;) {
+        ssize_t got = pread(t->copy_mem_fd - 1, out, n, (off_t)addr);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return -1;
+        out += got, addr += (uint64_t)got, n -= (size_t)got;
+    }
+    return 0;
+}
+
+static int remote_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     if (t->cache && t->cache->gone) return -1;
+    if (t->frozen_pid) return copy_read(t, addr, dst, n);
+    if (t->copy_mem_fd) copy_mem_close(t);   /* thawed: the copy is gone */
     struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)addr, n };
     ssize_t got = process_vm_readv(mem_pid(t), &local, 1, &remote, 1, 0);
     if (got < 0 && errno == ESRCH && t->cache && t->cache->sampled && !t->frozen_pid) t->cache->gone = 1;
@@ -481,6 +522,7 @@ static int live_read(target_t *t, uint64_t addr, void *dst, size_t n) {
 }
 
 static void live_close(target_t *t) {
+    copy_mem_close(t);
     for (size_t i = 0; i < t->ngone; i++) free(t->gone_paths[i]);
     free(t->gone_paths);
     free(t->cache);

@@ -70,6 +70,7 @@ struct target {
     uint64_t maps_wait_ns;             /* how long a miss waits after that: grows while misses find nothing */
     char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
     int frozen_pid;                    /* target_freeze's copy, whose memory is read; 0: none (freeze.c) */
+    int copy_mem_fd, copy_mem_pid;     /* /proc/COPY/mem of the copy read (fd + 1; 0: none) (live.c) */
     int frozen_ns_pid;                 /* the copy's pid in the target's pid namespace (freeze.c) */
     double fork_ms;                    /* how long the injected clone took (freeze.c) */
     uint64_t syscall_insn;             /* a syscall instruction in the target's code (freeze.c) */

@@ -350,6 +350,13 @@ int events_prepare(record_events_t *e) {
  * PerformGarbageCollection returns (CollectGarbage's return came after the epilogue callbacks and
  * --trace-gc's own printing: 1.5-2.3 times the pause on Node 20 and 24) */
 #define COLLECT_GARBAGE "_ZN2v88internal4Heap14CollectGarbageENS0_15AllocationSpaceENS0_23GarbageCollectionReasonENS_15GCCallbackFlagsE"
+/* V8 10.2 (Node 18) has no PerformGarbageCollection of that signature: its samples are taken at
+ * Scavenge's and MarkCompact's entries, and the pause is what --trace-gc times, from
+ * GCTracer::StartObservablePause to StopObservablePause (both called by CollectGarbage; the
+ * collectors' own returns came 65-77% of the way through it: the prologue, the epilogue's
+ * callbacks and the sweeping of the young generation are in the pause too). */
+#define START_PAUSE "_ZN2v88internal8GCTracer20StartObservablePauseEv"
+#define STOP_PAUSE "_ZN2v88internal8GCTracer19StopObservablePauseEv"
 static const struct { const char *sym; int kind; } gc_syms[] = {
     {"_ZN2v88internal4Heap8ScavengeEv", 0},         /* v8::internal::Heap::Scavenge() */
     {"_ZN2v88internal4Heap14MinorMarkSweepEv", 1},  /* Heap::MinorMarkSweep() (V8 11.x+) */
@@ -388,13 +395,25 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
                 }
                 continue;
             }
+            uint64_t start_at, stop_at;
+            int tracer = target_exe_symbol_addr(t, START_PAUSE, &addr, &size) == 0 &&
+                         target_file_location(t, addr, &module, &start_at) == 0 &&
+                         target_exe_symbol_addr(t, STOP_PAUSE, &addr, &size) == 0 &&
+                         target_file_location(t, addr, &module, &stop_at) == 0;
             for (size_t g = 0; g < sizeof gc_syms / sizeof *gc_syms; g++) {
                 if (target_exe_symbol_addr(t, gc_syms[g].sym, &addr, &size) != 0 ||
                     target_file_location(t, addr, &module, &offset) != 0)
                     continue;
                 add_probe(out, i, 0, gc_syms[g].kind, exe, offset);
-                add_probe(out, i, 1, gc_syms[g].kind, exe, offset);
+                if (!tracer) add_probe(out, i, 1, gc_syms[g].kind, exe, offset);
                 found++;
+            }
+            if (found && tracer) {
+                add_probe(out, i, 0, EVENT_GC_PAUSE_END, exe, start_at);   /* the pause's start: its time */
+                out->probe[out->n - 1].gc_kind = -1;
+                out->probe[out->n - 1].time_only = 1;
+                add_probe(out, i, 0, EVENT_GC_PAUSE_END, exe, stop_at);    /* its end, at an entry */
+                out->probe[out->n - 1].time_only = 1;
             }
             if (!found) {
                 diag_error(target_name(t), 0, "-e gc: V8's Heap::Scavenge and Heap::MarkCompact are not among the "

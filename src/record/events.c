@@ -344,22 +344,42 @@ int events_prepare(record_events_t *e) {
  * (Scavenge() alone was 65-77% of it). Without it (Node 18: another signature, and a clone of it
  * the compiler made) the collectors' own functions, each its own kind. */
 #define PERFORM_GC "_ZN2v88internal4Heap24PerformGarbageCollectionENS0_16GarbageCollectorENS0_23GarbageCollectionReasonEPKc"
-/* Heap::CollectGarbage(AllocationSpace, GarbageCollectionReason, GCCallbackFlags): the pause
- * --trace-gc prints begins in it, before PerformGarbageCollection (the wait for V8's background
- * sweeping: without it, 66% of --trace-gc's on Node 22 on a loaded machine), and ends when
- * PerformGarbageCollection returns (CollectGarbage's return came after the epilogue callbacks and
- * --trace-gc's own printing: 1.5-2.3 times the pause on Node 20 and 24) */
+/* Heap::CollectGarbage(AllocationSpace, GarbageCollectionReason, GCCallbackFlags), where the
+ * tracer's functions below are not symbols: the pause taken from its entry (before
+ * PerformGarbageCollection: the wait for V8's background sweeping, without which it was 66% of
+ * --trace-gc's on Node 22 on a loaded machine) to PerformGarbageCollection's return
+ * (CollectGarbage's return came after the epilogue callbacks and --trace-gc's own printing:
+ * 1.5-2.3 times the pause on Node 20 and 24) */
 #define COLLECT_GARBAGE "_ZN2v88internal4Heap14CollectGarbageENS0_15AllocationSpaceENS0_23GarbageCollectionReasonENS_15GCCallbackFlagsE"
-/* Where V8 times the pause itself (V8 10 and 11: Node 18 and 20), the pause is what --trace-gc
- * prints, from GCTracer::StartObservablePause's entry to StopObservablePause's (both called by
- * CollectGarbage alone), whatever the samples' probes: on Node 18 (no PerformGarbageCollection of
- * that signature) Scavenge's and MarkCompact's entries, whose returns came 65-77% of the way
- * through the pause (the prologue, the epilogue's callbacks and the young generation's sweeping
- * are in it too); on Node 20 PerformGarbageCollection's, where CollectGarbage's entry began the
- * pause up to 4 ms before V8 did in one GC of 250 (the time CollectGarbage spends before it: the
- * second-pass phantom callbacks). V8 12+ takes the pause's start time as an argument. */
-#define START_PAUSE "_ZN2v88internal8GCTracer20StartObservablePauseEv"
-#define STOP_PAUSE "_ZN2v88internal8GCTracer19StopObservablePauseEv"
+/* The pause is what --trace-gc prints: V8 times it from GCTracer::StartObservablePause to
+ * StopObservablePause (V8 12+ pass them the time, read just before each call), both called from
+ * CollectGarbage alone, and their entries are probed whatever the samples' probes are. On Node 18
+ * (no PerformGarbageCollection of that signature) the samples are taken at Scavenge's and
+ * MarkCompact's entries, whose returns came 65-77% of the way through the pause (the prologue,
+ * the epilogue's callbacks and the young generation's sweeping are in it too). On Node 20-24,
+ * CollectGarbage's entry to PerformGarbageCollection's return was within 5% of the sum, but one
+ * GC in a hundred or two differed by milliseconds: its entry began up to 8 ms before V8's start
+ * (what CollectGarbage does first: the second-pass phantom callbacks), and an 11 ms epilogue
+ * after PerformGarbageCollection's return was not in it (Node 24). */
+static const char *const start_pause[] = {
+    "_ZN2v88internal8GCTracer20StartObservablePauseEv",                    /* V8 10, 11 */
+    "_ZN2v88internal8GCTracer20StartObservablePauseENS_4base9TimeTicksE",  /* V8 12, 13: (TimeTicks) */
+};
+static const char *const stop_pause[] = {
+    "_ZN2v88internal8GCTracer19StopObservablePauseEv",
+    "_ZN2v88internal8GCTracer19StopObservablePauseENS0_16GarbageCollectorENS_4base9TimeTicksE",
+};
+
+/* The file offset of the first of syms the target's executable has, or -1. */
+static int exe_offset(target_t *t, const char *const *syms, size_t n, uint64_t *offset) {
+    uint64_t addr, size;
+    const char *module;
+    for (size_t i = 0; i < n; i++)
+        if (target_exe_symbol_addr(t, syms[i], &addr, &size) == 0 && target_file_location(t, addr, &module, offset) == 0)
+            return 0;
+    return -1;
+}
+
 static const struct { const char *sym; int kind; } gc_syms[] = {
     {"_ZN2v88internal4Heap8ScavengeEv", 0},         /* v8::internal::Heap::Scavenge() */
     {"_ZN2v88internal4Heap14MinorMarkSweepEv", 1},  /* Heap::MinorMarkSweep() (V8 11.x+) */
@@ -385,10 +405,8 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
         if (ev->kind == EVK_GC) {
             int found = 0;
             uint64_t start_at, stop_at;
-            int tracer = target_exe_symbol_addr(t, START_PAUSE, &addr, &size) == 0 &&
-                         target_file_location(t, addr, &module, &start_at) == 0 &&
-                         target_exe_symbol_addr(t, STOP_PAUSE, &addr, &size) == 0 &&
-                         target_file_location(t, addr, &module, &stop_at) == 0;
+            int tracer = exe_offset(t, start_pause, sizeof start_pause / sizeof *start_pause, &start_at) == 0 &&
+                         exe_offset(t, stop_pause, sizeof stop_pause / sizeof *stop_pause, &stop_at) == 0;
             if (target_exe_symbol_addr(t, PERFORM_GC, &addr, &size) == 0 &&
                 target_file_location(t, addr, &module, &offset) == 0) {
                 add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, offset);

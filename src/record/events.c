@@ -352,31 +352,33 @@ int events_prepare(record_events_t *e) {
  * 1.5-2.3 times the pause on Node 20 and 24) */
 #define COLLECT_GARBAGE "_ZN2v88internal4Heap14CollectGarbageENS0_15AllocationSpaceENS0_23GarbageCollectionReasonENS_15GCCallbackFlagsE"
 /* The pause is what --trace-gc prints: V8 times it from GCTracer::StartObservablePause to
- * StopObservablePause (V8 12+ pass them the time, read just before each call), both called from
- * CollectGarbage alone, and their entries are probed whatever the samples' probes are. On Node 18
- * (no PerformGarbageCollection of that signature) the samples are taken at Scavenge's and
- * MarkCompact's entries, whose returns came 65-77% of the way through the pause (the prologue,
- * the epilogue's callbacks and the young generation's sweeping are in it too). On Node 20-24,
- * CollectGarbage's entry to PerformGarbageCollection's return was within 5% of the sum, but one
- * GC in a hundred or two differed by milliseconds: its entry began up to 8 ms before V8's start
- * (what CollectGarbage does first: the second-pass phantom callbacks), and an 11 ms epilogue
- * after PerformGarbageCollection's return was not in it (Node 24). */
-static const char *const start_pause[] = {
+ * StopObservablePause (both called from CollectGarbage alone), probed whatever the samples' probes
+ * are: at their returns on V8 10 and 11, which read the time inside them, at their entries on V8
+ * 12+, which read it just before the call. A uprobe's trap is where the kernel may preempt a
+ * thread on a loaded machine: a trap between V8's time and the probe's puts milliseconds in one
+ * pause and not in the other (Node 20, one GC in a few hundred: 9 ms for V8, 0.05 ms probed at the
+ * entries). On Node 18 (no PerformGarbageCollection of that signature) the samples are taken at
+ * Scavenge's and MarkCompact's entries, whose returns came 65-77% of the way through the pause
+ * (the prologue, the epilogue's callbacks and the young generation's sweeping are in it too). On
+ * Node 20-24, CollectGarbage's entry to PerformGarbageCollection's return was within 5% of the
+ * sum, but one GC in a hundred or two was milliseconds off either way (Node 24: an 11 ms epilogue
+ * after PerformGarbageCollection's return was not in it). */
+static const char *const start_pause[2] = {
     "_ZN2v88internal8GCTracer20StartObservablePauseEv",                    /* V8 10, 11 */
     "_ZN2v88internal8GCTracer20StartObservablePauseENS_4base9TimeTicksE",  /* V8 12, 13: (TimeTicks) */
 };
-static const char *const stop_pause[] = {
+static const char *const stop_pause[2] = {
     "_ZN2v88internal8GCTracer19StopObservablePauseEv",
     "_ZN2v88internal8GCTracer19StopObservablePauseENS0_16GarbageCollectorENS_4base9TimeTicksE",
 };
 
-/* The file offset of the first of syms the target's executable has, or -1. */
-static int exe_offset(target_t *t, const char *const *syms, size_t n, uint64_t *offset) {
+/* The file offset of the first of the two syms the target's executable has: which one, or -1. */
+static int exe_offset(target_t *t, const char *const syms[2], uint64_t *offset) {
     uint64_t addr, size;
     const char *module;
-    for (size_t i = 0; i < n; i++)
+    for (int i = 0; i < 2; i++)
         if (target_exe_symbol_addr(t, syms[i], &addr, &size) == 0 && target_file_location(t, addr, &module, offset) == 0)
-            return 0;
+            return i;
     return -1;
 }
 
@@ -405,8 +407,9 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
         if (ev->kind == EVK_GC) {
             int found = 0;
             uint64_t start_at, stop_at;
-            int tracer = exe_offset(t, start_pause, sizeof start_pause / sizeof *start_pause, &start_at) == 0 &&
-                         exe_offset(t, stop_pause, sizeof stop_pause / sizeof *stop_pause, &stop_at) == 0;
+            int tracer = exe_offset(t, start_pause, &start_at) >= 0 && exe_offset(t, stop_pause, &stop_at) >= 0;
+            /* V8 10, 11 read the time inside them: their returns (V8 12+ read it before the calls) */
+            int at_return = tracer && exe_offset(t, start_pause, &start_at) == 0;
             if (target_exe_symbol_addr(t, PERFORM_GC, &addr, &size) == 0 &&
                 target_file_location(t, addr, &module, &offset) == 0) {
                 add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, offset);
@@ -433,10 +436,9 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
                 }
             }
             if (found && tracer) {
-                add_probe(out, i, 0, EVENT_GC_PAUSE_END, exe, start_at);   /* the pause's start: its time */
-                out->probe[out->n - 1].gc_kind = -1;
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_START, exe, start_at);   /* the pause's start: its time */
                 out->probe[out->n - 1].time_only = 1;
-                add_probe(out, i, 0, EVENT_GC_PAUSE_END, exe, stop_at);    /* its end, at an entry */
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_END, exe, stop_at);      /* its end */
                 out->probe[out->n - 1].time_only = 1;
             }
             if (!found) {

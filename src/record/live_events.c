@@ -146,17 +146,21 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
         return;
     }
     const event_probe_t *probe = te->set.probe[k] >= 0 ? &s->probes.probe[te->set.probe[k]] : NULL;
-    if (probe && probe->ret) {
-        if (probe->gc_kind == EVENT_GC_COLLECT_END) te->gc_begin_ns = 0;
-        else gc_end(s, te, probe->gc_kind, e.time);
-        return;
-    }
     if (probe && probe->gc_kind == EVENT_GC_PAUSE_END) {   /* StopObservablePause: the open GC ends */
         te->gc_begin_ns = 0;
         gc_end(s, te, -1, e.time);
         return;
     }
-    if (probe && probe->time_only) {   /* CollectGarbage or StartObservablePause: the pause starts */
+    if (probe && probe->gc_kind == EVENT_GC_PAUSE_START) {   /* StartObservablePause */
+        te->gc_begin_ns = e.time;
+        return;
+    }
+    if (probe && probe->ret) {
+        if (probe->gc_kind == EVENT_GC_COLLECT_END) te->gc_begin_ns = 0;
+        else gc_end(s, te, probe->gc_kind, e.time);
+        return;
+    }
+    if (probe && probe->time_only) {   /* CollectGarbage: the pause starts */
         te->gc_begin_ns = e.time;
         return;
     }

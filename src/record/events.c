@@ -344,12 +344,44 @@ int events_prepare(record_events_t *e) {
  * (Scavenge() alone was 65-77% of it). Without it (Node 18: another signature, and a clone of it
  * the compiler made) the collectors' own functions, each its own kind. */
 #define PERFORM_GC "_ZN2v88internal4Heap24PerformGarbageCollectionENS0_16GarbageCollectorENS0_23GarbageCollectionReasonEPKc"
-/* Heap::CollectGarbage(AllocationSpace, GarbageCollectionReason, GCCallbackFlags): the pause
- * --trace-gc prints begins in it, before PerformGarbageCollection (the wait for V8's background
- * sweeping: without it, 66% of --trace-gc's on Node 22 on a loaded machine), and ends when
- * PerformGarbageCollection returns (CollectGarbage's return came after the epilogue callbacks and
- * --trace-gc's own printing: 1.5-2.3 times the pause on Node 20 and 24) */
+/* Heap::CollectGarbage(AllocationSpace, GarbageCollectionReason, GCCallbackFlags), where the
+ * tracer's functions below are not symbols: the pause taken from its entry (before
+ * PerformGarbageCollection: the wait for V8's background sweeping, without which it was 66% of
+ * --trace-gc's on Node 22 on a loaded machine) to PerformGarbageCollection's return
+ * (CollectGarbage's return came after the epilogue callbacks and --trace-gc's own printing:
+ * 1.5-2.3 times the pause on Node 20 and 24) */
 #define COLLECT_GARBAGE "_ZN2v88internal4Heap14CollectGarbageENS0_15AllocationSpaceENS0_23GarbageCollectionReasonENS_15GCCallbackFlagsE"
+/* The pause is what --trace-gc prints: V8 times it from GCTracer::StartObservablePause to
+ * StopObservablePause (both called from CollectGarbage alone), probed whatever the samples' probes
+ * are: at their returns on V8 10 and 11, which read the time inside them, at their entries on V8
+ * 12+, which read it just before the call. A uprobe's trap is where the kernel may preempt a
+ * thread on a loaded machine: a trap between V8's time and the probe's puts milliseconds in one
+ * pause and not in the other (Node 20, one GC in a few hundred: 9 ms for V8, 0.05 ms probed at the
+ * entries). On Node 18 (no PerformGarbageCollection of that signature) the samples are taken at
+ * Scavenge's and MarkCompact's entries, whose returns came 65-77% of the way through the pause
+ * (the prologue, the epilogue's callbacks and the young generation's sweeping are in it too). On
+ * Node 20-24, CollectGarbage's entry to PerformGarbageCollection's return was within 5% of the
+ * sum, but one GC in a hundred or two was milliseconds off either way (Node 24: an 11 ms epilogue
+ * after PerformGarbageCollection's return was not in it). */
+static const char *const start_pause[2] = {
+    "_ZN2v88internal8GCTracer20StartObservablePauseEv",                    /* V8 10, 11 */
+    "_ZN2v88internal8GCTracer20StartObservablePauseENS_4base9TimeTicksE",  /* V8 12, 13: (TimeTicks) */
+};
+static const char *const stop_pause[2] = {
+    "_ZN2v88internal8GCTracer19StopObservablePauseEv",
+    "_ZN2v88internal8GCTracer19StopObservablePauseENS0_16GarbageCollectorENS_4base9TimeTicksE",
+};
+
+/* The file offset of the first of the two syms the target's executable has: which one, or -1. */
+static int exe_offset(target_t *t, const char *const syms[2], uint64_t *offset) {
+    uint64_t addr, size;
+    const char *module;
+    for (int i = 0; i < 2; i++)
+        if (target_exe_symbol_addr(t, syms[i], &addr, &size) == 0 && target_file_location(t, addr, &module, offset) == 0)
+            return i;
+    return -1;
+}
+
 static const struct { const char *sym; int kind; } gc_syms[] = {
     {"_ZN2v88internal4Heap8ScavengeEv", 0},         /* v8::internal::Heap::Scavenge() */
     {"_ZN2v88internal4Heap14MinorMarkSweepEv", 1},  /* Heap::MinorMarkSweep() (V8 11.x+) */
@@ -374,27 +406,40 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
         const char *module, *cg_module;
         if (ev->kind == EVK_GC) {
             int found = 0;
+            uint64_t start_at, stop_at;
+            int tracer = exe_offset(t, start_pause, &start_at) >= 0 && exe_offset(t, stop_pause, &stop_at) >= 0;
+            /* V8 10, 11 read the time inside them: their returns (V8 12+ read it before the calls) */
+            int at_return = tracer && exe_offset(t, start_pause, &start_at) == 0;
             if (target_exe_symbol_addr(t, PERFORM_GC, &addr, &size) == 0 &&
                 target_file_location(t, addr, &module, &offset) == 0) {
                 add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, offset);
-                add_probe(out, i, 1, EVENT_GC_BY_ARG, exe, offset);
-                uint64_t cg;
-                if (target_exe_symbol_addr(t, COLLECT_GARBAGE, &addr, &size) == 0 &&
-                    target_file_location(t, addr, &cg_module, &cg) == 0) {
-                    add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, cg);   /* the pause's start: its time */
-                    out->probe[out->n - 1].time_only = 1;
-                    /* and its return: a CollectGarbage that ran no GC starts no pause */
-                    add_probe(out, i, 1, EVENT_GC_COLLECT_END, exe, cg);
-                }
-                continue;
-            }
-            for (size_t g = 0; g < sizeof gc_syms / sizeof *gc_syms; g++) {
-                if (target_exe_symbol_addr(t, gc_syms[g].sym, &addr, &size) != 0 ||
-                    target_file_location(t, addr, &module, &offset) != 0)
-                    continue;
-                add_probe(out, i, 0, gc_syms[g].kind, exe, offset);
-                add_probe(out, i, 1, gc_syms[g].kind, exe, offset);
                 found++;
+                if (!tracer) {
+                    add_probe(out, i, 1, EVENT_GC_BY_ARG, exe, offset);
+                    uint64_t cg;
+                    if (target_exe_symbol_addr(t, COLLECT_GARBAGE, &addr, &size) == 0 &&
+                        target_file_location(t, addr, &cg_module, &cg) == 0) {
+                        add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, cg);   /* the pause's start: its time */
+                        out->probe[out->n - 1].time_only = 1;
+                        /* and its return: a CollectGarbage that ran no GC starts no pause */
+                        add_probe(out, i, 1, EVENT_GC_COLLECT_END, exe, cg);
+                    }
+                }
+            } else {
+                for (size_t g = 0; g < sizeof gc_syms / sizeof *gc_syms; g++) {
+                    if (target_exe_symbol_addr(t, gc_syms[g].sym, &addr, &size) != 0 ||
+                        target_file_location(t, addr, &module, &offset) != 0)
+                        continue;
+                    add_probe(out, i, 0, gc_syms[g].kind, exe, offset);
+                    if (!tracer) add_probe(out, i, 1, gc_syms[g].kind, exe, offset);
+                    found++;
+                }
+            }
+            if (found && tracer) {
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_START, exe, start_at);   /* the pause's start: its time */
+                out->probe[out->n - 1].time_only = 1;
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_END, exe, stop_at);      /* its end */
+                out->probe[out->n - 1].time_only = 1;
             }
             if (!found) {
                 diag_error(target_name(t), 0, "-e gc: V8's Heap::Scavenge and Heap::MarkCompact are not among the "

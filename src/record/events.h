@@ -66,6 +66,8 @@ typedef struct {
 } event_probe_t;
 #define EVENT_GC_BY_ARG 3
 #define EVENT_GC_COLLECT_END 4   /* CollectGarbage's return (EVENT_GC_BY_ARG's pause starts at its entry) */
+#define EVENT_GC_PAUSE_END 5     /* GCTracer::StopObservablePause: the open GC's pause ends */
+#define EVENT_GC_PAUSE_START 6   /* GCTracer::StartObservablePause: the next GC's pause starts */
 typedef struct {
     event_probe_t probe[EVENT_PROBES_MAX];
     int n;

@@ -101,7 +101,7 @@ static const char *label_of(live_sampler_t *s, const record_event_t *ev, const e
 static void gc_end(live_sampler_t *s, thread_ev_t *te, int kind, uint64_t time) {
     for (int i = te->ngc_open; i-- > 0;) {
         gc_open_t g = te->gc_open[i];
-        if (g.kind != kind) continue;
+        if (kind >= 0 && g.kind != kind) continue;   /* (-1: the latest GC of any kind) */
         memmove(&te->gc_open[i], &te->gc_open[i + 1], (size_t)(te->ngc_open - i - 1) * sizeof g);
         te->ngc_open--;
         double pause = time > g.start_ns ? (double)(time - g.start_ns) : 0;
@@ -146,6 +146,15 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
         return;
     }
     const event_probe_t *probe = te->set.probe[k] >= 0 ? &s->probes.probe[te->set.probe[k]] : NULL;
+    if (probe && probe->gc_kind == EVENT_GC_PAUSE_END) {   /* StopObservablePause: the open GC ends */
+        te->gc_begin_ns = 0;
+        gc_end(s, te, -1, e.time);
+        return;
+    }
+    if (probe && probe->gc_kind == EVENT_GC_PAUSE_START) {   /* StartObservablePause */
+        te->gc_begin_ns = e.time;
+        return;
+    }
     if (probe && probe->ret) {
         if (probe->gc_kind == EVENT_GC_COLLECT_END) te->gc_begin_ns = 0;
         else gc_end(s, te, probe->gc_kind, e.time);

@@ -91,16 +91,20 @@ static uint64_t current_bytecode(v8_t *v, uint64_t shared)
     return 0;
 }
 
-/* Is the frame optimized code entered by on-stack replacement? Its frame extends the interpreted
- * or baseline frame it replaced, whose bytecode slots stay below the frame pointer; what they
- * hold may no longer be the function's bytecode (Node 22: a 36-byte BytecodeArray in the slot of
- * a function whose bytecode has 65), which must not make the frame look moved. Only asked when
- * the slot differs from the function's bytecode: the pc's code then tells. */
+/* Is the frame optimized code entered by on-stack replacement (a long loop in one call, compiled
+ * while it ran)? Its frame extends the interpreted or baseline frame it replaced, whose bytecode
+ * slots stay below the frame pointer: they usually still hold the function's own bytecode (and
+ * the offset of the loop it left), or no longer (Node 22: a 36-byte BytecodeArray in the slot of
+ * a function whose bytecode has 65), which must not make the frame look moved. Only the pc's
+ * code tells: OSR code is reachable from neither the function nor its SharedFunctionInfo, so
+ * v8_code_for_pc finds it by its header. An interpreted frame's pc, in the embedded builtins of a
+ * mapping of the binary, is not asked about (a deep interpreted stack's naming cost 12% more). */
 static int osr_frame(v8_t *v, uint64_t fn, const v8_function_t *info, uint64_t pc, uint64_t bca)
 {
-    uint64_t now = current_bytecode(v, info->shared);
+    (void)bca;
     v8_code_t code;
-    if (!now || now == bca || v8_code_for_pc(v, fn, info->shared, pc, &code) != 0) return 0;
+    const target_mapping_t *m = target_mapping_at(v->t, pc);
+    if ((m && m->path && m->path[0] == '/') || v8_code_for_pc(v, fn, info->shared, pc, &code) != 0) return 0;
     v8_tier_t t = tier_of_kind(&v->L, code.kind);
     return t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV;
 }

@@ -30,6 +30,7 @@
 
 static int live_read(target_t *t, uint64_t addr, void *dst, size_t n);
 static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n);
+static int copy_mem_open(target_t *t);
 static void cache_invalidate(target_t *t);
 static void live_close(target_t *t);
 static const target_ops_t running_ops = { "running process", live_read, live_close };
@@ -385,7 +386,7 @@ static void refetch_used(target_t *t, struct read_cache *c) {
     }
     c->nused = 0;
     if (n == 0 || c->gone) return;
-    if (t->frozen_pid) {   /* a copy: through mem (copy_read), a line at a time */
+    if (t->frozen_pid && copy_mem_open(t)) {   /* a copy: through mem (copy_read), a line at a time */
         uint64_t at = monotonic_now();
         for (size_t i = 0; i < n; i++) {
             if (copy_read(t, (uint64_t)(uintptr_t)remote[i].iov_base, local[i].iov_base, LINE) == 0) c->read_ns[slots[i]] = at;
@@ -439,19 +440,24 @@ static void cache_invalidate(target_t *t) {
  * census; the walk's system time 0.67 s against 0.31 s through mem). Reads of mem take no pin.
  * The fd is the copy's while it is the one read; closed when the copy changes or goes. */
 static void copy_mem_close(target_t *t) {
-    if (t->copy_mem_fd) close(t->copy_mem_fd - 1);
+    if (t->copy_mem_fd > 0) close(t->copy_mem_fd - 1);
     t->copy_mem_fd = 0, t->copy_mem_pid = 0;
 }
 
+/* 1 when the copy is read through mem; 0 when mem cannot be opened: another user's process read
+ * with CAP_SYS_PTRACE alone (mem is 0600, its owner's; process_vm_readv asks only for the
+ * capability), where the pages read are still duplicated. */
+static int copy_mem_open(target_t *t) {
+    if (t->copy_mem_pid == t->frozen_pid) return t->copy_mem_fd > 0;
+    copy_mem_close(t);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", t->frozen_pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    t->copy_mem_fd = fd >= 0 ? fd + 1 : -1, t->copy_mem_pid = t->frozen_pid;
+    return fd >= 0;
+}
+
 static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n) {
-    if (t->copy_mem_pid != t->frozen_pid) {
-        copy_mem_close(t);
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/mem", t->frozen_pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return -1;
-        t->copy_mem_fd = fd + 1, t->copy_mem_pid = t->frozen_pid;
-    }
     for (uint8_t *out = dst; n > 0;) {
         ssize_t got = pread(t->copy_mem_fd - 1, out, n, (off_t)addr);
         if (got < 0 && errno == EINTR) continue;
@@ -463,8 +469,8 @@ static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n) {
 
 static int remote_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     if (t->cache && t->cache->gone) return -1;
-    if (t->frozen_pid) return copy_read(t, addr, dst, n);
-    if (t->copy_mem_fd) copy_mem_close(t);   /* thawed: the copy is gone */
+    if (t->frozen_pid && copy_mem_open(t)) return copy_read(t, addr, dst, n);
+    if (!t->frozen_pid && t->copy_mem_fd) copy_mem_close(t);   /* thawed: the copy is gone */
     struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)addr, n };
     ssize_t got = process_vm_readv(mem_pid(t), &local, 1, &remote, 1, 0);
     if (got < 0 && errno == ESRCH && t->cache && t->cache->sampled && !t->frozen_pid) t->cache->gone = 1;

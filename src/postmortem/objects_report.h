@@ -1,0 +1,20 @@
+/* The tables of `core objects` and `core functions` (postmortem/objects_report.c): the groups by
+ * constructor and the functions by closures, as text columns or as a JSON array, one element a
+ * line (see docs/commands/core-objects.md, OUTPUT). */
+#ifndef POSTMORTEM_OBJECTS_REPORT_H
+#define POSTMORTEM_OBJECTS_REPORT_H
+#include "postmortem/objects.h"
+#include <stdint.h>
+#include <stdio.h>
+
+/* pm_objects_count's groups with at least min instances: a header, a row each and a total line
+   (all groups counted); or [{"name", "count", "size"}, ...]. */
+void pm_objects_write_text(FILE *out, const pm_group_t *gs, size_t n, uint64_t min);
+void pm_objects_write_json(FILE *out, const pm_group_t *gs, size_t n, uint64_t min);
+/* pm_functions_count's functions with at least min closures: a header and a row each (verbose:
+   with the SharedFunctionInfo's address); or [{"name", "closures", "closure", "shared", "script",
+   "line", "column"}, ...]. */
+void pm_functions_write_text(FILE *out, v8_t *v, const pm_fn_count_t *fs, size_t n, uint64_t min, int verbose);
+void pm_functions_write_json(FILE *out, v8_t *v, const pm_fn_count_t *fs, size_t n, uint64_t min);
+
+#endif

@@ -223,61 +223,12 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
         return EXIT_OK;
     }
     if (v8_object_fields(v, a.addr, &cls, &fields, &n) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
-    buf_t b = {0}, ctor = {0}, j = {0};
+    buf_t j = {0};
     jw_t w, *jp = a.json ? &w : NULL;   /* --json: {address, class, type, ..., fields, embedder_fields, properties, ...} */
     jw_init(&w, &j);
-    int type = -1;
-    v8_instance_type(v, a.addr, &type);
-    int is_js = v8_constructor_name(v, a.addr, &ctor) == 0;
-    if (jp) {
-        jw_object_begin(jp, NULL);
-        jw_address(jp, "address", a.addr);
-        json_text(jp, "class", cls);
-        jw_int(jp, "type", type);
-        json_text(jp, "type_name", v8_type_name(v, type));
-        if (is_js) json_text(jp, "constructor", ctor.data);
-        jw_array_begin(jp, "fields");
-    } else {
-        if (v8_type_name(v, type)) printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type));
-        else printf("0x%llx: %s (instance type %d)", (unsigned long long)a.addr, cls ? cls : "?", type);
-        if (is_js) printf(", constructor %s", ctor.data);
-        printf("\n");
-    }
-    for (size_t i = 0; i < n; i++) {
-        pm_field_text(v, a.addr, &fields[i], &b);
-        if (!jp) {
-            printf("  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field,
-                   fields[i].type, b.data);
-            continue;
-        }
-        jw_object_begin(jp, NULL);
-        jw_int(jp, "offset", fields[i].offset);
-        json_text(jp, "class", fields[i].class_name);
-        json_text(jp, "name", fields[i].field);
-        json_text(jp, "type", fields[i].type);
-        json_text(jp, "text", b.data);
-        jw_end(jp);
-    }
-    if (jp) jw_end(jp);
+    if (jp) jw_object_begin(jp, NULL);
+    pm_v8print_write(stdout, jp, v, s->t, a.addr, cls, fields, n, a.limit, a.addresses);
     v8_fields_free(fields, n);
-    buf_free(&b);
-    pm_embedder_fields_write(stdout, v, s->t, a.addr, jp);
-    pm_value_list_t c = {.v = v, .out = stdout, .j = jp, .limit = a.limit, .addresses = a.addresses, .indent = "    "};
-    /* JavaScript objects (those with a constructor) also get their properties and elements */
-    if (is_js) {
-        jp ? jw_array_begin(jp, "properties") : (void)printf("  properties:\n");
-        v8_object_properties(v, a.addr, pm_value_list_property, &c);
-        pm_value_list_more(&c, "properties");
-        c.shown = 0;
-        jp ? jw_array_begin(jp, "elements") : (void)printf("  elements:\n");
-        v8_object_elements(v, a.addr, pm_value_list_element, &c, a.limit + 1);
-        pm_value_list_more(&c, "elements");
-    } else if (cls && !strcmp(cls, "Context")) {   /* a context is its slots: scope info, previous, locals */
-        jp ? jw_array_begin(jp, "slots") : (void)printf("  slots:\n");
-        pm_value_list_slots(&c, a.addr);
-        pm_value_list_more(&c, "slots");
-    }
-    buf_free(&ctor);
     if (jp) {
         jw_end(jp);
         print_json(&j);

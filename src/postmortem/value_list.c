@@ -3,6 +3,7 @@
 #include "postmortem/fields.h"
 #include "util/buf.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* A text member ("" for none: these documents never say null). */
 static void json_text(jw_t *w, const char *key, const char *text) { jw_string(w, key, text ? text : ""); }
@@ -114,3 +115,60 @@ void pm_embedder_fields_write(FILE *out, v8_t *v, target_t *t, uint64_t obj, jw_
     buf_free(&b);
 }
 
+/* ---- v8print ---- */
+
+void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, const char *cls, const v8_field_t *fields,
+                      size_t n, long limit, int addresses)
+{
+    buf_t b = {0}, ctor = {0};
+    int type = -1;
+    v8_instance_type(v, addr, &type);
+    int is_js = v8_constructor_name(v, addr, &ctor) == 0;
+    if (jp) {
+        jw_address(jp, "address", addr);
+        json_text(jp, "class", cls);
+        jw_int(jp, "type", type);
+        json_text(jp, "type_name", v8_type_name(v, type));
+        if (is_js) json_text(jp, "constructor", ctor.data);
+        jw_array_begin(jp, "fields");
+    } else {
+        if (v8_type_name(v, type)) fprintf(out, "0x%llx: %s (%s)", (unsigned long long)addr, cls ? cls : "?", v8_type_name(v, type));
+        else fprintf(out, "0x%llx: %s (instance type %d)", (unsigned long long)addr, cls ? cls : "?", type);
+        if (is_js) fprintf(out, ", constructor %s", ctor.data);
+        fputc('\n', out);
+    }
+    for (size_t i = 0; i < n; i++) {
+        pm_field_text(v, addr, &fields[i], &b);
+        if (!jp) {
+            fprintf(out, "  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field,
+                   fields[i].type, b.data);
+            continue;
+        }
+        jw_object_begin(jp, NULL);
+        jw_int(jp, "offset", fields[i].offset);
+        json_text(jp, "class", fields[i].class_name);
+        json_text(jp, "name", fields[i].field);
+        json_text(jp, "type", fields[i].type);
+        json_text(jp, "text", b.data);
+        jw_end(jp);
+    }
+    if (jp) jw_end(jp);
+    buf_free(&b);
+    pm_embedder_fields_write(out, v, t, addr, jp);
+    pm_value_list_t c = {.v = v, .out = out, .j = jp, .limit = limit, .addresses = addresses, .indent = "    "};
+    /* JavaScript objects (those with a constructor) also get their properties and elements */
+    if (is_js) {
+        jp ? jw_array_begin(jp, "properties") : (void)fprintf(out, "  properties:\n");
+        v8_object_properties(v, addr, pm_value_list_property, &c);
+        pm_value_list_more(&c, "properties");
+        c.shown = 0;
+        jp ? jw_array_begin(jp, "elements") : (void)fprintf(out, "  elements:\n");
+        v8_object_elements(v, addr, pm_value_list_element, &c, limit + 1);
+        pm_value_list_more(&c, "elements");
+    } else if (cls && !strcmp(cls, "Context")) {   /* a context is its slots: scope info, previous, locals */
+        jp ? jw_array_begin(jp, "slots") : (void)fprintf(out, "  slots:\n");
+        pm_value_list_slots(&c, addr);
+        pm_value_list_more(&c, "slots");
+    }
+    buf_free(&ctor);
+}

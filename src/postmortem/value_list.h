@@ -34,5 +34,10 @@ void pm_embedder_json(jw_t *w, int index, const v8_embedder_value_t *e, const ch
 /* An API object's embedder fields: "  embedder fields (N):" and a line each to out, or with j the
    member "embedder_fields" of the object open in j. Nothing when it has none. */
 void pm_embedder_fields_write(FILE *out, v8_t *v, target_t *t, uint64_t obj, jw_t *j);
+/* v8print of the heap object at addr (v8_object_fields gave cls and fields): a header line, a line
+   per field, the embedder fields, then a JS object's properties and elements or a Context's
+   slots (the first limit of each); or with jp the members of the object open in jp. */
+void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, const char *cls, const v8_field_t *fields,
+                      size_t n, long limit, int addresses);
 
 #endif

@@ -53,60 +53,15 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
 
 /* ---- instances and find ---- */
 
-typedef struct {
-    v8_t *v;
-    int json;                /* one JSON document: {"objects":[{address, constructor, text}], "count", "shown"} */
-    jw_t jw;                 /* json: the document, written out after each object (select_flush) */
-    buf_t out, text;
-} select_t;
-
-static void select_flush(select_t *sel)
-{
-    fwrite(sel->out.data, 1, sel->out.len, stdout);
-    buf_clear(&sel->out);
-}
-
-static void print_selected(void *ctx, uint64_t addr, const char *name)
-{
-    select_t *sel = ctx;
-    buf_t *b = &sel->text;
-    buf_clear(b);
-    v8_describe(sel->v, addr, b);
-    if (sel->json) {
-        jw_object_begin(&sel->jw, NULL);
-        jw_address(&sel->jw, "address", addr);
-        jw_string(&sel->jw, "constructor", name);
-        jw_string_n(&sel->jw, "text", b->data ? b->data : "", b->len);
-        jw_end(&sel->jw);
-        select_flush(sel);
-    } else printf("0x%llx %s\n", (unsigned long long)addr, b->data ? b->data : "");
-}
-
 static int run_select(core_session_t *s, const char *cmdname, const char *name, pm_where_t *where, long limit, int json)
 {
-    select_t sel = {.v = s->v, .json = json};
-    if (json) {
-        jw_init(&sel.jw, &sel.out);
-        jw_object_begin(&sel.jw, NULL);
-        jw_array_begin(&sel.jw, "objects");
-        select_flush(&sel);
-    }
+    pm_select_out_t so;
+    pm_select_out_begin(&so, s->v, stdout, json);
     long count;
-    int rc = pm_select(s->v, cmdname, name, where, limit, print_selected, &sel, &count) == 0 ? EXIT_OK : EXIT_FAIL;
-    long listed = limit >= 0 && count > limit ? limit : count;
-    if (json) {
-        jw_end(&sel.jw);
-        jw_int(&sel.jw, "count", count);
-        jw_int(&sel.jw, "listed", listed);
-        jw_bool(&sel.jw, "complete", rc == EXIT_OK);
-        core_json_read(s, &sel.jw);
-        jw_end(&sel.jw);
-        buf_putc(&sel.out, '\n');
-        select_flush(&sel);
-    } else if (rc == EXIT_OK && limit >= 0 && count > limit)
-        printf("... (%ld more; --limit N shows more)\n", count - limit);
-    buf_free(&sel.out);
-    buf_free(&sel.text);
+    int rc = pm_select(s->v, cmdname, name, where, limit, pm_select_out_row, &so, &count) == 0 ? EXIT_OK : EXIT_FAIL;
+    pm_select_out_summary(&so, count, limit, rc == EXIT_OK);
+    if (json) core_json_read(s, &so.jw);
+    pm_select_out_end(&so);
     return rc;
 }
 

@@ -1,4 +1,5 @@
-/* The tables of `core objects` and `core functions`, as text or JSON (postmortem/objects_report.h). */
+/* The tables of `core objects` and `core functions`, and the objects `instances` and `find` select,
+ * as text or JSON (postmortem/objects_report.h). */
 #include "postmortem/objects_report.h"
 #include "util/buf.h"
 #include "util/json_writer.h"
@@ -111,4 +112,62 @@ void pm_functions_write_text(FILE *out, v8_t *v, const pm_fn_count_t *fs, size_t
 void pm_functions_write_json(FILE *out, v8_t *v, const pm_fn_count_t *fs, size_t n, uint64_t min)
 {
     functions_write(out, v, fs, n, min, 0, 1);
+}
+
+/* ---- instances and find ---- */
+
+static void select_flush(pm_select_out_t *so)
+{
+    fwrite(so->buf.data, 1, so->buf.len, so->out);
+    buf_clear(&so->buf);
+}
+
+void pm_select_out_begin(pm_select_out_t *so, v8_t *v, FILE *out, int json)
+{
+    *so = (pm_select_out_t){.v = v, .out = out, .json = json};
+    if (json) {
+        jw_init(&so->jw, &so->buf);
+        jw_object_begin(&so->jw, NULL);
+        jw_array_begin(&so->jw, "objects");
+        select_flush(so);
+    }
+}
+
+void pm_select_out_row(void *ctx, uint64_t addr, const char *name)
+{
+    pm_select_out_t *so = ctx;
+    buf_t *b = &so->text;
+    buf_clear(b);
+    v8_describe(so->v, addr, b);
+    if (so->json) {
+        jw_object_begin(&so->jw, NULL);
+        jw_address(&so->jw, "address", addr);
+        jw_string(&so->jw, "constructor", name);
+        jw_string_n(&so->jw, "text", b->data ? b->data : "", b->len);
+        jw_end(&so->jw);
+        select_flush(so);
+    } else fprintf(so->out, "0x%llx %s\n", (unsigned long long)addr, b->data ? b->data : "");
+}
+
+void pm_select_out_summary(pm_select_out_t *so, long count, long limit, int complete)
+{
+    long listed = limit >= 0 && count > limit ? limit : count;
+    if (so->json) {
+        jw_end(&so->jw);
+        jw_int(&so->jw, "count", count);
+        jw_int(&so->jw, "listed", listed);
+        jw_bool(&so->jw, "complete", complete);
+    } else if (complete && limit >= 0 && count > limit)
+        fprintf(so->out, "... (%ld more; --limit N shows more)\n", count - limit);
+}
+
+void pm_select_out_end(pm_select_out_t *so)
+{
+    if (so->json) {
+        jw_end(&so->jw);
+        buf_putc(&so->buf, '\n');
+        select_flush(so);
+    }
+    buf_free(&so->buf);
+    buf_free(&so->text);
 }

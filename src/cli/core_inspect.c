@@ -1,7 +1,9 @@
 /* nodescope core ... type|v8print|str|array|internal ADDR: the low-level inspectors of V8 values;
- * the text of raw fields and embedder words is postmortem/fields.c's. */
+ * the text of raw fields and embedder words is postmortem/fields.c's, the lists of values
+ * (properties, elements, slots, embedder fields) postmortem/value_list.c's. */
 #include "cli/core_cmds.h"
 #include "postmortem/fields.h"
+#include "postmortem/value_list.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
 #include "util/options.h"
@@ -142,100 +144,6 @@ int core_cmd_type(core_session_t *s, int argc, char **argv)
     return EXIT_OK;
 }
 
-/* Where a list of values goes: lines of text (with their addresses under -a), or entries of one
- * JSON array in j. */
-typedef struct {
-    v8_t *v;
-    long shown, limit;
-    const inspect_args_t *a;
-    jw_t *j;   /* --json: the values are elements of the array open in it */
-    const char *indent;
-    int brackets;   /* text keys of elements as "[3]" (array) rather than "3" (v8print) */
-} print_ctx_t;
-
-/* One value of a list: key (a property name, an index, a slot with its variable's name); name is
- * a slot's variable name for JSON (NULL if none). */
-static void print_value(print_ctx_t *c, const char *key, int numeric_key, const char *name, const v8_property_t *p)
-{
-    buf_t d = {0};
-    if (p->is_double) v8_put_number(&d, p->d);
-    else if (p->is_accessor) buf_puts(&d, "<accessor>");
-    else v8_describe(c->v, p->value, &d);
-    int has_addr = !p->is_double && v8_is_heap_object(c->v, p->value);
-    if (c->j) {
-        jw_object_begin(c->j, NULL);
-        if (numeric_key) jw_int(c->j, "index", strtoll(key, NULL, 10));   /* the decimal index v8/ gave */
-        else json_text(c->j, "key", key);
-        if (name) json_text(c->j, "name", name);
-        if (!p->is_double) jw_address(c->j, "value", p->value);
-        json_text(c->j, "text", d.data);
-        jw_end(c->j);
-    } else if (c->a->addresses && has_addr)
-        printf("%s%s: %s @0x%llx\n", c->indent, key, d.data ? d.data : "", (unsigned long long)p->value);
-    else printf("%s%s: %s\n", c->indent, key, d.data ? d.data : "");
-    buf_free(&d);
-}
-
-static int print_property(void *vctx, const v8_property_t *p)
-{
-    print_ctx_t *c = vctx;
-    if (c->shown++ >= c->limit) return 1;
-    print_value(c, p->key, 0, NULL, p);
-    return 0;
-}
-
-static int print_element(void *vctx, const v8_property_t *p)
-{
-    print_ctx_t *c = vctx;
-    if (c->shown++ >= c->limit) return 1;
-    char key[48];
-    snprintf(key, sizeof key, c->brackets && !c->j ? "[%s]" : "%s", p->key);
-    print_value(c, key, 1, NULL, p);
-    return 0;
-}
-
-/* Text: a line saying more were cut; JSON: closes the array and adds "NAME_truncated". */
-static void print_more(const print_ctx_t *c, const char *what)
-{
-    if (c->j) {
-        char key[64];
-        snprintf(key, sizeof key, "%s_truncated", what);
-        jw_end(c->j);
-        jw_bool(c->j, key, c->shown > c->limit);
-    } else if (c->shown > c->limit) printf("%s... (more %s; --limit N shows more)\n", c->indent, what);
-}
-
-/* The slots of a FixedArray-shaped object (FixedArray, Context), the first c->limit, as a list;
- * a Context's locals by their ScopeInfo names ("[4] outerVar: ..."). */
-static int print_slots(print_ctx_t *c, uint64_t addr)
-{
-    int64_t len;
-    if (v8_fixed_array_length(c->v, addr, &len) != 0) return -1;
-    for (int64_t i = 0; i < len && i < c->limit + 1; i++) {
-        v8_property_t p = {0};
-        if (v8_fixed_array_get(c->v, addr, i, &p.value) != 0) return -1;
-        if (c->shown++ >= c->limit) break;
-        char name[128], key[192];
-        int named = pm_context_slot_name(c->v, addr, i, name, sizeof name);
-        if (c->j) snprintf(key, sizeof key, "%lld", (long long)i);
-        else if (named) snprintf(key, sizeof key, "[%lld] %s", (long long)i, name);
-        else snprintf(key, sizeof key, "[%lld]", (long long)i);
-        print_value(c, key, 1, named ? name : NULL, &p);
-    }
-    return 0;
-}
-
-/* The members of one embedder field (for internal --json and v8print --json), in the object open in w. */
-static void json_embedder(jw_t *w, int index, const v8_embedder_value_t *e, const char *text)
-{
-    static const char *kinds[] = {"smi", "tagged", "pointer"};
-    jw_int(w, "field", index);
-    jw_int(w, "offset", e->offset);
-    jw_string(w, "kind", kinds[e->kind]);
-    jw_address(w, "raw", e->raw);
-    json_text(w, "text", text);
-}
-
 int core_cmd_internal(core_session_t *s, int argc, char **argv)
 {
     static const char usage[] = "usage: nodescope core CORE internal [--json] ADDR N\n\n"
@@ -280,36 +188,12 @@ int core_cmd_internal(core_session_t *s, int argc, char **argv)
         jw_object_begin(&w, NULL);
         jw_address(&w, "object", addr);
         jw_int(&w, "count", count);
-        json_embedder(&w, (int)idx, &e, b.data);
+        pm_embedder_json(&w, (int)idx, &e, b.data);
         jw_end(&w);
         print_json(&j);
     } else printf("%s\n", b.data);
     buf_free(&b);
     return EXIT_OK;
-}
-
-/* The embedder fields of an API object, as lines or as a JSON array ("embedder_fields"). */
-static void print_embedder_fields(core_session_t *s, uint64_t obj, jw_t *j)
-{
-    int n = v8_embedder_field_count(s->v, obj, NULL);
-    if (n <= 0) return;
-    if (j) jw_array_begin(j, "embedder_fields");
-    else printf("  embedder fields (%d):\n", n);
-    buf_t b = {0};
-    for (int i = 0; i < n; i++) {
-        v8_embedder_value_t e;
-        if (v8_embedder_field(s->v, obj, i, &e) != 0) break;
-        pm_embedder_text(s->v, s->t, &e, &b);
-        if (!j) {
-            printf("    [%d] +%lld: %s\n", i, (long long)e.offset, b.data);
-            continue;
-        }
-        jw_object_begin(j, NULL);
-        json_embedder(j, i, &e, b.data);
-        jw_end(j);
-    }
-    if (j) jw_end(j);
-    buf_free(&b);
 }
 
 int core_cmd_v8print(core_session_t *s, int argc, char **argv)
@@ -339,61 +223,12 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
         return EXIT_OK;
     }
     if (v8_object_fields(v, a.addr, &cls, &fields, &n) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
-    buf_t b = {0}, ctor = {0}, j = {0};
+    buf_t j = {0};
     jw_t w, *jp = a.json ? &w : NULL;   /* --json: {address, class, type, ..., fields, embedder_fields, properties, ...} */
     jw_init(&w, &j);
-    int type = -1;
-    v8_instance_type(v, a.addr, &type);
-    int is_js = v8_constructor_name(v, a.addr, &ctor) == 0;
-    if (jp) {
-        jw_object_begin(jp, NULL);
-        jw_address(jp, "address", a.addr);
-        json_text(jp, "class", cls);
-        jw_int(jp, "type", type);
-        json_text(jp, "type_name", v8_type_name(v, type));
-        if (is_js) json_text(jp, "constructor", ctor.data);
-        jw_array_begin(jp, "fields");
-    } else {
-        if (v8_type_name(v, type)) printf("0x%llx: %s (%s)", (unsigned long long)a.addr, cls ? cls : "?", v8_type_name(v, type));
-        else printf("0x%llx: %s (instance type %d)", (unsigned long long)a.addr, cls ? cls : "?", type);
-        if (is_js) printf(", constructor %s", ctor.data);
-        printf("\n");
-    }
-    for (size_t i = 0; i < n; i++) {
-        pm_field_text(v, a.addr, &fields[i], &b);
-        if (!jp) {
-            printf("  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field,
-                   fields[i].type, b.data);
-            continue;
-        }
-        jw_object_begin(jp, NULL);
-        jw_int(jp, "offset", fields[i].offset);
-        json_text(jp, "class", fields[i].class_name);
-        json_text(jp, "name", fields[i].field);
-        json_text(jp, "type", fields[i].type);
-        json_text(jp, "text", b.data);
-        jw_end(jp);
-    }
-    if (jp) jw_end(jp);
+    if (jp) jw_object_begin(jp, NULL);
+    pm_v8print_write(stdout, jp, v, s->t, a.addr, cls, fields, n, a.limit, a.addresses);
     v8_fields_free(fields, n);
-    buf_free(&b);
-    print_embedder_fields(s, a.addr, jp);
-    print_ctx_t c = {v, 0, a.limit, &a, jp, "    ", 0};
-    /* JavaScript objects (those with a constructor) also get their properties and elements */
-    if (is_js) {
-        jp ? jw_array_begin(jp, "properties") : (void)printf("  properties:\n");
-        v8_object_properties(v, a.addr, print_property, &c);
-        print_more(&c, "properties");
-        c.shown = 0;
-        jp ? jw_array_begin(jp, "elements") : (void)printf("  elements:\n");
-        v8_object_elements(v, a.addr, print_element, &c, a.limit + 1);
-        print_more(&c, "elements");
-    } else if (cls && !strcmp(cls, "Context")) {   /* a context is its slots: scope info, previous, locals */
-        jp ? jw_array_begin(jp, "slots") : (void)printf("  slots:\n");
-        print_slots(&c, a.addr);
-        print_more(&c, "slots");
-    }
-    buf_free(&ctor);
     if (jp) {
         jw_end(jp);
         print_json(&j);
@@ -452,7 +287,7 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
     buf_t j = {0};
     jw_t w, *jp = a.json ? &w : NULL;   /* --json: {address, length, elements, elements_truncated} */
     jw_init(&w, &j);
-    print_ctx_t c = {v, 0, a.limit, &a, jp, "", 1};
+    pm_value_list_t c = {.v = v, .out = stdout, .j = jp, .limit = a.limit, .addresses = a.addresses, .indent = "", .brackets = 1};
     buf_t probe = {0};
     int is_js = v8_constructor_name(v, a.addr, &probe) == 0;
     buf_free(&probe);
@@ -462,7 +297,7 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
     }
     if (is_js) {
         if (jp) jw_array_begin(jp, "elements");
-        if (v8_object_elements(v, a.addr, print_element, &c, a.limit + 1) != 0) {
+        if (v8_object_elements(v, a.addr, pm_value_list_element, &c, a.limit + 1) != 0) {
             buf_free(&j);
             return unreadable(s, argv[0], a.addr, "an object with readable elements");
         }
@@ -476,12 +311,12 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
             jw_int(jp, "length", len);
             jw_array_begin(jp, "elements");
         } else printf("length %lld\n", (long long)len);
-        if (print_slots(&c, a.addr) != 0) {
+        if (pm_value_list_slots(&c, a.addr) != 0) {
             buf_free(&j);
             return unreadable(s, argv[0], a.addr, "a wholly readable FixedArray");
         }
     }
-    print_more(&c, "elements");
+    pm_value_list_more(&c, "elements");
     if (jp) {
         jw_end(jp);
         print_json(&j);

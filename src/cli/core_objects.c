@@ -1,8 +1,9 @@
 /* nodescope core ... objects|instances|find|functions: the commands that enumerate the heap
  * (v8_heap_walk), like mdb_v8's ::findjsobjects and ::jsfunctions; the counting and selecting
- * is postmortem/objects.c's, the printing here. */
+ * is postmortem/objects.c's, the tables postmortem/objects_report.c's, the rest of the printing
+ * here. */
 #include "cli/core_cmds.h"
-#include "postmortem/objects.h"
+#include "postmortem/objects_report.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
 #include "util/options.h"
@@ -43,44 +44,8 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
     pm_walk_t w;
     rc = pm_objects_count(s->v, argv[0], verbose, strcmp(sort, "size") ? PM_GROUPS_BY_COUNT : PM_GROUPS_BY_SIZE, &w, &gs,
                           &ngs) == 0 ? EXIT_OK : EXIT_FAIL;
-    if (rc == EXIT_OK) {
-        buf_t b = {0};
-        jw_t jw;   /* json: a group a line, each {"name": ..., "count": ..., "size": ...} */
-        jw_init(&jw, &b);
-        jw.spaced = 1;
-        jw.indent = "  ";
-        uint64_t total_n = 0, total_b = 0;
-        if (json) jw_array_begin_lines(&jw, NULL);
-        else buf_printf(&b, "%12s %14s %10s  %s\n", "INSTANCES", "TOTAL SIZE", "SIZE", "CONSTRUCTOR");
-        for (size_t i = 0; i < ngs; i++) {
-            const pm_group_t *g = &gs[i];
-            total_n += g->count;
-            total_b += g->bytes;
-            if (g->count < (uint64_t)min) continue;
-            if (json) {
-                jw_object_begin(&jw, NULL);
-                jw_string(&jw, "name", g->name);
-                jw_uint(&jw, "count", g->count);
-                jw_uint(&jw, "size", g->bytes);
-                jw_end(&jw);
-            } else {
-                buf_printf(&b, "%12llu %14llu %10llu  %s\n", (unsigned long long)g->count, (unsigned long long)g->bytes,
-                           (unsigned long long)(g->bytes / g->count), g->name);
-            }
-            if (b.len > 1 << 16) {
-                fwrite(b.data, 1, b.len, stdout);
-                buf_clear(&b);
-            }
-        }
-        if (json) {
-            jw_newline(&jw);   /* "]" on a line of its own */
-            jw_end(&jw);
-            buf_putc(&b, '\n');
-        } else buf_printf(&b, "%12llu %14llu %10s  (%zu constructors)\n", (unsigned long long)total_n,
-                        (unsigned long long)total_b, "", ngs);
-        fwrite(b.data ? b.data : "", 1, b.len, stdout);
-        buf_free(&b);
-    }
+    if (rc == EXIT_OK && json) pm_objects_write_json(stdout, gs, ngs, (uint64_t)min);
+    else if (rc == EXIT_OK) pm_objects_write_text(stdout, gs, ngs, (uint64_t)min);
     free(gs);
     pm_walk_free(&w);
     return rc;
@@ -88,60 +53,15 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
 
 /* ---- instances and find ---- */
 
-typedef struct {
-    v8_t *v;
-    int json;                /* one JSON document: {"objects":[{address, constructor, text}], "count", "shown"} */
-    jw_t jw;                 /* json: the document, written out after each object (select_flush) */
-    buf_t out, text;
-} select_t;
-
-static void select_flush(select_t *sel)
-{
-    fwrite(sel->out.data, 1, sel->out.len, stdout);
-    buf_clear(&sel->out);
-}
-
-static void print_selected(void *ctx, uint64_t addr, const char *name)
-{
-    select_t *sel = ctx;
-    buf_t *b = &sel->text;
-    buf_clear(b);
-    v8_describe(sel->v, addr, b);
-    if (sel->json) {
-        jw_object_begin(&sel->jw, NULL);
-        jw_address(&sel->jw, "address", addr);
-        jw_string(&sel->jw, "constructor", name);
-        jw_string_n(&sel->jw, "text", b->data ? b->data : "", b->len);
-        jw_end(&sel->jw);
-        select_flush(sel);
-    } else printf("0x%llx %s\n", (unsigned long long)addr, b->data ? b->data : "");
-}
-
 static int run_select(core_session_t *s, const char *cmdname, const char *name, pm_where_t *where, long limit, int json)
 {
-    select_t sel = {.v = s->v, .json = json};
-    if (json) {
-        jw_init(&sel.jw, &sel.out);
-        jw_object_begin(&sel.jw, NULL);
-        jw_array_begin(&sel.jw, "objects");
-        select_flush(&sel);
-    }
+    pm_select_out_t so;
+    pm_select_out_begin(&so, s->v, stdout, json);
     long count;
-    int rc = pm_select(s->v, cmdname, name, where, limit, print_selected, &sel, &count) == 0 ? EXIT_OK : EXIT_FAIL;
-    long listed = limit >= 0 && count > limit ? limit : count;
-    if (json) {
-        jw_end(&sel.jw);
-        jw_int(&sel.jw, "count", count);
-        jw_int(&sel.jw, "listed", listed);
-        jw_bool(&sel.jw, "complete", rc == EXIT_OK);
-        core_json_read(s, &sel.jw);
-        jw_end(&sel.jw);
-        buf_putc(&sel.out, '\n');
-        select_flush(&sel);
-    } else if (rc == EXIT_OK && limit >= 0 && count > limit)
-        printf("... (%ld more; --limit N shows more)\n", count - limit);
-    buf_free(&sel.out);
-    buf_free(&sel.text);
+    int rc = pm_select(s->v, cmdname, name, where, limit, pm_select_out_row, &so, &count) == 0 ? EXIT_OK : EXIT_FAIL;
+    pm_select_out_summary(&so, count, limit, rc == EXIT_OK);
+    if (json) core_json_read(s, &so.jw);
+    pm_select_out_end(&so);
     return rc;
 }
 
@@ -221,54 +141,8 @@ int core_cmd_functions(core_session_t *s, int argc, char **argv)
     size_t nfs;
     pm_walk_t w;
     rc = pm_functions_count(s->v, argv[0], &w, &fs, &nfs) == 0 ? EXIT_OK : EXIT_FAIL;
-    if (rc == EXIT_OK) {
-        buf_t b = {0};
-        jw_t jw;   /* json: a function a line, as objects --json */
-        jw_init(&jw, &b);
-        jw.spaced = 1;
-        jw.indent = "  ";
-        if (json) jw_array_begin_lines(&jw, NULL);
-        else if (verbose) buf_printf(&b, "%10s  %-18s  %-18s  %s\n", "CLOSURES", "CLOSURE", "SHARED", "FUNCTION");
-        else buf_printf(&b, "%10s  %-18s  %s\n", "CLOSURES", "CLOSURE", "FUNCTION");
-        for (size_t i = 0; i < nfs; i++) {
-            if (fs[i].closures < (uint64_t)min) continue;
-            v8_function_t fi;
-            int ok = v8_shared_info(s->v, fs[i].shared, &fi) == 0;
-            const char *name = ok ? v8_function_display_name(&fi, "(anonymous)") : "(anonymous)";
-            const char *script = ok && fi.script_name ? fi.script_name : "";
-            int line = ok ? fi.def_line : 0, col = ok ? fi.def_col : 0;
-            if (json) {
-                jw_object_begin(&jw, NULL);
-                jw_string(&jw, "name", name);
-                jw_uint(&jw, "closures", fs[i].closures);
-                jw_address(&jw, "closure", fs[i].closure);
-                jw_address(&jw, "shared", fs[i].shared);
-                jw_string(&jw, "script", script);
-                jw_int(&jw, "line", line);
-                jw_int(&jw, "column", col);
-                jw_end(&jw);
-            } else {
-                buf_printf(&b, "%10llu  0x%-16llx  ", (unsigned long long)fs[i].closures, (unsigned long long)fs[i].closure);
-                if (verbose) buf_printf(&b, "0x%-16llx  ", (unsigned long long)fs[i].shared);
-                buf_puts(&b, name);
-                if (*script && line) buf_printf(&b, " at %s:%d:%d", script, line, col);
-                else if (*script) buf_printf(&b, " at %s", script);
-                buf_putc(&b, '\n');
-            }
-            if (ok) v8_function_free(&fi);
-            if (b.len > 1 << 16) {
-                fwrite(b.data, 1, b.len, stdout);
-                buf_clear(&b);
-            }
-        }
-        if (json) {
-            jw_newline(&jw);
-            jw_end(&jw);
-            buf_putc(&b, '\n');
-        }
-        fwrite(b.data ? b.data : "", 1, b.len, stdout);
-        buf_free(&b);
-    }
+    if (rc == EXIT_OK && json) pm_functions_write_json(stdout, s->v, fs, nfs, (uint64_t)min);
+    else if (rc == EXIT_OK) pm_functions_write_text(stdout, s->v, fs, nfs, (uint64_t)min, verbose);
     free(fs);
     pm_walk_free(&w);
     return rc;

@@ -38,7 +38,7 @@ static void probe(v8_t *v, uint64_t addr)
         v8_pending_fill(v, addr, (v8_pending_kind_t)k, &p);
     }
     uint64_t fn;
-    v8_microtask_function(v, addr, &fn);   /* any object taken for a microtask */
+    v8_microtask_function(v, addr, &fn); /* any object taken for a microtask */
 }
 
 typedef struct {
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         v8_uv_loop_t loop;
         if (v8_uv_loop_read_at(v, FUZZ_IMAGE_BASE, &loop) == 0) v8_uv_loop_free(&loop);
-        v8_microtasks_t q;   /* the fuzz image has no MicrotaskQueue symbols: must fail cleanly */
+        v8_microtasks_t q; /* the fuzz image has no MicrotaskQueue symbols: must fail cleanly */
         uint64_t task;
         if (v8_microtask_queue(v, &q) == 0)
             for (int64_t i = 0; i < q.size && i < 64; i++) v8_microtask_at(v, &q, i, &task);

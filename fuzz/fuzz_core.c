@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const target_mapping_t *m = target_mapping(t, i);
             uint8_t buf[256];
             target_read(t, m->start, buf, sizeof buf);
-            target_read(t, m->end - 8, buf, 16);   /* crosses the end */
+            target_read(t, m->end - 8, buf, 16); /* crosses the end */
             target_direct(t, m->start, 64);
         }
         for (size_t i = 0; i < target_thread_count(t); i++) {

@@ -1,8 +1,8 @@
 /* Fuzz the JSON tokenizer and the .cpuprofile reader, then write the result back:
  * any bytes must give a profile or an error, never a crash or a hang. */
 #include "formats/format.h"
-#include "util/diag.h"
 #include "fuzz_check.h"
+#include "util/diag.h"
 #include <stdint.h>
 #include <stdio.h>
 

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const uint32_t *ts, *ss;
             size_t m = v8_graph_edges(g, i, &ts, &ss);
             for (size_t k = 0; k < m && k < 64; k++) (void)v8_graph_node(g, ts[k]);
-            v8_graph_retainers(g, i, &ts, &ss);   /* the ninth builds the reverse index */
+            v8_graph_retainers(g, i, &ts, &ss); /* the ninth builds the reverse index */
             uint32_t p, s, r;
             v8_graph_parent(g, i, &p, &s, &r);
             v8_graph_distance(g, i);
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t r = 0; r < v8_graph_root_count(g); r++) v8_graph_root_used(g, r);
         if (v8_graph_dominators(g) == 0)
             for (uint32_t i = 0; i < n && i < 64; i++) v8_graph_retained(g, i), v8_graph_idom(g, i);
-        v8_graph_trim(g);   /* heapsnapshot's view: nodes and roots */
+        v8_graph_trim(g); /* heapsnapshot's view: nodes and roots */
         for (uint32_t i = 0; i < n && i < 64; i++) {
             const uint32_t *ts, *ss;
             v8_graph_edges(g, i, &ts, &ss);

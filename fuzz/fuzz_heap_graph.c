@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static int on_edge(void *ctx, const v8_edge_t *e)
 {
     size_t *n = ctx;
@@ -56,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t r = 0; r < nr; r++)
                 if (used[r] != v8_graph_root_used(g, r)) abort();
             free(used);
-            if (v8_graph_check(g, NULL) != 0) abort();   /* with paths now */
+            if (v8_graph_check(g, NULL) != 0) abort(); /* with paths now */
             uint64_t *live2 = v8_graph_reachable(g);
             for (uint32_t i = 0; i < n; i++) {
                 int bit = (live[i / 64] >> (i % 64)) & 1;
@@ -70,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint32_t i = 0; i < n && i < 64; i++) {
                 const uint32_t *ts, *ss;
                 uint32_t p, s, r;
-                if (v8_graph_edges(g, i, &ts, &ss) || v8_graph_retainers(g, i, &ts, &ss) || v8_graph_parent(g, i, &p, &s, &r) == 0)
+                if (v8_graph_edges(g, i, &ts, &ss) || v8_graph_retainers(g, i, &ts, &ss) ||
+                    v8_graph_parent(g, i, &p, &s, &r) == 0)
                     abort();
                 if (v8_graph_find(g, v8_graph_node(g, i)->addr) != i) abort();
                 v8_graph_pass(g, i);

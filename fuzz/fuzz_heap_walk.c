@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
 typedef struct {
     v8_t *v;
     v8_heap_t *h;
@@ -29,7 +28,7 @@ static int on_object(void *vctx, const v8_heap_object_t *o)
     buf_free(&b);
     uint64_t shared, value;
     v8_heap_function_shared(c->h, o, &shared);
-    v8_property_plan_t plan;   /* find's per-map property lookup */
+    v8_property_plan_t plan; /* find's per-map property lookup */
     v8_property_plan(c->v, o->map, "x", &plan);
     v8_property_plan_get(c->v, o->addr, o->map, "x", &plan, &value);
     return 0;

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(ring + PAGE, data, n);
     struct perf_event_mmap_page *m = (struct perf_event_mmap_page *)ring;
     m->data_offset = PAGE, m->data_size = DATA;
-    m->data_tail = size > 2 ? data[0] * 8 : 0;   /* start anywhere: records wrap around the end */
+    m->data_tail = size > 2 ? data[0] * 8 : 0; /* start anywhere: records wrap around the end */
     m->data_head = m->data_tail + n;
     perf_ring_t r = {ring, NULL};
     perf_ring_drain(&r, on_record, NULL);

@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (smap_lookup(m, line, col, &pos) == 1) {
                 if (!pos.source || pos.line < 0 || pos.column < 0) abort();
                 const char *content = smap_pos_content(&pos);
-                volatile size_t len = strlen(pos.source) + (pos.name ? strlen(pos.name) : 0) + (content ? strlen(content) : 0);
+                volatile size_t len =
+                    strlen(pos.source) + (pos.name ? strlen(pos.name) : 0) + (content ? strlen(content) : 0);
                 (void)len;
                 int32_t orig;
                 smap_line(m, line, pos.source, &orig);

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     target_t *t;
     v8_t *v = fuzz_open_node20(image, n, &t);
     if (v) {
-        uint64_t value = FUZZ_IMAGE_BASE + (off % n) + 1;   /* a tagged pointer into the image */
+        uint64_t value = FUZZ_IMAGE_BASE + (off % n) + 1; /* a tagged pointer into the image */
         buf_t b = {0};
         int trunc;
         const char *repr;
@@ -72,10 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         v8_field_t *fields;
         size_t nf;
         if (v8_object_fields(v, value, &cls, &fields, &nf) == 0) {
-            for (size_t k = 0; k < nf; k++) pm_field_text(v, value, &fields[k], &b);   /* v8print's fields */
+            for (size_t k = 0; k < nf; k++) pm_field_text(v, value, &fields[k], &b); /* v8print's fields */
             v8_fields_free(fields, nf);
         }
-        int nemb = v8_embedder_field_count(v, value, NULL);   /* a corrupt map's count stays bounded */
+        int nemb = v8_embedder_field_count(v, value, NULL); /* a corrupt map's count stays bounded */
         for (int k = 0; k < nemb && k < 300; k++) {
             v8_embedder_value_t e;
             if (v8_embedder_field(v, value, k, &e) == 0) pm_embedder_text(v, t, &e, &b);

@@ -5,8 +5,8 @@
 #define FUZZ_TEXT_READER_FUZZ_H
 #include "formats/folded.h"
 #include "formats/format.h"
-#include "fuzz_check.h"
 #include "formats/perf_opts.h"
+#include "fuzz_check.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include <stddef.h>
@@ -23,7 +23,7 @@ static int fuzz_text_reader(const char *reader_name, const uint8_t *data, size_t
     }
     reader->sniff((const char *)data, size);
     read_opts_t o = {0};
-    perf_read_opts_t po = {0};   /* the perf reader's own options; other readers ignore them */
+    perf_read_opts_t po = {0}; /* the perf reader's own options; other readers ignore them */
     format_reader_opts_set(&o, "perf", &po);
     o.to_ms = 1e300;
     if (size > 0) {

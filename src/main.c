@@ -46,7 +46,8 @@ static const struct command *find_command(const char *name, size_t len)
  * build/tst/nodescope) or an installed share/doc/nodescope/commands/ (PREFIX/bin/nodescope). */
 static FILE *open_page(const char *page)
 {
-    static const char *const rel[] = {"/../docs/commands/", "/../../docs/commands/", "/../share/doc/nodescope/commands/"};
+    static const char *const rel[] = {"/../docs/commands/", "/../../docs/commands/",
+                                      "/../share/doc/nodescope/commands/"};
     char exe[PATH_MAX], path[2 * PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return NULL;
@@ -88,11 +89,11 @@ static int help(int argc, char **argv)
     }
     FILE *f = open_page(page);
     int rc = EXIT_OK;
-    if (!page[cmdlen]) {   /* a command: its --help first */
+    if (!page[cmdlen]) { /* a command: its --help first */
         char *hargv[] = {(char *)c->name, "--help", NULL};
         rc = c->run(2, hargv);
         fflush(stdout);
-    } else if (!strcmp(c->name, "core")) {   /* a core command's help needs no core */
+    } else if (!strcmp(c->name, "core")) { /* a core command's help needs no core */
         char *hargv[] = {"core", "CORE", page + cmdlen + 1, "--help", NULL};
         rc = c->run(4, hargv);
         fflush(stdout);
@@ -109,7 +110,9 @@ static int help(int argc, char **argv)
         while ((n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, stdout);
         fclose(f);
     } else {
-        printf("\n(docs/commands/%s.md, the rest of this page, is not beside this binary: 'make install' puts it and the manual pages in place)\n", page);
+        printf("\n(docs/commands/%s.md, the rest of this page, is not beside this binary: 'make install' puts it and "
+               "the manual pages in place)\n",
+               page);
     }
     return rc;
 }

@@ -18,8 +18,8 @@ int cli_record(int argc, char **argv);
 int cli_core(int argc, char **argv);
 int cli_gcore(int argc, char **argv);
 int cli_watch(int argc, char **argv);
-int cli_watch_heap(int argc, char **argv);   /* watch --heap */
-int cli_watch_on(int argc, char **argv);     /* watch --on EVENT */
+int cli_watch_heap(int argc, char **argv); /* watch --heap */
+int cli_watch_on(int argc, char **argv);   /* watch --on EVENT */
 
 struct opt_cmd;
 /* The writer for OUT: the one --to names (to: NULL when not given; has_to: the command has

@@ -31,7 +31,7 @@ int cli_collapse(int argc, char **argv)
     int nfiles = opt_parse(&cmd, argc, argv);
     if (nfiles < 0) return opt_exit_code(nfiles);
     char **files = argv + 1;
-    in.ro.no_timeline = 1;   /* folded output has no use for it */
+    in.ro.no_timeline = 1; /* folded output has no use for it */
     /* before the perf map, the scripts the source-map stage reads and the input buffers */
     bigmem_prepare();
     profile_t *p = profile_new();

@@ -47,8 +47,7 @@ int cli_convert(int argc, char **argv)
     int rc = EXIT_FAIL;
     write_opts_t wo = {0};
     cli_input_write_opts(&in, &wo);
-    if (cli_input_read(&in, files, nfiles, p) == 0 &&
-        cli_write_profile(p, output, w, &wo, files, nfiles) == 0)
+    if (cli_input_read(&in, files, nfiles, p) == 0 && cli_write_profile(p, output, w, &wo, files, nfiles) == 0)
         rc = EXIT_OK;
     cli_input_free(&in);
     profile_free(p);

@@ -2,20 +2,22 @@
  * Opens the target and V8's layout once, then runs one command from the command line or
  * many from the interactive prompt (cli/core_prompt.c). */
 #include "cli/cli.h"
-#include "postmortem/snapshot.h"
 #include "cli/core_cmds.h"
+#include "postmortem/snapshot.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "util/options.h"
 
 static const core_cmd_t commands[] = {
-    {"stack", core_cmd_stack, "[-v] [-a] [--async] [--thread N|--all-threads] [--json]", "the JavaScript and native stack"},
+    {"stack", core_cmd_stack, "[-v] [-a] [--async] [--thread N|--all-threads] [--json]",
+     "the JavaScript and native stack"},
     {"type", core_cmd_type, "ADDR", "the V8 type of a value"},
     {"v8print", core_cmd_v8print, "[--limit N] ADDR", "a heap object's fields by class, properties, elements"},
-    {"internal", core_cmd_internal, "[--json] ADDR N", "embedder field N of an API object (a Node wrapper's C++ object)"},
+    {"internal", core_cmd_internal, "[--json] ADDR N",
+     "embedder field N of an API object (a Node wrapper's C++ object)"},
     {"str", core_cmd_str, "[-v] ADDR", "a string, as UTF-8"},
     {"array", core_cmd_array, "[--limit N] ADDR", "the elements of a FixedArray or JS array"},
     {"print", core_cmd_print, "[-d DEPTH] [-a] [--json] ADDR|EXPR", "a JavaScript value, by address or path"},
@@ -24,8 +26,10 @@ static const core_cmd_t commands[] = {
     {"closure", core_cmd_closure, "ADDR|EXPR", "the variables a closure captures"},
     {"source", core_cmd_source, "[-n LINES] ADDR|EXPR", "a function's source, with line numbers"},
     {"exception", core_cmd_exception, "[--thread N] [--json]", "the exception the program died of"},
-    {"objects", core_cmd_objects, "[-v] [--min N] [--sort count|size] [--json]", "every JS object, grouped by constructor"},
-    {"diff-objects", core_cmd_diff_objects, "[--json] [--all-objects] B", "what core B holds more than this one, by constructor"},
+    {"objects", core_cmd_objects, "[-v] [--min N] [--sort count|size] [--json]",
+     "every JS object, grouped by constructor"},
+    {"diff-objects", core_cmd_diff_objects, "[--json] [--all-objects] B",
+     "what core B holds more than this one, by constructor"},
     {"instances", core_cmd_instances, "NAME [--limit N]", "the instances of one constructor"},
     {"find", core_cmd_find, "[NAME] --where 'PROP OP VALUE'", "objects whose property matches"},
     {"functions", core_cmd_functions, "[-v] [--min N] [--json]", "every function with its number of closures"},
@@ -75,12 +79,15 @@ int core_need_v8(const core_session_t *s, const char *cmd)
     return -1;
 }
 
-int core_operands(const core_session_t *s, const opt_cmd_t *cmd, int n, char **argv, int min, int max, const char *missing,
-                  int *rc)
+int core_operands(const core_session_t *s, const opt_cmd_t *cmd, int n, char **argv, int min, int max,
+                  const char *missing, int *rc)
 {
-    *rc = n < 0 ? opt_exit_code(n) : n < min ? opt_usage_error(cmd, "%s", missing)
-        : n > max ? opt_usage_error(cmd, "unexpected argument '%s'", argv[max + 1])
-        : s->check_only ? EXIT_OK : core_need_v8(s, argv[0]) != 0 ? EXIT_FAIL : -1;
+    *rc = n < 0                           ? opt_exit_code(n)
+          : n < min                       ? opt_usage_error(cmd, "%s", missing)
+          : n > max                       ? opt_usage_error(cmd, "unexpected argument '%s'", argv[max + 1])
+          : s->check_only                 ? EXIT_OK
+          : core_need_v8(s, argv[0]) != 0 ? EXIT_FAIL
+                                          : -1;
     return *rc < 0 ? n : -1;
 }
 
@@ -93,7 +100,8 @@ void core_print_command_row(FILE *f, const char *name, const char *args, const c
 
 void core_print_commands(FILE *f)
 {
-    for (size_t i = 0; i < NCOMMANDS; i++) core_print_command_row(f, commands[i].name, commands[i].args, commands[i].help);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        core_print_command_row(f, commands[i].name, commands[i].args, commands[i].help);
 }
 
 int core_run_command(core_session_t *s, int argc, char **argv)
@@ -101,7 +109,7 @@ int core_run_command(core_session_t *s, int argc, char **argv)
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[0], commands[i].name)) {
             int rc = commands[i].run(s, argc, argv);
-            pm_graph_save_pending();   /* a graph this command built goes to the cache after its answer */
+            pm_graph_save_pending(); /* a graph this command built goes to the cache after its answer */
             return rc;
         }
     char names[256] = "";
@@ -118,13 +126,19 @@ int cli_core(int argc, char **argv)
     int stop = 0, live = 0, snapshot = 0, verbose = 0;
     const opt_t opts[] = {
         OPT_STR("node", 0, "BIN", "the node executable the core came from", &node),
-        OPT_STR("root", 0, "DIR", "a core from a container: the directory its paths are under\n"
-                "(e.g. /proc/PID/root of a process of that container; --node BIN stays a path here)", &root),
+        OPT_STR("root", 0, "DIR",
+                "a core from a container: the directory its paths are under\n"
+                "(e.g. /proc/PID/root of a process of that container; --node BIN stays a path here)",
+                &root),
         OPT_INT("pid", 0, "PID", "a live process instead of a core file", &pid),
-        OPT_BOOL("snapshot", 0, "with --pid (the default but for sample): read a frozen copy of the process, forked\n"
-                 "while it was stopped for its registers (a few ms); it runs on", &snapshot),
-        OPT_BOOL("live", 0, "with --pid: read the running process itself (registers and stacks copied in a\n"
-                 "short stop; the heap may change under the reads)", &live),
+        OPT_BOOL("snapshot", 0,
+                 "with --pid (the default but for sample): read a frozen copy of the process, forked\n"
+                 "while it was stopped for its registers (a few ms); it runs on",
+                 &snapshot),
+        OPT_BOOL("live", 0,
+                 "with --pid: read the running process itself (registers and stacks copied in a\n"
+                 "short stop; the heap may change under the reads)",
+                 &live),
         OPT_BOOL("stop", 0, "with --pid: keep the process stopped while nodescope runs", &stop),
         OPT_BOOL("verbose", 'v', "with --pid: say how long the process was stopped", &verbose),
         OPT_HELP,
@@ -140,7 +154,7 @@ int cli_core(int argc, char **argv)
     const char *core = NULL;
     if (!pid && n > 0) {
         core = rest[0];
-        n = opt_parse(&cmd, n, rest);   /* rest[0] (CORE) plays argv[0] */
+        n = opt_parse(&cmd, n, rest); /* rest[0] (CORE) plays argv[0] */
         if (n == OPT_HELP_SHOWN) core_epilog(stdout);
         if (n < 0) return opt_exit_code(n);
         rest++;
@@ -149,15 +163,18 @@ int cli_core(int argc, char **argv)
     if (!core && !pid) return opt_usage_error(&cmd, "which core file (or --pid PID)?");
     if (core && pid) return opt_usage_error(&cmd, "a core file or --pid, not both");
     core_session_t s = {NULL, NULL, 0, NULL, 0};
-    for (int k = 1; k < n; k++)   /* a command's --help needs no target */
+    for (int k = 1; k < n; k++) /* a command's --help needs no target */
         if (!strcmp(rest[k], "-h") || !strcmp(rest[k], "--help")) return core_run_command(&s, n, rest);
-    if ((stop || live || snapshot) && !pid) return opt_usage_error(&cmd, "--%s goes with --pid", stop ? "stop" : live ? "live" : "snapshot");
+    if ((stop || live || snapshot) && !pid)
+        return opt_usage_error(&cmd, "--%s goes with --pid", stop ? "stop" : live ? "live" : "snapshot");
     if (stop + live + snapshot > 1) return opt_usage_error(&cmd, "one of --snapshot, --live and --stop");
     /* sample profiles the running process: it never reads a copy */
     if (pid && !stop && !live && !snapshot && !(n > 0 && !strcmp(rest[0], "sample"))) snapshot = 1;
-    if (snapshot && n > 0 && !strcmp(rest[0], "sample")) return opt_usage_error(&cmd, "sample reads the running process: not with --snapshot");
-    if (root && pid) return opt_usage_error(&cmd, "--root is for a core file: with --pid the process's own root is read");
-    if (n > 0) {   /* a usage error is reported before a process is stopped or a core mapped */
+    if (snapshot && n > 0 && !strcmp(rest[0], "sample"))
+        return opt_usage_error(&cmd, "sample reads the running process: not with --snapshot");
+    if (root && pid)
+        return opt_usage_error(&cmd, "--root is for a core file: with --pid the process's own root is read");
+    if (n > 0) { /* a usage error is reported before a process is stopped or a core mapped */
         char **copy = malloc((size_t)n * sizeof *copy);
         if (!copy) abort();
         memcpy(copy, rest, (size_t)n * sizeof *copy);
@@ -168,7 +185,7 @@ int cli_core(int argc, char **argv)
     }
     double stopped_ms = 0;
     int failed;
-    if (pid && snapshot) {   /* a copy, taken outside a garbage collection */
+    if (pid && snapshot) { /* a copy, taken outside a garbage collection */
         failed = pm_open_frozen((int)pid, &s.t, &s.v, &stopped_ms, NULL) != 0;
     } else {
         s.t = pid ? target_open_running((int)pid) : target_open_core_root(core, node, root);
@@ -184,13 +201,16 @@ int cli_core(int argc, char **argv)
     }
     if (pid) s.live_mode = stop ? "stop" : snapshot ? "snapshot" : "live", s.stopped_ms = stopped_ms;
     if (pid && verbose && !stop)
-        fprintf(stderr, snapshot ? "nodescope: pid %ld stopped for %.2f ms (snapshot; the fork took %.2f ms)\n"
-                                 : "nodescope: pid %ld stopped for %.2f ms (live)\n", pid, stopped_ms, target_fork_ms(s.t));
+        fprintf(stderr,
+                snapshot ? "nodescope: pid %ld stopped for %.2f ms (snapshot; the fork took %.2f ms)\n"
+                         : "nodescope: pid %ld stopped for %.2f ms (live)\n",
+                pid, stopped_ms, target_fork_ms(s.t));
     int rc = n > 0 ? core_run_command(&s, n, rest) : core_prompt(&s);
     /* the node read is not the one the process runs: what came from V8 cannot be trusted */
     if (target_problem(s.t)) {
-        diag_error(target_name(s.t), 0, "%s: %s", s.v ? "JavaScript frames and values read with the wrong V8 metadata"
-                                                       : "no V8 found", target_problem(s.t));
+        diag_error(target_name(s.t), 0, "%s: %s",
+                   s.v ? "JavaScript frames and values read with the wrong V8 metadata" : "no V8 found",
+                   target_problem(s.t));
         rc = EXIT_FAIL;
     }
     v8_close(s.v);

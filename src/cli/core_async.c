@@ -45,7 +45,7 @@ int core_cmd_async(core_session_t *s, int argc, char **argv)
     pm_async_groups_t gs = {0};
     if (group) pm_async_group(&c, &gs);
     buf_t b = {0};
-    jw_t w;   /* json: written into b, which is written out when it grows */
+    jw_t w; /* json: written into b, which is written out when it grows */
     jw_init(&w, &b);
     if (json) {
         jw_object_begin(&w, NULL);

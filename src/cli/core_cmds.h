@@ -3,20 +3,20 @@
  * reachable both from the command line and from the interactive prompt. */
 #ifndef CLI_CORE_CMDS_H
 #define CLI_CORE_CMDS_H
-#include "target/target.h"
 #include "postmortem/graph_session.h"
 #include "postmortem/inspect.h"
 #include "postmortem/resolve.h"
+#include "target/target.h"
 #include "util/json_writer.h"
 #include "v8/v8.h"
 #include <stdio.h>
 
 typedef struct {
     target_t *t;
-    v8_t *v;        /* NULL when the executable has no usable V8 metadata */
-    int check_only; /* t and v are NULL: only check the command line (usage errors before attaching) */
-    const char *live_mode;   /* --pid: how the process is read ("snapshot", "live", "stop"); NULL for a core */
-    double stopped_ms;       /* --pid with snapshot or live: how long the process was stopped */
+    v8_t *v;               /* NULL when the executable has no usable V8 metadata */
+    int check_only;        /* t and v are NULL: only check the command line (usage errors before attaching) */
+    const char *live_mode; /* --pid: how the process is read ("snapshot", "live", "stop"); NULL for a core */
+    double stopped_ms;     /* --pid with snapshot or live: how long the process was stopped */
 } core_session_t;
 
 /* Each takes argv[0] = the command name; returns an EXIT_* code; prints to stdout. */
@@ -24,8 +24,8 @@ typedef int (*core_cmd_fn)(core_session_t *s, int argc, char **argv);
 typedef struct {
     const char *name;
     core_cmd_fn run;
-    const char *args;   /* usage after the name */
-    const char *help;   /* one line */
+    const char *args; /* usage after the name */
+    const char *help; /* one line */
 } core_cmd_t;
 
 int core_cmd_stack(core_session_t *s, int argc, char **argv);
@@ -61,7 +61,8 @@ int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv);
 struct opt_cmd;
 int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, char **argv, int verbose, long min,
                           const char *sort, int json);
-#define OPT_NO_CACHE OPT_BOOL("no-cache", 0, "build the object graph; do not read or write its cache", &pm_graph_no_cache)
+#define OPT_NO_CACHE                                                                                                   \
+    OPT_BOOL("no-cache", 0, "build the object graph; do not read or write its cache", &pm_graph_no_cache)
 
 /* Runs one command line (argv[0] = the command) against the session; prints to stdout. */
 int core_run_command(core_session_t *s, int argc, char **argv);

@@ -110,10 +110,11 @@ int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
             jw_uint(&w, "new", e->new_last);
             jw_end(&w);
         } else
-            buf_printf(&b, "%10llu %10llu %+10lld %12llu %12llu %+12lld %10llu  %s\n", (unsigned long long)e->first_count,
-                       (unsigned long long)e->last_count, delta(e->first_count, e->last_count),
-                       (unsigned long long)e->first_bytes, (unsigned long long)e->last_bytes,
-                       delta(e->first_bytes, e->last_bytes), (unsigned long long)e->new_last, e->name);
+            buf_printf(&b, "%10llu %10llu %+10lld %12llu %12llu %+12lld %10llu  %s\n",
+                       (unsigned long long)e->first_count, (unsigned long long)e->last_count,
+                       delta(e->first_count, e->last_count), (unsigned long long)e->first_bytes,
+                       (unsigned long long)e->last_bytes, delta(e->first_bytes, e->last_bytes),
+                       (unsigned long long)e->new_last, e->name);
     }
     if (json) {
         jw_newline(&w);

@@ -62,7 +62,8 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
     if (s->check_only) return EXIT_OK;
     if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
     if ((size_t)thread >= target_thread_count(s->t)) {
-        diag_error(target_name(s->t), 0, "exception: no thread %ld (the target has %zu)", thread, target_thread_count(s->t));
+        diag_error(target_name(s->t), 0, "exception: no thread %ld (the target has %zu)", thread,
+                   target_thread_count(s->t));
         return EXIT_FAIL;
     }
     v8_exception_t e;
@@ -96,7 +97,7 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
             if (where.len) jw_string_n(&w, "where", where.data, where.len);
             else jw_null(&w, "where");
             jw_string_n(&w, "value", value.data ? value.data : "", value.len);
-            if (cs.n) {   /* the frames of an Error whose .stack was never formatted */
+            if (cs.n) { /* the frames of an Error whose .stack was never formatted */
                 jw_array_begin(&w, "callsites");
                 for (size_t i = 0; i < cs.n; i++) {
                     const callsite_t *c = &cs.list[i];
@@ -121,14 +122,19 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
         buf_free(&b);
     } else if (!found) {
         printf("no exception: thread %ld's stack shows no throw that aborted (the program did not die of an "
-               "exception, or not with --abort-on-uncaught-exception)\n", thread);
+               "exception, or not with --abort-on-uncaught-exception)\n",
+               thread);
     } else {
         printf("%s%s%s (0x%llx):\n%s\n", e.how, where.len ? " at " : "", where.len ? where.data : "",
                (unsigned long long)e.value, value.data ? value.data : "");
         for (size_t i = 0; i < cs.n; i++) {
             const callsite_t *c = &cs.list[i];
             /* as V8 prints a frame: its name, then where in parentheses; an unnamed plain call, where alone */
-            printf("    at %s%s%s", c->is_async ? "async " : c->is_constructor ? "new " : "", c->name, c->name[0] ? " (" : "");
+            printf("    at %s%s%s",
+                   c->is_async         ? "async "
+                   : c->is_constructor ? "new "
+                                       : "",
+                   c->name, c->name[0] ? " (" : "");
             printf("%s", c->file[0] ? c->file : "<anonymous>");
             if (c->line) printf(":%d:%d", c->line, c->col);
             printf("%s\n", c->name[0] ? ")" : "");

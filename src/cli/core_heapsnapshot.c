@@ -9,11 +9,10 @@
 
 int core_cmd_heapsnapshot(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] =
-        "usage: nodescope core CORE heapsnapshot -o FILE.heapsnapshot [--force]\n\n"
-        "Writes the heap as a V8 heap snapshot, for Chrome DevTools' Memory panel, memlab or\n"
-        "v8-heapsnapshot: objects with their constructor names and sizes, references named as\n"
-        "properties, elements, context variables, internal and weak edges, and the roots.\n";
+    static const char usage[] = "usage: nodescope core CORE heapsnapshot -o FILE.heapsnapshot [--force]\n\n"
+                                "Writes the heap as a V8 heap snapshot, for Chrome DevTools' Memory panel, memlab or\n"
+                                "v8-heapsnapshot: objects with their constructor names and sizes, references named as\n"
+                                "properties, elements, context variables, internal and weak edges, and the roots.\n";
     const char *out = NULL;
     int force = 0;
     const opt_t opts[] = {

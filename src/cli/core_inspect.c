@@ -26,8 +26,10 @@ static int parse(core_session_t *s, int argc, char **argv, const char *usage, in
     a->limit = DEFAULT_LIMIT;
     int is_str = !strcmp(argv[0], "str"), has_limit = !strcmp(argv[0], "v8print") || !strcmp(argv[0], "array");
     const opt_t opts[] = {
-        OPT_BOOL("verbose", 'v', is_str ? "first the representation and the length in UTF-16 units" : NULL, &a->verbose),
-        OPT_BOOL("addresses", 'a', has_limit ? "the address of every value shown (to walk on from it)" : NULL, &a->addresses),
+        OPT_BOOL("verbose", 'v', is_str ? "first the representation and the length in UTF-16 units" : NULL,
+                 &a->verbose),
+        OPT_BOOL("addresses", 'a', has_limit ? "the address of every value shown (to walk on from it)" : NULL,
+                 &a->addresses),
         OPT_INT("limit", 0, "N", has_limit ? "show the first N (100)" : NULL, &a->limit),
         OPT_BOOL("json", 0, "a JSON document", &a->json),
         OPT_HELP,
@@ -98,7 +100,7 @@ int core_cmd_type(core_session_t *s, int argc, char **argv)
     if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
     v8_t *v = s->v;
     buf_t j = {0};
-    jw_t w;   /* --json: {address, smi | tagged | type, type_name, class, constructor, text} */
+    jw_t w; /* --json: {address, smi | tagged | type, type_name, class, constructor, text} */
     jw_init(&w, &j);
     jw_object_begin(&w, NULL);
     jw_address(&w, "address", a.addr);
@@ -181,7 +183,7 @@ int core_cmd_internal(core_session_t *s, int argc, char **argv)
     }
     buf_t b = {0};
     pm_embedder_text(s->v, s->t, &e, &b);
-    if (json) {   /* the field's object, with the object and the count in front */
+    if (json) { /* the field's object, with the object and the count in front */
         buf_t j = {0};
         jw_t w;
         jw_init(&w, &j);
@@ -222,9 +224,11 @@ int core_cmd_v8print(core_session_t *s, int argc, char **argv)
         } else printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
         return EXIT_OK;
     }
-    if (v8_object_fields(v, a.addr, &cls, &fields, &n) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
+    if (v8_object_fields(v, a.addr, &cls, &fields, &n) != 0)
+        return unreadable(s, argv[0], a.addr, "a readable heap object");
     buf_t j = {0};
-    jw_t w, *jp = a.json ? &w : NULL;   /* --json: {address, class, type, ..., fields, embedder_fields, properties, ...} */
+    jw_t w,
+        *jp = a.json ? &w : NULL; /* --json: {address, class, type, ..., fields, embedder_fields, properties, ...} */
     jw_init(&w, &j);
     if (jp) jw_object_begin(jp, NULL);
     pm_v8print_write(stdout, jp, v, s->t, a.addr, cls, fields, n, a.limit, a.addresses);
@@ -252,7 +256,7 @@ int core_cmd_str(core_session_t *s, int argc, char **argv)
     rc = v8_string(s->v, a.addr, &b, STR_MAX_BYTES, &trunc);
     if (a.json) {
         buf_t j = {0};
-        jw_t w;   /* {address, representation, length, value, truncated, damaged} */
+        jw_t w; /* {address, representation, length, value, truncated, damaged} */
         jw_init(&w, &j);
         jw_object_begin(&w, NULL);
         jw_address(&w, "address", a.addr);
@@ -285,9 +289,10 @@ int core_cmd_array(core_session_t *s, int argc, char **argv)
     int type;
     if (v8_instance_type(v, a.addr, &type) != 0) return unreadable(s, argv[0], a.addr, "a readable heap object");
     buf_t j = {0};
-    jw_t w, *jp = a.json ? &w : NULL;   /* --json: {address, length, elements, elements_truncated} */
+    jw_t w, *jp = a.json ? &w : NULL; /* --json: {address, length, elements, elements_truncated} */
     jw_init(&w, &j);
-    pm_value_list_t c = {.v = v, .out = stdout, .j = jp, .limit = a.limit, .addresses = a.addresses, .indent = "", .brackets = 1};
+    pm_value_list_t c = {
+        .v = v, .out = stdout, .j = jp, .limit = a.limit, .addresses = a.addresses, .indent = "", .brackets = 1};
     buf_t probe = {0};
     int is_js = v8_constructor_name(v, a.addr, &probe) == 0;
     buf_free(&probe);

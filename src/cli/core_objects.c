@@ -35,15 +35,18 @@ int core_cmd_objects(core_session_t *s, int argc, char **argv)
     int rc;
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
-    if (retained) return core_objects_retained(s, &cmd, n, argv, verbose, min, sort, json);   /* core_retain.c */
-    if (strcmp(sort, "count") && strcmp(sort, "size")) return opt_usage_error(&cmd, "--sort takes count or size, not '%s'", sort);
+    if (retained) return core_objects_retained(s, &cmd, n, argv, verbose, min, sort, json); /* core_retain.c */
+    if (strcmp(sort, "count") && strcmp(sort, "size"))
+        return opt_usage_error(&cmd, "--sort takes count or size, not '%s'", sort);
     if (min < 0) return opt_usage_error(&cmd, "--min needs a count, not %ld", min);
     if (core_operands(s, &cmd, n, argv, 0, 0, "", &rc) < 0) return rc;
     pm_group_t *gs;
     size_t ngs;
     pm_walk_t w;
-    rc = pm_objects_count(s->v, argv[0], verbose, strcmp(sort, "size") ? PM_GROUPS_BY_COUNT : PM_GROUPS_BY_SIZE, &w, &gs,
-                          &ngs) == 0 ? EXIT_OK : EXIT_FAIL;
+    rc = pm_objects_count(s->v, argv[0], verbose, strcmp(sort, "size") ? PM_GROUPS_BY_COUNT : PM_GROUPS_BY_SIZE, &w,
+                          &gs, &ngs) == 0
+             ? EXIT_OK
+             : EXIT_FAIL;
     if (rc == EXIT_OK && json) pm_objects_write_json(stdout, gs, ngs, (uint64_t)min);
     else if (rc == EXIT_OK) pm_objects_write_text(stdout, gs, ngs, (uint64_t)min);
     free(gs);
@@ -72,9 +75,10 @@ int core_cmd_instances(core_session_t *s, int argc, char **argv)
                                 "one-line preview, one per line.\n";
     long limit = -1;
     int json = 0;
-    const opt_t opts[] = {OPT_INT("limit", 'n', "N", "show the first N", &limit),
-                          OPT_BOOL("json", 0, "a JSON document: {objects: [{address, constructor, text}], count, listed}", &json),
-                          OPT_HELP, OPT_END};
+    const opt_t opts[] = {
+        OPT_INT("limit", 'n', "N", "show the first N", &limit),
+        OPT_BOOL("json", 0, "a JSON document: {objects: [{address, constructor, text}], count, listed}", &json),
+        OPT_HELP, OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core instances", usage, tables, 0, NULL};
     int rc;
@@ -106,7 +110,7 @@ int core_cmd_find(core_session_t *s, int argc, char **argv)
     if (!where) return opt_usage_error(&cmd, "which condition? (--where 'PROP OP VALUE')");
     char err[1200];
     pm_where_t cond;
-    memset(&cond, 0, sizeof cond);   /* pm_where_parse leaves scratch as it finds it */
+    memset(&cond, 0, sizeof cond); /* pm_where_parse leaves scratch as it finds it */
     if (pm_where_parse(where, &cond, err, sizeof err) != 0) return opt_usage_error(&cmd, "%s", err);
     int rc;
     n = core_operands(s, &cmd, n, argv, 0, 1, "", &rc);

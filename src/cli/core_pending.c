@@ -36,7 +36,7 @@ int core_cmd_pending(core_session_t *s, int argc, char **argv)
     pm_pending_t r;
     pm_pending_collect(s->v, s->t, &r);
     buf_t b = {0};
-    jw_t jw, *w = json ? &jw : NULL;   /* json: written into b, which is written out when it grows */
+    jw_t jw, *w = json ? &jw : NULL; /* json: written into b, which is written out when it grows */
     jw_init(&jw, &b);
     if (w) {
         jw_object_begin(w, NULL);

@@ -45,18 +45,30 @@ int core_cmd_print(core_session_t *s, int argc, char **argv)
     uint64_t val;
     int rc = pm_resolve(s->v, argv[0], argv[1], &val);
     if (rc != EXIT_OK) return rc;
-    pm_inspect_opts_t o = {json, addresses, depth, str_len != -2 ? str_len : json ? -1 : 10000,
-                           arr_len != -2 ? arr_len : json ? (16 << 20) : 100, PM_PRINT_MAX_VALUES};
+    pm_inspect_opts_t o = {json,
+                           addresses,
+                           depth,
+                           str_len != -2 ? str_len
+                           : json        ? -1
+                                         : 10000,
+                           arr_len != -2 ? arr_len
+                           : json        ? (16 << 20)
+                                         : 100,
+                           PM_PRINT_MAX_VALUES};
     pm_inspect_result_t res;
     buf_t out = {0};
     pm_inspect(s->v, val, &o, &out, &res);
     const pm_inspect_result_t *p = &res;
     const char *tn = target_name(s->t);
     if (json && p->circular_json) {
-        diag_error(tn, 0, "print --json: the value is circular (JSON.stringify throws 'Converting circular structure to JSON')");
+        diag_error(
+            tn, 0,
+            "print --json: the value is circular (JSON.stringify throws 'Converting circular structure to JSON')");
         rc = EXIT_FAIL;
     } else if (json && p->bigint_json) {
-        diag_error(tn, 0, "print --json: the value holds a BigInt (JSON.stringify throws 'Do not know how to serialize a BigInt')");
+        diag_error(
+            tn, 0,
+            "print --json: the value holds a BigInt (JSON.stringify throws 'Do not know how to serialize a BigInt')");
         rc = EXIT_FAIL;
     } else {
         v8_value_t x;
@@ -66,7 +78,8 @@ int core_cmd_print(core_session_t *s, int argc, char **argv)
         fwrite(out.data, 1, out.len, stdout);
         putchar('\n');
         if (p->fail) {
-            diag_error(tn, 0, "print: %s in %s could not be read (corrupt heap or memory not in the core)", p->fail, argv[1]);
+            diag_error(tn, 0, "print: %s in %s could not be read (corrupt heap or memory not in the core)", p->fail,
+                       argv[1]);
             rc = EXIT_FAIL;
         }
     }
@@ -76,9 +89,10 @@ int core_cmd_print(core_session_t *s, int argc, char **argv)
 
 int core_cmd_constructor(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE constructor [-v] [--json] ADDR|EXPR\n\n"
-                                "The name of an object's constructor as V8 finds it (right for ES6 classes and derived\n"
-                                "classes); -v also the constructor function's address and where it is defined.\n";
+    static const char usage[] =
+        "usage: nodescope core CORE constructor [-v] [--json] ADDR|EXPR\n\n"
+        "The name of an object's constructor as V8 finds it (right for ES6 classes and derived\n"
+        "classes); -v also the constructor function's address and where it is defined.\n";
     int verbose = 0, json = 0;
     const opt_t opts[] = {
         OPT_BOOL("verbose", 'v', "the constructor function and where it is defined", &verbose),
@@ -103,7 +117,7 @@ int core_cmd_constructor(core_session_t *s, int argc, char **argv)
         return EXIT_FAIL;
     }
     buf_t j = {0};
-    jw_t w;   /* --json: {object, constructor, function, url, line, column} */
+    jw_t w; /* --json: {object, constructor, function, url, line, column} */
     jw_init(&w, &j);
     jw_object_begin(&w, NULL);
     jw_address(&w, "object", val);
@@ -136,10 +150,11 @@ int core_cmd_constructor(core_session_t *s, int argc, char **argv)
 
 int core_cmd_buffer(core_session_t *s, int argc, char **argv)
 {
-    static const char usage[] = "usage: nodescope core CORE buffer [--hex | --raw -o FILE | --json] ADDR|EXPR\n\n"
-                                "The bytes behind a Buffer, TypedArray, DataView or ArrayBuffer (on the V8 heap or in an\n"
-                                "off-heap backing store): a hex dump (--hex, the default), the raw bytes to FILE, or a\n"
-                                "JSON document with the length, the backing store's address and the bytes in hex.\n";
+    static const char usage[] =
+        "usage: nodescope core CORE buffer [--hex | --raw -o FILE | --json] ADDR|EXPR\n\n"
+        "The bytes behind a Buffer, TypedArray, DataView or ArrayBuffer (on the V8 heap or in an\n"
+        "off-heap backing store): a hex dump (--hex, the default), the raw bytes to FILE, or a\n"
+        "JSON document with the length, the backing store's address and the bytes in hex.\n";
     int hex = 0, raw = 0, json = 0;
     const char *file = NULL;
     const opt_t opts[] = {
@@ -201,7 +216,8 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
                 else printf("   ");
             }
             printf("  |");
-            for (size_t k = 0; k < 16 && i + k < take; k++) putchar(chunk[i + k] >= 0x20 && chunk[i + k] < 0x7f ? chunk[i + k] : '.');
+            for (size_t k = 0; k < 16 && i + k < take; k++)
+                putchar(chunk[i + k] >= 0x20 && chunk[i + k] < 0x7f ? chunk[i + k] : '.');
             printf("|\n");
         }
     }
@@ -216,7 +232,7 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
 typedef struct {
     v8_t *v;
     int n;
-    jw_t *j;   /* --json: the variables go here as {name, value, text} */
+    jw_t *j; /* --json: the variables go here as {name, value, text} */
 } closure_t;
 
 static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t value)
@@ -244,8 +260,8 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
                                 "variables named by its ScopeInfo, with their values (to the module's scope). A\n"
                                 "SharedFunctionInfo (`functions -v`) stands for one of its closures.\n";
     int json = 0;
-    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON document: {function, contexts: [{address, variables}]}", &json), OPT_HELP,
-                          OPT_END};
+    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON document: {function, contexts: [{address, variables}]}", &json),
+                          OPT_HELP, OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core closure", usage, tables, 0, NULL};
     int n = opt_parse(&cmd, argc, argv);
@@ -270,7 +286,7 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
         return EXIT_FAIL;
     }
     buf_t j = {0};
-    jw_t w;   /* --json: {function, contexts: [{address, variables: [{name, value, text}], readable}]} */
+    jw_t w; /* --json: {function, contexts: [{address, variables: [{name, value, text}], readable}]} */
     jw_init(&w, &j);
     closure_t c = {s->v, 0, json ? &w : NULL};
     jw_object_begin(&w, NULL);
@@ -278,7 +294,7 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
     jw_array_begin(&w, "contexts");
     for (int depth = 0; depth < 64; depth++) {
         uint64_t prev, native;
-        if (v8_native_context(s->v, ctx, &native) == 0 && native == ctx) break;   /* the globals: print globalThis */
+        if (v8_native_context(s->v, ctx, &native) == 0 && native == ctx) break; /* the globals: print globalThis */
         if (json) {
             jw_object_begin(&w, NULL);
             jw_address(&w, "address", ctx);
@@ -323,9 +339,10 @@ int core_cmd_source(core_session_t *s, int argc, char **argv)
                                 "modules, whose sources are external strings), to the end of its body or -n lines.\n";
     long max = 200;
     int json = 0;
-    const opt_t opts[] = {OPT_INT("lines", 'n', "LINES", "at most this many lines (200)", &max),
-                          OPT_BOOL("json", 0, "a JSON document: {function, name, url, line, lines: [{line, text}]}", &json),
-                          OPT_HELP, OPT_END};
+    const opt_t opts[] = {
+        OPT_INT("lines", 'n', "LINES", "at most this many lines (200)", &max),
+        OPT_BOOL("json", 0, "a JSON document: {function, name, url, line, lines: [{line, text}]}", &json), OPT_HELP,
+        OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core source", usage, tables, 0, NULL};
     int n = opt_parse(&cmd, argc, argv);
@@ -350,7 +367,7 @@ int core_cmd_source(core_session_t *s, int argc, char **argv)
         return EXIT_FAIL;
     }
     buf_t j = {0};
-    jw_t w;   /* --json: {function, name, url, line, lines: [{line, text}], complete} */
+    jw_t w; /* --json: {function, name, url, line, lines: [{line, text}], complete} */
     jw_init(&w, &j);
     if (json) {
         jw_object_begin(&w, NULL);

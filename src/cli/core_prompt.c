@@ -97,7 +97,7 @@ int core_prompt(core_session_t *s)
            s->v ? v8_version(s->v) : "metadata missing");
     for (;;) {
         char *line = readline("> ");
-        if (!line) {   /* Ctrl-D */
+        if (!line) { /* Ctrl-D */
             printf("\n");
             break;
         }

@@ -49,8 +49,8 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
         "does. A holder that is a JS object's backing store (properties, elements, a Map's table, a\n"
         "global's property cell) is shown with the object it belongs to.\n";
     int json = 0;
-    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON array of {holder, kind, name, owner}", &json), OPT_NO_CACHE, OPT_HELP,
-                          OPT_END};
+    const opt_t opts[] = {OPT_BOOL("json", 0, "a JSON array of {holder, kind, name, owner}", &json), OPT_NO_CACHE,
+                          OPT_HELP, OPT_END};
     const opt_t *tables[] = {opts, NULL};
     const opt_cmd_t cmd = {"core refs", usage, tables, 0, NULL};
     uint64_t addr;
@@ -63,7 +63,7 @@ int core_cmd_refs(core_session_t *s, int argc, char **argv)
     pm_ref_t *refs;
     size_t n = pm_refs(g, e, x, addr, &refs);
     buf_t b = {0};
-    jw_t w;   /* --json: an array, a holder a line */
+    jw_t w; /* --json: an array, a holder a line */
     jw_init(&w, &b);
     w.spaced = 1;
     w.indent = "  ";
@@ -104,7 +104,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     uint32_t x;
     if (node_at(s, argv[0], addr, &g, &e, &x) != 0) return 1;
     buf_t b = {0};
-    jw_t w;   /* --json: {target, description, paths: [a path a line]} */
+    jw_t w; /* --json: {target, description, paths: [a path a line]} */
     jw_init(&w, &b);
     w.spaced = 1;
     pm_path_t *paths;
@@ -112,7 +112,7 @@ int core_cmd_retainers(core_session_t *s, int argc, char **argv)
     if (json) {
         jw_object_begin(&w, NULL);
         pm_retainers_write_json(&w, s->v, g, e, x, paths, shown);
-        core_json_read(s, &w);   /* --pid: how it was read, and how long the process was stopped for it */
+        core_json_read(s, &w); /* --pid: how it was read, and how long the process was stopped for it */
         jw_end(&w);
         buf_puts(&b, "\n");
     } else {
@@ -155,7 +155,7 @@ int core_cmd_dominators(core_session_t *s, int argc, char **argv)
     size_t ntops = pm_top_retained(g, &cs, (size_t)top, &tops);
     pm_class_t *byr = pm_census_sorted(&cs, PM_BY_RETAINED);
     buf_t o = {0};
-    jw_t w;   /* --json: {objects: [an object a line], constructors: [a constructor a line]} */
+    jw_t w; /* --json: {objects: [an object a line], constructors: [a constructor a line]} */
     jw_init(&w, &o);
     w.spaced = 1;
     w.indent = "  ";
@@ -198,7 +198,7 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
     pm_class_t *gs = pm_census_sorted(&cs, strcmp(sort, "size") ? PM_BY_RETAINED_COUNT : PM_BY_SELF);
     size_t ngs = cs.n;
     buf_t o = {0};
-    jw_t w;   /* --json: an array, a constructor a line, as objects --json */
+    jw_t w; /* --json: an array, a constructor a line, as objects --json */
     jw_init(&w, &o);
     w.spaced = 1;
     w.indent = "  ";

@@ -1,11 +1,11 @@
 /* nodescope flame / nodescope diff: draw interactive SVG flame graphs (options here; the view
  * drawn in formats/flame_view.c, the drawing in formats/svg_flame.c). */
+#include "formats/flame.h"
 #include "cli/cli.h"
 #include "cli/input_opts.h"
-#include "profile/units.h"
-#include "formats/flame.h"
 #include "formats/flame_view.h"
 #include "formats/palette.h"
+#include "profile/units.h"
 #include "util/diag.h"
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +19,23 @@ typedef struct {
 static int set_min(const char *name, const char *arg, double *out, double min, int strict)
 {
     if (opt_parse_double(name, arg, out) != 0) return -1;
-    if (strict ? *out <= min : *out < min) return opt_fail("%s must be %s %g, not '%s'", name, strict ? "more than" : "at least", min, arg);
+    if (strict ? *out <= min : *out < min)
+        return opt_fail("%s must be %s %g, not '%s'", name, strict ? "more than" : "at least", min, arg);
     return 0;
 }
 static int set_width(void *t, const char *arg) { return set_min("--width", arg, &((flame_cli_t *)t)->fo.width, 50, 0); }
-static int set_height(void *t, const char *arg) { return set_min("--height", arg, &((flame_cli_t *)t)->fo.frame_height, 2, 0); }
-static int set_fontsize(void *t, const char *arg) { return set_min("--fontsize", arg, &((flame_cli_t *)t)->fo.fontsize, 0, 1); }
-static int set_fontwidth(void *t, const char *arg) { return set_min("--fontwidth", arg, &((flame_cli_t *)t)->fo.fontwidth, 0, 1); }
+static int set_height(void *t, const char *arg)
+{
+    return set_min("--height", arg, &((flame_cli_t *)t)->fo.frame_height, 2, 0);
+}
+static int set_fontsize(void *t, const char *arg)
+{
+    return set_min("--fontsize", arg, &((flame_cli_t *)t)->fo.fontsize, 0, 1);
+}
+static int set_fontwidth(void *t, const char *arg)
+{
+    return set_min("--fontwidth", arg, &((flame_cli_t *)t)->fo.fontwidth, 0, 1);
+}
 
 static int set_minwidth(void *t, const char *arg)
 {
@@ -59,7 +69,7 @@ static int set_bgcolors(void *t, const char *arg)
     return 0;
 }
 
-static int ignore(void *t, const char *arg) { return 0; }   /* flamegraph.pl compatibility: colours are always stable */
+static int ignore(void *t, const char *arg) { return 0; } /* flamegraph.pl compatibility: colours are always stable */
 
 static int run(int argc, char **argv, int is_diff)
 {
@@ -71,8 +81,10 @@ static int run(int argc, char **argv, int is_diff)
     const char *output = NULL;
     int reverse = 0;
     const opt_t diff_opts[] = {
-        OPT_BOOL("normalize", 'n', "scale BEFORE to AFTER's total first (compare shapes of\n"
-                 "profiles with different sample counts, or of different units)", &fo->normalize),
+        OPT_BOOL("normalize", 'n',
+                 "scale BEFORE to AFTER's total first (compare shapes of\n"
+                 "profiles with different sample counts, or of different units)",
+                 &fo->normalize),
         OPT_END,
     };
     const opt_t own[] = {
@@ -81,25 +93,33 @@ static int run(int argc, char **argv, int is_diff)
         OPT_STR("subtitle", 0, "TEXT", "second line under the title", &fo->subtitle),
         OPT_FN("width", 0, "PX", "image width (1200)", &c, set_width),
         OPT_FN("height", 0, "PX", "height of one frame (16)", &c, set_height),
-        OPT_FN("minwidth", 0, "PX|N%", "drop frames narrower than PX pixels or N% of the total (0.1 px);\n"
-               "the count of dropped frames is printed and kept in the SVG", &c, set_minwidth),
+        OPT_FN("minwidth", 0, "PX|N%",
+               "drop frames narrower than PX pixels or N% of the total (0.1 px);\n"
+               "the count of dropped frames is printed and kept in the SVG",
+               &c, set_minwidth),
         OPT_FN("fontsize", 0, "N", "font size (12)", &c, set_fontsize),
         OPT_STR("fonttype", 0, "FONT", "font family (Verdana)", &fo->fonttype),
         OPT_FN("fontwidth", 0, "F", "average glyph width / font size (0.59)", &c, set_fontwidth),
-        OPT_STR("countname", 0, "TEXT", "unit of counts in tooltips and the subtitle (default: the profile's\n"
-                "own: samples, or the time/event of perf periods)", &fo->countname),
+        OPT_STR("countname", 0, "TEXT",
+                "unit of counts in tooltips and the subtitle (default: the profile's\n"
+                "own: samples, or the time/event of perf periods)",
+                &fo->countname),
         OPT_STR("nametype", 0, "TEXT", "tooltip prefix (\"Function:\")", &fo->nametype),
-        OPT_FN("colors", 0, "PALETTE", "js (default when there are JS frames: JS by tier, builtins, native,\n"
+        OPT_FN("colors", 0, "PALETTE",
+               "js (default when there are JS frames: JS by tier, builtins, native,\n"
                "kernel, GC, with a legend), hot (default otherwise), mem, io, wakeup,\n"
-               "java, perl, red, green, blue, aqua, yellow, purple, orange", &c, set_colors),
+               "java, perl, red, green, blue, aqua, yellow, purple, orange",
+               &c, set_colors),
         OPT_FN("bgcolors", 0, "C1[,C2]", "background gradient colours", &c, set_bgcolors),
         OPT_BOOL("hash", 0, "colours by a hash weighted to the name's first characters", &fo->hash),
         OPT_FN("random", 0, NULL, NULL, NULL, ignore),
         OPT_FN("cp", 0, NULL, NULL, NULL, ignore),
         OPT_BOOL("reverse", 0, "reverse every stack (leaf at the bottom)", &reverse),
         OPT_BOOL("inverted", 0, "icicle graph: root at the top", &fo->inverted),
-        OPT_BOOL("keep-unknown", 0, "draw every [unknown] frame (default: a run of them, from a broken\n"
-                 "unwind, is one frame \"[unknown] \xc3\x97N\")", &fo->keep_unknown),
+        OPT_BOOL("keep-unknown", 0,
+                 "draw every [unknown] frame (default: a run of them, from a broken\n"
+                 "unwind, is one frame \"[unknown] \xc3\x97N\")",
+                 &fo->keep_unknown),
         OPT_BOOL("flamechart", 0, "x is time (inputs with a timeline: perf script, cpuprofile)", &fo->flamechart),
         OPT_BOOL("negate", 0, is_diff ? "swap red and blue" : "differential graphs: swap red and blue", &fo->negate),
         OPT_NUM("factor", 0, "F", "multiply counts shown (1)", &fo->factor),
@@ -144,8 +164,7 @@ static int run(int argc, char **argv, int is_diff)
         if (fo->normalize && strcmp(profile_weight_unit(before), profile_weight_unit(p)))
             diag_warn(NULL, 0, "diff: %s weighs in %s, %s in %s: comparing shares only (--normalize)", files[0],
                       profile_weight_unit(before), files[1], profile_weight_unit(p));
-        else if (profile_check_units("diff", files[0], before, files[1], p) != 0)
-            goto done;
+        else if (profile_check_units("diff", files[0], before, files[1], p) != 0) goto done;
         fo->before = before;
     } else if (cli_input_read(&in, files, nfiles, p) != 0) {
         goto done;
@@ -156,7 +175,7 @@ static int run(int argc, char **argv, int is_diff)
     }
     write_opts_t wo = {.flame = fo};
     cli_input_write_opts(&in, &wo);
-    if (flame_view(&p, &before, &wo, reverse) != 0) goto done;   /* thread roots, --reverse */
+    if (flame_view(&p, &before, &wo, reverse) != 0) goto done; /* thread roots, --reverse */
     fo->before = before;
     wo.thread = NULL;
     if (!is_diff && fo->colors == NULL && p->total < 100 && !fo->countname &&

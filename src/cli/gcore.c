@@ -41,15 +41,20 @@ int cli_gcore(int argc, char **argv)
     target_t *t = target_open_running((int)pid);
     if (!t) return EXIT_FAIL;
     double ms = 0;
-    if (target_freeze(t, &ms) != 0) { target_close(t); return EXIT_FAIL; }
-    if (verbose) fprintf(stderr, "nodescope: pid %ld stopped for %.2f ms (the fork took %.2f ms)\n", pid, ms, target_fork_ms(t));
+    if (target_freeze(t, &ms) != 0) {
+        target_close(t);
+        return EXIT_FAIL;
+    }
+    if (verbose)
+        fprintf(stderr, "nodescope: pid %ld stopped for %.2f ms (the fork took %.2f ms)\n", pid, ms, target_fork_ms(t));
     int rc = target_write_core_path(t, out) == 0 ? EXIT_OK : EXIT_FAIL;
     size_t nthreads = target_thread_count(t);
     target_close(t);
     if (rc == EXIT_OK) {
         struct stat st;
         long long mb = stat(out, &st) == 0 ? (long long)(st.st_blocks * 512 >> 20) : -1;
-        fprintf(stderr, "nodescope: wrote %s: pid %ld, %zu threads, %lld MB on disk; stopped %.2f ms\n", out, pid, nthreads, mb, ms);
+        fprintf(stderr, "nodescope: wrote %s: pid %ld, %zu threads, %lld MB on disk; stopped %.2f ms\n", out, pid,
+                nthreads, mb, ms);
     }
     return rc;
 }

@@ -25,7 +25,8 @@ static int set_to(void *target, const char *arg)
 static int set_ambiguous(void *target, const char *arg)
 {
     int *policy = target;
-    if ((*policy = jit_ambiguous_parse(arg)) < 0) return opt_fail("--ambiguous takes newest, oldest or mark, not '%s'", arg);
+    if ((*policy = jit_ambiguous_parse(arg)) < 0)
+        return opt_fail("--ambiguous takes newest, oldest or mark, not '%s'", arg);
     return 0;
 }
 
@@ -67,36 +68,55 @@ void cli_input_init(cli_input_t *in)
     };
     /* here, each reader's own options (format_reader_t.options) */
     const opt_t tail[] = {
-        OPT_STR("perf-map", 0, "FILE|DIR", "perf: JIT symbol map(s) to re-resolve JS frames\n"
-                "(default /tmp/perf-PID.map for every PID in the input)", &in->perf_map),
+        OPT_STR("perf-map", 0, "FILE|DIR",
+                "perf: JIT symbol map(s) to re-resolve JS frames\n"
+                "(default /tmp/perf-PID.map for every PID in the input)",
+                &in->perf_map),
         /* the resolver tells a dump from a map by its magic */
-        OPT_STR("jitdump", 0, "FILE", "perf: resolve JS frames from V8's jit-PID.dump (node --perf-prof,\n"
-                "perf record -k CLOCK_MONOTONIC): the code live at each sample's time", &in->perf_map),
-        OPT_FN("ambiguous", 0, "newest|oldest|mark", "perf: where several map entries cover an address and\n"
+        OPT_STR("jitdump", 0, "FILE",
+                "perf: resolve JS frames from V8's jit-PID.dump (node --perf-prof,\n"
+                "perf record -k CLOCK_MONOTONIC): the code live at each sample's time",
+                &in->perf_map),
+        OPT_FN("ambiguous", 0, "newest|oldest|mark",
+               "perf: where several map entries cover an address and\n"
                "there is no time to choose: the newest, the oldest, or (default)\n"
-               "mark the frame ambiguous and name the candidates", &in->ambiguous, set_ambiguous),
-        OPT_STR("map-journal", 0, "FILE", "perf: the map's growth over time (from 'nodescope record --keep'):\n"
-                "resolve each sample against the map as it was at that time", &in->journal),
+               "mark the frame ambiguous and name the candidates",
+               &in->ambiguous, set_ambiguous),
+        OPT_STR("map-journal", 0, "FILE",
+                "perf: the map's growth over time (from 'nodescope record --keep'):\n"
+                "resolve each sample against the map as it was at that time",
+                &in->journal),
         OPT_BOOL("no-resolve", 0, "perf: keep perf's own JIT labels", &in->no_resolve),
-        OPT_BOOL("stats", 0, "print how many JIT frames were relabelled / ambiguous, and the\n"
-                 "profile's total weight and its unit", &in->stats),
+        OPT_BOOL("stats", 0,
+                 "print how many JIT frames were relabelled / ambiguous, and the\n"
+                 "profile's total weight and its unit",
+                 &in->stats),
         OPT_FN("from-time", 0, "MS", "only samples from MS ms after the first (inputs with a timeline)", ro, set_from),
         OPT_FN("to-time", 0, "MS", "only samples up to MS ms after the first", ro, set_to),
         OPT_TITLE("threads (perf script and multi-thread trace events know them):"),
-        OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
+        OPT_FN("thread", 0, "WHICH",
+               "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
                "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
-               "all threads apart: -o FILE.json, Chrome trace events)", &in->thread, cli_opt_thread),
-        OPT_FN("threads", 0, "roles|merge", "folded, flame graphs, pprof, top: a root frame per thread role\n"
+               "all threads apart: -o FILE.json, Chrome trace events)",
+               &in->thread, cli_opt_thread),
+        OPT_FN("threads", 0, "roles|merge",
+               "folded, flame graphs, pprof, top: a root frame per thread role\n"
                "('node [main]', 'node [Worker 1]', 'node [V8 worker]', 'node [libuv]';\n"
-               "the default), or merge: one root per process name, as before", &in->threads_merge, cli_opt_threads),
+               "the default), or merge: one root per process name, as before",
+               &in->threads_merge, cli_opt_threads),
         OPT_TITLE("source maps (JS frames of TypeScript and bundles in the code as written):"),
-        OPT_SETINT("source-maps", 0, "map JS frames through their scripts' source maps (the default: a\n"
+        OPT_SETINT("source-maps", 0,
+                   "map JS frames through their scripts' source maps (the default: a\n"
                    "script's sourceMappingURL comment, inline data: map or FILE.map);\n"
-                   "explicit: also warn when no script has a map", &in->source_maps, 1),
+                   "explicit: also warn when no script has a map",
+                   &in->source_maps, 1),
         OPT_SETINT("no-source-maps", 0, "keep the generated positions and names", &in->source_maps, 0),
-        OPT_FN("source-map-path", 0, "OLD=NEW", "scripts recorded under OLD (a path or file:// prefix) are read\n"
-               "from NEW (another machine, a container); repeatable", in, set_map_path),
-        OPT_BOOL("hide-ignored", 0, "fold frames of sources in a map's ignoreList into their callers", &in->hide_ignored),
+        OPT_FN("source-map-path", 0, "OLD=NEW",
+               "scripts recorded under OLD (a path or file:// prefix) are read\n"
+               "from NEW (another machine, a container); repeatable",
+               in, set_map_path),
+        OPT_BOOL("hide-ignored", 0, "fold frames of sources in a map's ignoreList into their callers",
+                 &in->hide_ignored),
         OPT_END,
     };
     size_t n = 0, used = 0;
@@ -106,14 +126,14 @@ void cli_input_init(cli_input_t *in)
         if (!r->options || !r->opts_size) continue;
         /* the reader's options struct, zero = its defaults, in in->reader_mem (aligned) */
         size_t at = (used + 15) & ~(size_t)15;
-        if (at + r->opts_size > sizeof in->reader_mem) abort();   /* CLI_READER_OPTS_BYTES is too small */
+        if (at + r->opts_size > sizeof in->reader_mem) abort(); /* CLI_READER_OPTS_BYTES is too small */
         void *ropts = in->reader_mem + at;
         used = at + r->opts_size;
         in->ro.reader_opts[k] = ropts;
         opt_t table[FORMAT_READER_MAX_OPTS];
         r->options(ropts, table);
         for (size_t j = 0; j < FORMAT_READER_MAX_OPTS && table[j].kind != OPT_KIND_END; j++) {
-            if (n + 1 >= CLI_INPUT_NOPTS) abort();   /* CLI_INPUT_NOPTS is too small */
+            if (n + 1 >= CLI_INPUT_NOPTS) abort(); /* CLI_INPUT_NOPTS is too small */
             in->opts[n++] = table[j];
         }
     }
@@ -137,10 +157,13 @@ int cli_input_read(cli_input_t *in, char **paths, int npaths, profile_t *p)
         smap_stage_apply(p, in->smaps, in->hide_ignored, &st);
         size_t with_map, bad;
         smap_cache_counts(in->smaps, &with_map, &bad);
-        if (in->source_maps == 1 && !with_map && !bad) diag_warn(NULL, 0, "--source-maps: no script of the profile names a source map");
+        if (in->source_maps == 1 && !with_map && !bad)
+            diag_warn(NULL, 0, "--source-maps: no script of the profile names a source map");
         if (in->stats)
-            fprintf(stderr, "source maps: %zu of %zu JS frames mapped (%zu not covered by their map, %zu folded as ignored); "
-                    "%zu scripts with a map, %zu bad maps\n", st.mapped, st.frames, st.unmapped, st.ignored, with_map, bad);
+            fprintf(stderr,
+                    "source maps: %zu of %zu JS frames mapped (%zu not covered by their map, %zu folded as ignored); "
+                    "%zu scripts with a map, %zu bad maps\n",
+                    st.mapped, st.frames, st.unmapped, st.ignored, with_map, bad);
     }
     if (in->stats && in->resolver) jit_resolver_print_stats(in->resolver);
     if (in->stats && rc == 0)

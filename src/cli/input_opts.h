@@ -11,21 +11,21 @@
 #include "util/options.h"
 
 #define CLI_INPUT_NOPTS 40
-#define CLI_READER_OPTS_BYTES 256   /* room for every reader's options struct */
+#define CLI_READER_OPTS_BYTES 256 /* room for every reader's options struct */
 
 typedef struct {
-    read_opts_t ro;            /* ro.reader_opts point into reader_mem */
-    const char *perf_map;      /* --perf-map, --jitdump: the resolver's source */
+    read_opts_t ro;       /* ro.reader_opts point into reader_mem */
+    const char *perf_map; /* --perf-map, --jitdump: the resolver's source */
     const char *journal;
     int ambiguous, no_resolve, stats;
     jit_resolver_t *resolver;
-    const char *thread;        /* --thread: write_opts_t.thread */
-    int threads_merge;         /* --threads merge */
-    int source_maps;           /* --source-maps 1, --no-source-maps 0, default -1 (when a script names a map) */
-    int hide_ignored;          /* --hide-ignored */
-    smap_cache_t *smaps;       /* the scripts' maps; holds --source-map-path */
-    opt_t opts[CLI_INPUT_NOPTS];   /* the option table; its targets are this struct's fields */
-    _Alignas(16) unsigned char reader_mem[CLI_READER_OPTS_BYTES];   /* the readers' options structs */
+    const char *thread;          /* --thread: write_opts_t.thread */
+    int threads_merge;           /* --threads merge */
+    int source_maps;             /* --source-maps 1, --no-source-maps 0, default -1 (when a script names a map) */
+    int hide_ignored;            /* --hide-ignored */
+    smap_cache_t *smaps;         /* the scripts' maps; holds --source-map-path */
+    opt_t opts[CLI_INPUT_NOPTS]; /* the option table; its targets are this struct's fields */
+    _Alignas(16) unsigned char reader_mem[CLI_READER_OPTS_BYTES]; /* the readers' options structs */
 } cli_input_t;
 
 /* Sets the defaults and fills in->opts: pass in->opts as one of the command's option tables. */

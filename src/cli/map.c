@@ -42,7 +42,8 @@ static int map_find(perfmap_t *m, const char *addr_text)
         const perfmap_src_t *src = m->nsrc ? perfmap_source(m, cand[i], addr) : NULL;
         if (src) printf("    source: %s:%u:%u (jitdump debug info)\n", m->text + src->file_off, src->line, src->column);
     }
-    if (total > 1) printf("%zu entries cover 0x%llx; perf may label it with any of them\n", total, (unsigned long long)addr);
+    if (total > 1)
+        printf("%zu entries cover 0x%llx; perf may label it with any of them\n", total, (unsigned long long)addr);
     free(cand);
     return EXIT_OK;
 }
@@ -96,16 +97,26 @@ static int map_stats(perfmap_t *m)
            st.overlapped, m->n ? 100.0 * (double)st.overlapped / (double)m->n : 0.0);
     printf("same range again:    %zu entries repeat an earlier entry's exact address and size\n", st.reused);
     printf("kinds:\n");
-    const struct { const char *label; unsigned long n; } rows[] = {
-        {"JS TurboFan (*)", st.js_turbofan}, {"JS Maglev (+)", st.js_maglev}, {"JS Sparkplug (^)", st.js_sparkplug},
-        {"JS interpreted (~)", st.js_interpreted}, {"JS other", st.js_other}, {"eval", st.eval}, {"Builtin", st.builtin},
-        {"BytecodeHandler", st.bytecode}, {"RegExp", st.regexp}, {"other", st.other}};
+    const struct {
+        const char *label;
+        unsigned long n;
+    } rows[] = {{"JS TurboFan (*)", st.js_turbofan},
+                {"JS Maglev (+)", st.js_maglev},
+                {"JS Sparkplug (^)", st.js_sparkplug},
+                {"JS interpreted (~)", st.js_interpreted},
+                {"JS other", st.js_other},
+                {"eval", st.eval},
+                {"Builtin", st.builtin},
+                {"BytecodeHandler", st.bytecode},
+                {"RegExp", st.regexp},
+                {"other", st.other}};
     for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) printf("  %-20s %lu\n", rows[i].label, rows[i].n);
     /* an empty map is what a process started without --perf-basic-prof (or a wrong path) leaves:
      * say so and fail, so a script checking its map notices */
     if (m->n == 0) {
-        diag_error(m->path, 0, "no symbols: %s", m->malformed ? "every line is malformed (not a perf map?)"
-                                                              : "the map is empty (was node run with --perf-basic-prof?)");
+        diag_error(m->path, 0, "no symbols: %s",
+                   m->malformed ? "every line is malformed (not a perf map?)"
+                                : "the map is empty (was node run with --perf-basic-prof?)");
         return EXIT_FAIL;
     }
     return EXIT_OK;
@@ -113,7 +124,8 @@ static int map_stats(perfmap_t *m)
 
 static int set_ambiguous(void *t, const char *arg)
 {
-    if ((*(int *)t = jit_ambiguous_parse(arg)) < 0) return opt_fail("--ambiguous takes newest, oldest or mark, not '%s'", arg);
+    if ((*(int *)t = jit_ambiguous_parse(arg)) < 0)
+        return opt_fail("--ambiguous takes newest, oldest or mark, not '%s'", arg);
     return 0;
 }
 
@@ -153,8 +165,11 @@ int cli_map(int argc, char **argv)
     int nargs = opt_parse(&cmd, argc, argv);
     if (nargs < 0) return opt_exit_code(nargs);
     char **args = argv + 1;
-    static const struct { const char *name; int nargs; const char *operands; } subs[] = {
-        {"find", 3, "MAP ADDR"}, {"tidy", 2, "MAP"}, {"update", 3, "MAP STACKS"}, {"stats", 2, "MAP"}};
+    static const struct {
+        const char *name;
+        int nargs;
+        const char *operands;
+    } subs[] = {{"find", 3, "MAP ADDR"}, {"tidy", 2, "MAP"}, {"update", 3, "MAP STACKS"}, {"stats", 2, "MAP"}};
     if (nargs == 0) return opt_usage_error(&cmd, "which map command? (find, tidy, update, stats)");
     int which = -1;
     for (int i = 0; i < 4; i++)

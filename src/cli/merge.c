@@ -56,7 +56,7 @@ int cli_merge(int argc, char **argv)
         profile_merge(sum, one, avg ? 1.0 / n : 1.0);
         profile_free(one);
     }
-    sum->nsamples = 0;   /* separate recordings' timelines do not line up */
+    sum->nsamples = 0; /* separate recordings' timelines do not line up */
     write_opts_t wo = {0};
     cli_input_write_opts(&in, &wo);
     if (cli_write_profile(sum, output, w, &wo, files, n) == 0) rc = EXIT_OK;

@@ -116,7 +116,8 @@ static int set_freq(void *target, const char *arg)
 }
 
 /* The default: the live sampler on the program it starts or the process it attaches to. */
-static int record_live(const live_record_opts_t *lo, const char *out, const write_opts_t *wo, int source_maps, int count)
+static int record_live(const live_record_opts_t *lo, const char *out, const write_opts_t *wo, int source_maps,
+                       int count)
 {
     const record_events_t *ev = lo->events;
     live_record_t r;
@@ -131,7 +132,8 @@ static int record_live(const live_record_opts_t *lo, const char *out, const writ
             snprintf(default_out, sizeof default_out, "nodescope-%d.svg", sr->target);
             out = default_out;
         }
-        if (r.print.more) printf("(%lu more stacks not printed: --print prints the first %d)\n", r.print.more, LIVE_PRINT_MAX);
+        if (r.print.more)
+            printf("(%lu more stacks not printed: --print prints the first %d)\n", r.print.more, LIVE_PRINT_MAX);
         if (!r.none && count) live_report_counts(p, r.unit, ev ? &sr->stats : NULL);
         if (!r.none && ev) live_report_missed(&sr->stats, ev);
         if (!r.none && !write_out) {
@@ -148,7 +150,7 @@ static int record_live(const live_record_opts_t *lo, const char *out, const writ
     live_record_end(&r);
     if (rc == EXIT_OK && live_stats_check_named(&sr->stats, sr->problem, sr->other_mount_ns) != 0) rc = EXIT_FAIL;
     if (rc != EXIT_OK) return rc;
-    if (lo->nprog == 0 || sr->stopped) return EXIT_OK;   /* attached, or stopped by nodescope */
+    if (lo->nprog == 0 || sr->stopped) return EXIT_OK; /* attached, or stopped by nodescope */
     return sr->exit_status;
 }
 
@@ -158,7 +160,7 @@ int cli_record(int argc, char **argv)
     double freq = 99, duration = 0;
     int attach = 0, use_perf = 0, threads_merge = 0, no_source_maps = 0, wall = 0, children = 0, all = 0;
     int count = 0, print = 0;
-    static pid_list_t pids;   /* (4 KiB) */
+    static pid_list_t pids; /* (4 KiB) */
     static record_events_t events;
     memset(&events, 0, sizeof events);
     pids.n = 0;
@@ -170,42 +172,68 @@ int cli_record(int argc, char **argv)
         OPT_FN("freq", 'F', "HZ", "sampling frequency (default 99)", &freq, set_freq),
         OPT_FN("duration", 'd', "S", "stop after S seconds (the program gets SIGINT; with -p: detach)", &duration,
                set_seconds),
-        OPT_FN("pid", 'p', "PIDS", "attach to running node processes: PID or PID,PID,... (no flags needed;\n"
-               "with --perf, one process, which needs --perf-basic-prof for JavaScript names)", &pids, set_pids),
-        OPT_BOOL("children", 0, "with -p: also every node process they start, at any depth; with a\n"
+        OPT_FN("pid", 'p', "PIDS",
+               "attach to running node processes: PID or PID,PID,... (no flags needed;\n"
+               "with --perf, one process, which needs --perf-basic-prof for JavaScript names)",
+               &pids, set_pids),
+        OPT_BOOL("children", 0,
+                 "with -p: also every node process they start, at any depth; with a\n"
                  "command that is not node (sh -c ..., make): record the node processes it\n"
-                 "starts (a node command's are always recorded)", &children),
+                 "starts (a node command's are always recorded)",
+                 &children),
         OPT_BOOL("tree", 0, "the same as --children", &children),
-        OPT_BOOL("all", 'a', "every node process on the host that nodescope may trace, those started\n"
-                 "while recording included (until -d or Ctrl-C)", &all),
-        OPT_BOOL("perf", 0, "record with perf instead of the live sampler: node gets --perf-basic-prof\n"
+        OPT_BOOL("all", 'a',
+                 "every node process on the host that nodescope may trace, those started\n"
+                 "while recording included (until -d or Ctrl-C)",
+                 &all),
+        OPT_BOOL("perf", 0,
+                 "record with perf instead of the live sampler: node gets --perf-basic-prof\n"
                  "and its perf map is journaled; any program or process (native frames\n"
-                 "only when it is not node)", &use_perf),
-        OPT_BOOL("wall", 0, "wall-clock time: threads off the CPU count too (blocked in the kernel,\n"
+                 "only when it is not node)",
+                 &use_perf),
+        OPT_BOOL("wall", 0,
+                 "wall-clock time: threads off the CPU count too (blocked in the kernel,\n"
                  "or waiting for a CPU), under a leaf saying what they wait in:\n"
-                 "(wait: epoll), (wait: futex), (wait: read), ... (needs root or CAP_PERFMON)", &wall),
-        OPT_FN("event", 'e', "EVENTS", "sample on events instead of the CPU clock: EVENT[,EVENT...], each\n"
+                 "(wait: epoll), (wait: futex), (wait: read), ... (needs root or CAP_PERFMON)",
+                 &wall),
+        OPT_FN("event", 'e', "EVENTS",
+               "sample on events instead of the CPU clock: EVENT[,EVENT...], each\n"
                "EVENT or EVENT/N (every Nth): syscall:NAME, syscall:*, page-faults,\n"
                "major-faults, context-switches, cpu-migrations, gc (pauses, in ns),\n"
-               "u:LIB:FUNC (u:node:uv_fs_open, u:libc:malloc); weights: the count", &events, set_events),
-        OPT_FN("weight", 0, "count|bytes", "-e: what a sample weighs: count (default) or bytes (syscall:write,\n"
-               "read, ...: their count argument)", &events.weight_bytes, set_weight),
-        OPT_FN("max-rate", 0, "N/s", "-e: at most about N samples a second per event and process: a hot\n"
+               "u:LIB:FUNC (u:node:uv_fs_open, u:libc:malloc); weights: the count",
+               &events, set_events),
+        OPT_FN("weight", 0, "count|bytes",
+               "-e: what a sample weighs: count (default) or bytes (syscall:write,\n"
+               "read, ...: their count argument)",
+               &events.weight_bytes, set_weight),
+        OPT_FN("max-rate", 0, "N/s",
+               "-e: at most about N samples a second per event and process: a hot\n"
                "event's period grows (each sample then weighs more); what was not\n"
-               "sampled is reported", &events.max_rate, set_rate),
-        OPT_BOOL("count", 0, "print every stack with its count (heaviest last) and the total on\n"
-                 "stdout (no OUT written unless -o is given)", &count),
+               "sampled is reported",
+               &events.max_rate, set_rate),
+        OPT_BOOL("count", 0,
+                 "print every stack with its count (heaviest last) and the total on\n"
+                 "stdout (no OUT written unless -o is given)",
+                 &count),
         OPT_BOOL("print", 0, "-e: print each sample's stack on stdout as it is taken (the first 1000)", &print),
-        OPT_FN("thread", 0, "WHICH", "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
+        OPT_FN("thread", 0, "WHICH",
+               "main, all, worker, v8, libuv, other or a thread id: the threads written\n"
                "(default: main for .cpuprofile, as node --cpu-prof; all otherwise;\n"
-               "all threads apart: -o FILE.json, Chrome trace events)", &thread, cli_opt_thread),
-        OPT_FN("threads", 0, "roles|merge", "folded and flame graphs: a root per thread role (default:\n"
-               "'node [main]', 'node [V8 worker]', ...), or merge: one root", &threads_merge, cli_opt_threads),
+               "all threads apart: -o FILE.json, Chrome trace events)",
+               &thread, cli_opt_thread),
+        OPT_FN("threads", 0, "roles|merge",
+               "folded and flame graphs: a root per thread role (default:\n"
+               "'node [main]', 'node [V8 worker]', ...), or merge: one root",
+               &threads_merge, cli_opt_threads),
         OPT_STR("keep", 0, "DIR", "--perf: keep perf.data, the perf script text, the journal and the perf map in DIR",
                 &keep),
-        OPT_BOOL("no-source-maps", 0, "keep JS frames as V8 ran them (default: mapped through their scripts'\n"
-                 "source maps, as the commands that read profiles do)", &no_source_maps),
-        OPT_VERBOSITY, OPT_HELP, OPT_END,
+        OPT_BOOL("no-source-maps", 0,
+                 "keep JS frames as V8 ran them (default: mapped through their scripts'\n"
+                 "source maps, as the commands that read profiles do)",
+                 &no_source_maps),
+        OPT_VERBOSITY,
+        OPT_HELP,
+        OPT_END,
     };
     const opt_t *tables[] = {own, NULL};
     const opt_cmd_t cmd = {"record", record_usage, tables, OPT_STOP_AT_OPERAND, NULL};
@@ -214,20 +242,24 @@ int cli_record(int argc, char **argv)
     char **prog = argv + 1;
     attach = pids.n ? pids.pids[0] : 0;
     int rc_usage = 0;
-    if (!attach && !all && nprog == 0) rc_usage = opt_usage_error(&cmd, "nothing to record: give a command after '--', -p PID or -a");
-    else if ((attach || all) && nprog > 0) rc_usage = opt_usage_error(&cmd, "give either -p PID, -a or a command to run, not two");
+    if (!attach && !all && nprog == 0)
+        rc_usage = opt_usage_error(&cmd, "nothing to record: give a command after '--', -p PID or -a");
+    else if ((attach || all) && nprog > 0)
+        rc_usage = opt_usage_error(&cmd, "give either -p PID, -a or a command to run, not two");
     else if (attach && all) rc_usage = opt_usage_error(&cmd, "give either -p PID or -a, not both");
     else if (use_perf && (pids.n > 1 || children || all))
-        rc_usage = opt_usage_error(&cmd, "--perf records one process: -p PID,PID, --children and -a are the live sampler's");
+        rc_usage =
+            opt_usage_error(&cmd, "--perf records one process: -p PID,PID, --children and -a are the live sampler's");
     if (rc_usage) return rc_usage;
     /* Everything that can fail is checked before the program runs. */
     const format_writer_t *w;
     if (out && cli_output_writer(&cmd, NULL, 0, out, &w) != EXIT_OK) return EXIT_USAGE;
-    if (out && format_check_output_dir(out) != 0) return EXIT_FAIL;   /* before the program runs */
+    if (out && format_check_output_dir(out) != 0) return EXIT_FAIL; /* before the program runs */
     if (keep && !use_perf) return opt_usage_error(&cmd, "--keep keeps perf's files: it needs --perf");
     if (wall && use_perf) return opt_usage_error(&cmd, "--wall is the live sampler's: not with --perf");
     if (events.n && use_perf) return opt_usage_error(&cmd, "-e is the live sampler's: not with --perf");
-    if (events.n && wall) return opt_usage_error(&cmd, "--wall samples the clock: not with -e (-e context-switches counts switches)");
+    if (events.n && wall)
+        return opt_usage_error(&cmd, "--wall samples the clock: not with -e (-e context-switches counts switches)");
     if (!events.n && (events.weight_bytes || events.max_rate > 0 || print))
         return opt_usage_error(&cmd, "--weight, --max-rate and --print go with -e EVENT");
     if (count && use_perf) return opt_usage_error(&cmd, "--count is the live sampler's: not with --perf");
@@ -237,13 +269,21 @@ int cli_record(int argc, char **argv)
     write_opts_t wo = {.thread = thread, .threads_merge = threads_merge};
     if (!use_perf) {
         if (events.n && events_prepare(&events) != 0) return EXIT_FAIL;
-        live_record_opts_t lo = {.prog = prog, .nprog = nprog, .pids = pids.pids, .npids = pids.n, .all = all,
-                                 .children = children, .hz = freq, .duration = duration, .wall = wall,
-                                 .events = events.n ? &events : NULL, .print = print};
+        live_record_opts_t lo = {.prog = prog,
+                                 .nprog = nprog,
+                                 .pids = pids.pids,
+                                 .npids = pids.n,
+                                 .all = all,
+                                 .children = children,
+                                 .hz = freq,
+                                 .duration = duration,
+                                 .wall = wall,
+                                 .events = events.n ? &events : NULL,
+                                 .print = print};
         return record_live(&lo, out, &wo, !no_source_maps, count);
     }
-    perf_record_opts_t po = {.prog = prog, .nprog = nprog, .attach = attach, .freq = freq, .duration = duration,
-                             .keep = keep};
+    perf_record_opts_t po = {
+        .prog = prog, .nprog = nprog, .attach = attach, .freq = freq, .duration = duration, .keep = keep};
     perf_record_t pr;
     profile_t *p = profile_new();
     if (perf_record_run(&po, &pr, p) != 0) {
@@ -258,7 +298,8 @@ int cli_record(int argc, char **argv)
                      format_writer_by_name("svg") ? "svg" : "folded");
             out = default_out;
         }
-        if (pr.imported && (no_source_maps || smap_stage_default(p) == 0) && cli_write_profile(p, out, NULL, &wo, NULL, 0) == 0) {
+        if (pr.imported && (no_source_maps || smap_stage_default(p) == 0) &&
+            cli_write_profile(p, out, NULL, &wo, NULL, 0) == 0) {
             rc = EXIT_OK;
             if (diag_verbosity >= 0)
                 fprintf(stderr, "nodescope: wrote %s (%.0f samples%s)\n", out, live_report_samples_written(p, out, &wo),

@@ -2,10 +2,10 @@
  * share — and the hottest lines inside the top functions (from positionTicks). */
 #include "cli/cli.h"
 #include "cli/input_opts.h"
-#include "util/buf.h"
-#include "util/diag.h"
 #include "formats/text_report.h"
 #include "record/top_live.h"
+#include "util/buf.h"
+#include "util/diag.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,15 +46,18 @@ int cli_top(int argc, char **argv)
     double hz = 99, duration = 0, interval = 1;
     const opt_t live[] = {
         OPT_TITLE("A running process (no profile file):"),
-        OPT_FN("pid", 'p', "PID", "sample node process PID live and redraw the table (no restart, no flags)", &pid, opt_set_pid),
+        OPT_FN("pid", 'p', "PID", "sample node process PID live and redraw the table (no restart, no flags)", &pid,
+               opt_set_pid),
         OPT_FN("freq", 'F', "HZ", "samples a second per thread (99)", &hz, set_positive),
-        OPT_FN("duration", 'd', "S", "stop after S seconds (default: Ctrl-C or the process's end; --once: 1)", &duration,
-               set_positive),
+        OPT_FN("duration", 'd', "S", "stop after S seconds (default: Ctrl-C or the process's end; --once: 1)",
+               &duration, set_positive),
         OPT_FN("interval", 0, "S", "seconds between redraws (1)", &interval, set_positive),
         OPT_BOOL("once", 0, "sample for -d seconds and print the table once (for scripts; with --json)", &once),
-        OPT_BOOL("wall", 0, "wall-clock time: threads off the CPU count too (blocked in the kernel,\n"
+        OPT_BOOL("wall", 0,
+                 "wall-clock time: threads off the CPU count too (blocked in the kernel,\n"
                  "or waiting for a CPU), under a row saying what they wait in:\n"
-                 "(wait: epoll), (wait: futex), (wait: read), ... (needs root or CAP_PERFMON)", &wall),
+                 "(wait: epoll), (wait: futex), (wait: read), ... (needs root or CAP_PERFMON)",
+                 &wall),
         OPT_END,
     };
     const opt_t own[] = {
@@ -85,7 +88,8 @@ int cli_top(int argc, char **argv)
             cli_input_free(&in);
             return opt_usage_error(&cmd, "-p samples a process: no profile file with it ('%s')", argv[1]);
         }
-        top_live_opts_t lo = {pid, hz, duration, interval, once, wall, 0, {limit, by_file, sort_total, json, NULL, NULL}};
+        top_live_opts_t lo = {pid,  hz,   duration, interval,
+                              once, wall, 0,        {limit, by_file, sort_total, json, NULL, NULL}};
         write_opts_t wo = {0};
         cli_input_write_opts(&in, &wo);
         lo.threads_merge = wo.threads_merge;
@@ -109,7 +113,8 @@ int cli_top(int argc, char **argv)
     write_opts_t wo = {0};
     cli_input_write_opts(&in, &wo);
     profile_t *view = NULL;
-    if (format_thread_view(p, &wo, "all", wo.threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &view, NULL) != 0) {
+    if (format_thread_view(p, &wo, "all", wo.threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &view, NULL) !=
+        0) {
         cli_input_free(&in);
         profile_free(p);
         return EXIT_FAIL;

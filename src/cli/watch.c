@@ -8,12 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
-    "usage: nodescope watch -p PID --heap [--every 30s] [-d DURATION] [-o REPORT]\n"
-    "   or: nodescope watch -p PID --on EVENT [-o DIR]\n\n"
-    "Watch a running Node process from outside: what grows in its heap (--heap), or a core\n"
-    "the moment something happens (--on). 'nodescope watch --heap --help' and\n"
-    "'nodescope watch --on --help' describe each.\n";
+static const char usage[] = "usage: nodescope watch -p PID --heap [--every 30s] [-d DURATION] [-o REPORT]\n"
+                            "   or: nodescope watch -p PID --on EVENT [-o DIR]\n\n"
+                            "Watch a running Node process from outside: what grows in its heap (--heap), or a core\n"
+                            "the moment something happens (--on). 'nodescope watch --heap --help' and\n"
+                            "'nodescope watch --on --help' describe each.\n";
 
 int cli_watch(int argc, char **argv)
 {

@@ -7,17 +7,17 @@
  * with new instances and the retainer path of one, on stdout, and -o writes the report (.html or
  * .json). --fail-if-growth CLASS>N/min makes it a CI gate. */
 #include "cli/cli.h"
-#include "postmortem/snapshot.h"
 #include "postmortem/leak.h"
 #include "postmortem/leak_report.h"
+#include "postmortem/snapshot.h"
 #include "record/program.h"
 #include "record/stop_signals.h"
 #include "target/target.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/options.h"
-#include "util/procfs.h"
 #include "util/output.h"
+#include "util/procfs.h"
 #include "util/xalloc.h"
 #include "v8/v8.h"
 #include <errno.h>
@@ -34,7 +34,8 @@ static const char usage[] =
     "What grows in a running Node process's heap, by constructor, over time, from outside. Every\n"
     "--every the process is stopped only to fork a frozen copy of itself (milliseconds), and the\n"
     "copy's heap is counted by constructor (what the program holds: the objects the global object,\n"
-    "a module or a stack reaches; garbage not yet collected is left out) while the process runs on. A table ranked by growth is redrawn on a\n"
+    "a module or a stack reaches; garbage not yet collected is left out) while the process runs on. A table ranked by "
+    "growth is redrawn on a\n"
     "terminal. At the end (-d, Ctrl-C, or the process's exit) a fit over all the censuses tells\n"
     "steady growth from GC noise and from a cache that filled and plateaued; each constructor that\n"
     "grew steadily is printed with its rate, some instances new since the previous census, and the\n"
@@ -75,7 +76,7 @@ static int add_gate(void *t, const char *arg)
     if (ngates == (int)(sizeof gates / sizeof gates[0])) return opt_fail("at most 16 --fail-if-growth");
     char *end;
     double n = strtod(gt + 1, &end);
-    double per = 60;   /* the unit, in seconds */
+    double per = 60; /* the unit, in seconds */
     if (end == gt + 1 || n < 0) return opt_fail("--fail-if-growth: '%s' has no rate after '>'", arg);
     if (!strcmp(end, "/min") || !strcmp(end, "/m")) per = 60;
     else if (!strcmp(end, "/s")) per = 1;
@@ -94,7 +95,6 @@ static double now_s(clockid_t c)
     clock_gettime(c, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
-
 
 static int gone(int pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
@@ -118,8 +118,9 @@ static void table(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t
         pm_put_bytes(&by, (double)e->last_bytes);
         if (e->bytes_per_s >= 0) buf_putc(&rate, '+');
         pm_put_bytes(&rate, e->bytes_per_s * 60);
-        buf_printf(b, "%11llu %+11.0f %11s %11s %8llu  %-9s  %s\n", (unsigned long long)e->last_count, e->count_per_s * 60,
-                   by.data, rate.data, (unsigned long long)e->new_last, np >= 3 ? pm_trend_name(e->trend) : "...", e->name);
+        buf_printf(b, "%11llu %+11.0f %11s %11s %8llu  %-9s  %s\n", (unsigned long long)e->last_count,
+                   e->count_per_s * 60, by.data, rate.data, (unsigned long long)e->new_last,
+                   np >= 3 ? pm_trend_name(e->trend) : "...", e->name);
         buf_free(&by);
         buf_free(&rate);
     }
@@ -140,13 +141,19 @@ int cli_watch_heap(int argc, char **argv)
                set_duration),
         OPT_STR("output", 'o', "REPORT", "write the report: REPORT.html (charts) or REPORT.json", &out_path),
         OPT_BOOL("json", 0, "print the JSON report on stdout at the end (no table)", &json),
-        OPT_FN("fail-if-growth", 0, "'CLASS>N/min'", "exit 1 when CLASS grew faster than N instances a minute\n"
-               "(N/s, N/h too; repeatable)", NULL, add_gate),
+        OPT_FN("fail-if-growth", 0, "'CLASS>N/min'",
+               "exit 1 when CLASS grew faster than N instances a minute\n"
+               "(N/s, N/h too; repeatable)",
+               NULL, add_gate),
         OPT_FN("top", 'n', "N", "rows of the table (15)", &top, opt_set_count),
-        OPT_BOOL("all-objects", 0, "count every object on the heap's pages, garbage not yet collected\n"
-                 "too (one walk: cheaper than the object graph of each census)", &all),
-        OPT_BOOL("live", 0, "read the running process itself instead of a frozen copy (stopped\n"
-                 "only to copy registers; implies --all-objects; objects may be torn)", &live),
+        OPT_BOOL("all-objects", 0,
+                 "count every object on the heap's pages, garbage not yet collected\n"
+                 "too (one walk: cheaper than the object graph of each census)",
+                 &all),
+        OPT_BOOL("live", 0,
+                 "read the running process itself instead of a frozen copy (stopped\n"
+                 "only to copy registers; implies --all-objects; objects may be torn)",
+                 &live),
         OPT_BOOL("no-paths", 0, "no retainer paths nor retained sizes at the end", &no_paths),
         OPT_HELP,
         OPT_END,
@@ -165,7 +172,7 @@ int cli_watch_heap(int argc, char **argv)
         else if (!(len > 5 && !strcmp(out_path + len - 5, ".json")))
             return opt_usage_error(&cmd, "-o takes a .html or a .json file, not '%s'", out_path);
     }
-    if (live) all = 1;   /* a graph of memory that moves under the reads is not built: one walk */
+    if (live) all = 1; /* a graph of memory that moves under the reads is not built: one walk */
     if (gone(pid)) {
         diag_error(NULL, 0, "no process %d", pid);
         return EXIT_FAIL;
@@ -185,9 +192,9 @@ int cli_watch_heap(int argc, char **argv)
     pm_leak_class_t *cls = NULL;
     size_t ncls = 0;
     int failed = 0, explained = 0;
-    long in_gc_retries = 0;   /* copies taken again: the first caught a garbage collection */
+    long in_gc_retries = 0; /* copies taken again: the first caught a garbage collection */
     buf_t b = {0};
-    double due = t0;   /* the next census's time: every --every, later when a census overran */
+    double due = t0; /* the next census's time: every --every, later when a census overran */
     for (;;) {
         stop_request_t req;
         int stop = stop_signals_next(&req);
@@ -248,7 +255,7 @@ int cli_watch_heap(int argc, char **argv)
             break;
         }
         if (failed) break;
-        if (!json) {   /* the table on a terminal; a line a census elsewhere */
+        if (!json) { /* the table on a terminal; a line a census elsewhere */
             buf_clear(&b);
             if (redraw) {
                 buf_puts(&b, "\033[H\033[J");
@@ -272,7 +279,7 @@ int cli_watch_heap(int argc, char **argv)
         }
         if (final) break;
         due += every;
-        if (duration > 0 && due - t0 > duration) due = t0 + duration;   /* the last census at -d */
+        if (duration > 0 && due - t0 > duration) due = t0 + duration; /* the last census at -d */
         if (due < now_s(CLOCK_MONOTONIC)) due = now_s(CLOCK_MONOTONIC);
     }
     stop_signals_restore();
@@ -299,7 +306,8 @@ int cli_watch_heap(int argc, char **argv)
                 buf_printf(&b, "  %s: %+.0f instances/min, ", e->name, e->count_per_s * 60);
                 if (e->bytes_per_s >= 0) buf_putc(&b, '+');
                 pm_put_bytes(&b, e->bytes_per_s * 60);
-                buf_printf(&b, "/min (%llu -> %llu", (unsigned long long)e->first_count, (unsigned long long)e->last_count);
+                buf_printf(&b, "/min (%llu -> %llu", (unsigned long long)e->first_count,
+                           (unsigned long long)e->last_count);
                 if (e->retained_last) {
                     buf_puts(&b, ", retaining ");
                     pm_put_bytes(&b, (double)e->retained_last);
@@ -307,7 +315,8 @@ int cli_watch_heap(int argc, char **argv)
                 buf_puts(&b, ")\n");
                 if (e->nsamples) {
                     buf_puts(&b, "    new:");
-                    for (size_t s = 0; s < e->nsamples; s++) buf_printf(&b, " 0x%llx", (unsigned long long)e->samples[s]);
+                    for (size_t s = 0; s < e->nsamples; s++)
+                        buf_printf(&b, " 0x%llx", (unsigned long long)e->samples[s]);
                     buf_putc(&b, '\n');
                 }
                 if (e->holder) buf_printf(&b, "    held by %s\n", e->holder);

@@ -1,7 +1,7 @@
 /* nodescope watch -p PID --on EVENT [-o DIR] [--max N]: a core of a running process the moment
  * EVENT happens. The options here; the watch, the events and the cores in postmortem/watch_on.c. */
-#include "cli/cli.h"
 #include "postmortem/watch_on.h"
+#include "cli/cli.h"
 #include "util/diag.h"
 #include "util/options.h"
 #include <string.h>
@@ -50,7 +50,8 @@ int cli_watch_on(int argc, char **argv)
     int n = opt_parse(&cmd, argc, argv);
     if (n < 0) return opt_exit_code(n);
     if (n > 0) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[1]);
-    if (pid <= 0 || pid > 0x7fffffff) return opt_usage_error(&cmd, pid ? "not a process id: %ld" : "which process? (-p PID)", pid);
+    if (pid <= 0 || pid > 0x7fffffff)
+        return opt_usage_error(&cmd, pid ? "not a process id: %ld" : "which process? (-p PID)", pid);
     if (!on) return opt_usage_error(&cmd, "which event? (--on EVENT)");
     if (max < 1) return opt_usage_error(&cmd, "--max needs a positive count, not %ld", max);
     pm_watch_event_t ev;

@@ -18,10 +18,10 @@
 
 typedef struct {
     double id;
-    double parent_id;       /* trace-event chunks name the parent instead of children; -1 = none */
-    uint32_t frame;         /* profile frame; UINT32_MAX for (root) */
+    double parent_id; /* trace-event chunks name the parent instead of children; -1 = none */
+    uint32_t frame;   /* profile frame; UINT32_MAX for (root) */
     double hit_count;
-    uint32_t *children;     /* ids, as given */
+    uint32_t *children; /* ids, as given */
     size_t nchildren;
     uint32_t *tick_lines;
     double *tick_counts;
@@ -33,22 +33,25 @@ typedef struct {
     size_t n, cap;
     double *samples, *deltas;
     size_t nsamples, samples_cap, ndeltas, deltas_cap;
-    double *lines;          /* trace events: 1-based line of each sample (0 = unknown), instead of positionTicks */
+    double *lines; /* trace events: 1-based line of each sample (0 = unknown), instead of positionTicks */
     size_t nlines, lines_cap;
     double start_time, end_time;
     int have_start, have_end;
-    int saw_children;       /* some node had a 'children' list */
-    int legacy;             /* old 'head' tree format: times in seconds, 'timestamps' */
-    double *stamps;         /* legacy: absolute µs per sample */
+    int saw_children; /* some node had a 'children' list */
+    int legacy;       /* old 'head' tree format: times in seconds, 'timestamps' */
+    double *stamps;   /* legacy: absolute µs per sample */
     size_t nstamps, stamps_cap;
-    char event_id[40];      /* trace events: the profile id ("0x1"), "" = none */
+    char event_id[40]; /* trace events: the profile id ("0x1"), "" = none */
     /* trace events: the event's process, thread and name (args.name for metadata events) */
     double pid, tid;
     int have_tid, depth;
     char ev_name[24], arg_name[128];
-    struct cp_prof *profs;  /* the profiles of a trace, by (pid, id); each becomes a thread */
+    struct cp_prof *profs; /* the profiles of a trace, by (pid, id); each becomes a thread */
     size_t nprofs;
-    struct cp_tname { double pid, tid; char name[128]; } *tnames;   /* thread_name metadata */
+    struct cp_tname {
+        double pid, tid;
+        char name[128];
+    } * tnames; /* thread_name metadata */
     size_t ntnames;
     /* scratch reused from node to node (a big profile has hundreds of thousands) */
     buf_t name, url;
@@ -69,12 +72,12 @@ static int sniff_cpuprofile(const char *head, size_t n)
     size_t i = 0;
     while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
     if (i >= n || (head[i] != '{' && head[i] != '[')) return 0;
-    if (head[i] == '[')   /* a bare array of trace events */
+    if (head[i] == '[') /* a bare array of trace events */
         return memmem(head, n, "\"ProfileChunk\"", 14) || memmem(head, n, "\"cpuProfile\"", 12) ? 85 : 0;
     if (memmem(head, n, "\"nodes\"", 7) && memmem(head, n, "\"callFrame\"", 11)) return 90;
     if (memmem(head, n, "\"profile\"", 9) && memmem(head, n, "\"nodes\"", 7)) return 80;
     if (memmem(head, n, "\"ProfileChunk\"", 14) || memmem(head, n, "\"cpuProfile\"", 12)) return 85;
-    if (memmem(head, n, "\"head\"", 6) && memmem(head, n, "\"functionName\"", 14)) return 80;   /* legacy */
+    if (memmem(head, n, "\"head\"", 6) && memmem(head, n, "\"functionName\"", 14)) return 80; /* legacy */
     /* a JSON object with a profile's keys but not its shape: read it as one, so the error says
      * what is wrong with it ({"nodes":5}) instead of "unrecognised input" */
     if (memmem(head, n, "\"nodes\"", 7) || memmem(head, n, "\"timeDeltas\"", 12) ||
@@ -181,7 +184,8 @@ static int read_node(json_t *j, profile_t *p, cp_t *cp, cp_node_t *node)
             rc = read_number_array(j, &cp->ids, &n, &cp->ids_cap, "children");
             if (n) XGROW(node->children, ccap, node->nchildren + n);
             for (size_t i = 0; i < n; i++)
-                node->children[node->nchildren++] = cp->ids[i] >= 0 && cp->ids[i] < 4e9 ? (uint32_t)cp->ids[i] : UINT32_MAX;
+                node->children[node->nchildren++] =
+                    cp->ids[i] >= 0 && cp->ids[i] < 4e9 ? (uint32_t)cp->ids[i] : UINT32_MAX;
         } else if (!strcmp(k, "positionTicks")) {
             if ((t = json_next(j)) != JSON_ARRAY_START) rc = (json_fail(j, "'positionTicks' should be an array"), -1);
             while (rc == 0 && (t = json_next(j)) == JSON_OBJECT_START) {
@@ -259,17 +263,19 @@ static double read_legacy_node(json_t *j, profile_t *p, cp_t *cp)
         else if (!strcmp(k, "id")) rc = want_number(j, &id, "id");
         else if (!strcmp(k, "hitCount")) rc = want_number(j, &hits, "hitCount");
         else if (!strcmp(k, "children")) {
-            if ((t = json_next(j)) != JSON_ARRAY_START) rc = (json_fail(j, "'children' should be an array of nodes"), -1);
+            if ((t = json_next(j)) != JSON_ARRAY_START)
+                rc = (json_fail(j, "'children' should be an array of nodes"), -1);
             while (rc == 0 && (t = json_next(j)) == JSON_OBJECT_START) {
                 double cid = read_legacy_node(j, p, cp);
                 if (cid < 0) rc = -1;
                 else {
-                    nd = &cp->nodes[me];   /* the array may have moved */
+                    nd = &cp->nodes[me]; /* the array may have moved */
                     XGROW(nd->children, ccap, nd->nchildren + 1);
                     nd->children[nd->nchildren++] = cid < 4e9 ? (uint32_t)cid : UINT32_MAX;
                 }
             }
-            if (rc == 0 && t != JSON_ARRAY_END) rc = (t == JSON_ERROR ? -1 : (json_fail(j, "'children' should hold node objects"), -1));
+            if (rc == 0 && t != JSON_ARRAY_END)
+                rc = (t == JSON_ERROR ? -1 : (json_fail(j, "'children' should hold node objects"), -1));
         } else rc = json_skip(j, json_next(j));
     }
     if (rc == 0 && t != JSON_OBJECT_END) rc = -1;
@@ -281,7 +287,7 @@ static double read_legacy_node(json_t *j, profile_t *p, cp_t *cp)
         int32_t l = line >= 1 && line < 1e9 ? (int32_t)line : 0, c = col >= 1 && col < 1e9 ? (int32_t)col : 0;
         nd->frame = kd == FRAME_ROOT ? UINT32_MAX : profile_frame(p, nm, strlen(nm), u, l, c, kd);
         nd->hit_count = hits;
-        nd->id = id >= 0 ? id : 3e9 + (double)me;   /* synthesized ids never clash with real ones */
+        nd->id = id >= 0 ? id : 3e9 + (double)me; /* synthesized ids never clash with real ones */
         if (nd->nchildren) cp->saw_children = 1;
     }
     buf_free(&name);
@@ -382,21 +388,23 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
                 cp->n++;
             }
             if (t != JSON_ARRAY_END) return t == JSON_ERROR ? -1 : (json_fail(j, "'nodes' should hold objects"), -1);
-        } else if (!strcmp(k, "samples")) rc = read_number_array(j, &cp->samples, &cp->nsamples, &cp->samples_cap, "samples");
+        } else if (!strcmp(k, "samples"))
+            rc = read_number_array(j, &cp->samples, &cp->nsamples, &cp->samples_cap, "samples");
         else if (!strcmp(k, "lines")) rc = read_number_array(j, &cp->lines, &cp->nlines, &cp->lines_cap, "lines");
-        else if (!strcmp(k, "timeDeltas")) rc = read_number_array(j, &cp->deltas, &cp->ndeltas, &cp->deltas_cap, "timeDeltas");
+        else if (!strcmp(k, "timeDeltas"))
+            rc = read_number_array(j, &cp->deltas, &cp->ndeltas, &cp->deltas_cap, "timeDeltas");
         else if (!strcmp(k, "startTime")) {
             double v = 0;
             rc = want_number(j, &v, "startTime");
-            if (!cp->have_start) cp->start_time = v, cp->have_start = 1;   /* first wins: later trace events may carry others */
-        }
-        else if (!strcmp(k, "endTime")) rc = want_number(j, &cp->end_time, "endTime"), cp->have_end = 1;
+            if (!cp->have_start)
+                cp->start_time = v, cp->have_start = 1; /* first wins: later trace events may carry others */
+        } else if (!strcmp(k, "endTime")) rc = want_number(j, &cp->end_time, "endTime"), cp->have_end = 1;
         else if (!strcmp(k, "head")) {
             if ((t = json_next(j)) != JSON_OBJECT_START) rc = (json_fail(j, "'head' should be a node object"), -1);
             else rc = read_legacy_node(j, p, cp) < 0 ? -1 : 0, cp->legacy = 1;
-        } else if (!strcmp(k, "timestamps")) rc = read_number_array(j, &cp->stamps, &cp->nstamps, &cp->stamps_cap, "timestamps");
-        else if (!strcmp(k, "id")) {   /* a trace event's profile id */
-            t = json_next(j);
+        } else if (!strcmp(k, "timestamps"))
+            rc = read_number_array(j, &cp->stamps, &cp->nstamps, &cp->stamps_cap, "timestamps");
+        else if (!strcmp(k, "id")) { /* a trace event's profile id */ t = json_next(j);
             if (t == JSON_STRING) snprintf(cp->event_id, sizeof cp->event_id, "%s", j->str.data);
             else if (t == JSON_NUMBER) snprintf(cp->event_id, sizeof cp->event_id, "%.0f", j->num);
             else rc = json_skip(j, t);
@@ -406,13 +414,13 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
         } else if (!strcmp(k, "profile") || !strcmp(k, "args") || !strcmp(k, "data") || !strcmp(k, "cpuProfile")) {
             if ((t = json_next(j)) != JSON_OBJECT_START) rc = json_skip(j, t);
             else cp->depth++, rc = read_profile_object(j, p, cp), cp->depth--;
-        } else if (cp->depth == 0 && (!strcmp(k, "pid") || !strcmp(k, "tid"))) {   /* a trace event's thread */
+        } else if (cp->depth == 0 && (!strcmp(k, "pid") || !strcmp(k, "tid"))) { /* a trace event's thread */
             int is_pid = k[0] == 'p';
             t = json_next(j);
             if (t != JSON_NUMBER) rc = json_skip(j, t);
             else if (is_pid) cp->pid = j->num;
             else cp->tid = j->num, cp->have_tid = 1;
-        } else if (cp->depth <= 1 && !strcmp(k, "name")) {   /* an event's name, or a metadata event's args.name */
+        } else if (cp->depth <= 1 && !strcmp(k, "name")) { /* an event's name, or a metadata event's args.name */
             int depth = cp->depth;
             t = json_next(j);
             if (t != JSON_STRING) rc = json_skip(j, t);
@@ -434,10 +442,7 @@ static int read_profile_object(json_t *j, profile_t *p, cp_t *cp)
  * nodes then merge as usual. */
 /* A node id as a map key. Ids are non-negative integers; a corrupt file's negative, huge or NaN
  * number (converting it would be undefined) gets a key no real id has. */
-static uint64_t id_key(double id)
-{
-    return id >= 0 && id < 1.8e19 ? (uint64_t)id : UINT64_MAX;
-}
+static uint64_t id_key(double id) { return id >= 0 && id < 1.8e19 ? (uint64_t)id : UINT64_MAX; }
 
 static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const u64map_t *index)
 {
@@ -447,7 +452,7 @@ static void repair_sampled_positions(input_t *in, profile_t *p, cp_t *cp, const 
         hits += cp->nodes[i].hit_count;
     }
     if (!(hits > 0) && !cp->nsamples) return;
-    if (cp->event_id[0] || cp->legacy) return;   /* trace-event chunks and the legacy format never carry positionTicks */
+    if (cp->event_id[0] || cp->legacy) return; /* trace-event chunks and the legacy format never carry positionTicks */
     /* own hits per node: from samples when there are any, else hitCount */
     double *own = xcalloc(cp->n, sizeof *own);
     for (size_t s = 0; s < cp->nsamples; s++) {
@@ -507,7 +512,7 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
         diag_error(in->name, 0, "no 'nodes'");
         return -1;
     }
-    if (cp->legacy) {   /* seconds, and absolute sample timestamps in µs instead of deltas */
+    if (cp->legacy) { /* seconds, and absolute sample timestamps in µs instead of deltas */
         cp->start_time *= 1e6, cp->end_time *= 1e6;
         if (!cp->ndeltas && cp->nstamps == cp->nsamples)
             for (size_t s = 0; s < cp->nstamps; s++) {
@@ -535,7 +540,7 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
         for (size_t i = 0; i < cp->n; i++) {
             uint32_t k;
             if (cp->nodes[i].parent_id < 0) continue;
-            if (!u64map_get(&index, id_key(cp->nodes[i].parent_id), &k)) continue;   /* a root */
+            if (!u64map_get(&index, id_key(cp->nodes[i].parent_id), &k)) continue; /* a root */
             cp_node_t *up = &cp->nodes[k];
             up->children = xrealloc(up->children, (up->nchildren + 1) * sizeof *up->children);
             up->children[up->nchildren++] = (uint32_t)cp->nodes[i].id;
@@ -552,7 +557,8 @@ static int build_profile(input_t *in, profile_t *p, const read_opts_t *o, cp_t *
             else parent[k] = (uint32_t)i;
         }
     if (dangling) diag_warn(in->name, 0, "%lu children refer to missing nodes; ignored", dangling);
-    if (multi) diag_warn(in->name, 0, "%lu nodes listed under several parents (or themselves); kept under the first", multi);
+    if (multi)
+        diag_warn(in->name, 0, "%lu nodes listed under several parents (or themselves); kept under the first", multi);
 
     /* Profile nodes in parent-first order (iterative DFS from every root), so a cycle
      * (which has no root) is never entered. */
@@ -672,8 +678,10 @@ static int read_body(input_t *in, profile_t *p, const read_opts_t *o)
         else kept[nkept++] = i;
     }
     if (skipped)
-        diag_warn(in->name, 0, "the trace holds several CPU profiles of one thread; read the first (id %s), skipped %lu events of others",
-                  cp.profs[kept[0]].id, skipped);
+        diag_warn(
+            in->name, 0,
+            "the trace holds several CPU profiles of one thread; read the first (id %s), skipped %lu events of others",
+            cp.profs[kept[0]].id, skipped);
     rc = 0;
     for (size_t k = 0; k < nkept && rc == 0; k++) {
         struct cp_prof *pr = &cp.profs[kept[k]];

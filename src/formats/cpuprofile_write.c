@@ -46,7 +46,7 @@ static double *node_hits(const profile_t *p, double *delta_us)
     for (size_t i = 0; i < p->nnodes; i++)
         if (p->nodes[i].self > 0) total += p->nodes[i].self;
     double unit_s = profile_unit_seconds(p->weight_unit);
-    double per = unit_s > 0 ? 1e-3 / unit_s : 1;   /* the weight of one sample */
+    double per = unit_s > 0 ? 1e-3 / unit_s : 1; /* the weight of one sample */
     if (total / per > MAX_MADE_SAMPLES) per = total / MAX_MADE_SAMPLES;
     if (per == 1 && unit_s <= 0) {
         for (size_t i = 0; i < p->nnodes; i++) hits[i] = round(p->nodes[i].self);
@@ -179,11 +179,13 @@ static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *
     profile_t *view = NULL;
     size_t picked = 0;
     int merge = wo && wo->threads_merge;
-    if (format_thread_view(p0, wo, merge ? "all" : "main", merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_NONE, &view, &picked) != 0)
+    if (format_thread_view(p0, wo, merge ? "all" : "main", merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_NONE, &view,
+                           &picked) != 0)
         return -2;
     if (picked > 1 && !merge && (!wo || !wo->thread || strcmp(wo->thread, "all") == 0)) {
-        diag_error(NULL, 0, "a .cpuprofile holds one thread: --thread all writes trace events (-o FILE.json or --to trace); "
-                            "--threads merge puts every thread into one tree");
+        diag_error(NULL, 0,
+                   "a .cpuprofile holds one thread: --thread all writes trace events (-o FILE.json or --to trace); "
+                   "--threads merge puts every thread into one tree");
         profile_free(view);
         return -2;
     }
@@ -195,7 +197,7 @@ static int cpuprofile_write(const profile_t *p0, FILE *out, const write_opts_t *
     double *hits = node_hits(p, &delta_us);
     jw_object_begin(&jw, NULL);
     put_nodes(p, &jw, out, hits, 0);
-    jw_fixed(&jw, "startTime", 0, round(timeline_start(p)));   /* as put_samples rounds it */
+    jw_fixed(&jw, "startTime", 0, round(timeline_start(p))); /* as put_samples rounds it */
     double end = put_samples(p, &jw, out, hits, delta_us, 0);
     jw_fixed(&jw, "endTime", 0, end);
     jw_end(&jw);
@@ -231,7 +233,7 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
     jw_t jw;
     jw_init(&jw, &b);
     jw_object_begin(&jw, NULL);
-    jw_array_begin_lines(&jw, "traceEvents");   /* an event a line */
+    jw_array_begin_lines(&jw, "traceEvents"); /* an event a line */
     size_t nthreads = p->nthreads ? p->nthreads : 1;
     uint8_t *sel = xcalloc(nthreads, 1);
     if (!p->nthreads) sel[0] = 1;
@@ -274,7 +276,7 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
         }
         id++;
         double delta_us;
-        double *hits = node_hits(q, &delta_us), start = round(timeline_start(q));   /* as put_samples rounds it */
+        double *hits = node_hits(q, &delta_us), start = round(timeline_start(q)); /* as put_samples rounds it */
         /* the thread's name */
         jw_object_begin(&jw, NULL);
         jw_int(&jw, "pid", pid);
@@ -304,7 +306,7 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
             } else {
                 jw_object_begin(&jw, "cpuProfile");
                 put_nodes(q, &jw, out, hits, 1);
-                double end = put_samples(q, &jw, out, hits, delta_us, 1);   /* closes cpuProfile */
+                double end = put_samples(q, &jw, out, hits, delta_us, 1); /* closes cpuProfile */
                 jw_fixed(&jw, "endTime", 0, end);
             }
             jw_end(&jw);
@@ -314,7 +316,7 @@ static int trace_write(const profile_t *p, FILE *out, const write_opts_t *wo)
         free(hits);
         profile_free(v);
     }
-    jw_newline(&jw);   /* "]" on a line of its own */
+    jw_newline(&jw); /* "]" on a line of its own */
     jw_end(&jw);
     jw_object_begin(&jw, "metadata");
     jw_string(&jw, "source", "nodescope");

@@ -80,7 +80,7 @@ static frame_kind_t dtrace_kind(const char *s, size_t n)
     if (n >= 2 && !memcmp(s, "<<", 2)) return FRAME_BUILTIN;
     /* jstack() JS frames without the helper's prefix: "fn at /app/a.js line 3" / "position 120" */
     if (n && memmem(s, n, " at ", 4) && (memmem(s, n, " line ", 6) || memmem(s, n, " position ", 10))) return FRAME_JS;
-    const char *tick = n ? memchr(s, '`', n) : NULL;   /* s may be NULL when n is 0 */
+    const char *tick = n ? memchr(s, '`', n) : NULL; /* s may be NULL when n is 0 */
     if (tick) {
         size_t m = (size_t)(tick - s);
         if ((m == 7 && !memcmp(s, "genunix", 7)) || (m == 4 && !memcmp(s, "unix", 4))) return FRAME_KERNEL;
@@ -94,7 +94,7 @@ static frame_kind_t dtrace_kind(const char *s, size_t n)
 typedef struct {
     profile_t *p;
     const read_opts_t *o;
-    u64map_t cache;    /* hash of the raw frame text -> frame id + 1 */
+    u64map_t cache; /* hash of the raw frame text -> frame id + 1 */
     buf_t tidy;
 } dtrace_reader_t;
 
@@ -104,7 +104,10 @@ static void dtrace_frames(dtrace_reader_t *r, const char *s, size_t n, uint32_t 
     /* strip "+0x1a" (stackcollapse.pl: from the last '+') */
     const char *plus = NULL;
     for (size_t i = n; i-- > 0;)
-        if (s[i] == '+') { plus = s + i; break; }
+        if (s[i] == '+') {
+            plus = s + i;
+            break;
+        }
     if (plus && !(n >= 2 && s[0] == '<' && s[1] == '<')) n = (size_t)(plus - s);
     int helper = n >= 2 && ((s[0] == '<' && s[1] == '<') || (s[0] == '>' && s[1] == '>'));
     if (!helper) n = cpp_name_len(s, n);

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_rect(flame_layout_t *l, double start, double value, double before, uint32_t frame, uint32_t node, int depth)
+static void add_rect(flame_layout_t *l, double start, double value, double before, uint32_t frame, uint32_t node,
+                     int depth)
 {
     XGROW(l->r, l->cap, l->n + 1);
     l->r[l->n++] = (flame_rect_t){start, value, before, frame, node, depth};
@@ -25,8 +26,6 @@ static void add_rect(flame_layout_t *l, double start, double value, double befor
  * as many towers. --keep-unknown draws every frame. */
 
 static int is_unknown(const profile_t *p, uint32_t f) { return !strcmp(p->frames[f].name, "[unknown]"); }
-
-
 
 /* A copy of p with runs of [unknown] frames folded, or NULL when p has no run of two or more. */
 profile_t *flame_fold_unknown(const profile_t *p, flame_fold_t *fi)
@@ -135,7 +134,7 @@ static double *before_totals(const profile_t *p, const profile_t *before, double
 /* ---- flame graph layout: merged tree, children in name order ---- */
 
 void flame_layout_tree(const profile_t *p, const flame_opts_t *o, double view_w, double total, double min_px,
-                        flame_layout_t *l)
+                       flame_layout_t *l)
 {
     double *tot = xmalloc(p->nnodes * sizeof *tot);
     profile_totals(p, tot);
@@ -148,14 +147,19 @@ void flame_layout_tree(const profile_t *p, const flame_opts_t *o, double view_w,
     double px_per = total > 0 ? view_w / total : 0;
     add_rect(l, 0, tot[0], bef ? bef[0] : NAN, UINT32_MAX, 0, 0);
     /* iterative DFS: (node, start); output is in preorder, so x order at every depth */
-    typedef struct { uint32_t node; double x; int depth; } item_t;
+    typedef struct {
+        uint32_t node;
+        double x;
+        int depth;
+    } item_t;
     item_t *stack = NULL;
     size_t sn = 0, scap = 0;
     XGROW(stack, scap, 1);
     stack[sn++] = (item_t){0, 0, 0};
     while (sn) {
         item_t it = stack[--sn];
-        if (it.node) add_rect(l, it.x, tot[it.node], bef ? bef[it.node] : NAN, p->nodes[it.node].frame, it.node, it.depth);
+        if (it.node)
+            add_rect(l, it.x, tot[it.node], bef ? bef[it.node] : NAN, p->nodes[it.node].frame, it.node, it.depth);
         size_t nc;
         uint32_t *kids = profile_sorted_children(p, it.node, &nc);
         double *xs = xmalloc((nc ? nc : 1) * sizeof *xs), x = it.x;

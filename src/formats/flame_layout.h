@@ -11,9 +11,9 @@
 /* One frame of the drawing, in weight units (x = start * view_w / total). */
 typedef struct {
     double start, value;
-    double before;      /* differential: the earlier profile's weight, NAN when not differential */
-    uint32_t frame;     /* UINT32_MAX = the root "all" */
-    uint32_t node;      /* node of the drawn profile (0 for chart runs: not needed) */
+    double before;  /* differential: the earlier profile's weight, NAN when not differential */
+    uint32_t frame; /* UINT32_MAX = the root "all" */
+    uint32_t node;  /* node of the drawn profile (0 for chart runs: not needed) */
     int depth;
 } flame_rect_t;
 
@@ -25,7 +25,7 @@ typedef struct {
 } flame_layout_t;
 
 typedef struct {
-    int32_t *run_min, *run_max;   /* per node of the folded profile: lengths of the runs drawn there */
+    int32_t *run_min, *run_max; /* per node of the folded profile: lengths of the runs drawn there */
 } flame_fold_t;
 
 /* A copy of p with runs of [unknown] frames folded, or NULL when p has no run of two or more;

@@ -9,7 +9,8 @@ int flame_view(profile_t **p, profile_t **before, const write_opts_t *wo, int re
     for (int k = 0; k < 2; k++) {
         profile_t *v;
         if (!*sides[k]) continue;
-        if (format_thread_view(*sides[k], wo, "all", wo->threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &v, NULL))
+        if (format_thread_view(*sides[k], wo, "all", wo->threads_merge ? THREAD_ROOTS_MERGE : THREAD_ROOTS_ROLES, &v,
+                               NULL))
             return -1;
         if (v) profile_free(*sides[k]), *sides[k] = v;
     }

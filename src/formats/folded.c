@@ -1,10 +1,10 @@
 /* Folded stacks: "frame;frame;frame COUNT" per line (flamegraph.pl's input).
  * Reading merges repeated stacks; writing prints one line per unique stack in
  * byte order, as stackcollapse-perf.pl does, so existing tools keep working. */
-#include "formats/format.h"
 #include "formats/folded.h"
-#include "util/bigmem.h"
+#include "formats/format.h"
 #include "util/async_write.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/radix.h"
@@ -132,7 +132,7 @@ uint32_t folded_frame(profile_t *p, u64map_t *cache, const char *s, size_t n)
     uint32_t *slot = u64map_upsert(cache, hash_bytes(s, n), &found);
     if (found) {
         if (frame_is_text(&p->frames[*slot], s, n)) return *slot;
-        return new_frame(p, s, n);   /* a collision: interned, not cached */
+        return new_frame(p, s, n); /* a collision: interned, not cached */
     }
     uint32_t id = new_frame(p, s, n);
     *slot = id;
@@ -151,8 +151,8 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
     /* Consecutive lines usually share a prefix (sorted folded files): the previous
      * line's text and node path let a line skip the frames it shares. */
     buf_t prev = {0};
-    uint32_t *path = NULL;      /* path[d] = node of the previous line at depth d+1 */
-    size_t *ends = NULL;        /* ends[d] = offset in prev just past frame d */
+    uint32_t *path = NULL; /* path[d] = node of the previous line at depth d+1 */
+    size_t *ends = NULL;   /* ends[d] = offset in prev just past frame d */
     size_t path_cap = 0, ends_cap = 0, prev_depth = 0;
     while ((rc = input_getline(in, &line, &len)) > 0) {
         if (len == 0 || line[0] == '#') continue;
@@ -198,11 +198,11 @@ static int folded_read(input_t *in, profile_t *p, const read_opts_t *o)
         diag_error(in->name, first_bad, "not a folded stack ('frame;frame;... COUNT'), nor is any other line");
         return -1;
     }
-    if (bad)
-    {
+    if (bad) {
         if (bad == 1) diag_warn(in->name, first_bad, "not 'frame;frame;... COUNT': ignored");
-        else diag_warn(in->name, first_bad, "not 'frame;frame;... COUNT': ignored, as %s %ld later line%s like it",
-                       bad == 2 ? "is" : "are", bad - 1, bad == 2 ? "" : "s");
+        else
+            diag_warn(in->name, first_bad, "not 'frame;frame;... COUNT': ignored, as %s %ld later line%s like it",
+                      bad == 2 ? "is" : "are", bad - 1, bad == 2 ? "" : "s");
     }
     (void)o;
     return 0;
@@ -239,19 +239,19 @@ const format_reader_t format_folded_reader = {
  * script (17k lines, ~45 frames deep): the sort of whole rank paths was ~20% of collapse's
  * instructions and 6 MB of paths. */
 typedef struct {
-    uint64_t key;        /* rank << 32 | node: equal ranks in node order */
+    uint64_t key; /* rank << 32 | node: equal ranks in node order */
 } walk_item_t;
 
 typedef struct {
-    size_t base;         /* where this level's items start in the item stack */
-    size_t next, end;    /* the items not walked yet */
-    size_t prefix;       /* length of the line text above this level */
+    size_t base;      /* where this level's items start in the item stack */
+    size_t next, end; /* the items not walked yet */
+    size_t prefix;    /* length of the line text above this level */
 } walk_level_t;
 
 /* key = 2 * frame + (1 when the stack ends after it, 0 when ';' follows) */
 typedef struct {
-    const char *labels;     /* every frame's label, ';' turned into ':' */
-    const size_t *loff;     /* frame f's label is labels[loff[f] .. loff[f + 1]) */
+    const char *labels; /* every frame's label, ';' turned into ':' */
+    const size_t *loff; /* frame f's label is labels[loff[f] .. loff[f + 1]) */
 } label_order_t;
 
 static int cmp_label_keys(const void *a, const void *b, void *ctx)
@@ -286,12 +286,13 @@ static uint64_t key_bytes(const label_order_t *o, uint32_t k, size_t at)
  * then the runs that share those compared whole (qsort_r on all of them was ~25% of writing) */
 static void sort_label_keys(const label_order_t *o, uint32_t *keys, size_t n)
 {
-    uint64_t *hi = xmalloc((n + 1) * sizeof *hi), *lo = xmalloc((n + 1) * sizeof *lo), *lo0 = xmalloc((n + 1) * sizeof *lo0);
+    uint64_t *hi = xmalloc((n + 1) * sizeof *hi), *lo = xmalloc((n + 1) * sizeof *lo),
+             *lo0 = xmalloc((n + 1) * sizeof *lo0);
     for (size_t k = 0; k < n; k++) {
         keys[k] = (uint32_t)k;
         lo[k] = lo0[k] = key_bytes(o, (uint32_t)k, 8);
     }
-    radix_sort_u64(lo, keys, n);   /* stable: then by the first 8 bytes */
+    radix_sort_u64(lo, keys, n); /* stable: then by the first 8 bytes */
     for (size_t j = 0; j < n; j++) hi[j] = key_bytes(o, keys[j], 0);
     radix_sort_u64(hi, keys, n);
     for (size_t j = 0; j < n;) {
@@ -336,7 +337,8 @@ static void write_lines(const profile_t *p, line_sink_t sink, void *sink_ctx)
         loff[f] = labels.len;
         size_t at = labels.len;
         profile_frame_label(p, (uint32_t)f, &labels);
-        for (char *q = labels.data + at; (q = memchr(q, ';', labels.len - (size_t)(q - labels.data))) != NULL;) *q++ = ':';
+        for (char *q = labels.data + at; (q = memchr(q, ';', labels.len - (size_t)(q - labels.data))) != NULL;)
+            *q++ = ':';
     }
     loff[p->nframes] = labels.len;
 
@@ -423,10 +425,7 @@ static void write_lines(const profile_t *p, line_sink_t sink, void *sink_ctx)
 
 static void sink_buf(void *ctx, const char *s, size_t n) { buf_append(ctx, s, n); }
 
-void folded_write_buf(const profile_t *p, buf_t *out)
-{
-    write_lines(p, sink_buf, out);
-}
+void folded_write_buf(const profile_t *p, buf_t *out) { write_lines(p, sink_buf, out); }
 
 static void sink_file(void *ctx, const char *s, size_t n) { async_writer_put(ctx, s, n); }
 

@@ -3,9 +3,9 @@
  * The CLI never knows a format's internals. */
 #ifndef FORMATS_FORMAT_H
 #define FORMATS_FORMAT_H
-#include <stdio.h>
 #include "profile/profile.h"
 #include "util/input.h"
+#include <stdio.h>
 
 struct opt;
 struct format_reader;
@@ -17,19 +17,19 @@ struct format_reader;
  * reader's --pid, --kernel, ...) are not fields here: each reader declares them itself
  * (format_reader_t.options) and finds them with format_reader_opts. */
 typedef struct read_opts {
-    const char *format;        /* forced reader name, or NULL to detect */
+    const char *format; /* forced reader name, or NULL to detect */
     /* timelines */
-    int no_timeline;           /* the caller needs no per-sample timeline (folded output): save its memory */
+    int no_timeline; /* the caller needs no per-sample timeline (folded output): save its memory */
     int has_time_range;
-    double from_ms, to_ms;     /* relative to the profile's start */
+    double from_ms, to_ms; /* relative to the profile's start */
     /* symbol resolution of JIT frames by address (perf script input), see symbols/resolver.h */
-    struct jit_resolver *resolver;   /* NULL = trust the input's labels */
+    struct jit_resolver *resolver; /* NULL = trust the input's labels */
     /* each reader's own options, by format_reader_index; NULL = the reader's defaults */
     const void *reader_opts[FORMAT_READERS_MAX];
 } read_opts_t;
 
 typedef struct format_reader {
-    const char *name;          /* "perf", "dtrace", "folded", "cpuprofile", ... */
+    const char *name; /* "perf", "dtrace", "folded", "cpuprofile", ... */
     const char *description;
     /* How sure (0..100) this reader is that head[0..n) starts an input it reads. */
     int (*sniff)(const char *head, size_t n);
@@ -50,8 +50,8 @@ typedef struct format_reader {
 
 struct flame_opts;
 typedef struct write_opts {
-    const struct flame_opts *flame;   /* SVG options; NULL = defaults */
-    int annotate;                     /* folded: keep _[k]/_[j] annotations */
+    const struct flame_opts *flame; /* SVG options; NULL = defaults */
+    int annotate;                   /* folded: keep _[k]/_[j] annotations */
     /* Threads (profile.h "Threads"): which to write, --thread main|all|worker|v8|libuv|other|TID
      * (NULL = the format's default: the main thread for .cpuprofile, all for the others), and
      * --threads merge: one root as before threads instead of a root per thread role. */
@@ -60,10 +60,10 @@ typedef struct write_opts {
 } write_opts_t;
 
 typedef struct format_writer {
-    const char *name;                 /* "folded", "svg", "cpuprofile", "pprof", "txt", "trace" */
-    const char *extensions;           /* space separated, with dots: ".svg" */
+    const char *name;       /* "folded", "svg", "cpuprofile", "pprof", "txt", "trace" */
+    const char *extensions; /* space separated, with dots: ".svg" */
     int (*write)(const profile_t *p, FILE *out, const write_opts_t *o);
-    int picks_threads;                /* the writer applies o->thread itself; otherwise format_write
+    int picks_threads; /* the writer applies o->thread itself; otherwise format_write
                                        * hands it profile_thread_view (a root per role, or merged) */
 } format_writer_t;
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 static const char *const flat[] = {"red", "green", "blue", "aqua", "yellow", "purple", "orange"};
-static const char *const known[] = {"hot", "mem", "io", "wakeup", "chain", "java", "perl", "js", "red", "green",
-                                    "blue", "aqua", "yellow", "purple", "orange"};
+static const char *const known[] = {"hot", "mem",   "io",   "wakeup", "chain",  "java",   "perl",  "js",
+                                    "red", "green", "blue", "aqua",   "yellow", "purple", "orange"};
 
 int palette_known(const char *name)
 {
@@ -54,7 +54,8 @@ void palette_init(palette_t *pal, const char *name, const profile_t *p, int hash
     pal->name = name;
     pal->bg1 = "#eeeeee", pal->bg2 = "#eeeeb0";
     if (!strcmp(name, "mem")) pal->bg1 = "#eeeeee", pal->bg2 = "#e0e0ff";
-    if (!strcmp(name, "io") || !strcmp(name, "wakeup") || !strcmp(name, "chain")) pal->bg1 = "#f8f8f8", pal->bg2 = "#e8e8e8";
+    if (!strcmp(name, "io") || !strcmp(name, "wakeup") || !strcmp(name, "chain"))
+        pal->bg1 = "#f8f8f8", pal->bg2 = "#e8e8e8";
     for (size_t i = 0; i < sizeof flat / sizeof *flat; i++)
         if (!strcmp(name, flat[i])) pal->bg1 = "#f8f8f8", pal->bg2 = "#e8e8e8";
     if (diff) pal->bg1 = pal->bg2 = "#ffffff";
@@ -105,9 +106,9 @@ void palette_color(const palette_t *pal, const char *name, size_t len, frame_kin
         size_t i = 0;
         while (i < sizeof js_kinds / sizeof *js_kinds && js_kinds[i].kind != kind) i++;
         if (i == sizeof js_kinds / sizeof *js_kinds) {
-            r = g = 190 + (int)(20 * v1), b = 150;   /* process / root frames */
+            r = g = 190 + (int)(20 * v1), b = 150; /* process / root frames */
         } else {
-            int d = (int)(24 * v1) - 12;   /* neighbours stay distinguishable */
+            int d = (int)(24 * v1) - 12; /* neighbours stay distinguishable */
             r = js_kinds[i].r + d, g = js_kinds[i].g + d, b = js_kinds[i].b + d;
         }
     } else if (!strcmp(p, "mem")) r = 0, g = 190 + (int)(50 * v2), b = (int)(210 * v1);
@@ -123,9 +124,10 @@ void palette_color(const palette_t *pal, const char *name, size_t len, frame_kin
         /* by kind, as the text rules of flamegraph.pl would decide */
         if (kind == FRAME_KERNEL) r = 190 + (int)(65 * v1), g = 90 + (int)(65 * v1), b = 0;            /* orange */
         else if (memmem(name, len, "::", 2)) r = 175 + (int)(55 * v1), g = r, b = 50 + (int)(20 * v1); /* yellow */
-        else if (frame_kind_is_js(kind) || kind == FRAME_BUILTIN) g = 200 + (int)(55 * v1), r = 50 + (int)(60 * v1), b = r;
-        else r = 200 + (int)(55 * v1), g = 50 + (int)(80 * v1), b = g;                                 /* red */
-    } else { /* hot */
+        else if (frame_kind_is_js(kind) || kind == FRAME_BUILTIN)
+            g = 200 + (int)(55 * v1), r = 50 + (int)(60 * v1), b = r;
+        else r = 200 + (int)(55 * v1), g = 50 + (int)(80 * v1), b = g; /* red */
+    } else {                                                           /* hot */
         r = 205 + (int)(50 * v3), g = (int)(230 * v1), b = (int)(55 * v2);
     }
     if (r > 255) r = 255;

@@ -10,8 +10,8 @@ typedef struct {
 } palette_legend_t;
 
 typedef struct {
-    const char *name;       /* resolved palette name */
-    int hash;               /* flamegraph.pl --hash weighting */
+    const char *name; /* resolved palette name */
+    int hash;         /* flamegraph.pl --hash weighting */
     int diff, negate;
     const char *bg1, *bg2;
     palette_legend_t legend[FRAME_KIND_COUNT];

@@ -14,8 +14,8 @@
 #include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/demangle.h"
-#include "util/options.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include "util/strview.h"
 #include "util/xalloc.h"
 #include <ctype.h>
@@ -37,8 +37,8 @@ void perf_note_unrecognised(perf_reader_t *r, long line)
 /* V8 names carry JS source text (RegExp sources, file paths): never cut them at a '('. */
 static int is_v8_name(const char *s, size_t n)
 {
-    static const char *const prefixes[] = {"JS:", "RegExp:", "LazyCompile:", "Function:", "Eval:", "Script:",
-                                           "Builtin:", "BytecodeHandler:", "Stub:", "Handler:"};
+    static const char *const prefixes[] = {"JS:",     "RegExp:",  "LazyCompile:",     "Function:", "Eval:",
+                                           "Script:", "Builtin:", "BytecodeHandler:", "Stub:",     "Handler:"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
         if (sv_starts(s, n, prefixes[i])) return 1;
     return 0;
@@ -160,8 +160,7 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
             size_t start = 0;
             for (size_t i = 0; i <= a->len; i++) {
                 if (i < a->len && a->data[i] != ';') continue;
-                if (i > start)
-                    pool_push(r, profile_frame(r->p, a->data + start, i - start, "", 0, 0, FRAME_NATIVE));
+                if (i > start) pool_push(r, profile_frame(r->p, a->data + start, i - start, "", 0, 0, FRAME_NATIVE));
                 start = i + 1;
             }
             return;
@@ -191,7 +190,8 @@ static void make_frames(perf_reader_t *r, const perf_frame_t *f, perf_module_t m
         size_t plain_len = b->len;
         if (nparts > 0) {
             if (!memmem(b->data, b->len, "_[i]", 4)) buf_puts(b, "_[i]");
-        } else if (po->annotate_kernel && (po->perl_compat ? perf_perl_kernel_module(mod, mod_len) : mk == PERF_MOD_KERNEL)) {
+        } else if (po->annotate_kernel &&
+                   (po->perl_compat ? perf_perl_kernel_module(mod, mod_len) : mk == PERF_MOD_KERNEL)) {
             buf_puts(b, "_[k]");
         } else if (po->annotate_jit && jit) {
             if (!memmem(b->data, b->len, "_[j]", 4)) buf_puts(b, "_[j]");
@@ -302,14 +302,23 @@ static int jit_lookup(perf_reader_t *r, uint32_t entry, uint64_t addr, const cha
             at = h & r->memo_mask;
             while (r->memo[at].used) at = (at + 1) & r->memo_mask;
         }
-        r->memo[at] = (struct jit_memo){h, addr, entry, r->pid, f, 1, (uint8_t)found, (uint8_t)d.resolved,
-                                        (uint8_t)d.unresolved, (uint8_t)d.ambiguous, (uint8_t)d.relabelled};
+        r->memo[at] = (struct jit_memo){h,
+                                        addr,
+                                        entry,
+                                        r->pid,
+                                        f,
+                                        1,
+                                        (uint8_t)found,
+                                        (uint8_t)d.resolved,
+                                        (uint8_t)d.unresolved,
+                                        (uint8_t)d.ambiguous,
+                                        (uint8_t)d.relabelled};
         r->nmemo++;
         /* a repeat of this line in a later sample may stand for this lookup: its counts */
         r->line_stats = (uint32_t)d.resolved | (uint32_t)d.unresolved << 8 | (uint32_t)d.ambiguous << 16 |
                         (uint32_t)d.relabelled << 24;
     } else {
-        r->line_reusable = 0;   /* the answer may depend on the time: look it up every time */
+        r->line_reusable = 0; /* the answer may depend on the time: look it up every time */
     }
     *out = f;
     return found;
@@ -336,7 +345,7 @@ void perf_add_line(perf_reader_t *r, const char *s, size_t n)
         }
         if (!(r->po->with_addrs || r->po->inline_frames)) key = fr.sym, key_len = n - (size_t)(fr.sym - s);
     }
-    uint64_t h = perf_line_hash(key, key_len) ^ (uint64_t)r->java;   /* Java tidying depends on the comm */
+    uint64_t h = perf_line_hash(key, key_len) ^ (uint64_t)r->java; /* Java tidying depends on the comm */
     size_t at = h & r->slot_mask;
     line_entry_t *e = NULL;
     while (r->slots[at].entry) {

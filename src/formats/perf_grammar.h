@@ -10,18 +10,18 @@
 /* An event line: "comm PID/TID [CPU] TIME: PERIOD EVENT: [frame]". Every field but the
  * comm and the TID may be absent (perf script -F picks the fields). */
 typedef struct {
-    const char *comm;        /* may contain blanks; never empty */
+    const char *comm; /* may contain blanks; never empty */
     size_t comm_len;
-    const char *pid, *tid;   /* pid NULL when perf printed only one number (the TID) */
+    const char *pid, *tid; /* pid NULL when perf printed only one number (the TID) */
     size_t pid_len, tid_len;
     int has_time;
-    double time_us;          /* TIME as µs and as ns */
+    double time_us; /* TIME as µs and as ns */
     uint64_t time_ns;
-    const char *period;      /* NULL when there is none */
+    const char *period; /* NULL when there is none */
     size_t period_len;
-    const char *event;       /* "cycles:u" (without the ':' that ends the word); NULL when none */
+    const char *event; /* "cycles:u" (without the ':' that ends the word); NULL when none */
     size_t event_len;
-    const char *frame;       /* a single-line sample's frame "ADDR SYM (MODULE)"; NULL when none */
+    const char *frame; /* a single-line sample's frame "ADDR SYM (MODULE)"; NULL when none */
     size_t frame_len;
 } perf_event_t;
 
@@ -32,12 +32,12 @@ void perf_parse_event_fields(const char *s, size_t n, size_t from, perf_event_t 
 
 /* A callchain line "ADDR SYMBOL+0xOFF (MODULE)" (s without leading blanks). */
 typedef struct {
-    const char *pc;          /* the address text: Perl's \w+ */
+    const char *pc; /* the address text: Perl's \w+ */
     size_t pc_len;
-    uint64_t addr;           /* its leading hex digits */
-    const char *sym;         /* "SYMBOL+0xOFF" (may be "[unknown]", may contain " (") */
+    uint64_t addr;   /* its leading hex digits */
+    const char *sym; /* "SYMBOL+0xOFF" (may be "[unknown]", may contain " (") */
     size_t sym_len;
-    const char *mod;         /* text inside the last " (...)"; "" when the line has none */
+    const char *mod; /* text inside the last " (...)"; "" when the line has none */
     size_t mod_len;
     int has_mod;
 } perf_frame_t;
@@ -65,12 +65,12 @@ uint64_t perf_parse_u64(const char *s, size_t n);
 
 /* What perf printed in a frame's parentheses. */
 typedef enum {
-    PERF_MOD_NONE,        /* no module */
-    PERF_MOD_FILE,        /* an ELF file: node, libc.so.6, an addon */
-    PERF_MOD_KERNEL,      /* [kernel.kallsyms], [vdso], vmlinux, vmlinux-5.4.14-..., *.ko */
-    PERF_MOD_PERF_MAP,    /* a perf-PID.map (V8 --perf-basic-prof and other JITs) */
-    PERF_MOD_JITTED_SO,   /* perf inject --jit's jitted-PID-N.so */
-    PERF_MOD_UNKNOWN,     /* [unknown] */
+    PERF_MOD_NONE,      /* no module */
+    PERF_MOD_FILE,      /* an ELF file: node, libc.so.6, an addon */
+    PERF_MOD_KERNEL,    /* [kernel.kallsyms], [vdso], vmlinux, vmlinux-5.4.14-..., *.ko */
+    PERF_MOD_PERF_MAP,  /* a perf-PID.map (V8 --perf-basic-prof and other JITs) */
+    PERF_MOD_JITTED_SO, /* perf inject --jit's jitted-PID-N.so */
+    PERF_MOD_UNKNOWN,   /* [unknown] */
 } perf_module_t;
 
 perf_module_t perf_module_class(const char *m, size_t n);

@@ -29,7 +29,10 @@ void perf_addr2line(const char *pc, size_t pc_len, const char *mod, size_t mod_l
     while (fgets(line, sizeof line, f)) {
         size_t l = strlen(line);
         while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = 0;
-        if (first) { first = 0; continue; }
+        if (first) {
+            first = 0;
+            continue;
+        }
         char *disc = strstr(line, " (discriminator ");
         if (disc) *disc = 0;
         XGROW(items, cap, nitems + 1);

@@ -6,14 +6,14 @@
 #define FORMATS_PERF_OPTS_H
 
 typedef struct perf_read_opts {
-    int with_pid, with_tid;    /* root frame "comm-PID" / "comm-PID/TID" */
-    int annotate_kernel, annotate_jit;   /* append _[k] / _[j] */
-    int with_addrs;            /* keep addresses of unknown frames */
-    int inline_frames;         /* expand inlined frames with addr2line */
-    int inline_context;        /* with inline_frames: add :file:line */
-    const char *event_filter;  /* only this event; NULL = first seen */
-    int no_process_frame;      /* do not prepend the comm frame */
-    int perl_compat;           /* reproduce stackcollapse-perf.pl's known bugs (tests only) */
+    int with_pid, with_tid;            /* root frame "comm-PID" / "comm-PID/TID" */
+    int annotate_kernel, annotate_jit; /* append _[k] / _[j] */
+    int with_addrs;                    /* keep addresses of unknown frames */
+    int inline_frames;                 /* expand inlined frames with addr2line */
+    int inline_context;                /* with inline_frames: add :file:line */
+    const char *event_filter;          /* only this event; NULL = first seen */
+    int no_process_frame;              /* do not prepend the comm frame */
+    int perl_compat;                   /* reproduce stackcollapse-perf.pl's known bugs (tests only) */
 } perf_read_opts_t;
 
 #endif

@@ -24,7 +24,7 @@ enum { CHUNKS_PER_THREAD = 8 };
 typedef struct {
     char *data;
     size_t len, cap;
-    long index;   /* block number */
+    long index; /* block number */
 } block_t;
 
 /* Line numbers: a worker numbers lines as (block number << 32) + line within the block;
@@ -41,7 +41,7 @@ typedef struct {
     char **spare;
     size_t nspare;
     size_t block_size;
-    long *block_lines;       /* line count of each block, filled in by the workers */
+    long *block_lines; /* line count of each block, filled in by the workers */
     size_t block_lines_cap;
 } block_queue_t;
 
@@ -65,9 +65,9 @@ static void fold_block(worker_t *w, block_t b)
             w->r.line++;
             pos += len + 1;
         }
-        perf_end_sample(&w->r);   /* blocks end at a sample boundary */
+        perf_end_sample(&w->r); /* blocks end at a sample boundary */
         w->r.in_sample = 0, w->r.nleaf = 0, w->r.nspans = 0, w->r.skipping = 0;
-        perf_reader_detach(&w->r);   /* the block's buffer is about to be reused */
+        perf_reader_detach(&w->r); /* the block's buffer is about to be reused */
         pthread_mutex_lock(&q->mu);
         if (b.cap == 2 * q->block_size) q->spare[q->nspare++] = b.data;
         else free(b.data);
@@ -137,7 +137,7 @@ static void start_readers(input_t *in, const read_opts_t *o, const char *head, s
     perf_reader_t probe;
     profile_t *tmp = profile_new();
     read_opts_t probe_o = *o;
-    probe_o.resolver = NULL;   /* the probe's lookups would be counted twice (--stats) */
+    probe_o.resolver = NULL; /* the probe's lookups would be counted twice (--stats) */
     perf_reader_init(&probe, tmp, &probe_o, in);
     for (size_t pos = 0; pos < n && !probe.event_lines;) {
         const char *nl = memchr(head + pos, '\n', n - pos);
@@ -149,7 +149,7 @@ static void start_readers(input_t *in, const read_opts_t *o, const char *head, s
         profile_t *wp = profile_new();
         perf_reader_init(&w[k].r, wp, o, in);
         w[k].r.parallel = parallel;
-        w[k].r.defer = 1;   /* a block's text stays in place while its samples are folded */
+        w[k].r.defer = 1; /* a block's text stays in place while its samples are folded */
         memcpy(w[k].r.event, probe.event, sizeof probe.event);
         w[k].r.event_defaulted = probe.event_defaulted;
         w[k].r.have_start = probe.have_start;
@@ -181,7 +181,7 @@ static int finish_readers(input_t *in, profile_t *p, worker_t *w, int nreaders, 
             profile_merge(p, r->p, 1.0);
         }
         if (!sum.event[0]) memcpy(sum.event, r->event, sizeof sum.event);
-        if (!sum.unit[0]) memcpy(sum.unit, r->unit, sizeof sum.unit);   /* every worker keeps the same event */
+        if (!sum.unit[0]) memcpy(sum.unit, r->unit, sizeof sum.unit); /* every worker keeps the same event */
         sum.event_lines += r->event_lines;
         sum.samples += r->samples;
         if (r->nentries > sum.nentries) sum.nentries = r->nentries;
@@ -200,12 +200,12 @@ static int finish_readers(input_t *in, profile_t *p, worker_t *w, int nreaders, 
     long *first = xmalloc(((size_t)nblocks + 1) * sizeof *first);
     first[0] = 1;
     for (long i = 0; i < nblocks; i++) first[i + 1] = first[i] + block_lines[i];
-#define FILE_LINE(l) (first[(l) >> 32] + ((l) & 0xffffffff) - 1)
+#define FILE_LINE(l) (first[(l) >> 32] + ((l)&0xffffffff) - 1)
     if (sum.unrecognised) sum.first_unrecognised = FILE_LINE(sum.first_unrecognised);
     if (sum.skipped_line) sum.skipped_line = FILE_LINE(sum.skipped_line);
     if (too_long_line)
-        diag_error(in->name, FILE_LINE(too_long_line), "line longer than %zu MiB; this does not look like perf script output",
-                   in->max_line >> 20);
+        diag_error(in->name, FILE_LINE(too_long_line),
+                   "line longer than %zu MiB; this does not look like perf script output", in->max_line >> 20);
 #undef FILE_LINE
     free(first);
     /* the timeline in time order again; bounds from it */
@@ -236,7 +236,7 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
     long nblocks = 0;
     size_t nsamples_before = p->nsamples;
     char *carry = NULL;
-    size_t carry_len = 0, long_cap = 0;   /* long_cap: carry is a whole buffer of that size */
+    size_t carry_len = 0, long_cap = 0; /* long_cap: carry is a whole buffer of that size */
     for (;;) {
         /* a block: what was left over, plus fresh bytes */
         /* pooled buffers are 2 blocks big: the carried-over part plus a block of fresh bytes */
@@ -269,7 +269,7 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
         size_t cut = last ? len : sample_boundary(buf, len);
         if (!last && cut == 0) {
             /* no boundary: one very long sample or line; read on, up to the line limit */
-            if (len > in->max_line) {   /* reported below, once the line number is known */
+            if (len > in->max_line) { /* reported below, once the line number is known */
                 too_long = 1;
                 carry = buf, carry_len = len;
                 rc = -1;
@@ -320,11 +320,11 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
     pthread_mutex_destroy(&q.mu);
     pthread_cond_destroy(&q.have);
     pthread_cond_destroy(&q.room);
-    int res = finish_readers(in, p, w, started ? nreaders : 0, q.block_lines, nblocks, nsamples_before, too_long_line, rc);
+    int res =
+        finish_readers(in, p, w, started ? nreaders : 0, q.block_lines, nblocks, nsamples_before, too_long_line, rc);
     free(q.block_lines);
     return res;
 }
-
 
 /* ---- regular files: one contiguous part of the file per thread ---- */
 
@@ -334,12 +334,12 @@ static size_t next_boundary(const char *data, size_t n)
 {
     const char *nl = memchr(data, '\n', n);
     while (nl) {
-        size_t at = (size_t)(nl - data) + 1;   /* a line starts here */
+        size_t at = (size_t)(nl - data) + 1; /* a line starts here */
         if (at >= n) break;
         const char *end = memchr(data + at, '\n', n - at);
-        if (!end) break;   /* only whole lines are judged */
+        if (!end) break; /* only whole lines are judged */
         size_t len = (size_t)(end - (data + at));
-        if (len == 0) return at + 1;   /* a blank line: the next line starts a sample */
+        if (len == 0) return at + 1; /* a blank line: the next line starts a sample */
         char c = data[at];
         if (c != '\t' && c != ' ' && !perf_looks_like_frame(data + at, len)) return at;
         nl = end;
@@ -349,9 +349,9 @@ static size_t next_boundary(const char *data, size_t n)
 
 /* One contiguous stretch of the file, cut at sample boundaries. */
 typedef struct {
-    int64_t lo, hi;          /* file offsets; hi -1: to the end of the file */
-    long lines;              /* lines read */
-    long too_long_line;      /* BLOCK_LINE of a line longer than in->max_line, or 0 */
+    int64_t lo, hi;     /* file offsets; hi -1: to the end of the file */
+    long lines;         /* lines read */
+    long too_long_line; /* BLOCK_LINE of a line longer than in->max_line, or 0 */
     int rc;
 } chunk_t;
 
@@ -361,15 +361,15 @@ typedef struct {
     input_t *in;
     chunk_t *chunks;
     int nchunks;
-    int next;                /* atomic */
+    int next; /* atomic */
     size_t block_size;
-    uint64_t done;           /* bytes read (atomic; progress) */
+    uint64_t done; /* bytes read (atomic; progress) */
 } split_t;
 
 typedef struct {
     worker_t *w;
     split_t *sp;
-    int index;               /* 0: this thread, which shows the progress */
+    int index; /* 0: this thread, which shows the progress */
 } part_t;
 
 /* Folds chunk c: blocks read with pread, each cut at its last sample boundary. The reader's
@@ -429,9 +429,9 @@ static void fold_chunk(perf_reader_t *r, split_t *sp, int ci, int show_progress,
             r->line++;
             pos += l + 1;
         }
-        perf_end_sample(r);   /* blocks end at a sample boundary */
+        perf_end_sample(r); /* blocks end at a sample boundary */
         r->in_sample = 0, r->nleaf = 0, r->nspans = 0, r->skipping = 0;
-        perf_reader_detach(r);   /* the buffer's text is about to move */
+        perf_reader_detach(r); /* the buffer's text is about to move */
         if (last) break;
         memmove(buf, buf + cut, len - cut);
         len -= cut;
@@ -475,10 +475,10 @@ int perf_read_split(input_t *in, profile_t *p, const read_opts_t *o, int nparts,
     for (int i = 1; i < want; i++) {
         int64_t mid = base + size / want * i;
         if (mid <= ch[n - 1].lo) continue;
-        ssize_t k = pread(in->fd, probe, win, mid - 1);   /* from the byte before: mid may start a line */
+        ssize_t k = pread(in->fd, probe, win, mid - 1); /* from the byte before: mid may start a line */
         if (k <= 0) break;
         size_t b = next_boundary(probe, (size_t)k);
-        if (b == (size_t)k) continue;   /* none near: the chunk before takes this one's bytes */
+        if (b == (size_t)k) continue; /* none near: the chunk before takes this one's bytes */
         ch[n++].lo = mid - 1 + (int64_t)b;
     }
     free(probe);

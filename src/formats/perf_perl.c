@@ -40,7 +40,7 @@ int perf_perl_event(const char *s, size_t n, perf_event_t *ev)
         while (tok + ev->tid_len < tok_end && perf_is_digit(s[tok + ev->tid_len])) ev->tid_len++;
     }
     ev->comm = s, ev->comm_len = comm_len;
-    perf_parse_event_fields(s, n, tok_end, ev);   /* for the time */
+    perf_parse_event_fields(s, n, tok_end, ev); /* for the time */
     /* Perl matches ":\s*(\d+)*\s+(\S+):\s*$" on the whole line, and ignores any frame on it. */
     ev->event = NULL, ev->event_len = 0, ev->period = NULL, ev->period_len = 0, ev->frame = NULL, ev->frame_len = 0;
     if (n > 1 && s[n - 1] == ':') {
@@ -55,7 +55,7 @@ int perf_perl_event(const char *s, size_t n, perf_event_t *ev)
         while (c > 0 && perf_is_space(s[c - 1])) c--;
         if (c > 0 && s[c - 1] == ':') {
             if (d < j) ev->period = s + d, ev->period_len = j - d;
-        } else if (!(j > 0 && s[j - 1] == ':')) {   /* ':' right before the blanks: no period */
+        } else if (!(j > 0 && s[j - 1] == ':')) { /* ':' right before the blanks: no period */
             return 1;
         }
         /* the event name is \S+ up to the last ':' */
@@ -70,7 +70,10 @@ size_t perf_perl_strip_params(const char *s, size_t n)
     if (go) {
         const char *close = NULL;
         for (const char *q = s + n; q > go + 2; q--)
-            if (q[-1] == '.' && q - 2 > go + 1 && q[-2] == ')') { close = q; break; }
+            if (q[-1] == '.' && q - 2 > go + 1 && q[-2] == ')') {
+                close = q;
+                break;
+            }
         if (close) return n;
     }
     for (size_t i = 0; i < n; i++)
@@ -111,7 +114,7 @@ int perf_perl_frame(const char *s, size_t n, perf_frame_t *f)
     size_t close = n;
     while (close > i && s[close - 1] != ')') close--;
     if (close == i) return 0;
-    close--;   /* the last ')' */
+    close--; /* the last ')' */
     for (size_t k = close; k-- > i + 1;) {
         if (s[k] != ' ' || s[k + 1] != '(') continue;
         size_t start = w < k ? w : k - 1;

@@ -20,17 +20,17 @@
  *
  * Deliberate differences from stackcollapse-perf.pl (docs/commands/collapse.md);
  * perf_read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
+#include "formats/perf_script.h"
 #include "formats/format.h"
 #include "formats/perf_grammar.h"
 #include "formats/perf_opts.h"
 #include "formats/perf_perl.h"
-#include "formats/perf_script.h"
 #include "symbols/resolver.h"
 #include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/demangle.h"
-#include "util/options.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include "util/strview.h"
 #include "util/xalloc.h"
 #include <ctype.h>
@@ -57,7 +57,7 @@ static uint32_t leaf_for_stack(perf_reader_t *r, const uint32_t *frames, size_t 
         if (i == 0 && node == 0) return *slot;
         uint32_t leaf = 0;
         for (size_t k = 0; k < n; k++) leaf = profile_child(r->p, leaf, frames[k]);
-        return leaf;   /* collision: not cached */
+        return leaf; /* collision: not cached */
     }
     uint32_t leaf = 0;
     for (size_t k = 0; k < n; k++) leaf = profile_child(r->p, leaf, frames[k]);
@@ -66,31 +66,27 @@ static uint32_t leaf_for_stack(perf_reader_t *r, const uint32_t *frames, size_t 
     return leaf;
 }
 
-
 /* Samples hang under their thread's node, except where the Perl script's roots are asked
  * for: --perl-compat, and --pid/--tid (comm-PID[/TID] roots, not thread roles). */
-static int keeps_threads(const perf_read_opts_t *po)
-{
-    return !po->perl_compat && !po->with_pid && !po->with_tid;
-}
+static int keeps_threads(const perf_read_opts_t *po) { return !po->perl_compat && !po->with_pid && !po->with_tid; }
 
 /* ---- samples folded against the previous sample of their thread (r->defer) ---- */
 
 /* A thread's last sample: its lines (root first) with what each became, and its nodes. */
 struct perf_prev {
     int valid;
-    int detached;          /* every line's text is in own (none points into the reader's block) */
+    int detached; /* every line's text is in own (none points into the reader's block) */
     uint32_t proc_frame;
     int java;
     struct perf_span *lines;
-    uint32_t *line_end;    /* frames[0 .. line_end[i]) are lines 0..i's frames */
-    uint32_t *stats;       /* resolver counts a repeat of the line stands for (see jit_lookup) */
-    uint8_t *flags;        /* PREV_BAD: unrecognised; PREV_REUSABLE: a repeat may stand for it */
-    size_t nlines, lines_cap, nreuse;   /* lines[0 .. nreuse) may be matched */
-    uint32_t *frames;      /* the callchain's frames, root first */
-    uint32_t *nodes;       /* node of each stack position, the thread and process frames first */
+    uint32_t *line_end;               /* frames[0 .. line_end[i]) are lines 0..i's frames */
+    uint32_t *stats;                  /* resolver counts a repeat of the line stands for (see jit_lookup) */
+    uint8_t *flags;                   /* PREV_BAD: unrecognised; PREV_REUSABLE: a repeat may stand for it */
+    size_t nlines, lines_cap, nreuse; /* lines[0 .. nreuse) may be matched */
+    uint32_t *frames;                 /* the callchain's frames, root first */
+    uint32_t *nodes;                  /* node of each stack position, the thread and process frames first */
     size_t nframes, frames_cap;
-    buf_t own;             /* line text kept by perf_reader_detach */
+    buf_t own; /* line text kept by perf_reader_detach */
 };
 enum { PREV_BAD = 1, PREV_REUSABLE = 2 };
 
@@ -114,7 +110,7 @@ static void prev_reserve(struct perf_prev *P, size_t nlines, size_t nframes)
         P->flags = xrealloc(P->flags, cap);
         P->lines_cap = cap;
     }
-    if (nframes > P->frames_cap || !P->nodes) {   /* nodes also hold the thread and process roots */
+    if (nframes > P->frames_cap || !P->nodes) { /* nodes also hold the thread and process roots */
         size_t cap = nframes * 2 + 8;
         P->frames = xrealloc(P->frames, cap * sizeof *P->frames);
         P->nodes = xrealloc(P->nodes, (cap + 2) * sizeof *P->nodes);
@@ -151,7 +147,7 @@ static void end_sample_deferred(perf_reader_t *r)
         }
     }
     const size_t m = j ? P->line_end[j - 1] : 0;
-    for (size_t i = 0; i < j; i++) {   /* what reading those lines again would have counted */
+    for (size_t i = 0; i < j; i++) { /* what reading those lines again would have counted */
         if (P->flags[i] & PREV_BAD) perf_note_unrecognised(r, r->spans[n - 1 - i].line);
         uint32_t st = P->stats[i];
         if (st) {
@@ -164,7 +160,7 @@ static void end_sample_deferred(perf_reader_t *r)
     /* the other lines, leaf first (frames are interned in the order they always were) */
     prev_reserve(P, n, 0);
     r->nleaf = 0;
-    const long line_now = r->line;   /* messages name each line's own number */
+    const long line_now = r->line; /* messages name each line's own number */
     for (size_t i = 0; i + j < n; i++) {
         size_t before = r->nleaf, at = n - 1 - i;
         r->line = r->spans[i].line;
@@ -187,13 +183,13 @@ static void end_sample_deferred(perf_reader_t *r)
     r->nleaf = 0, r->nspans = 0;
     P->nlines = n, P->nreuse = nreuse, P->nframes = total;
     P->proc_frame = r->proc_frame, P->java = r->java;
-    P->valid = 0;   /* until its nodes are known */
+    P->valid = 0; /* until its nodes are known */
     if (total + (size_t)with_proc == 0) return;
     if (with_thread && !r->p->threads[r->thread].role_known) {
         XGROW(r->stack, r->stack_cap, total + 1);
         size_t k = 0;
         if (with_proc) r->stack[k++] = r->proc_frame;
-        if (total) memcpy(r->stack + k, P->frames, total * sizeof *P->frames);   /* frames may be NULL */
+        if (total) memcpy(r->stack + k, P->frames, total * sizeof *P->frames); /* frames may be NULL */
         profile_thread_note_stack(r->p, r->thread, r->stack, k + total);
     }
     if (r->has_time && o->has_time_range) {
@@ -204,7 +200,9 @@ static void end_sample_deferred(perf_reader_t *r)
     size_t k0 = same ? hdr + m : 0;
     uint32_t node = k0 ? P->nodes[k0 - 1] : 0;
     for (size_t k = k0; k < hdr + total; k++) {
-        uint32_t f = k >= hdr ? P->frames[k - hdr] : (with_thread && k == 0) ? r->p->threads[r->thread].frame : r->proc_frame;
+        uint32_t f = k >= hdr                  ? P->frames[k - hdr]
+                     : (with_thread && k == 0) ? r->p->threads[r->thread].frame
+                                               : r->proc_frame;
         node = profile_child(r->p, node, f);
         P->nodes[k] = node;
     }
@@ -223,7 +221,7 @@ void perf_reader_detach(perf_reader_t *r)
 {
     for (size_t t = 0; t < r->nprev; t++) {
         struct perf_prev *P = &r->prev[t];
-        if (!P->valid || P->detached) continue;   /* no sample of this thread in the block */
+        if (!P->valid || P->detached) continue; /* no sample of this thread in the block */
         buf_t own = {0};
         for (size_t i = 0; i < P->nreuse; i++) buf_append(&own, P->lines[i].s, P->lines[i].n);
         size_t off = 0;
@@ -320,7 +318,7 @@ static int event_line(perf_reader_t *r, const char *s, size_t n)
             cmp_len = perf_event_base_len(ev, ev_len);
         }
         if (want_len != cmp_len || memcmp(r->event, ev, cmp_len)) {
-            if (r->event_defaulted && !r->skipped_line) {   /* reported once the input is read */
+            if (r->event_defaulted && !r->skipped_line) { /* reported once the input is read */
                 r->skipped_line = r->line;
                 snprintf(r->skipped_event, sizeof r->skipped_event, "%.*s", (int)(ev_len < 127 ? ev_len : 127), ev);
             }
@@ -418,7 +416,7 @@ void perf_line(perf_reader_t *r, char *line, size_t len)
         }
 #endif
         while (i < len && (line[i] == ' ' || line[i] == '\t')) i++;
-        if (i == len) {   /* a line of blanks ends a sample too */
+        if (i == len) { /* a line of blanks ends a sample too */
             perf_end_sample(r);
             r->nleaf = 0, r->nspans = 0;
             return;
@@ -487,7 +485,7 @@ static int perf_read_serial(input_t *in, profile_t *p, const read_opts_t *o)
         r.line = in->line;
         perf_line(&r, line, len);
     }
-    if (rc == 0 && !po->perl_compat) perf_end_sample(&r);   /* the last sample needs no trailing blank line */
+    if (rc == 0 && !po->perl_compat) perf_end_sample(&r); /* the last sample needs no trailing blank line */
     input_progress_done(in);
     int result = perf_report(in, &r, rc);
     perf_reader_free(&r);
@@ -568,7 +566,7 @@ static int perf_sniff(const char *head, size_t n)
             }
             /* "comm PID TIME: PERIOD EVENT:", or "-F comm,pid,ip,sym" single-line samples "comm PID ADDR SYM" */
             if (pid_seen && (colon_after_pid || (hex_after_pid && words_after_pid >= 2))) events++;
-            else if (start == 0 && s[len - 1] == ')' && perf_looks_like_frame(s, len)) frames++;   /* not indented */
+            else if (start == 0 && s[len - 1] == ')' && perf_looks_like_frame(s, len)) frames++; /* not indented */
             else other++;
         }
     }
@@ -600,7 +598,7 @@ static void perf_options(void *opts, opt_t *table)
         OPT_BOOL("context", 0, "with --inline: add source file:line", &po->inline_context),
         OPT_STR("event-filter", 0, "EV", "perf: only samples of event EV (default: the first seen)", &po->event_filter),
         OPT_BOOL("no-process", 0, "do not prepend the process name frame", &po->no_process_frame),
-        OPT_BOOL("perl-compat", 0, NULL, &po->perl_compat),   /* hidden: for the compatibility test */
+        OPT_BOOL("perl-compat", 0, NULL, &po->perl_compat), /* hidden: for the compatibility test */
         OPT_END,
     };
     _Static_assert(sizeof t / sizeof *t <= FORMAT_READER_MAX_OPTS, "FORMAT_READER_MAX_OPTS is too small");

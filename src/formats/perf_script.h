@@ -5,16 +5,16 @@
 #define FORMATS_PERF_SCRIPT_H
 #include "formats/format.h"
 #include "formats/perf_opts.h"
+#include "symbols/resolver.h"
 #include "util/buf.h"
 #include "util/hash.h"
-#include "symbols/resolver.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
 /* One distinct callchain line and the frames it became (several with "->" or --inline). */
 typedef struct {
-    size_t key_off;        /* raw line text in reader.keys */
+    size_t key_off; /* raw line text in reader.keys */
     uint32_t key_len;
     uint32_t first, count; /* frame ids in reader.frame_pool, root-most first */
     uint64_t addr;         /* the line's address (the key holds it, except in --perl-compat mode) */
@@ -27,11 +27,14 @@ typedef struct {
 typedef struct perf_reader {
     profile_t *p;
     const read_opts_t *o;
-    const perf_read_opts_t *po;   /* the reader's own options (never NULL) */
+    const perf_read_opts_t *po; /* the reader's own options (never NULL) */
     input_t *in;
 
     /* frame cache */
-    struct line_slot { uint64_t hash; uint32_t entry; } *slots;   /* open addressing; entry 0 = empty */
+    struct line_slot {
+        uint64_t hash;
+        uint32_t entry;
+    } * slots; /* open addressing; entry 0 = empty */
     size_t slot_mask;
     line_entry_t *entries;
     size_t nentries, entries_cap;
@@ -47,7 +50,7 @@ typedef struct perf_reader {
         int32_t pid;
         uint32_t frame;
         uint8_t used, found, resolved, unresolved, ambiguous, relabelled;
-    } *memo;
+    } * memo;
     size_t memo_mask, nmemo;
     jit_resolver_stats_t memo_stats;
 
@@ -60,44 +63,48 @@ typedef struct perf_reader {
      * root-side lines whose text is the same are its frames and nodes again, with no parsing,
      * hashing or tree lookup; only the rest go through add_line. */
     int defer;
-    struct perf_span { const char *s; uint32_t n; long line; } *spans;   /* leaf first */
+    struct perf_span {
+        const char *s;
+        uint32_t n;
+        long line;
+    } * spans; /* leaf first */
     size_t nspans, spans_cap;
-    struct perf_prev *prev;   /* per thread (slot 0 without threads): its last sample */
+    struct perf_prev *prev; /* per thread (slot 0 without threads): its last sample */
     size_t nprev;
     /* what add_line learnt about the line it just read (for the previous-sample record) */
     uint8_t line_bad, line_reusable;
-    uint32_t line_stats;      /* resolver counts the line stands for, packed a byte each */
+    uint32_t line_stats; /* resolver counts the line stands for, packed a byte each */
 
     /* current sample */
-    int in_sample;         /* an accepted event line was seen */
-    int skipping;          /* a filtered-out sample: ignore its callchain */
-    uint32_t *leaf_first;  /* frame ids, leaf first */
+    int in_sample;        /* an accepted event line was seen */
+    int skipping;         /* a filtered-out sample: ignore its callchain */
+    uint32_t *leaf_first; /* frame ids, leaf first */
     size_t nleaf, leaf_cap;
     uint32_t *stack;
     size_t stack_cap;
     uint32_t proc_frame;
-    uint32_t thread;       /* the sample's thread in p->threads (not in perl_compat mode) */
+    uint32_t thread; /* the sample's thread in p->threads (not in perl_compat mode) */
     double period;
     int has_time;
     double time_us;
     uint64_t time_ns;
     int pid;
-    int java;              /* the comm starts with "java": Java frames are tidied */
+    int java; /* the comm starts with "java": Java frames are tidied */
 
     /* events */
-    char event[128];       /* the event samples are kept for ("" until the first one) */
+    char event[128]; /* the event samples are kept for ("" until the first one) */
     int event_defaulted;
 
     /* timeline */
     int have_start;
     double start_us;
 
-    char unit[128];        /* the weights' unit, from the first kept sample: "ns", "cycles", "samples" */
+    char unit[128]; /* the weights' unit, from the first kept sample: "ns", "cycles", "samples" */
 
     long samples, unrecognised, first_unrecognised, event_lines;
-    long line;               /* number of the line being read, for messages */
-    int parallel;            /* one of several workers: serialise resolver calls */
-    long skipped_line;       /* first sample of another event type, skipped */
+    long line;         /* number of the line being read, for messages */
+    int parallel;      /* one of several workers: serialise resolver calls */
+    long skipped_line; /* first sample of another event type, skipped */
     char skipped_event[128];
 } perf_reader_t;
 

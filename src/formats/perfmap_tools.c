@@ -68,7 +68,8 @@ void perfmap_stats(const perfmap_t *m, perfmap_stats_t *st)
     st->js_sparkplug = kinds[FRAME_JS_BASELINE];
     st->js_interpreted = kinds[FRAME_JS_INTERPRETED];
     st->js_other = kinds[FRAME_JS];
-    st->other = kinds[FRAME_NATIVE] + kinds[FRAME_UNKNOWN] + kinds[FRAME_BUILTIN] - st->builtin - st->bytecode - st->regexp;
+    st->other =
+        kinds[FRAME_NATIVE] + kinds[FRAME_UNKNOWN] + kinds[FRAME_BUILTIN] - st->builtin - st->bytecode - st->regexp;
 }
 
 /* A perf script callchain line "\t  ADDR SYM+0xOFF (MODULE)" whose module a JIT symbol source may
@@ -78,7 +79,8 @@ static int jit_frame_line(const char *s, size_t n, perf_frame_t *f)
     size_t i = 0;
     while (i < n && perf_is_space(s[i])) i++;
     if (i == 0 || i == n) return 0;
-    return perf_parse_frame(s + i, n - i, f) && f->has_mod && perf_module_is_jit_like(perf_module_class(f->mod, f->mod_len));
+    return perf_parse_frame(s + i, n - i, f) && f->has_mod &&
+           perf_module_is_jit_like(perf_module_class(f->mod, f->mod_len));
 }
 
 int perf_script_relabel(jit_resolver_t *r, input_t *in, FILE *out)

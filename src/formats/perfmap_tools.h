@@ -12,11 +12,11 @@
 size_t perfmap_tidy_write(const perfmap_t *m, FILE *f);
 
 typedef struct {
-    size_t overlapped;        /* entries a later entry overlaps */
-    size_t reused;            /* entries repeating an earlier entry's exact start and size */
-    uint64_t lo, hi;          /* the addresses covered (lo > hi when there are no entries) */
+    size_t overlapped; /* entries a later entry overlaps */
+    size_t reused;     /* entries repeating an earlier entry's exact start and size */
+    uint64_t lo, hi;   /* the addresses covered (lo > hi when there are no entries) */
     unsigned long js_turbofan, js_maglev, js_sparkplug, js_interpreted, js_other;
-    unsigned long eval, builtin, bytecode, regexp, other;   /* by the name's prefix (Builtin:, ...) */
+    unsigned long eval, builtin, bytecode, regexp, other; /* by the name's prefix (Builtin:, ...) */
 } perfmap_stats_t;
 
 /* m's entries counted (map stats). */

@@ -35,7 +35,7 @@ static void pb_key(buf_t *b, unsigned field, unsigned wire) { pb_varint(b, (uint
 
 static void pb_int(buf_t *b, unsigned field, int64_t v)
 {
-    if (!v) return;   /* proto3 default */
+    if (!v) return; /* proto3 default */
     pb_key(b, field, 0);
     pb_varint(b, (uint64_t)v);
 }
@@ -50,8 +50,8 @@ static void pb_bytes(buf_t *b, unsigned field, const void *p, size_t n)
 /* --- string table: index 0 must be "" --- */
 
 typedef struct {
-    buf_t table;        /* encoded string_table fields, in index order */
-    u64map_t index;     /* interned pointer -> index + 1 */
+    buf_t table;    /* encoded string_table fields, in index order */
+    u64map_t index; /* interned pointer -> index + 1 */
     int64_t count;
 } strtab_t;
 

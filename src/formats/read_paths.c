@@ -23,6 +23,6 @@ int format_read_paths(char **paths, int npaths, profile_t *p, const read_opts_t 
             return -1;
         }
     }
-    assert(profile_check(p, NULL) == 0);   /* what every reader leaves (the test build) */
+    assert(profile_check(p, NULL) == 0); /* what every reader leaves (the test build) */
     return 0;
 }

@@ -1,6 +1,6 @@
 #include "formats/format.h"
-#include "util/diag.h"
 #include "util/buf.h"
+#include "util/diag.h"
 #include <string.h>
 
 extern const format_reader_t format_folded_reader;
@@ -23,12 +23,8 @@ static const format_reader_t *const readers[] = {
 };
 
 static const format_writer_t *const writers[] = {
-    &format_folded_writer,
-    &format_svg_writer,
-    &format_cpuprofile_writer,
-    &format_pprof_writer,
-    &format_txt_writer,
-    &format_trace_writer,
+    &format_folded_writer, &format_svg_writer, &format_cpuprofile_writer,
+    &format_pprof_writer,  &format_txt_writer, &format_trace_writer,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -42,10 +38,7 @@ const format_reader_t *format_reader_by_name(const char *name)
 
 _Static_assert(COUNT(readers) <= FORMAT_READERS_MAX, "FORMAT_READERS_MAX is too small");
 
-const format_reader_t *format_reader_at(int i)
-{
-    return i >= 0 && (size_t)i < COUNT(readers) ? readers[i] : NULL;
-}
+const format_reader_t *format_reader_at(int i) { return i >= 0 && (size_t)i < COUNT(readers) ? readers[i] : NULL; }
 
 int format_reader_index(const format_reader_t *r)
 {

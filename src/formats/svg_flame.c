@@ -28,7 +28,7 @@ void flame_opts_defaults(flame_opts_t *o)
     o->fontsize = 12;
     o->fonttype = "Verdana";
     o->fontwidth = 0.59;
-    o->countname = NULL;   /* the profile's weight unit */
+    o->countname = NULL; /* the profile's weight unit */
     o->nametype = "Function:";
     o->factor = 1;
 }
@@ -72,8 +72,11 @@ static int label_forms(const profile_t *p, const flame_rect_t *r, const char *fu
         const char *url;
         int32_t line, col;
         profile_frame_split_v8(f, &name, &url, &line, &col);
-        char tier = f->kind == FRAME_JS_TURBOFAN ? '*' : f->kind == FRAME_JS_MAGLEV ? '+'
-                  : f->kind == FRAME_JS_BASELINE ? '^' : f->kind == FRAME_JS_INTERPRETED ? '~' : 0;
+        char tier = f->kind == FRAME_JS_TURBOFAN      ? '*'
+                    : f->kind == FRAME_JS_MAGLEV      ? '+'
+                    : f->kind == FRAME_JS_BASELINE    ? '^'
+                    : f->kind == FRAME_JS_INTERPRETED ? '~'
+                                                      : 0;
         /* forms[1] = the function, forms[0] = the function and file:line (when shorter than the full name) */
         buf_t *fn = &forms[1], *at = &forms[0];
         if (tier && (!name.len || name.data[0] != tier)) buf_putc(fn, tier);
@@ -87,7 +90,7 @@ static int label_forms(const profile_t *p, const flame_rect_t *r, const char *fu
             if (at->len < prev) prev = at->len, n++;
         }
         if (fn->len < prev) {
-            if (n == 0) {   /* move it to the front */
+            if (n == 0) { /* move it to the front */
                 buf_t t = forms[0];
                 forms[0] = forms[1];
                 forms[1] = t;
@@ -167,13 +170,15 @@ static void put_count(buf_t *b, double v)
     }
 }
 
-
 /* A weight for people: "2.15 s" for time units, else "1,234 samples" / "5,000,000 cycles".
  * flame.js's value() is the same rule (a browser test compares the two). */
 static void put_value(buf_t *b, double v, const char *unit, double unit_s)
 {
     if (unit_s > 0) {
-        static const struct { double s; const char *name; } scale[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\xc2\xb5s"}, {1e-9, "ns"}};
+        static const struct {
+            double s;
+            const char *name;
+        } scale[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "\xc2\xb5s"}, {1e-9, "ns"}};
         double sec = v * unit_s;
         if (sec == 0) {
             buf_puts(b, "0 s");
@@ -228,7 +233,11 @@ static double draw_threshold(const flame_layout_t *l, double px_per)
     return t;
 }
 
-typedef struct { int open; double x, end, widest; char color[32]; } grass_t;
+typedef struct {
+    int open;
+    double x, end, widest;
+    char color[32];
+} grass_t;
 
 /* Colours are kept to 6 bits a channel (c -> q = c>>2, read back as q<<2 | q>>4: 0 and 255
  * stay): 3 characters of the data per colour, and the elements drawn with the same. */
@@ -251,7 +260,7 @@ static void format_rgb(char out[32], const int c[3])
     char *o = out;
     memcpy(o, "rgb(", 4), o += 4;
     for (int k = 0; k < 3; k++) {
-        int v = c[k];   /* 0..255 */
+        int v = c[k]; /* 0..255 */
         if (v >= 100) *o++ = (char)('0' + v / 100);
         if (v >= 10) *o++ = (char)('0' + v / 10 % 10);
         *o++ = (char)('0' + v % 10);
@@ -346,8 +355,9 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     profile_t *folded = o->keep_unknown ? NULL : flame_fold_unknown(p_in, &fi);
     const profile_t *p = folded ? folded : p_in;
     profile_t *folded_before = NULL;
-    flame_opts_t oo = *o;   /* the layout sees the folded `before` too, so frames match by name */
-    if (o->before && !o->keep_unknown && (folded_before = flame_fold_unknown(o->before, &fi_before))) oo.before = folded_before;
+    flame_opts_t oo = *o; /* the layout sees the folded `before` too, so frames match by name */
+    if (o->before && !o->keep_unknown && (folded_before = flame_fold_unknown(o->before, &fi_before)))
+        oo.before = folded_before;
 
     double total = o->total > 0 ? o->total : p->total;
     const double xpad = 10;
@@ -386,10 +396,12 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     const char *bg1 = o->bgcolor1 ? o->bgcolor1 : pal.bg1, *bg2 = o->bgcolor2 ? o->bgcolor2 : pal.bg2;
 
     buf_t b = {0}, name = {0};
-    buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-                 "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
-    buf_printf(&b, "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-                   "xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
+    buf_puts(
+        &b, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+            "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n");
+    buf_printf(&b,
+               "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
                o->width, height, o->width, height);
     if (o->notes) {
         buf_puts(&b, "<desc>");
@@ -403,19 +415,22 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     buf_puts(&b, "\" offset=\"95%\"/></linearGradient></defs>\n");
     buf_puts(&b, "<style type=\"text/css\">\ntext { font-family:");
     svg_escape(&b, o->fonttype, strlen(o->fonttype));
-    buf_printf(&b, "; font-size:%.1fpx; fill:rgb(0,0,0); }\n"
-                   "#title { text-anchor:middle; font-size:%.1fpx; }\n#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
-                   "#search, #unzoom { cursor:pointer; }\n#search.active { fill:rgb(230,0,230); }\n"
-                   ".hide { display:none; }\n#labels text { pointer-events:none; }\n#view { cursor:pointer; }\n"
-                   "rect.f:hover { stroke:black; stroke-width:0.5; }\n"
-                   "rect.f.parent { opacity:0.5; }\n</style>\n",
-               fs, fs + 5);
-    buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#background)\"/>\n", o->width, height);
+    buf_printf(
+        &b,
+        "; font-size:%.1fpx; fill:rgb(0,0,0); }\n"
+        "#title { text-anchor:middle; font-size:%.1fpx; }\n#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
+        "#search, #unzoom { cursor:pointer; }\n#search.active { fill:rgb(230,0,230); }\n"
+        ".hide { display:none; }\n#labels text { pointer-events:none; }\n#view { cursor:pointer; }\n"
+        "rect.f:hover { stroke:black; stroke-width:0.5; }\n"
+        "rect.f.parent { opacity:0.5; }\n</style>\n",
+        fs, fs + 5);
+    buf_printf(&b, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"url(#background)\"/>\n", o->width,
+               height);
     if (l.dropped)
         buf_printf(&b, "<!-- %lu frames narrower than %.3g%s were dropped (--minwidth) -->\n", l.dropped, o->minwidth,
                    o->minwidth_pct ? "%" : " px");
-    buf_printf(&b, "<svg id=\"view\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" overflow=\"hidden\">\n",
-               xpad, ypad1, view_w, view_h);
+    buf_printf(&b, "<svg id=\"view\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" overflow=\"hidden\">\n", xpad,
+               ypad1, view_w, view_h);
 
     /* Elements for the frames a person can see (see DRAW_MIN_PX), then every frame as data. */
     const double char_w = fs * o->fontwidth;
@@ -423,7 +438,7 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     buf_t labels = {0}, forms[3] = {{0}};
     u64map_t name_index;
     u64map_init(&name_index);
-    char (*name_color)[32] = NULL;
+    char(*name_color)[32] = NULL;
     size_t name_color_cap = 0;
     buf_t names_json = {0}, forms_json = {0}, colors_json = {0};
     buf_t col_n = {0}, col_d = {0}, col_g = {0}, col_v = {0}, col_b = {0}, prev_name = {0}, entry = {0};
@@ -492,7 +507,7 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
         prev_depth = r->depth;
         double gap = r->start - cursor[r->depth];
         if (fabs(gap) <= 1e-9 * (total > 0 ? total : 1)) gap = 0;
-        double x_w = cursor[r->depth] + gap;   /* exactly what flame.js computes */
+        double x_w = cursor[r->depth] + gap; /* exactly what flame.js computes */
         cursor[r->depth] = x_w + r->value;
         cursor[r->depth + 1] = x_w;
         put_packed(&col_g, gap);
@@ -580,13 +595,14 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     }
     buf_puts(&b, "</tspan></text>\n");
     buf_printf(&b, "<text id=\"unzoom\" class=\"hide\" x=\"%.1f\" y=\"%.1f\">Reset Zoom</text>\n", xpad, fs * 2);
-    buf_printf(&b, "<text id=\"search\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">Search</text>\n", o->width - xpad, fs * 2);
+    buf_printf(&b, "<text id=\"search\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">Search</text>\n", o->width - xpad,
+               fs * 2);
     if (has_legend) {
         double lx = xpad, ly = ypad1 - fs * 1.4;
         buf_puts(&b, "<g id=\"legend\">");
         for (int i = 0; i < pal.legend_n; i++) {
-            buf_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", lx, ly, fs, fs - 2,
-                       pal.legend[i].color);
+            buf_printf(&b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", lx, ly, fs,
+                       fs - 2, pal.legend[i].color);
             buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\">", lx + fs + 3, ly + fs - 3);
             svg_escape(&b, pal.legend[i].label, strlen(pal.legend[i].label));
             buf_puts(&b, "</text>");
@@ -600,19 +616,22 @@ static int write_svg(const profile_t *p_in, FILE *out, const write_opts_t *wo)
     svg_escape(&b, bg2, strlen(bg2));
     buf_puts(&b, "\"/>\n");
     buf_printf(&b, "<text id=\"details\" x=\"%.1f\" y=\"%.1f\"> </text>\n", xpad, height - fs);
-    buf_printf(&b, "<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n</g>\n", o->width - xpad, height - fs);
+    buf_printf(&b, "<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n</g>\n", o->width - xpad,
+               height - fs);
 
     /* configuration and frame data for the script, as JSON text (never executed) */
-    buf_printf(&b, "<script type=\"application/json\" id=\"flame-config\">{\"fontsize\":%.2f,\"fontwidth\":%.3f,"
-                   "\"viewWidth\":%.2f,\"frameHeight\":%.2f,\"maxDepth\":%d,\"count\":%zu,\"inverted\":%s,\"total\":",
+    buf_printf(&b,
+               "<script type=\"application/json\" id=\"flame-config\">{\"fontsize\":%.2f,\"fontwidth\":%.3f,"
+               "\"viewWidth\":%.2f,\"frameHeight\":%.2f,\"maxDepth\":%d,\"count\":%zu,\"inverted\":%s,\"total\":",
                fs, o->fontwidth, view_w, fh, l.max_depth, l.n, o->inverted ? "true" : "false");
     put_json_num(&b, total);
     buf_puts(&b, ",\"factor\":");
     put_json_num(&b, o->factor);
     buf_puts(&b, ",\"unit\":");
     svg_json_string(&b, unit);
-    buf_printf(&b, ",\"unitSeconds\":%.0e,\"drawMin\":%g,\"drawMax\":%d,\"grassGap\":%g,"
-                   "\"searchcolor\":\"rgb(230,0,230)\",\"ignorecase\":false,\"nametype\":",
+    buf_printf(&b,
+               ",\"unitSeconds\":%.0e,\"drawMin\":%g,\"drawMax\":%d,\"grassGap\":%g,"
+               "\"searchcolor\":\"rgb(230,0,230)\",\"ignorecase\":false,\"nametype\":",
                unit_s, DRAW_MIN_PX, DRAW_MAX, GRASS_GAP_PX);
     svg_json_string(&b, o->nametype);
     /* names: one string, a name per line; labels: shorter forms of some names, by name id;

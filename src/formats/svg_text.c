@@ -84,7 +84,8 @@ void svg_json_string_n(buf_t *b, const char *s, size_t n)
     for (size_t i = 0; i < n;) {
         unsigned c = p[i];
         if (c == '"' || c == '\\') buf_printf(b, "\\%c", c), i++;
-        else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') buf_printf(b, "\\u%04x", c < 0x20 || c == 0x7f ? 0xfffd : c), i++;
+        else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&')
+            buf_printf(b, "\\u%04x", c < 0x20 || c == 0x7f ? 0xfffd : c), i++;
         else if (c < 0x80) buf_putc(b, (char)c), i++;
         else {
             size_t len = utf8_len(p + i, n - i);
@@ -108,7 +109,10 @@ size_t svg_char_count(const char *s, size_t n)
     return chars;
 }
 
-static int is_ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+static int is_ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 void svg_cxx_short(const char *s, size_t n, buf_t *noargs, buf_t *last2, buf_t *last1)
 {
@@ -152,7 +156,7 @@ void svg_cxx_short(const char *s, size_t n, buf_t *noargs, buf_t *last2, buf_t *
     if (t.len && t.len < n) buf_append(noargs, t.data, t.len);
     size_t prev = t.len && t.len < n ? t.len : n;
     /* the last two and the last ::-separated components */
-    size_t c1 = t.len, c2 = t.len;   /* starts of the last and the second last component */
+    size_t c1 = t.len, c2 = t.len; /* starts of the last and the second last component */
     int seps = 0;
     for (size_t i = t.len; i-- > 1 && seps < 2;)
         if (t.data[i] == ':' && t.data[i - 1] == ':') {

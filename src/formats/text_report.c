@@ -10,12 +10,12 @@
 #include <string.h>
 
 typedef struct {
-    const char *key;   /* interned "name url:line" or the file */
+    const char *key; /* interned "name url:line" or the file */
     double self, total;
     uint32_t first_frame;
 } row_t;
 
-static int sort_total;   /* qsort has no context argument */
+static int sort_total; /* qsort has no context argument */
 static int cmp_rows(const void *a, const void *b)
 {
     const row_t *x = a, *y = b;
@@ -63,9 +63,15 @@ static void thread_split(const profile_t *p, jw_t *jw, buf_t *out)
     for (size_t i = 0; i < nl; i++)
         for (size_t k = i + 1; k < nl; k++)
             if (lw[k] > lw[i]) {
-                double tw = lw[i]; lw[i] = lw[k]; lw[k] = tw;
-                const char *tl = label[i]; label[i] = label[k]; label[k] = tl;
-                size_t tc = count[i]; count[i] = count[k]; count[k] = tc;
+                double tw = lw[i];
+                lw[i] = lw[k];
+                lw[k] = tw;
+                const char *tl = label[i];
+                label[i] = label[k];
+                label[k] = tl;
+                size_t tc = count[i];
+                count[i] = count[k];
+                count[k] = tc;
             }
     if (total <= 0) total = 1;
     if (jw) {
@@ -131,7 +137,8 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
         row_of_node[i] = *slot;
         rows[*slot].self += p->nodes[i].self;
         int nested = 0;
-        for (uint32_t a = p->nodes[i].parent; a && !nested; a = p->nodes[a].parent) nested = key[p->nodes[a].frame] == kk;
+        for (uint32_t a = p->nodes[i].parent; a && !nested; a = p->nodes[a].parent)
+            nested = key[p->nodes[a].frame] == kk;
         if (!nested) rows[*slot].total += tot[i];
     }
     /* per-line hits per row */
@@ -161,9 +168,9 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
         jw_double(&w, "total", p->total);
         jw_string(&w, "unit", unit);
         jw_string(&w, "by", by_file ? "file" : "function");
-        if (o->json_extra) buf_puts(out, o->json_extra);   /* members: ",\"k\":v,..." (the writer adds the next comma) */
+        if (o->json_extra) buf_puts(out, o->json_extra); /* members: ",\"k\":v,..." (the writer adds the next comma) */
         if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, &w, out);
-        jw_array_begin_lines(&w, "rows");   /* a row a line */
+        jw_array_begin_lines(&w, "rows"); /* a row a line */
         for (size_t i = 0; i < shown; i++) {
             jw_object_begin(&w, NULL);
             jw_string(&w, "name", rows[i].key);
@@ -190,7 +197,8 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
         if (o->threads_of && o->threads_of->nthreads) thread_split(o->threads_of, NULL, out);
         buf_printf(out, "%7s %7s  %s\n", "self%", "total%", by_file ? "file" : "function");
         for (size_t i = 0; i < shown; i++) {
-            buf_printf(out, "%6.2f%% %6.2f%%  %s\n", 100 * rows[i].self / total, 100 * rows[i].total / total, rows[i].key);
+            buf_printf(out, "%6.2f%% %6.2f%%  %s\n", 100 * rows[i].self / total, 100 * rows[i].total / total,
+                       rows[i].key);
             size_t rr = rows[i].first_frame;
             if (!nlines[rr] || by_file) continue;
             if (nlines[rr] > 1) qsort(lines[rr], nlines[rr], sizeof *lines[rr], cmp_lines);
@@ -203,7 +211,8 @@ void text_report(const profile_t *p, const text_report_opts_t *o, buf_t *out)
         }
         /* the unit of the weights is always said: perf's periods (ns of cpu-clock) are not sample counts */
         if (p->nsamples && !strcmp(unit, "samples"))
-            buf_printf(out, "(%zu of %zu %s; %zu samples)\n", shown, nrows, by_file ? "files" : "functions", p->nsamples);
+            buf_printf(out, "(%zu of %zu %s; %zu samples)\n", shown, nrows, by_file ? "files" : "functions",
+                       p->nsamples);
         else if (p->nsamples)
             buf_printf(out, "(%zu of %zu %s; %zu samples, total weight %.0f %s)\n", shown, nrows,
                        by_file ? "files" : "functions", p->nsamples, p->total, unit);

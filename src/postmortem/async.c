@@ -114,7 +114,8 @@ int pm_async_collect(v8_t *v, pm_async_t *c, int awaits_wanted)
     v8_heap_walk(h, on_object, c, &st);
     progress_done(&c->progress);
     if (st.unreadable_pages)
-        diag_warn(target_name(v8_target(v)), 0, "async: %zu heap pages could not be read (not in the core?): the list may be partial",
+        diag_warn(target_name(v8_target(v)), 0,
+                  "async: %zu heap pages could not be read (not in the core?): the list may be partial",
                   st.unreadable_pages);
     v8_heap_close(h);
     /* indexed once the count is known: no rehashing of 300,000 entries as they come */
@@ -157,13 +158,17 @@ void pm_async_free(pm_async_t *c)
 
 const char *pm_async_kind_name(v8_gen_kind_t k)
 {
-    return k == V8_GEN_ASYNC_FUNCTION ? "async function" : k == V8_GEN_ASYNC_GENERATOR ? "async generator" : "generator";
+    return k == V8_GEN_ASYNC_FUNCTION    ? "async function"
+           : k == V8_GEN_ASYNC_GENERATOR ? "async generator"
+                                         : "generator";
 }
 
 const char *pm_promise_state_name(int st)
 {
-    return st == V8_PROMISE_PENDING ? "pending" : st == V8_PROMISE_FULFILLED ? "fulfilled"
-         : st == V8_PROMISE_REJECTED ? "rejected" : "unreadable";
+    return st == V8_PROMISE_PENDING     ? "pending"
+           : st == V8_PROMISE_FULFILLED ? "fulfilled"
+           : st == V8_PROMISE_REJECTED  ? "rejected"
+                                        : "unreadable";
 }
 
 #define MAX_SOURCE_BYTES (8u << 20)
@@ -194,7 +199,7 @@ static void await_expression(v8_t *v, const v8_generator_t *g, buf_t *out)
         while (e + n < end && n < MAX_EXPRESSION && e[n] != '\n') {
             char c = e[n];
             if (c == '(' || c == '[' || c == '{') {
-                if (c == '(' && depth == 0) {   /* a call: its arguments elided */
+                if (c == '(' && depth == 0) { /* a call: its arguments elided */
                     buf_append(out, e, n);
                     buf_puts(out, "(…)");
                     n = 0;
@@ -232,7 +237,7 @@ void pm_async_self_text(v8_t *v, const pm_async_gen_t *g, buf_t *b)
 /* Frame texts by (SharedFunctionInfo, bytecode offset): 100,000 requests suspended at the same
  * await cost one position lookup. */
 typedef struct {
-    u64map_t index;          /* key -> index + 1 into texts */
+    u64map_t index; /* key -> index + 1 into texts */
     const char **texts;
     size_t n, cap;
     strpool_t *pool;
@@ -312,7 +317,8 @@ void pm_async_link(pm_async_t *c)
         if (m == 1 && chain[0].kind != V8_ASYNC_AWAIT) m = v8_async_chain(c->v, c->g[i].g.promise, chain, 8);
         c->chain_len[i] = m;
         uint32_t j1;
-        if (m == 1 && chain[0].kind == V8_ASYNC_AWAIT && u64map_get(&c->by_addr, chain[0].generator, &j1)) c->next_gen[i] = j1;
+        if (m == 1 && chain[0].kind == V8_ASYNC_AWAIT && u64map_get(&c->by_addr, chain[0].generator, &j1))
+            c->next_gen[i] = j1;
         for (size_t k = 0; k < m; k++) {
             uint32_t j;
             if (chain[k].kind != V8_ASYNC_AWAIT) continue;

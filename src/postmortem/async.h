@@ -19,23 +19,23 @@ void pm_async_frame_json(v8_t *v, const v8_async_frame_t *f, jw_t *w);
 
 typedef struct {
     v8_generator_t g;
-    uint64_t awaiting;        /* the promise it awaits, 0 unknown */
-    int awaited_gen;          /* index + 1 of the generator whose promise that is, 0 none */
-    int inner;                /* another suspended generator's chain runs through this one */
+    uint64_t awaiting; /* the promise it awaits, 0 unknown */
+    int awaited_gen;   /* index + 1 of the generator whose promise that is, 0 none */
+    int inner;         /* another suspended generator's chain runs through this one */
 } pm_async_gen_t;
 
 typedef struct {
     v8_t *v;
     pm_async_gen_t *g;
     size_t n, cap;
-    u64map_t by_addr;         /* generator -> index + 1 */
-    u64map_t awaits;          /* generator -> index + 1 into promises */
+    u64map_t by_addr; /* generator -> index + 1 */
+    u64map_t awaits;  /* generator -> index + 1 into promises */
     uint64_t *promises;
     size_t np, capp;
     size_t executing, closed;
-    int awaits_wanted;        /* find the promise each one awaits (a scan of every promise's reactions) */
-    size_t *chain_len;        /* pm_async_link: per generator, 0 when its chain is empty */
-    uint32_t *next_gen;       /* pm_async_link: index + 1 of the generator its promise's one
+    int awaits_wanted;  /* find the promise each one awaits (a scan of every promise's reactions) */
+    size_t *chain_len;  /* pm_async_link: per generator, 0 when its chain is empty */
+    uint32_t *next_gen; /* pm_async_link: index + 1 of the generator its promise's one
                                  reaction awaits in, 0 unknown (pm_async_group follows it) */
     progress_t progress;
     size_t seen;
@@ -65,14 +65,14 @@ const char *pm_promise_state_name(int st);
 
 /* The innermost generators (those no other one waits on) folded by identical chains. */
 typedef struct {
-    const char *text;         /* "await never in getUser (...) ← handle (...) ← ..." */
-    size_t count, first;      /* first: a member's index into c->g */
+    const char *text;    /* "await never in getUser (...) ← handle (...) ← ..." */
+    size_t count, first; /* first: a member's index into c->g */
 } pm_async_group_t;
 typedef struct {
-    pm_async_group_t *g;      /* by count, most first, then by text */
+    pm_async_group_t *g; /* by count, most first, then by text */
     size_t n;
-    size_t total;             /* innermost generators */
-    strpool_t *pool;          /* the texts */
+    size_t total;    /* innermost generators */
+    strpool_t *pool; /* the texts */
 } pm_async_groups_t;
 /* After pm_async_link. Frame texts are read once per (function, bytecode offset): 100,000 requests
    suspended at the same await cost one position lookup. Free out with pm_async_groups_free. */

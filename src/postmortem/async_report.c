@@ -42,7 +42,8 @@ void pm_async_write_text(pm_async_t *c, const pm_async_groups_t *gs, buf_t *b, F
         if (g->g.position_is_definition) buf_puts(b, " [position is the definition]");
         buf_putc(b, '\n');
         if (g->awaiting) {
-            buf_printf(b, "    awaiting <Promise 0x%llx: %s>", (unsigned long long)g->awaiting, pm_promise_state_name(pst));
+            buf_printf(b, "    awaiting <Promise 0x%llx: %s>", (unsigned long long)g->awaiting,
+                       pm_promise_state_name(pst));
             if (g->awaited_gen) {
                 v8_async_frame_t inner = {V8_ASYNC_AWAIT, c->g[g->awaited_gen - 1].g.addr, 0, NULL, 0};
                 buf_puts(b, " of ");
@@ -85,7 +86,7 @@ void pm_async_write_json(pm_async_t *c, const pm_async_groups_t *gs, jw_t *w, bu
         return;
     }
     jw_uint(w, "executing", c->executing);
-    jw_array_begin_lines(w, "suspended");   /* one a line */
+    jw_array_begin_lines(w, "suspended"); /* one a line */
     for (size_t i = 0; i < c->n; i++) {
         pm_async_gen_t *g = &c->g[i];
         v8_generator_position(c->v, &g->g);
@@ -112,7 +113,7 @@ void pm_async_write_json(pm_async_t *c, const pm_async_groups_t *gs, jw_t *w, bu
         jw_end(w);
         flush_if_big(b, out);
     }
-    jw_newline(w);   /* "]" on a line of its own */
+    jw_newline(w); /* "]" on a line of its own */
     jw_end(w);
     free(chain);
 }

@@ -32,7 +32,7 @@ void pm_name_described(v8_t *v, v8_graph_t *g, uint32_t i, buf_t *b)
 {
     size_t before = b->len;
     pm_describe_node(v, g, i, b);
-    if (!strncmp(b->data + before, "(closure", 8)) {   /* maps are shared: not by function */
+    if (!strncmp(b->data + before, "(closure", 8)) { /* maps are shared: not by function */
         b->len = before;
         buf_puts(b, "(closure)");
     }
@@ -69,7 +69,7 @@ int pm_census_retained(v8_t *v, v8_graph_t *g, pm_namer_fn name, pm_census_t *ou
         uint64_t map;
         uint32_t idx;
         if (pm_node_map(v, g, (uint32_t)i, &map) != 0) continue;
-        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
+        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1; /* prototypes apart from instances */
         if (!u64map_get(&by_map, map, &idx)) {
             buf_clear(&b);
             name(v, g, (uint32_t)i, &b);
@@ -136,7 +136,10 @@ pm_class_t *pm_census_sorted(const pm_census_t *c, pm_class_order_t order)
 {
     pm_class_t *s = xmalloc((c->n ? c->n : 1) * sizeof *s);
     if (c->n) memcpy(s, c->classes, c->n * sizeof *s);
-    qsort(s, c->n, sizeof *s, order == PM_BY_RETAINED ? by_retained : order == PM_BY_SELF ? by_self : by_retained_count);
+    qsort(s, c->n, sizeof *s,
+          order == PM_BY_RETAINED ? by_retained
+          : order == PM_BY_SELF   ? by_self
+                                  : by_retained_count);
     return s;
 }
 
@@ -159,10 +162,10 @@ size_t pm_top_retained(v8_graph_t *g, const pm_census_t *cs, size_t k, pm_top_t 
         pm_top_t t = {(uint32_t)i, v8_graph_retained(g, (uint32_t)i)};
         if (m == k && by_retained_top(&t, &out[0]) >= 0) continue;
         size_t j;
-        if (m < k) {   /* sift up */
+        if (m < k) { /* sift up */
             j = m++;
             while (j && by_retained_top(&t, &out[(j - 1) / 2]) > 0) out[j] = out[(j - 1) / 2], j = (j - 1) / 2;
-        } else {       /* replace the worst, sift down */
+        } else { /* replace the worst, sift down */
             j = 0;
             for (;;) {
                 size_t c = 2 * j + 1;

@@ -13,7 +13,7 @@
 void pm_constructor_label(v8_t *v, uint64_t addr, int type, int prototype, buf_t *b);
 
 typedef struct {
-    const char *name;   /* interned in the census's pool */
+    const char *name; /* interned in the census's pool */
     uint64_t count, self, retained;
 } pm_class_t;
 
@@ -21,7 +21,7 @@ typedef struct {
     strpool_t *names;
     pm_class_t *classes;
     size_t n;
-    uint32_t *of;       /* per graph node: its class's index + 1; 0 for what is not a JS object */
+    uint32_t *of; /* per graph node: its class's index + 1; 0 for what is not a JS object */
 } pm_census_t;
 
 /* How a census names graph node i (a JS object): appended to b. Objects of one map (prototypes

@@ -18,16 +18,18 @@ void pm_field_text(v8_t *v, uint64_t obj, const v8_field_t *f, buf_t *b)
         if (v8_read_bytes(v, obj, off, &x, 1) == 0) buf_printf(b, "%u", x);
     } else if (!strcmp(ty, "uint16_t") || !strcmp(ty, "int16_t")) {
         uint16_t x;
-        if (v8_read_bytes(v, obj, off, &x, 2) == 0) buf_printf(b, "%d", !strcmp(ty, "int16_t") ? (int)(int16_t)x : (int)x);
+        if (v8_read_bytes(v, obj, off, &x, 2) == 0)
+            buf_printf(b, "%d", !strcmp(ty, "int16_t") ? (int)(int16_t)x : (int)x);
     } else if (!strcmp(ty, "int") || !strcmp(ty, "int32_t") || !strcmp(ty, "uint32_t")) {
         uint32_t x;
-        if (v8_read_bytes(v, obj, off, &x, 4) == 0) buf_printf(b, "%lld", !strcmp(ty, "uint32_t") ? (long long)x : (long long)(int32_t)x);
+        if (v8_read_bytes(v, obj, off, &x, 4) == 0)
+            buf_printf(b, "%lld", !strcmp(ty, "uint32_t") ? (long long)x : (long long)(int32_t)x);
     } else if (!strcmp(ty, "double")) {
         double d;
         if (v8_read_bytes(v, obj, off, &d, 8) == 0) v8_put_number(b, d);
     } else if (!strcmp(ty, "uintptr_t") || !strcmp(ty, "size_t") || !strcmp(ty, "Address") || !strcmp(ty, "uint64_t")) {
         if (v8_read_bytes(v, obj, off, &w, 8) == 0) buf_printf(b, "0x%llx", (unsigned long long)w);
-    } else if (v8_read_field(v, obj, off, &w) == 0) {   /* a tagged field */
+    } else if (v8_read_field(v, obj, off, &w) == 0) { /* a tagged field */
         buf_printf(b, "0x%llx ", (unsigned long long)w);
         v8_describe(v, w, b);
     }

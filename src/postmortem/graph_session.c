@@ -22,10 +22,10 @@ static struct {
     v8_heap_t *h;
     v8_graph_t *g;
     v8_edges_t *e;
-    char *save_path, *save_origin;   /* a graph built this session, written to the cache once the
+    char *save_path, *save_origin; /* a graph built this session, written to the cache once the
                                         command that built it has printed its answer */
     uint64_t save_key;
-    int trimmed;   /* pm_graph_trim: the next pm_graph loads or builds it again */
+    int trimmed; /* pm_graph_trim: the next pm_graph loads or builds it again */
 } cache;
 
 /* --no-cache (refs, retainers, dominators, heapsnapshot) or NODESCOPE_NO_GRAPH_CACHE: the graph
@@ -124,8 +124,10 @@ static uint64_t cache_budget(void)
     char *end;
     double x = strtod(e, &end);
     if (end == e || x < 0) return CACHE_BYTES;
-    double mul = *end == 'K' || *end == 'k' ? 1024.0 : *end == 'M' || *end == 'm' ? 1048576.0
-               : *end == 'G' || *end == 'g' ? 1073741824.0 : 1.0;
+    double mul = *end == 'K' || *end == 'k'   ? 1024.0
+                 : *end == 'M' || *end == 'm' ? 1048576.0
+                 : *end == 'G' || *end == 'g' ? 1073741824.0
+                                              : 1.0;
     return (uint64_t)(x * mul);
 }
 
@@ -149,7 +151,7 @@ static void cache_prune(const char *keep)
         buf_printf(&path, "%s/%s", dir, de->d_name);
         struct stat st;
         if (lstat(path.data, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        if (strstr(de->d_name, ".tmp")) {   /* a save in progress, or one a killed process left */
+        if (strstr(de->d_name, ".tmp")) { /* a save in progress, or one a killed process left */
             if (now - st.st_mtime > 3600) unlink(path.data);
             continue;
         }
@@ -157,8 +159,9 @@ static void cache_prune(const char *keep)
         if (len < 4 || strcmp(de->d_name + len - 4, ".bin")) continue;
         uint64_t bytes;
         struct stat cs;
-        if (v8_graph_cache_origin(path.data, &origin, &bytes) != 0 || (stat(origin.data, &cs) != 0 && errno == ENOENT)) {
-            if (!keep || strcmp(keep, path.data)) unlink(path.data);   /* another version's, or its core is gone */
+        if (v8_graph_cache_origin(path.data, &origin, &bytes) != 0 ||
+            (stat(origin.data, &cs) != 0 && errno == ENOENT)) {
+            if (!keep || strcmp(keep, path.data)) unlink(path.data); /* another version's, or its core is gone */
             continue;
         }
         XGROW(es, cap, n + 1);
@@ -187,7 +190,7 @@ static void cache_prune(const char *keep)
 void pm_graph_save_pending(void)
 {
     if (!cache.save_path) return;
-    fflush(stdout);   /* the answer first: writing ~400 MB takes seconds */
+    fflush(stdout); /* the answer first: writing ~400 MB takes seconds */
     if (cache.g && v8_graph_save(cache.g, cache.save_path, cache.save_key, cache.save_origin) != 0)
         diag_warn(cache.save_path, 0, "cannot write the graph cache: %s", strerror(errno));
     else cache_prune(cache.save_path);
@@ -199,7 +202,7 @@ void pm_graph_save_pending(void)
 void pm_graph_trim(void)
 {
     if (!cache.g) return;
-    pm_graph_save_pending();   /* nothing to flush first: the writer's answer is its file */
+    pm_graph_save_pending(); /* nothing to flush first: the writer's answer is its file */
     v8_graph_trim(cache.g);
     cache.trimmed = 1;
 }
@@ -223,11 +226,11 @@ v8_graph_t *pm_graph(v8_t *v, v8_edges_t **edges)
         cache.g = cached ? v8_graph_load(v, NULL, path, key) : NULL;
         int built = !cache.g;
         if (cache.g) {
-            utimensat(AT_FDCWD, path, NULL, 0);   /* used now: the housekeeping keeps the recent */
+            utimensat(AT_FDCWD, path, NULL, 0); /* used now: the housekeeping keeps the recent */
         } else {
             cache.h = v8_heap_open(v);
             cache.g = v8_graph_build(v, cache.h, isatty(2));
-            if (cache.g && cached) {   /* saved by pm_graph_save_pending, after the answer */
+            if (cache.g && cached) { /* saved by pm_graph_save_pending, after the answer */
                 free(cache.save_path);
                 free(cache.save_origin);
                 cache.save_path = path, cache.save_origin = origin, cache.save_key = key;
@@ -246,7 +249,10 @@ v8_graph_t *pm_graph(v8_t *v, v8_edges_t **edges)
             size_t cnt = 0;
             for (size_t r = 0; r <= v8_graph_root_count(cache.g); r++) {
                 const v8_graph_root_t *rt = v8_graph_root(cache.g, r);
-                if (rt && rt->name == last) { cnt++; continue; }
+                if (rt && rt->name == last) {
+                    cnt++;
+                    continue;
+                }
                 if (last) fprintf(stderr, "  %zu roots %s\n", cnt, last);
                 last = rt ? rt->name : NULL;
                 cnt = 1;

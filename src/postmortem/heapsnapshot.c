@@ -26,13 +26,13 @@
  * cache; NODESCOPE_MEM_TRACE=1 prints the resident set at each phase. */
 #include "postmortem/heapsnapshot.h"
 #include "postmortem/graph_session.h"
+#include "util/bigmem.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/json.h"
 #include "util/output.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
-#include "util/bigmem.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,25 +45,47 @@
    roots stay (GC roots)' own edges) */
 /* in the order their edges are written */
 enum { N_ROOT, N_GC_ROOTS, N_READ_ONLY, N_STARTUP_CACHE, N_SHAREABLE_CACHE, N_INTERNALIZED, N_BUILTINS, SYNTHETIC };
-static const char *const synthetic_name[SYNTHETIC] = {"", "(GC roots)", "(Read-only roots)", V8_ROOT_STARTUP_CACHE,
-                                                      V8_ROOT_SHAREABLE_CACHE, "(Internalized strings)", "(Builtins)"};
+static const char *const synthetic_name[SYNTHETIC] = {"",
+                                                      "(GC roots)",
+                                                      "(Read-only roots)",
+                                                      V8_ROOT_STARTUP_CACHE,
+                                                      V8_ROOT_SHAREABLE_CACHE,
+                                                      "(Internalized strings)",
+                                                      "(Builtins)"};
 
 /* The category of a snapshot object cache's root, or 0 */
 static int cache_category(const v8_graph_root_t *rt)
 {
-    return !strcmp(rt->name, V8_ROOT_STARTUP_CACHE) ? N_STARTUP_CACHE : !strcmp(rt->name, V8_ROOT_SHAREABLE_CACHE) ? N_SHAREABLE_CACHE : 0;
+    return !strcmp(rt->name, V8_ROOT_STARTUP_CACHE)     ? N_STARTUP_CACHE
+           : !strcmp(rt->name, V8_ROOT_SHAREABLE_CACHE) ? N_SHAREABLE_CACHE
+                                                        : 0;
 }
-#define MAX_NAME 1024         /* string nodes are named by their first characters */
+#define MAX_NAME 1024 /* string nodes are named by their first characters */
 
-enum { T_HIDDEN, T_ARRAY, T_STRING, T_OBJECT, T_CODE, T_CLOSURE, T_REGEXP, T_NUMBER, T_NATIVE, T_SYNTHETIC,
-       T_CONS_STRING, T_SLICED_STRING, T_SYMBOL, T_BIGINT, T_OBJECT_SHAPE };
+enum {
+    T_HIDDEN,
+    T_ARRAY,
+    T_STRING,
+    T_OBJECT,
+    T_CODE,
+    T_CLOSURE,
+    T_REGEXP,
+    T_NUMBER,
+    T_NATIVE,
+    T_SYNTHETIC,
+    T_CONS_STRING,
+    T_SLICED_STRING,
+    T_SYMBOL,
+    T_BIGINT,
+    T_OBJECT_SHAPE
+};
 
 typedef struct {
     strpool_t *pool;
-    u64map_t index;       /* interned pointer -> index + 1 */
+    u64map_t index; /* interned pointer -> index + 1 */
     const char **list;
     size_t n, cap;
-    uint32_t *numbers;    /* the id of "i" + 1, for the slot indices that name internal edges */
+    uint32_t *numbers; /* the id of "i" + 1, for the slot indices that name internal edges */
 } strings_t;
 #define MAX_NUMBER_CACHE (1u << 22)
 
@@ -96,8 +118,8 @@ static uint32_t str_id(strings_t *s, const char *text, size_t len)
 
 /* The reachable nodes numbered in address order: node i's index among them. */
 typedef struct {
-    const uint64_t *bits;   /* v8_graph_reachable */
-    uint32_t *base;         /* reachable nodes before word w */
+    const uint64_t *bits; /* v8_graph_reachable */
+    uint32_t *base;       /* reachable nodes before word w */
 } live_t;
 
 static int is_live(const live_t *l, uint32_t i) { return (l->bits[i / 64] >> (i % 64)) & 1; }
@@ -116,9 +138,9 @@ typedef struct {
     FILE *tmp;
     uint32_t count;
     int failed;
-    int backing;   /* the node is a JS object's properties or elements store */
-    uint8_t *has_in;   /* by node position: an edge leads to it */
-    const uint64_t *odd;   /* by graph node: an oddball (leave_out_inessential) */
+    int backing;         /* the node is a JS object's properties or elements store */
+    uint8_t *has_in;     /* by node position: an edge leads to it */
+    const uint64_t *odd; /* by graph node: an oddball (leave_out_inessential) */
 } edge_sink_t;
 
 enum { BACKING_PROPERTIES = 1, BACKING_ELEMENTS = 2 };
@@ -135,14 +157,15 @@ static int on_edge(void *ctx, const v8_edge_t *e)
 {
     edge_sink_t *k = ctx;
     uint32_t to = v8_graph_find(k->g, e->target);
-    if (to == V8_NO_NODE || !is_live(k->live, to)) return 0;   /* a weak edge to garbage */
+    if (to == V8_NO_NODE || !is_live(k->live, to)) return 0; /* a weak edge to garbage */
     /* A backing store's slots: its owner names the same values as properties and elements, and
        V8's snapshot has both (internal edges from "(object properties)" and "(object
        elements)"): without them the global object's property cells and the dictionaries' keys
        had no path from the root. Written as hidden edges, by slot index: as internal edges each
        index would be a string (3.5 million for one array of the heap bench, +250 MB). */
     int kind = k->backing && e->kind == V8_EDGE_INTERNAL && !e->name && e->offset >= 16 ? V8_EDGE_HIDDEN : (int)e->kind;
-    if ((k->odd[to / 64] >> (to % 64) & 1) && kind != V8_EDGE_PROPERTY && kind != V8_EDGE_ELEMENT && kind != V8_EDGE_CONTEXT)
+    if ((k->odd[to / 64] >> (to % 64) & 1) && kind != V8_EDGE_PROPERTY && kind != V8_EDGE_ELEMENT &&
+        kind != V8_EDGE_CONTEXT)
         return 0;
     uint32_t name;
     if (kind == V8_EDGE_ELEMENT || kind == V8_EDGE_HIDDEN) name = (uint32_t)e->index;
@@ -157,7 +180,7 @@ static int on_edge(void *ctx, const v8_edge_t *e)
 
 /* A node's type and name, the way V8's snapshot names them. Names of JS objects are cached by map. */
 typedef struct {
-    u64map_t by_map;      /* map -> string index + 1 */
+    u64map_t by_map; /* map -> string index + 1 */
     buf_t b;
 } namer_t;
 
@@ -192,7 +215,8 @@ static void node_type_name(v8_t *v, v8_graph_t *g, namer_t *nm, strings_t *str, 
             *type = T_OBJECT;
             uint64_t map;
             uint32_t idx;
-            if (v8_read_field(v, nd->addr, 0, &map) == 0 && !(nd->flags & V8_NODE_PROTOTYPE) && u64map_get(&nm->by_map, map, &idx)) {
+            if (v8_read_field(v, nd->addr, 0, &map) == 0 && !(nd->flags & V8_NODE_PROTOTYPE) &&
+                u64map_get(&nm->by_map, map, &idx)) {
                 *name = idx - 1;
                 return;
             }
@@ -227,7 +251,7 @@ static void node_type_name(v8_t *v, v8_graph_t *g, namer_t *nm, strings_t *str, 
     } else if (tn && (strstr(tn, "CODE") || strstr(tn, "BYTECODE") || strstr(tn, "INSTRUCTION"))) {
         *type = T_CODE;
         buf_printf(b, "(%s)", cn ? cn : tn);
-    } else if ((tn && strstr(tn, "CONTEXT_TYPE")) || (cn && !strcmp(cn, "Context"))) {   /* contexts have no type names */
+    } else if ((tn && strstr(tn, "CONTEXT_TYPE")) || (cn && !strcmp(cn, "Context"))) { /* contexts have no type names */
         *type = T_OBJECT;
         buf_puts(b, "system / Context");
     } else if (tn && (strstr(tn, "ARRAY") || strstr(tn, "DICTIONARY") || strstr(tn, "HASH"))) {
@@ -268,8 +292,8 @@ static int put_json_string(FILE *f, const char *s)
  * node and no edge, cleared from live. */
 static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live, uint64_t *odd)
 {
-    static const char *const maps_of[] = {"FIXED_ARRAY_TYPE", "CELL_TYPE", "PROPERTY_CELL_TYPE", "SHARED_FUNCTION_INFO_TYPE",
-                                          "FREE_SPACE_TYPE", "FILLER_TYPE"};
+    static const char *const maps_of[] = {"FIXED_ARRAY_TYPE",          "CELL_TYPE",       "PROPERTY_CELL_TYPE",
+                                          "SHARED_FUNCTION_INFO_TYPE", "FREE_SPACE_TYPE", "FILLER_TYPE"};
     size_t n = v8_graph_node_count(g);
     for (size_t i = 0; i < n; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
@@ -281,11 +305,12 @@ static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live, uint64
         }
         int drop = 0;
         if ((nd->flags & V8_NODE_READ_ONLY) && tn) {
-            if (strstr(tn, "ARRAY") && nd->size <= 24) drop = 1;   /* an empty array: its header only */
+            if (strstr(tn, "ARRAY") && nd->size <= 24) drop = 1; /* an empty array: its header only */
             int it;
             if (!strcmp(tn, "MAP_TYPE") && v8_map_instances_type(v, nd->addr, &it) == 0) {
                 const char *in = v8_type_name(v, it);
-                for (size_t k = 0; in && k < sizeof maps_of / sizeof *maps_of && !drop; k++) drop = !strcmp(in, maps_of[k]);
+                for (size_t k = 0; in && k < sizeof maps_of / sizeof *maps_of && !drop; k++)
+                    drop = !strcmp(in, maps_of[k]);
             }
         }
         if (drop) live[i / 64] &= ~(1ull << (i % 64));
@@ -320,13 +345,15 @@ static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_
         for (size_t r = 0; r < nroots; r++) {
             const v8_graph_root_t *rt = v8_graph_root(g, r);
             int ro = (v8_graph_node(g, rt->node)->flags & V8_NODE_READ_ONLY) != 0;
-            if (ro != read_only || is_root[rt->node] || !root_used[r] || !is_live(live, rt->node) || cache_category(rt)) continue;
+            if (ro != read_only || is_root[rt->node] || !root_used[r] || !is_live(live, rt->node) || cache_category(rt))
+                continue;
             is_root[rt->node] = 1;
             uint32_t to = (live_index(live, rt->node) + SYNTHETIC) * NODE_FIELDS;
             /* a read-only object something in the snapshot refers to needs no root edge (V8 lists
                only its roots table's); a builtin's code and an internalized string have theirs */
             if (ro ? k->has_in[to / NODE_FIELDS]
-                   : v8_is_internalized_string_type(v, v8_graph_node(g, rt->node)->type) || v8_code_is_builtin(v, v8_graph_node(g, rt->node)->addr, v8_graph_node(g, rt->node)->type))
+                   : v8_is_internalized_string_type(v, v8_graph_node(g, rt->node)->type) ||
+                         v8_code_is_builtin(v, v8_graph_node(g, rt->node)->addr, v8_graph_node(g, rt->node)->type))
                 continue;
             if (ro) put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri), to);
             else put_edge(k, V8_EDGE_ELEMENT, ++ri, to);
@@ -340,7 +367,8 @@ static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_
         for (size_t r = 0; r < nroots; r++) {
             const v8_graph_root_t *rt = v8_graph_root(g, r);
             if ((uint32_t)cache_category(rt) == c && is_live(live, rt->node))
-                put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri), (live_index(live, rt->node) + SYNTHETIC) * NODE_FIELDS);
+                put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri),
+                         (live_index(live, rt->node) + SYNTHETIC) * NODE_FIELDS);
         }
         counts[c] = k->count;
         k->count = 0, ri = 0;
@@ -351,9 +379,11 @@ static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_
         for (size_t i = 0; i < nn; i++) {
             const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
             if (!is_live(live, (uint32_t)i)) continue;
-            if (c == N_INTERNALIZED ? !v8_is_internalized_string_type(v, nd->type) : !v8_code_is_builtin(v, nd->addr, nd->type))
+            if (c == N_INTERNALIZED ? !v8_is_internalized_string_type(v, nd->type)
+                                    : !v8_code_is_builtin(v, nd->addr, nd->type))
                 continue;
-            put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri), (live_index(live, (uint32_t)i) + SYNTHETIC) * NODE_FIELDS);
+            put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri),
+                     (live_index(live, (uint32_t)i) + SYNTHETIC) * NODE_FIELDS);
         }
         counts[c] = k->count;
         k->count = 0, ri = 0;
@@ -372,7 +402,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     uint8_t *root_used = xcalloc(nroots ? nroots : 1, 1);
     for (size_t r = 0; r < nroots; r++) root_used[r] = (uint8_t)v8_graph_root_used(g, r);
     size_t nn = v8_graph_node_count(g), nwords = nn / 64 + 1;
-    live_t live = {v8_graph_reachable(g), xmalloc(nwords * sizeof(uint32_t))};   /* before the trim */
+    live_t live = {v8_graph_reachable(g), xmalloc(nwords * sizeof(uint32_t))}; /* before the trim */
     uint64_t *odd = xcalloc(nwords, sizeof *odd);
     if (live.bits) leave_out_inessential(v, g, (uint64_t *)live.bits, odd);
     size_t nlive = 0;
@@ -384,7 +414,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     big_mem_trace("snapshot: graph trimmed");
     char *inputs[] = {(char *)target_name(v8_target(v))};
     output_t o;
-    FILE *tmp = NULL, *stmp = NULL;   /* the heap's edges, the synthetic nodes' */
+    FILE *tmp = NULL, *stmp = NULL; /* the heap's edges, the synthetic nodes' */
     int opened = output_open(&o, out, inputs, 1) == 0;
     if (opened && (!(tmp = tmpfile()) || !(stmp = tmpfile()))) {
         diag_error(out, 0, "cannot create a temporary file: %s", strerror(errno));
@@ -427,7 +457,8 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         counts[i + SYNTHETIC] = 0;
         if (!is_live(&live, (uint32_t)i)) continue;
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
-        v8_heap_object_t ho = {nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
+        v8_heap_object_t ho = {
+            nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
         v8_graph_pass(g, (uint32_t)i);
         k.backing = backing[i] != 0;
         v8_edges_of(e, &ho, v8_graph_is_object, g, on_edge, &k);
@@ -436,7 +467,8 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         uint32_t pn;
         if ((nd->flags & V8_NODE_JS) && v8_prototype(v, nd->addr, &proto) == 0 &&
             (pn = v8_graph_find(g, proto)) != V8_NO_NODE && is_live(&live, pn))
-            put_edge(&k, V8_EDGE_PROPERTY, str_id(&str, "__proto__", 9), (live_index(&live, pn) + SYNTHETIC) * NODE_FIELDS);
+            put_edge(&k, V8_EDGE_PROPERTY, str_id(&str, "__proto__", 9),
+                     (live_index(&live, pn) + SYNTHETIC) * NODE_FIELDS);
         counts[i + SYNTHETIC] = k.count;
         if ((i & 0xfff) == 0) progress_update(&pr, i, nn);
     }
@@ -452,31 +484,34 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     uint64_t total_edges = 0;
     for (size_t i = 0; i < nn + SYNTHETIC; i++) total_edges += counts[i];
     FILE *f = o.f;
-    fprintf(f, "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\","
-               "\"trace_node_id\",\"detachedness\"],\n"
-               "\"node_types\":[[\"hidden\",\"array\",\"string\",\"object\",\"code\",\"closure\",\"regexp\",\"number\","
-               "\"native\",\"synthetic\",\"concatenated string\",\"sliced string\",\"symbol\",\"bigint\",\"object shape\"],"
-               "\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],\n"
-               "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],\n"
-               "\"edge_types\":[[\"context\",\"element\",\"property\",\"internal\",\"hidden\",\"shortcut\",\"weak\"],"
-               "\"string_or_number\",\"node\"],\n"
-               "\"trace_function_info_fields\":[\"function_id\",\"name\",\"script_name\",\"script_id\",\"line\",\"column\"],\n"
-               "\"trace_node_fields\":[\"id\",\"function_info_index\",\"count\",\"size\",\"children\"],\n"
-               "\"sample_fields\":[\"timestamp_us\",\"last_assigned_id\"],\n"
-               "\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]},\n"
-               "\"node_count\":%zu,\n\"edge_count\":%llu,\n\"trace_function_count\":0},\n\"nodes\":[",
-            nlive + SYNTHETIC, (unsigned long long)total_edges);
+    fprintf(
+        f,
+        "{\"snapshot\":{\"meta\":{\"node_fields\":[\"type\",\"name\",\"id\",\"self_size\",\"edge_count\","
+        "\"trace_node_id\",\"detachedness\"],\n"
+        "\"node_types\":[[\"hidden\",\"array\",\"string\",\"object\",\"code\",\"closure\",\"regexp\",\"number\","
+        "\"native\",\"synthetic\",\"concatenated string\",\"sliced string\",\"symbol\",\"bigint\",\"object shape\"],"
+        "\"string\",\"number\",\"number\",\"number\",\"number\",\"number\"],\n"
+        "\"edge_fields\":[\"type\",\"name_or_index\",\"to_node\"],\n"
+        "\"edge_types\":[[\"context\",\"element\",\"property\",\"internal\",\"hidden\",\"shortcut\",\"weak\"],"
+        "\"string_or_number\",\"node\"],\n"
+        "\"trace_function_info_fields\":[\"function_id\",\"name\",\"script_name\",\"script_id\",\"line\",\"column\"],\n"
+        "\"trace_node_fields\":[\"id\",\"function_info_index\",\"count\",\"size\",\"children\"],\n"
+        "\"sample_fields\":[\"timestamp_us\",\"last_assigned_id\"],\n"
+        "\"location_fields\":[\"object_index\",\"script_id\",\"line\",\"column\"]},\n"
+        "\"node_count\":%zu,\n\"edge_count\":%llu,\n\"trace_function_count\":0},\n\"nodes\":[",
+        nlive + SYNTHETIC, (unsigned long long)total_edges);
     for (uint32_t c = 0; c < SYNTHETIC; c++)
-        fprintf(f, "%s%d,%u,%u,0,%u,0,0", c ? "\n," : "", T_SYNTHETIC, str_id(&str, synthetic_name[c], strlen(synthetic_name[c])),
-                2 * c + 1, counts[c]);
+        fprintf(f, "%s%d,%u,%u,0,%u,0,0", c ? "\n," : "", T_SYNTHETIC,
+                str_id(&str, synthetic_name[c], strlen(synthetic_name[c])), 2 * c + 1, counts[c]);
     progress_init(&pr, "writing nodes", "objects");
     for (size_t i = 0; i < nn; i++) {
         uint32_t type, name;
         if (!is_live(&live, (uint32_t)i)) continue;
-        v8_graph_pass(g, (uint32_t)i);   /* naming reads maps and strings: the core's pages handed back */
+        v8_graph_pass(g, (uint32_t)i); /* naming reads maps and strings: the core's pages handed back */
         node_type_name(v, g, &nm, &str, (uint32_t)i, &type, &name);
         if (backing[i] && type == T_ARRAY)
-            name = backing[i] == BACKING_PROPERTIES ? str_id(&str, "(object properties)", 19) : str_id(&str, "(object elements)", 17);
+            name = backing[i] == BACKING_PROPERTIES ? str_id(&str, "(object properties)", 19)
+                                                    : str_id(&str, "(object elements)", 17);
         char line[128], *p = line;
         *p++ = '\n', *p++ = ',';
         p = put_u64(p, type), *p++ = ',';
@@ -495,7 +530,8 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     rewind(stmp);
     rewind(tmp);
     uint32_t rec[3];
-    for (uint64_t q = 0; q < total_edges && (fread(rec, sizeof rec, 1, stmp) == 1 || fread(rec, sizeof rec, 1, tmp) == 1); q++) {
+    for (uint64_t q = 0;
+         q < total_edges && (fread(rec, sizeof rec, 1, stmp) == 1 || fread(rec, sizeof rec, 1, tmp) == 1); q++) {
         char line[64], *p = line;
         if (q) *p++ = '\n', *p++ = ',';
         p = put_u64(p, rec[0]), *p++ = ',';

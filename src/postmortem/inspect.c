@@ -28,17 +28,24 @@ typedef struct {
     buf_t *out;
     int json;
     char quote;
-    long left;        /* characters still allowed (-1 unlimited) */
-    long more;        /* characters not shown */
-    uint32_t hi;      /* a pending high surrogate */
+    long left;   /* characters still allowed (-1 unlimited) */
+    long more;   /* characters not shown */
+    uint32_t hi; /* a pending high surrogate */
 } str_sink_t;
 
 /* One code point (or a lone surrogate) escaped as JSON.stringify or util.inspect would. */
 static void put_char(str_sink_t *s, uint32_t c, int lone)
 {
     buf_t *b = s->out;
-    if (lone) { buf_printf(b, "\\u%04x", c); return; }   /* well-formed JSON.stringify */
-    if (c == (uint32_t)s->quote || c == '\\') { buf_putc(b, '\\'); buf_putc(b, (char)c); return; }
+    if (lone) {
+        buf_printf(b, "\\u%04x", c);
+        return;
+    } /* well-formed JSON.stringify */
+    if (c == (uint32_t)s->quote || c == '\\') {
+        buf_putc(b, '\\');
+        buf_putc(b, (char)c);
+        return;
+    }
     switch (c) {
     case '\b': buf_puts(b, "\\b"); return;
     case '\f': buf_puts(b, "\\f"); return;
@@ -53,7 +60,10 @@ static void put_char(str_sink_t *s, uint32_t c, int lone)
 static void str_unit(void *ctx, uint32_t u)
 {
     str_sink_t *s = ctx;
-    if (s->left == 0) { s->more++; return; }
+    if (s->left == 0) {
+        s->more++;
+        return;
+    }
     if (s->hi) {
         uint32_t hi = s->hi;
         s->hi = 0;
@@ -64,7 +74,10 @@ static void str_unit(void *ctx, uint32_t u)
         }
         put_char(s, hi, 1);
     }
-    if (u >= 0xD800 && u <= 0xDBFF) { s->hi = u; return; }
+    if (u >= 0xD800 && u <= 0xDBFF) {
+        s->hi = u;
+        return;
+    }
     put_char(s, u, u >= 0xDC00 && u <= 0xDFFF);
     if (s->left > 0) s->left--;
 }
@@ -75,7 +88,8 @@ static char pick_quote(v8_t *v, uint64_t str)
     buf_t b = {0};
     int trunc;
     v8_string(v, str, &b, 1 << 16, &trunc);
-    int single = b.data && strchr(b.data, '\''), dbl = b.data && strchr(b.data, '"'), back = b.data && strchr(b.data, '`');
+    int single = b.data && strchr(b.data, '\''), dbl = b.data && strchr(b.data, '"'),
+        back = b.data && strchr(b.data, '`');
     buf_free(&b);
     return !single ? '\'' : !dbl ? '"' : !back ? '`' : '\'';
 }
@@ -109,8 +123,10 @@ static void put_key(pr_t *p, const char *key, int symbol, buf_t *out)
     if (p->json) {
         buf_putc(out, '"');
         for (const unsigned char *c = (const unsigned char *)key; *c; c++) {
-            if (*c == '"' || *c == '\\') { buf_putc(out, '\\'); buf_putc(out, (char)*c); }
-            else if (*c < 0x20) buf_printf(out, "\\u%04x", *c);
+            if (*c == '"' || *c == '\\') {
+                buf_putc(out, '\\');
+                buf_putc(out, (char)*c);
+            } else if (*c < 0x20) buf_printf(out, "\\u%04x", *c);
             else buf_putc(out, (char)*c);
         }
         buf_putc(out, '"');
@@ -199,14 +215,15 @@ static void layout(pr_t *p, const char *prefix, char open, char close, entries_t
 typedef struct {
     pr_t *p;
     entries_t *e;
-    int array;            /* JSON arrays: holes and gaps become null */
+    int array; /* JSON arrays: holes and gaps become null */
     int64_t next, length, shown, limit;
-    int64_t gap;          /* text: a run of empty items not yet written */
+    int64_t gap; /* text: a run of empty items not yet written */
 } walk_t;
 
 static void flush_gap(walk_t *w)
 {
-    if (w->gap > 0 && !w->p->json) buf_printf(entry_new(w->e), "<%lld empty item%s>", (long long)w->gap, w->gap == 1 ? "" : "s");
+    if (w->gap > 0 && !w->p->json)
+        buf_printf(entry_new(w->e), "<%lld empty item%s>", (long long)w->gap, w->gap == 1 ? "" : "s");
     w->gap = 0;
 }
 
@@ -288,14 +305,15 @@ static void object_entries(pr_t *p, uint64_t obj, entries_t *e, int array, int64
         flush_gap(&w);
         if (length > p->arr_len) {
             p->truncated = 1;
-            if (!p->json) buf_printf(entry_new(e), "... %lld more item%s", (long long)(length - p->arr_len), length - p->arr_len == 1 ? "" : "s");
+            if (!p->json)
+                buf_printf(entry_new(e), "... %lld more item%s", (long long)(length - p->arr_len),
+                           length - p->arr_len == 1 ? "" : "s");
         }
     }
     if (!(p->json && array)) v8_object_properties(p->v, obj, property_cb, &w);
 }
 
 /* ---- the pieces util.inspect shows: inspect_pieces.c ---- */
-
 
 typedef struct {
     pr_t *p;
@@ -322,11 +340,12 @@ static void render_composite(pr_t *p, uint64_t val, const v8_value_t *x, buf_t *
     buf_t prefix = {0}, name = {0};
     int null_proto = 0;
     char open = '{', close = '}';
-    if (x->kind == V8_V_GLOBAL && x->a) val = x->a;   /* a global proxy's properties are its global object's */
+    if (x->kind == V8_V_GLOBAL && x->a) val = x->a; /* a global proxy's properties are its global object's */
     pm_inspect_ctor_name(p, val, &name, &null_proto);
-    if (p->json && x->kind == V8_V_BOXED) {   /* new Number(5) is 5 to JSON.stringify */
+    if (p->json && x->kind == V8_V_BOXED) { /* new Number(5) is 5 to JSON.stringify */
         v8_value_t y;
-        if (v8_value(v, x->a, &y) == 0 && (y.kind == V8_V_NUMBER || y.kind == V8_V_STRING || y.kind == V8_V_BOOLEAN || y.kind == V8_V_BIGINT)) {
+        if (v8_value(v, x->a, &y) == 0 &&
+            (y.kind == V8_V_NUMBER || y.kind == V8_V_STRING || y.kind == V8_V_BOOLEAN || y.kind == V8_V_BIGINT)) {
             render(p, x->a, out);
             goto done;
         }
@@ -341,7 +360,10 @@ static void render_composite(pr_t *p, uint64_t val, const v8_value_t *x, buf_t *
             buf_puts(d, "\"type\":\"Buffer\",\"data\":[");
             for (int64_t i = 0; i < x->length && i < p->arr_len; i++) {
                 unsigned char b;
-                if (v8_read_memory(v, x->data + (uint64_t)i, &b, 1) != 0) { if (!p->fail) p->fail = "a buffer's bytes"; break; }
+                if (v8_read_memory(v, x->data + (uint64_t)i, &b, 1) != 0) {
+                    if (!p->fail) p->fail = "a buffer's bytes";
+                    break;
+                }
                 buf_printf(d, "%s%u", i ? "," : "", b);
             }
             buf_putc(d, ']');
@@ -352,14 +374,17 @@ static void render_composite(pr_t *p, uint64_t val, const v8_value_t *x, buf_t *
                 unsigned char b[8];
                 buf_t *d = entry_new(&e);
                 buf_printf(d, "\"%lld\":", (long long)i);
-                if (v8_read_memory(v, x->data + (uint64_t)(i * size), b, (size_t)size) != 0) { buf_puts(d, "null"); continue; }
+                if (v8_read_memory(v, x->data + (uint64_t)(i * size), b, (size_t)size) != 0) {
+                    buf_puts(d, "null");
+                    continue;
+                }
                 pm_inspect_typed_element(p, kind, b, d);
             }
         } else if (x->kind != V8_V_MAP && x->kind != V8_V_SET && x->kind != V8_V_WEAKMAP && x->kind != V8_V_WEAKSET &&
                    x->kind != V8_V_PROMISE && x->kind != V8_V_ARRAY_BUFFER && x->kind != V8_V_DATA_VIEW) {
             object_entries(p, val, &e, 0, 0);
         } else {
-            object_entries(p, val, &e, 0, 0);   /* their own enumerable properties; the contents are not JSON */
+            object_entries(p, val, &e, 0, 0); /* their own enumerable properties; the contents are not JSON */
         }
         layout(p, "", open, close, &e, out);
         goto done;
@@ -378,7 +403,9 @@ static void render_composite(pr_t *p, uint64_t val, const v8_value_t *x, buf_t *
         buf_printf(&prefix, "%s(%lld) ", cn ? cn : x->kind == V8_V_MAP ? "Map" : "Set", (long long)x->length);
         coll_t c = {p, &e, x->kind == V8_V_MAP};
         v8_collection_entries(v, x->a, x->kind == V8_V_MAP, coll_cb, &c, p->arr_len);
-        if (x->length > p->arr_len) buf_printf(entry_new(&e), "... %lld more item%s", (long long)(x->length - p->arr_len), x->length - p->arr_len == 1 ? "" : "s");
+        if (x->length > p->arr_len)
+            buf_printf(entry_new(&e), "... %lld more item%s", (long long)(x->length - p->arr_len),
+                       x->length - p->arr_len == 1 ? "" : "s");
         object_entries(p, val, &e, 0, 0);
         break;
     }
@@ -430,10 +457,15 @@ static void render_composite(pr_t *p, uint64_t val, const v8_value_t *x, buf_t *
         for (int64_t i = 0; i < n && i < p->arr_len; i++) {
             unsigned char b[8];
             buf_t *d = entry_new(&e);
-            if (v8_read_memory(v, x->data + (uint64_t)(i * size), b, (size_t)size) != 0) { buf_puts(d, "<unreadable>"); break; }
+            if (v8_read_memory(v, x->data + (uint64_t)(i * size), b, (size_t)size) != 0) {
+                buf_puts(d, "<unreadable>");
+                break;
+            }
             pm_inspect_typed_element(p, kind, b, d);
         }
-        if (n > p->arr_len) buf_printf(entry_new(&e), "... %lld more item%s", (long long)(n - p->arr_len), n - p->arr_len == 1 ? "" : "s");
+        if (n > p->arr_len)
+            buf_printf(entry_new(&e), "... %lld more item%s", (long long)(n - p->arr_len),
+                       n - p->arr_len == 1 ? "" : "s");
         break;
     }
     case V8_V_DATA_VIEW:
@@ -462,8 +494,13 @@ static void render_composite(pr_t *p, uint64_t val, const v8_value_t *x, buf_t *
     case V8_V_BOXED: {
         v8_value_t y;
         v8_value(v, x->a, &y);
-        buf_printf(&prefix, "[%s: ", y.kind == V8_V_STRING ? "String" : y.kind == V8_V_NUMBER ? "Number" : y.kind == V8_V_BOOLEAN ? "Boolean"
-                                     : y.kind == V8_V_SYMBOL ? "Symbol" : y.kind == V8_V_BIGINT ? "BigInt" : "Object");
+        buf_printf(&prefix, "[%s: ",
+                   y.kind == V8_V_STRING    ? "String"
+                   : y.kind == V8_V_NUMBER  ? "Number"
+                   : y.kind == V8_V_BOOLEAN ? "Boolean"
+                   : y.kind == V8_V_SYMBOL  ? "Symbol"
+                   : y.kind == V8_V_BIGINT  ? "BigInt"
+                                            : "Object");
         render(p, x->a, &prefix);
         buf_puts(&prefix, "]");
         object_entries(p, val, &e, 0, 0);
@@ -524,7 +561,11 @@ static void render(pr_t *p, uint64_t val, buf_t *out)
     case V8_V_UNDEFINED: buf_puts(out, p->json ? "null" : "undefined"); break;
     case V8_V_HOLE: buf_puts(out, p->json ? "null" : "<hole>"); break;
     case V8_V_BIGINT:
-        if (p->json) { p->bigint_json = 1; buf_puts(out, "null"); break; }
+        if (p->json) {
+            p->bigint_json = 1;
+            buf_puts(out, "null");
+            break;
+        }
         if (v8_bigint_text(v, val, out) != 0) buf_puts(out, "<unreadable BigInt>");
         else buf_putc(out, 'n');
         break;
@@ -539,7 +580,11 @@ static void render(pr_t *p, uint64_t val, buf_t *out)
     case V8_V_DATE:
         if (p->json) {
             if (isnan(x.number)) buf_puts(out, "null");
-            else { buf_putc(out, '"'); pm_inspect_date(x.number, out); buf_putc(out, '"'); }
+            else {
+                buf_putc(out, '"');
+                pm_inspect_date(x.number, out);
+                buf_putc(out, '"');
+            }
         } else {
             pm_inspect_date(x.number, out);
         }
@@ -557,17 +602,25 @@ static void render(pr_t *p, uint64_t val, buf_t *out)
         break;
     }
     default: {
-        if (x.kind == V8_V_GLOBAL && x.a) val = x.a;   /* a global proxy: its global object */
+        if (x.kind == V8_V_GLOBAL && x.a) val = x.a; /* a global proxy: its global object */
         /* a cycle: this object is one of the values being printed around it */
         for (int i = 0; i < p->level; i++)
             if (p->stack[i] == val) {
-                if (p->json) { p->circular_json = 1; buf_puts(out, "null"); return; }
+                if (p->json) {
+                    p->circular_json = 1;
+                    buf_puts(out, "null");
+                    return;
+                }
                 if (!p->refs[i]) p->refs[i] = ++p->nrefs;
                 buf_printf(out, "[Circular *%d]", p->refs[i]);
                 return;
             }
         if (p->level >= HARD_DEPTH || (!p->json && p->level > p->depth)) {
-            if (p->json) { if (!p->fail) p->fail = "a value nested deeper than any real one"; buf_puts(out, "null"); return; }
+            if (p->json) {
+                if (!p->fail) p->fail = "a value nested deeper than any real one";
+                buf_puts(out, "null");
+                return;
+            }
             too_deep(p, val, &x, out);
             return;
         }
@@ -610,8 +663,8 @@ void pm_inspect(v8_t *v, uint64_t value, const pm_inspect_opts_t *o, buf_t *out,
     v8_limit_reads(v, reads);
     render(p, value, out);
     if (v8_reads_exhausted(v)) {
-        diag_warn(target_name(v8_target(v)), 0, "print: stopped after %lld field reads (a heap this tangled is likely corrupt)",
-                  (long long)reads);
+        diag_warn(target_name(v8_target(v)), 0,
+                  "print: stopped after %lld field reads (a heap this tangled is likely corrupt)", (long long)reads);
         p->truncated = 1;
     }
     v8_limit_reads(v, 0);

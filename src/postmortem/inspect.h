@@ -12,19 +12,19 @@
 #define PM_PRINT_MAX_VALUES 2000000
 
 typedef struct {
-    int json;          /* JSON.stringify's output instead of util.inspect's */
-    int addresses;     /* the address of every heap value */
-    long depth;        /* nesting levels shown (ignored with json: all) */
-    long str_len;      /* characters shown of a string (-1: all) */
-    long arr_len;      /* elements shown of an array, Map or Set */
+    int json;      /* JSON.stringify's output instead of util.inspect's */
+    int addresses; /* the address of every heap value */
+    long depth;    /* nesting levels shown (ignored with json: all) */
+    long str_len;  /* characters shown of a string (-1: all) */
+    long arr_len;  /* elements shown of an array, Map or Set */
     long max_values;
 } pm_inspect_opts_t;
 
 typedef struct {
-    int circular_json;   /* json: the value is circular (JSON.stringify would throw) */
-    int bigint_json;     /* json: the value holds a BigInt (JSON.stringify would throw) */
-    int truncated;       /* max_values was reached */
-    const char *fail;    /* the first thing that could not be read ("a string", ...), or NULL */
+    int circular_json; /* json: the value is circular (JSON.stringify would throw) */
+    int bigint_json;   /* json: the value holds a BigInt (JSON.stringify would throw) */
+    int truncated;     /* max_values was reached */
+    const char *fail;  /* the first thing that could not be read ("a string", ...), or NULL */
 } pm_inspect_result_t;
 
 /* Appends the value to out; r (may be NULL) says what went wrong. */

@@ -6,10 +6,10 @@
 #define POSTMORTEM_INSPECT_INTERNAL_H
 #include "postmortem/inspect.h"
 
-#define HARD_DEPTH 200          /* nesting beyond any real value: a corrupt or adversarial heap */
+#define HARD_DEPTH 200 /* nesting beyond any real value: a corrupt or adversarial heap */
 #define JSON_STRING_MAX (64 << 20)
-#define BREAK_LENGTH 72         /* util.inspect puts an object on one line up to about this width */
-#define BUFFER_PREVIEW 50       /* util.inspect's INSPECT_MAX_BYTES */
+#define BREAK_LENGTH 72   /* util.inspect puts an object on one line up to about this width */
+#define BUFFER_PREVIEW 50 /* util.inspect's INSPECT_MAX_BYTES */
 
 typedef struct {
     v8_t *v;
@@ -18,9 +18,9 @@ typedef struct {
     uint64_t stack[HARD_DEPTH + 1];
     int refs[HARD_DEPTH + 1];
     int level, nrefs;
-    long budget, max_values;   /* values (and hidden properties) still allowed; the cap */
+    long budget, max_values; /* values (and hidden properties) still allowed; the cap */
     int circular_json, bigint_json, truncated;
-    const char *fail;   /* the first thing that could not be read */
+    const char *fail; /* the first thing that could not be read */
 } pr_t;
 
 void pm_inspect_number(pr_t *p, double d, buf_t *out);

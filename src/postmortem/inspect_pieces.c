@@ -21,9 +21,15 @@ void pm_inspect_number(pr_t *p, double d, buf_t *out)
 
 void pm_inspect_date(double t, buf_t *out)
 {
-    if (isnan(t) || fabs(t) > 8.64e15) { buf_puts(out, "Invalid Date"); return; }
+    if (isnan(t) || fabs(t) > 8.64e15) {
+        buf_puts(out, "Invalid Date");
+        return;
+    }
     int64_t ms = (int64_t)t, days = ms / 86400000, rem = ms % 86400000;
-    if (rem < 0) { rem += 86400000; days--; }
+    if (rem < 0) {
+        rem += 86400000;
+        days--;
+    }
     /* civil from days (Howard Hinnant's algorithm) */
     int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
     int64_t doe = z - era * 146097, yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
@@ -32,13 +38,17 @@ void pm_inspect_date(double t, buf_t *out)
     if (m <= 2) y++;
     if (y >= 0 && y <= 9999) buf_printf(out, "%04lld", (long long)y);
     else buf_printf(out, "%c%06lld", y < 0 ? '-' : '+', (long long)llabs(y));
-    buf_printf(out, "-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ", (long long)m, (long long)d, (long long)(rem / 3600000),
-               (long long)(rem / 60000 % 60), (long long)(rem / 1000 % 60), (long long)(rem % 1000));
+    buf_printf(out, "-%02lld-%02lldT%02lld:%02lld:%02lld.%03lldZ", (long long)m, (long long)d,
+               (long long)(rem / 3600000), (long long)(rem / 60000 % 60), (long long)(rem / 1000 % 60),
+               (long long)(rem % 1000));
 }
 
 void pm_inspect_regexp(pr_t *p, const v8_value_t *x, buf_t *out)
 {
-    static const struct { int bit; char c; } flags[] = {{128, 'd'}, {1, 'g'}, {2, 'i'}, {4, 'm'}, {32, 's'}, {16, 'u'}, {256, 'v'}, {8, 'y'}};
+    static const struct {
+        int bit;
+        char c;
+    } flags[] = {{128, 'd'}, {1, 'g'}, {2, 'i'}, {4, 'm'}, {32, 's'}, {16, 'u'}, {256, 'v'}, {8, 'y'}};
     int trunc;
     buf_putc(out, '/');
     if (!x->a || v8_string(p->v, x->a, out, 1 << 16, &trunc) != 0) buf_puts(out, "<unreadable source>");
@@ -59,10 +69,12 @@ void pm_inspect_ctor_name(pr_t *p, uint64_t obj, buf_t *name, int *null_proto)
  * the built-in typed arrays (a Buffer is a FastBuffer, a Uint8Array). */
 const char *pm_inspect_typed_kind(pr_t *p, uint64_t obj, int *size)
 {
-    static const struct { const char *name; int size; } kinds[] = {
-        {"Int8Array", 1}, {"Uint8Array", 1}, {"Uint8ClampedArray", 1}, {"Int16Array", 2}, {"Uint16Array", 2},
-        {"Int32Array", 4}, {"Uint32Array", 4}, {"Float16Array", 2}, {"Float32Array", 4}, {"Float64Array", 8},
-        {"BigInt64Array", 8}, {"BigUint64Array", 8}};
+    static const struct {
+        const char *name;
+        int size;
+    } kinds[] = {{"Int8Array", 1},    {"Uint8Array", 1},   {"Uint8ClampedArray", 1}, {"Int16Array", 2},
+                 {"Uint16Array", 2},  {"Int32Array", 4},   {"Uint32Array", 4},       {"Float16Array", 2},
+                 {"Float32Array", 4}, {"Float64Array", 8}, {"BigInt64Array", 8},     {"BigUint64Array", 8}};
     uint64_t o = obj;
     for (int hop = 0; hop < 8; hop++) {
         buf_t n = {0};
@@ -84,15 +96,39 @@ void pm_inspect_typed_element(pr_t *p, const char *kind, const unsigned char *b,
 {
     if (!strcmp(kind, "Int8Array")) buf_printf(out, "%d", (int8_t)b[0]);
     else if (!strcmp(kind, "Uint8Array") || !strcmp(kind, "Uint8ClampedArray")) buf_printf(out, "%u", b[0]);
-    else if (!strcmp(kind, "Int16Array")) { int16_t x; memcpy(&x, b, 2); buf_printf(out, "%d", x); }
-    else if (!strcmp(kind, "Uint16Array")) { uint16_t x; memcpy(&x, b, 2); buf_printf(out, "%u", x); }
-    else if (!strcmp(kind, "Int32Array")) { int32_t x; memcpy(&x, b, 4); buf_printf(out, "%d", x); }
-    else if (!strcmp(kind, "Uint32Array")) { uint32_t x; memcpy(&x, b, 4); buf_printf(out, "%u", x); }
-    else if (!strcmp(kind, "Float32Array")) { float x; memcpy(&x, b, 4); pm_inspect_number(p, x, out); }
-    else if (!strcmp(kind, "Float64Array")) { double x; memcpy(&x, b, 8); pm_inspect_number(p, x, out); }
-    else if (!strcmp(kind, "BigInt64Array")) { int64_t x; memcpy(&x, b, 8); buf_printf(out, p->json ? "%lld" : "%lldn", (long long)x); }
-    else if (!strcmp(kind, "BigUint64Array")) { uint64_t x; memcpy(&x, b, 8); buf_printf(out, p->json ? "%llu" : "%llun", (unsigned long long)x); }
-    else buf_printf(out, "0x%02x", b[0]);   /* Float16: shown as its first byte */
+    else if (!strcmp(kind, "Int16Array")) {
+        int16_t x;
+        memcpy(&x, b, 2);
+        buf_printf(out, "%d", x);
+    } else if (!strcmp(kind, "Uint16Array")) {
+        uint16_t x;
+        memcpy(&x, b, 2);
+        buf_printf(out, "%u", x);
+    } else if (!strcmp(kind, "Int32Array")) {
+        int32_t x;
+        memcpy(&x, b, 4);
+        buf_printf(out, "%d", x);
+    } else if (!strcmp(kind, "Uint32Array")) {
+        uint32_t x;
+        memcpy(&x, b, 4);
+        buf_printf(out, "%u", x);
+    } else if (!strcmp(kind, "Float32Array")) {
+        float x;
+        memcpy(&x, b, 4);
+        pm_inspect_number(p, x, out);
+    } else if (!strcmp(kind, "Float64Array")) {
+        double x;
+        memcpy(&x, b, 8);
+        pm_inspect_number(p, x, out);
+    } else if (!strcmp(kind, "BigInt64Array")) {
+        int64_t x;
+        memcpy(&x, b, 8);
+        buf_printf(out, p->json ? "%lld" : "%lldn", (long long)x);
+    } else if (!strcmp(kind, "BigUint64Array")) {
+        uint64_t x;
+        memcpy(&x, b, 8);
+        buf_printf(out, p->json ? "%llu" : "%llun", (unsigned long long)x);
+    } else buf_printf(out, "0x%02x", b[0]); /* Float16: shown as its first byte */
 }
 
 /* The bytes of a buffer or view, hex, at most max of them ("<68 65 6c ... 12 more bytes>"). */
@@ -106,7 +142,8 @@ void pm_inspect_bytes(pr_t *p, const v8_value_t *x, int64_t max, buf_t *out)
         return;
     }
     for (int64_t i = 0; i < n; i++) buf_printf(out, " %02x", b[i]);
-    if (x->length > n) buf_printf(out, " ... %lld more byte%s", (long long)(x->length - n), x->length - n == 1 ? "" : "s");
+    if (x->length > n)
+        buf_printf(out, " ... %lld more byte%s", (long long)(x->length - n), x->length - n == 1 ? "" : "s");
 }
 
 /* An Error's stack as V8 recorded it: an own `stack` string, else the formatted stack V8 keeps
@@ -153,7 +190,8 @@ void pm_inspect_error(pr_t *p, uint64_t obj, buf_t *out)
     stack_find_t s = {p, 0};
     int trunc;
     v8_object_properties(p->v, obj, stack_cb, &s);
-    if (s.stack && v8_string(p->v, s.stack, out, (size_t)(p->str_len < 0 ? JSON_STRING_MAX : p->str_len * 4 + 4), &trunc) == 0)
+    if (s.stack &&
+        v8_string(p->v, s.stack, out, (size_t)(p->str_len < 0 ? JSON_STRING_MAX : p->str_len * 4 + 4), &trunc) == 0)
         return;
     uint64_t msg;
     int dbl;
@@ -173,7 +211,7 @@ void pm_inspect_error(pr_t *p, uint64_t obj, buf_t *out)
 void pm_inspect_function(pr_t *p, uint64_t fn, const v8_value_t *x, buf_t *out)
 {
     v8_function_t fi;
-    if (x->a) {   /* bound */
+    if (x->a) { /* bound */
         buf_puts(out, "[Function: bound ");
         if (v8_function_info(p->v, x->a, &fi) == 0) {
             buf_puts(out, *fi.name ? fi.name : "(anonymous)");
@@ -182,7 +220,10 @@ void pm_inspect_function(pr_t *p, uint64_t fn, const v8_value_t *x, buf_t *out)
         buf_putc(out, ']');
         return;
     }
-    if (v8_function_info(p->v, fn, &fi) != 0) { buf_puts(out, "[Function]"); return; }
+    if (v8_function_info(p->v, fn, &fi) != 0) {
+        buf_puts(out, "[Function]");
+        return;
+    }
     const char *n = *fi.name ? fi.name : NULL;
     if (n) buf_printf(out, "[Function: %s]", n);
     else buf_puts(out, "[Function (anonymous)]");

@@ -51,18 +51,18 @@ typedef struct {
 struct pm_leak {
     pm_count_mode_t mode;
     strpool_t *names;
-    u64map_t by_name;          /* interned name -> class index + 1 */
+    u64map_t by_name; /* interned name -> class index + 1 */
     const char **cls;
     size_t ncls, clscap;
     pm_leak_point_t *pts;
-    cell_t **cells;            /* per census, per class (classes seen by then) */
+    cell_t **cells; /* per census, per class (classes seen by then) */
     size_t *ncells;
     size_t npts, ptcap;
-    uint64_t *prev_addr, *cur_addr;   /* sorted addresses of the counted objects */
+    uint64_t *prev_addr, *cur_addr; /* sorted addresses of the counted objects */
     uint32_t *prev_cls, *cur_cls;
     size_t nprev, ncur, prevcap, curcap;
     int have_prev;
-    uint64_t *samples;         /* per class NSAMPLES new instances of the last census */
+    uint64_t *samples; /* per class NSAMPLES new instances of the last census */
     uint8_t *nsamples;
     size_t samplecap;
     /* the last census's graph, kept for pm_leak_explain */
@@ -146,7 +146,7 @@ typedef struct {
     pm_leak_t *L;
     cell_t *cells;
     size_t ncells, cap;
-    uint32_t *of_entry;   /* PM_COUNT_ALL: walk map entry -> class + 1 */
+    uint32_t *of_entry; /* PM_COUNT_ALL: walk map entry -> class + 1 */
     size_t nentry;
 } taking_t;
 
@@ -219,7 +219,7 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     u64map_t by_map;
     u64map_init(&by_map);
     struct {
-        uint64_t map;   /* 0: never a map's address (tagged: odd; a prototype's ^ 1 is even, not 0) */
+        uint64_t map; /* 0: never a map's address (tagged: odd; a prototype's ^ 1 is even, not 0) */
         uint32_t c;
     } recent[64];
     memset(recent, 0, sizeof recent);
@@ -238,10 +238,10 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         if (!(nd->flags & V8_NODE_JS)) continue;
         uint64_t map;
         if (pm_node_map(v, g, (uint32_t)i, &map) != 0) continue;
-        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1;   /* prototypes apart from instances */
+        if (nd->flags & V8_NODE_PROTOTYPE) map ^= 1; /* prototypes apart from instances */
         uint32_t c;
         size_t r = (size_t)((map >> 3) ^ (map >> 9)) & 63;
-        if (recent[r].map == map && map) c = recent[r].c;   /* neighbours share a few maps: no hashing */
+        if (recent[r].map == map && map) c = recent[r].c; /* neighbours share a few maps: no hashing */
         else if (!u64map_get(&by_map, map, &c)) {
             buf_clear(&b);
             pm_name_by_constructor(v, g, (uint32_t)i, &b);
@@ -292,7 +292,7 @@ int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
             free(tk.cells);
             return -1;
         }
-        size_t i = 1;   /* pages come mostly in address order: sort only when they did not */
+        size_t i = 1; /* pages come mostly in address order: sort only when they did not */
         while (i < L->ncur && L->cur_addr[i - 1] < L->cur_addr[i]) i++;
         if (i < L->ncur) radix_sort_u64(L->cur_addr, L->cur_cls, L->ncur);
     }
@@ -367,7 +367,7 @@ double pm_fit_slope(const double *x, const double *y, size_t n, double *r2)
     return b;
 }
 
-#define MIN_GROWTH 10.0   /* instances over the watch: less is not growth */
+#define MIN_GROWTH 10.0 /* instances over the watch: less is not growth */
 
 pm_trend_t pm_fit_trend(const double *x, const double *y, size_t n, double *slope, double *late, double *r2,
                         double *rising)
@@ -376,7 +376,7 @@ pm_trend_t pm_fit_trend(const double *x, const double *y, size_t n, double *slop
     pm_trend_t tr = PM_TREND_UNKNOWN;
     if (n >= 2) {
         s = pm_fit_slope(x, y, n, &r);
-        size_t tail = n / 3 < 3 ? 3 : n / 3;   /* the last third, 3 censuses at least */
+        size_t tail = n / 3 < 3 ? 3 : n / 3; /* the last third, 3 censuses at least */
         if (tail > n) tail = n;
         l = pm_fit_slope(x + n - tail, y + n - tail, tail, NULL);
         size_t ups = 0;
@@ -387,7 +387,7 @@ pm_trend_t pm_fit_trend(const double *x, const double *y, size_t n, double *slop
         double lo = y[0], hi = y[0];
         for (size_t i = 1; i < n; i++) lo = y[i] < lo ? y[i] : lo, hi = y[i] > hi ? y[i] : hi;
         double grown = s * (x[n - 1] - x[0]);
-        double early = pm_fit_slope(x, y, n - n / 3, NULL);   /* the first two thirds */
+        double early = pm_fit_slope(x, y, n - n / 3, NULL); /* the first two thirds */
         if (hi - lo < MIN_GROWTH && fabs(grown) < MIN_GROWTH) tr = PM_TREND_FLAT;
         else if (grown >= MIN_GROWTH && r >= 0.8 && up >= 0.7 && l >= 0.5 * s) tr = PM_TREND_GROWING;
         else if (grown >= MIN_GROWTH && l < 0.5 * s && early > 2 * fabs(l) && up >= 0.6) tr = PM_TREND_PLATEAU;

@@ -32,25 +32,31 @@ void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_m
 void pm_leak_release(pm_leak_t *L);
 
 /* The trend of one constructor over the series. */
-typedef enum { PM_TREND_GROWING, PM_TREND_PLATEAU, PM_TREND_SHRINKING, PM_TREND_NOISY, PM_TREND_FLAT,
-               PM_TREND_UNKNOWN } pm_trend_t;
-const char *pm_trend_name(pm_trend_t t);   /* "growing", "plateau", "shrinking", "noisy", "flat", "?" */
+typedef enum {
+    PM_TREND_GROWING,
+    PM_TREND_PLATEAU,
+    PM_TREND_SHRINKING,
+    PM_TREND_NOISY,
+    PM_TREND_FLAT,
+    PM_TREND_UNKNOWN
+} pm_trend_t;
+const char *pm_trend_name(pm_trend_t t); /* "growing", "plateau", "shrinking", "noisy", "flat", "?" */
 
 typedef struct {
     const char *name;
-    size_t cls;                      /* index for pm_leak_count */
+    size_t cls; /* index for pm_leak_count */
     pm_trend_t trend;
     double count_per_s, bytes_per_s; /* least-squares slopes over every census */
     double late_per_s;               /* the slope over the last third of the censuses (3 at least) */
     double r2;                       /* of the count's straight-line fit (0 when flat) */
     double rising;                   /* the share of steps between censuses that did not shrink */
     uint64_t first_count, last_count, first_bytes, last_bytes;
-    uint64_t new_last;               /* in the last census, instances at no address of the previous */
-    uint64_t retained_last;          /* retained size in the last census, when computed (0 else) */
-    uint64_t samples[5];             /* some of those new instances (addresses) */
+    uint64_t new_last;      /* in the last census, instances at no address of the previous */
+    uint64_t retained_last; /* retained size in the last census, when computed (0 else) */
+    uint64_t samples[5];    /* some of those new instances (addresses) */
     size_t nsamples;
-    char *path;                      /* the retainer path of a sample (pm_leak_explain), or NULL */
-    char *holder;                    /* the path's last two steps: what holds the container that
+    char *path;   /* the retainer path of a sample (pm_leak_explain), or NULL */
+    char *holder; /* the path's last two steps: what holds the container that
                                         holds the instance ("SessionRegistry .sessions (Map)"), or NULL */
 } pm_leak_class_t;
 
@@ -67,11 +73,11 @@ void pm_leak_explain(pm_leak_t *L, v8_t *v, pm_leak_class_t *c, size_t n, size_t
 size_t pm_leak_points(const pm_leak_t *L);
 typedef struct {
     double t, stop_ms, fork_ms, cpu_ms, wall_ms;
-    uint64_t heap_bytes, heap_objects;   /* counted objects of every kind (reachable, or all) */
-    uint64_t all_bytes;                  /* every object on the heap's pages, garbage included */
+    uint64_t heap_bytes, heap_objects; /* counted objects of every kind (reachable, or all) */
+    uint64_t all_bytes;                /* every object on the heap's pages, garbage included */
     uint64_t js_objects;
-    uint64_t native_objects;             /* reachable only from native memory: not counted */
-    size_t unreadable_pages, resyncs;    /* --all-objects: the walk's (a live read's torn objects
+    uint64_t native_objects;          /* reachable only from native memory: not counted */
+    size_t unreadable_pages, resyncs; /* --all-objects: the walk's (a live read's torn objects
                                             add resyncs; a frozen copy has some too: the unused
                                             ends of allocation areas) */
 } pm_leak_point_t;

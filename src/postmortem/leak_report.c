@@ -151,7 +151,7 @@ static void html_text(buf_t *b, const char *s)
     }
 }
 
-#define CW 640   /* a chart's size, and its plot area's margins */
+#define CW 640 /* a chart's size, and its plot area's margins */
 #define CH 170
 #define ML 74
 #define MR 12
@@ -170,11 +170,14 @@ static void chart(buf_t *b, const char *name, const char *trend, const char *cap
     html_text(b, name);
     buf_printf(b, "\" data-trend=\"%s\" data-unit=\"%s\"><figcaption>", trend, bytes ? "bytes" : "count");
     html_text(b, caption);
-    buf_printf(b, "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                  "data-ymax=\"%.6g\" data-tmax=\"%.6g\">\n", CW, CH, CW, CH, top, tmax);
+    buf_printf(
+        b,
+        "</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+        "data-ymax=\"%.6g\" data-tmax=\"%.6g\">\n",
+        CW, CH, CW, CH, top, tmax);
     int pw = CW - ML - MR, ph = CH - MT - MB;
     buf_printf(b, "<rect class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", ML, MT, pw, ph);
-    for (int g = 0; g <= 4; g++) {   /* grid lines and y labels */
+    for (int g = 0; g <= 4; g++) { /* grid lines and y labels */
         double v = top * g / 4;
         double py = MT + ph - ph * (double)g / 4;
         buf_printf(b, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", ML, ML + pw, py, py);
@@ -217,15 +220,19 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
     size_t np = pm_leak_points(L);
     double *t = xmalloc((np ? np : 1) * sizeof *t), *y = xmalloc((np ? np : 1) * sizeof *y);
     for (size_t k = 0; k < np; k++) t[k] = pm_leak_point(L, k)->t;
-    buf_printf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>nodescope watch --heap: pid %d</title>\n"
-                    "<style>%s</style></head><body>\n<h1>What grows in pid %d: ", m->pid, style, m->pid);
+    buf_printf(out,
+               "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>nodescope watch --heap: pid "
+               "%d</title>\n"
+               "<style>%s</style></head><body>\n<h1>What grows in pid %d: ",
+               m->pid, style, m->pid);
     html_text(out, m->command);
     buf_puts(out, "</h1>\n<p class=\"summary\">");
     double smed, smax, cmed, cmax;
     stat_of(L, offsetof(pm_leak_point_t, stop_ms), &smed, &smax);
     stat_of(L, offsetof(pm_leak_point_t, cpu_ms), &cmed, &cmax);
-    buf_printf(out, "%zu censuses over %.1f s, every %g s (%s objects, from %s); the process was stopped %.1f ms "
-                    "(median; at most %.1f ms) per census; each census took %.0f ms of nodescope's CPU (median).",
+    buf_printf(out,
+               "%zu censuses over %.1f s, every %g s (%s objects, from %s); the process was stopped %.1f ms "
+               "(median; at most %.1f ms) per census; each census took %.0f ms of nodescope's CPU (median).",
                np, np ? t[np - 1] : 0, m->every, pm_leak_mode(L) == PM_COUNT_REACHABLE ? "reachable" : "all",
                !strcmp(m->read, "live") ? "the live process" : "a frozen copy", smed, smax, cmed);
     if (m->partial) {
@@ -237,8 +244,9 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
     for (size_t i = 0; i < n; i++) ngrow += c[i].trend == PM_TREND_GROWING;
     if (!ngrow) buf_puts(out, "<p>No constructor grew steadily over the watch.</p>\n");
     else {
-        buf_puts(out, "<table id=\"growing\"><tr><th class=\"name\">constructor</th><th>instances/min</th><th>bytes/min</th>"
-                      "<th>first</th><th>last</th><th>last size</th><th>retained</th><th>new in last</th></tr>\n");
+        buf_puts(out,
+                 "<table id=\"growing\"><tr><th class=\"name\">constructor</th><th>instances/min</th><th>bytes/min</th>"
+                 "<th>first</th><th>last</th><th>last size</th><th>retained</th><th>new in last</th></tr>\n");
         for (size_t i = 0; i < n; i++) {
             const pm_leak_class_t *e = &c[i];
             if (e->trend != PM_TREND_GROWING) continue;
@@ -256,7 +264,8 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
                 buf_puts(out, "<tr><td class=\"path\" colspan=\"8\">");
                 if (e->nsamples) {
                     buf_puts(out, "new instances:");
-                    for (size_t k = 0; k < e->nsamples; k++) buf_printf(out, " 0x%llx", (unsigned long long)e->samples[k]);
+                    for (size_t k = 0; k < e->nsamples; k++)
+                        buf_printf(out, " 0x%llx", (unsigned long long)e->samples[k]);
                     buf_puts(out, "<br>");
                 }
                 if (e->path) {
@@ -276,7 +285,7 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
           pm_leak_mode(L) == PM_COUNT_REACHABLE ? "heap total (reachable bytes)" : "heap total (bytes)", t, y, np, 1);
     /* each growing constructor, then the largest others (a cache that filled, garbage) */
     size_t others = 0;
-    for (int pass = 0; pass < 3; pass++)   /* growing; what moved otherwise; the largest flat ones */
+    for (int pass = 0; pass < 3; pass++) /* growing; what moved otherwise; the largest flat ones */
         for (size_t i = 0; i < n; i++) {
             const pm_leak_class_t *e = &c[i];
             int kind = e->trend == PM_TREND_GROWING ? 0 : e->trend == PM_TREND_FLAT ? 2 : 1;
@@ -299,7 +308,7 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
     buf_puts(out, "</div>\n<script type=\"application/json\" id=\"leak-data\">");
     buf_t j = {0};
     pm_leak_write_json(L, c, n, m, &j);
-    for (size_t k = 0; k < j.len; k++) {   /* "</" cannot end the element early */
+    for (size_t k = 0; k < j.len; k++) { /* "</" cannot end the element early */
         if (j.data[k] == '<' && k + 1 < j.len && j.data[k + 1] == '/') buf_puts(out, "<\\/"), k++;
         else buf_putc(out, j.data[k]);
     }

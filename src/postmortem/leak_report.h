@@ -8,11 +8,11 @@
 
 typedef struct {
     int pid;
-    const char *command;   /* the process's command line */
-    const char *read;      /* "snapshot" (a frozen copy per census) or "live" */
-    double every;          /* seconds between censuses */
-    const char *ended;     /* "duration", "interrupted", "process exited", "error" */
-    const char *partial;   /* why the answer is partial, or NULL */
+    const char *command; /* the process's command line */
+    const char *read;    /* "snapshot" (a frozen copy per census) or "live" */
+    double every;        /* seconds between censuses */
+    const char *ended;   /* "duration", "interrupted", "process exited", "error" */
+    const char *partial; /* why the answer is partial, or NULL */
 } pm_leak_meta_t;
 
 /* The document (see docs/commands/watch-heap.md, OUTPUT), appended to out. */

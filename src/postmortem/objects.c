@@ -8,7 +8,7 @@
 #include <string.h>
 
 typedef struct {
-    u64map_t index;   /* interned name pointer -> index + 1 */
+    u64map_t index; /* interned name pointer -> index + 1 */
     pm_group_t *g;
     size_t n, cap;
 } groups_t;
@@ -60,7 +60,7 @@ int pm_objects_count(v8_t *v, const char *cmd, int by_properties, pm_group_order
 }
 
 typedef struct {
-    u64map_t index;   /* shared -> index + 1 */
+    u64map_t index; /* shared -> index + 1 */
     pm_fn_count_t *f;
     size_t n, cap;
 } fns_t;

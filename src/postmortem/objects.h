@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 typedef struct {
-    const char *name;         /* the constructor, as walk.c names it (with -v, "Widget: a, b") */
-    uint64_t count, bytes;    /* instances, their shallow size */
+    const char *name;      /* the constructor, as walk.c names it (with -v, "Widget: a, b") */
+    uint64_t count, bytes; /* instances, their shallow size */
 } pm_group_t;
 
 typedef enum { PM_GROUPS_BY_COUNT, PM_GROUPS_BY_SIZE } pm_group_order_t;
@@ -23,7 +23,7 @@ int pm_objects_count(v8_t *v, const char *cmd, int by_properties, pm_group_order
 
 typedef struct {
     uint64_t shared, closures;
-    uint64_t closure;         /* one of them: an address closure, source and print take */
+    uint64_t closure; /* one of them: an address closure, source and print take */
 } pm_fn_count_t;
 /* Every SharedFunctionInfo with closures, most closures first (then by address); as
    pm_objects_count (free *out; w has nothing to free but is pm_walk_free'd all the same). */

@@ -7,7 +7,7 @@
 static void objects_write(FILE *out, const pm_group_t *gs, size_t ngs, uint64_t min, int json)
 {
     buf_t b = {0};
-    jw_t jw;   /* json: a group a line, each {"name": ..., "count": ..., "size": ...} */
+    jw_t jw; /* json: a group a line, each {"name": ..., "count": ..., "size": ...} */
     jw_init(&jw, &b);
     jw.spaced = 1;
     jw.indent = "  ";
@@ -35,11 +35,12 @@ static void objects_write(FILE *out, const pm_group_t *gs, size_t ngs, uint64_t 
         }
     }
     if (json) {
-        jw_newline(&jw);   /* "]" on a line of its own */
+        jw_newline(&jw); /* "]" on a line of its own */
         jw_end(&jw);
         buf_putc(&b, '\n');
-    } else buf_printf(&b, "%12llu %14llu %10s  (%zu constructors)\n", (unsigned long long)total_n,
-                    (unsigned long long)total_b, "", ngs);
+    } else
+        buf_printf(&b, "%12llu %14llu %10s  (%zu constructors)\n", (unsigned long long)total_n,
+                   (unsigned long long)total_b, "", ngs);
     fwrite(b.data ? b.data : "", 1, b.len, out);
     buf_free(&b);
 }
@@ -54,10 +55,11 @@ void pm_objects_write_json(FILE *out, const pm_group_t *gs, size_t n, uint64_t m
     objects_write(out, gs, n, min, 1);
 }
 
-static void functions_write(FILE *out, v8_t *v, const pm_fn_count_t *fs, size_t nfs, uint64_t min, int verbose, int json)
+static void functions_write(FILE *out, v8_t *v, const pm_fn_count_t *fs, size_t nfs, uint64_t min, int verbose,
+                            int json)
 {
     buf_t b = {0};
-    jw_t jw;   /* json: a function a line, as objects --json */
+    jw_t jw; /* json: a function a line, as objects --json */
     jw_init(&jw, &b);
     jw.spaced = 1;
     jw.indent = "  ";
@@ -82,7 +84,8 @@ static void functions_write(FILE *out, v8_t *v, const pm_fn_count_t *fs, size_t 
             jw_int(&jw, "column", col);
             jw_end(&jw);
         } else {
-            buf_printf(&b, "%10llu  0x%-16llx  ", (unsigned long long)fs[i].closures, (unsigned long long)fs[i].closure);
+            buf_printf(&b, "%10llu  0x%-16llx  ", (unsigned long long)fs[i].closures,
+                       (unsigned long long)fs[i].closure);
             if (verbose) buf_printf(&b, "0x%-16llx  ", (unsigned long long)fs[i].shared);
             buf_puts(&b, name);
             if (*script && line) buf_printf(&b, " at %s:%d:%d", script, line, col);

@@ -26,7 +26,7 @@ typedef struct {
     v8_t *v;
     FILE *out;
     int json;
-    jw_t jw;                 /* json: the document, into buf */
+    jw_t jw; /* json: the document, into buf */
     buf_t buf, text;
 } pm_select_out_t;
 void pm_select_out_begin(pm_select_out_t *so, v8_t *v, FILE *out, int json);

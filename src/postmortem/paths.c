@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLLAPSE 3          /* backing-store hops folded into one named edge */
+#define MAX_COLLAPSE 3 /* backing-store hops folded into one named edge */
 #define MAX_PATH 100000
-
 
 static int on_edge(void *ctx, const v8_edge_t *e)
 {
@@ -19,7 +18,8 @@ static int on_edge(void *ctx, const v8_edge_t *e)
     if (e->target != f->target) return 0;
     /* by slot: the edge at that offset, or a named one whose slot is not known (an in-object
        property); any slot: only named edges (properties, elements, entries, variables) */
-    if (f->offset >= 0 ? e->offset >= 0 && e->offset != f->offset : e->offset >= 0 && e->kind != V8_EDGE_CONTEXT) return 0;
+    if (f->offset >= 0 ? e->offset >= 0 && e->offset != f->offset : e->offset >= 0 && e->kind != V8_EDGE_CONTEXT)
+        return 0;
     f->found = *e;
     snprintf(f->name, sizeof f->name, "%s", e->name ? e->name : "");
     f->found.name = e->name ? f->name : NULL;
@@ -30,8 +30,8 @@ static int on_edge(void *ctx, const v8_edge_t *e)
 static v8_heap_object_t heap_object(v8_graph_t *g, uint32_t i)
 {
     const v8_graph_node_t *nd = v8_graph_node(g, i);
-    return (v8_heap_object_t){nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0,
-                              (nd->flags & V8_NODE_PROTOTYPE) != 0};
+    return (v8_heap_object_t){
+        nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
 }
 
 /* The edge from holder at slot (word index) to target: named when v8_edges_of names it. */
@@ -122,7 +122,6 @@ void pm_describe_node(v8_t *v, v8_graph_t *g, uint32_t i, buf_t *b)
     else buf_printf(b, "(%s)", cn ? cn : tn ? tn : "object");
 }
 
-
 /* The path from the root to node x as nodes and slots; returns its length (nodes), root index. */
 size_t pm_path_nodes(v8_graph_t *g, uint32_t x, uint32_t **nodes, uint32_t **slots, uint32_t *root)
 {
@@ -157,7 +156,8 @@ size_t pm_path_nodes(v8_graph_t *g, uint32_t x, uint32_t **nodes, uint32_t **slo
 }
 
 /* Names the steps of a path nodes[0..n) (slots between them), folding backing stores. */
-size_t pm_name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots, size_t n, pm_step_t **out)
+size_t pm_name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots, size_t n,
+                     pm_step_t **out)
 {
     pm_step_t *st = xcalloc(n ? n : 1, sizeof *st);
     size_t m = 0;
@@ -169,12 +169,13 @@ size_t pm_name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const 
         const v8_graph_node_t *hn = v8_graph_node(g, nodes[k]);
         if ((hn->flags & V8_NODE_JS) || v8_edges_folds(e, hn->type)) {
             for (size_t j = k + 2; j < n && j <= k + 1 + MAX_COLLAPSE && !done; j++) {
-                if (v8_graph_node(g, nodes[j - 1])->flags & V8_NODE_JS) break;   /* only through backing stores */
+                if (v8_graph_node(g, nodes[j - 1])->flags & V8_NODE_JS) break; /* only through backing stores */
                 if (pm_name_edge(g, e, nodes[k], -1, nodes[j], &f) == 0) used = j - k, done = 1;
             }
         }
         if (!done && pm_name_edge(g, e, nodes[k], (int64_t)(slots[k] & ~V8_SLOT_WEAK) * 8, nodes[k + 1], &f) != 0) {
-            f.found = (v8_edge_t){V8_EDGE_INTERNAL, NULL, (int64_t)(slots[k] & ~V8_SLOT_WEAK), 0, 8 * (int64_t)slots[k]};
+            f.found =
+                (v8_edge_t){V8_EDGE_INTERNAL, NULL, (int64_t)(slots[k] & ~V8_SLOT_WEAK), 0, 8 * (int64_t)slots[k]};
         }
         st[m].holder = nodes[k];
         st[m].target = nodes[k + used];

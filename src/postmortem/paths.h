@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 typedef struct {
-    int64_t offset;       /* match an edge at this slot offset, or -1: any named backing-store edge */
+    int64_t offset; /* match an edge at this slot offset, or -1: any named backing-store edge */
     uint64_t target;
     v8_edge_t found;
     char name[512];
@@ -35,7 +35,8 @@ typedef struct {
  * edge from nodes[k] to nodes[k+1]); returns its length (nodes), *root the root's index. */
 size_t pm_path_nodes(v8_graph_t *g, uint32_t x, uint32_t **nodes, uint32_t **slots, uint32_t *root);
 /* The named steps of a path nodes[0..n), folded over backing stores; *out malloc'ed. */
-size_t pm_name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots, size_t n, pm_step_t **out);
+size_t pm_name_steps(v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots, size_t n,
+                     pm_step_t **out);
 /* "global", "module", "stack", "native" */
 const char *pm_level_name(v8_root_level_t l);
 

@@ -74,7 +74,8 @@ static void match_clocks(pm_pending_t *r)
 {
     double max_start = -INFINITY;
     for (size_t i = 0; i < r->n; i++)
-        if (r->items[i].p.kind == V8_PENDING_TIMEOUT && r->items[i].p.start > max_start) max_start = r->items[i].p.start;
+        if (r->items[i].p.kind == V8_PENDING_TIMEOUT && r->items[i].p.start > max_start)
+            max_start = r->items[i].p.start;
     const v8_uv_loop_t *loop = &r->loop;
     const v8_uv_handle_t *node_timer = NULL;
     for (size_t k = 0; r->have_loop && k + 2 < loop->nhandles && !node_timer; k++)
@@ -99,7 +100,7 @@ static void complete(v8_t *v, pm_pending_t *r, u64map_t *by_data, pm_pending_ite
     it->uv = p->native && u64map_get(by_data, p->native, &k) ? &r->loop.handles[k - 1] : NULL;
     const v8_uv_handle_t *u = it->uv;
     it->ref = kind == V8_PENDING_TIMEOUT || kind == V8_PENDING_IMMEDIATE ? p->ref : u ? u->ref && u->active : -1;
-    if (kind == V8_PENDING_REQUEST) it->ref = 1;   /* a request in flight always keeps the loop */
+    if (kind == V8_PENDING_REQUEST) it->ref = 1; /* a request in flight always keeps the loop */
     it->due = p->start + p->delay - r->now;
     buf_t t = {0};
     if (kind == V8_PENDING_SERVER || kind == V8_PENDING_SOCKET) {
@@ -110,7 +111,7 @@ static void complete(v8_t *v, pm_pending_t *r, u64map_t *by_data, pm_pending_ite
         }
         if (!*it->local) cached_addr(v, p->sock, it->local, sizeof it->local);
         if (!*it->remote) cached_addr(v, p->peer, it->remote, sizeof it->remote);
-        if (!*it->local && kind == V8_PENDING_SERVER && p->key) {   /* "4:127.0.0.1:8080" */
+        if (!*it->local && kind == V8_PENDING_SERVER && p->key) { /* "4:127.0.0.1:8080" */
             str_value(v, p->key, &t);
             const char *c = t.data ? strchr(t.data, ':') : NULL;
             if (c) snprintf(it->local, sizeof it->local, "%s", c + 1);
@@ -144,8 +145,11 @@ void pm_pending_collect(v8_t *v, target_t *t, pm_pending_t *r)
     const char *tname = target_name(t);
     r->pid = strcmp(target_kind(t), "core") && !strncmp(tname, "pid ", 4) ? atoi(tname + 4) : 0;
     r->have_loop = v8_uv_loop_read(v, &r->loop) == 0;
-    if (!r->have_loop) diag_warn(tname, 0, "pending: libuv's default loop (default_loop_struct) is unreadable: no fds, flags or loop time");
-    else if (r->loop.truncated) diag_warn(tname, 0, "pending: libuv's handle queue is corrupt or too long: %zu handles read", r->loop.nhandles);
+    if (!r->have_loop)
+        diag_warn(tname, 0,
+                  "pending: libuv's default loop (default_loop_struct) is unreadable: no fds, flags or loop time");
+    else if (r->loop.truncated)
+        diag_warn(tname, 0, "pending: libuv's handle queue is corrupt or too long: %zu handles read", r->loop.nhandles);
     u64map_t by_data;
     u64map_init(&by_data);
     for (size_t i = 0; r->have_loop && i < r->loop.nhandles; i++) {
@@ -164,7 +168,8 @@ void pm_pending_collect(v8_t *v, target_t *t, pm_pending_t *r)
         v8_pending_scan(v, h, on_pending, &f, &st);
         progress_done(&f.progress);
         if (st.unreadable_pages)
-            diag_warn(tname, 0, "pending: %zu heap pages could not be read: the lists may be partial", st.unreadable_pages);
+            diag_warn(tname, 0, "pending: %zu heap pages could not be read: the lists may be partial",
+                      st.unreadable_pages);
     }
     if (f.n) qsort(f.it, f.n, sizeof *f.it, by_due);
     r->items = f.it, r->n = f.n;

@@ -35,10 +35,7 @@ static void fn_json(v8_t *v, jw_t *w, const char *key, uint64_t fn)
 }
 
 /* A string member, null when it is empty. */
-static void json_opt_str(jw_t *w, const char *key, const char *val)
-{
-    jw_string(w, key, val && *val ? val : NULL);
-}
+static void json_opt_str(jw_t *w, const char *key, const char *val) { jw_string(w, key, val && *val ? val : NULL); }
 
 /* The microtask queue as text into b, or as the member "microtasks" into the JSON document w
    (not NULL) has open. */
@@ -73,7 +70,8 @@ static void print_microtasks(v8_t *v, const pm_pending_t *r, buf_t *b, jw_t *w)
     if (w) {
         jw_end(w);
         jw_end(w);
-    } else if (r->mq.size > PM_MAX_MICROTASKS) buf_printf(b, "  ... (%lld more)\n", (long long)(r->mq.size - PM_MAX_MICROTASKS));
+    } else if (r->mq.size > PM_MAX_MICROTASKS)
+        buf_printf(b, "  ... (%lld more)\n", (long long)(r->mq.size - PM_MAX_MICROTASKS));
     buf_free(&d);
 }
 
@@ -98,13 +96,13 @@ static void write_pending(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FIL
                    r->alive ? "alive" : "would exit", loop->active_handles, loop->active_handles == 1 ? "" : "s",
                    loop->active_reqs, loop->active_reqs == 1 ? "" : "s", (unsigned long long)loop->time);
     }
-    static const struct { v8_pending_kind_t kind; const char *json, *title; } sections[] = {
-        {V8_PENDING_TIMEOUT, "timers", "timers"},
-        {V8_PENDING_IMMEDIATE, "immediates", "immediates"},
-        {V8_PENDING_SERVER, "servers", "servers"},
-        {V8_PENDING_SOCKET, "sockets", "sockets"},
-        {V8_PENDING_CHILD, "children", "child processes"},
-        {V8_PENDING_REQUEST, "requests", "requests in flight"},
+    static const struct {
+        v8_pending_kind_t kind;
+        const char *json, *title;
+    } sections[] = {
+        {V8_PENDING_TIMEOUT, "timers", "timers"},          {V8_PENDING_IMMEDIATE, "immediates", "immediates"},
+        {V8_PENDING_SERVER, "servers", "servers"},         {V8_PENDING_SOCKET, "sockets", "sockets"},
+        {V8_PENDING_CHILD, "children", "child processes"}, {V8_PENDING_REQUEST, "requests", "requests in flight"},
         {V8_PENDING_WORKER, "workers", "workers"},
     };
     for (size_t sec = 0; sec < sizeof sections / sizeof sections[0]; sec++) {
@@ -148,7 +146,9 @@ static void write_pending(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FIL
             case V8_PENDING_SERVER:
             case V8_PENDING_SOCKET: {
                 const char *type = u ? v8_uv_type_name(u->type) : "?";
-                const char *state = !u ? "no handle" : u->listening || kind == V8_PENDING_SERVER ? "listening" : "connected";
+                const char *state = !u                                          ? "no handle"
+                                    : u->listening || kind == V8_PENDING_SERVER ? "listening"
+                                                                                : "connected";
                 if (w) {
                     json_opt_str(w, "type", type);
                     json_opt_str(w, "state", state);
@@ -161,8 +161,10 @@ static void write_pending(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FIL
                     if (*it->local) buf_printf(b, " %s", it->local);
                     if (*it->remote) buf_printf(b, " -> %s", it->remote);
                     if (!*it->local && !*it->remote)
-                        buf_puts(b, r->pid ? " (address unknown)" : " (address not cached in the core; --pid reads /proc)");
-                    if (u && u->write_queue_size) buf_printf(b, ", %llu bytes queued", (unsigned long long)u->write_queue_size);
+                        buf_puts(b, r->pid ? " (address unknown)"
+                                           : " (address not cached in the core; --pid reads /proc)");
+                    if (u && u->write_queue_size)
+                        buf_printf(b, ", %llu bytes queued", (unsigned long long)u->write_queue_size);
                 }
                 break;
             }
@@ -195,8 +197,7 @@ static void write_pending(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FIL
                 if (w) jw_int(w, "thread_id", p->pid);
                 else buf_printf(b, "threadId %d", p->pid);
                 break;
-            default:
-                break;
+            default: break;
             }
             if (w) jw_end(w);
             else buf_putc(b, '\n');
@@ -205,7 +206,8 @@ static void write_pending(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FIL
         if (w) jw_end(w);
     }
     if (w) jw_int(w, "next_ticks", r->next_ticks);
-    else if (r->next_ticks >= 0) buf_printf(b, "nextTick queue: %lld callback%s\n", (long long)r->next_ticks, r->next_ticks == 1 ? "" : "s");
+    else if (r->next_ticks >= 0)
+        buf_printf(b, "nextTick queue: %lld callback%s\n", (long long)r->next_ticks, r->next_ticks == 1 ? "" : "s");
     print_microtasks(v, r, b, w);
     /* libuv's handles no JavaScript object above stands for (the wraps of sockets shown, Node's
        own timer, check and async handles, stdio, signals) */
@@ -225,7 +227,8 @@ static void write_pending(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FIL
             continue;
         }
         if (r->shown[i] || u->closing) continue;
-        buf_printf(b, "  %-5s %s%s", u->active && u->ref ? "ref" : "unref", v8_uv_type_name(u->type), u->active ? "" : " (inactive)");
+        buf_printf(b, "  %-5s %s%s", u->active && u->ref ? "ref" : "unref", v8_uv_type_name(u->type),
+                   u->active ? "" : " (inactive)");
         if (u->fd >= 0) buf_printf(b, " fd %d", u->fd);
         if (u->type == V8_UV_PROCESS) buf_printf(b, " pid %d", u->pid);
         if (u->type == V8_UV_TIMER && u->active) buf_printf(b, " due in %lld ms", (long long)(u->timeout - loop->time));
@@ -234,10 +237,7 @@ static void write_pending(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FIL
     if (w) jw_end(w);
 }
 
-void pm_pending_write_text(v8_t *v, const pm_pending_t *r, buf_t *b, FILE *out)
-{
-    write_pending(v, r, NULL, b, out);
-}
+void pm_pending_write_text(v8_t *v, const pm_pending_t *r, buf_t *b, FILE *out) { write_pending(v, r, NULL, b, out); }
 
 void pm_pending_write_json(v8_t *v, const pm_pending_t *r, jw_t *w, buf_t *b, FILE *out)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 
 /* The property's value as text (strings unquoted) and, when it is a number, as a number. */
-static int property_text(v8_t *v, uint64_t obj, uint64_t map, const char *prop, const v8_property_plan_t *plan, buf_t *out,
-                         int *is_num, double *num)
+static int property_text(v8_t *v, uint64_t obj, uint64_t map, const char *prop, const v8_property_plan_t *plan,
+                         buf_t *out, int *is_num, double *num)
 {
     uint64_t val;
     buf_clear(out);
@@ -21,7 +21,8 @@ static int property_text(v8_t *v, uint64_t obj, uint64_t map, const char *prop, 
         buf_printf(out, "%lld", (long long)v8_smi_value(v, val));
         return 0;
     }
-    if (v8_instance_type(v, val, &type) == 0 && v8_is_string_type(v, type)) return v8_string(v, val, out, 1 << 20, &trunc);
+    if (v8_instance_type(v, val, &type) == 0 && v8_is_string_type(v, type))
+        return v8_string(v, val, out, 1 << 20, &trunc);
     v8_describe(v, val, out);
     if (type >= 0 && v8_type_name(v, type) && !strcmp(v8_type_name(v, type), "HEAP_NUMBER_TYPE")) {
         char *end;
@@ -35,7 +36,7 @@ int pm_where_match(v8_t *v, pm_where_t *sel, const v8_heap_object_t *o, pm_map_e
 {
     int is_num;
     double num = 0;
-    if (!me->planned) {   /* where the property lives: once per map */
+    if (!me->planned) { /* where the property lives: once per map */
         v8_property_plan(v, o->map, sel->prop, &me->plan);
         me->planned = 1;
     }
@@ -45,7 +46,7 @@ int pm_where_match(v8_t *v, pm_where_t *sel, const v8_heap_object_t *o, pm_map_e
     int c;
     if (sel->value_is_number && is_num) c = num < sel->number ? -1 : num > sel->number;
     else if (sel->op == PM_OP_EQ || sel->op == PM_OP_NE) c = strcmp(text, sel->value) != 0;
-    else return 0;   /* < > on non-numbers: no match */
+    else return 0; /* < > on non-numbers: no match */
     switch (sel->op) {
     case PM_OP_EQ: return c == 0;
     case PM_OP_NE: return c != 0;
@@ -59,8 +60,12 @@ int pm_where_match(v8_t *v, pm_where_t *sel, const v8_heap_object_t *o, pm_map_e
 
 int pm_where_parse(const char *where, pm_where_t *sel, char *err, size_t errlen)
 {
-    static const struct { const char *text; pm_op_t op; } ops[] = {
-        {"==", PM_OP_EQ}, {"!=", PM_OP_NE}, {"<=", PM_OP_LE}, {">=", PM_OP_GE}, {"<", PM_OP_LT}, {">", PM_OP_GT}, {"~", PM_OP_MATCH},
+    static const struct {
+        const char *text;
+        pm_op_t op;
+    } ops[] = {
+        {"==", PM_OP_EQ}, {"!=", PM_OP_NE}, {"<=", PM_OP_LE},   {">=", PM_OP_GE},
+        {"<", PM_OP_LT},  {">", PM_OP_GT},  {"~", PM_OP_MATCH},
     };
     const char *p = where;
     while (*p == ' ') p++;

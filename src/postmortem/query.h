@@ -12,10 +12,10 @@ typedef enum { PM_OP_EQ, PM_OP_NE, PM_OP_LT, PM_OP_GT, PM_OP_LE, PM_OP_GE, PM_OP
 typedef struct {
     char prop[256];
     pm_op_t op;
-    char value[1024];        /* unquoted */
+    char value[1024]; /* unquoted */
     int value_is_number;
     double number;
-    regex_t re;              /* PM_OP_MATCH */
+    regex_t re; /* PM_OP_MATCH */
     buf_t scratch;
 } pm_where_t;
 

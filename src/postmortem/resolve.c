@@ -33,7 +33,7 @@ int pm_lookup(v8_t *v, uint64_t obj, const char *key, uint64_t *out)
     if (v8_value(v, obj, &x) == 0 && x.kind == V8_V_GLOBAL && x.a) obj = x.a;
     if (!strcmp(key, "length") && x.kind == V8_V_ARRAY) {
         *out = 0;
-        return (int)x.length + 2;   /* the caller turns this back into a number */
+        return (int)x.length + 2; /* the caller turns this back into a number */
     }
     uint64_t o = obj;
     for (int hop = 0; hop < 64; hop++) {
@@ -60,10 +60,10 @@ static int held_cb(void *ctx, uint64_t slot, uint64_t value)
     (void)slot;
     v8_function_t fi;
     if (v8_is_smi(h->v, value)) return 0;
-    if (v8_function_info(h->v, value, &fi) == 0) {   /* a function of that name */
+    if (v8_function_info(h->v, value, &fi) == 0) { /* a function of that name */
         if (!strcmp(fi.name, h->name)) h->found = value;
         v8_function_free(&fi);
-    } else if (v8_constructor_name(h->v, value, &n) == 0 && !strcmp(n.data, h->name)) {   /* an instance */
+    } else if (v8_constructor_name(h->v, value, &n) == 0 && !strcmp(n.data, h->name)) { /* an instance */
         h->found = value;
     }
     buf_free(&n);
@@ -79,7 +79,7 @@ static int held_value(v8_t *v, uint64_t obj, const char *name, const char *held,
         return 0;
     }
     if (rc != -2) return -1;
-    for (int hop = 0; hop < 64; hop++) {   /* the object on the chain that has the accessor */
+    for (int hop = 0; hop < 64; hop++) { /* the object on the chain that has the accessor */
         rc = v8_own_property(v, o, name, &pair, &(int){0}, &(double){0});
         if (rc != -1 || v8_prototype(v, o, &o) != 0) break;
     }
@@ -100,14 +100,16 @@ static int global_value(v8_t *v, uint64_t global, const char *name, uint64_t *ou
 static int main_module(v8_t *v, uint64_t global, uint64_t *out)
 {
     uint64_t process, x;
-    if (global_value(v, global, "process", &process) == 0 && pm_lookup(v, process, "mainModule", out) == 0 && v8_oddball_kind(v, *out) < 0)
+    if (global_value(v, global, "process", &process) == 0 && pm_lookup(v, process, "mainModule", out) == 0 &&
+        v8_oddball_kind(v, *out) < 0)
         return 0;
     v8_frame_t frames[256];
     size_t n = v8_stack(v, 0, frames, sizeof frames / sizeof frames[0]);
     for (size_t i = n; i-- > 0;) {
         uint64_t r;
         if (frames[i].kind != V8_FRAME_JS || v8_frame_arg(v, &frames[i], -1, &r) != 0 || v8_is_smi(v, r)) continue;
-        if (pm_lookup(v, r, "exports", &x) == 0 && pm_lookup(v, r, "filename", &x) == 0 && pm_lookup(v, r, "loaded", &x) == 0) {
+        if (pm_lookup(v, r, "exports", &x) == 0 && pm_lookup(v, r, "filename", &x) == 0 &&
+            pm_lookup(v, r, "loaded", &x) == 0) {
             *out = r;
             return 0;
         }
@@ -123,7 +125,10 @@ static const char *next_step(const char *s, buf_t *key, const char **err)
         s++;
         const char *b = s;
         while (*s && *s != '.' && *s != '[') s++;
-        if (s == b) { *err = "a name after '.'"; return NULL; }
+        if (s == b) {
+            *err = "a name after '.'";
+            return NULL;
+        }
         buf_append(key, b, (size_t)(s - b));
         return s;
     }
@@ -135,12 +140,18 @@ static const char *next_step(const char *s, buf_t *key, const char **err)
                 if (*s == '\\' && s[1]) s++;
                 buf_putc(key, *s++);
             }
-            if (*s != q || s[1] != ']') { *err = "a closing quote and ']'"; return NULL; }
+            if (*s != q || s[1] != ']') {
+                *err = "a closing quote and ']'";
+                return NULL;
+            }
             return s + 2;
         }
         const char *b = s;
         while (isdigit((unsigned char)*s)) s++;
-        if (s == b || *s != ']') { *err = "an index or a quoted key inside [...]"; return NULL; }
+        if (s == b || *s != ']') {
+            *err = "an index or a quoted key inside [...]";
+            return NULL;
+        }
         buf_append(key, b, (size_t)(s - b));
         return s + 1;
     }
@@ -163,7 +174,8 @@ int pm_resolve(v8_t *v, const char *cmd, const char *expr, uint64_t *out)
         head[p - expr] = 0;
         if (pm_parse_addr(cmd, head, &cur) != 0) return EXIT_USAGE;
     } else if (v8_global_object(v, &global) != 0) {
-        diag_error(name, 0, "%s: no JavaScript frame on the main thread leads to the global object; give an address", cmd);
+        diag_error(name, 0, "%s: no JavaScript frame on the main thread leads to the global object; give an address",
+                   cmd);
         return EXIT_FAIL;
     }
     buf_t root = {0}, key = {0}, walked = {0};
@@ -185,9 +197,10 @@ int pm_resolve(v8_t *v, const char *cmd, const char *expr, uint64_t *out)
         }
         cur = mod;
         if (!strcmp(root.data, "require")) {
-            if (next_step(p, &key, &err) == NULL || strcmp(key.data, "cache") || held_value(v, mod, "constructor", "Module", &ctor) != 0 ||
-                pm_lookup(v, ctor, "_cache", &cur) != 0) {
-                diag_error(name, 0, "%s: of require, only require.cache (the main context's module cache) can be read", cmd);
+            if (next_step(p, &key, &err) == NULL || strcmp(key.data, "cache") ||
+                held_value(v, mod, "constructor", "Module", &ctor) != 0 || pm_lookup(v, ctor, "_cache", &cur) != 0) {
+                diag_error(name, 0, "%s: of require, only require.cache (the main context's module cache) can be read",
+                           cmd);
                 rc = EXIT_FAIL;
                 goto out;
             }
@@ -195,8 +208,10 @@ int pm_resolve(v8_t *v, const char *cmd, const char *expr, uint64_t *out)
             buf_puts(&walked, ".cache");
         }
     } else if (global_value(v, global, root.data, &cur) != 0) {
-        diag_error(name, 0, "%s: the global object has no property '%s' (paths start at globalThis, a global, require.cache or module)",
-                   cmd, root.data);
+        diag_error(
+            name, 0,
+            "%s: the global object has no property '%s' (paths start at globalThis, a global, require.cache or module)",
+            cmd, root.data);
         rc = EXIT_FAIL;
         goto out;
     }
@@ -205,7 +220,8 @@ int pm_resolve(v8_t *v, const char *cmd, const char *expr, uint64_t *out)
         if (!p) {
             char cname[64];
             snprintf(cname, sizeof cname, "core %s", cmd);
-            opt_usage_error(&(opt_cmd_t){cname, NULL, NULL, 0, NULL}, "'%s': expected %s after '%s'", expr, err, walked.data);
+            opt_usage_error(&(opt_cmd_t){cname, NULL, NULL, 0, NULL}, "'%s': expected %s after '%s'", expr, err,
+                            walked.data);
             rc = EXIT_USAGE;
             goto out;
         }
@@ -213,7 +229,8 @@ int pm_resolve(v8_t *v, const char *cmd, const char *expr, uint64_t *out)
         int r = pm_lookup(v, cur, key.data, &next);
         if (r == -2 || r == -3 || r > 0) {
             diag_error(name, 0, "%s: %s.%s is %s", cmd, walked.data, key.data,
-                       r == -2 ? "an accessor (its getter cannot run in a core)" : "a number, not an object: print the parent");
+                       r == -2 ? "an accessor (its getter cannot run in a core)"
+                               : "a number, not an object: print the parent");
             rc = EXIT_FAIL;
             goto out;
         }

@@ -8,8 +8,8 @@ static void put_hex(buf_t *b, uint64_t a) { buf_printf(b, "0x%llx", (unsigned lo
 
 /* One path (text into b, or JSON with w when not NULL): nodes[0..n) from a root (root index
    root), slots between. */
-static void print_path(v8_t *v, v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots,
-                       size_t n, uint32_t root, jw_t *w, int idx, buf_t *b)
+static void print_path(v8_t *v, v8_graph_t *g, v8_edges_t *e, const uint32_t *nodes, const uint32_t *slots, size_t n,
+                       uint32_t root, jw_t *w, int idx, buf_t *b)
 {
     pm_step_t *st;
     size_t m = pm_name_steps(g, e, nodes, slots, n, &st);
@@ -17,7 +17,7 @@ static void print_path(v8_t *v, v8_graph_t *g, v8_edges_t *e, const uint32_t *no
     const char *rn = rt ? rt->name : "?";
     buf_t d = {0};
     char tmp[32];
-    if (w) {   /* an element of the paths array (a line, indented 4), its steps a line each (6) */
+    if (w) { /* an element of the paths array (a line, indented 4), its steps a line each (6) */
         w->indent = "    ";
         jw_object_begin(w, NULL);
         jw_string(w, "root", rn);
@@ -226,16 +226,18 @@ static void table_write(buf_t *o, jw_t *w, const pm_class_t *gs, size_t ngs, uin
             jw_uint(w, "retained", x->retained);
             jw_end(w);
         } else {
-            buf_printf(o, "%12llu %14llu %10llu %14llu  %s\n", (unsigned long long)x->count, (unsigned long long)x->self,
-                       (unsigned long long)(x->self / x->count), (unsigned long long)x->retained, x->name);
+            buf_printf(o, "%12llu %14llu %10llu %14llu  %s\n", (unsigned long long)x->count,
+                       (unsigned long long)x->self, (unsigned long long)(x->self / x->count),
+                       (unsigned long long)x->retained, x->name);
         }
     }
     if (w) {
         jw_newline(w);
         jw_end(w);
         buf_puts(w->out, "\n");
-    } else buf_printf(o, "%12llu %14llu %10s %14s  (%zu constructors)\n", (unsigned long long)total_n,
-                    (unsigned long long)total_b, "", "", ngs);
+    } else
+        buf_printf(o, "%12llu %14llu %10s %14s  (%zu constructors)\n", (unsigned long long)total_n,
+                   (unsigned long long)total_b, "", "", ngs);
 }
 
 void pm_retained_table_write_text(buf_t *b, const pm_class_t *gs, size_t n, uint64_t min)

@@ -31,8 +31,9 @@ size_t pm_refs(v8_graph_t *g, v8_edges_t *e, uint32_t x, uint64_t addr, pm_ref_t
         uint32_t h = holders[k], owner = V8_NO_NODE;
         v8_edge_t ed;
         if (pm_name_edge(g, e, h, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK), x, &f) == 0) ed = f.found;
-        else ed = (v8_edge_t){slots[k] & V8_SLOT_WEAK ? V8_EDGE_WEAK : V8_EDGE_INTERNAL, NULL,
-                              (int64_t)(slots[k] & ~V8_SLOT_WEAK), addr, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK)};
+        else
+            ed = (v8_edge_t){slots[k] & V8_SLOT_WEAK ? V8_EDGE_WEAK : V8_EDGE_INTERNAL, NULL,
+                             (int64_t)(slots[k] & ~V8_SLOT_WEAK), addr, 8 * (int64_t)(slots[k] & ~V8_SLOT_WEAK)};
         r[k].holder = h;
         r[k].edge = ed;
         snprintf(r[k].name, sizeof r[k].name, "%s", ed.name ? ed.name : "");
@@ -78,7 +79,7 @@ size_t pm_retainer_paths(v8_graph_t *g, uint32_t x, size_t max, pm_path_t **out)
 {
     *out = NULL;
     size_t shown = 0;
-    if (v8_graph_distance(g, x) == 0) {   /* a root itself */
+    if (v8_graph_distance(g, x) == 0) { /* a root itself */
         pm_path_t *p = *out = xcalloc(1, sizeof *p);
         p->root = V8_NO_NODE;
         p->n = pm_path_nodes(g, x, &p->nodes, &p->slots, &p->root);
@@ -93,7 +94,8 @@ size_t pm_retainer_paths(v8_graph_t *g, uint32_t x, size_t max, pm_path_t **out)
         if ((slots[k] & V8_SLOT_WEAK) || holders[k] == x) continue;
         uint32_t dd = v8_graph_distance(g, holders[k]);
         if (dd == V8_NO_NODE) continue;
-        c[m++] = (cand_t){holders[k], slots[k], dd, v8_graph_level(g, holders[k]), v8_graph_path_internal(g, holders[k])};
+        c[m++] =
+            (cand_t){holders[k], slots[k], dd, v8_graph_level(g, holders[k]), v8_graph_path_internal(g, holders[k])};
     }
     qsort(c, m, sizeof *c, by_preference);
     *out = xcalloc(max < m ? (max ? max : 1) : (m ? m : 1), sizeof **out);

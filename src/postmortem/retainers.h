@@ -8,12 +8,12 @@
 #include <stdint.h>
 
 typedef struct {
-    uint32_t holder;          /* a graph node holding the object directly */
-    v8_edge_t edge;           /* through what (its name in name) */
+    uint32_t holder; /* a graph node holding the object directly */
+    v8_edge_t edge;  /* through what (its name in name) */
     char name[512];
-    uint32_t owner;           /* a backing store's JS object (up to two holders up) that names the
+    uint32_t owner;       /* a backing store's JS object (up to two holders up) that names the
                                  object, V8_NO_NODE when the holder is a JS object or none does */
-    v8_edge_t owner_edge;     /* the owner's edge to the object (its name in owner_name) */
+    v8_edge_t owner_edge; /* the owner's edge to the object (its name in owner_name) */
     char owner_name[512];
 } pm_ref_t;
 
@@ -22,9 +22,9 @@ typedef struct {
 size_t pm_refs(v8_graph_t *g, v8_edges_t *e, uint32_t x, uint64_t addr, pm_ref_t **out);
 
 typedef struct {
-    uint32_t *nodes, *slots;  /* from a root to the object; slots[k]: the slot of nodes[k] -> nodes[k+1] */
-    size_t n;                 /* nodes */
-    uint32_t root;            /* the root's index, V8_NO_NODE unknown */
+    uint32_t *nodes, *slots; /* from a root to the object; slots[k]: the slot of nodes[k] -> nodes[k+1] */
+    size_t n;                /* nodes */
+    uint32_t root;           /* the root's index, V8_NO_NODE unknown */
 } pm_path_t;
 
 /* Up to max paths keeping node x alive, one per direct retainer, best first (global and modules,

@@ -13,9 +13,10 @@ int pm_open_frozen(int pid, target_t **t, v8_t **v, double *stopped_ms, int *ret
         if (!(*t = target_open_running(pid))) return -1;
         *v = v8_open(*t);
         if (target_freeze(*t, stopped_ms) != 0) return -1;
-        if (!*v || !v8_in_gc(*v)) return 0;   /* no V8: the command says so */
+        if (!*v || !v8_in_gc(*v)) return 0; /* no V8: the command says so */
         if (attempt == PM_SNAPSHOT_GC_RETRIES) {
-            diag_warn(target_name(*t), 0, "it was collecting garbage each time its copy was taken: objects may be "
+            diag_warn(target_name(*t), 0,
+                      "it was collecting garbage each time its copy was taken: objects may be "
                       "found twice or not at all");
             return 0;
         }

@@ -16,10 +16,7 @@ typedef struct {
     void *ctx;
 } src_t;
 
-static void src_emit(src_t *s)
-{
-    s->cb(s->ctx, s->line_no, s->line.data ? s->line.data : "", s->line.len);
-}
+static void src_emit(src_t *s) { s->cb(s->ctx, s->line_no, s->line.data ? s->line.data : "", s->line.len); }
 
 static void src_unit(void *ctx, uint32_t u)
 {
@@ -29,7 +26,10 @@ static void src_unit(void *ctx, uint32_t u)
     if (s->hi) {
         uint32_t hi = s->hi;
         s->hi = 0;
-        if (u >= 0xDC00 && u <= 0xDFFF) { buf_put_utf8(&s->line, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00)); return; }
+        if (u >= 0xDC00 && u <= 0xDFFF) {
+            buf_put_utf8(&s->line, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00));
+            return;
+        }
         buf_put_utf8(&s->line, 0xFFFD);
     }
     if (u == '\n') {
@@ -37,14 +37,16 @@ static void src_unit(void *ctx, uint32_t u)
             src_emit(s);
             s->line_no++;
             if (++s->shown >= s->max || (s->opened && s->depth <= 0) || !s->opened) s->done = 1;
-            if (!s->opened && s->shown < s->max && s->done) s->done = 0;   /* the body starts on a later line */
+            if (!s->opened && s->shown < s->max && s->done) s->done = 0; /* the body starts on a later line */
         }
         buf_clear(&s->line);
         return;
     }
     if (at >= s->start) {
-        if (u == '{') { s->depth++; s->opened = 1; }
-        else if (u == '}') s->depth--;
+        if (u == '{') {
+            s->depth++;
+            s->opened = 1;
+        } else if (u == '}') s->depth--;
     }
     if (u >= 0xD800 && u <= 0xDBFF) s->hi = u;
     else buf_put_utf8(&s->line, u);
@@ -77,7 +79,7 @@ int pm_closure_of(v8_t *v, uint64_t fn, uint64_t *closure, uint64_t *context, in
 void pm_value_line(v8_t *v, uint64_t value, int address_too, buf_t *b)
 {
     pm_format_value(v, value, 0, 0, PM_PRINT_MAX_VALUES, b);
-    if (b->data && strchr(b->data, '\n')) {   /* too big for a line: its name and address, for print */
+    if (b->data && strchr(b->data, '\n')) { /* too big for a line: its name and address, for print */
         buf_clear(b);
         pm_format_value(v, value, 0, -1, PM_PRINT_MAX_VALUES, b);
         if (address_too) buf_printf(b, " @0x%llx", (unsigned long long)value);

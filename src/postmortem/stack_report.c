@@ -16,7 +16,8 @@ static void print_native(const v8_frame_t *f, const v8_frame_record_t *r, buf_t 
         buf_printf(b, "+0x%llx (%s)", (unsigned long long)r->symbol_offset, r->symbol_module ? r->symbol_module : "?");
     } else if (r->module) {
         /* a static function of a stripped library: addr2line or gdb resolve this with its debug info */
-        buf_printf(b, "native: 0x%llx (%s+0x%llx)", (unsigned long long)f->pc, r->module, (unsigned long long)r->module_offset);
+        buf_printf(b, "native: 0x%llx (%s+0x%llx)", (unsigned long long)f->pc, r->module,
+                   (unsigned long long)r->module_offset);
     } else {
         buf_printf(b, "native: 0x%llx (no symbol)", (unsigned long long)f->pc);
     }
@@ -31,8 +32,8 @@ static void print_position(const v8_frame_t *f, const v8_function_t *fi, buf_t *
     if (fi->eval_origin) buf_printf(b, " (eval at %s)", fi->eval_origin);
 }
 
-static void print_js(const pm_stack_print_t *p, const v8_frame_t *f, const v8_frame_t *caller, const v8_frame_record_t *r,
-                     buf_t *b)
+static void print_js(const pm_stack_print_t *p, const v8_frame_t *f, const v8_frame_t *caller,
+                     const v8_frame_record_t *r, buf_t *b)
 {
     const v8_function_t *fi = &r->fn;
     if (!r->has_function) {
@@ -53,7 +54,9 @@ static void print_js(const pm_stack_print_t *p, const v8_frame_t *f, const v8_fr
     buf_printf(b, " [%s%s%s]", v8_tier_name(f->tier), f->inlined ? ", inlined" : "",
                f->position_is_definition ? "; position is the definition" : "");
     if (p->verbose) {
-        if (fi->def_line) buf_printf(b, "\n          defined at %s:%d:%d", fi->script_name ? fi->script_name : "<anonymous>", fi->def_line, fi->def_col);
+        if (fi->def_line)
+            buf_printf(b, "\n          defined at %s:%d:%d", fi->script_name ? fi->script_name : "<anonymous>",
+                       fi->def_line, fi->def_col);
         uint64_t val;
         if (f->inlined) buf_puts(b, "\n          (inlined into the next frame's code: no arguments of its own)");
         if (v8_frame_arg(p->v, f, -1, &val) == 0) {
@@ -95,8 +98,7 @@ static void print_thread_text(FILE *out, const pm_stack_print_t *p, size_t ti, c
         else if (f->kind == V8_FRAME_V8_INTERNAL) {
             buf_printf(&b, "        <%s>", f->frame_type);
             if (r.symbol) buf_printf(&b, " %s", r.symbol);
-        }
-        else print_native(f, &r, &b);
+        } else print_native(f, &r, &b);
         fputs(b.data, out);
         fputc('\n', out);
         v8_frame_record_free(&r);

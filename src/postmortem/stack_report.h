@@ -8,10 +8,10 @@
 
 typedef struct {
     target_t *t;
-    v8_t *v;               /* NULL: frames by address only */
-    smap_cache_t *maps;    /* the scripts' source maps; NULL: positions as V8 ran them */
-    int verbose;           /* text: arguments, `this` and the definition of each JS frame */
-    int all;               /* text: V8-internal frames not folded; frame and code addresses */
+    v8_t *v;            /* NULL: frames by address only */
+    smap_cache_t *maps; /* the scripts' source maps; NULL: positions as V8 ran them */
+    int verbose;        /* text: arguments, `this` and the definition of each JS frame */
+    int all;            /* text: V8-internal frames not folded; frame and code addresses */
 } pm_stack_print_t;
 
 /* "thread N (tid T, name)" and a line per frame. */

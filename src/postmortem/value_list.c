@@ -19,7 +19,7 @@ static void print_value(pm_value_list_t *c, const char *key, int numeric_key, co
     int has_addr = !p->is_double && v8_is_heap_object(c->v, p->value);
     if (c->j) {
         jw_object_begin(c->j, NULL);
-        if (numeric_key) jw_int(c->j, "index", strtoll(key, NULL, 10));   /* the decimal index v8/ gave */
+        if (numeric_key) jw_int(c->j, "index", strtoll(key, NULL, 10)); /* the decimal index v8/ gave */
         else json_text(c->j, "key", key);
         if (name) json_text(c->j, "name", name);
         if (!p->is_double) jw_address(c->j, "value", p->value);
@@ -117,8 +117,8 @@ void pm_embedder_fields_write(FILE *out, v8_t *v, target_t *t, uint64_t obj, jw_
 
 /* ---- v8print ---- */
 
-void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, const char *cls, const v8_field_t *fields,
-                      size_t n, long limit, int addresses)
+void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, const char *cls,
+                      const v8_field_t *fields, size_t n, long limit, int addresses)
 {
     buf_t b = {0}, ctor = {0};
     int type = -1;
@@ -132,7 +132,8 @@ void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, 
         if (is_js) json_text(jp, "constructor", ctor.data);
         jw_array_begin(jp, "fields");
     } else {
-        if (v8_type_name(v, type)) fprintf(out, "0x%llx: %s (%s)", (unsigned long long)addr, cls ? cls : "?", v8_type_name(v, type));
+        if (v8_type_name(v, type))
+            fprintf(out, "0x%llx: %s (%s)", (unsigned long long)addr, cls ? cls : "?", v8_type_name(v, type));
         else fprintf(out, "0x%llx: %s (instance type %d)", (unsigned long long)addr, cls ? cls : "?", type);
         if (is_js) fprintf(out, ", constructor %s", ctor.data);
         fputc('\n', out);
@@ -140,8 +141,8 @@ void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, 
     for (size_t i = 0; i < n; i++) {
         pm_field_text(v, addr, &fields[i], &b);
         if (!jp) {
-            fprintf(out, "  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name, fields[i].field,
-                   fields[i].type, b.data);
+            fprintf(out, "  +%-4lld %s.%s (%s): %s\n", (long long)fields[i].offset, fields[i].class_name,
+                    fields[i].field, fields[i].type, b.data);
             continue;
         }
         jw_object_begin(jp, NULL);
@@ -165,7 +166,7 @@ void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, 
         jp ? jw_array_begin(jp, "elements") : (void)fprintf(out, "  elements:\n");
         v8_object_elements(v, addr, pm_value_list_element, &c, limit + 1);
         pm_value_list_more(&c, "elements");
-    } else if (cls && !strcmp(cls, "Context")) {   /* a context is its slots: scope info, previous, locals */
+    } else if (cls && !strcmp(cls, "Context")) { /* a context is its slots: scope info, previous, locals */
         jp ? jw_array_begin(jp, "slots") : (void)fprintf(out, "  slots:\n");
         pm_value_list_slots(&c, addr);
         pm_value_list_more(&c, "slots");

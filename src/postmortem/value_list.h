@@ -10,12 +10,12 @@
 
 typedef struct {
     v8_t *v;
-    FILE *out;             /* text: the lines go here */
-    jw_t *j;               /* JSON: the values are elements of the array open in it; NULL: text */
-    long shown, limit;     /* values seen so far; at most limit shown */
-    int addresses;         /* text: " @0xADDR" after a heap value */
-    const char *indent;    /* text: before each line */
-    int brackets;          /* text keys of elements as "[3]" (array) rather than "3" (v8print) */
+    FILE *out;          /* text: the lines go here */
+    jw_t *j;            /* JSON: the values are elements of the array open in it; NULL: text */
+    long shown, limit;  /* values seen so far; at most limit shown */
+    int addresses;      /* text: " @0xADDR" after a heap value */
+    const char *indent; /* text: before each line */
+    int brackets;       /* text keys of elements as "[3]" (array) rather than "3" (v8print) */
 } pm_value_list_t;
 
 /* Callbacks of v8_object_properties and v8_object_elements (ctx: a pm_value_list_t): one value
@@ -37,7 +37,7 @@ void pm_embedder_fields_write(FILE *out, v8_t *v, target_t *t, uint64_t obj, jw_
 /* v8print of the heap object at addr (v8_object_fields gave cls and fields): a header line, a line
    per field, the embedder fields, then a JS object's properties and elements or a Context's
    slots (the first limit of each); or with jp the members of the object open in jp. */
-void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, const char *cls, const v8_field_t *fields,
-                      size_t n, long limit, int addresses);
+void pm_v8print_write(FILE *out, jw_t *jp, v8_t *v, target_t *t, uint64_t addr, const char *cls,
+                      const v8_field_t *fields, size_t n, long limit, int addresses);
 
 #endif

@@ -9,9 +9,9 @@
 #include <stdint.h>
 
 typedef struct {
-    const char *name;     /* interned group name ("Widget", or "Widget: a, b" with -v) */
-    int is_function;      /* JSFunction maps: -1 not yet known */
-    int planned;          /* find: plan holds where --where's property lives in this map */
+    const char *name; /* interned group name ("Widget", or "Widget: a, b" with -v) */
+    int is_function;  /* JSFunction maps: -1 not yet known */
+    int planned;      /* find: plan holds where --where's property lives in this map */
     v8_property_plan_t plan;
 } pm_map_entry_t;
 
@@ -22,15 +22,15 @@ struct pm_walk {
     v8_t *v;
     v8_heap_t *h;
     strpool_t *names;
-    u64map_t maps;          /* map -> index + 1 into entries */
+    u64map_t maps; /* map -> index + 1 into entries */
     pm_map_entry_t *entries;
     size_t nentries, cap;
-    int by_properties;      /* -v: group name includes the property names */
+    int by_properties; /* -v: group name includes the property names */
     progress_t progress;
     size_t seen;
     pm_js_cb cb;
     void *ctx;
-    v8_heap_stats_t stats;  /* the walk's: every object (not only JS), pages unreadable, resyncs */
+    v8_heap_stats_t stats; /* the walk's: every object (not only JS), pages unreadable, resyncs */
 };
 
 /* Opens the heap of v's target and walks it, calling cb for every JavaScript object with its

@@ -6,9 +6,9 @@
 
 /* An EVENT as parsed: one of node's functions (uncaught, exit, oom), a signal, or the heap's size. */
 typedef struct {
-    const void *call;   /* uncaught, exit, oom: the functions probed (NULL otherwise) */
-    int sig;            /* signal:SIG: its number (0 otherwise) */
-    double heap_pct;    /* heap:PCT: the share of V8's heap limit (0 otherwise) */
+    const void *call; /* uncaught, exit, oom: the functions probed (NULL otherwise) */
+    int sig;          /* signal:SIG: its number (0 otherwise) */
+    double heap_pct;  /* heap:PCT: the share of V8's heap limit (0 otherwise) */
 } pm_watch_event_t;
 
 /* EVENT ("uncaught", "exit", "oom", "signal:SIG", "heap:PCT") into *ev: 0, or -1 with the usage

@@ -18,8 +18,9 @@ static frame_kind_t tier(char marker)
 /* "path.js:12" / "file.mjs:3:4" / "node:fs:441:22": something that names JS source. */
 static int names_js_source(const char *s, size_t n)
 {
-    return sv_contains(s, n, ".js:") || sv_contains(s, n, ".mjs:") || sv_contains(s, n, ".cjs:") || sv_contains(s, n, ".ts:") ||
-           sv_contains(s, n, " node:") || sv_starts(s, n, "node:") || sv_ends(s, n, ".js") || sv_ends(s, n, ".mjs");
+    return sv_contains(s, n, ".js:") || sv_contains(s, n, ".mjs:") || sv_contains(s, n, ".cjs:") ||
+           sv_contains(s, n, ".ts:") || sv_contains(s, n, " node:") || sv_starts(s, n, "node:") ||
+           sv_ends(s, n, ".js") || sv_ends(s, n, ".mjs");
 }
 
 frame_kind_t profile_classify_name(const char *s, size_t n)
@@ -44,10 +45,10 @@ frame_kind_t profile_classify_name(const char *s, size_t n)
         size_t k = strlen(js_prefixes[i]);
         if (sv_starts(s, n, js_prefixes[i])) return n > k ? tier(s[k]) : FRAME_JS;
     }
-    static const char *const builtin_prefixes[] = {"Builtin:", "BytecodeHandler:", "Builtins_", "Stub:", "RegExp:",
-                                                   "Handler:", "LoadIC:", "StoreIC:", "KeyedLoadIC:",
-                                                   "KeyedStoreIC:", "CallIC:", "BinaryOpIC:", "CompareIC:",
-                                                   "JSC-Thunk:", "JSC-InlineCache:"};
+    static const char *const builtin_prefixes[] = {
+        "Builtin:", "BytecodeHandler:", "Builtins_",  "Stub:",        "RegExp:",
+        "Handler:", "LoadIC:",          "StoreIC:",   "KeyedLoadIC:", "KeyedStoreIC:",
+        "CallIC:",  "BinaryOpIC:",      "CompareIC:", "JSC-Thunk:",   "JSC-InlineCache:"};
     for (size_t i = 0; i < sizeof builtin_prefixes / sizeof *builtin_prefixes; i++)
         if (sv_starts(s, n, builtin_prefixes[i])) return FRAME_BUILTIN;
     if (sv_starts(s, n, "JSC-Baseline:") || sv_starts(s, n, "JSC-LLInt:")) return FRAME_JS_BASELINE;
@@ -55,9 +56,9 @@ frame_kind_t profile_classify_name(const char *s, size_t n)
 no_prefix:;
 
     /* V8's garbage collector in C++: "v8::internal::" followed by one of these */
-    static const char *const gc_classes[] = {"Heap::", "Scavenge", "MarkCompact", "MinorMarkCompact", "ConcurrentMarking",
-                                             "IncrementalMarking", "Sweeper", "MarkingVisitor", "GCTracer",
-                                             "ScavengerCollector"};
+    static const char *const gc_classes[] = {
+        "Heap::",  "Scavenge",       "MarkCompact", "MinorMarkCompact",  "ConcurrentMarking", "IncrementalMarking",
+        "Sweeper", "MarkingVisitor", "GCTracer",    "ScavengerCollector"};
     for (const char *at = s, *end = s + n; (at = memmem(at, (size_t)(end - at), "v8::internal::", 14)) != NULL;) {
         at += 14;
         for (size_t i = 0; i < sizeof gc_classes / sizeof *gc_classes; i++)

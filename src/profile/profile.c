@@ -6,18 +6,31 @@
 #include <string.h>
 
 static const char *const kind_names[FRAME_KIND_COUNT] = {
-    [FRAME_UNKNOWN] = "unknown",         [FRAME_PROCESS] = "process",   [FRAME_JS_TURBOFAN] = "turbofan",
-    [FRAME_JS_MAGLEV] = "maglev",        [FRAME_JS_BASELINE] = "baseline", [FRAME_JS_INTERPRETED] = "interpreted",
-    [FRAME_JS] = "js",                   [FRAME_BUILTIN] = "builtin",   [FRAME_NATIVE] = "native",
-    [FRAME_KERNEL] = "kernel",           [FRAME_GC] = "gc",             [FRAME_IDLE] = "idle",
-    [FRAME_PROGRAM] = "program",         [FRAME_ROOT] = "root",         [FRAME_THREAD] = "thread",
+    [FRAME_UNKNOWN] = "unknown",
+    [FRAME_PROCESS] = "process",
+    [FRAME_JS_TURBOFAN] = "turbofan",
+    [FRAME_JS_MAGLEV] = "maglev",
+    [FRAME_JS_BASELINE] = "baseline",
+    [FRAME_JS_INTERPRETED] = "interpreted",
+    [FRAME_JS] = "js",
+    [FRAME_BUILTIN] = "builtin",
+    [FRAME_NATIVE] = "native",
+    [FRAME_KERNEL] = "kernel",
+    [FRAME_GC] = "gc",
+    [FRAME_IDLE] = "idle",
+    [FRAME_PROGRAM] = "program",
+    [FRAME_ROOT] = "root",
+    [FRAME_THREAD] = "thread",
 };
 
 double profile_unit_seconds(const char *u)
 {
-    static const struct { const char *name; double s; } units[] = {
-        {"ns", 1e-9}, {"nanoseconds", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"microseconds", 1e-6},
-        {"ms", 1e-3}, {"milliseconds", 1e-3}, {"s", 1}, {"seconds", 1},
+    static const struct {
+        const char *name;
+        double s;
+    } units[] = {
+        {"ns", 1e-9}, {"nanoseconds", 1e-9},  {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"microseconds", 1e-6},
+        {"ms", 1e-3}, {"milliseconds", 1e-3}, {"s", 1},     {"seconds", 1},
     };
     for (size_t i = 0; u && i < sizeof units / sizeof *units; i++)
         if (!strcmp(u, units[i].name)) return units[i].s;
@@ -75,8 +88,8 @@ static uint64_t frame_key(const char *name, const char *url, int32_t line, int32
     return hash_u64(h ^ (uint64_t)kind);
 }
 
-uint32_t profile_frame(profile_t *p, const char *name, size_t name_len, const char *url, int32_t line,
-                       int32_t column, frame_kind_t kind)
+uint32_t profile_frame(profile_t *p, const char *name, size_t name_len, const char *url, int32_t line, int32_t column,
+                       frame_kind_t kind)
 {
     const char *iname = strpool_intern(p->strings, name, name_len);
     const char *iurl = strpool_cstr(p->strings, url ? url : "");
@@ -290,7 +303,7 @@ void profile_frame_label(const profile_t *p, uint32_t frame, buf_t *b)
     if (f->url[0]) {
         buf_putc(b, ' ');
         buf_puts(b, f->url);
-        if (f->line > 0) {   /* ":LINE:COL" without printf: the folded writer labels every frame */
+        if (f->line > 0) { /* ":LINE:COL" without printf: the folded writer labels every frame */
             buf_putc(b, ':');
             buf_put_u64(b, (unsigned long long)f->line);
             buf_putc(b, ':');
@@ -314,7 +327,7 @@ profile_t *profile_reversed(const profile_t *p)
         size_t n = 0;
         for (uint32_t x = (uint32_t)i; x; x = p->nodes[x].parent) {
             XGROW(stack, cap, n + 1);
-            stack[n++] = fmap[p->nodes[x].frame];   /* leaf first: the reversed stack */
+            stack[n++] = fmap[p->nodes[x].frame]; /* leaf first: the reversed stack */
         }
         profile_add_stack(q, stack, n, p->nodes[i].self);
     }

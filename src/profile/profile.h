@@ -17,59 +17,59 @@
  * Depends on util/ only. */
 #ifndef PROFILE_PROFILE_H
 #define PROFILE_PROFILE_H
-#include <stddef.h>
-#include <stdint.h>
 #include "util/buf.h"
 #include "util/hash.h"
+#include <stddef.h>
+#include <stdint.h>
 
 typedef enum {
     FRAME_UNKNOWN = 0,
-    FRAME_PROCESS,         /* the comm/pid root frame collapse prepends */
-    FRAME_JS_TURBOFAN,     /* V8 tier '*' */
-    FRAME_JS_MAGLEV,       /* '+' */
-    FRAME_JS_BASELINE,     /* '^' Sparkplug */
-    FRAME_JS_INTERPRETED,  /* '~' Ignition */
-    FRAME_JS,              /* JS, tier unknown (cpuprofile, DTrace jstack) */
-    FRAME_BUILTIN,         /* V8 builtins, bytecode handlers, stubs, RegExp code */
-    FRAME_NATIVE,          /* C/C++: node, libuv, libc, V8's own C++ */
+    FRAME_PROCESS,        /* the comm/pid root frame collapse prepends */
+    FRAME_JS_TURBOFAN,    /* V8 tier '*' */
+    FRAME_JS_MAGLEV,      /* '+' */
+    FRAME_JS_BASELINE,    /* '^' Sparkplug */
+    FRAME_JS_INTERPRETED, /* '~' Ignition */
+    FRAME_JS,             /* JS, tier unknown (cpuprofile, DTrace jstack) */
+    FRAME_BUILTIN,        /* V8 builtins, bytecode handlers, stubs, RegExp code */
+    FRAME_NATIVE,         /* C/C++: node, libuv, libc, V8's own C++ */
     FRAME_KERNEL,
-    FRAME_GC,              /* (garbage collector), V8 heap C++ */
-    FRAME_IDLE,            /* (idle) */
-    FRAME_PROGRAM,         /* (program): native code V8 did not attribute */
-    FRAME_ROOT,            /* (root) of a cpuprofile when kept as a frame */
-    FRAME_THREAD,          /* a thread's top-level node; see profile_thread_t. Never reaches a writer's output */
+    FRAME_GC,      /* (garbage collector), V8 heap C++ */
+    FRAME_IDLE,    /* (idle) */
+    FRAME_PROGRAM, /* (program): native code V8 did not attribute */
+    FRAME_ROOT,    /* (root) of a cpuprofile when kept as a frame */
+    FRAME_THREAD,  /* a thread's top-level node; see profile_thread_t. Never reaches a writer's output */
     FRAME_KIND_COUNT
 } frame_kind_t;
 
 /* Seconds per unit when weights of this unit are a time ("ns" for cpu-clock periods), else 0. */
 double profile_unit_seconds(const char *unit);
 
-const char *frame_kind_name(frame_kind_t k);   /* "turbofan", "kernel", ... */
+const char *frame_kind_name(frame_kind_t k); /* "turbofan", "kernel", ... */
 int frame_kind_is_js(frame_kind_t k);
 
 typedef struct {
-    const char *name;   /* interned; never NULL */
-    const char *url;    /* interned; "" when unknown */
+    const char *name; /* interned; never NULL */
+    const char *url;  /* interned; "" when unknown */
     int32_t line, column;
     frame_kind_t kind;
 } profile_frame_t;
 
 typedef struct {
-    uint32_t frame;     /* index into frames; unused for the root */
-    uint32_t parent;    /* root's parent is itself (0) */
-    uint32_t first_child, next_sibling;   /* 0 = none (0 is never a child) */
-    double self;        /* weight of samples whose leaf is this node */
+    uint32_t frame;                     /* index into frames; unused for the root */
+    uint32_t parent;                    /* root's parent is itself (0) */
+    uint32_t first_child, next_sibling; /* 0 = none (0 is never a child) */
+    double self;                        /* weight of samples whose leaf is this node */
 } profile_node_t;
 
 typedef struct {
-    double time_us;     /* in the producer's clock; see profile_t.start_us */
+    double time_us; /* in the producer's clock; see profile_t.start_us */
     uint32_t node;
     double weight;
 } profile_sample_t;
 
 typedef struct {
     uint32_t node;
-    int32_t line;       /* 1-based */
+    int32_t line; /* 1-based */
     double ticks;
 } profile_line_tick_t;
 
@@ -77,29 +77,29 @@ typedef struct profile {
     strpool_t *strings;
     profile_frame_t *frames;
     size_t nframes, frames_cap;
-    u64map_t frame_index;       /* hash of frame fields -> frame id chain head */
-    uint32_t *frame_next;       /* collision chain for frame_index */
+    u64map_t frame_index; /* hash of frame fields -> frame id chain head */
+    uint32_t *frame_next; /* collision chain for frame_index */
 
     profile_node_t *nodes;
     size_t nnodes, nodes_cap;
-    u64map_t child_index;       /* (parent << 32 | frame) -> node */
+    u64map_t child_index; /* (parent << 32 | frame) -> node */
 
-    profile_sample_t *samples;  /* timeline; nsamples == 0 when there is none */
+    profile_sample_t *samples; /* timeline; nsamples == 0 when there is none */
     size_t nsamples, samples_cap;
-    double start_us, end_us;    /* timeline bounds when known */
+    double start_us, end_us; /* timeline bounds when known */
 
     profile_line_tick_t *ticks; /* per-line hits, unordered; see profile_add_line_ticks */
     size_t nticks, ticks_cap;
     u64map_t tick_index;
 
-    const char *weight_unit;    /* "samples" (default), "nanoseconds", ... (interned) */
-    double total;               /* sum of self weights, kept up to date */
+    const char *weight_unit; /* "samples" (default), "nanoseconds", ... (interned) */
+    double total;            /* sum of self weights, kept up to date */
 
-    struct profile_thread *threads;   /* the thread table; nthreads == 0: one implicit thread */
+    struct profile_thread *threads; /* the thread table; nthreads == 0: one implicit thread */
     size_t nthreads, threads_cap;
-    u64map_t thread_index;      /* (pid << 32 | tid) -> thread */
-    u64map_t thread_of_frame;   /* FRAME_THREAD frame -> thread */
-    int thread_pids;            /* thread labels carry the pid: "node [pid N main]" (a recording of
+    u64map_t thread_index;    /* (pid << 32 | tid) -> thread */
+    u64map_t thread_of_frame; /* FRAME_THREAD frame -> thread */
+    int thread_pids;          /* thread labels carry the pid: "node [pid N main]" (a recording of
                                    several processes, record -a/--children) */
 } profile_t;
 
@@ -111,8 +111,8 @@ void profile_free(profile_t *p);
 int profile_check(const profile_t *p, buf_t *why);
 
 /* Interns a frame and returns its id. name/url need not be interned (they are copied). */
-uint32_t profile_frame(profile_t *p, const char *name, size_t name_len, const char *url, int32_t line,
-                       int32_t column, frame_kind_t kind);
+uint32_t profile_frame(profile_t *p, const char *name, size_t name_len, const char *url, int32_t line, int32_t column,
+                       frame_kind_t kind);
 /* Same for a NUL-terminated name with no source position. */
 uint32_t profile_frame_simple(profile_t *p, const char *name, frame_kind_t kind);
 
@@ -184,24 +184,24 @@ int profile_v8_location(const char *s, size_t n, size_t *name_len, const char **
  * writers go through profile_thread_view, which picks threads and turns the thread nodes
  * into role roots, one merged root (as before threads), or nothing (.cpuprofile). */
 typedef enum {
-    THREAD_OTHER = 0,   /* other native threads (inspector, signal watchdog), or not known */
-    THREAD_MAIN,        /* the main JavaScript thread (tid == pid, node::Start) */
-    THREAD_WORKER,      /* a worker_threads Worker: its own isolate */
-    THREAD_V8,          /* a V8 platform worker: background compile, GC helpers, delayed tasks */
-    THREAD_LIBUV,       /* the libuv thread pool */
+    THREAD_OTHER = 0, /* other native threads (inspector, signal watchdog), or not known */
+    THREAD_MAIN,      /* the main JavaScript thread (tid == pid, node::Start) */
+    THREAD_WORKER,    /* a worker_threads Worker: its own isolate */
+    THREAD_V8,        /* a V8 platform worker: background compile, GC helpers, delayed tasks */
+    THREAD_LIBUV,     /* the libuv thread pool */
     THREAD_ROLE_COUNT
 } thread_role_t;
 
 typedef struct profile_thread {
-    int32_t pid;        /* 0 = unknown (perf script without the pid field) */
+    int32_t pid; /* 0 = unknown (perf script without the pid field) */
     int32_t tid;
-    const char *name;   /* interned thread name (perf's comm), last seen; "" when unknown */
+    const char *name; /* interned thread name (perf's comm), last seen; "" when unknown */
     thread_role_t role;
-    int role_known;     /* role proven (tid == pid, a stack, a producer's label), not guessed from the name */
-    uint32_t frame;     /* its FRAME_THREAD frame */
+    int role_known; /* role proven (tid == pid, a stack, a producer's label), not guessed from the name */
+    uint32_t frame; /* its FRAME_THREAD frame */
 } profile_thread_t;
 
-const char *thread_role_name(thread_role_t r);   /* "main", "worker", "v8", "libuv", "other" */
+const char *thread_role_name(thread_role_t r); /* "main", "worker", "v8", "libuv", "other" */
 /* The role a thread's name suggests (Node's thread names across versions, Chrome's, and the
  * labels nodescope writes: "node [V8 worker]"); *known = 1 when the name says it for sure. */
 thread_role_t profile_role_from_name(const char *name, size_t len, int *known);
@@ -229,15 +229,15 @@ void profile_thread_weights(const profile_t *p, double *out);
 typedef struct {
     enum { PICK_ALL = 0, PICK_MAIN, PICK_ROLE, PICK_TID, PICK_INDEX } kind;
     thread_role_t role;
-    int64_t id;         /* PICK_TID: the tid; PICK_INDEX: index in p->threads */
+    int64_t id; /* PICK_TID: the tid; PICK_INDEX: index in p->threads */
 } thread_pick_t;
 /* 0, or -1 when s is none of those. */
 int profile_thread_pick_parse(const char *s, thread_pick_t *out);
 
 typedef enum {
-    THREAD_ROOTS_ROLES = 0,   /* a root frame per thread role: "node [main]" (folded, flame, pprof, top) */
-    THREAD_ROOTS_MERGE,       /* no thread roots: the stacks as before threads (--threads merge) */
-    THREAD_ROOTS_NONE,        /* no thread roots and no process frame: one thread's tree (.cpuprofile) */
+    THREAD_ROOTS_ROLES = 0, /* a root frame per thread role: "node [main]" (folded, flame, pprof, top) */
+    THREAD_ROOTS_MERGE,     /* no thread roots: the stacks as before threads (--threads merge) */
+    THREAD_ROOTS_NONE,      /* no thread roots and no process frame: one thread's tree (.cpuprofile) */
 } thread_roots_t;
 
 /* The profile a writer draws from: only the picked threads, thread nodes turned into roots as

@@ -45,14 +45,17 @@ int profile_check(const profile_t *p, buf_t *why)
         }
     }
     if (linked != p->nnodes - 1) return fail(why, "nodes missing from their parents' child lists", linked);
-    if (fabs(total - p->total) > 1e-6 * (fabs(total) + 1)) return fail(why, "total differs from the sum of self weights", 0);
+    if (fabs(total - p->total) > 1e-6 * (fabs(total) + 1))
+        return fail(why, "total differs from the sum of self weights", 0);
     for (size_t i = 0; i < p->nsamples; i++) {
         const profile_sample_t *s = &p->samples[i];
         if (s->node >= p->nnodes) return fail(why, "a sample's node out of range", i);
-        if (!isfinite(s->time_us) || !isfinite(s->weight)) return fail(why, "a sample's time or weight is not a number", i);
+        if (!isfinite(s->time_us) || !isfinite(s->weight))
+            return fail(why, "a sample's time or weight is not a number", i);
     }
     for (size_t i = 0; i < p->nticks; i++)
-        if (p->ticks[i].node >= p->nnodes || !isfinite(p->ticks[i].ticks)) return fail(why, "a line tick out of range", i);
+        if (p->ticks[i].node >= p->nnodes || !isfinite(p->ticks[i].ticks))
+            return fail(why, "a line tick out of range", i);
     for (size_t i = 0; i < p->nthreads; i++)
         if (p->threads[i].frame >= p->nframes || p->frames[p->threads[i].frame].kind != FRAME_THREAD)
             return fail(why, "a thread whose frame is not a thread frame", i);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const role_names[THREAD_ROLE_COUNT] = {
-    [THREAD_OTHER] = "other", [THREAD_MAIN] = "main", [THREAD_WORKER] = "worker",
+    [THREAD_OTHER] = "other", [THREAD_MAIN] = "main",   [THREAD_WORKER] = "worker",
     [THREAD_V8] = "v8",       [THREAD_LIBUV] = "libuv",
 };
 
@@ -25,7 +25,7 @@ thread_role_t profile_role_from_name(const char *s, size_t n, int *known)
         if (sv_ends(s, n, "[libuv]")) return THREAD_LIBUV;
         if (sv_ends(s, n, "[other]")) return THREAD_OTHER;
         if (sv_contains(s, n, "[Worker ")) return THREAD_WORKER;
-        if (sv_contains(s, n, "[pid ")) {   /* "node [pid N main]": several processes' */
+        if (sv_contains(s, n, "[pid ")) { /* "node [pid N main]": several processes' */
             if (sv_ends(s, n, " main]")) return THREAD_MAIN;
             if (sv_ends(s, n, " V8 worker]")) return THREAD_V8;
             if (sv_ends(s, n, " libuv]")) return THREAD_LIBUV;
@@ -35,7 +35,8 @@ thread_role_t profile_role_from_name(const char *s, size_t n, int *known)
     }
     /* Node's own names: 24 names every thread, 22 its libuv pool and delayed-task thread,
      * older versions none (every thread is "node"); V8's default platform; Chrome's. */
-    if ((n == 10 && !memcmp(s, "MainThread", 10)) || sv_starts(s, n, "CrRendererMain") || sv_starts(s, n, "CrBrowserMain"))
+    if ((n == 10 && !memcmp(s, "MainThread", 10)) || sv_starts(s, n, "CrRendererMain") ||
+        sv_starts(s, n, "CrBrowserMain"))
         return THREAD_MAIN;
     if ((n == 12 && !memcmp(s, "WorkerThread", 12)) || sv_starts(s, n, "DedicatedWorker")) return THREAD_WORKER;
     if (sv_starts(s, n, "V8Worker") || sv_starts(s, n, "V8 DefaultWorke") || sv_starts(s, n, "V8 ") ||
@@ -103,15 +104,17 @@ void profile_thread_note_stack(profile_t *p, uint32_t t, const uint32_t *frames,
         const char *s = f->name;
         size_t len = strlen(s);
         thread_role_t r;
-        if (sv_contains(s, len, "node::worker::Worker::Run") || sv_contains(s, len, "node::worker::Worker::StartThread"))
+        if (sv_contains(s, len, "node::worker::Worker::Run") ||
+            sv_contains(s, len, "node::worker::Worker::StartThread"))
             r = THREAD_WORKER;
         else if (sv_contains(s, len, "PlatformWorkerThread") || sv_contains(s, len, "DelayedTaskScheduler") ||
                  sv_contains(s, len, "v8::platform::"))
             r = THREAD_V8;
         else if (sv_starts(s, len, "node::Start") || sv_contains(s, len, "node::NodeMainInstance::Run"))
             r = THREAD_MAIN;
-        else if ((len == 6 && !memcmp(s, "worker", 6)) || sv_starts(s, len, "uv__threadpool") || sv_starts(s, len, "uv__queue_work"))
-            r = THREAD_LIBUV;   /* libuv's pool thread function is a static named 'worker' */
+        else if ((len == 6 && !memcmp(s, "worker", 6)) || sv_starts(s, len, "uv__threadpool") ||
+                 sv_starts(s, len, "uv__queue_work"))
+            r = THREAD_LIBUV; /* libuv's pool thread function is a static named 'worker' */
         else continue;
         profile_thread_set_role(p, t, r);
         return;
@@ -159,7 +162,7 @@ static int in_node_process(const profile_t *p, uint32_t ti)
 void profile_thread_label(const profile_t *p, uint32_t ti, buf_t *b)
 {
     const profile_thread_t *t = &p->threads[ti];
-    if (!in_node_process(p, ti)) {   /* its comm, as before threads */
+    if (!in_node_process(p, ti)) { /* its comm, as before threads */
         buf_puts(b, t->name && *t->name ? t->name : "[unknown thread]");
         return;
     }
@@ -170,7 +173,7 @@ void profile_thread_label(const profile_t *p, uint32_t ti, buf_t *b)
     if (!proc) proc = t->role == THREAD_OTHER && !node_internal_name(t->name) ? t->name : "node";
     buf_puts(b, proc);
     buf_puts(b, " [");
-    if (p->thread_pids && t->pid > 0) buf_printf(b, "pid %d ", (int)t->pid);   /* "node [pid N main]" */
+    if (p->thread_pids && t->pid > 0) buf_printf(b, "pid %d ", (int)t->pid); /* "node [pid N main]" */
     switch (t->role) {
     case THREAD_MAIN: buf_puts(b, "main]"); break;
     case THREAD_WORKER: {
@@ -238,8 +241,9 @@ static size_t pick_threads(const profile_t *p, const thread_pick_t *pick, uint8_
                       (int)p->threads[heaviest].tid);
             best = heaviest;
         } else if (mains > 1) {
-            diag_warn(NULL, 0, "%zu processes' main threads; taking the busiest (pid %d); pick another with --thread TID",
-                      mains, (int)p->threads[best].pid);
+            diag_warn(NULL, 0,
+                      "%zu processes' main threads; taking the busiest (pid %d); pick another with --thread TID", mains,
+                      (int)p->threads[best].pid);
         }
         if (best >= 0) sel[best] = 1, n = 1;
         free(w);
@@ -248,7 +252,8 @@ static size_t pick_threads(const profile_t *p, const thread_pick_t *pick, uint8_
     for (size_t t = 0; t < p->nthreads; t++) {
         const profile_thread_t *th = &p->threads[t];
         int take = pick->kind == PICK_ALL || (pick->kind == PICK_ROLE && th->role == pick->role) ||
-                   (pick->kind == PICK_TID && th->tid == pick->id) || (pick->kind == PICK_INDEX && (int64_t)t == pick->id);
+                   (pick->kind == PICK_TID && th->tid == pick->id) ||
+                   (pick->kind == PICK_INDEX && (int64_t)t == pick->id);
         sel[t] = (uint8_t)take;
         n += (size_t)take;
     }
@@ -282,7 +287,7 @@ profile_t *profile_thread_view(const profile_t *p, const thread_pick_t *pick, th
     for (size_t i = 0; i < p->nframes; i++) fmap[i] = UINT32_MAX;
     const uint32_t SKIP = UINT32_MAX;
     uint32_t *nmap = xmalloc(p->nnodes * sizeof *nmap);
-    int64_t *thread_node = xmalloc(p->nnodes * sizeof *thread_node);   /* node -> thread when it is a thread node */
+    int64_t *thread_node = xmalloc(p->nnodes * sizeof *thread_node); /* node -> thread when it is a thread node */
     nmap[0] = 0;
     thread_node[0] = -1;
     buf_t b = {0};

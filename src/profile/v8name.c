@@ -26,10 +26,7 @@ static size_t js_prefix_len(const char *s, size_t n)
 }
 
 /* A decimal as profile_frame_label prints it back: no sign, no leading zero, fits an int32. */
-static int canonical_number(const char *s, size_t n)
-{
-    return all_digits(s, n) && n <= 9 && (n == 1 || s[0] != '0');
-}
+static int canonical_number(const char *s, size_t n) { return all_digits(s, n) && n <= 9 && (n == 1 || s[0] != '0'); }
 
 int profile_v8_location(const char *s, size_t n, size_t *name_len, const char **url, size_t *url_len, int32_t *line,
                         int32_t *col)
@@ -41,7 +38,7 @@ int profile_v8_location(const char *s, size_t n, size_t *name_len, const char **
     size_t loc_len = n - (size_t)(loc - s);
     const char *c2 = memrchr(loc, ':', loc_len);
     const char *c1 = c2 ? memrchr(loc, ':', (size_t)(c2 - loc)) : NULL;
-    if (!c1 || c1 == loc) return 0;   /* no url: label would not print the position */
+    if (!c1 || c1 == loc) return 0; /* no url: label would not print the position */
     size_t l_len = (size_t)(c2 - c1 - 1), c_len = loc_len - (size_t)(c2 + 1 - loc);
     if (!canonical_number(c1 + 1, l_len) || !canonical_number(c2 + 1, c_len) || c1[1] == '0') return 0;
     *name_len = (size_t)(sp - s);

@@ -1,8 +1,8 @@
 /* The perf events the live sampler opens, and -e EVENT (events.h). */
 #include "record/events.h"
 #include "record/perf_ring.h"
-#include "util/procfs.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -19,13 +19,39 @@
 #include <unistd.h>
 
 /* perf's x86 register numbers */
-enum { P_AX, P_BX, P_CX, P_DX, P_SI, P_DI, P_BP, P_SP, P_IP, P_FLAGS, P_CS, P_SS, P_DS, P_ES, P_FS, P_GS,
-       P_R8, P_R9, P_R10, P_R11, P_R12, P_R13, P_R14, P_R15, P_NREGS };
+enum {
+    P_AX,
+    P_BX,
+    P_CX,
+    P_DX,
+    P_SI,
+    P_DI,
+    P_BP,
+    P_SP,
+    P_IP,
+    P_FLAGS,
+    P_CS,
+    P_SS,
+    P_DS,
+    P_ES,
+    P_FS,
+    P_GS,
+    P_R8,
+    P_R9,
+    P_R10,
+    P_R11,
+    P_R12,
+    P_R13,
+    P_R14,
+    P_R15,
+    P_NREGS
+};
 /* user_regs_struct index of each perf register (-1: none there) */
-static const int to_user[P_NREGS] = { 10, 5, 11, 12, 13, 14, 4, 19, 16, 18, 17, 20, -1, -1, -1, -1,
-                                      9, 8, 7, 6, 3, 2, 1, 0 };
-#define REGS_MASK ((1ull << P_AX) | (1ull << P_BX) | (1ull << P_CX) | (1ull << P_DX) | (1ull << P_SI) | \
-                   (1ull << P_DI) | (1ull << P_BP) | (1ull << P_SP) | (1ull << P_IP) | (0xffull << P_R8))
+static const int to_user[P_NREGS] = {10, 5,  11, 12, 13, 14, 4, 19, 16, 18, 17, 20,
+                                     -1, -1, -1, -1, 9,  8,  7, 6,  3,  2,  1,  0};
+#define REGS_MASK                                                                                                      \
+    ((1ull << P_AX) | (1ull << P_BX) | (1ull << P_CX) | (1ull << P_DX) | (1ull << P_SI) | (1ull << P_DI) |             \
+     (1ull << P_BP) | (1ull << P_SP) | (1ull << P_IP) | (0xffull << P_R8))
 
 /* Time a thread spends in the kernel on its behalf (a writev's whole loopback TCP send, a page
  * fault) is its time too, and V8's --cpu-prof counts it under the JS that made the call: samples
@@ -33,11 +59,13 @@ static const int to_user[P_NREGS] = { 10, 5, 11, 12, 13, 14, 4, 19, 16, 18, 17, 
  * Without the privilege for that (perf_event_paranoid 2 and no CAP_PERFMON), user time only. */
 int events_with_kernel = 1;
 
-static int perf_open(struct perf_event_attr *a, int tid) {
+static int perf_open(struct perf_event_attr *a, int tid)
+{
     return (int)syscall(SYS_perf_event_open, a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void sampled_attr(struct perf_event_attr *a, uint32_t copy, int woken, uint32_t wake_bytes) {
+static void sampled_attr(struct perf_event_attr *a, uint32_t copy, int woken, uint32_t wake_bytes)
+{
     a->size = sizeof *a;
     a->sample_regs_user = REGS_MASK;
     a->sample_stack_user = copy;
@@ -54,7 +82,8 @@ static void sampled_attr(struct perf_event_attr *a, uint32_t copy, int woken, ui
     else a->watermark = 1, a->wakeup_watermark = wake_bytes;
 }
 
-int events_open_cpu(int tid, double hz, int woken, uint32_t copy, uint32_t wake_bytes) {
+int events_open_cpu(int tid, double hz, int woken, uint32_t copy, uint32_t wake_bytes)
+{
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.type = PERF_TYPE_SOFTWARE;
@@ -76,7 +105,8 @@ int events_open_cpu(int tid, double hz, int woken, uint32_t copy, uint32_t wake_
  * PERF_RECORD_SWITCH record each time it leaves or comes back, with times. The kernel takes the
  * sample in its scheduler, which is kernel context: it needs exclude_kernel off. Read with the
  * thread's CPU ring (and at each poll's timeout), not polled. */
-int events_open_switch(int tid, uint32_t copy, uint32_t wake_bytes) {
+int events_open_switch(int tid, uint32_t copy, uint32_t wake_bytes)
+{
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.type = PERF_TYPE_SOFTWARE;
@@ -93,12 +123,13 @@ int events_uprobe_type(void) { return proc_read_int("/sys/bus/event_source/devic
 
 /* A uprobe (ret: at the function's return) on the code at offset of path, for thread tid. With
  * sample_type NULL its samples carry the time only (gc_watch's). */
-int events_open_uprobe(int type, const char *path, uint64_t offset, int ret, int tid, const uint64_t *sample_type) {
+int events_open_uprobe(int type, const char *path, uint64_t offset, int ret, int tid, const uint64_t *sample_type)
+{
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = (uint32_t)type;
-    a.config = ret ? 1 : 0;   /* the uprobe PMU's "retprobe" bit (config:0) */
+    a.config = ret ? 1 : 0; /* the uprobe PMU's "retprobe" bit (config:0) */
     a.config1 = (uint64_t)(uintptr_t)path;
     a.config2 = offset;
     a.sample_period = 1;
@@ -110,14 +141,18 @@ int events_open_uprobe(int type, const char *path, uint64_t offset, int ret, int
 
 /* ---- -e EVENT ---- */
 
-static const struct { const char *name; uint64_t config; } software[] = {
-    {"page-faults", PERF_COUNT_SW_PAGE_FAULTS}, {"faults", PERF_COUNT_SW_PAGE_FAULTS},
-    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ}, {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
+static const struct {
+    const char *name;
+    uint64_t config;
+} software[] = {
+    {"page-faults", PERF_COUNT_SW_PAGE_FAULTS},           {"faults", PERF_COUNT_SW_PAGE_FAULTS},
+    {"major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ},      {"minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN},
     {"context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES}, {"cs", PERF_COUNT_SW_CONTEXT_SWITCHES},
-    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS}, {"migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
+    {"cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS},     {"migrations", PERF_COUNT_SW_CPU_MIGRATIONS},
 };
 
-static int ident_ok(const char *s, int allow_dot) {
+static int ident_ok(const char *s, int allow_dot)
+{
     if (!*s) return 0;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
@@ -126,7 +161,8 @@ static int ident_ok(const char *s, int allow_dot) {
     return 1;
 }
 
-static int parse_one(record_events_t *e, char *tok, char *err, size_t cap) {
+static int parse_one(record_events_t *e, char *tok, char *err, size_t cap)
+{
     if (e->n == EVENTS_MAX) return snprintf(err, cap, "at most %d events", EVENTS_MAX), -1;
     record_event_t *ev = &e->ev[e->n];
     memset(ev, 0, sizeof *ev);
@@ -149,7 +185,8 @@ static int parse_one(record_events_t *e, char *tok, char *err, size_t cap) {
             snprintf(ev->name, sizeof ev->name, "syscall:*");
         } else {
             if (!ident_ok(s, 0) || strlen(s) >= sizeof ev->sys)
-                return snprintf(err, cap, "'%s': a syscall's name (syscall:write, syscall:openat) or syscall:*", tok), -1;
+                return snprintf(err, cap, "'%s': a syscall's name (syscall:write, syscall:openat) or syscall:*", tok),
+                       -1;
             ev->kind = EVK_SYSCALL;
             snprintf(ev->sys, sizeof ev->sys, "%s", s);
             snprintf(ev->name, sizeof ev->name, "syscall:%s", s);
@@ -158,10 +195,13 @@ static int parse_one(record_events_t *e, char *tok, char *err, size_t cap) {
         ev->kind = EVK_GC;
     } else if (!strncmp(tok, "u:", 2)) {
         char *lib = tok + 2, *func = strchr(lib, ':');
-        if (!func) return snprintf(err, cap, "'%s': a uprobe is u:LIB:FUNC (u:node:uv_fs_open, u:libc:malloc)", tok), -1;
+        if (!func)
+            return snprintf(err, cap, "'%s': a uprobe is u:LIB:FUNC (u:node:uv_fs_open, u:libc:malloc)", tok), -1;
         *func++ = 0;
         if (!ident_ok(lib, 1) || !ident_ok(func, 1) || strlen(lib) >= sizeof ev->lib || strlen(func) >= sizeof ev->func)
-            return snprintf(err, cap, "'u:%s:%s': a uprobe is u:LIB:FUNC (u:node:uv_fs_open, u:libc:malloc)", lib, func), -1;
+            return snprintf(err, cap, "'u:%s:%s': a uprobe is u:LIB:FUNC (u:node:uv_fs_open, u:libc:malloc)", lib,
+                            func),
+                   -1;
         ev->kind = EVK_UPROBE;
         snprintf(ev->lib, sizeof ev->lib, "%s", lib);
         snprintf(ev->func, sizeof ev->func, "%s", func);
@@ -169,8 +209,11 @@ static int parse_one(record_events_t *e, char *tok, char *err, size_t cap) {
         size_t i;
         for (i = 0; i < sizeof software / sizeof *software && strcmp(tok, software[i].name); i++) {}
         if (i == sizeof software / sizeof *software)
-            return snprintf(err, cap, "unknown event '%s' (syscall:NAME, syscall:*, page-faults, major-faults, "
-                            "context-switches, cpu-migrations, gc, u:LIB:FUNC)", tok), -1;
+            return snprintf(err, cap,
+                            "unknown event '%s' (syscall:NAME, syscall:*, page-faults, major-faults, "
+                            "context-switches, cpu-migrations, gc, u:LIB:FUNC)",
+                            tok),
+                   -1;
         ev->kind = EVK_SOFTWARE;
         ev->sw_config = software[i].config;
     }
@@ -180,7 +223,8 @@ static int parse_one(record_events_t *e, char *tok, char *err, size_t cap) {
     return 0;
 }
 
-int events_parse(record_events_t *e, const char *spec, char *err, size_t cap) {
+int events_parse(record_events_t *e, const char *spec, char *err, size_t cap)
+{
     char *copy = strdup(spec), *save = NULL;
     if (!copy) abort();
     int rc = 0, any = 0;
@@ -191,12 +235,20 @@ int events_parse(record_events_t *e, const char *spec, char *err, size_t cap) {
     return rc;
 }
 
-void events_unit(const record_events_t *e, char *out, size_t cap) {
+void events_unit(const record_events_t *e, char *out, size_t cap)
+{
     size_t k = 0;
     out[0] = 0;
-    if (e->n == 1 && e->ev[0].kind == EVK_GC) { snprintf(out, cap, "ns"); return; }
-    if (e->weight_bytes) { snprintf(out, cap, "bytes"); return; }
-    for (int i = 0; i < e->n && k < cap; i++) k += (size_t)snprintf(out + k, cap - k, "%s%s", i ? "," : "", e->ev[i].name);
+    if (e->n == 1 && e->ev[0].kind == EVK_GC) {
+        snprintf(out, cap, "ns");
+        return;
+    }
+    if (e->weight_bytes) {
+        snprintf(out, cap, "bytes");
+        return;
+    }
+    for (int i = 0; i < e->n && k < cap; i++)
+        k += (size_t)snprintf(out + k, cap - k, "%s%s", i ? "," : "", e->ev[i].name);
 }
 
 /* ---- tracefs ---- */
@@ -205,7 +257,8 @@ static const char *const tracefs_dirs[] = {"/sys/kernel/tracing", "/sys/kernel/d
 
 /* rel under tracefs into buf: its length, or -1 with errno (ENOENT: no such event; ENODEV: no
  * tracefs mounted and none could be mounted privately). */
-static ssize_t read_fd_all(int fd, char *buf, size_t cap) {
+static ssize_t read_fd_all(int fd, char *buf, size_t cap)
+{
     size_t n = 0;
     ssize_t r;
     while (n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) > 0) n += (size_t)r;
@@ -215,7 +268,8 @@ static ssize_t read_fd_all(int fd, char *buf, size_t cap) {
 
 /* No tracefs mounted: a child process mounts one in a mount namespace of its own (root only),
  * reads the file and exits: nothing stays mounted. */
-static ssize_t tracefs_read_private(const char *rel, char *buf, size_t cap) {
+static ssize_t tracefs_read_private(const char *rel, char *buf, size_t cap)
+{
     int p[2];
     if (pipe(p) != 0) return -1;
     pid_t pid = fork();
@@ -227,8 +281,7 @@ static ssize_t tracefs_read_private(const char *rel, char *buf, size_t cap) {
         if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
             mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL) != 0)
             err = ENODEV;
-        else if ((fd = open(path, O_RDONLY)) < 0)
-            err = errno;
+        else if ((fd = open(path, O_RDONLY)) < 0) err = errno;
         if (write(p[1], &err, sizeof err) != (ssize_t)sizeof err) _exit(1);
         char tmp[8192];
         ssize_t n = fd >= 0 ? read_fd_all(fd, tmp, sizeof tmp) : 0;
@@ -245,7 +298,8 @@ static ssize_t tracefs_read_private(const char *rel, char *buf, size_t cap) {
     return n;
 }
 
-static ssize_t tracefs_read(const char *rel, char *buf, size_t cap) {
+static ssize_t tracefs_read(const char *rel, char *buf, size_t cap)
+{
     char path[512];
     int mounted = 0, err = ENOENT;
     for (size_t i = 0; i < sizeof tracefs_dirs / sizeof *tracefs_dirs; i++) {
@@ -254,7 +308,10 @@ static ssize_t tracefs_read(const char *rel, char *buf, size_t cap) {
         mounted = 1;
         snprintf(path, sizeof path, "%s/%s", tracefs_dirs[i], rel);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) { err = errno; continue; }
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
         ssize_t n = read_fd_all(fd, buf, cap);
         close(fd);
         return n;
@@ -265,14 +322,17 @@ static ssize_t tracefs_read(const char *rel, char *buf, size_t cap) {
 }
 
 /* A field's offset in a tracepoint's format ("field:unsigned int fd;\toffset:16;\tsize:8;"), -1 if none. */
-static int field_offset(const char *format, const char *field) {
+static int field_offset(const char *format, const char *field)
+{
     for (const char *l = format; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         const char *f = strstr(l, "field:"), *semi = f ? strchr(f, ';') : NULL, *nl = strchr(l, '\n');
         if (!f || !semi || (nl && semi > nl)) continue;
         const char *name_end = semi;
-        if (name_end > f && name_end[-1] == ']') while (name_end > f && *name_end != '[') name_end--;
+        if (name_end > f && name_end[-1] == ']')
+            while (name_end > f && *name_end != '[') name_end--;
         const char *name = name_end;
-        while (name > f && (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') || (name[-1] >= '0' && name[-1] <= '9')))
+        while (name > f &&
+               (name[-1] == '_' || (name[-1] >= 'a' && name[-1] <= 'z') || (name[-1] >= '0' && name[-1] <= '9')))
             name--;
         if ((size_t)(name_end - name) != strlen(field) || strncmp(name, field, strlen(field))) continue;
         const char *o = strstr(semi, "offset:");
@@ -282,7 +342,8 @@ static int field_offset(const char *format, const char *field) {
 }
 
 static int tracefs_hint_done;
-static void tracefs_hint(int err) {
+static void tracefs_hint(int err)
+{
     if (tracefs_hint_done++) return;
     if (err == ENODEV)
         diag_hint("no tracefs is mounted and none could be mounted privately (that needs root): "
@@ -292,7 +353,8 @@ static void tracefs_hint(int err) {
                   "gid=GROUP,mode=750 for a group of yours; the tracepoints also need CAP_PERFMON");
 }
 
-static int prepare_tracepoint(record_event_t *ev) {
+static int prepare_tracepoint(record_event_t *ev)
+{
     char rel[160], buf[8192];
     const char *tp = ev->kind == EVK_SYSCALL_ALL ? "raw_syscalls/sys_enter" : NULL;
     char tpbuf[96];
@@ -315,22 +377,27 @@ static int prepare_tracepoint(record_event_t *ev) {
         if (ev->kind == EVK_SYSCALL_ALL) ev->nr_off = field_offset(buf, "id");
         else ev->fd_off = field_offset(buf, "fd"), ev->count_off = field_offset(buf, "count");
     }
-    if (ev->kind == EVK_SYSCALL_ALL && ev->nr_off < 0) ev->nr_off = 8;   /* long id, after the common fields */
+    if (ev->kind == EVK_SYSCALL_ALL && ev->nr_off < 0) ev->nr_off = 8; /* long id, after the common fields */
     return 0;
 }
 
-int events_prepare(record_events_t *e) {
+int events_prepare(record_events_t *e)
+{
     for (int i = 0; i < e->n; i++) {
         record_event_t *ev = &e->ev[i];
         if ((ev->kind == EVK_SYSCALL || ev->kind == EVK_SYSCALL_ALL) && prepare_tracepoint(ev) != 0) return -1;
         if (e->weight_bytes && ev->count_off < 0) {
-            diag_error(NULL, 0, "--weight bytes: -e %s has no byte count (syscall:write, syscall:read, "
-                       "syscall:pwrite64, ... have)", ev->name);
+            diag_error(NULL, 0,
+                       "--weight bytes: -e %s has no byte count (syscall:write, syscall:read, "
+                       "syscall:pwrite64, ... have)",
+                       ev->name);
             return -1;
         }
         if ((ev->kind == EVK_GC || ev->kind == EVK_UPROBE) && events_uprobe_type() < 0) {
-            diag_error(NULL, 0, "-e %s: this kernel has no uprobes (/sys/bus/event_source/devices/uprobe: "
-                       "CONFIG_UPROBE_EVENTS off)", ev->name);
+            diag_error(NULL, 0,
+                       "-e %s: this kernel has no uprobes (/sys/bus/event_source/devices/uprobe: "
+                       "CONFIG_UPROBE_EVENTS off)",
+                       ev->name);
             return -1;
         }
     }
@@ -343,14 +410,16 @@ int events_prepare(record_events_t *e) {
  * every GC, its collector the first argument, its time nearly all of the pause --trace-gc prints
  * (Scavenge() alone was 65-77% of it). Without it (Node 18: another signature, and a clone of it
  * the compiler made) the collectors' own functions, each its own kind. */
-#define PERFORM_GC "_ZN2v88internal4Heap24PerformGarbageCollectionENS0_16GarbageCollectorENS0_23GarbageCollectionReasonEPKc"
+#define PERFORM_GC                                                                                                     \
+    "_ZN2v88internal4Heap24PerformGarbageCollectionENS0_16GarbageCollectorENS0_23GarbageCollectionReasonEPKc"
 /* Heap::CollectGarbage(AllocationSpace, GarbageCollectionReason, GCCallbackFlags), where the
  * tracer's functions below are not symbols: the pause taken from its entry (before
  * PerformGarbageCollection: the wait for V8's background sweeping, without which it was 66% of
  * --trace-gc's on Node 22 on a loaded machine) to PerformGarbageCollection's return
  * (CollectGarbage's return came after the epilogue callbacks and --trace-gc's own printing:
  * 1.5-2.3 times the pause on Node 20 and 24) */
-#define COLLECT_GARBAGE "_ZN2v88internal4Heap14CollectGarbageENS0_15AllocationSpaceENS0_23GarbageCollectionReasonENS_15GCCallbackFlagsE"
+#define COLLECT_GARBAGE                                                                                                \
+    "_ZN2v88internal4Heap14CollectGarbageENS0_15AllocationSpaceENS0_23GarbageCollectionReasonENS_15GCCallbackFlagsE"
 /* The pause is what --trace-gc prints: V8 times it from GCTracer::StartObservablePause to
  * StopObservablePause (both called from CollectGarbage alone), probed whatever the samples' probes
  * are: at their returns on V8 10 and 11, which read the time inside them, at their entries on V8
@@ -364,8 +433,8 @@ int events_prepare(record_events_t *e) {
  * sum, but one GC in a hundred or two was milliseconds off either way (Node 24: an 11 ms epilogue
  * after PerformGarbageCollection's return was not in it). */
 static const char *const start_pause[2] = {
-    "_ZN2v88internal8GCTracer20StartObservablePauseEv",                    /* V8 10, 11 */
-    "_ZN2v88internal8GCTracer20StartObservablePauseENS_4base9TimeTicksE",  /* V8 12, 13: (TimeTicks) */
+    "_ZN2v88internal8GCTracer20StartObservablePauseEv",                   /* V8 10, 11 */
+    "_ZN2v88internal8GCTracer20StartObservablePauseENS_4base9TimeTicksE", /* V8 12, 13: (TimeTicks) */
 };
 static const char *const stop_pause[2] = {
     "_ZN2v88internal8GCTracer19StopObservablePauseEv",
@@ -373,22 +442,28 @@ static const char *const stop_pause[2] = {
 };
 
 /* The file offset of the first of the two syms the target's executable has: which one, or -1. */
-static int exe_offset(target_t *t, const char *const syms[2], uint64_t *offset) {
+static int exe_offset(target_t *t, const char *const syms[2], uint64_t *offset)
+{
     uint64_t addr, size;
     const char *module;
     for (int i = 0; i < 2; i++)
-        if (target_exe_symbol_addr(t, syms[i], &addr, &size) == 0 && target_file_location(t, addr, &module, offset) == 0)
+        if (target_exe_symbol_addr(t, syms[i], &addr, &size) == 0 &&
+            target_file_location(t, addr, &module, offset) == 0)
             return i;
     return -1;
 }
 
-static const struct { const char *sym; int kind; } gc_syms[] = {
-    {"_ZN2v88internal4Heap8ScavengeEv", 0},         /* v8::internal::Heap::Scavenge() */
-    {"_ZN2v88internal4Heap14MinorMarkSweepEv", 1},  /* Heap::MinorMarkSweep() (V8 11.x+) */
-    {"_ZN2v88internal4Heap11MarkCompactEv", 2},     /* Heap::MarkCompact() */
+static const struct {
+    const char *sym;
+    int kind;
+} gc_syms[] = {
+    {"_ZN2v88internal4Heap8ScavengeEv", 0},        /* v8::internal::Heap::Scavenge() */
+    {"_ZN2v88internal4Heap14MinorMarkSweepEv", 1}, /* Heap::MinorMarkSweep() (V8 11.x+) */
+    {"_ZN2v88internal4Heap11MarkCompactEv", 2},    /* Heap::MarkCompact() */
 };
 
-static int add_probe(event_probes_t *out, int ev, int ret, int gc_kind, const char *path, uint64_t offset) {
+static int add_probe(event_probes_t *out, int ev, int ret, int gc_kind, const char *path, uint64_t offset)
+{
     if (out->n == EVENT_PROBES_MAX) return -1;
     event_probe_t *p = &out->probe[out->n++];
     p->ev = ev, p->ret = ret, p->gc_kind = gc_kind, p->offset = offset, p->time_only = ret;
@@ -396,10 +471,11 @@ static int add_probe(event_probes_t *out, int ev, int ret, int gc_kind, const ch
     return 0;
 }
 
-int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_t *out) {
+int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_t *out)
+{
     out->n = 0;
     char exe[64];
-    snprintf(exe, sizeof exe, "/proc/%d/exe", pid);   /* the kernel resolves it to the executable's inode */
+    snprintf(exe, sizeof exe, "/proc/%d/exe", pid); /* the kernel resolves it to the executable's inode */
     for (int i = 0; i < e->n; i++) {
         const record_event_t *ev = &e->ev[i];
         uint64_t addr, size, offset;
@@ -419,7 +495,7 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
                     uint64_t cg;
                     if (target_exe_symbol_addr(t, COLLECT_GARBAGE, &addr, &size) == 0 &&
                         target_file_location(t, addr, &cg_module, &cg) == 0) {
-                        add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, cg);   /* the pause's start: its time */
+                        add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, cg); /* the pause's start: its time */
                         out->probe[out->n - 1].time_only = 1;
                         /* and its return: a CollectGarbage that ran no GC starts no pause */
                         add_probe(out, i, 1, EVENT_GC_COLLECT_END, exe, cg);
@@ -436,13 +512,14 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
                 }
             }
             if (found && tracer) {
-                add_probe(out, i, at_return, EVENT_GC_PAUSE_START, exe, start_at);   /* the pause's start: its time */
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_START, exe, start_at); /* the pause's start: its time */
                 out->probe[out->n - 1].time_only = 1;
-                add_probe(out, i, at_return, EVENT_GC_PAUSE_END, exe, stop_at);      /* its end */
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_END, exe, stop_at); /* its end */
                 out->probe[out->n - 1].time_only = 1;
             }
             if (!found) {
-                diag_error(target_name(t), 0, "-e gc: V8's Heap::Scavenge and Heap::MarkCompact are not among the "
+                diag_error(target_name(t), 0,
+                           "-e gc: V8's Heap::Scavenge and Heap::MarkCompact are not among the "
                            "node binary's symbols (a stripped node?)");
                 return -1;
             }
@@ -473,10 +550,11 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
 /* ---- a thread's set ---- */
 
 static int open_one(const record_event_t *ev, const event_probe_t *pr, int tid, uint32_t copy, int woken,
-                    uint32_t wake_bytes) {
+                    uint32_t wake_bytes)
+{
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
-    if (pr && pr->time_only) {   /* a GC's start or end: its time */
+    if (pr && pr->time_only) { /* a GC's start or end: its time */
         uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;
         return events_open_uprobe(events_uprobe_type(), pr->path, pr->offset, pr->ret, tid, &st);
     }
@@ -512,13 +590,15 @@ static int open_one(const record_event_t *ev, const event_probe_t *pr, int tid, 
     return fd;
 }
 
-void events_close_set(event_set_t *s) {
+void events_close_set(event_set_t *s)
+{
     for (int i = 0; i < s->n; i++) close(s->fd[i]);
     s->n = 0;
 }
 
 int events_open_set(const record_events_t *e, const event_probes_t *pr, int tid, uint32_t copy, int woken,
-                    uint32_t wake_bytes, int js_thread, event_set_t *out) {
+                    uint32_t wake_bytes, int js_thread, event_set_t *out)
+{
     out->n = 0;
     out->failed_ev = 0;
     for (int i = 0; i < e->n; i++) {
@@ -529,18 +609,25 @@ int events_open_set(const record_events_t *e, const event_probes_t *pr, int tid,
             nprobe++;
             if (ev->kind == EVK_GC && !js_thread) continue;
             int fd = open_one(ev, &pr->probe[k], tid, copy, woken, wake_bytes);
-            if (fd < 0) { out->failed_ev = i; goto fail; }
+            if (fd < 0) {
+                out->failed_ev = i;
+                goto fail;
+            }
             out->ret[out->n] = pr->probe[k].time_only;
             out->type[out->n] = pr->probe[k].time_only ? PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME
-                                                 : EVENTS_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_RAW;
+                                                       : EVENTS_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_RAW;
             out->fd[out->n] = fd, out->ev[out->n] = i, out->probe[out->n] = k, out->n++;
         }
         if (nprobe || ev->kind == EVK_GC || ev->kind == EVK_UPROBE) continue;
         int fd = open_one(ev, NULL, tid, copy, woken, wake_bytes);
-        if (fd < 0) { out->failed_ev = i; goto fail; }
+        if (fd < 0) {
+            out->failed_ev = i;
+            goto fail;
+        }
         out->ret[out->n] = 0;
-        out->type[out->n] = ev->kind == EVK_SYSCALL || ev->kind == EVK_SYSCALL_ALL ? EVENTS_SAMPLE_TYPE
-                                                                                  : EVENTS_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_RAW;
+        out->type[out->n] = ev->kind == EVK_SYSCALL || ev->kind == EVK_SYSCALL_ALL
+                                ? EVENTS_SAMPLE_TYPE
+                                : EVENTS_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_RAW;
         out->fd[out->n] = fd, out->ev[out->n] = i, out->probe[out->n] = -1, out->n++;
     }
     for (int i = 0; i < out->n; i++)
@@ -555,14 +642,23 @@ fail:;
 
 /* ---- samples ---- */
 
-int events_parse_sample(const uint8_t *q, const uint8_t *end, uint64_t type, event_sample_t *s) {
-#define TAKE(dst, n) do { if ((size_t)(end - q) < (n)) return -1; memcpy((dst), q, (n)); q += (n); } while (0)
+int events_parse_sample(const uint8_t *q, const uint8_t *end, uint64_t type, event_sample_t *s)
+{
+#define TAKE(dst, n)                                                                                                   \
+    do {                                                                                                               \
+        if ((size_t)(end - q) < (n)) return -1;                                                                        \
+        memcpy((dst), q, (n));                                                                                         \
+        q += (n);                                                                                                      \
+    } while (0)
     uint64_t tidpid = 0, abi, size, dyn = 0;
     memset(s, 0, offsetof(event_sample_t, regs));
     s->has_regs = 0, s->stack = NULL, s->stack_len = 0;
     s->period = 1;
     if (type & PERF_SAMPLE_IDENTIFIER) TAKE(&s->id, 8);
-    if (type & PERF_SAMPLE_TID) { TAKE(&tidpid, 8); s->pid = (uint32_t)tidpid, s->tid = (uint32_t)(tidpid >> 32); }
+    if (type & PERF_SAMPLE_TID) {
+        TAKE(&tidpid, 8);
+        s->pid = (uint32_t)tidpid, s->tid = (uint32_t)(tidpid >> 32);
+    }
     if (type & PERF_SAMPLE_TIME) TAKE(&s->time, 8);
     if (type & PERF_SAMPLE_PERIOD) TAKE(&s->period, 8);
     if (type & PERF_SAMPLE_RAW) {
@@ -574,7 +670,7 @@ int events_parse_sample(const uint8_t *q, const uint8_t *end, uint64_t type, eve
     }
     if (!(type & PERF_SAMPLE_REGS_USER)) return 0;
     TAKE(&abi, 8);
-    if (abi == PERF_SAMPLE_REGS_ABI_NONE) return 0;   /* a kernel thread's: no user context */
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE) return 0; /* a kernel thread's: no user context */
     memset(s->regs, 0, sizeof s->regs);
     for (int r = 0; r < P_NREGS; r++) {
         if (!(REGS_MASK & (1ull << r))) continue;
@@ -594,26 +690,34 @@ int events_parse_sample(const uint8_t *q, const uint8_t *end, uint64_t type, eve
 #undef TAKE
 }
 
-int events_raw_u64(const event_sample_t *s, int off, uint64_t *out) {
+int events_raw_u64(const event_sample_t *s, int off, uint64_t *out)
+{
     if (off < 0 || !s->raw || (uint64_t)off + 8 > s->raw_len) return -1;
     memcpy(out, s->raw + off, 8);
     return 0;
 }
 
-void events_permission_hint(const record_event_t *e, int err) {
+void events_permission_hint(const record_event_t *e, int err)
+{
     if (err != EACCES && err != EPERM) {
         if (err == ENOENT || err == EOPNOTSUPP || err == EINVAL)
             diag_hint("this kernel does not support the event (%s)", strerror(err));
         return;
     }
-    const char *what = !e ? "perf events" : e->kind == EVK_SYSCALL || e->kind == EVK_SYSCALL_ALL ? "tracepoints"
-                       : e->kind == EVK_SOFTWARE ? "software events with the kernel's samples" : "uprobes";
+    const char *what = !e                                                     ? "perf events"
+                       : e->kind == EVK_SYSCALL || e->kind == EVK_SYSCALL_ALL ? "tracepoints"
+                       : e->kind == EVK_SOFTWARE ? "software events with the kernel's samples"
+                                                 : "uprobes";
     int paranoid = -9;
     FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    if (f) { if (fscanf(f, "%d", &paranoid) != 1) paranoid = -9; fclose(f); }
+    if (f) {
+        if (fscanf(f, "%d", &paranoid) != 1) paranoid = -9;
+        fclose(f);
+    }
     if (!e || e->kind == EVK_SOFTWARE)
         diag_hint("perf_event_paranoid is %d: sampling another process's user stacks needs it at 2 or less and ptrace "
-                  "permission on the process, or CAP_PERFMON; 'sysctl kernel.perf_event_paranoid=1' or run as root", paranoid);
+                  "permission on the process, or CAP_PERFMON; 'sysctl kernel.perf_event_paranoid=1' or run as root",
+                  paranoid);
     else
         diag_hint("%s need root, or CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8)%s; perf_event_paranoid is %d", what,
                   e && e->kind != EVK_UPROBE && e->kind != EVK_GC ? " with a readable tracefs" : "", paranoid);

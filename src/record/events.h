@@ -24,23 +24,23 @@
 typedef enum { EVK_SYSCALL, EVK_SYSCALL_ALL, EVK_SOFTWARE, EVK_GC, EVK_UPROBE } event_kind_t;
 
 typedef struct {
-    char name[192];        /* as given, without /N: "syscall:write", "u:libc:malloc" */
+    char name[192]; /* as given, without /N: "syscall:write", "u:libc:malloc" */
     event_kind_t kind;
-    uint64_t sw_config;    /* EVK_SOFTWARE: PERF_COUNT_SW_... */
-    char sys[64];          /* EVK_SYSCALL: the syscall */
-    char lib[64], func[128];   /* EVK_UPROBE */
-    uint64_t every;        /* /N: a sample every Nth occurrence (1) */
+    uint64_t sw_config;      /* EVK_SOFTWARE: PERF_COUNT_SW_... */
+    char sys[64];            /* EVK_SYSCALL: the syscall */
+    char lib[64], func[128]; /* EVK_UPROBE */
+    uint64_t every;          /* /N: a sample every Nth occurrence (1) */
     /* tracepoints, from tracefs (events_prepare) */
     int tp_id;
-    int fd_off, count_off, nr_off;   /* where the raw data has the fd, count and syscall nr (-1: none) */
+    int fd_off, count_off, nr_off; /* where the raw data has the fd, count and syscall nr (-1: none) */
 } record_event_t;
 
 #define EVENTS_MAX 8
 typedef struct record_events {
     record_event_t ev[EVENTS_MAX];
     int n;
-    int weight_bytes;      /* --weight bytes: a syscall's count argument */
-    double max_rate;       /* --max-rate: samples a second per event and process (0: no limit) */
+    int weight_bytes; /* --weight bytes: a syscall's count argument */
+    double max_rate;  /* --max-rate: samples a second per event and process (0: no limit) */
 } record_events_t;
 
 /* Adds the events of spec ("syscall:write,page-faults/10"): 0, or -1 with the reason in err. */
@@ -56,18 +56,18 @@ void events_unit(const record_events_t *e, char *out, size_t cap);
  * symbols. */
 #define EVENT_PROBES_MAX 16
 typedef struct {
-    int ev;                /* index in record_events_t.ev */
-    int ret;               /* a return probe: its time only (gc's pause ends) */
-    int time_only;         /* its time only: a return probe, or gc's pause starting (CollectGarbage) */
-    int gc_kind;           /* gc: 0 scavenge, 1 minor mark-sweep, 2 mark-compact; EVENT_GC_BY_ARG:
+    int ev;        /* index in record_events_t.ev */
+    int ret;       /* a return probe: its time only (gc's pause ends) */
+    int time_only; /* its time only: a return probe, or gc's pause starting (CollectGarbage) */
+    int gc_kind;   /* gc: 0 scavenge, 1 minor mark-sweep, 2 mark-compact; EVENT_GC_BY_ARG:
                               every GC, its kind its first argument (GarbageCollector) */
-    char path[96];         /* /proc/PID/exe, /proc/PID/root/LIB-PATH */
+    char path[96]; /* /proc/PID/exe, /proc/PID/root/LIB-PATH */
     uint64_t offset;
 } event_probe_t;
 #define EVENT_GC_BY_ARG 3
-#define EVENT_GC_COLLECT_END 4   /* CollectGarbage's return (EVENT_GC_BY_ARG's pause starts at its entry) */
-#define EVENT_GC_PAUSE_END 5     /* GCTracer::StopObservablePause: the open GC's pause ends */
-#define EVENT_GC_PAUSE_START 6   /* GCTracer::StartObservablePause: the next GC's pause starts */
+#define EVENT_GC_COLLECT_END 4 /* CollectGarbage's return (EVENT_GC_BY_ARG's pause starts at its entry) */
+#define EVENT_GC_PAUSE_END 5   /* GCTracer::StopObservablePause: the open GC's pause ends */
+#define EVENT_GC_PAUSE_START 6 /* GCTracer::StartObservablePause: the next GC's pause starts */
 typedef struct {
     event_probe_t probe[EVENT_PROBES_MAX];
     int n;
@@ -85,7 +85,7 @@ typedef struct {
     int ret[EVENT_FDS_MAX];       /* a probe of time only (a return, a GC's start): not an event counted */
     uint64_t type[EVENT_FDS_MAX]; /* its samples' sample_type */
     int n;
-    int failed_ev;                /* after a failure: the event that could not be opened */
+    int failed_ev; /* after a failure: the event that could not be opened */
 } event_set_t;
 /* Opens every event on thread tid, copying copy bytes of its stack; wakes the reader per sample
  * (woken) or at a watermark of wake_bytes. 0, or -1 with errno set and nothing left open. A thread
@@ -96,8 +96,9 @@ void events_close_set(event_set_t *s);
 /* The sample type of every sample of a set (the return probes': identifier and time only). */
 /* No PERF_SAMPLE_PERIOD: with it a software event or tracepoint is sampled at every occurrence
  * whatever its period (the kernel's perf_swevent_event), so a sample's weight is the period set. */
-#define EVENTS_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | \
-                            PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define EVENTS_SAMPLE_TYPE                                                                                             \
+    (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER |           \
+     PERF_SAMPLE_STACK_USER)
 
 /* The default events. cpu clock at hz; with_kernel set to 0 when the kernel's samples are not
  * allowed (then user time only). fd or -1 with errno. */
@@ -114,7 +115,7 @@ typedef struct {
     const uint8_t *raw;
     uint32_t raw_len;
     uint64_t regs[27];
-    int has_regs;          /* user registers (not a kernel thread's sample) */
+    int has_regs; /* user registers (not a kernel thread's sample) */
     const uint8_t *stack;
     uint64_t stack_len;
 } event_sample_t;

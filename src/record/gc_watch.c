@@ -10,16 +10,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RING_PAGES 8   /* a record is 16 bytes: hundreds of GCs between two reads */
-#define MARK_COMPACT "_ZN2v88internal4Heap11MarkCompactEv"   /* v8::internal::Heap::MarkCompact() */
+#define RING_PAGES 8                                       /* a record is 16 bytes: hundreds of GCs between two reads */
+#define MARK_COMPACT "_ZN2v88internal4Heap11MarkCompactEv" /* v8::internal::Heap::MarkCompact() */
 
 struct gc_watch {
-    int fd[2];          /* entry, return */
+    int fd[2]; /* entry, return */
     perf_ring_t ring[2];
-    uint64_t last_start, last_end;   /* CLOCK_MONOTONIC ns of the latest entry and return seen */
+    uint64_t last_start, last_end; /* CLOCK_MONOTONIC ns of the latest entry and return seen */
     unsigned long count;
-    int unsure;         /* events were lost: nothing is quiet before the next whole GC is seen */
-    int which;          /* the ring being read */
+    int unsure; /* events were lost: nothing is quiet before the next whole GC is seen */
+    int which;  /* the ring being read */
 };
 
 /* The probe's offset in the executables met so far, by file identity (gc_watch_open_known). */
@@ -33,16 +33,18 @@ static struct known_exe {
 } known[KNOWN_EXES];
 static unsigned nknown;
 
-static int exe_identity(int tid, struct known_exe *k) {
+static int exe_identity(int tid, struct known_exe *k)
+{
     char path[64];
     struct stat st;
     snprintf(path, sizeof path, "/proc/%d/exe", tid);
-    if (stat(path, &st) != 0) return -1;   /* follows the link: the file itself, even in a container */
-    *k = (struct known_exe){ st.st_dev, st.st_ino, st.st_size, st.st_mtim, 0 };
+    if (stat(path, &st) != 0) return -1; /* follows the link: the file itself, even in a container */
+    *k = (struct known_exe){st.st_dev, st.st_ino, st.st_size, st.st_mtim, 0};
     return 0;
 }
 
-static struct known_exe *find_known(const struct known_exe *k) {
+static struct known_exe *find_known(const struct known_exe *k)
+{
     for (unsigned i = 0; i < nknown && i < KNOWN_EXES; i++)
         if (known[i].dev == k->dev && known[i].ino == k->ino && known[i].size == k->size &&
             known[i].mtime.tv_sec == k->mtime.tv_sec && known[i].mtime.tv_nsec == k->mtime.tv_nsec)
@@ -50,7 +52,8 @@ static struct known_exe *find_known(const struct known_exe *k) {
     return NULL;
 }
 
-static gc_watch_t *open_at(int tid, uint64_t offset) {
+static gc_watch_t *open_at(int tid, uint64_t offset)
+{
     char path[64];
     int type = events_uprobe_type();
     if (type < 0) return NULL;
@@ -61,7 +64,10 @@ static gc_watch_t *open_at(int tid, uint64_t offset) {
         w->fd[i] = events_open_uprobe(type, path, offset, i, tid, NULL);
         if (w->fd[i] < 0 || perf_ring_map(&w->ring[i], w->fd[i], RING_PAGES) != 0) {
             if (w->fd[i] >= 0) close(w->fd[i]);
-            if (i == 1) { perf_ring_unmap(&w->ring[0]); close(w->fd[0]); }
+            if (i == 1) {
+                perf_ring_unmap(&w->ring[0]);
+                close(w->fd[0]);
+            }
             free(w);
             return NULL;
         }
@@ -69,7 +75,8 @@ static gc_watch_t *open_at(int tid, uint64_t offset) {
     return w;
 }
 
-gc_watch_t *gc_watch_open(target_t *t, int tid) {
+gc_watch_t *gc_watch_open(target_t *t, int tid)
+{
     uint64_t addr, size, offset;
     const char *module;
     if (events_uprobe_type() < 0 || target_exe_symbol_addr(t, MARK_COMPACT, &addr, &size) != 0 ||
@@ -83,14 +90,16 @@ gc_watch_t *gc_watch_open(target_t *t, int tid) {
     return open_at(tid, offset);
 }
 
-gc_watch_t *gc_watch_open_known(int tid) {
+gc_watch_t *gc_watch_open_known(int tid)
+{
     struct known_exe k, *f;
     if (exe_identity(tid, &k) != 0 || !(f = find_known(&k))) return NULL;
     return open_at(tid, f->offset);
 }
 
 /* One record of a probe's ring: the latest time seen. */
-static void on_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+static void on_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end)
+{
     gc_watch_t *w = ctx;
     if (h->type == PERF_RECORD_LOST) w->unsure = 1;
     if (h->type != PERF_RECORD_SAMPLE || end - q < 8) return;
@@ -105,7 +114,8 @@ static void on_record(void *ctx, const struct perf_event_header *h, const uint8_
     }
 }
 
-gc_since_t gc_watch_since(gc_watch_t *w, uint64_t since_ns) {
+gc_since_t gc_watch_since(gc_watch_t *w, uint64_t since_ns)
+{
     if (!w) return GC_UNKNOWN;
     for (w->which = 0; w->which < 2; w->which++) perf_ring_drain(&w->ring[w->which], on_record, w);
     /* one began after since_ns (or events were lost): what the sample saw may have been freed */
@@ -118,7 +128,8 @@ gc_since_t gc_watch_since(gc_watch_t *w, uint64_t since_ns) {
 
 unsigned long gc_watch_count(const gc_watch_t *w) { return w ? w->count : 0; }
 
-void gc_watch_close(gc_watch_t *w) {
+void gc_watch_close(gc_watch_t *w)
+{
     if (!w) return;
     for (int i = 0; i < 2; i++) {
         perf_ring_unmap(&w->ring[i]);

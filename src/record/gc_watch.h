@@ -22,10 +22,10 @@ gc_watch_t *gc_watch_open(target_t *t, int tid);
 gc_watch_t *gc_watch_open_known(int tid);
 /* What full GCs did from since_ns (CLOCK_MONOTONIC) to now. */
 typedef enum {
-    GC_UNKNOWN,   /* no watch */
-    GC_QUIET,     /* none ran at any time */
-    GC_RAN,       /* one was running at since_ns, or is still: objects may have moved */
-    GC_BEGAN,     /* one began after since_ns, or it cannot tell (events lost): objects may have
+    GC_UNKNOWN, /* no watch */
+    GC_QUIET,   /* none ran at any time */
+    GC_RAN,     /* one was running at since_ns, or is still: objects may have moved */
+    GC_BEGAN,   /* one began after since_ns, or it cannot tell (events lost): objects may have
                      been freed and others put in their place */
 } gc_since_t;
 gc_since_t gc_watch_since(gc_watch_t *w, uint64_t since_ns);

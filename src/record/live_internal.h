@@ -11,7 +11,7 @@
 #include <poll.h>
 
 #define NO_THREAD UINT32_MAX
-#define STACK_BYTES 16384      /* a thread's first stack copy (stack_need.h: then what it needs) */
+#define STACK_BYTES 16384 /* a thread's first stack copy (stack_need.h: then what it needs) */
 
 /* --wall: the sample the kernel took when the thread last left the CPU, kept until it is back
  * (then the wall-clock ticks it was away for are known) */
@@ -30,27 +30,27 @@ typedef struct {
 } gc_open_t;
 
 typedef struct {
-    int fd, tid;        /* fd: the event whose ring the thread's samples are in */
+    int fd, tid; /* fd: the event whose ring the thread's samples are in */
     perf_ring_t ring;
-    event_set_t set;    /* -e: the thread's events (set.fd[0] is fd); n == 0 without -e */
-    uint32_t thread;    /* its index in the profile's thread table (profile.h "Threads"); NO_THREAD
+    event_set_t set; /* -e: the thread's events (set.fd[0] is fd); n == 0 without -e */
+    uint32_t thread; /* its index in the profile's thread table (profile.h "Threads"); NO_THREAD
                            until the process is opened (live_sampler_early) or has a sample */
-    char name[16];      /* its name (comm) */
-    int sw_fd;          /* --wall: its context-switch event (-1: none) */
+    char name[16];   /* its name (comm) */
+    int sw_fd;       /* --wall: its context-switch event (-1: none) */
     /* the jitter's bookkeeping: the current period (ns of the thread's CPU time), the samples
        taken since it was set, and the CLOCK_MONOTONIC time of the latest */
     uint64_t period, last_sample_ns;
     unsigned long period_samples;
     perf_ring_t sw_ring;
     off_cpu_t *off;
-    int woken;          /* its event wakes the poller for each sample (woken_per_sample) */
-    int js;             /* it may run JavaScript (gc probes) */
-    stack_need_t need;  /* how much of its stack the samples copy, and need to */
-    gc_watch_t *gc;     /* the main thread: its process's full GCs (NULL: another thread, or not watched) */
+    int woken;         /* its event wakes the poller for each sample (woken_per_sample) */
+    int js;            /* it may run JavaScript (gc probes) */
+    stack_need_t need; /* how much of its stack the samples copy, and need to */
+    gc_watch_t *gc;    /* the main thread: its process's full GCs (NULL: another thread, or not watched) */
     gc_open_t gc_open[GC_NEST];
     int ngc_open;
-    uint64_t gc_begin_ns;     /* -e gc: when the pause of the GC about to start began (CollectGarbage) */
-    uint64_t dup_before_ns;   /* -e: samples taken before this are the replaced events' too (set_copy) */
+    uint64_t gc_begin_ns;   /* -e gc: when the pause of the GC about to start began (CollectGarbage) */
+    uint64_t dup_before_ns; /* -e: samples taken before this are the replaced events' too (set_copy) */
 } thread_ev_t;
 
 /* -e: a file descriptor's path, read from /proc/PID/fd when first seen and again after a second */
@@ -62,30 +62,30 @@ typedef struct {
 } fd_name_t;
 
 struct live_sampler {
-    target_t *t;           /* NULL until live_sampler_ready (live_sampler_early): samples wait */
-    gc_watch_t *gc;        /* the main thread's full GCs; NULL when they cannot be watched. One a
+    target_t *t;         /* NULL until live_sampler_ready (live_sampler_early): samples wait */
+    gc_watch_t *gc;      /* the main thread's full GCs; NULL when they cannot be watched. One a
                               sampler: samplers of several processes run side by side (live_session) */
-    uint64_t gc_from_ns;   /* when gc was opened: it tells nothing of samples taken before */
+    uint64_t gc_from_ns; /* when gc was opened: it tells nothing of samples taken before */
     v8_t *v;
     profile_t *out;
     live_opts_t o;
     int pid;
-    thread_ev_t *te;       /* the threads being sampled; ended ones are closed and dropped */
+    thread_ev_t *te; /* the threads being sampled; ended ones are closed and dropped */
     size_t n, cap;
     struct pollfd *pf;
     double next_scan;
     int first_err, wall_err;
-    int first_ev;          /* -e: the event whose opening failed first */
-    uint64_t cpu0;         /* CPU time at the start */
-    u64map_t names;        /* native frames' names (name_key) */
+    int first_ev;   /* -e: the event whose opening failed first */
+    uint64_t cpu0;  /* CPU time at the start */
+    u64map_t names; /* native frames' names (name_key) */
     live_stats_t st;
     /* -e */
     event_probes_t probes;
-    uint64_t period[EVENTS_MAX];          /* each event's period now (--max-rate raises it) */
-    uint64_t period_before[EVENTS_MAX];   /* and before its last change, at period_ns (a sample taken
+    uint64_t period[EVENTS_MAX];        /* each event's period now (--max-rate raises it) */
+    uint64_t period_before[EVENTS_MAX]; /* and before its last change, at period_ns (a sample taken
                                              before it weighs the period it was taken at) */
     uint64_t period_ns[EVENTS_MAX];
-    unsigned long window[EVENTS_MAX];     /* samples since window_ns */
+    unsigned long window[EVENTS_MAX]; /* samples since window_ns */
     uint64_t window_ns;
     fd_name_t fds[FD_CACHE];
 };

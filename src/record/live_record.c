@@ -3,8 +3,8 @@
  * samples say about themselves (no node process, no samples) said before anything is printed or
  * written. Invariant: r->p is always a profile (freed by live_record_end) once run returned 0. */
 #include "record/live_record.h"
-#include "record/stop_signals.h"
 #include "formats/write_file.h"
+#include "record/stop_signals.h"
 #include "util/diag.h"
 #include <stdio.h>
 #include <string.h>
@@ -17,14 +17,22 @@ int live_record_run(const live_record_opts_t *o, live_record_t *r)
     /* with --children a pid may be a supervisor that is not node (a shell, make): its node
        descendants are recorded */
     for (int i = 0; i < o->npids; i++)
-        if (record_check_attach(o->pids[i], o->children && !record_process_is_node(o->pids[i]) ? RECORD_ATTACH_TREE
-                                                                                            : RECORD_ATTACH_NODE) != 0)
+        if (record_check_attach(o->pids[i], o->children && !record_process_is_node(o->pids[i])
+                                                ? RECORD_ATTACH_TREE
+                                                : RECORD_ATTACH_NODE) != 0)
             return -1;
     /* a command that is not node: only its node descendants, when asked for (--children) */
     if (o->nprog && record_program_resolve(&r->rp, o->prog, o->nprog, NULL, o->children == 1) != 0) return -1;
-    live_session_opts_t so = {.argv = o->nprog ? r->rp.argv : NULL, .pids = o->pids, .npids = o->npids,
-                              .children = o->children || o->nprog, .all = o->all, .sample_root = r->rp.is_node,
-                              .hz = o->hz, .duration_s = o->duration, .wall = o->wall, .events = o->events};
+    live_session_opts_t so = {.argv = o->nprog ? r->rp.argv : NULL,
+                              .pids = o->pids,
+                              .npids = o->npids,
+                              .children = o->children || o->nprog,
+                              .all = o->all,
+                              .sample_root = r->rp.is_node,
+                              .hz = o->hz,
+                              .duration_s = o->duration,
+                              .wall = o->wall,
+                              .events = o->events};
     r->p = profile_new();
     snprintf(r->unit, sizeof r->unit, "samples");
     if (o->events) {
@@ -42,14 +50,15 @@ int live_record_run(const live_record_opts_t *o, live_record_t *r)
        over before its first sample is written empty, with the warning below) */
     r->none = r->sr.nprocs == 0 && (o->all || (o->nprog && !r->rp.is_node));
     if (r->none)
-        diag_error(NULL, 0, "%s", o->all ? "no node process to sample was found"
-                                         : "no node process ran: the program is not node and started none");
+        diag_error(NULL, 0, "%s",
+                   o->all ? "no node process to sample was found"
+                          : "no node process ran: the program is not node and started none");
     else if (r->p->nsamples == 0 && o->events)
         diag_warn(NULL, 0, "no samples: none of the events (%s) happened in the process while it was sampled", r->unit);
     else if (r->p->nsamples == 0)
         diag_warn(NULL, 0, "no samples: the process did not run on a CPU while it was sampled");
     r->npids = live_report_pids(r->p, r->pids, 256);
-    r->p->thread_pids = r->npids > 1 || o->all;   /* each process a root: 'node [pid N main]' */
+    r->p->thread_pids = r->npids > 1 || o->all; /* each process a root: 'node [pid N main]' */
     return 0;
 }
 

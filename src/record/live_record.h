@@ -10,28 +10,28 @@
 #include "record/program.h"
 
 typedef struct {
-    char **prog;                      /* the command to run (nprog words), or */
+    char **prog; /* the command to run (nprog words), or */
     int nprog;
-    const int *pids;                  /* the processes to attach to (-p), or */
+    const int *pids; /* the processes to attach to (-p), or */
     int npids;
-    int all;                          /* -a: every node process */
-    int children;                     /* --children (1: asked for; a node command's are always taken) */
-    double hz, duration;              /* -F, -d (0: until the program ends or a signal) */
-    int wall;                         /* --wall */
-    const record_events_t *events;    /* -e (NULL: the CPU clock) */
-    int print;                        /* --print: each sample's stack on stdout as it is taken */
+    int all;                       /* -a: every node process */
+    int children;                  /* --children (1: asked for; a node command's are always taken) */
+    double hz, duration;           /* -F, -d (0: until the program ends or a signal) */
+    int wall;                      /* --wall */
+    const record_events_t *events; /* -e (NULL: the CPU clock) */
+    int print;                     /* --print: each sample's stack on stdout as it is taken */
 } live_record_opts_t;
 
 typedef struct {
-    int ran;                   /* the session ran (else why not was said) */
-    live_session_result_t sr;  /* how it ended, its counts */
-    profile_t *p;              /* the samples (thread_pids set with several processes or -a) */
-    char unit[256];            /* what the weights count: samples, or the events' unit */
-    live_print_t print;        /* --print's counts */
-    int none;                  /* no node process was sampled (said as an error) */
-    int pids[256], npids;      /* the processes p holds, in order of appearance */
-    record_program_t rp;       /* private: the program resolved */
-    const record_events_t *events;   /* private: the options' */
+    int ran;                       /* the session ran (else why not was said) */
+    live_session_result_t sr;      /* how it ended, its counts */
+    profile_t *p;                  /* the samples (thread_pids set with several processes or -a) */
+    char unit[256];                /* what the weights count: samples, or the events' unit */
+    live_print_t print;            /* --print's counts */
+    int none;                      /* no node process was sampled (said as an error) */
+    int pids[256], npids;          /* the processes p holds, in order of appearance */
+    record_program_t rp;           /* private: the program resolved */
+    const record_events_t *events; /* private: the options' */
     int wall;
 } live_record_t;
 

@@ -26,7 +26,10 @@ static void print_stack(const profile_t *p, uint32_t leaf, FILE *out)
 void live_report_sample(void *ctx, const profile_t *p, uint32_t leaf, double weight, uint64_t time_ns)
 {
     live_print_t *c = ctx;
-    if (c->printed >= LIVE_PRINT_MAX) { c->more++; return; }
+    if (c->printed >= LIVE_PRINT_MAX) {
+        c->more++;
+        return;
+    }
     c->printed++;
     printf("%.6f %.0f %s\n", (double)time_ns / 1e9, weight, c->unit);
     print_stack(p, leaf, stdout);
@@ -38,7 +41,9 @@ static int by_self_desc(const void *a, const void *b, void *p)
 {
     double x = ((const profile_t *)p)->nodes[*(const uint32_t *)a].self;
     double y = ((const profile_t *)p)->nodes[*(const uint32_t *)b].self;
-    return x < y ? 1 : x > y ? -1 : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+    return x < y   ? 1
+           : x > y ? -1
+                   : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
 void live_report_counts(const profile_t *p, const char *unit, const live_stats_t *st)
@@ -71,9 +76,11 @@ void live_report_missed(const live_stats_t *st, const record_events_t *e)
     if (st->events <= st->samples) return;
     unsigned long long missed = st->events > st->events_weight ? st->events - st->events_weight : 0;
     if (!sampled_by_period(e) && missed * 100 > st->events)
-        diag_warn(NULL, 0, "%llu of the %llu events were not sampled (nodescope fell behind: a burst faster than it "
+        diag_warn(NULL, 0,
+                  "%llu of the %llu events were not sampled (nodescope fell behind: a burst faster than it "
                   "names samples): the weights count %.1f%% too few; EVENT/N or --max-rate samples a part "
-                  "of them evenly", missed, st->events, 100.0 * (double)missed / (double)st->events);
+                  "of them evenly",
+                  missed, st->events, 100.0 * (double)missed / (double)st->events);
 }
 
 void live_report_events(const live_stats_t *st, const record_events_t *e, FILE *f)
@@ -102,11 +109,12 @@ void live_report_wrote(const char *out, double samples, const live_session_resul
     if (st->lost) fprintf(stderr, "; %lu lost", st->lost);
     if (diag_verbosity > 0 && st->full_gcs >= 0)
         fprintf(stderr, "; %lu read late and named, no full GC since (%ld full GCs)", st->late_named, st->full_gcs);
-    if (diag_verbosity > 0 && st->samples)   /* CPU: what the sampler takes from the machine */
+    if (diag_verbosity > 0 && st->samples) /* CPU: what the sampler takes from the machine */
         fprintf(stderr, "; %.0f us CPU a sample, %.0f us naming it", (double)st->cpu_ns / 1e3 / (double)st->samples,
                 (double)st->busy_ns / 1e3 / (double)st->samples);
     if (diag_verbosity > 0)
-        fprintf(stderr, "; stack copies resized %lu times, %lu samples beyond the copy", st->copy_changes, st->short_copies);
+        fprintf(stderr, "; stack copies resized %lu times, %lu samples beyond the copy", st->copy_changes,
+                st->short_copies);
     if (diag_verbosity > 0)
         fprintf(stderr, "; %lu in JIT code, %lu of them naming no JS function", st->jit, st->jit_unnamed);
     fprintf(stderr, ")\n");

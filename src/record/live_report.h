@@ -11,8 +11,8 @@
 /* --print: each sample's stack on stdout as it is taken, leaf first, the first LIVE_PRINT_MAX. */
 #define LIVE_PRINT_MAX 1000
 typedef struct {
-    unsigned long printed, more;   /* printed, and not printed past LIVE_PRINT_MAX */
-    const char *unit;              /* the weight's unit */
+    unsigned long printed, more; /* printed, and not printed past LIVE_PRINT_MAX */
+    const char *unit;            /* the weight's unit */
 } live_print_t;
 /* live_session_opts_t.on_sample for --print (ctx: a live_print_t). */
 void live_report_sample(void *ctx, const profile_t *p, uint32_t leaf, double weight, uint64_t time_ns);

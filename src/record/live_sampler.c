@@ -19,14 +19,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STACK_MAX 32768        /* the most a sample copies: threads whose calls nest that deep (tsc's
+#define STACK_MAX                                                                                                      \
+    32768              /* the most a sample copies: threads whose calls nest that deep (tsc's
                                   checker recursing through the AST) (the kernel allows < 64 KiB) */
-#define RING_PAGES 128         /* data pages per thread (a power of two): ~30 samples of 16 KiB */
-#define EVENT_RING_PAGES 2048  /* -e, a thread that may run JS: ~500 samples (a burst of system calls,
+#define RING_PAGES 128 /* data pages per thread (a power of two): ~30 samples of 16 KiB */
+#define EVENT_RING_PAGES                                                                                               \
+    2048 /* -e, a thread that may run JS: ~500 samples (a burst of system calls,
                                   of GCs): 8 MiB, or RING_PAGES where the memory lock limit says no */
 #define MAX_NATIVE 512
 #define MAX_FRAMES 1024
-#define SCAN_INTERVAL_S 0.1  /* how often new threads are looked for */
+#define SCAN_INTERVAL_S 0.1 /* how often new threads are looked for */
 /* A sample's JS frames are named only if it is read within this time: a GC in between may have
  * moved the functions its stack points at and put others, even of the same shape, in their place.
  * Sampling reads within a few ms in the steady state; the first samples wait for caches to fill. */
@@ -46,11 +48,14 @@ static size_t ring_pages(uint32_t copy) { return copy > STACK_BYTES ? 2 * RING_P
 
 /* A thread's sampling events (copying copy bytes of its stack) and their ring: the fd of the ring's
  * event, or -1 with errno set and nothing left open. */
-static int open_sampling(live_sampler_t *s, thread_ev_t *te, uint32_t copy, perf_ring_t *ring, event_set_t *set) {
+static int open_sampling(live_sampler_t *s, thread_ev_t *te, uint32_t copy, perf_ring_t *ring, event_set_t *set)
+{
     size_t pages = ring_pages(copy);
     if (s->o.events) {
         int fd = te->js ? live_events_open(s, te, copy, pages * EVENT_RING_PAGES / RING_PAGES, set, ring) : -1;
-        return fd >= 0 || (te->js && errno != EPERM && errno != ENOMEM) ? fd : live_events_open(s, te, copy, pages, set, ring);
+        return fd >= 0 || (te->js && errno != EPERM && errno != ENOMEM)
+                   ? fd
+                   : live_events_open(s, te, copy, pages, set, ring);
     }
     set->n = 0;
     int fd = events_open_cpu(te->tid, s->o.hz, te->woken, copy, (uint32_t)(pages * (size_t)perf_ring_page_size() / 2));
@@ -62,20 +67,26 @@ static int open_sampling(live_sampler_t *s, thread_ev_t *te, uint32_t copy, perf
     return -1;
 }
 
-static void close_sampling(int fd, perf_ring_t *ring, event_set_t *set) {
+static void close_sampling(int fd, perf_ring_t *ring, event_set_t *set)
+{
     perf_ring_unmap(ring);
     if (set->n) events_close_set(set);
     else close(fd);
 }
 
-static void permission_hint(int err, const record_event_t *e) {
-    if (e) { events_permission_hint(e, err); return; }
+static void permission_hint(int err, const record_event_t *e)
+{
+    if (e) {
+        events_permission_hint(e, err);
+        return;
+    }
     if (err == EACCES || err == EPERM) events_permission_hint(NULL, err);
     else if (err == ENOENT || err == ENOSYS)
         diag_hint("this kernel has no perf events (a container without them, or CONFIG_PERF_EVENTS off)");
 }
 
-static frame_kind_t kind_of(v8_tier_t t) {
+static frame_kind_t kind_of(v8_tier_t t)
+{
     switch (t) {
     case V8_TIER_TURBOFAN: return FRAME_JS_TURBOFAN;
     case V8_TIER_MAGLEV: return FRAME_JS_MAGLEV;
@@ -88,32 +99,39 @@ static frame_kind_t kind_of(v8_tier_t t) {
 /* What a thread off the CPU waits in, from the innermost functions it entered the kernel from
  * (libc's own wrappers often have no symbol: their callers tell, "uv__io_poll", "FutexEmulation"). */
 #define WAIT_LOOK 6
-static const char *wait_name(target_t *t, const target_frame_t *native, size_t n, int preempted) {
-    static const struct { const char *part, *name; } kinds[] = {
-        {"epoll", "(wait: epoll)"}, {"futex", "(wait: futex)"}, {"Futex", "(wait: futex)"}, {"pthread_cond", "(wait: futex)"},
-        {"cond_wait", "(wait: futex)"}, {"sem_", "(wait: futex)"}, {"Semaphore", "(wait: futex)"},
-        {"pthread_mutex", "(wait: futex)"}, {"Mutex", "(wait: futex)"}, {"join", "(wait: futex)"},
-        {"nanosleep", "(wait: sleep)"}, {"sleep", "(wait: sleep)"}, {"Sleep", "(wait: sleep)"}, {"poll", "(wait: poll)"},
-        {"select", "(wait: poll)"}, {"accept", "(wait: accept)"}, {"recv", "(wait: recv)"}, {"send", "(wait: send)"},
-        {"pread", "(wait: read)"}, {"read", "(wait: read)"}, {"Read", "(wait: read)"}, {"write", "(wait: write)"},
-        {"Write", "(wait: write)"}, {"open", "(wait: open)"}, {"fsync", "(wait: fsync)"}, {"wait", "(wait: wait)"},
+static const char *wait_name(target_t *t, const target_frame_t *native, size_t n, int preempted)
+{
+    static const struct {
+        const char *part, *name;
+    } kinds[] = {
+        {"epoll", "(wait: epoll)"},        {"futex", "(wait: futex)"},         {"Futex", "(wait: futex)"},
+        {"pthread_cond", "(wait: futex)"}, {"cond_wait", "(wait: futex)"},     {"sem_", "(wait: futex)"},
+        {"Semaphore", "(wait: futex)"},    {"pthread_mutex", "(wait: futex)"}, {"Mutex", "(wait: futex)"},
+        {"join", "(wait: futex)"},         {"nanosleep", "(wait: sleep)"},     {"sleep", "(wait: sleep)"},
+        {"Sleep", "(wait: sleep)"},        {"poll", "(wait: poll)"},           {"select", "(wait: poll)"},
+        {"accept", "(wait: accept)"},      {"recv", "(wait: recv)"},           {"send", "(wait: send)"},
+        {"pread", "(wait: read)"},         {"read", "(wait: read)"},           {"Read", "(wait: read)"},
+        {"write", "(wait: write)"},        {"Write", "(wait: write)"},         {"open", "(wait: open)"},
+        {"fsync", "(wait: fsync)"},        {"wait", "(wait: wait)"},
     };
-    if (preempted) return "(wait: preempted)";   /* runnable, but another task had the CPU */
+    if (preempted) return "(wait: preempted)"; /* runnable, but another task had the CPU */
     for (size_t f = 0; f < n && f < WAIT_LOOK; f++) {
         target_symbol_t sym;
         if (target_symbolize(t, f ? native[f].pc - 1 : native[f].pc, &sym) != 0 || !sym.name) continue;
         for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
             for (const char *at = sym.name; (at = strstr(at, kinds[i].part)) != NULL; at++)
-                if (at == sym.name || (at[-1] != 'h' && at[-1] != 'H')) return kinds[i].name;   /* not "thread" */
+                if (at == sym.name || (at[-1] != 'h' && at[-1] != 'H')) return kinds[i].name; /* not "thread" */
     }
-    return "(wait: kernel)";   /* a page fault, or a system call not known by its callers */
+    return "(wait: kernel)"; /* a page fault, or a system call not known by its callers */
 }
 
 /* Is ret a return address: in executable code of a file, just after a call instruction? */
-static int after_call(target_t *t, uint64_t ret) {
+static int after_call(target_t *t, uint64_t ret)
+{
     const target_mapping_t *m = target_mapping_at(t, ret);
     uint8_t b[7];
-    if (!m || !m->path || !(m->prot & 4 /* PROT_EXEC */) || ret - m->start < sizeof b || target_read(t, ret - 7, b, sizeof b) != 0)
+    if (!m || !m->path || !(m->prot & 4 /* PROT_EXEC */) || ret - m->start < sizeof b ||
+        target_read(t, ret - 7, b, sizeof b) != 0)
         return 0;
     /* b[6] is the byte before ret: call rel32 (e8), call *reg (ff d0+r, maybe REX), call *disp8(reg)
        (ff 50+r d8), call *disp32(reg) or *disp32(rip) (ff 90+r / ff 15, disp32) */
@@ -124,7 +142,7 @@ static int after_call(target_t *t, uint64_t ret) {
     return 0;
 }
 
-#define SCAN_WORDS 512   /* how far up the stack a broken chain's next frame record is looked for */
+#define SCAN_WORDS 512 /* how far up the stack a broken chain's next frame record is looked for */
 #define MIN_CHAIN 3
 
 /* The native frames of a sample: the frame-pointer chain from its registers, whole when the leaf
@@ -138,7 +156,8 @@ static int after_call(target_t *t, uint64_t ret) {
  * from sp up, for the first frame record whose chain goes on (a saved frame pointer higher on the
  * stack, next to a return address just after a call), and the return addresses below it (the
  * frames without frame pointers) are taken as frames too. */
-static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max) {
+static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max)
+{
     uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
     size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
     const target_mapping_t *m = target_mapping_refresh(t, pc);
@@ -157,10 +176,10 @@ static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_
         if (saved <= x || saved >= top || (saved & 7) || !after_call(t, ret)) continue;
         size_t c = target_unwind_regs(t, ret, x + 16, saved, chain, MAX_NATIVE);
         if (c < MIN_CHAIN) continue;
-        size_t k = 1;   /* native[0] is the pc */
+        size_t k = 1; /* native[0] is the pc */
         for (uint64_t y = sp & ~7ull; y < x && k < max; y += 8) {
             uint64_t w;
-            if (target_read_u64(t, y, &w) == 0 && after_call(t, w)) native[k++] = (target_frame_t){ w, y + 8, 0 };
+            if (target_read_u64(t, y, &w) == 0 && after_call(t, w)) native[k++] = (target_frame_t){w, y + 8, 0};
         }
         for (size_t i = 0; i < c && k < max; i++) native[k++] = chain[i];
         return k;
@@ -177,21 +196,24 @@ static uint64_t name_key(const v8_frame_t *f) { return f->pc * 2 + (f->return_ad
 /* The code at pc is no longer there: the process has exited, or is exiting (node disposes of its
  * isolate, and V8 unmaps its code space, before the process ends; a sample of its last JS read
  * then finds neither code nor heap). Read directly, not from the read cache. */
-static int code_gone(int pid, uint64_t pc) {
+static int code_gone(int pid, uint64_t pc)
+{
     uint8_t b;
-    struct iovec here = { &b, 1 }, there = { (void *)(uintptr_t)pc, 1 };
+    struct iovec here = {&b, 1}, there = {(void *)(uintptr_t)pc, 1};
     return process_vm_readv(pid, &here, 1, &there, 1, 0) < 0 && (errno == ESRCH || errno == EFAULT);
 }
 
 /* The same for the heap: the word a JS frame keeps its function in (fp - 16 on x64: V8's
  * StandardFrameConstants::kFunctionOffset), a tagged pointer to memory no longer mapped. */
-static int heap_gone(target_t *t, int pid, const v8_frame_t *f) {
+static int heap_gone(target_t *t, int pid, const v8_frame_t *f)
+{
     uint64_t w;
     return f->fp > 16 && target_read_u64(t, f->fp - 16, &w) == 0 && (w & 1) && w > 4096 && code_gone(pid, w & ~1ull);
 }
 
 /* Is any of the frames in anonymous executable memory (V8's code space)? */
-static int in_jit_code(target_t *t, const target_frame_t *native, size_t n) {
+static int in_jit_code(target_t *t, const target_frame_t *native, size_t n)
+{
     for (size_t i = 0; i < n; i++) {
         const target_mapping_t *m = target_mapping_at(t, native[i].pc);
         if (m && !m->path && (m->prot & 4 /* PROT_EXEC */)) return 1;
@@ -202,7 +224,8 @@ static int in_jit_code(target_t *t, const target_frame_t *native, size_t n) {
 /* One sample: walk, decode, name, add (live_internal.h). time_ns is when the stack was last as
  * copied (the sample's time; for a thread off the CPU, when it came back); wait (a --wall stay's
  * leaf frame) or in->label, the leaf. */
-uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_in_t *in) {
+uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_in_t *in)
+{
     target_t *t = s->t;
     v8_t *v = s->v;
     profile_t *p = s->out;
@@ -214,7 +237,7 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
     static target_frame_t native[MAX_NATIVE];
     static v8_frame_t frames[MAX_FRAMES];
     static uint32_t ids[MAX_FRAMES + 1];
-    if (!t) {   /* the process exited before it could be opened (live_sampler_early): nothing to name */
+    if (!t) { /* the process exited before it could be opened (live_sampler_early): nothing to name */
         if (te->thread == NO_THREAD) te->thread = profile_thread(p, s->pid, te->tid, te->name, strlen(te->name));
         uint32_t two[2] = {p->threads[te->thread].frame,
                            profile_frame(p, UNNAMED_EXITED, strlen(UNNAMED_EXITED), NULL, 0, 0, FRAME_UNKNOWN)};
@@ -234,9 +257,12 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
     else
         for (size_t i = 0; i < n; i++)
-            frames[i] = (v8_frame_t){ .kind = V8_FRAME_NATIVE, .pc = native[i].pc, .sp = native[i].sp, .fp = native[i].fp,
-                                      .return_address = i > 0 };
-    if (!off_cpu) {   /* (a --wall stay's sample is the switch event's, whose copy is fixed) */
+            frames[i] = (v8_frame_t){.kind = V8_FRAME_NATIVE,
+                                     .pc = native[i].pc,
+                                     .sp = native[i].sp,
+                                     .fp = native[i].fp,
+                                     .return_address = i > 0};
+    if (!off_cpu) { /* (a --wall stay's sample is the switch event's, whose copy is fixed) */
         uint64_t js_end = 0;
         for (size_t i = 0; i < n; i++)
             if (frames[i].kind == V8_FRAME_JS && frames[i].fp + 16 > js_end) js_end = frames[i].fp + 16;
@@ -262,10 +288,10 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
     int collected = gc == GC_BEGAN;
     uint64_t torn_fp;
     size_t k;
-    int leaf_line;   /* the line the leaf JS frame executes: V8's positionTicks */
+    int leaf_line; /* the line the leaf JS frame executes: V8's positionTicks */
     buf_t b = {0};
-    int named_js;   /* a JS frame named: the sample's JIT code named */
-    int exited;     /* a frame left unnamed because the process's memory is gone (it exited) */
+    int named_js; /* a JS frame named: the sample's JIT code named */
+    int exited;   /* a frame left unnamed because the process's memory is gone (it exited) */
 name:
     torn = unnamed = named_js = exited = 0;
     for (size_t i = 0; v && i < n; i++) {
@@ -291,7 +317,7 @@ name:
             continue;
         }
         v8_frame_record_t r;
-        v8_frame_record_facts(t, v, f, &r);   /* names are V8's own: no display name */
+        v8_frame_record_facts(t, v, f, &r); /* names are V8's own: no display name */
         /* an API function's frame: its FunctionTemplateInfo and SharedFunctionInfo were read from
            the heap as it is now, trusted as JS frames named from their code are */
         int api = f->kind == V8_FRAME_API && r.has_function && !collected && (!late || quiet);
@@ -308,8 +334,8 @@ name:
             ids[k++] = profile_frame(p, UNNAMED_LATE, strlen(UNNAMED_LATE), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (torn && f->kind == V8_FRAME_JS && !(quiet && f->stable) &&
                    (f->fp == torn_fp || v8_frame_current(v, f) == 0)) {
-            torn_fp = f->fp;   /* the frames inlined into it follow with the same fp */
-            exited = target_memory_gone(t);   /* not moved: nothing could be read */
+            torn_fp = f->fp;                /* the frames inlined into it follow with the same fp */
+            exited = target_memory_gone(t); /* not moved: nothing could be read */
             const char *why = exited ? UNNAMED_EXITED_JS : UNNAMED_MOVED;
             ids[k++] = profile_frame(p, why, strlen(why), NULL, 0, 0, FRAME_UNKNOWN);
         } else if (f->kind == V8_FRAME_JS && r.has_function) {
@@ -340,11 +366,11 @@ name:
         }
         v8_frame_record_free(&r);
     }
-    if (quiet && (gc = gc_watch_since(te->gc, time_ns)) != GC_QUIET) {   /* a full GC began while it was named */
+    if (quiet && (gc = gc_watch_since(te->gc, time_ns)) != GC_QUIET) { /* a full GC began while it was named */
         quiet = 0, collected = gc == GC_BEGAN;
         goto name;
     }
-    if (exited) st->exited += in->ticks ? in->ticks : 1;   /* (apart: not partial, not JIT unnamed) */
+    if (exited) st->exited += in->ticks ? in->ticks : 1; /* (apart: not partial, not JIT unnamed) */
     else if (unnamed) st->partial++;
     if (unnamed && late && !exited) st->late++;
     /* in V8's JIT code (anonymous executable memory: V8's code space), by the leaf or a return
@@ -357,7 +383,7 @@ name:
     buf_free(&b);
     target_set_stack_copy(t, 0, NULL, 0);
     if (k == 1) st->empty++;
-    else profile_thread_note_stack(p, te->thread, ids + 1, k - 1);   /* the stack tells its role */
+    else profile_thread_note_stack(p, te->thread, ids + 1, k - 1); /* the stack tells its role */
     if (wait) {
         ids[k++] = profile_frame(p, wait, strlen(wait), NULL, 0, 0, off_cpu ? FRAME_KERNEL : in->label_kind);
         leaf_line = 0;
@@ -376,14 +402,15 @@ typedef struct {
     thread_ev_t *te;
 } drain_ctx_t;
 
-static void on_cpu_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+static void on_cpu_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end)
+{
     drain_ctx_t *c = ctx;
     if (h->type == PERF_RECORD_LOST) {
         uint64_t lost;
         if (end - q < 16) return;
         memcpy(&lost, q + 8, 8);
         c->s->st.lost += lost;
-        c->te->period_samples += lost;   /* periods that ended too (jitter's count) */
+        c->te->period_samples += lost; /* periods that ended too (jitter's count) */
         return;
     }
     event_sample_t e;
@@ -392,13 +419,19 @@ static void on_cpu_record(void *ctx, const struct perf_event_header *h, const ui
     uint64_t t0 = monotonic_ns();
     c->te->period_samples++;
     c->te->last_sample_ns = e.time;
-    live_sample_in_t in = {.time_ns = e.time, .regs = e.regs, .stack = e.stack, .stack_len = e.stack_len, .ticks = 1,
-                           .tick0_ns = e.time, .weight = 1};
+    live_sample_in_t in = {.time_ns = e.time,
+                           .regs = e.regs,
+                           .stack = e.stack,
+                           .stack_len = e.stack_len,
+                           .ticks = 1,
+                           .tick0_ns = e.time,
+                           .weight = 1};
     live_take_sample(c->s, c->te, &in);
     c->s->st.busy_ns += monotonic_ns() - t0;
 }
 
-static void on_event_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+static void on_event_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end)
+{
     drain_ctx_t *c = ctx;
     uint64_t t0 = monotonic_ns();
     live_event_record(c->s, c->te, h, q, end);
@@ -406,7 +439,8 @@ static void on_event_record(void *ctx, const struct perf_event_header *h, const 
 }
 
 /* Wall-clock ticks (a fixed grid at hz) in (from, to]. */
-static unsigned long ticks_between(uint64_t from, uint64_t to, double hz, uint64_t *first) {
+static unsigned long ticks_between(uint64_t from, uint64_t to, double hz, uint64_t *first)
+{
     double step = 1e9 / hz;
     uint64_t a = (uint64_t)((double)from / step), b = (uint64_t)((double)to / step);
     *first = (uint64_t)((double)(a + 1) * step);
@@ -416,7 +450,8 @@ static unsigned long ticks_between(uint64_t from, uint64_t to, double hz, uint64
 /* The thread is back on the CPU at in_ns (or still off it then): the ticks it was away for go to
  * the stack it left with. Only a stay that spans a tick is decoded: a busy server switches
  * thousands of times a second, mostly for microseconds. */
-static void back_on_cpu(drain_ctx_t *c, uint64_t in_ns) {
+static void back_on_cpu(drain_ctx_t *c, uint64_t in_ns)
+{
     off_cpu_t *o = c->te->off;
     if (!o || !o->set) return;
     o->set = 0;
@@ -424,24 +459,33 @@ static void back_on_cpu(drain_ctx_t *c, uint64_t in_ns) {
     unsigned long n = ticks_between(o->out_ns, in_ns, c->s->o.hz, &first);
     if (n == 0) return;
     uint64_t t0 = monotonic_ns();
-    live_sample_in_t in = {.time_ns = in_ns, .regs = o->regs, .stack = o->stack, .stack_len = o->len, .off_cpu = 1,
-                           .preempted = o->preempted, .ticks = n, .tick0_ns = first,
-                           .step_ns = (uint64_t)(1e9 / c->s->o.hz), .weight = (double)n};
+    live_sample_in_t in = {.time_ns = in_ns,
+                           .regs = o->regs,
+                           .stack = o->stack,
+                           .stack_len = o->len,
+                           .off_cpu = 1,
+                           .preempted = o->preempted,
+                           .ticks = n,
+                           .tick0_ns = first,
+                           .step_ns = (uint64_t)(1e9 / c->s->o.hz),
+                           .weight = (double)n};
     live_take_sample(c->s, c->te, &in);
     c->s->st.busy_ns += monotonic_ns() - t0;
 }
 
-static void switch_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+static void switch_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end)
+{
     drain_ctx_t *c = ctx;
     off_cpu_t *o = c->te->off;
     if (h->type == PERF_RECORD_LOST) {
         if (end - q >= 16) c->s->st.lost += ((const uint64_t *)q)[1];
-        o->set = 0;   /* which stack went with the stay is not known */
+        o->set = 0; /* which stack went with the stay is not known */
         return;
     }
-    if (h->type == PERF_RECORD_SAMPLE) {   /* taken as the thread leaves the CPU */
+    if (h->type == PERF_RECORD_SAMPLE) { /* taken as the thread leaves the CPU */
         event_sample_t e;
-        if (events_parse_sample(q, end, EVENTS_CPU_SAMPLE_TYPE, &e) != 0 || !e.has_regs || e.stack_len > sizeof o->stack) {
+        if (events_parse_sample(q, end, EVENTS_CPU_SAMPLE_TYPE, &e) != 0 || !e.has_regs ||
+            e.stack_len > sizeof o->stack) {
             o->set = 0;
             return;
         }
@@ -455,7 +499,7 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
     }
     if (h->type != PERF_RECORD_SWITCH || end - q < 16) return;
     uint64_t time;
-    memcpy(&time, q + 8, 8);   /* sample_id: pid, tid, time */
+    memcpy(&time, q + 8, 8); /* sample_id: pid, tid, time */
     if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
         if (o->set && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT)) o->preempted = 1;
     } else {
@@ -477,14 +521,16 @@ static void switch_record(void *ctx, const struct perf_event_header *h, const ui
  * be told from 0 in 40-cycle runs). A phase moved at random every 100 ms of CPU keeps no work in
  * step, at any rate: 10 IPIs a second. */
 #define JITTER_NS 100000000ull
-static unsigned long jitter_samples(double hz) {
+static unsigned long jitter_samples(double hz)
+{
     double n = (double)JITTER_NS * hz / 1e9;
     return n > 4 ? (unsigned long)n : 4;
 }
-static void jitter(thread_ev_t *te, double hz) {
+static void jitter(thread_ev_t *te, double hz)
+{
     static uint64_t x = 0;
     if (!x) x = monotonic_ns() | 1;
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64 */
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
     double mean = 1e9 / hz, want = mean * (0.75 + 0.5 * (double)(x >> 11) / (double)(1ull << 53));
     uint64_t current = te->period ? te->period : (uint64_t)mean, now = monotonic_ns();
     uint64_t ran = now > te->last_sample_ns ? now - te->last_sample_ns : 0;
@@ -492,14 +538,15 @@ static void jitter(thread_ev_t *te, double hz) {
     /* the new period holds for the next jitter_samples: each gives up its share of the time
        already run, so that the last of them comes that many periods after the last one */
     double left = want - (double)ran / (double)jitter_samples(hz);
-    uint64_t period = (uint64_t)(left > 0.5 * want ? left : 0.5 * want);   /* never faster than 2x hz */
-    te->period_samples = 0;   /* failed or not, not again before jitter_samples more */
+    uint64_t period = (uint64_t)(left > 0.5 * want ? left : 0.5 * want); /* never faster than 2x hz */
+    te->period_samples = 0; /* failed or not, not again before jitter_samples more */
     if (ioctl(te->fd, PERF_EVENT_IOC_PERIOD, &period) == 0) te->period = period;
 }
 
 /* Reads every record in a thread's rings. */
-static void drain(live_sampler_t *s, thread_ev_t *te) {
-    drain_ctx_t c = { s, te };
+static void drain(live_sampler_t *s, thread_ev_t *te)
+{
+    drain_ctx_t c = {s, te};
     if (s->o.events) {
         perf_ring_drain(&te->ring, on_event_record, &c);
         return;
@@ -510,7 +557,8 @@ static void drain(live_sampler_t *s, thread_ev_t *te) {
     perf_ring_drain(&te->sw_ring, switch_record, &c);
 }
 
-static uint64_t cpu_now_ns(void) {
+static uint64_t cpu_now_ns(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -519,8 +567,10 @@ static uint64_t cpu_now_ns(void) {
 /* the clock samples are stamped with (perf_event use_clockid), in seconds */
 static double now_s(void) { return (double)monotonic_ns() / 1e9; }
 
-static int sampling(const live_sampler_t *s, int tid) {
-    for (size_t i = 0; i < s->n; i++) if (s->te[i].tid == tid) return 1;
+static int sampling(const live_sampler_t *s, int tid)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->te[i].tid == tid) return 1;
     return 0;
 }
 
@@ -529,7 +579,8 @@ static int sampling(const live_sampler_t *s, int tid) {
  * threads that may run JS (Workers, threads not known by name: on Node 18-20 every thread is
  * "node"), and the main one without gc_watch, are read at once, woken for each sample. Threads
  * known to run no JS (V8's platform workers, the libuv pool) and a process without V8 never are. */
-static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) {
+static int woken_per_sample(const live_sampler_t *s, int tid, const char *name)
+{
     if (!s->v) return 0;
     if (tid == s->pid) return s->gc == NULL;
     int known;
@@ -538,13 +589,19 @@ static int woken_per_sample(const live_sampler_t *s, int tid, const char *name) 
 }
 
 /* Starts sampling thread tid (name as the kernel knows it). */
-static void add_thread(live_sampler_t *s, int tid, const char *name) {
+static void add_thread(live_sampler_t *s, int tid, const char *name)
+{
     int known;
     thread_role_t role = profile_role_from_name(name, strlen(name), &known);
-    thread_ev_t te = { .tid = tid, .sw_fd = -1, .woken = woken_per_sample(s, tid, name),
-                       .js = tid == s->pid || (role != THREAD_V8 && role != THREAD_LIBUV) };
+    thread_ev_t te = {.tid = tid,
+                      .sw_fd = -1,
+                      .woken = woken_per_sample(s, tid, name),
+                      .js = tid == s->pid || (role != THREAD_V8 && role != THREAD_LIBUV)};
     te.fd = open_sampling(s, &te, STACK_BYTES, &te.ring, &te.set);
-    if (te.fd < 0) { if (!s->first_err) s->first_err = errno; return; }
+    if (te.fd < 0) {
+        if (!s->first_err) s->first_err = errno;
+        return;
+    }
     if (s->o.wall) {
         te.sw_fd = events_open_switch(tid, STACK_BYTES, (uint32_t)(RING_PAGES * perf_ring_page_size() / 2));
         if (te.sw_fd < 0 || perf_ring_map(&te.sw_ring, te.sw_fd, RING_PAGES) != 0) {
@@ -567,17 +624,18 @@ static void add_thread(live_sampler_t *s, int tid, const char *name) {
     te.gc = tid == s->pid ? s->gc : NULL;
     stack_need_init(&te.need, STACK_BYTES, STACK_MAX);
     s->te[s->n] = te;
-    s->pf[s->n] = (struct pollfd){ te.fd, POLLIN, 0 };   /* the switch ring is read with it */
+    s->pf[s->n] = (struct pollfd){te.fd, POLLIN, 0}; /* the switch ring is read with it */
     s->n++;
     s->st.threads++;
 }
 
-static void end_thread(live_sampler_t *s, size_t i) {
+static void end_thread(live_sampler_t *s, size_t i)
+{
     thread_ev_t *te = &s->te[i];
     drain(s, te);
     s->st.short_copies += te->need.short_samples;
-    if (te->off) {   /* still off the CPU (or gone): its stay ends now */
-        drain_ctx_t c = { s, te };
+    if (te->off) { /* still off the CPU (or gone): its stay ends now */
+        drain_ctx_t c = {s, te};
         back_on_cpu(&c, monotonic_ns());
         free(te->off);
     }
@@ -596,17 +654,18 @@ static void end_thread(live_sampler_t *s, size_t i) {
  * are fixed, so a new event replaces its event, and the old one is stopped, then read to its end.
  * On failure (the thread has exited: its old event says so at the next poll; no file descriptor
  * left) the old event stays. The new one starts a new period: the jitter's bookkeeping too. */
-static void set_copy(live_sampler_t *s, size_t i) {
+static void set_copy(live_sampler_t *s, size_t i)
+{
     thread_ev_t *te = &s->te[i];
-    uint32_t copy = te->need.want;   /* (draining the old ring below may want another) */
+    uint32_t copy = te->need.want; /* (draining the old ring below may want another) */
     perf_ring_t ring;
     event_set_t set;
     int fd = open_sampling(s, te, copy, &ring, &set);
     if (fd < 0) {
-        te->need.want = te->need.copy;   /* asked again after a window */
+        te->need.want = te->need.copy; /* asked again after a window */
         return;
     }
-    for (int k = 0; k < (te->set.n ? te->set.n : 1); k++)   /* both sampled for microseconds at most */
+    for (int k = 0; k < (te->set.n ? te->set.n : 1); k++) /* both sampled for microseconds at most */
         ioctl(te->set.n ? te->set.fd[k] : te->fd, PERF_EVENT_IOC_DISABLE, 0);
     /* -e: an event both took is the old one's: the new one's samples before now are left out */
     uint64_t disabled_ns = monotonic_ns();
@@ -621,7 +680,8 @@ static void set_copy(live_sampler_t *s, size_t i) {
 }
 
 /* Threads started since the last look (a Worker, V8's and libuv's pools grow on demand). */
-static void scan_threads(live_sampler_t *s) {
+static void scan_threads(live_sampler_t *s)
+{
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", s->pid);
     DIR *d = opendir(path);
@@ -643,16 +703,19 @@ static void scan_threads(live_sampler_t *s) {
     closedir(d);
 }
 
-live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *out) {
+live_sampler_t *live_sampler_start(target_t *t, v8_t *v, double hz, profile_t *out)
+{
     return live_sampler_start_wall(t, v, hz, 0, out);
 }
 
-live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out) {
+live_sampler_t *live_sampler_start_wall(target_t *t, v8_t *v, double hz, int wall, profile_t *out)
+{
     live_opts_t o = {.hz = hz, .wall = wall};
     return live_sampler_start_opts(t, v, &o, out);
 }
 
-static live_sampler_t *start_failed(live_sampler_t *s, int err) {
+static live_sampler_t *start_failed(live_sampler_t *s, int err)
+{
     gc_watch_close(s->gc);
     u64map_free(&s->names);
     free(s);
@@ -662,7 +725,8 @@ static live_sampler_t *start_failed(live_sampler_t *s, int err) {
 
 /* Each library's symbols are sorted on their first look-up: done before the samples are read, or
  * the first ones would wait for it (and be read too late to name). */
-static void sort_symbols(target_t *t) {
+static void sort_symbols(target_t *t)
+{
     for (size_t i = 0; i < target_mapping_count(t); i++) {
         const target_mapping_t *m = target_mapping(t, i);
         target_symbol_t sym;
@@ -671,7 +735,8 @@ static void sort_symbols(target_t *t) {
 }
 
 /* No thread could be sampled: why, printed (name: the process's). */
-static live_sampler_t *none_sampled(live_sampler_t *s, const char *name) {
+static live_sampler_t *none_sampled(live_sampler_t *s, const char *name)
+{
     const live_opts_t *o = &s->o;
     if (s->wall_err && s->first_err != ESRCH) {
         diag_error(name, 0, "cannot sample wall-clock time: perf_event_open (context switches): %s",
@@ -681,7 +746,7 @@ static live_sampler_t *none_sampled(live_sampler_t *s, const char *name) {
                       "'sysctl kernel.perf_event_paranoid=1'");
         return start_failed(s, s->wall_err);
     }
-    if (s->first_err != ESRCH) {   /* ESRCH: the process is gone; the caller says what that means */
+    if (s->first_err != ESRCH) { /* ESRCH: the process is gone; the caller says what that means */
         diag_error(name, 0, "cannot sample%s%s: perf_event_open: %s", o->events ? " on " : "",
                    o->events ? o->events->ev[s->first_ev].name : "", strerror(s->first_err));
         permission_hint(s->first_err, o->events ? &o->events->ev[s->first_ev] : NULL);
@@ -689,14 +754,15 @@ static live_sampler_t *none_sampled(live_sampler_t *s, const char *name) {
     return start_failed(s, s->first_err ? s->first_err : ESRCH);
 }
 
-live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t *o, profile_t *out) {
+live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t *o, profile_t *out)
+{
     sort_symbols(t);
     live_sampler_t *s = xcalloc(1, sizeof *s);
     s->t = t, s->v = v, s->out = out, s->o = *o;
     u64map_init(&s->names);
     size_t n = target_thread_count(t);
-    s->pid = n ? target_thread(t, 0)->tid : 0;   /* the first thread is the main one: its tid is the pid */
-    if (v && n) s->gc = gc_watch_open(t, s->pid);   /* before the events: woken_per_sample */
+    s->pid = n ? target_thread(t, 0)->tid : 0;    /* the first thread is the main one: its tid is the pid */
+    if (v && n) s->gc = gc_watch_open(t, s->pid); /* before the events: woken_per_sample */
     s->gc_from_ns = monotonic_ns();
     if (o->events) {
         for (int i = 0; i < o->events->n; i++) s->period[i] = o->events->ev[i].every;
@@ -713,8 +779,9 @@ live_sampler_t *live_sampler_start_opts(target_t *t, v8_t *v, const live_opts_t 
     return s;
 }
 
-live_sampler_t *live_sampler_early(int pid, const live_opts_t *o, profile_t *out) {
-    if (o->events) {   /* -e resolves its probes in the process's files: live_sampler_start_opts */
+live_sampler_t *live_sampler_early(int pid, const live_opts_t *o, profile_t *out)
+{
+    if (o->events) { /* -e resolves its probes in the process's files: live_sampler_start_opts */
         errno = EINVAL;
         return NULL;
     }
@@ -735,7 +802,8 @@ live_sampler_t *live_sampler_early(int pid, const live_opts_t *o, profile_t *out
     return s;
 }
 
-void live_sampler_ready(live_sampler_t *s, target_t *t, v8_t *v) {
+void live_sampler_ready(live_sampler_t *s, target_t *t, v8_t *v)
+{
     s->t = t, s->v = v;
     if (!t) return;
     sort_symbols(t);
@@ -754,12 +822,13 @@ void live_sampler_ready(live_sampler_t *s, target_t *t, v8_t *v) {
         if (woken != te->woken) {
             te->woken = woken;
             te->need.want = te->need.copy;
-            set_copy(s, i);   /* (the old event stays if it fails) */
+            set_copy(s, i); /* (the old event stays if it fails) */
         }
     }
 }
 
-size_t live_sampler_waiting(const live_sampler_t *s) {
+size_t live_sampler_waiting(const live_sampler_t *s)
+{
     size_t n = 0;
     for (size_t i = 0; i < s->n; i++) {
         const struct perf_event_mmap_page *h = s->te[i].ring.base;
@@ -768,7 +837,8 @@ size_t live_sampler_waiting(const live_sampler_t *s) {
     return n;
 }
 
-void live_sampler_discard(live_sampler_t *s) {
+void live_sampler_discard(live_sampler_t *s)
+{
     if (!s) return;
     for (size_t i = 0; i < s->n; i++) {
         thread_ev_t *te = &s->te[i];
@@ -788,11 +858,15 @@ void live_sampler_discard(live_sampler_t *s) {
 
 int live_sampler_poll(live_sampler_t *s) { return live_sampler_poll_ms(s, LIVE_READ_MS); }
 
-int live_sampler_poll_ms(live_sampler_t *s, int timeout_ms) {
+int live_sampler_poll_ms(live_sampler_t *s, int timeout_ms)
+{
     int r = poll(s->pf, s->n, timeout_ms);
     if (r < 0 && errno != EINTR) return 0;
     for (size_t i = s->n; i-- > 0;) {
-        if (s->pf[i].revents & (POLLHUP | POLLERR)) { end_thread(s, i); continue; }   /* the thread has exited */
+        if (s->pf[i].revents & (POLLHUP | POLLERR)) {
+            end_thread(s, i);
+            continue;
+        } /* the thread has exited */
         drain(s, &s->te[i]);
         if (s->te[i].need.want != s->te[i].need.copy) set_copy(s, i);
     }
@@ -805,12 +879,14 @@ int live_sampler_poll_ms(live_sampler_t *s, int timeout_ms) {
     return (int)s->n;
 }
 
-void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats) {
+void live_sampler_stats(const live_sampler_t *s, live_stats_t *stats)
+{
     *stats = s->st;
     stats->cpu_ns = cpu_now_ns() - s->cpu0;
 }
 
-void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
+void live_sampler_stop(live_sampler_t *s, live_stats_t *stats)
+{
     if (!s) return;
     while (s->n) end_thread(s, s->n - 1);
     /* a stay off the CPU is added when the thread is back: its ticks are older than the samples
@@ -828,7 +904,8 @@ void live_sampler_stop(live_sampler_t *s, live_stats_t *stats) {
 }
 
 int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_t *out, live_stats_t *stats,
-                       volatile int *stop) {
+                       volatile int *stop)
+{
     live_sampler_t *s = live_sampler_start(t, v, hz, out);
     if (!s && errno == ESRCH) diag_error(target_name(t), 0, "the process is gone");
     if (!s) return -1;
@@ -840,12 +917,14 @@ int live_sample_target(target_t *t, v8_t *v, double hz, double seconds, profile_
 
 #define UNNAMED_JIT_MAX 0.05
 
-int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns) {
+int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns)
+{
     if (!st->jit || (double)st->jit_unnamed <= UNNAMED_JIT_MAX * (double)st->jit) return 0;
     char cause[1400];
     if (problem && *problem) snprintf(cause, sizeof cause, "%s", problem);
     else
-        snprintf(cause, sizeof cause, "no cause found: the node binary read%s has the process's build id, "
+        snprintf(cause, sizeof cause,
+                 "no cause found: the node binary read%s has the process's build id, "
                  "so V8's metadata or nodescope's knowledge of this V8 may not fit its heap",
                  other_mount_ns ? " through its mount namespace" : "");
     if (st->jit_unnamed == st->jit) {
@@ -857,7 +936,8 @@ int live_stats_check_named(const live_stats_t *st, const char *problem, int othe
     return 0;
 }
 
-void live_stats_json(const live_stats_t *st, char *out, size_t cap) {
-    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu,\"exitedUnread\":%lu", st->samples, st->jit,
-             st->jit_unnamed, st->exited);
+void live_stats_json(const live_stats_t *st, char *out, size_t cap)
+{
+    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu,\"exitedUnread\":%lu", st->samples,
+             st->jit, st->jit_unnamed, st->exited);
 }

@@ -7,8 +7,8 @@
 #include "record/stop_signals.h"
 #include "symbols/journal.h"
 #include "target/target.h"
-#include "util/procfs.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include "v8/v8.h"
 #include <dirent.h>
 #include <errno.h>
@@ -81,24 +81,20 @@ static int has_exited(int pid)
 static void wait_for_startup(int pid)
 {
     uint64_t t0 = monotonic_ns();
-    while (thread_count(pid) < 2 && monotonic_ns() - t0 < STARTUP_WAIT_NS && !has_exited(pid))
-        usleep(500);
+    while (thread_count(pid) < 2 && monotonic_ns() - t0 < STARTUP_WAIT_NS && !has_exited(pid)) usleep(500);
 }
-
 
 static void say_stopping(const live_session_opts_t *o, int sig)
 {
     if (diag_verbosity < 0) return;
     const char *what = !o->argv ? "the recording" : "the program";
-    if (sig) fprintf(stderr, "nodescope: %s received: stopping %s%s\n", strsignal(sig), what,
-                     !o->argv ? "" : " (again to force)");
+    if (sig)
+        fprintf(stderr, "nodescope: %s received: stopping %s%s\n", strsignal(sig), what,
+                !o->argv ? "" : " (again to force)");
     else fprintf(stderr, "nodescope: %g s elapsed: stopping %s\n", o->duration_s, what);
 }
 
-static int shell_status(int status)
-{
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+static int shell_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
 /* A process being sampled: its own target, V8 metadata and sampler (NULL once it has ended). */
 typedef struct {
@@ -112,7 +108,7 @@ typedef struct {
 typedef struct {
     int pid;
     live_sampler_t *s;
-    char cmd[256];   /* its command line, read when it was found */
+    char cmd[256]; /* its command line, read when it was found */
 } pending_t;
 
 typedef struct {
@@ -121,22 +117,23 @@ typedef struct {
     live_session_result_t *r;
     proc_t *p;
     size_t n, cap;
-    int *tried, ntried, tried_cap;     /* pids a sampler was started for (or tried) */
-    int *family, nfamily, family_cap;  /* children: the roots and every descendant found */
-    int skipped;                       /* all: node processes nodescope may not trace */
-    int *exited, nexited, exited_cap;  /* processes with samples that exited before they were read */
-    pending_t *pend;                   /* found and sampled, not yet opened (oldest first) */
+    int *tried, ntried, tried_cap;    /* pids a sampler was started for (or tried) */
+    int *family, nfamily, family_cap; /* children: the roots and every descendant found */
+    int skipped;                      /* all: node processes nodescope may not trace */
+    int *exited, nexited, exited_cap; /* processes with samples that exited before they were read */
+    pending_t *pend;                  /* found and sampled, not yet opened (oldest first) */
     size_t npend, pend_cap;
-    int ended;                         /* the recording is over: no more processes are looked for */
-    int newest;                        /* open_pending's turn: the newest (1) or the oldest */
-    int looping;                       /* the recording's loop runs: processes found are queued */
-    int opening;                       /* a process found is being opened: those found meanwhile too */
-    int *claimed, nclaimed, claimed_cap;   /* found at the start, to be opened at once */
+    int ended;                           /* the recording is over: no more processes are looked for */
+    int newest;                          /* open_pending's turn: the newest (1) or the oldest */
+    int looping;                         /* the recording's loop runs: processes found are queued */
+    int opening;                         /* a process found is being opened: those found meanwhile too */
+    int *claimed, nclaimed, claimed_cap; /* found at the start, to be opened at once */
 } session_t;
 
 static int in_set(const int *set, int n, int pid)
 {
-    for (int i = 0; i < n; i++) if (set[i] == pid) return 1;
+    for (int i = 0; i < n; i++)
+        if (set[i] == pid) return 1;
     return 0;
 }
 
@@ -182,7 +179,8 @@ static void read_cmdline(int pid, char *cmd, size_t cap)
     FILE *f = fopen(path, "r");
     size_t k = f ? fread(cmd, 1, cap - 1, f) : 0;
     if (f) fclose(f);
-    for (size_t i = 0; i + 1 < k; i++) if (!cmd[i]) cmd[i] = ' ';
+    for (size_t i = 0; i + 1 < k; i++)
+        if (!cmd[i]) cmd[i] = ' ';
     cmd[k] = 0;
 }
 
@@ -198,10 +196,13 @@ static int start_proc(session_t *ss, int pid, int found, live_sampler_t *early, 
     /* a process found while recording: what opening it says is held until it is known whether it
        still runs ("error:" with exit status 0 was printed for one that exited meanwhile) */
     if (found) diag_hold_begin();
-    live_opts_t lo = {.hz = ss->o->hz, .wall = ss->o->wall, .events = ss->o->events, .on_sample = ss->o->on_sample,
+    live_opts_t lo = {.hz = ss->o->hz,
+                      .wall = ss->o->wall,
+                      .events = ss->o->events,
+                      .on_sample = ss->o->on_sample,
                       .ctx = ss->o->ctx};
     target_t *t = target_open_running(pid);
-    if (found && !ss->o->events) {   /* processes started meanwhile are sampled at once (queued) */
+    if (found && !ss->o->events) { /* processes started meanwhile are sampled at once (queued) */
         diag_hold_end(!is_gone(pid));
         ss->opening++;
         discover(ss);
@@ -210,21 +211,21 @@ static int start_proc(session_t *ss, int pid, int found, live_sampler_t *early, 
     }
     v8_t *v = t ? v8_open(t) : NULL;
     live_sampler_t *s = NULL;
-    int unread = 0;   /* it exited before it could be opened: its samples go under its threads unnamed */
+    int unread = 0; /* it exited before it could be opened: its samples go under its threads unnamed */
     /* not opened, and still there: exiting (its maps or heap already gone), or not node after all */
     for (int i = 0; early && !v && i < 20 && !is_gone(pid); i++) usleep(5000);
     if (early && (v || (t && is_gone(pid)))) {
-        live_sampler_ready(early, t, v);   /* (gone: native frames named, JS ones "exited before") */
+        live_sampler_ready(early, t, v); /* (gone: native frames named, JS ones "exited before") */
         s = early;
     } else if (early && is_gone(pid)) {
         s = early, unread = 1;
     } else if (early) {
-        live_sampler_discard(early);   /* (not node after all: the warnings below) */
+        live_sampler_discard(early); /* (not node after all: the warnings below) */
     } else if (v && !early) {
         s = live_sampler_start_opts(t, v, &lo, ss->out);
     }
     int e = s ? 0 : errno;
-    if (found) diag_hold_end(s || !is_gone(pid));   /* errors as warnings; nothing when it exited */
+    if (found) diag_hold_end(s || !is_gone(pid)); /* errors as warnings; nothing when it exited */
     errno = e;
     if (unread) {
         live_stats_t st;
@@ -252,7 +253,7 @@ static int start_proc(session_t *ss, int pid, int found, live_sampler_t *early, 
                the recording of the others: what failed is said as warnings above */
             diag_warn(NULL, 0, "pid %d is not sampled (the warning above); the recording goes on", pid);
         } else if (!found && v && errno == ESRCH) {
-            if (ss->o->argv) errno = ESRCH;   /* the program ended before the first sample */
+            if (ss->o->argv) errno = ESRCH; /* the program ended before the first sample */
             else diag_error(NULL, 0, "process %d is gone", pid);
         }
         v8_close(v);
@@ -312,7 +313,10 @@ static void open_pending(session_t *ss)
     if ((ss->newest = !ss->newest)) pick = ss->npend - 1;
     else
         for (size_t i = 0; i < ss->npend; i++)
-            if (live_sampler_waiting(ss->pend[i].s)) { pick = i; break; }
+            if (live_sampler_waiting(ss->pend[i].s)) {
+                pick = i;
+                break;
+            }
     pending_t q = ss->pend[pick];
     memmove(ss->pend + pick, ss->pend + pick + 1, (--ss->npend - pick) * sizeof *ss->pend);
     start_proc(ss, q.pid, 1, q.s, q.cmd);
@@ -371,7 +375,7 @@ static void discover(session_t *ss)
         add_to_set(&ppids, &np, &pcap, ppid);
     }
     closedir(d);
-    if (ss->o->children)   /* parents first: repeat until no new descendant (pids are not in order) */
+    if (ss->o->children) /* parents first: repeat until no new descendant (pids are not in order) */
         for (int grew = 1; grew;) {
             grew = 0;
             for (int i = 0; i < n; i++)
@@ -380,13 +384,13 @@ static void discover(session_t *ss)
                     grew = 1;
                 }
         }
-    int k = 0;   /* the node processes to sample, in pids[0..k) */
+    int k = 0; /* the node processes to sample, in pids[0..k) */
     for (int i = 0; i < n; i++) {
         int pid = pids[i];
         if (!ss->o->all && !in_set(ss->family, ss->nfamily, pid)) continue;
         if (in_set(ss->claimed, ss->nclaimed, pid)) continue;
         if (!record_process_is_node(pid) || thread_count(pid) < 2 || is_gone(pid)) continue;
-        if (ss->o->all && !record_may_read(pid)) {   /* another user's: not ours to trace */
+        if (ss->o->all && !record_may_read(pid)) { /* another user's: not ours to trace */
             add_to_set(&ss->tried, &ss->ntried, &ss->tried_cap, pid);
             ss->skipped++;
             continue;
@@ -398,9 +402,10 @@ static void discover(session_t *ss)
        (its probes need the process opened first); the others, found while the loop runs or while
        one of those is opened, are sampled at once and queued */
     int at_once = ss->o->events || (!ss->looping && !ss->opening);
-    for (int i = 0; at_once && !ss->o->events && i < k; i++) add_to_set(&ss->claimed, &ss->nclaimed, &ss->claimed_cap, pids[i]);
+    for (int i = 0; at_once && !ss->o->events && i < k; i++)
+        add_to_set(&ss->claimed, &ss->nclaimed, &ss->claimed_cap, pids[i]);
     for (int i = 0; i < k; i++) {
-        if (in_set(ss->tried, ss->ntried, pids[i])) continue;   /* (found meanwhile) */
+        if (in_set(ss->tried, ss->ntried, pids[i])) continue; /* (found meanwhile) */
         if (at_once) start_proc(ss, pids[i], 1, NULL, NULL);
         else sample_found(ss, pids[i]);
     }
@@ -418,7 +423,7 @@ static size_t sampling_count(const session_t *ss)
 static void say_exited(const session_t *ss);
 static void end_session(session_t *ss)
 {
-    while (ss->npend) {   /* (an error ends the recording) exited unopened: their samples unnamed, counted */
+    while (ss->npend) { /* (an error ends the recording) exited unopened: their samples unnamed, counted */
         pending_t *q = &ss->pend[--ss->npend];
         if (!is_gone(q->pid)) {
             live_sampler_discard(q->s);
@@ -451,11 +456,12 @@ static void say_exited(const session_t *ss)
     for (int i = 0; i < ss->nexited && at < sizeof pids - 24; i++)
         at += (size_t)snprintf(pids + at, sizeof pids - at, "%s%d", i ? ", " : "", ss->exited[i]);
     if (at >= sizeof pids - 24 && ss->nexited) snprintf(pids + at, sizeof pids - at, ", ...");
-    diag_warn(NULL, 0, "%lu of %lu samples (%.0f%%) of %d process%s that exited before nodescope could read them "
+    diag_warn(NULL, 0,
+              "%lu of %lu samples (%.0f%%) of %d process%s that exited before nodescope could read them "
               "are left unnamed, under '(JS: process exited before nodescope could read it)' or, never "
-              "opened, '(process exited before nodescope could read it)': pid%s %s", st->exited, st->samples,
-              st->samples ? 100.0 * (double)st->exited / (double)st->samples : 0.0, ss->nexited,
-              ss->nexited == 1 ? "" : "es", ss->nexited == 1 ? "" : "s", pids);
+              "opened, '(process exited before nodescope could read it)': pid%s %s",
+              st->exited, st->samples, st->samples ? 100.0 * (double)st->exited / (double)st->samples : 0.0,
+              ss->nexited, ss->nexited == 1 ? "" : "es", ss->nexited == 1 ? "" : "s", pids);
 }
 
 /* The end of a recording that ran: every process ended, then what exited unread said. */
@@ -475,12 +481,15 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     int pid = 0, attach = o->argv == NULL;
     if (!attach) {
         pid = start_program(o->argv);
-        if (pid < 0) { stop_signals_restore(); return -1; }
+        if (pid < 0) {
+            stop_signals_restore();
+            return -1;
+        }
         r->target = pid;
         add_to_set(&ss.family, &ss.nfamily, &ss.family_cap, pid);
         if (o->sample_root) {
             wait_for_startup(pid);
-            if (has_exited(pid)) {   /* over before sampling could start: nothing sampled, its status kept */
+            if (has_exited(pid)) { /* over before sampling could start: nothing sampled, its status kept */
                 int status = 0;
                 waitpid(pid, &status, 0);
                 r->exit_status = shell_status(status);
@@ -488,7 +497,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
                 return 0;
             }
             if (start_proc(&ss, pid, 0, NULL, NULL) != 0) {
-                if (errno == ESRCH) {   /* it ended before the first sample */
+                if (errno == ESRCH) { /* it ended before the first sample */
                     int status = 0;
                     waitpid(pid, &status, 0);
                     r->exit_status = shell_status(status);
@@ -496,7 +505,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
                     stop_signals_restore();
                     return 0;
                 }
-                kill(pid, SIGKILL);   /* never leave a program we started running unobserved */
+                kill(pid, SIGKILL); /* never leave a program we started running unobserved */
                 waitpid(pid, NULL, 0);
                 end_session(&ss);
                 stop_signals_restore();
@@ -506,7 +515,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
     }
     for (int i = 0; attach && i < o->npids; i++) {
         add_to_set(&ss.family, &ss.nfamily, &ss.family_cap, o->pids[i]);
-        if (o->children && !record_process_is_node(o->pids[i])) continue;   /* a supervisor: its children */
+        if (o->children && !record_process_is_node(o->pids[i])) continue; /* a supervisor: its children */
         if (start_proc(&ss, o->pids[i], 0, NULL, NULL) != 0) {
             end_session(&ss);
             stop_signals_restore();
@@ -541,16 +550,16 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid || (w < 0 && errno == ECHILD)) exited = 1;
         } else if (!o->all && sampling_count(&ss) == 0 && ss.npend == 0) {
-            int left = 0;   /* a pid given may still start node processes (children) */
+            int left = 0; /* a pid given may still start node processes (children) */
             for (int i = 0; follow && i < o->npids; i++) left |= kill(o->pids[i], 0) == 0 || errno == EPERM;
-            if (!left) exited = 1;   /* the attached processes are gone */
+            if (!left) exited = 1; /* the attached processes are gone */
         }
         if (exited) break;
         if (follow && !stopping && now >= next_scan) {
             discover(&ss);
             next_scan = now + FOLLOW_SCAN_MS * 1000000ull;
         }
-        open_pending(&ss);   /* one a round: the others' rings are read meanwhile */
+        open_pending(&ss); /* one a round: the others' rings are read meanwhile */
         stop_request_t req;
         while (stop_signals_next(&req)) {
             if (!stopping) {
@@ -567,7 +576,7 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
         if (!stopping && o->duration_s > 0 && (double)(now - t_start) / 1e9 >= o->duration_s) {
             stopping = 1, stop_ns = now, r->stopped = 1;
             say_stopping(o, 0);
-            if (!attach) kill(pid, SIGINT);   /* -d: as if Ctrl-C was pressed */
+            if (!attach) kill(pid, SIGINT); /* -d: as if Ctrl-C was pressed */
         }
         if (stopping && attach) break;
         if (stopping && !escalated && now - stop_ns > STOP_GRACE_NS) {
@@ -580,14 +589,16 @@ int live_session_run(const live_session_opts_t *o, profile_t *out, live_session_
         }
     }
     ss.ended = 1;
-    while (ss.npend) open_pending(&ss);   /* found before the end: named if still there */
+    while (ss.npend) open_pending(&ss); /* found before the end: named if still there */
     stop_request_t late;
-    if (stop_signals_next(&late)) r->stopped = 1;   /* the terminal's ^C ended the program first */
+    if (stop_signals_next(&late)) r->stopped = 1; /* the terminal's ^C ended the program first */
     if (ss.skipped && diag_verbosity >= 0)
-        fprintf(stderr, "nodescope: %d node process%s of other users not sampled (tracing them needs root or "
-                "CAP_PERFMON and CAP_SYS_PTRACE)\n", ss.skipped, ss.skipped == 1 ? "" : "es");
+        fprintf(stderr,
+                "nodescope: %d node process%s of other users not sampled (tracing them needs root or "
+                "CAP_PERFMON and CAP_SYS_PTRACE)\n",
+                ss.skipped, ss.skipped == 1 ? "" : "es");
     end_session_say(&ss);
     if (!attach) r->exit_status = shell_status(status);
-    stop_signals_restore();   /* record holds them caught until it exits (stop_signals.h) */
+    stop_signals_restore(); /* record holds them caught until it exits (stop_signals.h) */
     return 0;
 }

@@ -15,29 +15,29 @@
 #include "record/live_sampler.h"
 
 typedef struct {
-    char **argv;          /* the program to start (execvp), NULL-terminated; NULL when attaching */
-    const int *pids;      /* the processes to sample when attaching (-p PID1,PID2,...) */
+    char **argv;     /* the program to start (execvp), NULL-terminated; NULL when attaching */
+    const int *pids; /* the processes to sample when attaching (-p PID1,PID2,...) */
     int npids;
-    int children;         /* also every node process the program (or the pids) start, at any depth */
-    int all;              /* every node process on the host the caller may trace, new ones included */
-    int sample_root;      /* argv is node: sample it (0: a wrapper, only its node descendants) */
-    double hz;            /* samples a second per thread */
-    double duration_s;    /* stop after this long; 0 = when the program ends */
-    int wall;             /* wall-clock: threads off the CPU count too (live_sampler_start_wall) */
-    const struct record_events *events;   /* record -e: sampled on these events (live_sampler_start_opts) */
+    int children;                       /* also every node process the program (or the pids) start, at any depth */
+    int all;                            /* every node process on the host the caller may trace, new ones included */
+    int sample_root;                    /* argv is node: sample it (0: a wrapper, only its node descendants) */
+    double hz;                          /* samples a second per thread */
+    double duration_s;                  /* stop after this long; 0 = when the program ends */
+    int wall;                           /* wall-clock: threads off the CPU count too (live_sampler_start_wall) */
+    const struct record_events *events; /* record -e: sampled on these events (live_sampler_start_opts) */
     void (*on_sample)(void *ctx, const profile_t *p, uint32_t leaf, double weight, uint64_t time_ns);
-    void *ctx;            /* on_sample's (may be NULL): each sample as it is added */
+    void *ctx; /* on_sample's (may be NULL): each sample as it is added */
 } live_session_opts_t;
 
 typedef struct {
-    int target;           /* the program's pid, or the first pid attached to (0 when none) */
-    int exit_status;      /* a started program's status as a shell shows it (128+N when killed) */
-    int stopped;          /* nodescope stopped the program or the sampling: a signal or -d */
-    int killed;           /* the program had to be killed (SIGKILL) */
-    int nprocs;           /* processes sampled */
-    live_stats_t stats;   /* summed over the processes */
-    char problem[1024];   /* why a process's binaries may be the wrong ones (target_problem), or "" */
-    int other_mount_ns;   /* one ran in another mount namespace (a container) */
+    int target;         /* the program's pid, or the first pid attached to (0 when none) */
+    int exit_status;    /* a started program's status as a shell shows it (128+N when killed) */
+    int stopped;        /* nodescope stopped the program or the sampling: a signal or -d */
+    int killed;         /* the program had to be killed (SIGKILL) */
+    int nprocs;         /* processes sampled */
+    live_stats_t stats; /* summed over the processes */
+    char problem[1024]; /* why a process's binaries may be the wrong ones (target_problem), or "" */
+    int other_mount_ns; /* one ran in another mount namespace (a container) */
 } live_session_result_t;
 
 /* Runs to the end, adding the samples to out, each process's threads under their (pid, tid).

@@ -39,8 +39,10 @@ int perf_import_check_perf(void)
         fclose(f);
     }
     if (level > 2) {
-        diag_error(NULL, 0, "perf_event_paranoid is %d: unprivileged users may not profile. Fix: "
-                   "sudo sysctl kernel.perf_event_paranoid=2 (or run as root)", level);
+        diag_error(NULL, 0,
+                   "perf_event_paranoid is %d: unprivileged users may not profile. Fix: "
+                   "sudo sysctl kernel.perf_event_paranoid=2 (or run as root)",
+                   level);
         return -1;
     }
     return 0;
@@ -93,16 +95,16 @@ int perf_import(const char *dir, int target, int journaled, profile_t *p, int *n
     if (src != 0) {
         char why[512];
         first_line(err, why, sizeof why);
-        diag_error(NULL, 0, "'perf script' failed on the recording (exit %d%s%s); keep it with --keep DIR to look",
-                   src, why[0] ? ": " : "", why);
+        diag_error(NULL, 0, "'perf script' failed on the recording (exit %d%s%s); keep it with --keep DIR to look", src,
+                   why[0] ? ": " : "", why);
         return -1;
     }
     if (stat(script, &st) == 0 && st.st_size == 0) {
         diag_warn(NULL, 0, "perf took no samples: the program was idle, or ran too briefly");
-        return 0;   /* an empty profile is the truth */
+        return 0; /* an empty profile is the truth */
     }
     char map_path[256];
-    if (target > 0) perfmap_path_for_pid(target, map_path, sizeof map_path);   /* a container's under its root */
+    if (target > 0) perfmap_path_for_pid(target, map_path, sizeof map_path); /* a container's under its root */
     else map_path[0] = 0;
     int have_map = target > 0 && access(map_path, R_OK) == 0;
     jit_resolver_t *res = jit_resolver_new(have_map ? map_path : NULL, JIT_AMBIGUOUS_MARK);

@@ -102,9 +102,11 @@ int perf_record_run(const perf_record_opts_t *o, perf_record_t *r, profile_t *p)
     }
     pargv[k] = NULL;
 
-    perf_session_opts_t so = {.perf_argv = pargv, .attach_pid = o->attach, .duration_s = o->duration,
+    perf_session_opts_t so = {.perf_argv = pargv,
+                              .attach_pid = o->attach,
+                              .duration_s = o->duration,
                               .journal_path = o->attach || r->rp.is_node ? journal : NULL};
-    stop_signals_install();   /* caught until nodescope exits, as in the live sampler's recording */
+    stop_signals_install(); /* caught until nodescope exits, as in the live sampler's recording */
     if ((r->ran = perf_session_run(&so, &r->sr) == 0)) {
         if (!o->attach && r->sr.target) remove_v8_logs(r->sr.target);
         r->imported = perf_import(dir, r->sr.target, r->sr.journaled, p, &r->named) == 0;

@@ -7,19 +7,19 @@
 #include "record/program.h"
 
 typedef struct {
-    char **prog;            /* the command to run (nprog words), or */
+    char **prog; /* the command to run (nprog words), or */
     int nprog;
-    int attach;             /* the pid to attach to (0: run prog) */
-    double freq;            /* -F HZ */
-    double duration;        /* -d S (0: until the program ends or a signal) */
-    const char *keep;       /* --keep DIR: the recording's files are kept there (NULL: a temporary dir) */
+    int attach;       /* the pid to attach to (0: run prog) */
+    double freq;      /* -F HZ */
+    double duration;  /* -d S (0: until the program ends or a signal) */
+    const char *keep; /* --keep DIR: the recording's files are kept there (NULL: a temporary dir) */
 } perf_record_opts_t;
 
 typedef struct {
-    int ran;                    /* perf ran (else it could not be started: said) */
-    perf_session_result_t sr;   /* how perf and the program ended */
-    int imported;               /* the recording was read into the profile */
-    int named;                  /* JS names are time-correct from the journal */
+    int ran;                  /* perf ran (else it could not be started: said) */
+    perf_session_result_t sr; /* how perf and the program ended */
+    int imported;             /* the recording was read into the profile */
+    int named;                /* JS names are time-correct from the journal */
     /* private: what perf_record_end cleans up */
     record_program_t rp;
     char dir[4096];

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 typedef struct {
-    void *base;          /* the mapping: header page, then data pages; NULL when not open */
-    uint8_t *wrap;       /* a wrapped record, joined (up to 64 KiB, allocated on first need) */
+    void *base;    /* the mapping: header page, then data pages; NULL when not open */
+    uint8_t *wrap; /* a wrapped record, joined (up to 64 KiB, allocated on first need) */
 } perf_ring_t;
 
 /* Maps pages data pages (a power of two) of event fd's ring: 0, or -1 with errno set. */

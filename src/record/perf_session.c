@@ -35,10 +35,7 @@ typedef struct {
     uint64_t stop_ns, escalate_ns, perf_signal_ns;
 } session_t;
 
-static int program_alive(const session_t *s)
-{
-    return s->r->target > 0 && kill(s->r->target, 0) == 0;
-}
+static int program_alive(const session_t *s) { return s->r->target > 0 && kill(s->r->target, 0) == 0; }
 
 /* First stop request: ask the program (or, attached, perf) to stop. */
 static void request_stop(session_t *s, int sig, int from_terminal, uint64_t now)
@@ -47,10 +44,10 @@ static void request_stop(session_t *s, int sig, int from_terminal, uint64_t now)
     s->stop_ns = now;
     s->r->stopped = 1;
     if (s->o->attach_pid || !s->r->target) {
-        kill(s->perf, SIGINT);   /* perf stops, and ends a program it started */
+        kill(s->perf, SIGINT); /* perf stops, and ends a program it started */
         s->perf_signalled = 1, s->perf_signal_ns = now;
     } else if (!from_terminal) {
-        kill(s->r->target, sig ? sig : SIGINT);   /* -d: as if Ctrl-C was pressed */
+        kill(s->r->target, sig ? sig : SIGINT); /* -d: as if Ctrl-C was pressed */
     }
     if (diag_verbosity >= 0) {
         if (sig)
@@ -88,7 +85,7 @@ static void hurry_perf(session_t *s, uint64_t now)
                   (unsigned long long)(PERF_GRACE_NS / 1000000000ull));
         kill(s->perf, SIGKILL);
         s->r->killed = 1;
-        s->perf_signal_ns = now;   /* once per grace period */
+        s->perf_signal_ns = now; /* once per grace period */
     }
 }
 
@@ -154,6 +151,6 @@ int perf_session_run(const perf_session_opts_t *o, perf_session_result_t *r)
     }
     if (journaling) map_journal_stop(&jr);
     r->perf_exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    stop_signals_restore();   /* record holds them caught until it exits (stop_signals.h) */
+    stop_signals_restore(); /* record holds them caught until it exits (stop_signals.h) */
     return 0;
 }

@@ -11,19 +11,19 @@
 #define RECORD_PERF_SESSION_H
 
 typedef struct {
-    char **perf_argv;          /* perf record ... (NULL-terminated) */
-    int attach_pid;            /* perf -p PID; 0 = perf starts the program */
-    double duration_s;         /* stop after this long; 0 = when the program ends */
-    const char *journal_path;  /* where to journal the perf map; NULL = no journal */
+    char **perf_argv;         /* perf record ... (NULL-terminated) */
+    int attach_pid;           /* perf -p PID; 0 = perf starts the program */
+    double duration_s;        /* stop after this long; 0 = when the program ends */
+    const char *journal_path; /* where to journal the perf map; NULL = no journal */
 } perf_session_opts_t;
 
 typedef struct {
-    int target;                /* the program's pid (0 when perf never started it) */
-    int perf_exit;             /* perf's exit status as a shell shows it (128+N when killed) */
-    int stopped;               /* nodescope stopped the program: a signal or -d */
-    int stop_signal;           /* the first signal nodescope received (0: -d or none) */
-    int killed;                /* the program or perf had to be killed (SIGKILL) */
-    int journaled;             /* journal_path holds a journal */
+    int target;      /* the program's pid (0 when perf never started it) */
+    int perf_exit;   /* perf's exit status as a shell shows it (128+N when killed) */
+    int stopped;     /* nodescope stopped the program: a signal or -d */
+    int stop_signal; /* the first signal nodescope received (0: -d or none) */
+    int killed;      /* the program or perf had to be killed (SIGKILL) */
+    int journaled;   /* journal_path holds a journal */
 } perf_session_result_t;
 
 /* Runs perf to the end. Returns 0, or -1 when perf could not be started (error printed). */

@@ -72,7 +72,7 @@ static char *script_node(const char *script, char **extra, int *nextra, char *li
     int n = shebang_words(script, line, cap, w, 16), i = 0;
     if (n == 0) return NULL;
     if (!strcmp(base_of(w[0]), "env")) {
-        for (i = 1; i < n && w[i][0] == '-'; i++) {}   /* env's own options, e.g. -S */
+        for (i = 1; i < n && w[i][0] == '-'; i++) {} /* env's own options, e.g. -S */
         if (i >= n) return NULL;
     }
     if (!named_node(w[i])) return NULL;
@@ -83,8 +83,7 @@ static char *script_node(const char *script, char **extra, int *nextra, char *li
     return node;
 }
 
-int record_program_resolve(record_program_t *rp, char **argv, int argc, const char *const *node_flags,
-                           int allow_any)
+int record_program_resolve(record_program_t *rp, char **argv, int argc, const char *const *node_flags, int allow_any)
 {
     memset(rp, 0, sizeof *rp);
     char *exe = find_in_path(argv[0]);
@@ -151,7 +150,7 @@ int record_process_is_node(int pid)
     ssize_t n = readlink(path, target, sizeof target - 1);
     if (n > 0) {
         target[n] = 0;
-        char *del = strstr(target, " (deleted)");   /* upgraded while running */
+        char *del = strstr(target, " (deleted)"); /* upgraded while running */
         if (del) *del = 0;
         return named_node(target);
     }
@@ -171,7 +170,10 @@ static long long proc_field(const char *path, const char *key, int base)
     long long v = -1;
     size_t n = strlen(key);
     while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, n)) { v = strtoll(line + n, NULL, base); break; }
+        if (!strncmp(line, key, n)) {
+            v = strtoll(line + n, NULL, base);
+            break;
+        }
     if (f) fclose(f);
     return v;
 }
@@ -215,10 +217,13 @@ int record_check_privileges(int pid)
     long long uid = proc_field(path, "Uid:", 10);
     uid_t me = getuid();
     if (uid >= 0 && (uid_t)uid != me && !sys_ptrace) {
-        diag_error(NULL, 0, "process %d belongs to uid %lld and nodescope runs as uid %u: reading another user's "
-                   "process needs CAP_SYS_PTRACE (and CAP_PERFMON to sample it)", pid, uid, (unsigned)me);
+        diag_error(NULL, 0,
+                   "process %d belongs to uid %lld and nodescope runs as uid %u: reading another user's "
+                   "process needs CAP_SYS_PTRACE (and CAP_PERFMON to sample it)",
+                   pid, uid, (unsigned)me);
         diag_hint("run nodescope as uid %lld or as root, or give the binary the capabilities: "
-                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep %s'", uid, "$(command -v nodescope)");
+                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep %s'",
+                  uid, "$(command -v nodescope)");
         return -1;
     }
     long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
@@ -236,7 +241,8 @@ int record_check_privileges(int pid)
                               : "only CAP_SYS_PTRACE may read another process's memory");
         diag_hint("start the program under nodescope ('nodescope record -- CMD'), or "
                   "'sudo sysctl kernel.yama.ptrace_scope=%s', or "
-                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep $(command -v nodescope)'", scope == 1 ? "0" : "1 (own children) or 0");
+                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep $(command -v nodescope)'",
+                  scope == 1 ? "0" : "1 (own children) or 0");
         return -1;
     }
     if (scope == 3) {
@@ -255,14 +261,18 @@ int record_check_attach(int pid, record_attach_need_t need)
     if (need != RECORD_ATTACH_ANY && record_check_privileges(pid) != 0) return -1;
     int node = record_process_is_node(pid);
     if (need == RECORD_ATTACH_NODE && !node) {
-        diag_error(NULL, 0, "process %d is not node: the live sampler names JavaScript frames of Node processes. "
-                   "To record it with perf anyway (native frames only), add --perf", pid);
+        diag_error(NULL, 0,
+                   "process %d is not node: the live sampler names JavaScript frames of Node processes. "
+                   "To record it with perf anyway (native frames only), add --perf",
+                   pid);
         return -1;
     }
     char map[256];
     perfmap_path_for_pid(pid, map, sizeof map);
     if (need == RECORD_ATTACH_ANY && node && access(map, R_OK) != 0)
-        diag_warn(map, 0, "process %d has no perf map (it was not started with --perf-basic-prof), so perf cannot "
-                  "name its JavaScript frames: without --perf, the live sampler names them", pid);
+        diag_warn(map, 0,
+                  "process %d has no perf map (it was not started with --perf-basic-prof), so perf cannot "
+                  "name its JavaScript frames: without --perf, the live sampler names them",
+                  pid);
     return 0;
 }

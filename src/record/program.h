@@ -6,25 +6,24 @@
 #define RECORD_PROGRAM_H
 
 typedef struct {
-    char **argv;        /* what perf starts, NULL-terminated (owned) */
+    char **argv; /* what perf starts, NULL-terminated (owned) */
     int argc;
-    char *path;         /* the executable the command resolved to (owned) */
-    int is_node;        /* a node binary, or a script whose #! line runs node */
+    char *path;  /* the executable the command resolved to (owned) */
+    int is_node; /* a node binary, or a script whose #! line runs node */
 } record_program_t;
 
 /* Resolves argv[0] in PATH. When the command is node, or a script run by node,
  * the result runs node with node_flags placed right after the node binary (V8
  * flags must come before the script). When it is not node: with allow_any the
  * command runs as given; otherwise an error says what to do and -1 is returned. */
-int record_program_resolve(record_program_t *rp, char **argv, int argc, const char *const *node_flags,
-                           int allow_any);
+int record_program_resolve(record_program_t *rp, char **argv, int argc, const char *const *node_flags, int allow_any);
 void record_program_free(record_program_t *rp);
 
 /* What an attached recording needs of the process. */
 typedef enum {
-    RECORD_ATTACH_ANY,    /* alive (perf records any process) */
-    RECORD_ATTACH_NODE,   /* alive and node (the live sampler) */
-    RECORD_ATTACH_TREE,   /* alive and readable: its node descendants are sampled (--children) */
+    RECORD_ATTACH_ANY,  /* alive (perf records any process) */
+    RECORD_ATTACH_NODE, /* alive and node (the live sampler) */
+    RECORD_ATTACH_TREE, /* alive and readable: its node descendants are sampled (--children) */
 } record_attach_need_t;
 /* 1 when process pid runs node (its executable is named node*, or its comm is). */
 int record_process_is_node(int pid);

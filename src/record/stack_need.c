@@ -2,13 +2,14 @@
 #include "record/stack_need.h"
 #include <string.h>
 
-#define NEED_MIN 4096u      /* a leaf's own frames and what CFI reads around them */
-#define NEED_ROOM 1024u     /* above the window's largest need: a deeper call than any seen */
-#define WINDOW 64u          /* samples between two looks at shrinking (0.65 s at 99 Hz) */
-#define CALM_FIRST 2u       /* windows without growing before the copy may shrink ... */
-#define CALM_MOST 64u       /* ... twice as many after each time it had to grow, up to this */
+#define NEED_MIN 4096u  /* a leaf's own frames and what CFI reads around them */
+#define NEED_ROOM 1024u /* above the window's largest need: a deeper call than any seen */
+#define WINDOW 64u      /* samples between two looks at shrinking (0.65 s at 99 Hz) */
+#define CALM_FIRST 2u   /* windows without growing before the copy may shrink ... */
+#define CALM_MOST 64u   /* ... twice as many after each time it had to grow, up to this */
 
-void stack_need_init(stack_need_t *s, uint32_t first, uint32_t max) {
+void stack_need_init(stack_need_t *s, uint32_t first, uint32_t max)
+{
     memset(s, 0, sizeof *s);
     s->copy = s->want = first;
     s->max = max;
@@ -16,17 +17,19 @@ void stack_need_init(stack_need_t *s, uint32_t first, uint32_t max) {
 }
 
 /* The copy that holds need bytes with room to spare: whole KiB, NEED_MIN to max. */
-static uint32_t copy_for(const stack_need_t *s, uint64_t need) {
+static uint32_t copy_for(const stack_need_t *s, uint64_t need)
+{
     uint64_t c = (need + need / 4 + NEED_ROOM + 1023) & ~1023ull;
     if (c < NEED_MIN) c = NEED_MIN;
     return c > s->max ? s->max : (uint32_t)c;
 }
 
-void stack_need_note(stack_need_t *s, uint64_t sp, const target_frame_t *native, size_t n, uint64_t js_end) {
+void stack_need_note(stack_need_t *s, uint64_t sp, const target_frame_t *native, size_t n, uint64_t js_end)
+{
     /* the outermost frames the same as in the previous sample (same return address, same place),
        lined up by place: one unwind may reach a frame further out than the other (the frame
        pointers end at __libc_start_call_main, CFI at _start) */
-    size_t k = 0, m = 0, inner = n;   /* inner: the innermost frame of those (n: none) */
+    size_t k = 0, m = 0, inner = n; /* inner: the innermost frame of those (n: none) */
     while (k < n && m < s->nbase) {
         const target_frame_t *c = &native[n - 1 - k], *b = &s->base[m];
         if (c->sp > b->sp) k++;
@@ -41,12 +44,12 @@ void stack_need_note(stack_need_t *s, uint64_t sp, const target_frame_t *native,
     if (js_end > end) end = js_end;
     uint64_t need = end > sp ? end - sp : 0;
     if (need > s->most) s->most = (uint32_t)(need < s->max ? need : s->max);
-    if (need > s->copy) {   /* this sample read frames that may have changed: more at once */
+    if (need > s->copy) { /* this sample read frames that may have changed: more at once */
         s->short_samples++;
         uint32_t more = copy_for(s, need);
         if (more > s->want) s->want = more;
         s->calm = 0, s->samples = 0, s->most = 0;
-        if (s->patience < CALM_MOST) s->patience *= 2;   /* a stack that varies: shrink less often */
+        if (s->patience < CALM_MOST) s->patience *= 2; /* a stack that varies: shrink less often */
         return;
     }
     if (++s->samples < WINDOW) return;

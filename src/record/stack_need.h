@@ -16,18 +16,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STACK_NEED_BASE 32   /* outermost frames compared with the previous sample's */
+#define STACK_NEED_BASE 32 /* outermost frames compared with the previous sample's */
 
 typedef struct {
-    uint32_t copy, max;    /* bytes copied now; the most a copy may be */
-    uint32_t want;         /* what the samples need copied from now on (copy: as they do) */
-    uint32_t most;         /* the largest need in this window */
-    uint32_t samples;      /* samples in this window */
-    uint32_t calm;         /* windows since the copy last grew */
-    uint32_t patience;     /* windows of calm before it may shrink */
-    unsigned long short_samples;   /* samples that needed more than was copied */
+    uint32_t copy, max;          /* bytes copied now; the most a copy may be */
+    uint32_t want;               /* what the samples need copied from now on (copy: as they do) */
+    uint32_t most;               /* the largest need in this window */
+    uint32_t samples;            /* samples in this window */
+    uint32_t calm;               /* windows since the copy last grew */
+    uint32_t patience;           /* windows of calm before it may shrink */
+    unsigned long short_samples; /* samples that needed more than was copied */
     uint32_t nbase;
-    target_frame_t base[STACK_NEED_BASE];   /* the previous sample's outermost frames, outermost first */
+    target_frame_t base[STACK_NEED_BASE]; /* the previous sample's outermost frames, outermost first */
 } stack_need_t;
 
 /* Starts at first (the copy before anything is known); grows up to max. */

@@ -7,7 +7,7 @@ static int taken;
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSTOP ((int)(sizeof stop_signals / sizeof *stop_signals))
 static struct sigaction saved[NSTOP];
-static int depth;   /* installs not yet restored: a caller may hold them around a session that installs too */
+static int depth; /* installs not yet restored: a caller may hold them around a session that installs too */
 
 static void on_signal(int sig, siginfo_t *info, void *unused)
 {

@@ -9,8 +9,8 @@
 #define RECORD_STOP_SIGNALS_H
 
 typedef struct {
-    int signal;          /* SIGINT, SIGTERM or SIGHUP */
-    int from_terminal;   /* the kernel sent it (a terminal's ^C reaches the whole group, the program too) */
+    int signal;        /* SIGINT, SIGTERM or SIGHUP */
+    int from_terminal; /* the kernel sent it (a terminal's ^C reaches the whole group, the program too) */
 } stop_request_t;
 
 /* Starts catching (and forgets earlier requests); stop_signals_restore puts the previous handlers

@@ -47,8 +47,9 @@ static const char names[] =
 
 #define NR_MAX 512
 
-const char *events_syscall_name(unsigned nr, char *buf, size_t cap) {
-    static unsigned short at[NR_MAX];   /* each name's offset in names, 1-based; built once */
+const char *events_syscall_name(unsigned nr, char *buf, size_t cap)
+{
+    static unsigned short at[NR_MAX]; /* each name's offset in names, 1-based; built once */
     static unsigned count;
     if (!count)
         for (const char *q = names; *q && count < NR_MAX; count++) {

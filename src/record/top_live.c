@@ -11,9 +11,9 @@
 #include "record/program.h"
 #include "record/stop_signals.h"
 #include "symbols/journal.h"
-#include "util/procfs.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +31,7 @@ static void report(const top_live_opts_t *o, const profile_t *p, const live_stat
     text_report_opts_t ro = o->report;
     ro.threads_of = p;
     char counts[160];
-    live_stats_json(st, counts, sizeof counts);   /* what the sampler found to name */
+    live_stats_json(st, counts, sizeof counts); /* what the sampler found to name */
     ro.json_extra = counts;
     if (!o->report.json) {
         buf_printf(out, "nodescope top: pid %d (%s), %g Hz%s, %.1f s, %lu samples", o->pid, cmdline, o->hz,
@@ -54,13 +54,14 @@ int top_live(const top_live_opts_t *o)
     char cmdline[120];
     proc_cmdline(o->pid, cmdline, sizeof cmdline);
     if (!record_process_is_node(o->pid)) {
-        diag_error(NULL, 0, "process %d (%s) is not node: top -p names the JavaScript functions of Node 18-24 processes",
-                   o->pid, cmdline);
+        diag_error(NULL, 0,
+                   "process %d (%s) is not node: top -p names the JavaScript functions of Node 18-24 processes", o->pid,
+                   cmdline);
         return -1;
     }
     target_t *t = target_open_running(o->pid);
     if (!t) return -1;
-    v8_t *v = v8_open(t);   /* says why not */
+    v8_t *v = v8_open(t); /* says why not */
     if (!v) {
         target_close(t);
         return -1;
@@ -82,7 +83,10 @@ int top_live(const top_live_opts_t *o)
     int gone = 0;
     buf_t out = {0};
     for (;;) {
-        if (live_sampler_poll(s) == 0) { gone = 1; break; }
+        if (live_sampler_poll(s) == 0) {
+            gone = 1;
+            break;
+        }
         stop_request_t req;
         if (stop_signals_next(&req)) break;
         uint64_t now = monotonic_ns();

@@ -6,12 +6,12 @@
 
 typedef struct {
     int pid;
-    double hz;              /* samples a second per thread */
-    double duration;        /* seconds; 0: until Ctrl-C or the process ends (--once: 1) */
-    double interval;        /* seconds between redraws */
-    int once;               /* sample, print one report, exit */
-    int wall;               /* wall-clock: threads off the CPU count too, under a "(wait: ...)" leaf */
-    int threads_merge;      /* one root instead of a root per thread role */
+    double hz;         /* samples a second per thread */
+    double duration;   /* seconds; 0: until Ctrl-C or the process ends (--once: 1) */
+    double interval;   /* seconds between redraws */
+    int once;          /* sample, print one report, exit */
+    int wall;          /* wall-clock: threads off the CPU count too, under a "(wait: ...)" leaf */
+    int threads_merge; /* one root instead of a root per thread role */
     text_report_opts_t report;
 } top_live_opts_t;
 

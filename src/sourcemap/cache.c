@@ -16,7 +16,7 @@
 #define MAX_FILE ((off_t)1 << 30)
 
 typedef struct {
-    smap_t *map;   /* NULL: none */
+    smap_t *map; /* NULL: none */
 } entry_t;
 
 typedef struct {
@@ -25,11 +25,11 @@ typedef struct {
 
 struct smap_cache {
     strpool_t *strings;
-    u64map_t index;          /* interned script url -> entry + 1 */
+    u64map_t index; /* interned script url -> entry + 1 */
     entry_t *entries;
     size_t nentries, entries_cap;
-    u64map_t section_index;  /* interned map path -> section_maps entry + 1 */
-    entry_t *section_maps;   /* maps that index map sections name by "url" */
+    u64map_t section_index; /* interned map path -> section_maps entry + 1 */
+    entry_t *section_maps;  /* maps that index map sections name by "url" */
     size_t nsection_maps, section_maps_cap;
     rewrite_t *rewrites;
     size_t nrewrites, rewrites_cap;
@@ -146,12 +146,14 @@ static char *find_comment(const char *s, size_t n)
         const char *q = p;
         int ws = 0;
         while (q > s && (q[-1] == ' ' || q[-1] == '\t')) q--, ws++;
-        if (!ws || q - s < 3 || (q[-1] != '#' && q[-1] != '@') || q[-3] != '/' || (q[-2] != '/' && q[-2] != '*')) continue;
+        if (!ws || q - s < 3 || (q[-1] != '#' && q[-1] != '@') || q[-3] != '/' || (q[-2] != '/' && q[-2] != '*'))
+            continue;
         best = p + klen;
     }
     if (!best) return NULL;
     const char *e = best;
-    while (e < s + n && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r' && !(e[0] == '*' && e + 1 < s + n && e[1] == '/'))
+    while (e < s + n && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r' &&
+           !(e[0] == '*' && e + 1 < s + n && e[1] == '/'))
         e++;
     if (e == best) return NULL;
     return xstrndup(best, (size_t)(e - best));
@@ -242,8 +244,8 @@ static smap_t *load_file_map(smap_cache_t *c, const char *map_path, const char *
         if (file && err == ENOENT && strstr(file, "/node_modules/"))
             diag_info("%s: %s %s, which does not exist; frames keep their generated positions", file, what, map_path);
         else if (file)
-            diag_warn(file, 0, "%s %s, which cannot be read (%s); frames keep their generated positions", what, map_path,
-                      strerror(err));
+            diag_warn(file, 0, "%s %s, which cannot be read (%s); frames keep their generated positions", what,
+                      map_path, strerror(err));
         return NULL;
     }
     char *dir = dir_of(map_path);
@@ -270,10 +272,10 @@ static smap_t *load_section(void *ctx, const smap_t *index_map, const char *url)
     *slot = (uint32_t)(i + 1);
     c->section_maps[i].map = NULL;
     smap_t *m = NULL;
-    if (path[0] == '/')
-        m = load_file_map(c, path, smap_name(index_map), "a section's url names");
+    if (path[0] == '/') m = load_file_map(c, path, smap_name(index_map), "a section's url names");
     else
-        diag_warn(smap_name(index_map), 0, "a section's url %s is not a local file; its frames keep their generated positions", url);
+        diag_warn(smap_name(index_map), 0,
+                  "a section's url %s is not a local file; its frames keep their generated positions", url);
     if (!m) c->bad++;
     c->section_maps[i].map = m;
     free(path);
@@ -328,11 +330,13 @@ static smap_t *load(smap_cache_t *c, const char *script_url)
         /* a map made for another build of the script: its mappings reach past the script's end
          * (lines counted only then: most scripts have no map) */
         if (m && !text) text = read_file(path, &n);
-        int64_t lines = !m ? 0 : text ? count_lines(text, n) : INT64_MAX;   /* unreadable now: not judged */
+        int64_t lines = !m ? 0 : text ? count_lines(text, n) : INT64_MAX; /* unreadable now: not judged */
         free(text);
         if (m && smap_generated_lines(m) > lines) {
-            diag_warn(smap_name(m), 0, "source map does not match %s, ignored: its mappings cover %d generated lines, the script has %lld",
-                      path, (int)smap_generated_lines(m), (long long)lines);
+            diag_warn(
+                smap_name(m), 0,
+                "source map does not match %s, ignored: its mappings cover %d generated lines, the script has %lld",
+                path, (int)smap_generated_lines(m), (long long)lines);
             smap_free(m);
             m = NULL;
             c->bad++;

@@ -8,8 +8,8 @@
  * container. Each script is read once; a bad map warns once and its frames stay generated. */
 #ifndef SOURCEMAP_CACHE_H
 #define SOURCEMAP_CACHE_H
-#include <stdint.h>
 #include "sourcemap/sourcemap.h"
+#include <stdint.h>
 
 typedef struct smap_cache smap_cache_t;
 
@@ -25,12 +25,12 @@ smap_t *smap_cache_get(smap_cache_t *c, const char *script_url);
 void smap_cache_counts(const smap_cache_t *c, size_t *with_map, size_t *bad);
 
 typedef struct {
-    const char *url;        /* original source: a path (as file:// when script_url was one) or URL */
-    const char *name;       /* the original function name, or NULL (keep the generated one) */
-    int32_t line, column;   /* 1-based */
-    int ignored;            /* the source is in the map's ignoreList */
+    const char *url;      /* original source: a path (as file:// when script_url was one) or URL */
+    const char *name;     /* the original function name, or NULL (keep the generated one) */
+    int32_t line, column; /* 1-based */
+    int ignored;          /* the source is in the map's ignoreList */
     smap_t *map;
-    const char *source;     /* the map's source pointer (for smap_line) */
+    const char *source; /* the map's source pointer (for smap_line) */
 } smap_frame_t;
 
 /* Maps a JS function at its definition site (1-based line and column, as profiles and V8

@@ -14,7 +14,7 @@
 /* ---- VLQ and base64 ---- */
 
 static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-signed char smap_b64_val[256];   /* a base64 digit's value, -1: not one (smap_b64_init) */
+signed char smap_b64_val[256]; /* a base64 digit's value, -1: not one (smap_b64_init) */
 static int b64_ready;
 
 void smap_b64_init(void)
@@ -38,7 +38,7 @@ int smap_vlq_decode(const char **pp, const char *e, int32_t *out)
         v |= (uint64_t)(d & 31) << shift;
         if (!(d & 32)) break;
         shift += 5;
-        if (shift > 30) return -1;   /* more than 32 bits of value */
+        if (shift > 30) return -1; /* more than 32 bits of value */
     }
     /* the lowest bit is the sign */
     int64_t s = (int64_t)(v >> 1);
@@ -80,7 +80,7 @@ static void normalize_path(char *s)
 {
     size_t n = strlen(s);
     int absolute = s[0] == '/';
-    size_t base = absolute, o = base;   /* out: s[0..o), segments joined by '/' after base */
+    size_t base = absolute, o = base; /* out: s[0..o), segments joined by '/' after base */
     for (size_t i = 0; i < n;) {
         size_t e = i;
         while (e < n && s[e] != '/') e++;
@@ -89,7 +89,7 @@ static void normalize_path(char *s)
             /* nothing */
         } else if (len == 2 && s[i] == '.' && s[i + 1] == '.' && (o > base || absolute)) {
             while (o > base && s[o - 1] != '/') o--;
-            if (o > base) o--;   /* the slash before the dropped segment */
+            if (o > base) o--; /* the slash before the dropped segment */
         } else {
             if (o > base) s[o++] = '/';
             memmove(s + o, s + i, len);
@@ -104,9 +104,10 @@ static int has_scheme(const char *s)
 {
     const char *p = s;
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) return 0;
-    while (*p && (strchr("+-.", *p) || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+    while (*p &&
+           (strchr("+-.", *p) || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
         p++;
-    return *p == ':' && p - s > 1;   /* "C:" is a drive, not a scheme */
+    return *p == ':' && p - s > 1; /* "C:" is a drive, not a scheme */
 }
 
 /* sourceRoot + source, resolved against dir: an absolute path (file:// stripped) when it is
@@ -150,7 +151,7 @@ static char *resolve_source(const char *dir, const char *root, const char *src)
  * the same JSON grammar, strings kept as spans of the text. */
 
 typedef struct {
-    const char *base, *p, *e;   /* the text; e[0] == 0 */
+    const char *base, *p, *e; /* the text; e[0] == 0 */
     const char *dir;
     buf_t err;
 } parser_t;
@@ -163,7 +164,7 @@ static int str_stop_ready;
 static int perr(parser_t *ps, const char *msg)
 {
     if (ps->err.len) return -1;
-    long line = 1;   /* counted only now: a bad map is rare */
+    long line = 1; /* counted only now: a bad map is rare */
     for (const char *q = ps->base; (q = memchr(q, '\n', (size_t)(ps->p - q))); q++) line++;
     buf_printf(&ps->err, "line %ld: %s", line, msg);
     return -1;
@@ -277,11 +278,11 @@ char *smap_span_str(const char *base, span_t sp)
                 unsigned lo = hex4(s + i + 2);
                 if (lo >= 0xDC00 && lo <= 0xDFFF) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00), i += 6;
             }
-            if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;   /* a lone surrogate */
+            if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD; /* a lone surrogate */
             buf_put_utf8(&b, cp);
             break;
         }
-        default: buf_putc(&b, c); break;   /* '"', '\\', '/' */
+        default: buf_putc(&b, c); break; /* '"', '\\', '/' */
         }
     }
     if (!b.data) return xstrdup("");
@@ -293,7 +294,8 @@ static int scan_number(parser_t *ps, double *out)
     const char *s = ps->p, *p = s;
     if (*p == '-') p++;
     if (*p == '0') p++;
-    else if (*p >= '1' && *p <= '9') while (*p >= '0' && *p <= '9') p++;
+    else if (*p >= '1' && *p <= '9')
+        while (*p >= '0' && *p <= '9') p++;
     else return perr(ps, "unexpected character");
     if (*p == '.') {
         if (!(*++p >= '0' && *p <= '9')) return ps->p = p, perr(ps, "malformed number");
@@ -305,7 +307,7 @@ static int scan_number(parser_t *ps, double *out)
         if (!(*p >= '0' && *p <= '9')) return ps->p = p, perr(ps, "malformed number");
         while (*p >= '0' && *p <= '9') p++;
     }
-    if (p > ps->e) return ps->p = ps->e, perr(ps, "unexpected end");   /* not reached: e[0] == 0 */
+    if (p > ps->e) return ps->p = ps->e, perr(ps, "unexpected end"); /* not reached: e[0] == 0 */
     char tmp[64];
     if ((size_t)(p - s) >= sizeof tmp) return perr(ps, "number too long");
     memcpy(tmp, s, (size_t)(p - s));
@@ -448,8 +450,8 @@ typedef struct {
     smap_t *m;
     int depth;
     spans_t sources;
-    span_t root;            /* sourceRoot; off SPAN_NULL: none */
-    double version;         /* as read: any number, so no conversion can overflow */
+    span_t root;    /* sourceRoot; off SPAN_NULL: none */
+    double version; /* as read: any number, so no conversion can overflow */
     int has_version, has_mappings, has_sources, has_contents, has_names, has_sections;
     numbers_t ignore;
 } map_ctx_t;
@@ -531,14 +533,16 @@ static int section_member(parser_t *ps, span_t key, void *ctx)
         return scan_members(ps, sc->depth + 1, offset_member, sc);
     }
     if (key_is(ps, key, "map")) {
-        if (peek(ps) != '{' || sc->sec.map || sc->sec.url) return merr(ps, "a section's map is not an object, or it has two");
+        if (peek(ps) != '{' || sc->sec.map || sc->sec.url)
+            return merr(ps, "a section's map is not an object, or it has two");
         ps->p++;
         sc->sec.map = new_map(sc->parent);
         return scan_map(ps, sc->sec.map, sc->depth + 1);
     }
     if (key_is(ps, key, "url")) {
         span_t sp;
-        if (peek(ps) != '"' || sc->sec.map || sc->sec.url) return merr(ps, "a section's url is not a string, or it has two");
+        if (peek(ps) != '"' || sc->sec.map || sc->sec.url)
+            return merr(ps, "a section's url is not a string, or it has two");
         if (scan_string(ps, &sp) != 0) return -1;
         char *raw = smap_span_str(ps->base, sp);
         sc->sec.url = resolve_source(ps->dir, NULL, raw);
@@ -569,7 +573,7 @@ static int section_elem(parser_t *ps, size_t i, void *ctx)
             goto fail;
         }
     }
-    size_t cap = m->nsections;   /* grown one by one: sections are few */
+    size_t cap = m->nsections; /* grown one by one: sections are few */
     XGROW(m->sections, cap, m->nsections + 1);
     m->sections[m->nsections++] = sc->sec;
     return 0;
@@ -696,7 +700,7 @@ void smap_free(smap_t *m)
     free(m->line_start);
     if (m->started) smap_region_free(m);
     for (size_t i = 0; i < m->nsections; i++) {
-        if (!m->sections[i].url) smap_free(m->sections[i].map);   /* a url's map is the loader's */
+        if (!m->sections[i].url) smap_free(m->sections[i].map); /* a url's map is the loader's */
         free(m->sections[i].url);
     }
     free(m->sections);

@@ -27,16 +27,16 @@ static inline int vlq(const char **pp, const char *e, int64_t *out)
     const char *p = *pp;
     uint64_t v = 0;
     int shift = 0;
-    (void)e;   /* the mappings are followed by their closing '"' or a NUL: never a digit */
+    (void)e; /* the mappings are followed by their closing '"' or a NUL: never a digit */
     for (;;) {
         int d = smap_b64_val[(unsigned char)*p++];
         if (d < 0) return -1;
         v |= (uint64_t)(d & 31) << shift;
         if (!(d & 32)) break;
         shift += 5;
-        if (shift > 30) return -1;   /* more than 7 digits */
+        if (shift > 30) return -1; /* more than 7 digits */
     }
-    if (v > UINT32_MAX) return -1;   /* as smap_vlq_decode: |value| <= INT32_MAX */
+    if (v > UINT32_MAX) return -1; /* as smap_vlq_decode: |value| <= INT32_MAX */
     /* the lowest bit is the sign */
     int64_t s = (int64_t)(v >> 1);
     *out = v & 1 ? -s : s;
@@ -54,10 +54,7 @@ static void region_alloc(smap_t *m, size_t n)
     m->segs = (seg_t *)((char *)m->region + ((m->segs_cap * sizeof *m->gcols + 63) & ~(size_t)63));
 }
 
-void smap_region_free(smap_t *m)
-{
-    free(m->region);
-}
+void smap_region_free(smap_t *m) { free(m->region); }
 
 /* Decodes generated line m->nlines, appending its segments (segs_cap is enough: counted). */
 static int decode_line(smap_t *m)
@@ -85,14 +82,16 @@ static int decode_line(smap_t *m)
         seg_t s = {-1, 0, 0, -1};
         if (nf >= 4) {
             m->acc_src += v[1], m->acc_oline += v[2], m->acc_ocol += v[3];
-            if (m->acc_src < 0 || (uint64_t)m->acc_src >= m->nsources) return decode_fail(m, "a 'sources' index out of range");
+            if (m->acc_src < 0 || (uint64_t)m->acc_src >= m->nsources)
+                return decode_fail(m, "a 'sources' index out of range");
             if (m->acc_oline < 0 || m->acc_oline > INT32_MAX || m->acc_ocol < 0 || m->acc_ocol > INT32_MAX)
                 return decode_fail(m, "an original position out of range");
             s.src = (int32_t)m->acc_src, s.oline = (int32_t)m->acc_oline, s.ocol = (int32_t)m->acc_ocol;
         }
         if (nf == 5) {
             m->acc_name += v[4];
-            if (m->acc_name < 0 || (uint64_t)m->acc_name >= m->nnames) return decode_fail(m, "a 'names' index out of range");
+            if (m->acc_name < 0 || (uint64_t)m->acc_name >= m->nnames)
+                return decode_fail(m, "a 'names' index out of range");
             s.name = (int32_t)m->acc_name;
         }
         m->gcols[m->nsegs] = (int32_t)gcol;
@@ -110,7 +109,7 @@ static int decode_line(smap_t *m)
         }
     }
     m->line_start[++m->nlines] = (uint32_t)m->nsegs;
-    m->dp = p < e ? p + 1 : NULL;   /* past the ';', or the end */
+    m->dp = p < e ? p + 1 : NULL; /* past the ';', or the end */
     return 0;
 }
 
@@ -131,7 +130,7 @@ static int decode_upto(smap_t *m, size_t line)
         m->dp = m->mappings;
         /* the arrays are sized once: at most a segment per ',' or ';' and one, a line per ';' and one */
         size_t seps = 0, lines = 1, i = 0;
-        for (; i + 8 <= m->mappings_len; i += 8) {   /* eight bytes at a time */
+        for (; i + 8 <= m->mappings_len; i += 8) { /* eight bytes at a time */
             uint64_t x;
             memcpy(&x, m->mappings + i, 8);
             size_t semis = (size_t)__builtin_popcountll(zero_bytes(x ^ 0x3b3b3b3b3b3b3b3bu));
@@ -242,7 +241,7 @@ static int lookup(smap_t *m, int32_t line, int32_t col, smap_pos_t *out)
         fill(m, &m->segs[i], out);
         return 1;
     }
-    if (m->busy) return -2;   /* a url section that names its own index map */
+    if (m->busy) return -2; /* a url section that names its own index map */
     int64_t k = find_section(m, line, col);
     if (k < 0) return -2;
     m->busy = 1;

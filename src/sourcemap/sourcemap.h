@@ -23,11 +23,11 @@
 typedef struct smap smap_t;
 
 typedef struct {
-    const char *source;     /* resolved path (absolute, no file://) or URL as the map gives it */
-    const char *name;       /* the segment's `names` entry, or NULL */
-    int32_t line, column;   /* original position, 0-based */
-    int ignored;            /* the source is in the map's ignoreList */
-    smap_t *map_;           /* private: the (section) map the position is from, for smap_pos_content */
+    const char *source;   /* resolved path (absolute, no file://) or URL as the map gives it */
+    const char *name;     /* the segment's `names` entry, or NULL */
+    int32_t line, column; /* original position, 0-based */
+    int ignored;          /* the source is in the map's ignoreList */
+    smap_t *map_;         /* private: the (section) map the position is from, for smap_pos_content */
     int32_t src_;
 } smap_pos_t;
 

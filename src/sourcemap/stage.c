@@ -17,12 +17,12 @@ static size_t prefix_len(const char *s, size_t n)
 }
 
 typedef struct {
-    uint32_t frame;     /* in the new profile */
+    uint32_t frame; /* in the new profile */
     int ignored;
-    smap_t *map;        /* NULL: not mapped */
+    smap_t *map; /* NULL: not mapped */
     const char *source;
-    int32_t line;       /* original definition line (1-based) */
-    int32_t gen_line;   /* generated definition line (1-based) */
+    int32_t line;     /* original definition line (1-based) */
+    int32_t gen_line; /* generated definition line (1-based) */
 } fmap_t;
 
 /* The new frame of old frame f. */
@@ -59,7 +59,7 @@ static void map_frame(profile_t *dst, const profile_frame_t *f, smap_cache_t *c,
         const size_t mlen = sizeof mark - 1;
         st->unmapped++;
         if (name_len > k) buf_append(name, f->name + k, name_len - k);
-        else buf_puts(name, "(anonymous)");   /* a script's top level: " [unmapped]" alone says nothing */
+        else buf_puts(name, "(anonymous)"); /* a script's top level: " [unmapped]" alone says nothing */
         /* once: a profile written mapped (record's) is mapped again when read */
         if (name->len < mlen || memcmp(name->data + name->len - mlen, mark, mlen)) buf_puts(name, mark);
         out->frame = profile_frame(dst, name->data, name->len, u, line, col, f->kind);
@@ -82,7 +82,8 @@ static int any_map(const profile_t *p, smap_cache_t *c)
         const char *url = f->url;
         size_t url_len = strlen(url), name_len;
         int32_t line = f->line, col;
-        if (!*url && !line && !profile_v8_location(f->name, strlen(f->name), &name_len, &url, &url_len, &line, &col)) continue;
+        if (!*url && !line && !profile_v8_location(f->name, strlen(f->name), &name_len, &url, &url_len, &line, &col))
+            continue;
         if (!url_len) continue;
         char *u = xstrndup(url, url_len);
         found |= smap_cache_get(c, u) != NULL;
@@ -135,7 +136,7 @@ void smap_stage_apply(profile_t *p, smap_cache_t *c, int hide_ignored, smap_stag
             if (t->line == f->gen_line) line = f->line;
             else line = smap_line(f->map, t->line - 1, f->source, &orig) ? orig + 1 : f->line;
         }
-        if (f->ignored) continue;   /* the caller's lines are not the ignored frame's */
+        if (f->ignored) continue; /* the caller's lines are not the ignored frame's */
         profile_add_line_ticks(dst, nmap[t->node], line, t->ticks);
     }
     free(nmap);

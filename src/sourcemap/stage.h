@@ -10,7 +10,7 @@
 #include "sourcemap/cache.h"
 
 typedef struct {
-    size_t frames, mapped, unmapped, ignored;   /* JS frames with a position / mapped / not covered / folded */
+    size_t frames, mapped, unmapped, ignored; /* JS frames with a position / mapped / not covered / folded */
 } smap_stage_stats_t;
 
 /* Rewrites p in place. stats may be NULL. */

@@ -1,12 +1,12 @@
 /* Building the JIT resolver (the lookup side is the contract in resolver.h). */
 #ifndef SYMBOLS_JIT_RESOLVER_H
 #define SYMBOLS_JIT_RESOLVER_H
-#include "symbols/resolver.h"
 #include "symbols/perfmap.h"
+#include "symbols/resolver.h"
 
 typedef enum {
-    JIT_AMBIGUOUS_MARK = 0,   /* the frame says it is ambiguous and names the candidates */
-    JIT_AMBIGUOUS_NEWEST,     /* the newest covering entry in the whole map (the gist's choice) */
+    JIT_AMBIGUOUS_MARK = 0, /* the frame says it is ambiguous and names the candidates */
+    JIT_AMBIGUOUS_NEWEST,   /* the newest covering entry in the whole map (the gist's choice) */
     JIT_AMBIGUOUS_OLDEST,
 } jit_ambiguous_t;
 

@@ -40,7 +40,8 @@ static void add_entry(perfmap_t *m, size_t *cap, buf_t *names, uint64_t addr, ui
 {
     if (size == 0 || addr + size < addr || names->len + name_len + 1 > UINT32_MAX) return;
     XGROW(m->entries, *cap, m->n + 1);
-    m->entries[m->n++] = (perfmap_entry_t){addr, size, time, (uint32_t)names->len, (uint32_t)name_len, (uint32_t)m->n + 1, 0, 0};
+    m->entries[m->n++] =
+        (perfmap_entry_t){addr, size, time, (uint32_t)names->len, (uint32_t)name_len, (uint32_t)m->n + 1, 0, 0};
     buf_append(names, name, name_len);
     buf_putc(names, 0);
 }
@@ -89,7 +90,7 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
             info->truncated = 1;
             break;
         }
-        if (time < last_time) time = last_time;   /* keep entries in time order */
+        if (time < last_time) time = last_time; /* keep entries in time order */
         last_time = time;
         size_t body = off + 16, end = off + size;
         if (id == JIT_CODE_LOAD && end - body >= 40) {
@@ -130,7 +131,8 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
                 const char *nul = memchr(file, 0, end - (at + 16));
                 if (!nul || names.len > UINT32_MAX - 4096) break;
                 XGROW(m->src, src_cap, m->nsrc + 1);
-                m->src[m->nsrc++] = (perfmap_src_t){rd64(&r, at), rd32(&r, at + 8), rd32(&r, at + 12), (uint32_t)names.len};
+                m->src[m->nsrc++] =
+                    (perfmap_src_t){rd64(&r, at), rd32(&r, at + 8), rd32(&r, at + 12), (uint32_t)names.len};
                 buf_append(&names, file, (size_t)(nul - file) + 1);
                 pending_count++;
                 at = (size_t)(nul + 1 - (const char *)data);
@@ -144,7 +146,8 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
         off = end;
     }
     if (info->truncated)
-        diag_warn(name, 0, "jitdump truncated at byte %zu of %zu; using the %lu code loads before it", off, len, info->loads);
+        diag_warn(name, 0, "jitdump truncated at byte %zu of %zu; using the %lu code loads before it", off, len,
+                  info->loads);
     m->text = names.data ? names.data : xcalloc(1, 1);
     m->text_len = names.len;
     for (size_t i = 0; i < m->n; i++) m->entries[i].line = (uint32_t)i + 1;

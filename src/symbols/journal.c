@@ -20,7 +20,7 @@ uint64_t monotonic_ns(void)
 int map_journal_start(map_journal_t *j, int pid, const char *out_path)
 {
     memset(j, 0, sizeof *j);
-    perfmap_path_for_pid(pid, j->map_path, sizeof j->map_path);   /* a container's under its root */
+    perfmap_path_for_pid(pid, j->map_path, sizeof j->map_path); /* a container's under its root */
     j->out = fopen(out_path, "w");
     if (!j->out) {
         diag_error(out_path, 0, "cannot create map journal: %s", strerror(errno));

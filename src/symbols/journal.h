@@ -11,7 +11,7 @@ typedef struct {
     char map_path[256];
     int inotify_fd, watch;
     int64_t last_size;
-    int realtime;   /* the journalling process runs SCHED_FIFO */
+    int realtime; /* the journalling process runs SCHED_FIFO */
 } map_journal_t;
 
 /* Starts journalling the map of pid into out_path. Returns 0 or -1 (error printed). */

@@ -1,13 +1,13 @@
 #include "symbols/perfmap.h"
-#include "util/procfs.h"
 #include "symbols/jitdump.h"
 #include "util/diag.h"
 #include "util/file.h"
+#include "util/procfs.h"
 #include "util/radix.h"
 #include "util/xalloc.h"
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,7 +48,7 @@ void perfmap_build_index(perfmap_t *m)
     m->max_end = xmalloc((m->n + 1) * sizeof *m->max_end);
     uint64_t *keys = xmalloc((m->n + 1) * sizeof *keys);
     for (size_t i = 0; i < m->n; i++) keys[i] = m->entries[i].start, m->by_start[i] = (uint32_t)i;
-    radix_sort_u64(keys, m->by_start, m->n);   /* stable: equal starts stay in file order */
+    radix_sort_u64(keys, m->by_start, m->n); /* stable: equal starts stay in file order */
     free(keys);
     uint64_t mx = 0;
     for (size_t i = 0; i < m->n; i++) {
@@ -69,7 +69,7 @@ static perfmap_t *parse_owned(const char *name, char *text, size_t len)
     const char *p = text, *end = text + len;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) break;   /* incomplete last line: the runtime is still writing it */
+        if (!nl) break; /* incomplete last line: the runtime is still writing it */
         lineno++;
         const char *s = p, *e = nl;
         if (e > s && e[-1] == '\r') e--;
@@ -82,20 +82,18 @@ static perfmap_t *parse_owned(const char *name, char *text, size_t len)
         else if (size == 0 || size > MAX_ENTRY_SIZE) why = "absurd size";
         else if (start + size < start) why = "range wraps around the address space";
         if (why) {
-            if (m->malformed++ < MAX_WARNINGS)
-                diag_warn(name, lineno, "skipping malformed perf map line (%s)", why);
+            if (m->malformed++ < MAX_WARNINGS) diag_warn(name, lineno, "skipping malformed perf map line (%s)", why);
             continue;
         }
-        if (s < e) s++;   /* the space before the name */
-        if ((size_t)(e - text) > UINT32_MAX) continue;   /* names are addressed with 32-bit offsets */
+        if (s < e) s++;                                /* the space before the name */
+        if ((size_t)(e - text) > UINT32_MAX) continue; /* names are addressed with 32-bit offsets */
         XGROW(m->entries, cap, m->n + 1);
         /* file_offset: how many bytes the runtime had written once this line was complete */
-        m->entries[m->n++] = (perfmap_entry_t){start, size, (uint64_t)(nl + 1 - text), (uint32_t)(s - text),
-                                               (uint32_t)(e - s), lineno, 0, 0};
-        text[e - text] = 0;   /* names become C strings in place */
+        m->entries[m->n++] = (perfmap_entry_t){
+            start, size, (uint64_t)(nl + 1 - text), (uint32_t)(s - text), (uint32_t)(e - s), lineno, 0, 0};
+        text[e - text] = 0; /* names become C strings in place */
     }
-    if (m->malformed > MAX_WARNINGS)
-        diag_warn(name, 0, "%lu malformed perf map lines skipped in all", m->malformed);
+    if (m->malformed > MAX_WARNINGS) diag_warn(name, 0, "%lu malformed perf map lines skipped in all", m->malformed);
     perfmap_build_index(m);
     return m;
 }
@@ -217,7 +215,7 @@ long perfmap_newest_before(const perfmap_t *m, uint64_t addr, uint64_t offset_li
  * elementary interval, the largest file index of an entry covering it. ---- */
 
 typedef struct {
-    uint32_t *mx, *tag;   /* values stored +1 so 0 = none */
+    uint32_t *mx, *tag; /* values stored +1 so 0 = none */
     size_t size;
 } segtree_t;
 
@@ -277,7 +275,8 @@ void perfmap_overlapped_by_later(const perfmap_t *m, uint8_t *out)
     free(t.tag);
 }
 
-const char *perfmap_path_for_pid(int pid, char *buf, size_t cap) {
+const char *perfmap_path_for_pid(int pid, char *buf, size_t cap)
+{
     int ns = proc_ns_pid(pid);
     if (ns != pid || proc_other_mount_ns(pid)) snprintf(buf, cap, "/proc/%d/root/tmp/perf-%d.map", pid, ns);
     else snprintf(buf, cap, "/tmp/perf-%d.map", pid);

@@ -9,31 +9,31 @@
 
 typedef struct {
     uint64_t start, size;
-    uint64_t file_offset;   /* byte offset of the line: where the runtime was when it wrote it */
+    uint64_t file_offset; /* byte offset of the line: where the runtime was when it wrote it */
     uint32_t name_off, name_len;
-    uint32_t line;          /* 1-based line number in the file */
-    uint32_t src_first, src_count;   /* jitdump debug info: this entry's rows in perfmap_t.src */
+    uint32_t line;                 /* 1-based line number in the file */
+    uint32_t src_first, src_count; /* jitdump debug info: this entry's rows in perfmap_t.src */
 } perfmap_entry_t;
 
 /* Source position of a code address (jitdump JIT_CODE_DEBUG_INFO rows). */
 typedef struct {
-    uint64_t addr;          /* first code address of the row */
-    uint32_t line, column;  /* 1-based */
-    uint32_t file_off;      /* file name in perfmap_t.text */
+    uint64_t addr;         /* first code address of the row */
+    uint32_t line, column; /* 1-based */
+    uint32_t file_off;     /* file name in perfmap_t.text */
 } perfmap_src_t;
 
 typedef struct perfmap {
     char *path;
-    char *text;             /* the file's bytes (names point into it) */
+    char *text; /* the file's bytes (names point into it) */
     size_t text_len;
-    perfmap_entry_t *entries;   /* file order */
+    perfmap_entry_t *entries; /* file order */
     size_t n;
     /* interval index: entry indexes sorted by start, with running max of ends */
     uint32_t *by_start;
     uint64_t *max_end;
     unsigned long malformed;
-    int timestamps;         /* read from a jitdump: file_offset holds each entry's creation time (ns) */
-    perfmap_src_t *src;     /* jitdump debug info, rows of one entry sorted by address */
+    int timestamps;     /* read from a jitdump: file_offset holds each entry's creation time (ns) */
+    perfmap_src_t *src; /* jitdump debug info, rows of one entry sorted by address */
     size_t nsrc;
 } perfmap_t;
 

@@ -15,7 +15,7 @@
 
 typedef struct {
     int pid;
-    perfmap_t *map;   /* NULL when it could not be loaded */
+    perfmap_t *map; /* NULL when it could not be loaded */
 } pid_map_t;
 
 typedef struct {
@@ -26,7 +26,7 @@ struct jit_resolver {
     char *perf_map;
     int is_dir;
     jit_ambiguous_t policy;
-    perfmap_t *single;     /* when perf_map names one file */
+    perfmap_t *single; /* when perf_map names one file */
     pid_map_t *maps;
     size_t nmaps, maps_cap;
     journal_point_t *journal;
@@ -164,7 +164,9 @@ const char *jit_choose_name(jit_resolver_t *r, const perfmap_t *m, const uint32_
         const perfmap_entry_t *e = &m->entries[cand[i]];
         int dup = 0;
         for (size_t j = n; j-- > i + 1;)
-            if (m->entries[cand[j]].name_len == e->name_len && !memcmp(perfmap_name(m, &m->entries[cand[j]]), perfmap_name(m, e), e->name_len)) dup = 1;
+            if (m->entries[cand[j]].name_len == e->name_len &&
+                !memcmp(perfmap_name(m, &m->entries[cand[j]]), perfmap_name(m, e), e->name_len))
+                dup = 1;
         if (dup) continue;
         if (named++) buf_puts(b, " | ");
         buf_append(b, perfmap_name(m, e), e->name_len);
@@ -256,5 +258,9 @@ void jit_resolver_print_stats(const jit_resolver_t *r)
     fprintf(stderr,
             "JIT frames: %lu looked up, %lu resolved from perf maps%s, %lu relabelled (perf named them otherwise), "
             "%lu ambiguous (several entries claim the address, no time to choose), %lu not in any map\n",
-            all, s->resolved, r->njournal ? " by time (journal)" : r->single && r->single->timestamps ? " by time (jitdump)" : "", s->relabelled, s->ambiguous, s->unresolved);
+            all, s->resolved,
+            r->njournal                          ? " by time (journal)"
+            : r->single && r->single->timestamps ? " by time (jitdump)"
+                                                 : "",
+            s->relabelled, s->ambiguous, s->unresolved);
 }

@@ -12,10 +12,10 @@
 typedef struct jit_resolver jit_resolver_t;
 
 typedef struct {
-    unsigned long relabelled;   /* frames whose name changed */
-    unsigned long ambiguous;    /* frames with several candidates and no time to choose */
-    unsigned long unresolved;   /* JIT frames no source covers */
-    unsigned long resolved;     /* JIT frames looked up successfully */
+    unsigned long relabelled; /* frames whose name changed */
+    unsigned long ambiguous;  /* frames with several candidates and no time to choose */
+    unsigned long unresolved; /* JIT frames no source covers */
+    unsigned long resolved;   /* JIT frames looked up successfully */
 } jit_resolver_stats_t;
 
 /* time_ns: the sample's perf timestamp in ns (0 when perf script printed none).

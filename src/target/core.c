@@ -14,40 +14,52 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PRSTATUS_PID_OFF 32    /* struct elf_prstatus (x86-64): pr_pid */
-#define PRSTATUS_REG_OFF 112   /* pr_reg: 27 x u64 user_regs_struct */
+#define PRSTATUS_PID_OFF 32  /* struct elf_prstatus (x86-64): pr_pid */
+#define PRSTATUS_REG_OFF 112 /* pr_reg: 27 x u64 user_regs_struct */
 
-static int seg_cmp(const void *a, const void *b) {
+static int seg_cmp(const void *a, const void *b)
+{
     const target_seg_t *x = a, *y = b;
     return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
 }
 
-static int map_cmp(const void *a, const void *b) {
+static int map_cmp(const void *a, const void *b)
+{
     const target_mapping_t *x = a, *y = b;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void parse_nt_file(target_t *t, const uint8_t *d, size_t n) {
+static void parse_nt_file(target_t *t, const uint8_t *d, size_t n)
+{
     if (n < 16) return;
     uint64_t count, page;
     memcpy(&count, d, 8);
     memcpy(&page, d + 8, 8);
-    if (count > (n - 16) / 24) { diag_warn(t->name, 0, "NT_FILE note: %llu entries do not fit; ignored", (unsigned long long)count); return; }
+    if (count > (n - 16) / 24) {
+        diag_warn(t->name, 0, "NT_FILE note: %llu entries do not fit; ignored", (unsigned long long)count);
+        return;
+    }
     const char *names = (const char *)d + 16 + count * 24, *end = (const char *)d + n;
     t->maps = xcalloc(count ? count : 1, sizeof *t->maps);
     for (uint64_t i = 0; i < count && names < end; i++) {
         uint64_t e[3];
         memcpy(e, d + 16 + i * 24, 24);
         size_t len = strnlen(names, (size_t)(end - names));
-        if (e[1] <= e[0]) { names += len + 1; continue; }
+        if (e[1] <= e[0]) {
+            names += len + 1;
+            continue;
+        }
         target_mapping_t *m = &t->maps[t->nmaps++];
-        m->start = e[0]; m->end = e[1]; m->file_offset = e[2] * page;
+        m->start = e[0];
+        m->end = e[1];
+        m->file_offset = e[2] * page;
         m->path = xstrndup(names, len);
         names += len + 1;
     }
 }
 
-static void parse_prstatus(target_t *t, const uint8_t *d, size_t n) {
+static void parse_prstatus(target_t *t, const uint8_t *d, size_t n)
+{
     if (n < PRSTATUS_REG_OFF + 27 * 8) return;
     t->threads = xrealloc(t->threads, (t->nthreads + 1) * sizeof *t->threads);
     target_thread_t *th = &t->threads[t->nthreads++];
@@ -56,22 +68,29 @@ static void parse_prstatus(target_t *t, const uint8_t *d, size_t n) {
     memcpy(&pid, d + PRSTATUS_PID_OFF, 4);
     th->tid = pid;
     memcpy(th->regs, d + PRSTATUS_REG_OFF, sizeof th->regs);
-    th->rbp = th->regs[4]; th->rip = th->regs[16]; th->rsp = th->regs[19];
+    th->rbp = th->regs[4];
+    th->rip = th->regs[16];
+    th->rsp = th->regs[19];
 }
 
-static void parse_auxv(target_t *t, const uint8_t *d, size_t n) {
+static void parse_auxv(target_t *t, const uint8_t *d, size_t n)
+{
     for (size_t off = 0; off + 16 <= n; off += 16) {
         uint64_t k, v;
-        memcpy(&k, d + off, 8); memcpy(&v, d + off + 8, 8);
+        memcpy(&k, d + off, 8);
+        memcpy(&v, d + off + 8, 8);
         if (k == AT_ENTRY) t->at_entry = v;
     }
 }
 
-static void parse_notes(target_t *t, const uint8_t *d, size_t n) {
+static void parse_notes(target_t *t, const uint8_t *d, size_t n)
+{
     size_t off = 0;
     while (off + 12 <= n) {
         uint32_t namesz, descsz, type;
-        memcpy(&namesz, d + off, 4); memcpy(&descsz, d + off + 4, 4); memcpy(&type, d + off + 8, 4);
+        memcpy(&namesz, d + off, 4);
+        memcpy(&descsz, d + off + 4, 4);
+        memcpy(&type, d + off + 8, 4);
         size_t name_al = ((size_t)namesz + 3) & ~(size_t)3, desc_al = ((size_t)descsz + 3) & ~(size_t)3;
         if (name_al > n - off - 12 || desc_al > n - off - 12 - name_al) {
             diag_warn(t->name, 0, "truncated note at offset %zu; later notes ignored", off);
@@ -86,10 +105,12 @@ static void parse_notes(target_t *t, const uint8_t *d, size_t n) {
 }
 
 /* Marks mappings present/prot from the PT_LOADs; adds anonymous mappings for PT_LOADs NT_FILE lacks. */
-static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum) {
+static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum)
+{
     for (size_t i = 0; i < phnum; i++) {
         if (ph[i].p_type != PT_LOAD) continue;
-        int prot = ((ph[i].p_flags & PF_R) ? 1 : 0) | ((ph[i].p_flags & PF_W) ? 2 : 0) | ((ph[i].p_flags & PF_X) ? 4 : 0);
+        int prot =
+            ((ph[i].p_flags & PF_R) ? 1 : 0) | ((ph[i].p_flags & PF_W) ? 2 : 0) | ((ph[i].p_flags & PF_X) ? 4 : 0);
         int found = 0;
         for (size_t j = 0; j < t->nmaps; j++) {
             target_mapping_t *m = &t->maps[j];
@@ -102,23 +123,31 @@ static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum) {
         if (!found) {
             t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
             t->sym_generation++;
-            t->maps[t->nmaps++] = (target_mapping_t){ ph[i].p_vaddr, ph[i].p_vaddr + ph[i].p_memsz, 0, prot, NULL,
-                                                      ph[i].p_filesz > 0 };
+            t->maps[t->nmaps++] =
+                (target_mapping_t){ph[i].p_vaddr, ph[i].p_vaddr + ph[i].p_memsz, 0, prot, NULL, ph[i].p_filesz > 0};
         }
     }
     if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
 }
 
-static void find_exe(target_t *t) {
+static void find_exe(target_t *t)
+{
     const target_mapping_t *m = t->at_entry ? target_mapping_at(t, t->at_entry) : NULL;
     if (m && m->path) t->exe_path = xstrdup(m->path);
 }
 
-target_t *target_open_core(const char *core_path, const char *exe) { return target_open_core_root(core_path, exe, NULL); }
+target_t *target_open_core(const char *core_path, const char *exe)
+{
+    return target_open_core_root(core_path, exe, NULL);
+}
 
-target_t *target_open_core_root(const char *core_path, const char *exe, const char *root) {
+target_t *target_open_core_root(const char *core_path, const char *exe, const char *root)
+{
     int fd = open(core_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) { diag_error(core_path, 0, "cannot open: %s", strerror(errno)); return NULL; }
+    if (fd < 0) {
+        diag_error(core_path, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
         diag_error(core_path, 0, "not an ELF core file (too small or not a regular file)");
@@ -127,19 +156,23 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     }
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (p == MAP_FAILED) { diag_error(core_path, 0, "cannot map: %s", strerror(errno)); return NULL; }
+    if (p == MAP_FAILED) {
+        diag_error(core_path, 0, "cannot map: %s", strerror(errno));
+        return NULL;
+    }
     const uint8_t *core = p;
     size_t size = (size_t)st.st_size;
     const Elf64_Ehdr *eh = p;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_CORE
-        || eh->e_machine != EM_X86_64) {
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_CORE ||
+        eh->e_machine != EM_X86_64) {
         diag_error(core_path, 0, "not an x86-64 ELF core file");
         munmap(p, size);
         return NULL;
     }
-    if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > size
-        || eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr)) {
-        diag_error(core_path, 0, "program headers out of the file (%u headers at offset %llu; truncated or corrupt core)",
+    if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff > size ||
+        eh->e_phnum > (size - eh->e_phoff) / sizeof(Elf64_Phdr)) {
+        diag_error(core_path, 0,
+                   "program headers out of the file (%u headers at offset %llu; truncated or corrupt core)",
                    eh->e_phnum, (unsigned long long)eh->e_phoff);
         munmap(p, size);
         return NULL;
@@ -147,7 +180,8 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     target_t *t = xcalloc(1, sizeof *t);
     t->ops = &target_core_ops;
     t->name = xstrdup(core_path);
-    t->core = core; t->core_size = size;
+    t->core = core;
+    t->core_size = size;
     /* copied out: e_phoff in a corrupt core need not be aligned */
     Elf64_Phdr *ph = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *ph);
     memcpy(ph, core + eh->e_phoff, eh->e_phnum * sizeof *ph);
@@ -159,21 +193,28 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
                 parse_notes(t, core + ph[i].p_offset, ph[i].p_filesz);
             else diag_warn(core_path, 0, "note segment out of the file; ignored");
         } else if (ph[i].p_type == PT_LOAD && ph[i].p_memsz > 0 && ph[i].p_vaddr + ph[i].p_memsz > ph[i].p_vaddr) {
-            target_seg_t s = { ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_filesz, ph[i].p_offset };
+            target_seg_t s = {ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_filesz, ph[i].p_offset};
             if (s.filesz > s.memsz) s.filesz = s.memsz;
             /* a truncated core keeps what is there: the rest reads as unavailable */
-            if (s.offset > size) { s.filesz = 0; truncated++; }
-            else if (s.filesz > size - s.offset) { s.filesz = size - s.offset; truncated++; }
+            if (s.offset > size) {
+                s.filesz = 0;
+                truncated++;
+            } else if (s.filesz > size - s.offset) {
+                s.filesz = size - s.offset;
+                truncated++;
+            }
             t->segs[t->nsegs++] = s;
         }
     }
-    if (truncated) diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable", truncated);
+    if (truncated)
+        diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable",
+                  truncated);
     qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
     merge_segments(t, ph, eh->e_phnum);
     free(ph);
     if (root && *root) {
         size_t n = strlen(root);
-        while (n > 1 && root[n - 1] == '/') n--;   /* paths in the core begin with '/' */
+        while (n > 1 && root[n - 1] == '/') n--; /* paths in the core begin with '/' */
         t->root = n == 1 && root[0] == '/' ? NULL : xstrndup(root, n);
     }
     if (exe) t->exe_path = xstrdup(exe), t->exe_given = 1;
@@ -191,11 +232,15 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
         target_close(t);
         return NULL;
     }
-    if (target_elf_load_modules(t) != 0) { target_close(t); return NULL; }
+    if (target_elf_load_modules(t) != 0) {
+        target_close(t);
+        return NULL;
+    }
     return t;
 }
 
-void target_close(target_t *t) {
+void target_close(target_t *t)
+{
     if (!t) return;
     if (t->ops && t->ops->close) t->ops->close(t);
     target_cfi_free(t);
@@ -203,8 +248,14 @@ void target_close(target_t *t) {
     target_symbol_cache_free(t);
     if (t->core && !t->core_borrowed) munmap((void *)t->core, t->core_size);
     for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);
-    free(t->maps); free(t->segs); free(t->threads); free(t->name); free(t->exe_path);
-    free(t->root); free(t->problem); free(t->exe_map_path);
+    free(t->maps);
+    free(t->segs);
+    free(t->threads);
+    free(t->name);
+    free(t->exe_path);
+    free(t->root);
+    free(t->problem);
+    free(t->exe_map_path);
     free(t);
 }
 
@@ -217,7 +268,8 @@ void target_close(target_t *t) {
 static _Thread_local const target_t *seg_cache_target;
 static _Thread_local uint32_t seg_cache[SEG_CACHE];
 
-static const target_seg_t *seg_at(const target_t *t, uint64_t addr) {
+static const target_seg_t *seg_at(const target_t *t, uint64_t addr)
+{
     size_t slot = (size_t)(addr >> 18) & (SEG_CACHE - 1);
     if (seg_cache_target == t && seg_cache[slot] < t->nsegs) {
         const target_seg_t *s = &t->segs[seg_cache[slot]];
@@ -226,7 +278,8 @@ static const target_seg_t *seg_at(const target_t *t, uint64_t addr) {
     size_t lo = 0, hi = t->nsegs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->segs[mid].vaddr <= addr) lo = mid + 1; else hi = mid;
+        if (t->segs[mid].vaddr <= addr) lo = mid + 1;
+        else hi = mid;
     }
     if (lo == 0) return NULL;
     const target_seg_t *s = &t->segs[lo - 1];
@@ -239,38 +292,38 @@ static const target_seg_t *seg_at(const target_t *t, uint64_t addr) {
     return s;
 }
 
-const void *target_direct(target_t *t, uint64_t addr, size_t n) {
+const void *target_direct(target_t *t, uint64_t addr, size_t n)
+{
     if (!t->core) return NULL;
     const target_seg_t *s = seg_at(t, addr);
     if (!s || addr - s->vaddr > s->filesz || n > s->filesz - (addr - s->vaddr)) return NULL;
     return t->core + s->offset + (addr - s->vaddr);
 }
 
-int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n) {
+int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n)
+{
     if (!m->path || m->path[0] != '/') return -1;
     char file[4200];
     if (t->exe_given && t->exe_map_path && strcmp(m->path, t->exe_map_path) == 0)
-        snprintf(file, sizeof file, "%s", t->exe_path);   /* --node: the executable's pages from it */
-    else
-        snprintf(file, sizeof file, "%s%s", t->root ? t->root : "", m->path);
+        snprintf(file, sizeof file, "%s", t->exe_path); /* --node: the executable's pages from it */
+    else snprintf(file, sizeof file, "%s%s", t->root ? t->root : "", m->path);
     int fd = open(file, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     uint64_t off = m->file_offset + (addr - m->start);
     ssize_t got = pread(fd, dst, n, (off_t)off);
     close(fd);
     if (got < 0) return -1;
-    if ((size_t)got < n) memset((char *)dst + got, 0, n - (size_t)got);   /* past the file's end: zero pages */
+    if ((size_t)got < n) memset((char *)dst + got, 0, n - (size_t)got); /* past the file's end: zero pages */
     return 0;
 }
 
-int target_read(target_t *t, uint64_t addr, void *dst, size_t n) {
-    return t->ops->read(t, addr, dst, n);
-}
+int target_read(target_t *t, uint64_t addr, void *dst, size_t n) { return t->ops->read(t, addr, dst, n); }
 
 /* Core memory: the PT_LOADs' bytes, else the mapped file's (text not dumped). */
-static int core_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+static int core_read(target_t *t, uint64_t addr, void *dst, size_t n)
+{
     uint8_t *out = dst;
-    if (n == 8) {   /* one field: most reads (a constant-size copy is one load) */
+    if (n == 8) { /* one field: most reads (a constant-size copy is one load) */
         const target_seg_t *s = seg_at(t, addr);
         if (s && addr - s->vaddr < s->filesz && s->filesz - (addr - s->vaddr) >= 8) {
             memcpy(out, t->core + s->offset + (addr - s->vaddr), 8);
@@ -293,12 +346,14 @@ static int core_read(target_t *t, uint64_t addr, void *dst, size_t n) {
         } else {
             return -1;
         }
-        out += chunk; addr += chunk; n -= chunk;
+        out += chunk;
+        addr += chunk;
+        n -= chunk;
     }
     return 0;
 }
 
-const target_ops_t target_core_ops = { "core", core_read, NULL };
+const target_ops_t target_core_ops = {"core", core_read, NULL};
 const char *target_kind(const target_t *t) { return t->ops->kind; }
 
 int target_read_u64(target_t *t, uint64_t a, uint64_t *o) { return target_read(t, a, o, 8); }
@@ -309,11 +364,13 @@ int target_read_u8(target_t *t, uint64_t a, uint8_t *o) { return target_read(t, 
 size_t target_mapping_count(const target_t *t) { return t->nmaps; }
 const target_mapping_t *target_mapping(const target_t *t, size_t i) { return i < t->nmaps ? &t->maps[i] : NULL; }
 
-const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr) {
+const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr)
+{
     size_t lo = 0, hi = t->nmaps;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->maps[mid].start <= addr) lo = mid + 1; else hi = mid;
+        if (t->maps[mid].start <= addr) lo = mid + 1;
+        else hi = mid;
     }
     return lo > 0 && addr < t->maps[lo - 1].end ? &t->maps[lo - 1] : NULL;
 }

@@ -26,7 +26,8 @@
 
 /* The prefix under which the target's own files are: "/proc/PID/root" (a live process), a core's
  * --root, or "" (this machine's). */
-static void target_root(const target_t *t, char *buf, size_t cap) {
+static void target_root(const target_t *t, char *buf, size_t cap)
+{
     if (t->pid && t->ops != &target_core_ops) snprintf(buf, cap, "/proc/%d/root", t->pid);
     else snprintf(buf, cap, "%s", t->root ? t->root : "");
 }
@@ -34,7 +35,8 @@ static void target_root(const target_t *t, char *buf, size_t cap) {
 /* A debug file at path: an ELF with a .symtab and, when both have one, the build id of the
  * binary (id, n). Its Elf and fd kept in mod; 1 when taken. */
 static int take_file(target_t *t, target_module_t *mod, const char *path, const uint8_t *id, size_t n, int check_crc,
-                     uint32_t crc) {
+                     uint32_t crc)
+{
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     if (check_crc) {
@@ -42,11 +44,17 @@ static int take_file(target_t *t, target_module_t *mod, const char *path, const 
         unsigned char buf[65536];
         ssize_t k;
         while ((k = read(fd, buf, sizeof buf)) > 0) c = crc32(c, buf, (uInt)k);
-        if ((uint32_t)c != crc) { close(fd); return 0; }
+        if ((uint32_t)c != crc) {
+            close(fd);
+            return 0;
+        }
     }
     uint8_t got[64];
     size_t ng = target_elf_build_id(t, fd, 0, got, sizeof got);
-    if (n && ng && (ng != n || memcmp(got, id, n) != 0)) { close(fd); return 0; }
+    if (n && ng && (ng != n || memcmp(got, id, n) != 0)) {
+        close(fd);
+        return 0;
+    }
     Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     if (!e || elf_kind(e) != ELF_K_ELF || !target_elf_has_symtab(e)) {
         if (e) elf_end(e);
@@ -59,14 +67,16 @@ static int take_file(target_t *t, target_module_t *mod, const char *path, const 
 }
 
 /* The contents of e's section called name (libelf's copy), or NULL. */
-static Elf_Data *section(Elf *e, const char *name) {
+static Elf_Data *section(Elf *e, const char *name)
+{
     size_t shstrndx;
     if (elf_getshdrstrndx(e, &shstrndx) != 0) return NULL;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
         const char *n;
-        if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && (n = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(n, name))
+        if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS && (n = elf_strptr(e, shstrndx, sh.sh_name)) &&
+            !strcmp(n, name))
             return elf_getdata(scn, NULL);
     }
     return NULL;
@@ -76,7 +86,8 @@ static Elf_Data *section(Elf *e, const char *name) {
 typedef int (*lzma_buffer_decode_fn)(uint64_t *memlimit, uint32_t flags, const void *allocator, const uint8_t *in,
                                      size_t *in_pos, size_t in_size, uint8_t *out, size_t *out_pos, size_t out_size);
 
-static int mini_debuginfo(target_module_t *mod, Elf *e) {
+static int mini_debuginfo(target_module_t *mod, Elf *e)
+{
     Elf_Data *d = section(e, ".gnu_debugdata");
     if (!d || !d->d_buf || d->d_size < 16) return 0;
     static void *lib;
@@ -110,7 +121,8 @@ typedef void *(*dbgi_begin_fn)(void);
 typedef int (*dbgi_find_fn)(void *client, const unsigned char *build_id, int len, char **path);
 typedef void (*dbgi_end_fn)(void *client);
 
-static int from_debuginfod(target_t *t, target_module_t *mod, const uint8_t *id, size_t n) {
+static int from_debuginfod(target_t *t, target_module_t *mod, const uint8_t *id, size_t n)
+{
     const char *urls = getenv("DEBUGINFOD_URLS");
     if (!urls || !*urls || !n) return 0;
     void *lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -134,11 +146,12 @@ static int from_debuginfod(target_t *t, target_module_t *mod, const uint8_t *id,
     return taken;
 }
 
-void target_debug_symbols(target_t *t, target_module_t *mod, void *elf) {
+void target_debug_symbols(target_t *t, target_module_t *mod, void *elf)
+{
     Elf *e = elf;
     char root[64], path[4600];
     target_root(t, root, sizeof root);
-    const char *roots[2] = { "", root };
+    const char *roots[2] = {"", root};
     int nroots = root[0] ? 2 : 1;
     uint8_t id[64];
     size_t n = target_elf_build_id(t, mod->fd, 0, id, sizeof id);
@@ -154,19 +167,20 @@ void target_debug_symbols(target_t *t, target_module_t *mod, void *elf) {
     if (link && link->d_buf && link->d_size >= 8) {
         const char *name = link->d_buf;
         size_t len = strnlen(name, link->d_size);
-        size_t at = (len + 4) & ~(size_t)3;   /* the CRC follows the name's NUL, 4-aligned */
+        size_t at = (len + 4) & ~(size_t)3; /* the CRC follows the name's NUL, 4-aligned */
         if (len && len < link->d_size && at + 4 <= link->d_size && !strchr(name, '/')) {
             uint32_t crc;
             memcpy(&crc, (const char *)link->d_buf + at, 4);
             char dir[4096];
             snprintf(dir, sizeof dir, "%s", mod->path);
             char *slash = strrchr(dir, '/');
-            if (slash) *slash = 0; else dir[0] = 0;
+            if (slash) *slash = 0;
+            else dir[0] = 0;
             for (int r = 0; r < nroots; r++) {
-                const char *fmts[3] = { "%s" DEBUG_DIR "%s/%.*s", "%s%s/.debug/%.*s", "%s%s/%.*s" };
+                const char *fmts[3] = {"%s" DEBUG_DIR "%s/%.*s", "%s%s/.debug/%.*s", "%s%s/%.*s"};
                 for (int k = 0; k < 3; k++) {
                     snprintf(path, sizeof path, fmts[k], roots[r], dir, (int)len, name);
-                    if (k == 2 && !strcmp(path, mod->file)) continue;   /* the binary itself */
+                    if (k == 2 && !strcmp(path, mod->file)) continue; /* the binary itself */
                     if (take_file(t, mod, path, id, n, 1, crc)) return;
                 }
             }

@@ -7,19 +7,20 @@
 #include "util/hash.h"
 #include "util/radix.h"
 #include "util/xalloc.h"
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <elf.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Lowest PT_LOAD vaddr rounded to a page: the address the mapping at file offset 0 corresponds to. */
-static uint64_t first_load_vaddr(Elf *e) {
+static uint64_t first_load_vaddr(Elf *e)
+{
     size_t n = 0;
     if (elf_getphdrnum(e, &n) != 0) return 0;
     uint64_t lo = UINT64_MAX;
@@ -34,7 +35,8 @@ static uint64_t first_load_vaddr(Elf *e) {
  * sorted by radix, then the records permuted (qsort's comparator calls were a tenth of opening
  * a core: node has ~185,000 symbols). The record past the last symbol holds the module's Elf
  * handle (name) and whether the symbols are sorted (addr). */
-static void sort_syms(target_module_t *mod) {
+static void sort_syms(target_module_t *mod)
+{
     size_t n = mod->nsyms;
     if (mod->syms[n].addr) return;
     mod->syms[n].addr = 1;
@@ -42,7 +44,7 @@ static void sort_syms(target_module_t *mod) {
     uint64_t *keys = xmalloc(n * sizeof *keys);
     uint32_t *idx = xmalloc(n * sizeof *idx);
     for (size_t i = 0; i < n; i++) keys[i] = mod->syms[i].addr, idx[i] = (uint32_t)i;
-    radix_sort_u64(keys, idx, n);   /* stable, as qsort's merge sort was for equal addresses */
+    radix_sort_u64(keys, idx, n); /* stable, as qsort's merge sort was for equal addresses */
     target_elfsym_t *sorted = big_malloc((n + 1) * sizeof *sorted);
     for (size_t i = 0; i < n; i++) sorted[i] = mod->syms[idx[i]];
     sorted[n] = mod->syms[n];
@@ -56,7 +58,8 @@ static void sort_syms(target_module_t *mod) {
 }
 
 /* Room for every symbol of e's tables. */
-static size_t count_symbols(Elf *e) {
+static size_t count_symbols(Elf *e)
+{
     size_t n = 0;
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
@@ -67,7 +70,8 @@ static size_t count_symbols(Elf *e) {
     return n;
 }
 
-int target_elf_has_symtab(void *elf) {
+int target_elf_has_symtab(void *elf)
+{
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn((Elf *)elf, scn)) != NULL) {
         GElf_Shdr sh;
@@ -78,7 +82,8 @@ int target_elf_has_symtab(void *elf) {
 
 /* Appends e's function and object symbols to mod (room for cap, the handle's record included).
  * from_debug: a separate debug file, whose sections hold no contents (all read from the target). */
-static void add_symbols(target_module_t *mod, Elf *e, size_t cap, int from_debug) {
+static void add_symbols(target_module_t *mod, Elf *e, size_t cap, int from_debug)
+{
     /* the section headers, once (not one lookup per symbol) */
     size_t nsec = 0;
     if (elf_getshdrnum(e, &nsec) != 0) nsec = 0;
@@ -90,8 +95,9 @@ static void add_symbols(target_module_t *mod, Elf *e, size_t cap, int from_debug
     Elf_Scn *scn = NULL;
     while ((scn = elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize) continue;
-        if (from_debug && sh.sh_type == SHT_DYNSYM) continue;   /* the module's own, loaded already */
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+            continue;
+        if (from_debug && sh.sh_type == SHT_DYNSYM) continue; /* the module's own, loaded already */
         Elf_Data *d = elf_getdata(scn, NULL);
         if (!d) continue;
         size_t n = sh.sh_size / sh.sh_entsize;
@@ -110,7 +116,8 @@ static void add_symbols(target_module_t *mod, Elf *e, size_t cap, int from_debug
             o->in_bss = 1;
             o->file_off = 0;
             const GElf_Shdr *hs = s.st_shndx < SHN_LORESERVE && s.st_shndx < nsec ? &secs[s.st_shndx] : NULL;
-            if (!from_debug && hs && hs->sh_type != SHT_NOBITS && hs->sh_type != SHT_NULL && s.st_value >= hs->sh_addr) {
+            if (!from_debug && hs && hs->sh_type != SHT_NOBITS && hs->sh_type != SHT_NULL &&
+                s.st_value >= hs->sh_addr) {
                 o->in_bss = 0;
                 o->file_off = hs->sh_offset + (s.st_value - hs->sh_addr);
             }
@@ -125,7 +132,8 @@ static void add_symbols(target_module_t *mod, Elf *e, size_t cap, int from_debug
  * module without .symtab (a library stripped for its package: libc) gets the symbols of its
  * separate debug file too, when there is one (debug.c): perf's names for its functions. */
 static int load_module(target_t *t, const char *path, const char *given_file, uint64_t map_start, uint64_t map_end,
-                       int required) {
+                       int required)
+{
     char *file = NULL;
     int fd = target_open_file(t, given_file ? given_file : path, map_start, map_end, required, &file);
     if (fd < 0) return -1;
@@ -159,17 +167,19 @@ static int load_module(target_t *t, const char *path, const char *given_file, ui
 }
 
 /* Reads n bytes at an ELF "position": a file offset (fd >= 0) or a target address (fd < 0). */
-static int pos_read(target_t *t, int fd, uint64_t pos, void *dst, size_t n) {
+static int pos_read(target_t *t, int fd, uint64_t pos, void *dst, size_t n)
+{
     if (fd >= 0) return pread(fd, dst, n, (off_t)pos) == (ssize_t)n ? 0 : -1;
     return target_read(t, pos, dst, n);
 }
 
 /* The GNU build id of an ELF image, from its program headers' PT_NOTEs: in a file (fd >= 0, base 0)
  * or mapped in the target at base (fd < 0; notes at base + p_vaddr - first page). Returns its length or 0. */
-size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size_t cap) {
+size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size_t cap)
+{
     Elf64_Ehdr eh;
-    if (pos_read(t, fd, base, &eh, sizeof eh) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0
-        || eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
+    if (pos_read(t, fd, base, &eh, sizeof eh) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum > 64)
         return 0;
     Elf64_Phdr ph[64];
     if (pos_read(t, fd, base + eh.e_phoff, ph, eh.e_phnum * sizeof *ph) != 0) return 0;
@@ -183,7 +193,9 @@ size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size
         if (pos_read(t, fd, pos, note, ph[i].p_filesz) != 0) continue;
         for (size_t off = 0; off + 12 <= ph[i].p_filesz;) {
             uint32_t nsz, dsz, type;
-            memcpy(&nsz, note + off, 4); memcpy(&dsz, note + off + 4, 4); memcpy(&type, note + off + 8, 4);
+            memcpy(&nsz, note + off, 4);
+            memcpy(&dsz, note + off + 4, 4);
+            memcpy(&type, note + off + 8, 4);
             size_t nal = (nsz + 3u) & ~3u, dal = (dsz + 3u) & ~3u;
             if (nal > ph[i].p_filesz - off - 12 || dal > ph[i].p_filesz - off - 12 - nal) break;
             if (type == NT_GNU_BUILD_ID && nsz == 4 && memcmp(note + off + 12, "GNU", 4) == 0 && dsz <= cap) {
@@ -199,26 +211,30 @@ size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size
 /* The executable must be the one the core was made from: its build id is compared with the one in
  * the core's copy of its first page (when the core lacks that page the read falls back to the
  * mapped file itself, and the check cannot tell). */
-static int check_build_id(target_t *t, uint64_t exe_start) {
+static int check_build_id(target_t *t, uint64_t exe_start)
+{
     if (!exe_start || !t->core) return 0;
     /* without the core's own copy of that page, the file at the core's path (under --root) is read,
        not --node's */
     int given = t->exe_given;
     t->exe_given = 0;
     uint8_t a[64], b[64];
-    size_t na = target_elf_build_id(t, t->mods[0].fd, 0, a, sizeof a), nb = target_elf_build_id(t, -1, exe_start, b, sizeof b);
+    size_t na = target_elf_build_id(t, t->mods[0].fd, 0, a, sizeof a),
+           nb = target_elf_build_id(t, -1, exe_start, b, sizeof b);
     t->exe_given = given;
     if (na && nb && (na != nb || memcmp(a, b, na) != 0)) {
-        diag_error(target_name(t), 0, "executable %s does not match the core (build ids differ); give the right one with --node PATH%s",
+        diag_error(target_name(t), 0,
+                   "executable %s does not match the core (build ids differ); give the right one with --node PATH%s",
                    t->mods[0].file, !t->root && !t->exe_given ? " (a core from a container: --root DIR)" : "");
         return -1;
     }
     return 0;
 }
 
-int target_elf_load_modules(target_t *t) {
+int target_elf_load_modules(target_t *t)
+{
     elf_version(EV_CURRENT);
-    if (t->mods_loaded && t->nmods) goto libraries;   /* again (live.c, maps read again): the files new since */
+    if (t->mods_loaded && t->nmods) goto libraries; /* again (live.c, maps read again): the files new since */
     /* the executable: its mapping at file offset 0 gives the bias (0 if not mapped, e.g. --node on a stripped core) */
     uint64_t exe_start = 0, exe_end = 0;
     for (size_t i = 0; i < t->nmaps; i++)
@@ -232,7 +248,8 @@ int target_elf_load_modules(target_t *t) {
         base = base ? base + 1 : t->exe_path;
         for (size_t i = 0; i < t->nmaps && !exe_start; i++) {
             const char *p = t->maps[i].path, *b = p ? strrchr(p, '/') : NULL;
-            if (b && t->maps[i].file_offset == 0 && strcmp(b + 1, base) == 0) exe_start = t->maps[i].start, exe_end = t->maps[i].end;
+            if (b && t->maps[i].file_offset == 0 && strcmp(b + 1, base) == 0)
+                exe_start = t->maps[i].start, exe_end = t->maps[i].end;
         }
     }
     for (size_t i = 0; i < t->nmaps && !t->exe_map_path; i++)
@@ -253,7 +270,7 @@ libraries:
         int seen = 0;
         for (size_t j = 0; j < t->nmods; j++) seen |= strcmp(t->mods[j].path, m->path) == 0;
         for (size_t j = 0; j < t->nunloadable && !seen; j++) seen |= strcmp(t->unloadable[j], m->path) == 0;
-        if (!seen && load_module(t, m->path, NULL, m->start, m->end, 0) != 0) {   /* once: its warning too */
+        if (!seen && load_module(t, m->path, NULL, m->start, m->end, 0) != 0) { /* once: its warning too */
             t->unloadable = xrealloc(t->unloadable, (t->nunloadable + 1) * sizeof *t->unloadable);
             t->unloadable[t->nunloadable++] = xstrdup(m->path);
         }
@@ -262,7 +279,8 @@ libraries:
     return 0;
 }
 
-void target_elf_free_modules(target_t *t) {
+void target_elf_free_modules(target_t *t)
+{
     for (size_t i = 0; i < t->nmods; i++) {
         if (t->mods[i].syms) elf_end((Elf *)t->mods[i].syms[t->mods[i].nsyms].name);
         free(t->mods[i].syms);
@@ -275,19 +293,22 @@ void target_elf_free_modules(target_t *t) {
         free(t->mods[i].debug_bytes);
     }
     free(t->mods);
-    t->mods = NULL; t->nmods = 0;
+    t->mods = NULL;
+    t->nmods = 0;
     for (size_t i = 0; i < t->nunloadable; i++) free(t->unloadable[i]);
     free(t->unloadable);
     t->unloadable = NULL, t->nunloadable = 0;
     t->sym_generation++;
 }
 
-static const char *base_name(const char *p) {
+static const char *base_name(const char *p)
+{
     const char *b = strrchr(p, '/');
     return b ? b + 1 : p;
 }
 
-int target_file_location(const target_t *t, uint64_t addr, const char **module, uint64_t *offset) {
+int target_file_location(const target_t *t, uint64_t addr, const char **module, uint64_t *offset)
+{
     const target_mapping_t *m = target_mapping_at(t, addr);
     if (!m || !m->path) return -1;
     *module = base_name(m->path);
@@ -305,7 +326,8 @@ int target_symbolize_data(target_t *t, uint64_t addr, target_symbol_t *out) { re
  * maps V8's embedded builtins again next to its code range: node's text at file offset 0x14c4000,
  * at 0x7f...) are looked up at the same file offset in the mapping the module was loaded with:
  * the mapping of the file whose start - file offset is the one of its offset-0 mapping. */
-static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uint64_t addr) {
+static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uint64_t addr)
+{
     /* the usual case first: m follows its file's offset-0 mapping, at the same start - offset */
     for (size_t i = (size_t)(m - t->maps) + 1; i-- > 0 && t->maps[i].path && strcmp(t->maps[i].path, m->path) == 0;)
         if (t->maps[i].file_offset == 0) {
@@ -314,7 +336,8 @@ static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uin
         }
     const target_mapping_t *first = NULL;
     for (size_t i = 0; i < t->nmaps && !first; i++)
-        if (t->maps[i].path && t->maps[i].file_offset == 0 && strcmp(t->maps[i].path, m->path) == 0) first = &t->maps[i];
+        if (t->maps[i].path && t->maps[i].file_offset == 0 && strcmp(t->maps[i].path, m->path) == 0)
+            first = &t->maps[i];
     if (!first || m->start - m->file_offset == first->start) return addr;
     uint64_t off = addr - m->start + m->file_offset;
     for (size_t i = 0; i < t->nmaps; i++) {
@@ -328,7 +351,8 @@ static uint64_t loaded_address(const target_t *t, const target_mapping_t *m, uin
 
 /* The symbol of path's module (any module without a path) nearest at or below addr that covers
  * it; want_func: the nearest function (size 0 accepted); else the data object that covers addr. */
-static int module_symbol(target_t *t, const char *path, uint64_t addr, int want_func, target_symbol_t *out) {
+static int module_symbol(target_t *t, const char *path, uint64_t addr, int want_func, target_symbol_t *out)
+{
     for (size_t i = 0; i < t->nmods; i++) {
         target_module_t *mod = &t->mods[i];
         if (path && strcmp(path, mod->path) != 0) continue;
@@ -336,13 +360,17 @@ static int module_symbol(target_t *t, const char *path, uint64_t addr, int want_
         size_t lo = 0, hi = mod->nsyms;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (mod->syms[mid].addr <= addr) lo = mid + 1; else hi = mid;
+            if (mod->syms[mid].addr <= addr) lo = mid + 1;
+            else hi = mid;
         }
         for (size_t k = lo; k > 0 && k + 64 > lo; k--) {
             const target_elfsym_t *s = &mod->syms[k - 1];
             if (s->is_func != want_func) continue;
             if (s->size ? addr >= s->addr + s->size : !want_func) continue;
-            out->name = s->name; out->addr = s->addr; out->size = s->size; out->module = base_name(mod->path);
+            out->name = s->name;
+            out->addr = s->addr;
+            out->size = s->size;
+            out->module = base_name(mod->path);
             return 0;
         }
     }
@@ -352,12 +380,13 @@ static int module_symbol(target_t *t, const char *path, uint64_t addr, int want_
 /* The address is translated to where its module was loaded once, and looked up there in that
  * module only: a second translation could lead back (a hostile core's overlapping mappings sent
  * the lookup round in a cycle until the stack ran out; fuzz_core). */
-static int lookup_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
+static int lookup_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out)
+{
     const target_mapping_t *m = target_mapping_at(t, addr);
-    if (m && !m->path) return -1;   /* anonymous memory (V8's code): no module's symbols cover it */
+    if (m && !m->path) return -1; /* anonymous memory (V8's code): no module's symbols cover it */
     uint64_t at = m ? loaded_address(t, m, addr) : addr;
     if (module_symbol(t, m ? m->path : NULL, at, want_func, out) != 0) return -1;
-    out->addr += addr - at;   /* the symbol as mapped where addr is */
+    out->addr += addr - at; /* the symbol as mapped where addr is */
     return 0;
 }
 
@@ -369,19 +398,21 @@ static int lookup_symbol(target_t *t, uint64_t addr, int want_func, target_symbo
 typedef struct {
     uint64_t addr;
     uint32_t generation;
-    int8_t want_func, state;   /* state: 0 empty, 1 found, -1 not found */
+    int8_t want_func, state; /* state: 0 empty, 1 found, -1 not found */
     target_symbol_t sym;
 } symbol_answer_t;
 struct symbol_cache {
     symbol_answer_t slot[1 << SYM_CACHE_BITS];
 };
 
-void target_symbol_cache_free(target_t *t) {
+void target_symbol_cache_free(target_t *t)
+{
     free(t->sym_cache);
     t->sym_cache = NULL;
 }
 
-static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out) {
+static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symbol_t *out)
+{
     if (!t->sym_cache) t->sym_cache = xcalloc(1, sizeof *t->sym_cache);
     symbol_answer_t *e = &t->sym_cache->slot[hash_slot(addr, SYM_CACHE_BITS)];
     if (e->state && e->addr == addr && e->want_func == want_func && e->generation == t->sym_generation) {
@@ -399,7 +430,8 @@ static int nearest_symbol(target_t *t, uint64_t addr, int want_func, target_symb
 /* By name through a hash table (open addressing, twice the symbols, rounded to a power of two),
  * built on first lookup: V8's metadata alone is ~500 lookups in ~185,000 symbols, and sorting
  * them by name cost more than the lookups. The first of equal names wins. */
-static size_t name_slots(size_t nsyms) {
+static size_t name_slots(size_t nsyms)
+{
     size_t cap = 16;
     while (cap < 2 * nsyms) cap *= 2;
     return cap;
@@ -409,7 +441,8 @@ static size_t name_slots(size_t nsyms) {
  * callback, by the very name it was given, and needs no index then. */
 static _Thread_local const target_elfsym_t *visiting;
 
-static const target_elfsym_t *exe_sym(target_t *t, const char *name) {
+static const target_elfsym_t *exe_sym(target_t *t, const char *name)
+{
     if (visiting && name == visiting->name) return visiting;
     if (!t->nmods || !t->mods[0].nsyms) return NULL;
     target_module_t *mod = &t->mods[0];
@@ -439,7 +472,8 @@ static const target_elfsym_t *exe_sym(target_t *t, const char *name) {
     return NULL;
 }
 
-int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, uint64_t *size_out) {
+int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, uint64_t *size_out)
+{
     const target_elfsym_t *s = exe_sym(t, name);
     if (!s) return -1;
     uint64_t v = 0;
@@ -454,7 +488,8 @@ int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, 
     return 0;
 }
 
-int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out) {
+int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out)
+{
     const target_elfsym_t *s = exe_sym(t, name);
     if (!s) return -1;
     if (addr_out) *addr_out = s->addr;
@@ -462,7 +497,8 @@ int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, ui
     return 0;
 }
 
-void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx) {
+void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx)
+{
     if (!t->nmods) return;
     size_t plen = strlen(prefix);
     target_module_t *mod = &t->mods[0];
@@ -474,7 +510,8 @@ void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, vo
         }
 }
 
-int target_module_symbol_addr(target_t *t, const char *lib, const char *name, uint64_t *addr_out, const char **path) {
+int target_module_symbol_addr(target_t *t, const char *lib, const char *name, uint64_t *addr_out, const char **path)
+{
     size_t n = strlen(lib);
     *path = NULL;
     if (!strcmp(lib, "node")) return target_exe_symbol_addr(t, name, addr_out, NULL);

@@ -20,8 +20,8 @@
  * it, or the target crashes: freeze_guard.c runs it in a process of its own that nodescope's
  * death does not stop. Only x86-64. */
 #include "target/target_internal.h"
-#include "util/procfs.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,9 +44,10 @@
 #endif
 
 #define SCAN_CHUNK 65536
-#define STEP_MAX 64   /* stops an injected system call may take (events, signals) before we give up */
+#define STEP_MAX 64 /* stops an injected system call may take (events, signals) before we give up */
 
-static double ms_now(void) {
+static double ms_now(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -54,7 +55,8 @@ static double ms_now(void) {
 
 /* The address of a `syscall` instruction (0f 05) in the target's executable code: libc's first,
  * then the vdso, then any. 0 when none was found. Read while the process runs. */
-static uint64_t find_syscall(target_t *t) {
+static uint64_t find_syscall(target_t *t)
+{
     static uint8_t buf[SCAN_CHUNK];
     for (int pass = 0; pass < 3; pass++)
         for (size_t i = 0; i < t->nmaps; i++) {
@@ -65,7 +67,7 @@ static uint64_t find_syscall(target_t *t) {
             if (!want) continue;
             for (uint64_t a = m->start; a < m->end && a - m->start < (16u << 20); a += SCAN_CHUNK - 1) {
                 size_t n = m->end - a < SCAN_CHUNK ? (size_t)(m->end - a) : SCAN_CHUNK;
-                struct iovec l = { buf, n }, r = { (void *)(uintptr_t)a, n };
+                struct iovec l = {buf, n}, r = {(void *)(uintptr_t)a, n};
                 ssize_t got = process_vm_readv(t->pid, &l, 1, &r, 1, 0);
                 if (got < 2) break;
                 for (ssize_t k = 0; k + 1 < got; k++)
@@ -79,20 +81,31 @@ static uint64_t find_syscall(target_t *t) {
  * syscall instruction at insn. *ret receives its result; *event_pid the pid a clone event
  * reports (may be NULL); *pending a signal that arrived meanwhile (to hand back at the detach).
  * The registers are restored whatever happens while the thread lives. 0, or -1 (errno). */
-static int trace_opts;   /* the options the thread had before the clone: a watch's (trigger.c), or none */
+static int trace_opts; /* the options the thread had before the clone: a watch's (trigger.c), or none */
 static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
-                  long *ret, int *event_pid, int *pending) {
+                  long *ret, int *event_pid, int *pending)
+{
     struct user_regs_struct r = *saved;
     r.rip = insn;
     r.rax = (uint64_t)nr;
-    r.orig_rax = (uint64_t)-1;   /* no restart of the system call the thread was in */
-    r.rdi = args[0]; r.rsi = args[1]; r.rdx = args[2]; r.r10 = args[3]; r.r8 = args[4];
+    r.orig_rax = (uint64_t)-1; /* no restart of the system call the thread was in */
+    r.rdi = args[0];
+    r.rsi = args[1];
+    r.rdx = args[2];
+    r.r10 = args[3];
+    r.r8 = args[4];
     if (ptrace(PTRACE_SETREGS, tid, 0, &r) != 0) return -1;
     int rc = -1, e = EIO;
     for (int step = 0; step < STEP_MAX; step++) {
         int st;
-        if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0 || waitpid(tid, &st, __WALL) != tid) { e = errno; break; }
-        if (!WIFSTOPPED(st)) { e = ESRCH; return errno = e, -1; }   /* the thread is gone */
+        if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0 || waitpid(tid, &st, __WALL) != tid) {
+            e = errno;
+            break;
+        }
+        if (!WIFSTOPPED(st)) {
+            e = ESRCH;
+            return errno = e, -1;
+        } /* the thread is gone */
         int ev = st >> 16, sig = WSTOPSIG(st);
         if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
             unsigned long msg = 0;
@@ -107,8 +120,15 @@ static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, 
             if (pending && !*pending) *pending = sig;
             continue;
         }
-        if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) { e = errno; break; }
-        if (r.rip == insn + 2) { *ret = (long)r.rax; rc = 0; break; }
+        if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) {
+            e = errno;
+            break;
+        }
+        if (r.rip == insn + 2) {
+            *ret = (long)r.rax;
+            rc = 0;
+            break;
+        }
     }
     if (ptrace(PTRACE_SETREGS, tid, 0, saved) != 0 && rc == 0) return -1;
     if (rc != 0) errno = e;
@@ -118,8 +138,11 @@ static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, 
 /* The ranges of the process marked MADV_DONTFORK ("dc" in smaps' VmFlags: V8's heap pages are),
  * adjacent ones merged, read before the stop; at most DC_MAX. A fork would leave them out. */
 #define DC_MAX 65536
-typedef struct { uint64_t start, end; } range_t;
-static size_t dontfork_ranges(int pid, range_t **out) {
+typedef struct {
+    uint64_t start, end;
+} range_t;
+static size_t dontfork_ranges(int pid, range_t **out)
+{
     char path[64], line[4096];
     snprintf(path, sizeof path, "/proc/%d/smaps", pid);
     FILE *f = fopen(path, "r");
@@ -130,9 +153,15 @@ static size_t dontfork_ranges(int pid, range_t **out) {
     unsigned long long s = 0, e = 0;
     while (fgets(line, sizeof line, f)) {
         unsigned long long a, b;
-        if (sscanf(line, "%llx-%llx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) { s = a, e = b; continue; }
+        if (sscanf(line, "%llx-%llx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            s = a, e = b;
+            continue;
+        }
         if (strncmp(line, "VmFlags:", 8) || !strstr(line, " dc") || e <= s) continue;
-        if (n && r[n - 1].end == s) { r[n - 1].end = e; continue; }
+        if (n && r[n - 1].end == s) {
+            r[n - 1].end = e;
+            continue;
+        }
         if (n == DC_MAX) break;
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
@@ -140,7 +169,7 @@ static size_t dontfork_ranges(int pid, range_t **out) {
             if (!g) break;
             r = g;
         }
-        r[n++] = (range_t){ s, e };
+        r[n++] = (range_t){s, e};
     }
     fclose(f);
     *out = r;
@@ -156,7 +185,8 @@ static size_t dontfork_ranges(int pid, range_t **out) {
  * (4 there): a madvise each was 50-230 ms of the stop. The number of runs; -1 when maps is unreadable.
  * A V8 page unmapped since smaps was read and its addresses mapped again, exactly, by another
  * mapping is not seen (as it was not when each range was marked again by itself). */
-static ssize_t dontfork_runs(int pid, const range_t *dc, size_t ndc, range_t **out) {
+static ssize_t dontfork_runs(int pid, const range_t *dc, size_t ndc, range_t **out)
+{
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", pid);
     *out = NULL;
@@ -172,18 +202,27 @@ static ssize_t dontfork_runs(int pid, const range_t *dc, size_t ndc, range_t **o
         char *e;
         uint64_t a = strtoull(line, &e, 16), b = *e == '-' ? strtoull(e + 1, NULL, 16) : 0;
         /* the rest of a long line (a path) */
-        while (!whole && fgets(line, sizeof line, f)) { len = strlen(line); whole = len && line[len - 1] == '\n'; }
+        while (!whole && fgets(line, sizeof line, f)) {
+            len = strlen(line);
+            whole = len && line[len - 1] == '\n';
+        }
         if (b <= a) continue;
         while (j < ndc && dc[j].end <= a) j++;
-        if (!(j < ndc && dc[j].start <= a && b <= dc[j].end)) { open_run = 0; continue; }
-        if (open_run) { r[n - 1].end = b; continue; }
+        if (!(j < ndc && dc[j].start <= a && b <= dc[j].end)) {
+            open_run = 0;
+            continue;
+        }
+        if (open_run) {
+            r[n - 1].end = b;
+            continue;
+        }
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
             range_t *g = realloc(r, cap * sizeof *r);
             if (!g) break;
             r = g;
         }
-        r[n++] = (range_t){ a, b };
+        r[n++] = (range_t){a, b};
         open_run = 1;
     }
     fclose(f);
@@ -192,7 +231,8 @@ static ssize_t dontfork_runs(int pid, const range_t *dc, size_t ndc, range_t **o
 }
 
 /* MemAvailable and the process's anonymous resident memory (what copy-on-write may duplicate), in kB. */
-static void memory_check(target_t *t) {
+static void memory_check(target_t *t)
+{
     char path[64], line[256];
     unsigned long long avail = 0, anon = 0;
     FILE *f = fopen("/proc/meminfo", "r");
@@ -208,29 +248,42 @@ static void memory_check(target_t *t) {
         fclose(f);
     }
     if (avail && anon > avail)
-        diag_warn(t->name, 0, "%llu MB available, less than the process's %llu MB of writable memory: its "
+        diag_warn(t->name, 0,
+                  "%llu MB available, less than the process's %llu MB of writable memory: its "
                   "copy-on-write snapshot may need up to that much while nodescope reads it (as much as the "
                   "process writes meanwhile); --stop takes no memory but keeps the process stopped for the "
-                  "whole command instead", avail >> 10, anon >> 10);
+                  "whole command instead",
+                  avail >> 10, anon >> 10);
 }
 
 static size_t stale_copies(int pid, int *out, size_t max);
 
-int target_freeze_here(target_t *t, double *stopped_ms) {
+int target_freeze_here(target_t *t, double *stopped_ms)
+{
     if (!t->pid) return 0;
     if (t->frozen_pid) return 0;
     uint64_t insn = find_syscall(t);
-    if (!insn) { diag_error(t->name, 0, "no syscall instruction found in its code: cannot fork a snapshot"); errno = ENOEXEC; return -1; }
+    if (!insn) {
+        diag_error(t->name, 0, "no syscall instruction found in its code: cannot fork a snapshot");
+        errno = ENOEXEC;
+        return -1;
+    }
     memory_check(t);
     range_t *dc;
     size_t ndc = dontfork_ranges(t->pid, &dc);
     sigset_t block, old;
     sigemptyset(&block);
-    sigaddset(&block, SIGINT); sigaddset(&block, SIGTERM); sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &old);
     double t0 = ms_now();
     /* traced by a watch (trigger.c): the caller stopped every thread and read its registers */
-    if (!t->traced && target_stop(t) != 0) { sigprocmask(SIG_SETMASK, &old, NULL); free(dc); return -1; }
+    if (!t->traced && target_stop(t) != 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        free(dc);
+        return -1;
+    }
     trace_opts = t->traced ? t->trace_opts : 0;
     t->traced_pending = 0;
     int rc = -1, child = 0, pending = 0, e = 0;
@@ -249,7 +302,7 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
             int stale[64];
             size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
             for (size_t i = 0; i < nstale; i++) {
-                const uint64_t a[5] = { (uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0 };
+                const uint64_t a[5] = {(uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0};
                 inject(t->pid, &saved, insn, SYS_wait4, a, &r, NULL, &pending);
             }
         }
@@ -263,30 +316,33 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
             uint64_t lo = dc[0].start, hi = dc[ndc - 1].end;
             for (size_t i = 0; i < t->nmaps; i++) {
                 const target_mapping_t *m = &t->maps[i];
-                if (m->path && (!strcmp(m->path, "[stack]") || !strncmp(m->path, "[vvar", 5) || !strcmp(m->path, "[vdso]"))) break;
+                if (m->path &&
+                    (!strcmp(m->path, "[stack]") || !strncmp(m->path, "[vvar", 5) || !strcmp(m->path, "[vdso]")))
+                    break;
                 if (m->start < lo) lo = m->start;
                 if (m->end > hi) hi = m->end;
             }
-            const uint64_t a[5] = { lo, hi - lo, MADV_DOFORK, 0, 0 };
+            const uint64_t a[5] = {lo, hi - lo, MADV_DOFORK, 0, 0};
             if (inject(t->pid, &saved, insn, SYS_madvise, a, &r, NULL, &pending) == 0 && r == -EINVAL)
                 for (size_t i = 0; i < nmarks; i++) {
                     const range_t *g = &marks[i];
-                    const uint64_t b[5] = { g->start, g->end - g->start, MADV_DOFORK, 0, 0 };
+                    const uint64_t b[5] = {g->start, g->end - g->start, MADV_DOFORK, 0, 0};
                     inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
                 }
         }
         /* EXITKILL for the copy to inherit, set on the target only around the clone */
-        const uint64_t args[5] = { CLONE_FILES, 0, 0, 0, 0 };   /* exit signal 0 */
+        const uint64_t args[5] = {CLONE_FILES, 0, 0, 0, 0}; /* exit signal 0 */
         double f0 = ms_now();
-        if (ptrace(PTRACE_SETOPTIONS, t->pid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-                                                 PTRACE_O_EXITKILL) != 0) e = errno;
+        if (ptrace(PTRACE_SETOPTIONS, t->pid, 0,
+                   PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_EXITKILL) != 0)
+            e = errno;
         else if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
         t->fork_ms = ms_now() - f0;
         ptrace(PTRACE_SETOPTIONS, t->pid, 0, trace_opts);
         /* V8's again, one call a run */
         for (size_t i = 0; i < nmarks; i++) {
             const range_t *g = &marks[i];
-            const uint64_t b[5] = { g->start, g->end - g->start, MADV_DONTFORK, 0, 0 };
+            const uint64_t b[5] = {g->start, g->end - g->start, MADV_DONTFORK, 0, 0};
             inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
         }
         if (!e && ret <= 0) e = ret < 0 ? (int)-ret : EIO;
@@ -310,7 +366,7 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
     free(dc);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (stopped_ms) *stopped_ms = t1 - t0;
-    if (child > 0) t->frozen_pid = child;   /* even when it failed: thaw kills and reaps it */
+    if (child > 0) t->frozen_pid = child; /* even when it failed: thaw kills and reaps it */
     if (rc != 0) {
         target_thaw(t);
         diag_error(t->name, 0, "cannot fork a snapshot of the process: %s", strerror(e ? e : EIO));
@@ -325,7 +381,8 @@ int target_freeze_here(target_t *t, double *stopped_ms) {
 
 /* The target's children that are zombies with exit signal 0: copies of earlier snapshots whose
  * nodescope was killed (libuv's children, and fork's, have SIGCHLD). At most max. */
-static size_t stale_copies(int pid, int *out, size_t max) {
+static size_t stale_copies(int pid, int *out, size_t max)
+{
     char path[64], buf[4096];
     snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
     FILE *f = fopen(path, "r");
@@ -343,8 +400,9 @@ static size_t stale_copies(int pid, int *out, size_t max) {
         if (!p || p[1] != ' ' || p[2] != 'Z') continue;
         /* field 3 is the state; exit_signal is field 38 */
         int field = 3;
-        for (p += 2; *p && field < 38; p++) if (*p == ' ') field++;
-        if (field == 38 && atoi(p) == 0) out[n++] = proc_ns_pid(c);   /* the target waits by its own pids */
+        for (p += 2; *p && field < 38; p++)
+            if (*p == ' ') field++;
+        if (field == 38 && atoi(p) == 0) out[n++] = proc_ns_pid(c); /* the target waits by its own pids */
     }
     fclose(f);
     return n;
@@ -355,7 +413,8 @@ static void reap(target_t *t, int ns_child);
 /* Kills the copy, waits for it as its tracer, and reaps the zombie it leaves to its parent (the
  * target) by a wait4 in the target's main thread; with it, the zombies of copies whose nodescope
  * was killed (stale_copies). Pids given to the target are its own (a container's pid namespace). */
-void target_thaw_here(target_t *t) {
+void target_thaw_here(target_t *t)
+{
     int child = t->frozen_pid, ns_child = t->frozen_ns_pid > 0 ? t->frozen_ns_pid : child;
     if (child <= 0) return;
     t->frozen_pid = 0;
@@ -371,32 +430,34 @@ void target_thaw_here(target_t *t) {
         if (w == child && (WIFEXITED(st) || WIFSIGNALED(st))) break;
         if (w < 0 && errno != EINTR) break;
     }
-    if (t->traced) return;   /* a watch's: reaped at its next freeze, or by target_reap_copies */
+    if (t->traced) return; /* a watch's: reaped at its next freeze, or by target_reap_copies */
     reap(t, ns_child);
 }
 
-void target_reap_copies(target_t *t) {
+void target_reap_copies(target_t *t)
+{
     if (t->pid && !t->traced) reap(t, 0);
 }
 
 /* Makes the target's main thread reap ns_child (0: none) and the zombies of earlier copies. */
-static void reap(target_t *t, int ns_child) {
+static void reap(target_t *t, int ns_child)
+{
     uint64_t insn = t->syscall_insn ? t->syscall_insn : find_syscall(t);
     if (!insn) return;
     /* the zombie, for its parent: the main thread alone is stopped */
     int st, pending = 0;
-    if (ptrace(PTRACE_SEIZE, t->pid, 0, 0) != 0) return;   /* the target is gone: init reaps it */
+    if (ptrace(PTRACE_SEIZE, t->pid, 0, 0) != 0) return; /* the target is gone: init reaps it */
     struct user_regs_struct saved;
     long ret = -1;
     if (ptrace(PTRACE_INTERRUPT, t->pid, 0, 0) == 0 && waitpid(t->pid, &st, __WALL) == t->pid && WIFSTOPPED(st) &&
         ptrace(PTRACE_GETREGS, t->pid, 0, &saved) == 0) {
-        const uint64_t args[5] = { (uint64_t)ns_child, 0, __WALL | WNOHANG, 0, 0 };
+        const uint64_t args[5] = {(uint64_t)ns_child, 0, __WALL | WNOHANG, 0, 0};
         if (ns_child && (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != ns_child))
             diag_warn(t->name, 0, "its snapshot copy (pid %d) could not be reaped: a zombie until it exits", ns_child);
         int stale[64];
         size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
         for (size_t i = 0; i < nstale; i++) {
-            const uint64_t a[5] = { (uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0 };
+            const uint64_t a[5] = {(uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0};
             inject(t->pid, &saved, insn, SYS_wait4, a, &ret, NULL, &pending);
         }
     }

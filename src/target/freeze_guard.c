@@ -26,7 +26,7 @@ typedef struct {
     int frozen_pid, frozen_ns_pid;
     uint64_t syscall_insn;
     uint32_t nthreads;
-    uint32_t errors;   /* errors the guard printed (counted here too: "error:" means a failure) */
+    uint32_t errors; /* errors the guard printed (counted here too: "error:" means a failure) */
 } reply_t;
 
 typedef struct {
@@ -88,7 +88,7 @@ static void guard(target_t *t, int up, int down)
     }
     if (r.rc == 0) {
         char c;
-        while (read(down, &c, 1) < 0 && errno == EINTR) {}   /* the word, or nodescope is gone */
+        while (read(down, &c, 1) < 0 && errno == EINTR) {} /* the word, or nodescope is gone */
         target_thaw_here(t);
         write_all(up, "t", 1);
     }
@@ -98,7 +98,7 @@ static void guard(target_t *t, int up, int down)
 int target_freeze(target_t *t, double *stopped_ms)
 {
     if (!t->pid || t->frozen_pid) return 0;
-    if (t->traced) return target_freeze_here(t, stopped_ms);   /* ours already: watch --on */
+    if (t->traced) return target_freeze_here(t, stopped_ms); /* ours already: watch --on */
     for (size_t i = 0; t->held && i < t->nthreads; i++)
         if (t->held[i]) return target_freeze_here(t, stopped_ms);
     int up[2], down[2];
@@ -153,7 +153,7 @@ int target_freeze(target_t *t, double *stopped_ms)
     t->fork_ms = r.fork_ms;
     t->syscall_insn = r.syscall_insn;
     t->ops = &target_frozen_ops;
-    target_live_cache_invalidate(t);   /* reads made before the stop are the running process's */
+    target_live_cache_invalidate(t); /* reads made before the stop are the running process's */
     target_live_frozen_maps(t);
     t->guard_pid = g;
     t->guard_fd = down[1];

@@ -23,24 +23,30 @@
 #define CHUNK (1u << 20)
 #define AUXV_MAX (64u << 10)
 
-typedef struct { uint8_t *d; size_t n, cap; } nbuf_t;
+typedef struct {
+    uint8_t *d;
+    size_t n, cap;
+} nbuf_t;
 
-static void put(nbuf_t *b, const void *p, size_t n) {
+static void put(nbuf_t *b, const void *p, size_t n)
+{
     xgrow((void **)&b->d, &b->cap, b->n + n + 8, 1);
     memcpy(b->d + b->n, p, n);
     b->n += n;
     while (b->n % 4) b->d[b->n++] = 0;
 }
 
-static void note(nbuf_t *b, uint32_t type, const void *desc, size_t n) {
-    Elf64_Nhdr h = { 5, (uint32_t)n, type };
+static void note(nbuf_t *b, uint32_t type, const void *desc, size_t n)
+{
+    Elf64_Nhdr h = {5, (uint32_t)n, type};
     put(b, &h, sizeof h);
     put(b, "CORE", 5);
     put(b, desc, n);
 }
 
 /* The whole of a small /proc file, bounded by max; its length (0 when unreadable). */
-static size_t slurp(const char *path, uint8_t *buf, size_t max) {
+static size_t slurp(const char *path, uint8_t *buf, size_t max)
+{
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     size_t n = 0;
@@ -53,34 +59,42 @@ static size_t slurp(const char *path, uint8_t *buf, size_t max) {
 static int is_file(const target_mapping_t *m) { return m->path && m->path[0] == '/'; }
 
 /* How many bytes of m the core holds (from its start). */
-static uint64_t dumped(const target_mapping_t *m) {
+static uint64_t dumped(const target_mapping_t *m)
+{
     if (!(m->prot & 1) || m->start >= 0x800000000000ull) return 0;
     if (m->path && (!strcmp(m->path, "[vvar]") || !strcmp(m->path, "[vvar_vclock]"))) return 0;
     if (is_file(m) && (m->prot & 4) && !(m->prot & 2)) return m->file_offset == 0 ? PAGE : 0;
     return m->end - m->start;
 }
 
-static int all_zero(const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) if (p[i]) return 0;
+static int all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i]) return 0;
     return 1;
 }
 
-int target_write_core(target_t *t, int fd, const char *name) {
-    if (!t->frozen_pid) { diag_error(name, 0, "no frozen copy of the process to write a core from"); return -1; }
+int target_write_core(target_t *t, int fd, const char *name)
+{
+    if (!t->frozen_pid) {
+        diag_error(name, 0, "no frozen copy of the process to write a core from");
+        return -1;
+    }
     target_mapping_t *maps;
     size_t nmaps;
     if (target_live_read_maps(t->frozen_pid, &maps, &nmaps) != 0) {
         diag_error(name, 0, "cannot read the maps of the copy (pid %d): %s", t->frozen_pid, strerror(errno));
         return -1;
     }
-    nbuf_t notes = { 0 };
+    nbuf_t notes = {0};
     for (size_t i = 0; i < t->nthreads; i++) {
         struct elf_prstatus ps;
         memset(&ps, 0, sizeof ps);
         ps.pr_pid = t->threads[i].tid;
         ps.pr_ppid = 0;
         ps.pr_pgrp = ps.pr_sid = t->pid;
-        memcpy(&ps.pr_reg, t->threads[i].regs, sizeof ps.pr_reg < sizeof t->threads[i].regs ? sizeof ps.pr_reg : sizeof t->threads[i].regs);
+        memcpy(&ps.pr_reg, t->threads[i].regs,
+               sizeof ps.pr_reg < sizeof t->threads[i].regs ? sizeof ps.pr_reg : sizeof t->threads[i].regs);
         note(&notes, NT_PRSTATUS, &ps, sizeof ps);
     }
     char path[64];
@@ -93,7 +107,8 @@ int target_write_core(target_t *t, int fd, const char *name) {
     if (k && pi.pr_fname[k - 1] == '\n') pi.pr_fname[k - 1] = 0;
     snprintf(path, sizeof path, "/proc/%d/cmdline", t->frozen_pid);
     k = slurp(path, (uint8_t *)pi.pr_psargs, sizeof pi.pr_psargs - 1);
-    for (size_t i = 0; k && i < k - 1; i++) if (!pi.pr_psargs[i]) pi.pr_psargs[i] = ' ';
+    for (size_t i = 0; k && i < k - 1; i++)
+        if (!pi.pr_psargs[i]) pi.pr_psargs[i] = ' ';
     note(&notes, NT_PRPSINFO, &pi, sizeof pi);
     uint8_t *auxv = xmalloc(AUXV_MAX);
     snprintf(path, sizeof path, "/proc/%d/auxv", t->frozen_pid);
@@ -101,7 +116,7 @@ int target_write_core(target_t *t, int fd, const char *name) {
     if (k) note(&notes, NT_AUXV, auxv, k);
     free(auxv);
     /* NT_FILE: count, page size, (start, end, page offset) per file mapping, then the names */
-    nbuf_t nf = { 0 };
+    nbuf_t nf = {0};
     uint64_t count = 0, page = PAGE;
     for (size_t i = 0; i < nmaps; i++) count += is_file(&maps[i]);
     xgrow((void **)&nf.d, &nf.cap, 16 + count * 24, 1);
@@ -110,7 +125,7 @@ int target_write_core(target_t *t, int fd, const char *name) {
     nf.n = 16;
     for (size_t i = 0; i < nmaps; i++) {
         if (!is_file(&maps[i])) continue;
-        uint64_t e[3] = { maps[i].start, maps[i].end, maps[i].file_offset / PAGE };
+        uint64_t e[3] = {maps[i].start, maps[i].end, maps[i].file_offset / PAGE};
         memcpy(nf.d + nf.n, e, 24);
         nf.n += 24;
     }
@@ -127,14 +142,19 @@ int target_write_core(target_t *t, int fd, const char *name) {
     size_t nph = 1 + nmaps;
     Elf64_Phdr *ph = xcalloc(nph, sizeof *ph);
     uint64_t off = sizeof(Elf64_Ehdr) + nph * sizeof(Elf64_Phdr);
-    ph[0] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_offset = off, .p_filesz = notes.n, .p_align = 4 };
+    ph[0] = (Elf64_Phdr){.p_type = PT_NOTE, .p_offset = off, .p_filesz = notes.n, .p_align = 4};
     off = (off + notes.n + PAGE - 1) & ~(uint64_t)(PAGE - 1);
     for (size_t i = 0; i < nmaps; i++) {
         const target_mapping_t *m = &maps[i];
         uint64_t fs = dumped(m);
-        ph[1 + i] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_offset = off, .p_vaddr = m->start, .p_memsz = m->end - m->start,
-                                  .p_filesz = fs, .p_align = PAGE,
-                                  .p_flags = (m->prot & 1 ? PF_R : 0) | (m->prot & 2 ? PF_W : 0) | (m->prot & 4 ? PF_X : 0) };
+        ph[1 + i] =
+            (Elf64_Phdr){.p_type = PT_LOAD,
+                         .p_offset = off,
+                         .p_vaddr = m->start,
+                         .p_memsz = m->end - m->start,
+                         .p_filesz = fs,
+                         .p_align = PAGE,
+                         .p_flags = (m->prot & 1 ? PF_R : 0) | (m->prot & 2 ? PF_W : 0) | (m->prot & 4 ? PF_X : 0)};
         off += fs;
     }
     Elf64_Ehdr eh;
@@ -152,7 +172,10 @@ int target_write_core(target_t *t, int fd, const char *name) {
     eh.e_phentsize = sizeof(Elf64_Phdr);
     eh.e_phnum = nph < PN_XNUM ? (Elf64_Half)nph : PN_XNUM;
     int rc = -1;
-    if (nph >= PN_XNUM) { diag_error(name, 0, "%zu mappings: too many for a core's program headers", nmaps); goto out; }
+    if (nph >= PN_XNUM) {
+        diag_error(name, 0, "%zu mappings: too many for a core's program headers", nmaps);
+        goto out;
+    }
     if (pwrite(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
         pwrite(fd, ph, nph * sizeof *ph, sizeof eh) != (ssize_t)(nph * sizeof *ph) ||
         pwrite(fd, notes.d, notes.n, (off_t)ph[0].p_offset) != (ssize_t)notes.n)
@@ -162,13 +185,19 @@ int target_write_core(target_t *t, int fd, const char *name) {
         const Elf64_Phdr *p = &ph[1 + i];
         for (uint64_t done = 0; done < p->p_filesz;) {
             size_t n = p->p_filesz - done < CHUNK ? (size_t)(p->p_filesz - done) : CHUNK;
-            struct iovec l = { buf, n }, r = { (void *)(uintptr_t)(p->p_vaddr + done), n };
+            struct iovec l = {buf, n}, r = {(void *)(uintptr_t)(p->p_vaddr + done), n};
             ssize_t got = process_vm_readv(t->frozen_pid, &l, 1, &r, 1, 0);
-            if (got <= 0) { done += PAGE; continue; }   /* unreadable page: a hole */
+            if (got <= 0) {
+                done += PAGE;
+                continue;
+            } /* unreadable page: a hole */
             for (size_t a = 0; a < (size_t)got; a += PAGE) {
                 size_t len = (size_t)got - a < PAGE ? (size_t)got - a : PAGE;
                 if (all_zero(buf + a, len)) continue;
-                if (pwrite(fd, buf + a, len, (off_t)(p->p_offset + done + a)) != (ssize_t)len) { free(buf); goto werr; }
+                if (pwrite(fd, buf + a, len, (off_t)(p->p_offset + done + a)) != (ssize_t)len) {
+                    free(buf);
+                    goto werr;
+                }
             }
             done += (uint64_t)got;
         }

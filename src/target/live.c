@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STACK_COPY_MAX (4u << 20)   /* the used part of a thread's stack copied by target_snapshot */
+#define STACK_COPY_MAX (4u << 20) /* the used part of a thread's stack copied by target_snapshot */
 #define RED_ZONE 128
 
 static int live_read(target_t *t, uint64_t addr, void *dst, size_t n);
@@ -33,10 +33,10 @@ static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n);
 static int copy_mem_open(target_t *t);
 static void cache_invalidate(target_t *t);
 static void live_close(target_t *t);
-static const target_ops_t running_ops = { "running process", live_read, live_close };
-static const target_ops_t stopped_ops = { "stopped process", live_read, live_close };
+static const target_ops_t running_ops = {"running process", live_read, live_close};
+static const target_ops_t stopped_ops = {"stopped process", live_read, live_close};
 /* target_freeze: the threads run, the memory read is the frozen copy's (freeze.c) */
-const target_ops_t target_frozen_ops = { "stopped process", live_read, live_close };
+const target_ops_t target_frozen_ops = {"stopped process", live_read, live_close};
 
 /* The process whose memory is read: the frozen copy, if any */
 static int mem_pid(const target_t *t) { return t->frozen_pid ? t->frozen_pid : t->pid; }
@@ -45,7 +45,8 @@ static uint64_t monotonic_now(void);
 
 /* Reads /proc/PID/maps into a new array (sorted by address, as the kernel lists them); -1 when
  * the file cannot be read. */
-int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout) {
+int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout)
+{
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", pid);
     FILE *f = fopen(path, "r");
@@ -62,8 +63,12 @@ int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout) {
         target_mapping_t *m = &maps[n++];
         char *name = line + pos;
         name[strcspn(name, "\n")] = 0;
-        *m = (target_mapping_t){ s, e, off, (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2,
-                                 *name ? xstrdup(name) : NULL, 1 };
+        *m = (target_mapping_t){s,
+                                e,
+                                off,
+                                (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2,
+                                *name ? xstrdup(name) : NULL,
+                                1};
     }
     fclose(f);
     *out = maps;
@@ -73,14 +78,16 @@ int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout) {
 
 /* maps_read_ns stays 0: the first miss reads them again at once (node reserves its code range
    and remaps its builtins after the start a recording attaches at) */
-static void load_maps(target_t *t) {
+static void load_maps(target_t *t)
+{
     if (target_live_read_maps(t->pid, &t->maps, &t->nmaps) != 0) t->maps = NULL, t->nmaps = 0;
 }
 
 /* The old mappings' path strings are kept (each new mapping of a file takes over one old string of
  * it; the rest wait for close), so that names taken from them stay valid. Each mapping owns its
  * string, as target_close frees them one by one. */
-static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
+static void replace_maps(target_t *t, target_mapping_t *maps, size_t n)
+{
     uint8_t *taken = xcalloc(t->nmaps ? t->nmaps : 1, 1);
     for (size_t i = 0; i < n; i++) {
         if (!maps[i].path) continue;
@@ -104,7 +111,8 @@ static void replace_maps(target_t *t, target_mapping_t *maps, size_t n) {
     t->sym_generation++;
 }
 
-void target_live_frozen_maps(target_t *t) {
+void target_live_frozen_maps(target_t *t)
+{
     target_mapping_t *maps;
     size_t n;
     if (t->frozen_pid && target_live_read_maps(t->frozen_pid, &maps, &n) == 0) replace_maps(t, maps, n);
@@ -113,7 +121,8 @@ void target_live_frozen_maps(target_t *t) {
 #define MAPS_REREAD_NS (100 * 1000000ull)
 #define MAPS_REREAD_MAX_NS (3000 * 1000000ull)
 
-const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
+const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr)
+{
     const target_mapping_t *m = target_mapping_at(t, addr);
     if (m || !t->pid || (t->ops != &running_ops && t->ops != &stopped_ops && t->ops != &target_frozen_ops)) return m;
     /* a user-space code address at all (a broken frame chain ends in small numbers and zeros) */
@@ -128,24 +137,29 @@ const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr) {
     if (t->maps_wait_ns > MAPS_REREAD_MAX_NS) t->maps_wait_ns = MAPS_REREAD_MAX_NS;
     target_mapping_t *maps;
     size_t n;
-    if (target_live_read_maps(mem_pid(t), &maps, &n) != 0) return NULL;   /* the process is gone */
+    if (target_live_read_maps(mem_pid(t), &maps, &n) != 0) return NULL; /* the process is gone */
     replace_maps(t, maps, n);
-    target_elf_load_modules(t);   /* the files mapped since */
+    target_elf_load_modules(t); /* the files mapped since */
     m = target_mapping_at(t, addr);
     if (m) t->maps_wait_ns = MAPS_REREAD_NS;
     return m;
 }
 
-static void read_thread_name(target_thread_t *th, int pid) {
+static void read_thread_name(target_thread_t *th, int pid)
+{
     char path[64], buf[64];
     snprintf(path, sizeof path, "/proc/%d/task/%d/comm", pid, th->tid);
     FILE *f = fopen(path, "r");
     if (!f) return;
-    if (fgets(buf, sizeof buf, f)) { buf[strcspn(buf, "\n")] = 0; th->name = xstrdup(buf); }
+    if (fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\n")] = 0;
+        th->name = xstrdup(buf);
+    }
     fclose(f);
 }
 
-static void free_threads(target_t *t) {
+static void free_threads(target_t *t)
+{
     for (size_t i = 0; i < t->nthreads; i++) free((char *)t->threads[i].name);
     free(t->threads);
     free(t->held);
@@ -155,7 +169,8 @@ static void free_threads(target_t *t) {
 }
 
 /* (Re)lists the threads, main thread first (the order of /proc/PID/task); -1 when the process is gone. */
-static int list_threads(target_t *t) {
+static int list_threads(target_t *t)
+{
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", t->pid);
     DIR *d = opendir(path);
@@ -184,16 +199,24 @@ static int list_threads(target_t *t) {
     return 0;
 }
 
-target_t *target_open_running(int pid) {
+target_t *target_open_running(int pid)
+{
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", pid);
-    if (access(path, F_OK) != 0) { diag_error(NULL, 0, "pid %d: no such process", pid); return NULL; }
+    if (access(path, F_OK) != 0) {
+        diag_error(NULL, 0, "pid %d: no such process", pid);
+        return NULL;
+    }
     target_t *t = xcalloc(1, sizeof *t);
     t->ops = &running_ops;
     t->pid = pid;
     snprintf(path, sizeof path, "pid %d", pid);
     t->name = xstrdup(path);
-    if (list_threads(t) != 0) { diag_error(NULL, 0, "pid %d: no such process", pid); target_close(t); return NULL; }
+    if (list_threads(t) != 0) {
+        diag_error(NULL, 0, "pid %d: no such process", pid);
+        target_close(t);
+        return NULL;
+    }
     load_maps(t);
     char exe[4096];
     snprintf(path, sizeof path, "/proc/%d/exe", pid);
@@ -205,7 +228,10 @@ target_t *target_open_running(int pid) {
     }
     exe[n] = 0;
     t->exe_path = xstrdup(exe);
-    if (target_elf_load_modules(t) != 0) { target_close(t); return NULL; }
+    if (target_elf_load_modules(t) != 0) {
+        target_close(t);
+        return NULL;
+    }
     /* the first read shows whether we may read this process at all (same rules as ptrace attach) */
     uint64_t w;
     if (t->nmaps && live_read(t, t->maps[0].start, &w, sizeof w) != 0 && (errno == EPERM || errno == EACCES)) {
@@ -216,21 +242,29 @@ target_t *target_open_running(int pid) {
     return t;
 }
 
-static void release(target_t *t) {
+static void release(target_t *t)
+{
     for (size_t i = 0; i < t->nthreads; i++)
-        if (t->held[i]) { ptrace(PTRACE_DETACH, t->threads[i].tid, 0, 0); t->held[i] = 0; }
+        if (t->held[i]) {
+            ptrace(PTRACE_DETACH, t->threads[i].tid, 0, 0);
+            t->held[i] = 0;
+        }
 }
 
-int target_stop(target_t *t) {
+int target_stop(target_t *t)
+{
     cache_invalidate(t);
     if (!t->pid) return 0;
     if (t->ops == &stopped_ops) return 0;
-    if (list_threads(t) != 0) { diag_error(t->name, 0, "the process is gone"); return -1; }
+    if (list_threads(t) != 0) {
+        diag_error(t->name, 0, "the process is gone");
+        return -1;
+    }
     /* seize and interrupt them all first, then wait: the threads stop together */
     for (size_t i = 0; i < t->nthreads; i++) {
         target_thread_t *th = &t->threads[i];
         if (ptrace(PTRACE_SEIZE, th->tid, 0, 0) != 0) {
-            if (errno == ESRCH) continue;   /* the thread just exited */
+            if (errno == ESRCH) continue; /* the thread just exited */
             int e = errno;
             diag_error(NULL, 0, "pid %d: cannot attach to thread %d: %s", t->pid, th->tid, strerror(e));
             release(t);
@@ -247,21 +281,25 @@ int target_stop(target_t *t) {
         struct user_regs_struct r;
         if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0) {
             memcpy(th->regs, &r, sizeof th->regs < sizeof r ? sizeof th->regs : sizeof r);
-            th->rip = r.rip; th->rsp = r.rsp; th->rbp = r.rbp;
+            th->rip = r.rip;
+            th->rsp = r.rsp;
+            th->rbp = r.rbp;
         }
     }
     t->ops = &stopped_ops;
     return 0;
 }
 
-void target_resume(target_t *t) {
+void target_resume(target_t *t)
+{
     cache_invalidate(t);
     if (!t->pid || t->ops != &stopped_ops) return;
     release(t);
     t->ops = &running_ops;
 }
 
-static void free_stacks(target_t *t) {
+static void free_stacks(target_t *t)
+{
     for (size_t i = 0; i < t->nstacks; i++) free(t->stacks[i].bytes);
     free(t->stacks);
     t->stacks = NULL;
@@ -269,7 +307,8 @@ static void free_stacks(target_t *t) {
 }
 
 /* Copies [rsp - red zone, top of rsp's mapping) of each held thread, bounded. */
-static void copy_stacks(target_t *t) {
+static void copy_stacks(target_t *t)
+{
     free_stacks(t);
     t->stacks = xcalloc(t->nthreads ? t->nthreads : 1, sizeof *t->stacks);
     for (size_t i = 0; i < t->nthreads; i++) {
@@ -281,26 +320,33 @@ static void copy_stacks(target_t *t) {
         target_region_t *r = &t->stacks[t->nstacks];
         r->start = lo;
         r->bytes = xmalloc(hi - lo);
-        struct iovec local = { r->bytes, hi - lo }, remote = { (void *)(uintptr_t)lo, hi - lo };
+        struct iovec local = {r->bytes, hi - lo}, remote = {(void *)(uintptr_t)lo, hi - lo};
         ssize_t got = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
-        if (got <= 0) { free(r->bytes); continue; }
+        if (got <= 0) {
+            free(r->bytes);
+            continue;
+        }
         r->len = (size_t)got;
         t->nstacks++;
     }
 }
 
-static double now_ms(void) {
+static double now_ms(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int target_snapshot(target_t *t, double *stopped_ms) {
+int target_snapshot(target_t *t, double *stopped_ms)
+{
     if (!t->pid) return 0;
     /* no signal of ours lands between the stop and the resume (the caller's handlers run after) */
     sigset_t block, old;
     sigemptyset(&block);
-    sigaddset(&block, SIGINT); sigaddset(&block, SIGTERM); sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &old);
     double t0 = now_ms();
     int rc = target_stop(t);
@@ -314,18 +360,24 @@ int target_snapshot(target_t *t, double *stopped_ms) {
     return rc;
 }
 
-target_t *target_open_pid(int pid) {
+target_t *target_open_pid(int pid)
+{
     target_t *t = target_open_running(pid);
-    if (t && target_stop(t) != 0) { target_close(t); return NULL; }
+    if (t && target_stop(t) != 0) {
+        target_close(t);
+        return NULL;
+    }
     return t;
 }
 
-void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t n) {
-    t->lent = (target_region_t){ addr, n, (void *)bytes };
+void target_set_stack_copy(target_t *t, uint64_t addr, const void *bytes, size_t n)
+{
+    t->lent = (target_region_t){addr, n, (void *)bytes};
 }
 
 /* The copied bytes covering addr, and how many of them from addr; NULL when none. */
-static const uint8_t *copied(const target_t *t, uint64_t addr, size_t *avail) {
+static const uint8_t *copied(const target_t *t, uint64_t addr, size_t *avail)
+{
     if (t->lent.len && addr >= t->lent.start && addr - t->lent.start < t->lent.len) {
         *avail = t->lent.len - (size_t)(addr - t->lent.start);
         return t->lent.bytes + (addr - t->lent.start);
@@ -350,18 +402,19 @@ static const uint8_t *copied(const target_t *t, uint64_t addr, size_t *avail) {
 #define LINE ((uint64_t)1 << LINE_BITS)
 #define NLINES 512
 struct read_cache {
-    uint64_t tag[NLINES];      /* line address + 1 (0: empty) */
-    uint64_t read_ns[NLINES];  /* when it was read (CLOCK_MONOTONIC) */
-    uint64_t fresh_after;      /* lines read before this are stale */
-    uint16_t used[NLINES];     /* the lines used since the last target_fresh_after, in first use order */
+    uint64_t tag[NLINES];     /* line address + 1 (0: empty) */
+    uint64_t read_ns[NLINES]; /* when it was read (CLOCK_MONOTONIC) */
+    uint64_t fresh_after;     /* lines read before this are stale */
+    uint16_t used[NLINES];    /* the lines used since the last target_fresh_after, in first use order */
     size_t nused;
     uint8_t is_used[NLINES];
-    int sampled;               /* a sampler reads it (target_fresh_after) */
-    int gone;                  /* sampled, and the process's memory is gone (it exited): lines are served as last read */
+    int sampled; /* a sampler reads it (target_fresh_after) */
+    int gone;    /* sampled, and the process's memory is gone (it exited): lines are served as last read */
     uint8_t data[NLINES][LINE];
 };
 
-static uint64_t monotonic_now(void) {
+static uint64_t monotonic_now(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -372,7 +425,8 @@ static uint64_t monotonic_now(void) {
  * maps), and one system call for them all costs less than one each (28 a sample, each looking
  * the process up, checking access and pinning pages, were a third of the sampler's time). A line
  * that can no longer be read is dropped; those after it are read when used. */
-static void refetch_used(target_t *t, struct read_cache *c) {
+static void refetch_used(target_t *t, struct read_cache *c)
+{
     struct iovec local[NLINES], remote[NLINES];
     uint16_t slots[NLINES];
     size_t n = 0;
@@ -380,36 +434,38 @@ static void refetch_used(target_t *t, struct read_cache *c) {
         uint16_t slot = c->used[i];
         c->is_used[slot] = 0;
         if (!c->tag[slot] || c->read_ns[slot] >= c->fresh_after) continue;
-        local[n] = (struct iovec){ c->data[slot], LINE };
-        remote[n] = (struct iovec){ (void *)(uintptr_t)(c->tag[slot] - 1), LINE };
+        local[n] = (struct iovec){c->data[slot], LINE};
+        remote[n] = (struct iovec){(void *)(uintptr_t)(c->tag[slot] - 1), LINE};
         slots[n++] = slot;
     }
     c->nused = 0;
     if (n == 0 || c->gone) return;
-    if (t->frozen_pid && copy_mem_open(t)) {   /* a copy: through mem (copy_read), a line at a time */
+    if (t->frozen_pid && copy_mem_open(t)) { /* a copy: through mem (copy_read), a line at a time */
         uint64_t at = monotonic_now();
         for (size_t i = 0; i < n; i++) {
-            if (copy_read(t, (uint64_t)(uintptr_t)remote[i].iov_base, local[i].iov_base, LINE) == 0) c->read_ns[slots[i]] = at;
+            if (copy_read(t, (uint64_t)(uintptr_t)remote[i].iov_base, local[i].iov_base, LINE) == 0)
+                c->read_ns[slots[i]] = at;
             else c->tag[slots[i]] = 0;
         }
         return;
     }
     uint64_t when = monotonic_now();
     ssize_t got = process_vm_readv(mem_pid(t), local, n, remote, n, 0);
-    if (got < 0 && errno == ESRCH && !t->frozen_pid) {   /* exited: the lines stay as last read (remote_read) */
+    if (got < 0 && errno == ESRCH && !t->frozen_pid) { /* exited: the lines stay as last read (remote_read) */
         c->gone = 1;
         return;
     }
     size_t whole = got > 0 ? (size_t)got / LINE : 0;
     for (size_t i = 0; i < n && i <= whole; i++) {
         if (i < whole) c->read_ns[slots[i]] = when;
-        else c->tag[slots[i]] = 0;   /* read in part, or not at all: its bytes are not the line's */
+        else c->tag[slots[i]] = 0; /* read in part, or not at all: its bytes are not the line's */
     }
 }
 
 int target_memory_gone(const target_t *t) { return t->cache && t->cache->gone; }
 
-void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
+void target_fresh_after(target_t *t, uint64_t monotonic_ns)
+{
     if (!t->cache) t->cache = xcalloc(1, sizeof *t->cache);
     struct read_cache *c = t->cache;
     c->sampled = 1;
@@ -421,7 +477,8 @@ void target_fresh_after(target_t *t, uint64_t monotonic_ns) {
 void target_live_cache_invalidate(target_t *t) { cache_invalidate(t); }
 
 /* From now on (a stop, a resume): no read ahead, the process may be about to stop. */
-static void cache_invalidate(target_t *t) {
+static void cache_invalidate(target_t *t)
+{
     if (!t->cache) return;
     t->cache->fresh_after = monotonic_now();
     for (size_t i = 0; i < t->cache->nused; i++) t->cache->is_used[t->cache->used[i]] = 0;
@@ -439,7 +496,8 @@ static void cache_invalidate(target_t *t) {
  * heap from the copy duplicated it page by page (~265,000 page copies and +1 GB of host memory a
  * census; the walk's system time 0.67 s against 0.31 s through mem). Reads of mem take no pin.
  * The fd is the copy's while it is the one read; closed when the copy changes or goes. */
-static void copy_mem_close(target_t *t) {
+static void copy_mem_close(target_t *t)
+{
     if (t->copy_mem_fd > 0) close(t->copy_mem_fd - 1);
     t->copy_mem_fd = 0, t->copy_mem_pid = 0;
 }
@@ -447,7 +505,8 @@ static void copy_mem_close(target_t *t) {
 /* 1 when the copy is read through mem; 0 when mem cannot be opened: another user's process read
  * with CAP_SYS_PTRACE alone (mem is 0600, its owner's; process_vm_readv asks only for the
  * capability), where the pages read are still duplicated. */
-static int copy_mem_open(target_t *t) {
+static int copy_mem_open(target_t *t)
+{
     if (t->copy_mem_pid == t->frozen_pid) return t->copy_mem_fd > 0;
     copy_mem_close(t);
     char path[64];
@@ -457,7 +516,8 @@ static int copy_mem_open(target_t *t) {
     return fd >= 0;
 }
 
-static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n)
+{
     for (uint8_t *out = dst; n > 0;) {
         ssize_t got = pread(t->copy_mem_fd - 1, out, n, (off_t)addr);
         if (got < 0 && errno == EINTR) continue;
@@ -467,11 +527,12 @@ static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     return 0;
 }
 
-static int remote_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+static int remote_read(target_t *t, uint64_t addr, void *dst, size_t n)
+{
     if (t->cache && t->cache->gone) return -1;
     if (t->frozen_pid && copy_mem_open(t)) return copy_read(t, addr, dst, n);
-    if (!t->frozen_pid && t->copy_mem_fd) copy_mem_close(t);   /* thawed: the copy is gone */
-    struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)addr, n };
+    if (!t->frozen_pid && t->copy_mem_fd) copy_mem_close(t); /* thawed: the copy is gone */
+    struct iovec local = {dst, n}, remote = {(void *)(uintptr_t)addr, n};
     ssize_t got = process_vm_readv(mem_pid(t), &local, 1, &remote, 1, 0);
     if (got < 0 && errno == ESRCH && t->cache && t->cache->sampled && !t->frozen_pid) t->cache->gone = 1;
     return got == (ssize_t)n ? 0 : -1;
@@ -480,7 +541,8 @@ static int remote_read(target_t *t, uint64_t addr, void *dst, size_t n) {
 /* Reads through the cache, a line at a time; a line that cannot be read whole (the end of a
  * mapping) is read directly instead. Once the process is gone, a line read before is served
  * however old (the sample's checks, as for a sample read late, judge what it names). */
-static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n)
+{
     if (!t->cache) t->cache = xcalloc(1, sizeof *t->cache);
     struct read_cache *c = t->cache;
     uint8_t *out = dst;
@@ -497,7 +559,7 @@ static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n) {
         if (c->tag[slot] != line + 1 || c->read_ns[slot] < c->fresh_after) {
             uint64_t when = monotonic_now();
             if (remote_read(t, line, c->data[slot], LINE) != 0) {
-                if (c->gone) {   /* exited: the line as last read, if it was */
+                if (c->gone) { /* exited: the line as last read, if it was */
                     if (c->tag[slot] != line + 1) return -1;
                     continue;
                 }
@@ -515,7 +577,8 @@ static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     return 0;
 }
 
-static int live_read(target_t *t, uint64_t addr, void *dst, size_t n) {
+static int live_read(target_t *t, uint64_t addr, void *dst, size_t n)
+{
     size_t avail;
     const uint8_t *c;
     if ((t->lent.len || t->nstacks) && (c = copied(t, addr, &avail)) != NULL) {
@@ -527,7 +590,8 @@ static int live_read(target_t *t, uint64_t addr, void *dst, size_t n) {
     return n > LINE && !(t->cache && t->cache->gone) ? remote_read(t, addr, dst, n) : cached_read(t, addr, dst, n);
 }
 
-static void live_close(target_t *t) {
+static void live_close(target_t *t)
+{
     copy_mem_close(t);
     for (size_t i = 0; i < t->ngone; i++) free(t->gone_paths[i]);
     free(t->gone_paths);

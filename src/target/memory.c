@@ -13,7 +13,7 @@ target_t *target_open_memory(uint64_t base, const void *bytes, size_t n)
     t->core_size = n;
     t->core_borrowed = 1;
     t->segs = xcalloc(1, sizeof *t->segs);
-    t->segs[0] = (target_seg_t){ .vaddr = base, .memsz = n, .filesz = n, .offset = 0 };
+    t->segs[0] = (target_seg_t){.vaddr = base, .memsz = n, .filesz = n, .offset = 0};
     t->nsegs = 1;
     t->mods_loaded = 1;
     return t;

@@ -17,7 +17,7 @@ static void proc_addr(const char *hex, char *out, size_t n)
         snprintf(out, n, "%lu.%lu.%lu.%lu:%u", a & 255, (a >> 8) & 255, (a >> 16) & 255, (a >> 24) & 255, port);
     } else if (len == 32) {
         unsigned char b[16];
-        for (int i = 0; i < 4; i++) {   /* four host-order 32-bit words */
+        for (int i = 0; i < 4; i++) { /* four host-order 32-bit words */
             char w[9];
             memcpy(w, hex + 8 * i, 8);
             w[8] = 0;
@@ -29,7 +29,8 @@ static void proc_addr(const char *hex, char *out, size_t n)
         else {
             size_t o = 0;
             o += (size_t)snprintf(out + o, n - o, "[");
-            for (int i = 0; i < 8 && o < n; i++) o += (size_t)snprintf(out + o, n - o, "%s%x", i ? ":" : "", (b[2 * i] << 8) | b[2 * i + 1]);
+            for (int i = 0; i < 8 && o < n; i++)
+                o += (size_t)snprintf(out + o, n - o, "%s%x", i ? ":" : "", (b[2 * i] << 8) | b[2 * i + 1]);
             if (o < n) snprintf(out + o, n - o, "]:%u", port);
         }
     } else {
@@ -66,4 +67,3 @@ int target_proc_socket(int pid, int fd, target_socket_t *a)
     }
     return a->ok ? 0 : -1;
 }
-

@@ -13,7 +13,7 @@ void target_ptrace_hint(int pid)
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", pid);
     FILE *f = fopen(path, "r");
-    if (!f) return;   /* no such process: the error said so */
+    if (!f) return; /* no such process: the error said so */
     long tracer = 0, owner = -1;
     unsigned long long capeff = 0;
     while (fgets(line, sizeof line, f)) {
@@ -32,25 +32,25 @@ void target_ptrace_hint(int pid)
         fclose(f);
     }
     uid_t euid = geteuid();
-    int cap_ptrace = (capeff >> 19) & 1;   /* CAP_SYS_PTRACE */
+    int cap_ptrace = (capeff >> 19) & 1; /* CAP_SYS_PTRACE */
     const char *todo = "run as root, allow ptrace with 'sysctl kernel.yama.ptrace_scope=0', or give nodescope "
                        "CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep, or --cap-add=SYS_PTRACE in a container)";
     if (tracer > 0)
         diag_hint("pid %d is already traced by pid %ld (a debugger or strace): detach it first", pid, tracer);
-    else if (scope == 3)
-        diag_hint("kernel.yama.ptrace_scope is 3: ptrace is disabled until the next reboot");
+    else if (scope == 3) diag_hint("kernel.yama.ptrace_scope is 3: ptrace is disabled until the next reboot");
     else if (scope == 2 && !cap_ptrace)
         diag_hint("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run as root, or give "
                   "nodescope the capability: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"");
     else if (owner >= 0 && (uid_t)owner != euid && !cap_ptrace)
         diag_hint("pid %d belongs to uid %ld and you are uid %u: run as that user or as root, or give nodescope "
-                  "CAP_SYS_PTRACE: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"", pid, owner,
-                  (unsigned)euid);
+                  "CAP_SYS_PTRACE: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"",
+                  pid, owner, (unsigned)euid);
     else if (scope == 1 && !cap_ptrace)
         diag_hint("kernel.yama.ptrace_scope is 1: only a parent process may attach; %s", todo);
     else if (!cap_ptrace)
         diag_hint("attaching needs ptrace permission (see /proc/sys/kernel/yama/ptrace_scope); %s", todo);
     else
         diag_hint("you have CAP_SYS_PTRACE%s, so something else refused ptrace: a seccomp or LSM policy "
-                  "(container runtime, SELinux/AppArmor), or a protected process", euid == 0 ? " as root" : "");
+                  "(container runtime, SELinux/AppArmor), or a protected process",
+                  euid == 0 ? " as root" : "");
 }

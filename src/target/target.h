@@ -12,24 +12,24 @@
 typedef struct target target_t;
 
 typedef struct {
-    uint64_t start, end;       /* [start, end) */
-    uint64_t file_offset;      /* offset in the mapped file, when there is one */
-    int prot;                  /* PROT_READ | PROT_WRITE | PROT_EXEC */
-    const char *path;          /* mapped file, or NULL for anonymous memory */
-    int present;               /* 1 if the contents are in the core (or live) */
+    uint64_t start, end;  /* [start, end) */
+    uint64_t file_offset; /* offset in the mapped file, when there is one */
+    int prot;             /* PROT_READ | PROT_WRITE | PROT_EXEC */
+    const char *path;     /* mapped file, or NULL for anonymous memory */
+    int present;          /* 1 if the contents are in the core (or live) */
 } target_mapping_t;
 
 typedef struct {
     int tid;
-    const char *name;          /* thread name when known, or NULL */
+    const char *name; /* thread name when known, or NULL */
     uint64_t rip, rsp, rbp;
-    uint64_t regs[27];         /* x86-64 user_regs_struct order */
+    uint64_t regs[27]; /* x86-64 user_regs_struct order */
 } target_thread_t;
 
 typedef struct {
-    const char *name;          /* demangled when possible */
-    uint64_t addr, size;       /* symbol start (runtime address) and size */
-    const char *module;        /* basename of the ELF it came from */
+    const char *name;    /* demangled when possible */
+    uint64_t addr, size; /* symbol start (runtime address) and size */
+    const char *module;  /* basename of the ELF it came from */
 } target_symbol_t;
 
 /* Opens a core file. exe = the executable to use (NULL: found from the core's
@@ -164,7 +164,7 @@ const char *target_exe_path(const target_t *t);
  * the process's mount namespace (/proc/PID/root), or its build id differs (target/files.c).
  * For the messages of commands that find no JavaScript to name. */
 const char *target_problem(const target_t *t);
-const char *target_name(const target_t *t);   /* the core's path or "pid N" */
+const char *target_name(const target_t *t); /* the core's path or "pid N" */
 
 /* A live process's socket behind file descriptor fd, from /proc (target/proc_net.c): its local and
  * remote addresses as "127.0.0.1:8080" or "[::1]:8080". 0, or -1 when fd is not a TCP or UDP

@@ -4,36 +4,36 @@
 #include "target/target.h"
 
 typedef struct {
-    uint64_t vaddr, memsz, filesz, offset;   /* one PT_LOAD of the core */
+    uint64_t vaddr, memsz, filesz, offset; /* one PT_LOAD of the core */
 } target_seg_t;
 
 typedef struct {
     char *name;
-    uint64_t addr, size;      /* runtime address (bias applied) */
+    uint64_t addr, size; /* runtime address (bias applied) */
     int is_func;
-    int in_bss;               /* SHT_NOBITS: contents only in the target's memory */
-    uint64_t file_off;        /* offset of the contents in the ELF file, when not bss */
+    int in_bss;        /* SHT_NOBITS: contents only in the target's memory */
+    uint64_t file_off; /* offset of the contents in the ELF file, when not bss */
 } target_elfsym_t;
 
 typedef struct {
-    char *path;               /* as the target names it (its mappings' path) */
-    char *file;               /* the file read: path, or path through the target's root (files.c) */
+    char *path; /* as the target names it (its mappings' path) */
+    char *file; /* the file read: path, or path through the target's root (files.c) */
     uint64_t bias;
-    target_elfsym_t *syms;    /* sorted by addr */
+    target_elfsym_t *syms; /* sorted by addr */
     size_t nsyms;
-    const target_elfsym_t **by_name;   /* the same symbols sorted by name, built on first lookup */
-    int fd;                   /* for reading symbol contents; -1 if unavailable */
-    void *debug_elf;          /* the separate debug file's Elf handle its symbols' names point into, or NULL */
-    int debug_fd;             /* and its fd (-1) */
-    void *debug_bytes;        /* MiniDebugInfo: the decompressed ELF debug_elf reads (malloc'd), or NULL */
+    const target_elfsym_t **by_name; /* the same symbols sorted by name, built on first lookup */
+    int fd;                          /* for reading symbol contents; -1 if unavailable */
+    void *debug_elf;                 /* the separate debug file's Elf handle its symbols' names point into, or NULL */
+    int debug_fd;                    /* and its fd (-1) */
+    void *debug_bytes;               /* MiniDebugInfo: the decompressed ELF debug_elf reads (malloc'd), or NULL */
 } target_module_t;
 
 /* What differs between the kinds of target: core files (and memory blocks), running and stopped
  * processes. Everything else (mappings, threads, modules and symbols) is shared data. */
 typedef struct target_ops {
-    const char *kind;                   /* "core", "running process", "stopped process" */
+    const char *kind; /* "core", "running process", "stopped process" */
     int (*read)(target_t *t, uint64_t addr, void *dst, size_t n);
-    void (*close)(target_t *t);         /* what the kind owns beyond the shared data; may be NULL */
+    void (*close)(target_t *t); /* what the kind owns beyond the shared data; may be NULL */
 } target_ops_t;
 
 typedef struct {
@@ -46,46 +46,53 @@ struct target {
     const target_ops_t *ops;
     char *name;
     char *exe_path;
-    int pid;                           /* live target, else 0 */
-    char *root;                        /* a core's --root DIR: prefix of every mapped path (files.c) */
-    int exe_given;                     /* a core's executable was given (--node): a host path */
-    char *exe_map_path;                /* the path the target maps its executable by (elf.c) */
-    char **unloadable; size_t nunloadable;   /* mapped files whose symbols could not be loaded: not tried again */
-    char *problem;                     /* why the target's files may be the wrong ones (files.c), or NULL */
-    const uint8_t *core;               /* mmap of the core file (or the caller's bytes: memory.c) */
-    int core_borrowed;                 /* core is not ours to unmap */
+    int pid;            /* live target, else 0 */
+    char *root;         /* a core's --root DIR: prefix of every mapped path (files.c) */
+    int exe_given;      /* a core's executable was given (--node): a host path */
+    char *exe_map_path; /* the path the target maps its executable by (elf.c) */
+    char **unloadable;
+    size_t nunloadable;  /* mapped files whose symbols could not be loaded: not tried again */
+    char *problem;       /* why the target's files may be the wrong ones (files.c), or NULL */
+    const uint8_t *core; /* mmap of the core file (or the caller's bytes: memory.c) */
+    int core_borrowed;   /* core is not ours to unmap */
     size_t core_size;
-    target_seg_t *segs; size_t nsegs;  /* sorted by vaddr */
-    target_mapping_t *maps; size_t nmaps;
-    target_thread_t *threads; size_t nthreads;
-    target_module_t *mods; size_t nmods;   /* mods[0] is the executable once loaded */
+    target_seg_t *segs;
+    size_t nsegs; /* sorted by vaddr */
+    target_mapping_t *maps;
+    size_t nmaps;
+    target_thread_t *threads;
+    size_t nthreads;
+    target_module_t *mods;
+    size_t nmods; /* mods[0] is the executable once loaded */
     int mods_loaded;
     uint64_t at_entry;
     /* live targets */
-    uint8_t *held;                     /* per thread: held with ptrace (stopped) */
-    target_region_t *stacks; size_t nstacks;   /* stacks copied by target_snapshot */
-    target_region_t lent;              /* a caller's stack copy (target_set_stack_copy), not owned */
-    struct read_cache *cache;          /* recent reads of a live process (live.c) */
-    uint64_t maps_read_ns;             /* when /proc/PID/maps was last read (live.c) */
-    uint64_t maps_wait_ns;             /* how long a miss waits after that: grows while misses find nothing */
-    char **gone_paths; size_t ngone;   /* paths of mappings gone since: frame records may point at them */
-    int frozen_pid;                    /* target_freeze's copy, whose memory is read; 0: none (freeze.c) */
-    int copy_mem_fd, copy_mem_pid;     /* /proc/COPY/mem of the copy read (fd + 1; 0: none) (live.c) */
-    int frozen_ns_pid;                 /* the copy's pid in the target's pid namespace (freeze.c) */
-    double fork_ms;                    /* how long the injected clone took (freeze.c) */
-    uint64_t syscall_insn;             /* a syscall instruction in the target's code (freeze.c) */
-    int guard_pid, guard_fd;           /* the process that froze it and traces the copy, and the pipe
+    uint8_t *held; /* per thread: held with ptrace (stopped) */
+    target_region_t *stacks;
+    size_t nstacks;           /* stacks copied by target_snapshot */
+    target_region_t lent;     /* a caller's stack copy (target_set_stack_copy), not owned */
+    struct read_cache *cache; /* recent reads of a live process (live.c) */
+    uint64_t maps_read_ns;    /* when /proc/PID/maps was last read (live.c) */
+    uint64_t maps_wait_ns;    /* how long a miss waits after that: grows while misses find nothing */
+    char **gone_paths;
+    size_t ngone;                   /* paths of mappings gone since: frame records may point at them */
+    int frozen_pid;                 /* target_freeze's copy, whose memory is read; 0: none (freeze.c) */
+    int copy_mem_fd, copy_mem_pid;  /* /proc/COPY/mem of the copy read (fd + 1; 0: none) (live.c) */
+    int frozen_ns_pid;              /* the copy's pid in the target's pid namespace (freeze.c) */
+    double fork_ms;                 /* how long the injected clone took (freeze.c) */
+    uint64_t syscall_insn;          /* a syscall instruction in the target's code (freeze.c) */
+    int guard_pid, guard_fd;        /* the process that froze it and traces the copy, and the pipe
                                           that tells it to thaw (freeze_guard.c; 0: none) */
-    int traced;                        /* its threads are traced and held by a watch (trigger.c): freeze
+    int traced;                     /* its threads are traced and held by a watch (trigger.c): freeze
                                           neither seizes nor lets them go, and thaw leaves the zombie */
-    int trace_opts;                    /* the watch's ptrace options, put back on the main thread after the clone */
-    int traced_pending;                /* a signal the main thread got during the freeze, for the watch */
-    struct target_cfi *cfi;            /* target_unwind_sample's Dwfl (unwind.c) */
-    struct symbol_cache *sym_cache;    /* recent address -> symbol answers (elf.c) */
-    uint32_t sym_generation;           /* bumped when mappings or modules change: the cache's answers go */
+    int trace_opts;                 /* the watch's ptrace options, put back on the main thread after the clone */
+    int traced_pending;             /* a signal the main thread got during the freeze, for the watch */
+    struct target_cfi *cfi;         /* target_unwind_sample's Dwfl (unwind.c) */
+    struct symbol_cache *sym_cache; /* recent address -> symbol answers (elf.c) */
+    uint32_t sym_generation;        /* bumped when mappings or modules change: the cache's answers go */
 };
 extern const target_ops_t target_core_ops;
-extern const target_ops_t target_frozen_ops;   /* live.c: a process read through its frozen copy */
+extern const target_ops_t target_frozen_ops; /* live.c: a process read through its frozen copy */
 /* live.c: what was read before now is not to be answered from the read cache (a freeze done by
    another process: the guard's stop and resume invalidated its own cache, not ours) */
 void target_live_cache_invalidate(target_t *t);
@@ -122,7 +129,7 @@ size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size
 /* A separate debug file's symbols for mod (debug.c): by build id, .gnu_debuglink, .gnu_debugdata,
  * debuginfod (only with DEBUGINFOD_URLS). e: the module's own Elf. */
 void target_debug_symbols(target_t *t, target_module_t *mod, void *e);
-int target_elf_has_symtab(void *elf);   /* elf.c */
+int target_elf_has_symtab(void *elf); /* elf.c */
 /* file-backed read fallback (core.c): bytes of a mapped file */
 int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n);
 #endif

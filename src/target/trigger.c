@@ -20,8 +20,8 @@
  * (the few ms of a snapshot): the thread then gets it untraced and dies. */
 #include "target/trigger.h"
 #include "target/target_internal.h"
-#include "util/procfs.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
@@ -45,7 +45,8 @@
 #define MAX_PROBES 16
 
 /* siginfo's si_perf_data (glibc < 2.35 lacks the name): after si_addr in _sigfault */
-static uint64_t perf_data(const siginfo_t *si) {
+static uint64_t perf_data(const siginfo_t *si)
+{
     uint64_t d;
     memcpy(&d, (const char *)si + 24, sizeof d);
     return d;
@@ -54,11 +55,11 @@ static uint64_t perf_data(const siginfo_t *si) {
 enum { RUN, STOPPING, STOPPED };
 typedef struct {
     int tid, state;
-    int sig;            /* the signal to deliver when it goes on */
+    int sig; /* the signal to deliver when it goes on */
     int has_info;
-    siginfo_t info;     /* and its siginfo, put back before (ptrace changes it to SI_USER otherwise) */
-    int listen;         /* in a group-stop: PTRACE_LISTEN, not CONT */
-    int fds[MAX_PROBES];/* its probes' perf_event files */
+    siginfo_t info;      /* and its siginfo, put back before (ptrace changes it to SI_USER otherwise) */
+    int listen;          /* in a group-stop: PTRACE_LISTEN, not CONT */
+    int fds[MAX_PROBES]; /* its probes' perf_event files */
     int nfds;
 } wthread_t;
 
@@ -67,23 +68,31 @@ struct target_watch {
     uint64_t sigmask;
     wthread_t *th;
     size_t n, cap;
-    struct { uint64_t off; int id; } probes[MAX_PROBES];
+    struct {
+        uint64_t off;
+        int id;
+    } probes[MAX_PROBES];
     int nprobes;
     int probe_type;
     char exe[64];
-    int ev_tid;          /* the stopped event's thread, or 0 */
+    int ev_tid; /* the stopped event's thread, or 0 */
     int gone, status;
-    struct { int pid, status; } exits[32];   /* children of nodescope's own that ended (writers) */
+    struct {
+        int pid, status;
+    } exits[32]; /* children of nodescope's own that ended (writers) */
     int nexits;
     sigset_t old_mask;
 };
 
-static wthread_t *find(target_watch_t *w, int tid) {
-    for (size_t i = 0; i < w->n; i++) if (w->th[i].tid == tid) return &w->th[i];
+static wthread_t *find(target_watch_t *w, int tid)
+{
+    for (size_t i = 0; i < w->n; i++)
+        if (w->th[i].tid == tid) return &w->th[i];
     return NULL;
 }
 
-static wthread_t *add(target_watch_t *w, int tid, int state) {
+static wthread_t *add(target_watch_t *w, int tid, int state)
+{
     wthread_t *t = find(w, tid);
     if (t) return t;
     xgrow((void **)&w->th, &w->cap, w->n + 1, sizeof *w->th);
@@ -94,7 +103,8 @@ static wthread_t *add(target_watch_t *w, int tid, int state) {
     return t;
 }
 
-static void drop(target_watch_t *w, int tid) {
+static void drop(target_watch_t *w, int tid)
+{
     for (size_t i = 0; i < w->n; i++)
         if (w->th[i].tid == tid) {
             for (int k = 0; k < w->th[i].nfds; k++) close(w->th[i].fds[k]);
@@ -104,12 +114,13 @@ static void drop(target_watch_t *w, int tid) {
 }
 
 /* Opens probe k for thread t (a tid that exists: stopped, or just started). 0, or -1 (errno). */
-static int open_probe(target_watch_t *w, wthread_t *t, int k) {
+static int open_probe(target_watch_t *w, wthread_t *t, int k)
+{
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = (uint32_t)w->probe_type;
-    a.config1 = (uint64_t)(uintptr_t)w->exe;   /* the process's own file, whatever its path here */
+    a.config1 = (uint64_t)(uintptr_t)w->exe; /* the process's own file, whatever its path here */
     a.config2 = w->probes[k].off;
     a.sample_period = 1;
     a.exclude_kernel = 1;
@@ -124,27 +135,34 @@ static int open_probe(target_watch_t *w, wthread_t *t, int k) {
 
 /* A thread the process started: every probe for it too (a failure is said once: that thread
    would not stop at the event) */
-static void probe_new(target_watch_t *w, wthread_t *t) {
+static void probe_new(target_watch_t *w, wthread_t *t)
+{
     static int warned;
     for (int k = t->nfds; k < w->nprobes; k++)
         if (open_probe(w, t, k) != 0 && errno != ESRCH && !warned++)
-            diag_warn(NULL, 0, "pid %d: no probe for its new thread %d: %s (an event in it is missed)", w->pid, t->tid, strerror(errno));
+            diag_warn(NULL, 0, "pid %d: no probe for its new thread %d: %s (an event in it is missed)", w->pid, t->tid,
+                      strerror(errno));
 }
 
 /* Is tid a thread of pid (and not, say, a snapshot copy or a fork)? */
-static int thread_of(int pid, int tid) {
+static int thread_of(int pid, int tid)
+{
     char path[64], line[128];
     snprintf(path, sizeof path, "/proc/%d/status", tid);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     int tgid = 0;
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "Tgid:", 5)) { tgid = atoi(line + 5); break; }
+        if (!strncmp(line, "Tgid:", 5)) {
+            tgid = atoi(line + 5);
+            break;
+        }
     fclose(f);
     return tgid == pid;
 }
 
-static void go(target_watch_t *w, wthread_t *t) {
+static void go(target_watch_t *w, wthread_t *t)
+{
     (void)w;
     if (t->has_info && t->sig) ptrace(PTRACE_SETSIGINFO, t->tid, 0, &t->info);
     if (t->listen) ptrace(PTRACE_LISTEN, t->tid, 0, 0);
@@ -155,7 +173,8 @@ static void go(target_watch_t *w, wthread_t *t) {
 
 static int read_type(void) { return proc_read_int("/sys/bus/event_source/devices/uprobe/type"); }
 
-target_watch_t *target_watch_open(int pid, uint64_t sigmask) {
+target_watch_t *target_watch_open(int pid, uint64_t sigmask)
+{
     target_watch_t *w = xcalloc(1, sizeof *w);
     w->pid = pid;
     w->sigmask = sigmask;
@@ -163,7 +182,10 @@ target_watch_t *target_watch_open(int pid, uint64_t sigmask) {
     snprintf(w->exe, sizeof w->exe, "/proc/%d/exe", pid);
     sigset_t block;
     sigemptyset(&block);
-    sigaddset(&block, SIGINT); sigaddset(&block, SIGTERM); sigaddset(&block, SIGHUP); sigaddset(&block, SIGCHLD);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGCHLD);
     sigprocmask(SIG_BLOCK, &block, &w->old_mask);
     /* threads started while we attach are caught by TRACECLONE from their parent, or by a second pass */
     for (int pass = 0; pass < 3; pass++) {
@@ -171,7 +193,12 @@ target_watch_t *target_watch_open(int pid, uint64_t sigmask) {
         snprintf(path, sizeof path, "/proc/%d/task", pid);
         DIR *d = opendir(path);
         if (!d) {
-            if (pass == 0) { diag_error(NULL, 0, "pid %d: no such process", pid); sigprocmask(SIG_SETMASK, &w->old_mask, NULL); free(w); return NULL; }
+            if (pass == 0) {
+                diag_error(NULL, 0, "pid %d: no such process", pid);
+                sigprocmask(SIG_SETMASK, &w->old_mask, NULL);
+                free(w);
+                return NULL;
+            }
             break;
         }
         struct dirent *de;
@@ -196,48 +223,63 @@ target_watch_t *target_watch_open(int pid, uint64_t sigmask) {
     return w;
 }
 
-int target_watch_probe(target_watch_t *w, uint64_t addr, int id) {
+int target_watch_probe(target_watch_t *w, uint64_t addr, int id)
+{
     if (w->probe_type < 0 && (w->probe_type = read_type()) < 0) {
-        diag_error(NULL, 0, "this kernel has no uprobe perf events (/sys/bus/event_source/devices/uprobe): cannot watch for it");
+        diag_error(NULL, 0,
+                   "this kernel has no uprobe perf events (/sys/bus/event_source/devices/uprobe): cannot watch for it");
         return -1;
     }
     /* the file offset of addr, from the mapping of the executable that holds it */
     target_mapping_t *maps;
     size_t nmaps;
-    if (target_live_read_maps(w->pid, &maps, &nmaps) != 0) { diag_error(NULL, 0, "pid %d: the process is gone", w->pid); return -1; }
+    if (target_live_read_maps(w->pid, &maps, &nmaps) != 0) {
+        diag_error(NULL, 0, "pid %d: the process is gone", w->pid);
+        return -1;
+    }
     char exe[4096];
     ssize_t k = readlink(w->exe, exe, sizeof exe - 1);
     exe[k > 0 ? k : 0] = 0;
     uint64_t off = 0;
     int found = 0;
     for (size_t i = 0; i < nmaps; i++) {
-        if (addr >= maps[i].start && addr < maps[i].end && (maps[i].prot & 4) && maps[i].path && !strcmp(maps[i].path, exe))
+        if (addr >= maps[i].start && addr < maps[i].end && (maps[i].prot & 4) && maps[i].path &&
+            !strcmp(maps[i].path, exe))
             off = addr - maps[i].start + maps[i].file_offset, found = 1;
         free((char *)maps[i].path);
     }
     free(maps);
-    if (!found) { diag_error(NULL, 0, "pid %d: 0x%llx is not in its executable's code", w->pid, (unsigned long long)addr); return -1; }
-    if (w->nprobes == MAX_PROBES) { diag_error(NULL, 0, "too many probes"); return -1; }
+    if (!found) {
+        diag_error(NULL, 0, "pid %d: 0x%llx is not in its executable's code", w->pid, (unsigned long long)addr);
+        return -1;
+    }
+    if (w->nprobes == MAX_PROBES) {
+        diag_error(NULL, 0, "too many probes");
+        return -1;
+    }
     w->probes[w->nprobes].off = off;
     w->probes[w->nprobes].id = id;
     int pk = w->nprobes++;
     for (size_t i = 0; i < w->n; i++) {
-        if (open_probe(w, &w->th[i], pk) == 0 || errno == ESRCH) continue;   /* ESRCH: the thread just exited */
-        diag_error(NULL, 0, "pid %d: cannot place a probe at 0x%llx (thread %d): %s%s", w->pid, (unsigned long long)addr,
-                   w->th[i].tid, strerror(errno), errno == EINVAL ? " (a kernel before 5.13 has no perf_event sigtrap)" : "");
+        if (open_probe(w, &w->th[i], pk) == 0 || errno == ESRCH) continue; /* ESRCH: the thread just exited */
+        diag_error(NULL, 0, "pid %d: cannot place a probe at 0x%llx (thread %d): %s%s", w->pid,
+                   (unsigned long long)addr, w->th[i].tid, strerror(errno),
+                   errno == EINVAL ? " (a kernel before 5.13 has no perf_event sigtrap)" : "");
         return -1;
     }
     return 0;
 }
 
-int target_watch_take_copy(target_t *t) {
+int target_watch_take_copy(target_t *t)
+{
     int c = t->frozen_pid;
     t->frozen_pid = 0;
     t->frozen_ns_pid = 0;
     return c;
 }
 
-void target_watch_end_copy(int copy) {
+void target_watch_end_copy(int copy)
+{
     if (copy <= 0) return;
     kill(copy, SIGKILL);
     for (int i = 0; i < 1000; i++) {
@@ -248,7 +290,8 @@ void target_watch_end_copy(int copy) {
     }
 }
 
-int target_watch_wait_child(target_watch_t *w, int pid, int *status) {
+int target_watch_wait_child(target_watch_t *w, int pid, int *status)
+{
     for (int i = 0; w && i < w->nexits; i++)
         if (w->exits[i].pid == pid) {
             *status = w->exits[i].status;
@@ -262,12 +305,14 @@ int target_watch_wait_child(target_watch_t *w, int pid, int *status) {
     }
 }
 
-void target_watch_forget(target_watch_t *w) {
+void target_watch_forget(target_watch_t *w)
+{
     for (size_t i = 0; w && i < w->n; i++)
         for (int k = 0; k < w->th[i].nfds; k++) close(w->th[i].fds[k]);
 }
 
-void target_watch_unprobe(target_watch_t *w) {
+void target_watch_unprobe(target_watch_t *w)
+{
     for (size_t i = 0; i < w->n; i++) {
         for (int k = 0; k < w->th[i].nfds; k++) close(w->th[i].fds[k]);
         w->th[i].nfds = 0;
@@ -277,10 +322,11 @@ void target_watch_unprobe(target_watch_t *w) {
 
 /* One wait status of tid. Returns 1 with *ev filled when it is an event (the thread stays
  * stopped), 0 when handled. When stopping (target_watch_freeze), stops are kept, not resumed. */
-static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch_event_t *ev) {
+static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch_event_t *ev)
+{
     wthread_t *t = find(w, tid);
     if (WIFEXITED(st) || WIFSIGNALED(st)) {
-        if (!t && tid != w->pid) {   /* a child of nodescope's own (a core's writer): kept for later */
+        if (!t && tid != w->pid) { /* a child of nodescope's own (a core's writer): kept for later */
             if (w->nexits < (int)(sizeof w->exits / sizeof *w->exits))
                 w->exits[w->nexits].pid = tid, w->exits[w->nexits++].status = st;
             return 0;
@@ -308,13 +354,13 @@ static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch
             wthread_t *c = find(w, (int)msg);
             if (!c) probe_new(w, add(w, (int)msg, stopping ? STOPPING : RUN));
         }
-        t = find(w, tid);   /* add may have moved it */
+        t = find(w, tid); /* add may have moved it */
     } else if (e == PTRACE_EVENT_EXEC) {
         t->state = STOPPED;
         ev->kind = WATCH_EXEC, ev->tid = tid;
         return 1;
     } else if (e == PTRACE_EVENT_STOP) {
-        if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) t->listen = 1;   /* a group-stop */
+        if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) t->listen = 1; /* a group-stop */
         else if (t->state == RUN && !stopping) {
             /* a new thread's first stop, or an interrupt whose stop came after a signal's */
             ptrace(PTRACE_CONT, tid, 0, 0);
@@ -324,7 +370,11 @@ static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch
         siginfo_t si;
         int has = ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0;
         if (sig == SIGTRAP && has && si.si_code == TRAP_PERF) {
-            if (stopping) { t->state = STOPPED; t->sig = 0; return 0; }   /* dropped: taken with this snapshot */
+            if (stopping) {
+                t->state = STOPPED;
+                t->sig = 0;
+                return 0;
+            } /* dropped: taken with this snapshot */
             t->state = STOPPED, t->sig = 0;
             w->ev_tid = tid;
             ev->kind = WATCH_PROBE, ev->tid = tid, ev->probe = (int)perf_data(&si);
@@ -339,7 +389,10 @@ static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch
             return 1;
         }
     }
-    if (stopping && t->state != RUN) { t->state = STOPPED; return 0; }
+    if (stopping && t->state != RUN) {
+        t->state = STOPPED;
+        return 0;
+    }
     if (stopping) {
         /* a stop of a thread we are not stopping (it stopped on its own: a signal) */
         t->state = STOPPED;
@@ -349,14 +402,21 @@ static int handle(target_watch_t *w, int tid, int st, int stopping, target_watch
     return 0;
 }
 
-int target_watch_next(target_watch_t *w, int timeout_ms, target_watch_event_t *ev) {
+int target_watch_next(target_watch_t *w, int timeout_ms, target_watch_event_t *ev)
+{
     memset(ev, 0, sizeof *ev);
-    if (w->gone) { ev->kind = WATCH_EXITED, ev->status = w->status; return 0; }
+    if (w->gone) {
+        ev->kind = WATCH_EXITED, ev->status = w->status;
+        return 0;
+    }
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, SIGINT); sigaddset(&set, SIGTERM); sigaddset(&set, SIGHUP); sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
     for (;;) {
         int st;
         pid_t tid;
@@ -370,24 +430,35 @@ int target_watch_next(target_watch_t *w, int timeout_ms, target_watch_event_t *e
             if (w->nexits) break;
         }
         if (w->nexits) continue;
-        if (tid < 0 && errno == ECHILD) { ev->kind = WATCH_EXITED, ev->status = -1; w->gone = 1; return 0; }
+        if (tid < 0 && errno == ECHILD) {
+            ev->kind = WATCH_EXITED, ev->status = -1;
+            w->gone = 1;
+            return 0;
+        }
         struct timespec now, ts;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        long left = 1000;   /* SIGCHLD may have come before the loop above: look again within a second */
+        long left = 1000; /* SIGCHLD may have come before the loop above: look again within a second */
         if (timeout_ms >= 0) {
             long el = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-            if (el >= timeout_ms) { ev->kind = WATCH_NONE; return 0; }
+            if (el >= timeout_ms) {
+                ev->kind = WATCH_NONE;
+                return 0;
+            }
             if (timeout_ms - el < left) left = timeout_ms - el;
         }
         ts.tv_sec = left / 1000, ts.tv_nsec = (left % 1000) * 1000000;
         siginfo_t si;
         int s = sigtimedwait(&set, &si, &ts);
-        if (s == SIGINT || s == SIGTERM || s == SIGHUP) { ev->kind = WATCH_INTERRUPTED, ev->sig = s; return 0; }
+        if (s == SIGINT || s == SIGTERM || s == SIGHUP) {
+            ev->kind = WATCH_INTERRUPTED, ev->sig = s;
+            return 0;
+        }
     }
 }
 
 /* Interrupts every running thread and waits until each is stopped (or gone). */
-static void stop_all(target_watch_t *w) {
+static void stop_all(target_watch_t *w)
+{
     for (size_t i = 0; i < w->n; i++)
         if (w->th[i].state == RUN) {
             if (ptrace(PTRACE_INTERRUPT, w->th[i].tid, 0, 0) == 0) w->th[i].state = STOPPING;
@@ -398,31 +469,38 @@ static void stop_all(target_watch_t *w) {
         if (!waiting) return;
         int st;
         pid_t tid = waitpid(-1, &st, __WALL);
-        if (tid < 0) { if (errno == EINTR) continue; return; }
+        if (tid < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
         target_watch_event_t ev;
         handle(w, tid, st, 1, &ev);
     }
 }
 
-static void go_all(target_watch_t *w) {
+static void go_all(target_watch_t *w)
+{
     for (size_t i = 0; i < w->n; i++)
         if (w->th[i].state == STOPPED) go(w, &w->th[i]);
     w->ev_tid = 0;
 }
 
-void target_watch_resume(target_watch_t *w) {
+void target_watch_resume(target_watch_t *w)
+{
     wthread_t *t = w->ev_tid ? find(w, w->ev_tid) : NULL;
     if (t && t->state == STOPPED) go(w, t);
     w->ev_tid = 0;
 }
 
-static double now_ms(void) {
+static double now_ms(void)
+{
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms) {
+int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms)
+{
     double t0 = now_ms();
     stop_all(w);
     /* t's threads: every held one, main thread first, with its registers now */
@@ -445,7 +523,10 @@ int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms) {
             snprintf(path, sizeof path, "/proc/%d/task/%d/comm", w->pid, h->tid);
             FILE *f = fopen(path, "r");
             if (f) {
-                if (fgets(name, sizeof name, f)) { name[strcspn(name, "\n")] = 0; th->name = xstrdup(name); }
+                if (fgets(name, sizeof name, f)) {
+                    name[strcspn(name, "\n")] = 0;
+                    th->name = xstrdup(name);
+                }
                 fclose(f);
             }
             t->held[t->nthreads++] = 1;
@@ -463,25 +544,31 @@ int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms) {
     return rc;
 }
 
-void target_watch_thaw(target_watch_t *w, target_t *t) {
-    if (!w) t->traced = 0;   /* the watch is over (or never was): the zombie is reaped now */
+void target_watch_thaw(target_watch_t *w, target_t *t)
+{
+    if (!w) t->traced = 0; /* the watch is over (or never was): the zombie is reaped now */
     target_thaw(t);
 }
 
 /* Has thread tid a SIGTRAP pending for itself (/proc's SigPnd)? */
-static int sigtrap_pending(int tid) {
+static int sigtrap_pending(int tid)
+{
     char path[64], line[128];
     snprintf(path, sizeof path, "/proc/%d/status", tid);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     unsigned long long mask = 0;
     while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "SigPnd:", 7)) { mask = strtoull(line + 7, NULL, 16); break; }
+        if (!strncmp(line, "SigPnd:", 7)) {
+            mask = strtoull(line + 7, NULL, 16);
+            break;
+        }
     fclose(f);
     return (int)(mask >> (SIGTRAP - 1) & 1);
 }
 
-void target_watch_close(target_watch_t *w, target_t *t) {
+void target_watch_close(target_watch_t *w, target_t *t)
+{
     if (!w) return;
     target_watch_unprobe(w);
     if (!w->gone) {
@@ -493,7 +580,8 @@ void target_watch_close(target_watch_t *w, target_t *t) {
                now (given to the thread untraced, it would kill the process) */
             for (int k = 0; k < 8 && !h->sig && sigtrap_pending(h->tid); k++) {
                 int st;
-                if (ptrace(PTRACE_CONT, h->tid, 0, 0) != 0 || waitpid(h->tid, &st, __WALL) != h->tid || !WIFSTOPPED(st)) break;
+                if (ptrace(PTRACE_CONT, h->tid, 0, 0) != 0 || waitpid(h->tid, &st, __WALL) != h->tid || !WIFSTOPPED(st))
+                    break;
                 siginfo_t si;
                 if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP) {
                     h->sig = WSTOPSIG(st);

@@ -14,13 +14,13 @@
 typedef struct target_watch target_watch_t;
 
 typedef enum {
-    WATCH_NONE,      /* the timeout passed */
-    WATCH_PROBE,     /* a probe was hit: .tid is stopped there; .probe its id */
-    WATCH_SIGNAL,    /* .sig is being delivered to .tid, stopped */
-    WATCH_EXITED,    /* the process is gone: .status as wait(2) gives it (or -1) */
-    WATCH_EXEC,      /* it ran execve: the watch is over */
+    WATCH_NONE,        /* the timeout passed */
+    WATCH_PROBE,       /* a probe was hit: .tid is stopped there; .probe its id */
+    WATCH_SIGNAL,      /* .sig is being delivered to .tid, stopped */
+    WATCH_EXITED,      /* the process is gone: .status as wait(2) gives it (or -1) */
+    WATCH_EXEC,        /* it ran execve: the watch is over */
     WATCH_INTERRUPTED, /* nodescope got .sig (SIGINT, SIGTERM, SIGHUP) */
-    WATCH_CHILD,     /* a child of nodescope's own (not the process's thread) ended: .tid, .status */
+    WATCH_CHILD,       /* a child of nodescope's own (not the process's thread) ended: .tid, .status */
 } target_watch_kind_t;
 
 typedef struct {

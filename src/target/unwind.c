@@ -5,9 +5,9 @@
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
-#include <stdlib.h>
-#include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,15 +16,16 @@ typedef struct {
     size_t n, max;
 } cfi_ctx_t;
 
-static int cfi_frame(Dwfl_Frame *state, void *arg) {
+static int cfi_frame(Dwfl_Frame *state, void *arg)
+{
     cfi_ctx_t *c = arg;
     Dwarf_Addr pc;
     bool activation;
     if (c->n >= c->max || !dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
     Dwarf_Word sp = 0, fp = 0;
-    dwfl_frame_reg(state, 7, &sp);   /* DWARF x86-64: 7 = rsp, 6 = rbp */
+    dwfl_frame_reg(state, 7, &sp); /* DWARF x86-64: 7 = rsp, 6 = rbp */
     dwfl_frame_reg(state, 6, &fp);
-    c->frames[c->n++] = (target_frame_t){ pc, sp, fp };
+    c->frames[c->n++] = (target_frame_t){pc, sp, fp};
     return DWARF_CB_OK;
 }
 
@@ -34,10 +35,11 @@ static int cfi_frame(Dwfl_Frame *state, void *arg) {
 typedef struct {
     target_t *t;
     const target_thread_t *th;
-    int given;   /* next_thread has handed out our one thread */
+    int given; /* next_thread has handed out our one thread */
 } cfi_state_t;
 
-static pid_t cfi_next_thread(Dwfl *dwfl, void *arg, void **thread_argp) {
+static pid_t cfi_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
     cfi_state_t *st = arg;
     (void)dwfl;
     if (st->given) return 0;
@@ -46,7 +48,8 @@ static pid_t cfi_next_thread(Dwfl *dwfl, void *arg, void **thread_argp) {
     return st->th->tid;
 }
 
-static bool cfi_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg) {
+static bool cfi_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
     cfi_state_t *st = arg;
     uint64_t w;
     (void)dwfl;
@@ -55,12 +58,13 @@ static bool cfi_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, voi
     return true;
 }
 
-static bool cfi_set_initial_registers(Dwfl_Thread *thread, void *arg) {
+static bool cfi_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
     const cfi_state_t *st = arg;
-    const uint64_t *r = st->th->regs;   /* user_regs_struct order */
+    const uint64_t *r = st->th->regs; /* user_regs_struct order */
     /* DWARF x86-64 numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then rip (16) */
-    Dwarf_Word dw[17] = { r[10], r[12], r[11], r[5], r[13], r[14], r[4], r[19],
-                          r[9], r[8], r[7], r[6], r[3], r[2], r[1], r[0], r[16] };
+    Dwarf_Word dw[17] = {r[10], r[12], r[11], r[5], r[13], r[14], r[4], r[19], r[9],
+                         r[8],  r[7],  r[6],  r[3], r[2],  r[1],  r[0], r[16]};
     return dwfl_thread_state_registers(thread, 0, 17, dw);
 }
 
@@ -71,15 +75,17 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 };
 
 /* A Dwfl with the target's modules, its thread callbacks reading through st; NULL on failure. */
-static Dwfl *cfi_open(target_t *t, cfi_state_t *st) {
-    static const Dwfl_Callbacks callbacks = { .find_elf = dwfl_build_id_find_elf,
-                                              .find_debuginfo = dwfl_standard_find_debuginfo };
+static Dwfl *cfi_open(target_t *t, cfi_state_t *st)
+{
+    static const Dwfl_Callbacks callbacks = {.find_elf = dwfl_build_id_find_elf,
+                                             .find_debuginfo = dwfl_standard_find_debuginfo};
     Dwfl *d = dwfl_begin(&callbacks);
     if (!d) return NULL;
     dwfl_report_begin(d);
     for (size_t i = 0; i < t->nmods; i++)
         dwfl_report_elf(d, t->mods[i].path, t->mods[i].file, -1, t->mods[i].bias, false);
-    if (dwfl_report_end(d, NULL, NULL) != 0 || !dwfl_attach_state(d, NULL, t->pid ? t->pid : st->th->tid, &thread_callbacks, st)) {
+    if (dwfl_report_end(d, NULL, NULL) != 0 ||
+        !dwfl_attach_state(d, NULL, t->pid ? t->pid : st->th->tid, &thread_callbacks, st)) {
         dwfl_end(d);
         return NULL;
     }
@@ -94,12 +100,16 @@ struct target_cfi {
     Dwfl *d;
     size_t nmods;
     int failed;
-    target_thread_t th;   /* the thread being unwound */
-    cfi_state_t st;       /* the callbacks' argument: its address is the Dwfl's */
-    struct cfi_framed { uint64_t pc; int framed; } framed[1 << CFI_FRAMED_BITS];   /* target_leaf_framed's answers */
+    target_thread_t th; /* the thread being unwound */
+    cfi_state_t st;     /* the callbacks' argument: its address is the Dwfl's */
+    struct cfi_framed {
+        uint64_t pc;
+        int framed;
+    } framed[1 << CFI_FRAMED_BITS]; /* target_leaf_framed's answers */
 };
 
-void target_cfi_free(target_t *t) {
+void target_cfi_free(target_t *t)
+{
     if (!t->cfi) return;
     if (t->cfi->d) dwfl_end(t->cfi->d);
     free(t->cfi);
@@ -108,7 +118,8 @@ void target_cfi_free(target_t *t) {
 
 /* The target's kept Dwfl, opened again when it has loaded more modules; NULL when it cannot be.
  * th (may be NULL): the thread to unwind, set first (a core's Dwfl is attached with its id). */
-static Dwfl *cfi_dwfl(target_t *t, const target_thread_t *th) {
+static Dwfl *cfi_dwfl(target_t *t, const target_thread_t *th)
+{
     if (!t->cfi) t->cfi = xcalloc(1, sizeof *t->cfi);
     struct target_cfi *c = t->cfi;
     if (th) c->th = *th;
@@ -118,7 +129,7 @@ static Dwfl *cfi_dwfl(target_t *t, const target_thread_t *th) {
     }
     if (!c->d && !c->failed) {
         c->nmods = t->nmods;
-        c->st = (cfi_state_t){ t, &c->th, 0 };
+        c->st = (cfi_state_t){t, &c->th, 0};
         if (!(c->d = cfi_open(t, &c->st))) c->failed = 1;
     }
     return c->d;
@@ -126,12 +137,13 @@ static Dwfl *cfi_dwfl(target_t *t, const target_thread_t *th) {
 
 /* CFI unwind of one thread (core or live) with the target's modules: the frame count, 0 when CFI
  * gives nothing from the thread's own pc. */
-static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max) {
+static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t *frames, size_t max)
+{
     Dwfl *d = cfi_dwfl(t, th);
     if (!d) return 0;
     struct target_cfi *c = t->cfi;
-    c->st = (cfi_state_t){ t, &c->th, 0 };
-    cfi_ctx_t x = { frames, 0, max };
+    c->st = (cfi_state_t){t, &c->th, 0};
+    cfi_ctx_t x = {frames, 0, max};
     dwfl_getthread_frames(d, th->tid, cfi_frame, &x);
     return x.n && frames[0].pc == th->rip ? x.n : 0;
 }
@@ -139,7 +151,8 @@ static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t 
 /* By the module's CFI at pc: 1 the function's frame is set up (the CFA is rbp-based), 0 it is not
  * (rsp-based: built without frame pointers, or caught in its prologue or epilogue), -1 no CFI covers
  * pc (V8's code). Kept per pc: the sampler asks for every sample. */
-int target_leaf_framed(target_t *t, uint64_t pc) {
+int target_leaf_framed(target_t *t, uint64_t pc)
+{
     Dwfl *d = cfi_dwfl(t, NULL);
     if (!d) return -1;
     struct target_cfi *c = t->cfi;
@@ -155,22 +168,24 @@ int target_leaf_framed(target_t *t, uint64_t pc) {
     size_t nops = 0;
     if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &f) == 0) {
         if (dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_bregx)
-            framed = ops[0].number == 6;   /* DWARF x86-64: 6 = rbp */
+            framed = ops[0].number == 6; /* DWARF x86-64: 6 = rbp */
         free(f);
     }
-    *slot = (struct cfi_framed){ pc, framed };
+    *slot = (struct cfi_framed){pc, framed};
     return framed;
 }
 
 /* Follows saved rbp links from fp; frames appended after n. */
-static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *frames, size_t n, size_t max) {
+static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *frames, size_t n, size_t max)
+{
     while (n < max && fp && fp >= sp && (fp & 7) == 0) {
         uint64_t next_fp, ret;
         if (target_read_u64(t, fp, &next_fp) != 0 || target_read_u64(t, fp + 8, &ret) != 0 || ret == 0) break;
-        frames[n++] = (target_frame_t){ ret, fp + 16, next_fp };
-        if (next_fp <= fp) {   /* the stack grows down: a chain that does not go up is corrupt */
-            if (next_fp) diag_warn(t->name, 0, "frame chain goes backwards at fp 0x%llx (-> 0x%llx): corrupt stack; stopped",
-                                   (unsigned long long)fp, (unsigned long long)next_fp);
+        frames[n++] = (target_frame_t){ret, fp + 16, next_fp};
+        if (next_fp <= fp) { /* the stack grows down: a chain that does not go up is corrupt */
+            if (next_fp)
+                diag_warn(t->name, 0, "frame chain goes backwards at fp 0x%llx (-> 0x%llx): corrupt stack; stopped",
+                          (unsigned long long)fp, (unsigned long long)next_fp);
             break;
         }
         sp = fp + 16;
@@ -179,12 +194,13 @@ static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *f
     return n;
 }
 
-size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max) {
+size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max)
+{
     const target_thread_t *th = target_thread(t, thread_index);
     if (!th || max == 0) return 0;
     size_t n = cfi_unwind(t, th, frames, max);
     if (n == 0) {
-        frames[n++] = (target_frame_t){ th->rip, th->rsp, th->rbp };
+        frames[n++] = (target_frame_t){th->rip, th->rsp, th->rbp};
         return fp_unwind(t, th->rbp, th->rsp, frames, n, max);
     }
     /* CFI stopped (JIT code or missing CFI): continue on the frame-pointer chain */
@@ -192,15 +208,16 @@ size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, s
     return fp_unwind(t, last.fp, last.sp, frames, n, max);
 }
 
-size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max) {
+size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max)
+{
     if (max == 0) return 0;
     /* like fp_unwind, but silent: a sampled thread in code without frame pointers ends its chain early */
     size_t n = 0;
-    frames[n++] = (target_frame_t){ pc, sp, fp };
+    frames[n++] = (target_frame_t){pc, sp, fp};
     while (n < max && fp && fp >= sp && (fp & 7) == 0) {
         uint64_t next_fp, ret;
         if (target_read_u64(t, fp, &next_fp) != 0 || target_read_u64(t, fp + 8, &ret) != 0 || ret == 0) break;
-        frames[n++] = (target_frame_t){ ret, fp + 16, next_fp };
+        frames[n++] = (target_frame_t){ret, fp + 16, next_fp};
         if (next_fp <= fp) break;
         sp = fp + 16;
         fp = next_fp;
@@ -208,9 +225,10 @@ size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, ta
     return n;
 }
 
-size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max) {
+size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max)
+{
     if (max == 0) return 0;
-    target_thread_t th = { .tid = tid, .rip = regs[16], .rsp = regs[19], .rbp = regs[4] };
+    target_thread_t th = {.tid = tid, .rip = regs[16], .rsp = regs[19], .rbp = regs[4]};
     memcpy(th.regs, regs, sizeof th.regs);
     size_t n = cfi_unwind(t, &th, frames, max);
     if (n == 0) return 0;

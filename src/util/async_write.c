@@ -9,11 +9,11 @@ enum { CHUNK = 1 << 20 };
 
 struct async_writer {
     FILE *f;
-    char *fill;             /* the buffer the caller fills */
+    char *fill; /* the buffer the caller fills */
     size_t len;
-    char *pending;          /* a full buffer handed to the thread, NULL once written */
+    char *pending; /* a full buffer handed to the thread, NULL once written */
     size_t pending_len;
-    char *spare;            /* the buffer the thread gave back */
+    char *spare; /* the buffer the thread gave back */
     int failed, done, threaded, use_thread;
     pthread_t thread;
     pthread_mutex_t mu;
@@ -62,7 +62,7 @@ static void flush_fill(async_writer_t *w)
         return;
     }
     if (!w->threaded) {
-        fflush(w->f);   /* what the caller wrote to f before comes first */
+        fflush(w->f); /* what the caller wrote to f before comes first */
         if (pthread_create(&w->thread, NULL, writer_main, w) != 0) {
             w->use_thread = 0;
             flush_fill(w);

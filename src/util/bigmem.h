@@ -39,7 +39,8 @@ static inline void *big_realloc(void *p, size_t bytes) { return big_huge(xreallo
 static inline void *big_map(size_t bytes)
 {
     bytes = (bytes + 4095) & ~(size_t)4095;
-    void *p = mmap(NULL, bytes ? bytes : 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p =
+        mmap(NULL, bytes ? bytes : 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         fprintf(stderr, "nodescope: out of memory (asked for %zu bytes)\n", bytes);
         exit(1);

@@ -1,9 +1,9 @@
 #include "util/buf.h"
 #include "util/xalloc.h"
-#include <stdio.h>
-#include <string.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void buf_reserve(buf_t *b, size_t extra)
 {

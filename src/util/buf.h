@@ -1,9 +1,9 @@
 /* Growable byte buffer, always NUL-terminated after data[len]. */
 #ifndef UTIL_BUF_H
 #define UTIL_BUF_H
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdarg.h>
 
 typedef struct {
     char *data;

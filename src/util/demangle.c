@@ -41,7 +41,7 @@ int demangle_rust(buf_t *out, const char *s, size_t n)
     buf_t m = {0};
     int ok = 0;
     if (s[0] == '_' && (s[1] == 'R' || (s[1] == 'Z' && s[2] == 'N' && n >= 24 && s[n - 1] == 'E' &&
-                                       !memcmp(s + n - 20, "17", 2) && is_hash(s + n - 18)))) {
+                                        !memcmp(s + n - 20, "17", 2) && is_hash(s + n - 18)))) {
         /* mangled: v0, or legacy (a C++ nested name ending in the hash) */
         buf_append(&m, s, n);
         buf_putc(&m, 0);
@@ -69,7 +69,7 @@ int demangle_rust(buf_t *out, const char *s, size_t n)
         buf_putc(&m, 0);
         ok = valid && rust_demangle_to(out, m.data);
         if (!ok) {
-            buf_append(out, s, body);   /* at least without the hash, as inferno does */
+            buf_append(out, s, body); /* at least without the hash, as inferno does */
             ok = 1;
         }
     }

@@ -6,7 +6,7 @@
 
 int diag_verbosity = 0;
 
-static FILE *held;            /* diag_hold_begin's stream, or NULL */
+static FILE *held; /* diag_hold_begin's stream, or NULL */
 static char *held_text;
 static size_t held_len;
 
@@ -16,7 +16,7 @@ static void emit(const char *kind, const char *file, long line, const char *fmt,
     fputs("nodescope: ", out);
     if (file && line > 0) fprintf(out, "%s:%ld: ", file, line);
     else if (file) fprintf(out, "%s: ", file);
-    if (kind && held && !strncmp(kind, "error: ", 7)) fprintf(out, "warning: %s", kind + 7);   /* (its context) */
+    if (kind && held && !strncmp(kind, "error: ", 7)) fprintf(out, "warning: %s", kind + 7); /* (its context) */
     else if (kind) fputs(kind, out);
     vfprintf(out, fmt, ap);
     fputc('\n', out);

@@ -8,7 +8,7 @@ extern int diag_verbosity;
 
 void diag_error(const char *file, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_warn(const char *file, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void diag_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));   /* only with --verbose */
+void diag_info(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* only with --verbose */
 /* A warning printed at most once per process for the given key (a static string). */
 void diag_warn_once(const char *key, const char *file, long line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -1,7 +1,7 @@
 #include "util/hash.h"
 #include "util/xalloc.h"
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t hash_bytes(const void *p, size_t n)
 {
@@ -16,7 +16,7 @@ uint64_t hash_bytes(const void *p, size_t n)
         n -= 8;
     }
     uint64_t w = 0;
-    if (n) memcpy(&w, s, n);   /* s may be NULL when n is 0 */
+    if (n) memcpy(&w, s, n); /* s may be NULL when n is 0 */
     h ^= hash_u64(w ^ n);
     return hash_u64(h);
 }

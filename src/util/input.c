@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,7 +128,8 @@ int input_getline(input_t *in, char **line, size_t *len)
         if (in->error) return -1;
     }
 too_long:
-    diag_error(in->name, in->line + 1, "line longer than %zu MiB; this does not look like text input of a supported format",
+    diag_error(in->name, in->line + 1,
+               "line longer than %zu MiB; this does not look like text input of a supported format",
                in->max_line >> 20);
     in->error = 1;
     return -1;
@@ -174,7 +175,4 @@ void input_progress_tick(input_t *in)
     progress_update_now(&in->progress, in->consumed >> 20, in->size > 0 ? (uint64_t)in->size >> 20 : 0);
 }
 
-void input_progress_done(input_t *in)
-{
-    progress_done(&in->progress);
-}
+void input_progress_done(input_t *in) { progress_done(&in->progress); }

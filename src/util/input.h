@@ -4,23 +4,23 @@
  * the first bytes before deciding what the input is. */
 #ifndef UTIL_INPUT_H
 #define UTIL_INPUT_H
+#include "util/progress.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "util/progress.h"
 
 typedef struct input {
-    const char *name;     /* as given by the user; "-" shows as "<stdin>" */
+    const char *name; /* as given by the user; "-" shows as "<stdin>" */
     int fd;
     char *buf;
     size_t cap, start, end;
     int eof;
-    int error;            /* set when a read failed or a line was too long */
-    long line;            /* number of the line last returned by input_getline */
-    uint64_t consumed;    /* bytes handed out so far */
-    int64_t size;         /* file size, or -1 when unknown (pipe) */
-    size_t max_line;      /* longest line accepted (default 64 MiB) */
-    progress_t progress;  /* in MB, on stderr when it is a terminal */
+    int error;           /* set when a read failed or a line was too long */
+    long line;           /* number of the line last returned by input_getline */
+    uint64_t consumed;   /* bytes handed out so far */
+    int64_t size;        /* file size, or -1 when unknown (pipe) */
+    size_t max_line;     /* longest line accepted (default 64 MiB) */
+    progress_t progress; /* in MB, on stderr when it is a terminal */
 } input_t;
 
 /* Opens path ("-" = stdin). On failure prints an error naming the file and returns NULL. */

@@ -1,9 +1,9 @@
 #include "util/json.h"
-#include "util/xalloc.h"
 #include "util/diag.h"
+#include "util/xalloc.h"
 #include <math.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +73,10 @@ static int hex4(json_t *j, unsigned *out)
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
         int c = getc_(j);
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (d < 0) return -1;
         v = v << 4 | (unsigned)d;
     }
@@ -94,7 +97,7 @@ static int read_string(json_t *j)
         if (j->p > run) {
             buf_append(&j->str, run, (size_t)(j->p - run));
             if (j->str.len > MAX_STRING) return json_fail(j, "string longer than 256 MiB"), -1;
-            if (j->p == j->e) continue;   /* the window ended inside the string */
+            if (j->p == j->e) continue; /* the window ended inside the string */
         }
         int c = getc_(j);
         if (c < 0) return json_fail(j, "unterminated string (truncated file?)"), -1;
@@ -107,7 +110,9 @@ static int read_string(json_t *j)
         c = getc_(j);
         unsigned cp;
         switch (c) {
-        case '"': case '\\': case '/': buf_putc(&j->str, (char)c); break;
+        case '"':
+        case '\\':
+        case '/': buf_putc(&j->str, (char)c); break;
         case 'b': buf_putc(&j->str, '\b'); break;
         case 'f': buf_putc(&j->str, '\f'); break;
         case 'n': buf_putc(&j->str, '\n'); break;
@@ -122,7 +127,7 @@ static int read_string(json_t *j)
                 if (lo >= 0xDC00 && lo <= 0xDFFF) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 else buf_put_utf8(&j->str, 0xFFFD), cp = lo;
             }
-            if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;   /* lone surrogate */
+            if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD; /* lone surrogate */
             buf_put_utf8(&j->str, cp);
             break;
         default: return json_fail(j, "bad escape in a string"), -1;
@@ -237,7 +242,7 @@ json_token_t json_next(json_t *j)
 static int take_short_int(json_t *j, double *out)
 {
     const char *q = j->p;
-    if (j->e - q < 32) return 0;   /* near the window's end: json_next refills */
+    if (j->e - q < 32) return 0; /* near the window's end: json_next refills */
     if (j->need_comma) {
         if (*q != ',') return 0;
         q++;

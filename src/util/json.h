@@ -4,18 +4,23 @@
  * file, line and what was expected. Also the string escaping writers need. */
 #ifndef UTIL_JSON_H
 #define UTIL_JSON_H
-#include <stddef.h>
 #include "util/buf.h"
 #include "util/input.h"
+#include <stddef.h>
 
 typedef enum {
     JSON_ERROR = -1,
     JSON_EOF = 0,
-    JSON_OBJECT_START, JSON_OBJECT_END, JSON_ARRAY_START, JSON_ARRAY_END,
-    JSON_KEY,       /* an object member name; text in j->str */
-    JSON_STRING,    /* text in j->str (UTF-8, unescaped, NUL-terminated; may contain NULs: use str.len) */
-    JSON_NUMBER,    /* value in j->num */
-    JSON_TRUE, JSON_FALSE, JSON_NULL,
+    JSON_OBJECT_START,
+    JSON_OBJECT_END,
+    JSON_ARRAY_START,
+    JSON_ARRAY_END,
+    JSON_KEY,    /* an object member name; text in j->str */
+    JSON_STRING, /* text in j->str (UTF-8, unescaped, NUL-terminated; may contain NULs: use str.len) */
+    JSON_NUMBER, /* value in j->num */
+    JSON_TRUE,
+    JSON_FALSE,
+    JSON_NULL,
 } json_token_t;
 
 #define JSON_MAX_DEPTH 512
@@ -28,13 +33,13 @@ typedef struct {
     buf_t str;
     double num;
     int depth;
-    unsigned char stack[JSON_MAX_DEPTH];   /* '{' or '[' per level */
-    int expect_value;   /* inside an object, after a key */
-    int need_comma;     /* a value was completed at this level */
+    unsigned char stack[JSON_MAX_DEPTH]; /* '{' or '[' per level */
+    int expect_value;                    /* inside an object, after a key */
+    int need_comma;                      /* a value was completed at this level */
     long line;
     int failed;
-    int quiet;          /* set by the caller: json_fail keeps the message in message[] instead of printing it */
-    char message[160];  /* with quiet: "line N: what" of the first failure */
+    int quiet;         /* set by the caller: json_fail keeps the message in message[] instead of printing it */
+    char message[160]; /* with quiet: "line N: what" of the first failure */
 } json_t;
 
 void json_init(json_t *j, input_t *in);

@@ -71,10 +71,7 @@ void jw_end(jw_t *w)
     value_end(w);
 }
 
-void jw_newline(jw_t *w)
-{
-    buf_putc(w->out, '\n');
-}
+void jw_newline(jw_t *w) { buf_putc(w->out, '\n'); }
 
 void jw_string_n(jw_t *w, const char *key, const char *s, size_t n)
 {
@@ -94,7 +91,7 @@ void jw_int(jw_t *w, const char *key, long long v)
     value_start(w, key);
     if (v < 0) {
         buf_putc(w->out, '-');
-        buf_put_u64(w->out, 0ULL - (unsigned long long)v);   /* LLONG_MIN too */
+        buf_put_u64(w->out, 0ULL - (unsigned long long)v); /* LLONG_MIN too */
     } else {
         buf_put_u64(w->out, (unsigned long long)v);
     }
@@ -147,7 +144,4 @@ void jw_null(jw_t *w, const char *key)
     value_end(w);
 }
 
-int jw_complete(const jw_t *w)
-{
-    return w->depth == 0 && w->values > 0;
-}
+int jw_complete(const jw_t *w) { return w->depth == 0 && w->values > 0; }

@@ -26,15 +26,15 @@
 #define JW_MAX_DEPTH 512
 
 typedef struct {
-    buf_t *out;                           /* appended to */
-    int depth;                            /* containers open */
-    unsigned char kind[JW_MAX_DEPTH];     /* '{' or '[' per level */
-    unsigned char started[JW_MAX_DEPTH];  /* a value already written at this level: the next needs a comma */
-    unsigned char lines[JW_MAX_DEPTH];    /* this array puts a newline before each element */
-    int values;                           /* complete values written at the top level */
+    buf_t *out;                          /* appended to */
+    int depth;                           /* containers open */
+    unsigned char kind[JW_MAX_DEPTH];    /* '{' or '[' per level */
+    unsigned char started[JW_MAX_DEPTH]; /* a value already written at this level: the next needs a comma */
+    unsigned char lines[JW_MAX_DEPTH];   /* this array puts a newline before each element */
+    int values;                          /* complete values written at the top level */
     /* layout, set by the caller after jw_init (both off by default) */
-    int spaced;                           /* ", " and ": " instead of "," and ":" */
-    const char *indent;                   /* after the newline before each element of a lines array */
+    int spaced;         /* ", " and ": " instead of "," and ":" */
+    const char *indent; /* after the newline before each element of a lines array */
 } jw_t;
 
 void jw_init(jw_t *w, buf_t *out);
@@ -49,7 +49,7 @@ void jw_end(jw_t *w);
  * before the "]" of a lines array whose text ends on a line of its own. */
 void jw_newline(jw_t *w);
 
-void jw_string(jw_t *w, const char *key, const char *s);   /* s NULL: null */
+void jw_string(jw_t *w, const char *key, const char *s); /* s NULL: null */
 void jw_string_n(jw_t *w, const char *key, const char *s, size_t n);
 void jw_int(jw_t *w, const char *key, long long v);
 void jw_uint(jw_t *w, const char *key, unsigned long long v);

@@ -15,12 +15,12 @@
  * old binary did not start at all). */
 #include "util/diag.h"
 #include <dlfcn.h>
+#include <editline/readline.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <editline/readline.h>
 
 typedef enum { LIB_DW, LIB_ELF, LIB_EDIT, NLIBS } lazy_lib_t;
 
@@ -38,20 +38,22 @@ static void *lazy_sym(lazy_lib_t lib, const char *name)
     pthread_mutex_unlock(&mu);
     if (!f) {
         const char *why = dlerror();
-        diag_error(NULL, 0, "cannot load %s from the system library %s: %s (install elfutils' libdw/libelf or "
-                   "libedit)", name, lib_names[lib], why ? why : "not found");
+        diag_error(NULL, 0,
+                   "cannot load %s from the system library %s: %s (install elfutils' libdw/libelf or "
+                   "libedit)",
+                   name, lib_names[lib], why ? why : "not found");
         exit(1);
     }
     return f;
 }
 
 /* Each function: its real address, looked up once (a racing second lookup gets the same). */
-#define REAL(lib, name)                                                                    \
-    static __typeof__(&name) real;                                                         \
-    __typeof__(&name) fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);                       \
-    if (!fn) {                                                                             \
-        fn = (__typeof__(&name))lazy_sym(lib, #name);                                      \
-        __atomic_store_n(&real, fn, __ATOMIC_RELEASE);                                     \
+#define REAL(lib, name)                                                                                                \
+    static __typeof__(&name) real;                                                                                     \
+    __typeof__(&name) fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);                                                   \
+    if (!fn) {                                                                                                         \
+        fn = (__typeof__(&name))lazy_sym(lib, #name);                                                                  \
+        __atomic_store_n(&real, fn, __ATOMIC_RELEASE);                                                                 \
     }
 
 /* ---- libdw (target/unwind.c) ---- */

@@ -17,15 +17,9 @@ int opt_set_verbosity(void *target, const char *arg)
 /* The command being parsed, for opt_fail() in handlers. */
 static const opt_cmd_t *current;
 
-int opt_exit_code(int parse_result)
-{
-    return parse_result == OPT_HELP_SHOWN ? EXIT_OK : EXIT_USAGE;
-}
+int opt_exit_code(int parse_result) { return parse_result == OPT_HELP_SHOWN ? EXIT_OK : EXIT_USAGE; }
 
-static void vusage(const char *name, const char *fmt, va_list ap)
-{
-    diag_usage_error(name ? name : "", fmt, ap);
-}
+static void vusage(const char *name, const char *fmt, va_list ap) { diag_usage_error(name ? name : "", fmt, ap); }
 
 int opt_usage_error(const opt_cmd_t *cmd, const char *fmt, ...)
 {
@@ -101,12 +95,13 @@ void opt_print_table(const opt_t *t, FILE *f)
         if (t->short_name && t->name) n = snprintf(left, sizeof left, "  -%c, --%s", t->short_name, t->name);
         else if (t->name) n = snprintf(left, sizeof left, "      --%s", t->name);
         else n = snprintf(left, sizeof left, "  -%c", t->short_name);
-        if (t->argname && n > 0 && (size_t)n < sizeof left) n += snprintf(left + n, sizeof left - (size_t)n, " %s", t->argname);
+        if (t->argname && n > 0 && (size_t)n < sizeof left)
+            n += snprintf(left + n, sizeof left - (size_t)n, " %s", t->argname);
         fputs(left, f);
         const char *h = t->help;
         if (n + 2 > HELP_COLUMN) fputs("  ", f);
         else fprintf(f, "%*s", HELP_COLUMN - n, "");
-        for (;;) {   /* continuation lines are indented to the help column */
+        for (;;) { /* continuation lines are indented to the help column */
             const char *nl = strchr(h, '\n');
             if (!nl) {
                 fprintf(f, "%s\n", h);
@@ -178,13 +173,13 @@ int opt_parse(const opt_cmd_t *cmd, int argc, char **argv)
             i++;
             break;
         }
-        if (a[0] != '-' || !a[1]) {   /* an operand ("-" is stdin) */
+        if (a[0] != '-' || !a[1]) { /* an operand ("-" is stdin) */
             if (cmd->flags & OPT_STOP_AT_OPERAND) break;
             is_op[i] = 1;
             ops[nops++] = a;
             continue;
         }
-        if (a[1] == '-') {   /* --name, --name=value, --name value */
+        if (a[1] == '-') { /* --name, --name=value, --name value */
             const char *name = a + 2, *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
             const opt_t *o = find_long(cmd, name, len);
@@ -216,8 +211,7 @@ int opt_parse(const opt_cmd_t *cmd, int argc, char **argv)
             if (!o) {
                 if (p == a + 1 && p[1] && find_long(cmd, p, strlen(p)))
                     rc = opt_fail("unknown option '%s' (did you mean '-%s'?)", a, a);
-                else
-                    rc = opt_fail("unknown option '-%c'", *p);
+                else rc = opt_fail("unknown option '-%c'", *p);
                 goto out;
             }
             const char *arg = NULL;

@@ -42,41 +42,74 @@ typedef enum {
 } opt_kind_t;
 
 typedef struct opt {
-    const char *name;       /* long name without "--", or NULL */
-    char short_name;        /* 0 = none */
-    const char *argname;    /* metavariable in --help; NULL = takes no argument */
-    const char *help;       /* one or more lines ('\n' between); NULL = hidden from --help */
+    const char *name;    /* long name without "--", or NULL */
+    char short_name;     /* 0 = none */
+    const char *argname; /* metavariable in --help; NULL = takes no argument */
+    const char *help;    /* one or more lines ('\n' between); NULL = hidden from --help */
     opt_kind_t kind;
     void *target;
-    int (*call)(void *target, const char *arg);   /* OPT_CALL */
-    int value;              /* OPT_FLAG: the value stored */
+    int (*call)(void *target, const char *arg); /* OPT_CALL */
+    int value;                                  /* OPT_FLAG: the value stored */
 } opt_t;
 
 /* Table entries (macros so that every field is initialised: -Wextra wants that). */
-#define OPT_STR(lname, sname, argname, help, ptr) {lname, sname, argname, help, OPT_STRING, ptr, NULL, 0}
-#define OPT_BOOL(lname, sname, help, ptr) {lname, sname, NULL, help, OPT_FLAG, ptr, NULL, 1}
-#define OPT_SETINT(lname, sname, help, ptr, v) {lname, sname, NULL, help, OPT_FLAG, ptr, NULL, v}
-#define OPT_NUM(lname, sname, argname, help, ptr) {lname, sname, argname, help, OPT_DOUBLE, ptr, NULL, 0}
-#define OPT_INT(lname, sname, argname, help, ptr) {lname, sname, argname, help, OPT_LONG, ptr, NULL, 0}
-#define OPT_FN(lname, sname, argname, help, ptr, fn) {lname, sname, argname, help, OPT_CALL, ptr, fn, 0}
-#define OPT_TITLE(text) {NULL, 0, NULL, text, OPT_SECTION, NULL, NULL, 0}
-#define OPT_END {NULL, 0, NULL, NULL, OPT_KIND_END, NULL, NULL, 0}
-#define OPT_HELP {"help", 'h', NULL, "this text", OPT_HELP_KIND, NULL, NULL, 0}
+#define OPT_STR(lname, sname, argname, help, ptr)                                                                      \
+    {                                                                                                                  \
+        lname, sname, argname, help, OPT_STRING, ptr, NULL, 0                                                          \
+    }
+#define OPT_BOOL(lname, sname, help, ptr)                                                                              \
+    {                                                                                                                  \
+        lname, sname, NULL, help, OPT_FLAG, ptr, NULL, 1                                                               \
+    }
+#define OPT_SETINT(lname, sname, help, ptr, v)                                                                         \
+    {                                                                                                                  \
+        lname, sname, NULL, help, OPT_FLAG, ptr, NULL, v                                                               \
+    }
+#define OPT_NUM(lname, sname, argname, help, ptr)                                                                      \
+    {                                                                                                                  \
+        lname, sname, argname, help, OPT_DOUBLE, ptr, NULL, 0                                                          \
+    }
+#define OPT_INT(lname, sname, argname, help, ptr)                                                                      \
+    {                                                                                                                  \
+        lname, sname, argname, help, OPT_LONG, ptr, NULL, 0                                                            \
+    }
+#define OPT_FN(lname, sname, argname, help, ptr, fn)                                                                   \
+    {                                                                                                                  \
+        lname, sname, argname, help, OPT_CALL, ptr, fn, 0                                                              \
+    }
+#define OPT_TITLE(text)                                                                                                \
+    {                                                                                                                  \
+        NULL, 0, NULL, text, OPT_SECTION, NULL, NULL, 0                                                                \
+    }
+#define OPT_END                                                                                                        \
+    {                                                                                                                  \
+        NULL, 0, NULL, NULL, OPT_KIND_END, NULL, NULL, 0                                                               \
+    }
+#define OPT_HELP                                                                                                       \
+    {                                                                                                                  \
+        "help", 'h', NULL, "this text", OPT_HELP_KIND, NULL, NULL, 0                                                   \
+    }
 /* -q/--quiet and -v/--verbose, setting diag_verbosity */
 extern int opt_quiet_value, opt_verbose_value;
-#define OPT_QUIET {"quiet", 'q', NULL, "no warnings", OPT_CALL, &opt_quiet_value, opt_set_verbosity, 0}
-#define OPT_VERBOSE {"verbose", 'v', NULL, "say more about what was read", OPT_CALL, &opt_verbose_value, opt_set_verbosity, 0}
+#define OPT_QUIET                                                                                                      \
+    {                                                                                                                  \
+        "quiet", 'q', NULL, "no warnings", OPT_CALL, &opt_quiet_value, opt_set_verbosity, 0                            \
+    }
+#define OPT_VERBOSE                                                                                                    \
+    {                                                                                                                  \
+        "verbose", 'v', NULL, "say more about what was read", OPT_CALL, &opt_verbose_value, opt_set_verbosity, 0       \
+    }
 #define OPT_VERBOSITY OPT_QUIET, OPT_VERBOSE
 int opt_set_verbosity(void *target, const char *arg);
 
 enum { OPT_STOP_AT_OPERAND = 1 };
 
 typedef struct opt_cmd {
-    const char *name;             /* as the user types it after "nodescope": "collapse", "core stack" */
-    const char *usage;            /* start of --help: "usage: ...\n\nDescription.\n" */
-    const opt_t *const *tables;   /* NULL-terminated list of option tables */
-    unsigned flags;               /* OPT_STOP_AT_OPERAND */
-    const char *epilog;           /* printed after the options in --help, or NULL */
+    const char *name;           /* as the user types it after "nodescope": "collapse", "core stack" */
+    const char *usage;          /* start of --help: "usage: ...\n\nDescription.\n" */
+    const opt_t *const *tables; /* NULL-terminated list of option tables */
+    unsigned flags;             /* OPT_STOP_AT_OPERAND */
+    const char *epilog;         /* printed after the options in --help, or NULL */
 } opt_cmd_t;
 
 enum { OPT_HELP_SHOWN = -1, OPT_USAGE_ERROR = -2 };

@@ -32,7 +32,7 @@ int output_open(output_t *o, const char *path, char *const *inputs, int ninputs)
             diag_error(path, 0, "cannot write: %s", strerror(errno));
             return -1;
         }
-        o->path = xstrdup(path);   /* tmp stays NULL: nothing to rename */
+        o->path = xstrdup(path); /* tmp stays NULL: nothing to rename */
         return 0;
     }
     size_t n = strlen(path);

@@ -9,8 +9,8 @@
 
 typedef struct output {
     FILE *f;
-    char *path;       /* final path, NULL for stdout */
-    char *tmp;        /* temporary path; NULL when writing to path directly */
+    char *path; /* final path, NULL for stdout */
+    char *tmp;  /* temporary path; NULL when writing to path directly */
 } output_t;
 
 /* Refuses (error printed, returns -1) when path is one of the inputs (same inode). */

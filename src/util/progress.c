@@ -28,8 +28,7 @@ void progress_update_now(progress_t *p, uint64_t done, uint64_t total)
     if (total > 0)
         fprintf(stderr, "\r%s: %.0f%% (%llu of %llu %s)\033[K", p->what, 100.0 * (double)done / (double)total,
                 (unsigned long long)done, (unsigned long long)total, p->unit);
-    else
-        fprintf(stderr, "\r%s: %llu %s\033[K", p->what, (unsigned long long)done, p->unit);
+    else fprintf(stderr, "\r%s: %llu %s\033[K", p->what, (unsigned long long)done, p->unit);
 }
 
 void progress_update(progress_t *p, uint64_t done, uint64_t total)

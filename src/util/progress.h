@@ -6,10 +6,10 @@
 #include <stdint.h>
 
 typedef struct {
-    const char *what;    /* shown first: a file name, "walking the heap" */
-    const char *unit;    /* "MB", "objects", ... */
-    int enabled;         /* stderr is a terminal */
-    double last;         /* when the line was last drawn; 0 = never */
+    const char *what; /* shown first: a file name, "walking the heap" */
+    const char *unit; /* "MB", "objects", ... */
+    int enabled;      /* stderr is a terminal */
+    double last;      /* when the line was last drawn; 0 = never */
     unsigned calls;
 } progress_t;
 

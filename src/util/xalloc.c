@@ -1,8 +1,8 @@
 #include "util/xalloc.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
 
 static void out_of_memory(size_t n)
 {

@@ -3,9 +3,9 @@
  * call from optimized code on V8 10-12 (a plain exit frame with no target) the method on the
  * call's holder, or its prototypes, whose template runs the C++ function the frame entered;
  * learned once per C++ function (v8->api_callees). See frames.c for the walk. */
-#include "v8/v8_internal.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +20,7 @@ static uint64_t api_shared(v8_t *v, uint64_t shared, uint64_t fti)
     return shared;
 }
 
-#define TEMPLATE_SCAN 24   /* fields of a FunctionTemplateInfo searched for its SharedFunctionInfo or callback */
+#define TEMPLATE_SCAN 24 /* fields of a FunctionTemplateInfo searched for its SharedFunctionInfo or callback */
 
 /* Reads the fields of a fixed-size struct (a template, a CallHandlerInfo), at most TEMPLATE_SCAN,
  * never beyond the object (its neighbours are other templates'); how many, 0 when unreadable. */
@@ -68,7 +68,8 @@ void v8_api_frame(v8_t *v, v8_frame_t *f, int64_t type)
     const v8_layout_t *L = &v->L;
     int64_t off = type == L->ft_builtin_exit ? 24 : type == L->ft_api_callback_exit ? (v->major >= 13 ? 48 : 16) : -1;
     uint64_t target, shared = 0;
-    if (off < 0 || L->sfi_api_data < 0 || v8_frame_slot(v, f->fp, off, &target) != 0 || !v8_is_heap_object(v, target)) return;
+    if (off < 0 || L->sfi_api_data < 0 || v8_frame_slot(v, f->fp, off, &target) != 0 || !v8_is_heap_object(v, target))
+        return;
     if (v8_has_type(v, target, L->type_js_function)) {
         if (v8_read_field(v, target, L->fn_shared, &shared) != 0 || !api_shared(v, shared, 0)) return;
         f->function = target;
@@ -94,7 +95,7 @@ static uint64_t exit_callee(v8_t *v, const v8_frame_t *frames, size_t i)
     return 0;
 }
 
-#define HOLDER_PROTOS 8   /* prototypes of a call's holder searched for the method it called */
+#define HOLDER_PROTOS 8 /* prototypes of a call's holder searched for the method it called */
 
 typedef struct {
     v8_t *v;

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MAX_CHAIN_STEPS 4096     /* promises followed for one chain (frames can be fewer) */
+#define MAX_CHAIN_STEPS 4096 /* promises followed for one chain (frames can be fewer) */
 
 int v8_is_generator_type(const v8_t *v, int type)
 {
@@ -32,15 +32,9 @@ int v8_is_generator_type(const v8_t *v, int type)
                          type == L->type_js_generator_object);
 }
 
-int v8_is_promise_type(const v8_t *v, int type)
-{
-    return type >= 0 && type == v->L.type_js_promise;
-}
+int v8_is_promise_type(const v8_t *v, int type) { return type >= 0 && type == v->L.type_js_promise; }
 
-static int is_type(v8_t *v, uint64_t value, int type)
-{
-    return type >= 0 && v8_has_type(v, value, type);
-}
+static int is_type(v8_t *v, uint64_t value, int type) { return type >= 0 && v8_has_type(v, value, type); }
 
 static int is_function(v8_t *v, uint64_t value)
 {
@@ -57,15 +51,13 @@ static int is_context_value(v8_t *v, uint64_t value)
 }
 
 /* Slot i of a context (FixedArray-shaped), bounds-checked. */
-static int ctx_slot(v8_t *v, uint64_t ctx, int64_t i, uint64_t *out)
-{
-    return v8_fixed_array_get(v, ctx, i, out);
-}
+static int ctx_slot(v8_t *v, uint64_t ctx, int64_t i, uint64_t *out) { return v8_fixed_array_get(v, ctx, i, out); }
 
 int v8_promise_state(v8_t *v, uint64_t promise)
 {
     int64_t flags;
-    if (!is_type(v, promise, v->L.type_js_promise) || v8_read_smi(v, promise, v->L.promise_flags, &flags) != 0) return -1;
+    if (!is_type(v, promise, v->L.type_js_promise) || v8_read_smi(v, promise, v->L.promise_flags, &flags) != 0)
+        return -1;
     return (int)(flags & 3);
 }
 
@@ -97,23 +89,28 @@ int v8_generator_state(v8_t *v, uint64_t addr, v8_generator_t *out)
     out->addr = addr;
     out->bytecode_offset = -1;
     int type;
-    if (!v8_is_heap_object(v, addr) || v8_instance_type(v, addr, &type) != 0 || !v8_is_generator_type(v, type)) return -1;
-    out->kind = type == L->type_js_async_function_object ? V8_GEN_ASYNC_FUNCTION
-              : type == L->type_js_async_generator_object ? V8_GEN_ASYNC_GENERATOR : V8_GEN_GENERATOR;
+    if (!v8_is_heap_object(v, addr) || v8_instance_type(v, addr, &type) != 0 || !v8_is_generator_type(v, type))
+        return -1;
+    out->kind = type == L->type_js_async_function_object    ? V8_GEN_ASYNC_FUNCTION
+                : type == L->type_js_async_generator_object ? V8_GEN_ASYNC_GENERATOR
+                                                            : V8_GEN_GENERATOR;
     /* the fields in one read: function .. is_awaiting (the async subclasses' last field) */
     uint64_t w[9];
     int64_t base = L->gen_function;
     size_t nw = type == L->type_js_async_generator_object ? 9 : type == L->type_js_async_function_object ? 8 : 7;
     if (v8_read_bytes(v, addr, base, w, nw * 8) != 0) return -1;
-#define GEN_WORD(off) w[((off) - base) / 8]
+#define GEN_WORD(off) w[((off)-base) / 8]
     out->function = GEN_WORD(L->gen_function);
     if (!is_function(v, out->function)) return -1;
     out->context = GEN_WORD(L->gen_context);
     out->receiver = GEN_WORD(L->gen_receiver);
     uint64_t cw = GEN_WORD(L->gen_continuation);
     int64_t cont = v8_is_smi(v, cw) ? v8_smi_value(v, cw) : INT64_MIN;
-    out->state = cont == INT64_MIN ? V8_GEN_UNKNOWN : cont >= 0 ? V8_GEN_SUSPENDED : cont == L->gen_executing ? V8_GEN_EXECUTING
-               : cont == L->gen_closed ? V8_GEN_CLOSED : V8_GEN_UNKNOWN;
+    out->state = cont == INT64_MIN          ? V8_GEN_UNKNOWN
+                 : cont >= 0                ? V8_GEN_SUSPENDED
+                 : cont == L->gen_executing ? V8_GEN_EXECUTING
+                 : cont == L->gen_closed    ? V8_GEN_CLOSED
+                                            : V8_GEN_UNKNOWN;
     if (out->kind == V8_GEN_ASYNC_FUNCTION) {
         uint64_t p = GEN_WORD(L->async_fn_promise);
         if (is_type(v, p, L->type_js_promise)) out->promise = p;
@@ -198,8 +195,9 @@ static uint64_t resolve_function_promise(v8_t *v, uint64_t handler)
 {
     uint64_t ctx, p;
     int64_t len;
-    if (!is_function(v, handler) || v8_read_field(v, handler, v->L.fn_context, &ctx) != 0 || !is_context_value(v, ctx) ||
-        v8_fixed_array_length(v, ctx, &len) != 0 || len <= v->L.ctx_min_slots || len > v->L.ctx_min_slots + 3)
+    if (!is_function(v, handler) || v8_read_field(v, handler, v->L.fn_context, &ctx) != 0 ||
+        !is_context_value(v, ctx) || v8_fixed_array_length(v, ctx, &len) != 0 || len <= v->L.ctx_min_slots ||
+        len > v->L.ctx_min_slots + 3)
         return 0;
     return ctx_slot(v, ctx, v->L.ctx_min_slots, &p) == 0 && is_type(v, p, v->L.type_js_promise) ? p : 0;
 }
@@ -227,9 +225,9 @@ size_t v8_async_chain(v8_t *v, uint64_t promise, v8_async_frame_t *out, size_t m
     for (int step = 0; step < MAX_CHAIN_STEPS && n < max; step++) {
         uint64_t r, next, fulfill = 0, reject = 0, gen, ctx, p = 0;
         /* a pending promise with exactly one reaction */
-        if (v8_promise_state(v, promise) != V8_PROMISE_PENDING || v8_read_field(v, promise, L->promise_result, &r) != 0 ||
-            !is_type(v, r, L->type_promise_reaction) || v8_read_field(v, r, L->reaction_next, &next) != 0 ||
-            !v8_is_smi(v, next))
+        if (v8_promise_state(v, promise) != V8_PROMISE_PENDING ||
+            v8_read_field(v, promise, L->promise_result, &r) != 0 || !is_type(v, r, L->type_promise_reaction) ||
+            v8_read_field(v, r, L->reaction_next, &next) != 0 || !v8_is_smi(v, next))
             break;
         v8_read_field(v, r, L->reaction_fulfill_handler, &fulfill);
         v8_read_field(v, r, L->reaction_reject_handler, &reject);
@@ -242,16 +240,16 @@ size_t v8_async_chain(v8_t *v, uint64_t promise, v8_async_frame_t *out, size_t m
         } else if (element_closure(v, fulfill, &ctx, &p) == 0) {
             uint64_t rctx;
             int settled = is_function(v, reject) && v8_read_field(v, reject, L->fn_context, &rctx) == 0 && rctx == ctx;
-            out[n++] = (v8_async_frame_t){V8_ASYNC_COMBINATOR, 0, promise, settled ? "Promise.allSettled" : "Promise.all",
-                                          element_index(v, fulfill)};
+            out[n++] = (v8_async_frame_t){V8_ASYNC_COMBINATOR, 0, promise,
+                                          settled ? "Promise.allSettled" : "Promise.all", element_index(v, fulfill)};
         } else if (element_closure(v, reject, &ctx, &p) == 0) {
             out[n++] = (v8_async_frame_t){V8_ASYNC_COMBINATOR, 0, promise, "Promise.any", element_index(v, reject)};
         } else if (!(p = resolve_function_promise(v, fulfill))) {
             uint64_t poc, cp;
             if (v8_read_field(v, r, L->reaction_promise_or_capability, &poc) != 0) break;
             if (is_type(v, poc, L->type_js_promise)) p = poc;
-            else if (is_type(v, poc, L->type_promise_capability) && v8_read_field(v, poc, L->capability_promise, &cp) == 0 &&
-                     is_type(v, cp, L->type_js_promise))
+            else if (is_type(v, poc, L->type_promise_capability) &&
+                     v8_read_field(v, poc, L->capability_promise, &cp) == 0 && is_type(v, cp, L->type_js_promise))
                 p = cp;
         }
         if (!p || p == promise) break;
@@ -266,7 +264,7 @@ typedef struct {
     v8_t *v;
     const v8_frame_t *frames;
     size_t n;
-    size_t best_frame;      /* index of the outermost JS frame an executing generator runs */
+    size_t best_frame; /* index of the outermost JS frame an executing generator runs */
     uint64_t best_promise;
     int found;
 } current_t;

@@ -1,8 +1,8 @@
 /* The metadata's class descriptions: `class_<Class>__<field>__<type>` gives each field's offset
  * and `parent_<Class>__<Parent>` the inheritance, so an object's fields can be listed by class
  * (v8print) without knowing any class here. */
-#include "v8/v8_internal.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +24,8 @@ static void add_fields(const v8_t *v, const char *cls, size_t cls_len, v8_field_
 {
     for (size_t i = 0; i < v->md.count; i++) {
         const char *name = v->md.items[i].name;
-        if (strncmp(name, "class_", 6) || strncmp(name + 6, cls, cls_len) || strncmp(name + 6 + cls_len, "__", 2)) continue;
+        if (strncmp(name, "class_", 6) || strncmp(name + 6, cls, cls_len) || strncmp(name + 6 + cls_len, "__", 2))
+            continue;
         const char *field = name + 6 + cls_len + 2, *sep = strstr(field, "__");
         if (!sep) continue;
         XGROW(*out, *cap, *n + 1);
@@ -52,7 +53,7 @@ int v8_object_fields(v8_t *v, uint64_t obj, const char **class_name, v8_field_t 
     if (v8_instance_type(v, obj, &type) != 0) return -1;
     const char *cls = v8_class_name(v, type);
     v8_function_t fi;
-    if (!cls && v8_function_info(v, obj, &fi) == 0) {   /* the JSFunction subtypes are not all listed */
+    if (!cls && v8_function_info(v, obj, &fi) == 0) { /* the JSFunction subtypes are not all listed */
         cls = "JSFunction";
         v8_function_free(&fi);
     }
@@ -89,7 +90,8 @@ int v8_object_fields(v8_t *v, uint64_t obj, const char **class_name, v8_field_t 
     size_t kept = 0;
     for (size_t i = 0; i < *n; i++) {
         v8_field_t *f = &(*fields)[i], *last = kept ? &(*fields)[kept - 1] : NULL;
-        if (last && last->offset == f->offset && !strcmp(last->field, f->field) && !strcmp(last->class_name, f->class_name)) {
+        if (last && last->offset == f->offset && !strcmp(last->field, f->field) &&
+            !strcmp(last->class_name, f->class_name)) {
             if (strlen(f->type) < strlen(last->type)) {
                 v8_field_t tmp = *last;
                 *last = *f;

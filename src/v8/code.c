@@ -2,17 +2,17 @@
  * through the optimized code's position table and inlining tables (one physical frame can be
  * several JS functions), or, for baseline (Sparkplug) code, through its pc -> bytecode offset
  * table walked in step with the bytecodes (whose sizes come from V8's own table in the binary). */
-#include "v8/v8_internal.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define CODE_SCAN_BYTES (8u << 20)   /* how far back from a pc to look for its code's header */
+#define CODE_SCAN_BYTES (8u << 20) /* how far back from a pc to look for its code's header */
 #define SCAN_CHUNK 4096
-#define SCAN_BIG (64u << 10)   /* once the header map is known */
-#define SCAN_SLOW (64u << 10)  /* how far back from a pc to look while each candidate word costs a read */
+#define SCAN_BIG (64u << 10)  /* once the header map is known */
+#define SCAN_SLOW (64u << 10) /* how far back from a pc to look while each candidate word costs a read */
 #define MAX_INLINING_DEPTH 64
 #define MAX_BYTECODE_BYTES (4u << 20)
 #define MAX_OFFSET_TABLE (4u << 20)
@@ -58,7 +58,7 @@ static int is_code_header_map(v8_t *v, uint64_t word)
     return want >= 0 && type == want && v8_has_type(v, word, L->type_map);
 }
 
-#define HEADER_BACK 256   /* how far before its instructions an InstructionStream's header may start */
+#define HEADER_BACK 256 /* how far before its instructions an InstructionStream's header may start */
 
 /* Learns the code header map from a function's code, so that the scan below compares words with
  * it instead of reading the map of every word that looks like a pointer (hundreds of thousands
@@ -70,8 +70,7 @@ static void learn_header_map(v8_t *v, uint64_t fn)
     const v8_layout_t *L = &v->L;
     uint64_t code, map, w[HEADER_BACK / 8];
     v8_code_t c;
-    if (v->code_header_map || !fn || v8_function_code(v, fn, &code) != 0 ||
-        code_read(v, code, &c) != 0 || c.size == 0)
+    if (v->code_header_map || !fn || v8_function_code(v, fn, &code) != 0 || code_read(v, code, &c) != 0 || c.size == 0)
         return;
     if (L->code_inline_instructions) {
         if (v8_read_field(v, code, L->obj_map, &map) == 0 && is_code_header_map(v, map)) v->code_header_map = map;
@@ -97,7 +96,7 @@ static void learn_header_map(v8_t *v, uint64_t fn)
 #define CODE_CACHE_MAX 4096
 #define MISS_BITS 10
 #define MISS_SLOTS (1 << MISS_BITS)
-#define MISS_TTL_NS (2 * 1000000000ull)   /* code may later be put where none was */
+#define MISS_TTL_NS (2 * 1000000000ull) /* code may later be put where none was */
 struct v8_code_cache {
     v8_code_t *code;
     size_t n;
@@ -138,23 +137,29 @@ static int code_cache_find(v8_t *v, uint64_t pc, v8_code_t *out)
 {
     struct v8_code_cache *c = v->code_cache;
     if (!c || c->n == 0) return -1;
-    size_t lo = 0, hi = c->n;   /* the last entry starting at or before pc */
+    size_t lo = 0, hi = c->n; /* the last entry starting at or before pc */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (c->code[mid].start <= pc) lo = mid + 1;
         else hi = mid;
     }
-    return lo > 0 && pc < c->code[lo - 1].start + c->code[lo - 1].size && code_check(v, c->code[lo - 1].code, pc, out) == 0 ? 0 : -1;
+    return lo > 0 && pc < c->code[lo - 1].start + c->code[lo - 1].size &&
+                   code_check(v, c->code[lo - 1].code, pc, out) == 0
+               ? 0
+               : -1;
 }
 
 static void code_cache_add(v8_t *v, const v8_code_t *code)
 {
     struct v8_code_cache *c = code_cache(v);
     if (!c->code) c->code = xmalloc(CODE_CACHE_MAX * sizeof *c->code);
-    if (c->n == CODE_CACHE_MAX) c->n = 0;   /* full: start over rather than keep stale ranges */
+    if (c->n == CODE_CACHE_MAX) c->n = 0; /* full: start over rather than keep stale ranges */
     size_t i = 0;
     while (i < c->n && c->code[i].start < code->start) i++;
-    if (i < c->n && c->code[i].start == code->start) { c->code[i] = *code; return; }
+    if (i < c->n && c->code[i].start == code->start) {
+        c->code[i] = *code;
+        return;
+    }
     memmove(&c->code[i + 1], &c->code[i], (c->n - i) * sizeof *c->code);
     c->code[i] = *code;
     c->n++;
@@ -193,7 +198,7 @@ static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)
         uint64_t lo = hi - chunk;
         if (target_read(v->t, lo, buf, chunk) != 0) {
             if (!big) break;
-            big = 0;   /* the start of a mapping within this read: go up to it in small steps */
+            big = 0; /* the start of a mapping within this read: go up to it in small steps */
             continue;
         }
         for (int i = (int)(chunk / 8) - 1; i >= 0; i--) {
@@ -374,7 +379,10 @@ int v8_baseline_bytecode_offset(v8_t *v, const v8_code_t *c, uint64_t bca, int64
             rc = 0;
             while ((int64_t)end < pc_offset) {
                 size_t size = bi < nb ? bytecode_size(v, b, nb, bi) : 0;
-                if (!size || read_uvlq(t, nt, &ti, &delta) != 0) { rc = -1; break; }
+                if (!size || read_uvlq(t, nt, &ti, &delta) != 0) {
+                    rc = -1;
+                    break;
+                }
                 current = (int64_t)bi;
                 bi += size;
                 end += delta;
@@ -393,7 +401,9 @@ int v8_code_is_builtin(v8_t *v, uint64_t code, int type)
     /* V8's builtins are the bytecode handlers and the BUILTIN kind, two apart in CodeKind in V8
        10-13 (BYTECODE_HANDLER, FOR_TESTING, BUILTIN, ...): the metadata names only the first */
     const v8_layout_t *L = &v->L;
-    int64_t handler = L->kind_bytecode_handler, builtin = L->kind_builtin >= 0 ? L->kind_builtin : handler >= 0 ? handler + 2 : -1;
+    int64_t handler = L->kind_bytecode_handler, builtin = L->kind_builtin >= 0 ? L->kind_builtin
+                                                          : handler >= 0       ? handler + 2
+                                                                               : -1;
     v8_code_t c;
     return builtin >= 0 && code_read(v, code, &c) == 0 && (c.kind == builtin || c.kind == handler);
 }

@@ -19,7 +19,8 @@ static uint64_t table_base(v8_t *v)
     uint64_t fn, group, base;
     unsigned char ins[14];
     int32_t d1, d2;
-    if (target_exe_symbol_addr(v->t, "_ZN2v88internal17ExternalReference25js_dispatch_table_addressEv", &fn, NULL) != 0 ||
+    if (target_exe_symbol_addr(v->t, "_ZN2v88internal17ExternalReference25js_dispatch_table_addressEv", &fn, NULL) !=
+            0 ||
         target_read(v->t, fn, ins, sizeof ins) != 0)
         return 0;
     static const unsigned char mov_rip[3] = {0x48, 0x8b, 0x05}, mov_rax[3] = {0x48, 0x8b, 0x80};

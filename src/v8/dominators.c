@@ -3,9 +3,9 @@
  * a depth-first search from the root, then repeat "idom(b) = the common ancestor of b's processed
  * predecessors" until nothing changes. Iterative DFS (no recursion: heaps are deep), arrays sized
  * from the counts, u32 node numbers. */
-#include "v8/v8.h"
-#include "util/xalloc.h"
 #include "util/bigmem.h"
+#include "util/xalloc.h"
+#include "v8/v8.h"
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +19,8 @@
 typedef struct {
     uint32_t n;
     const uint64_t *first;
-    const uint32_t *succ, *slot;   /* slot: NULL for plain CSR */
-    uint64_t nsucc;                /* the arrays' length (ranges of a cached graph are checked) */
+    const uint32_t *succ, *slot; /* slot: NULL for plain CSR */
+    uint64_t nsucc;              /* the arrays' length (ranges of a cached graph are checked) */
     const uint32_t *roots;
     size_t nroots;
 } dgraph_t;
@@ -42,7 +42,7 @@ static inline const uint32_t *succ_of(const dgraph_t *d, uint32_t x, uint64_t *c
     }
     uint64_t a = d->first[x - 1], b = d->first[x];
     *add = 1;
-    if (a > b || b > d->nsucc) {   /* a corrupt cache file's range: no successors */
+    if (a > b || b > d->nsucc) { /* a corrupt cache file's range: no successors */
         *cnt = 0;
         *w = d->slot;
         return d->succ;
@@ -62,7 +62,7 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
     /* postorder numbers: post[node] (V8_NO_NODE: unreachable), order[k] = node */
     uint32_t *post = big_malloc((size_t)n * sizeof *post), *order = big_malloc((size_t)n * sizeof *order);
     uint32_t *stack = big_malloc((size_t)n * sizeof *stack);
-    uint32_t *next = big_malloc((size_t)n * sizeof *next);   /* successors of the node visited so far */
+    uint32_t *next = big_malloc((size_t)n * sizeof *next); /* successors of the node visited so far */
     memset(post, 0xff, (size_t)n * sizeof *post);
     uint32_t sp = 0, count = 0;
     stack[sp++] = 0;
@@ -125,7 +125,7 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
     int changed = 1;
     for (int round = 0; changed && round < MAX_ROUNDS; round++) {
         changed = 0;
-        for (uint32_t k = count - 1; k-- > 0;) {   /* reverse postorder, the root (last) excluded */
+        for (uint32_t k = count - 1; k-- > 0;) { /* reverse postorder, the root (last) excluded */
             uint32_t x = order[k], nd = V8_NO_NODE;
             for (uint64_t j = pfirst[x + 1]; j < pfirst[x + 2]; j++) {
                 uint32_t p = post[pred[j]];
@@ -134,7 +134,7 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
                     nd = p;
                     continue;
                 }
-                uint32_t a = p, b = nd;   /* intersect: walk up to the common dominator */
+                uint32_t a = p, b = nd; /* intersect: walk up to the common dominator */
                 while (a != b) {
                     while (a < b) a = dom[a];
                     while (b < a) b = dom[b];
@@ -149,7 +149,7 @@ static int dominators_run(const dgraph_t *d, uint32_t *idom, uint32_t **order_ou
     }
     for (uint32_t x = 0; x < n; x++) {
         idom[x] = post[x] == V8_NO_NODE ? V8_NO_NODE : order[dom[post[x]]];
-        assert(idom[x] == V8_NO_NODE || idom[x] < n);   /* a reachable node's dominator is a node */
+        assert(idom[x] == V8_NO_NODE || idom[x] < n); /* a reachable node's dominator is a node */
     }
     free(dom);
     free(pred);
@@ -171,7 +171,8 @@ int v8_dominators_compute(uint32_t n, const uint64_t *first, const uint32_t *suc
 }
 
 int v8_dominators_graph(uint32_t n, const uint64_t *first, const uint32_t *tgt, const uint32_t *slot, uint64_t nedges,
-                        const uint32_t *roots, size_t nroots, const v8_graph_node_t *nodes, uint32_t *idom, uint64_t *retained)
+                        const uint32_t *roots, size_t nroots, const v8_graph_node_t *nodes, uint32_t *idom,
+                        uint64_t *retained)
 {
     dgraph_t d = {n + 1, first, tgt, slot, nedges, roots, nroots};
     uint32_t *order, count;

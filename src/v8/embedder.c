@@ -23,7 +23,7 @@ int v8_embedder_field_count(v8_t *v, uint64_t obj, int64_t *first_offset)
     if (v8_read_field(v, obj, L->obj_map, &map) != 0 || v8_read_u8(v, map, L->map_inobject_start, &start_words) != 0)
         return -1;
     int64_t n = ((int64_t)start_words * 8 - L->api_embedder_fields) / 8;
-    if (n < 0) n = 0;   /* a corrupt map: no fields rather than a negative count */
+    if (n < 0) n = 0; /* a corrupt map: no fields rather than a negative count */
     if (first_offset) *first_offset = L->api_embedder_fields;
     return (int)n;
 }

@@ -13,23 +13,26 @@
  *    a few bytes in (its prologue has not touched the argument registers yet), and error (a
  *    Local: the address of a handle slot, or the value itself with direct handles) is in rsi.
  * Nothing is guessed: a value is reported only when it was found in one of these places. */
-#include "v8/v8_internal.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_FRAMES 4096
-#define ENTRY_MAX 8    /* bytes into TriggerUncaughtException where rsi is still its argument */
-#define REG_RSI 13     /* in user_regs_struct order */
+#define ENTRY_MAX 8 /* bytes into TriggerUncaughtException where rsi is still its argument */
+#define REG_RSI 13  /* in user_regs_struct order */
 #define REG_RDX 12
 
 /* A Local's value: a handle slot's address is aligned (read the slot), a tagged value (a direct
    handle) is not. 0, or -1 when unreadable. */
 static int local_value(v8_t *v, uint64_t local, uint64_t *value)
 {
-    if (v8_is_heap_object(v, local)) { *value = local; return 0; }
+    if (v8_is_heap_object(v, local)) {
+        *value = local;
+        return 0;
+    }
     return local && target_read_u64(v->t, local, value) == 0 ? 0 : -1;
 }
 
@@ -57,10 +60,10 @@ static void message_position(v8_t *v, uint64_t msg, v8_exception_t *out)
     buf_t b = {0};
     int trunc;
     if (pos >= 0 && v8_script_line_col(v, script, pos, &out->line, &out->col) == 0 &&
-        v8_read_field(v, script, L->script_name, &name) == 0 && v8_string(v, name, &b, sizeof out->file - 1, &trunc) == 0 && b.data)
+        v8_read_field(v, script, L->script_name, &name) == 0 &&
+        v8_string(v, name, &b, sizeof out->file - 1, &trunc) == 0 && b.data)
         snprintf(out->file, sizeof out->file, "%s", b.data);
-    else
-        out->line = out->col = 0;
+    else out->line = out->col = 0;
     buf_free(&b);
 }
 
@@ -88,18 +91,21 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out)
             (strstr(sym.name, "24TriggerUncaughtExceptionEPN2v87IsolateENS1_5LocalINS1_5ValueEEE") ||
              strstr(sym.name, "TriggerUncaughtException(v8::Isolate*, v8::Local<v8::Value>"))) {
             uint64_t value = 0, msg;
-            if (local_value(v, th->regs[REG_RSI], &value) == 0 && (v8_is_heap_object(v, value) || v8_is_smi(v, value))) {
+            if (local_value(v, th->regs[REG_RSI], &value) == 0 &&
+                (v8_is_heap_object(v, value) || v8_is_smi(v, value))) {
                 out->value = value;
                 out->how = "uncaught (as node::errors::TriggerUncaughtException was entered)";
                 found = 1;
-                if (local_value(v, th->regs[REG_RDX], &msg) == 0 && v8_is_heap_object(v, msg)) message_position(v, msg, out);
+                if (local_value(v, th->regs[REG_RDX], &msg) == 0 && v8_is_heap_object(v, msg))
+                    message_position(v, msg, out);
             }
             continue;
         }
-        if (is_throw_runtime(sym.name) && frames[i + 1].kind == V8_FRAME_V8_INTERNAL &&
-            frames[i + 1].frame_type && !strcmp(frames[i + 1].frame_type, "ExitFrame")) {
+        if (is_throw_runtime(sym.name) && frames[i + 1].kind == V8_FRAME_V8_INTERNAL && frames[i + 1].frame_type &&
+            !strcmp(frames[i + 1].frame_type, "ExitFrame")) {
             uint64_t value;
-            if (target_read_u64(v->t, frames[i + 1].fp + 16, &value) == 0 && (v8_is_heap_object(v, value) || v8_is_smi(v, value))) {
+            if (target_read_u64(v->t, frames[i + 1].fp + 16, &value) == 0 &&
+                (v8_is_heap_object(v, value) || v8_is_smi(v, value))) {
                 out->value = value;
                 out->how = strstr(sym.name, "ReThrow") ? "rethrown" : "thrown";
                 found = 1;
@@ -173,7 +179,7 @@ static int is_function(v8_t *v, uint64_t x)
 
 /* ---- a frame's name as V8 prints it (CallSiteInfo's GetFunctionName, GetTypeName, GetMethodName
  * and AppendMethodCall in messages/call-site-info.cc, V8 10-13) ---- */
-#define PROTO_MAX 64   /* prototypes followed from a receiver (a chain is short; a corrupt one is cut) */
+#define PROTO_MAX 64 /* prototypes followed from a receiver (a chain is short; a corrupt one is cut) */
 
 /* A JS object (not a primitive, a proxy or one of V8's internal objects). */
 static int is_js_object(v8_t *v, uint64_t x)
@@ -181,11 +187,18 @@ static int is_js_object(v8_t *v, uint64_t x)
     v8_value_t val;
     if (!v8_is_heap_object(v, x) || v8_value(v, x, &val) != 0) return 0;
     switch (val.kind) {
-    case V8_V_UNREADABLE: case V8_V_NUMBER: case V8_V_STRING: case V8_V_BOOLEAN: case V8_V_NULL: case V8_V_UNDEFINED:
-    case V8_V_HOLE: case V8_V_BIGINT: case V8_V_SYMBOL: case V8_V_PROXY: case V8_V_INTERNAL:
-        return 0;
-    default:
-        return 1;
+    case V8_V_UNREADABLE:
+    case V8_V_NUMBER:
+    case V8_V_STRING:
+    case V8_V_BOOLEAN:
+    case V8_V_NULL:
+    case V8_V_UNDEFINED:
+    case V8_V_HOLE:
+    case V8_V_BIGINT:
+    case V8_V_SYMBOL:
+    case V8_V_PROXY:
+    case V8_V_INTERNAL: return 0;
+    default: return 1;
     }
 }
 
@@ -206,7 +219,7 @@ typedef struct {
     v8_t *v;
     uint64_t fn;
     buf_t *name;
-    int state;   /* 0 none yet, 1 one, -1 ambiguous */
+    int state; /* 0 none yet, 1 one, -1 ambiguous */
 } infer_t;
 
 static int infer_prop(void *ctx, const v8_property_t *p)
@@ -214,8 +227,11 @@ static int infer_prop(void *ctx, const v8_property_t *p)
     infer_t *f = ctx;
     if (p->is_symbol || p->is_private || !p->enumerable || p->is_double || !p->key) return 0;
     if (!holds_function(f->v, p->value, p->is_accessor, f->fn)) return 0;
-    if (f->state == 0) { buf_clear(f->name); buf_puts(f->name, p->key); f->state = 1; }
-    else if (f->state == 1 && strcmp(f->name->data, p->key)) f->state = -1;
+    if (f->state == 0) {
+        buf_clear(f->name);
+        buf_puts(f->name, p->key);
+        f->state = 1;
+    } else if (f->state == 1 && strcmp(f->name->data, p->key)) f->state = -1;
     return 0;
 }
 
@@ -237,7 +253,10 @@ static void method_name(v8_t *v, uint64_t recv, uint64_t fn, const v8_function_t
         for (int depth = 0; depth < PROTO_MAX; depth++) {
             int rc = v8_own_property(v, o, n, &value, &isd, &d);
             if (rc == 0 || rc == -2) {
-                if (!isd && holds_function(v, value, rc == -2, fn)) { buf_puts(out, n); return; }
+                if (!isd && holds_function(v, value, rc == -2, fn)) {
+                    buf_puts(out, n);
+                    return;
+                }
                 break;
             }
             if (v8_prototype(v, o, &o) != 0) break;
@@ -247,7 +266,7 @@ static void method_name(v8_t *v, uint64_t recv, uint64_t fn, const v8_function_t
     infer_t f = {v, fn, &name, 0};
     uint64_t o = recv;
     for (int depth = 0; depth < PROTO_MAX && f.state >= 0 && is_js_object(v, o); depth++) {
-        if (v8_has_type(v, o, v->L.type_js_global_proxy)) break;   /* access-checked */
+        if (v8_has_type(v, o, v->L.type_js_global_proxy)) break; /* access-checked */
         v8_object_properties(v, o, infer_prop, &f);
         if (v8_prototype(v, o, &o) != 0) break;
     }
@@ -272,7 +291,8 @@ static int ends_with_method(v8_t *v, const char *name, const char *method)
 {
     size_t n = strlen(name), m = strlen(method);
     if (!strcmp(name, method)) return 1;
-    return n > m && !strcmp(name + n - m, method) && (name[n - m - 1] == '.' || (v->major >= 12 && name[n - m - 1] == ' '));
+    return n > m && !strcmp(name + n - m, method) &&
+           (name[n - m - 1] == '.' || (v->major >= 12 && name[n - m - 1] == ' '));
 }
 
 /* The frame's name as V8's stack trace prints it before the location: "Type.fn [as method]" for a
@@ -290,7 +310,7 @@ static void callsite_name(v8_t *v, uint64_t recv, uint64_t fn, const v8_function
     }
     buf_t type = {0}, method = {0};
     v8_function_t rf;
-    if (is_function(v, recv) && v8_function_info(v, recv, &rf) == 0) {   /* a static method: the class's name */
+    if (is_function(v, recv) && v8_function_info(v, recv, &rf) == 0) { /* a static method: the class's name */
         const char *cn = rf.name && *rf.name ? rf.name : rf.inferred ? rf.inferred : "";
         buf_puts(&type, cn);
         v8_function_free(&rf);
@@ -341,7 +361,8 @@ int v8_error_callsites(v8_t *v, uint64_t error, v8_callsite_cb cb, void *ctx)
         uint64_t recv = v->major < 12 ? w[0] : w[1];
         buf_t name = {0};
         callsite_name(v, recv, fn, &fi, (fl & CSI_CONSTRUCTOR) != 0, &name);
-        v8_callsite_t c = {fn, name.data ? name.data : "", fi.script_name, 0, 0, (fl & CSI_ASYNC) != 0, (fl & CSI_CONSTRUCTOR) != 0};
+        v8_callsite_t c = {
+            fn, name.data ? name.data : "", fi.script_name, 0, 0, (fl & CSI_ASYNC) != 0, (fl & CSI_CONSTRUCTOR) != 0};
         if (pos >= 0 && fi.script) v8_script_line_col(v, fi.script, pos, &c.line, &c.col);
         int stop = cb(ctx, &c);
         buf_free(&name);

@@ -3,9 +3,9 @@
  * a frame-type marker (typed frames: entry, exit, construct, stub, ...) or a JSFunction. For JS
  * frames the executing position comes from the bytecode offset (interpreted) or the code's source
  * position table (optimized), falling back to the function's definition site. */
-#include "v8/v8_internal.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +36,9 @@ static const char *frame_type_name(const v8_t *v, int64_t type)
     }
     for (size_t i = lo; i < v->md.count && !strncmp(v->md.items[i].name, "frametype_", 10); i++)
         if (v->md.items[i].value == type) return v->md.items[i].name + 10;
-    for (size_t i = 0; i < v->md.count; i++)   /* metadata a caller gave unsorted (v8_open_with_metadata) */
-        if (!strncmp(v->md.items[i].name, "frametype_", 10) && v->md.items[i].value == type) return v->md.items[i].name + 10;
+    for (size_t i = 0; i < v->md.count; i++) /* metadata a caller gave unsorted (v8_open_with_metadata) */
+        if (!strncmp(v->md.items[i].name, "frametype_", 10) && v->md.items[i].value == type)
+            return v->md.items[i].name + 10;
     return NULL;
 }
 
@@ -53,14 +54,18 @@ static int interpreted_position(v8_t *v, uint64_t bca, int64_t offset_smi, int64
     uint64_t table;
     int inlined;
     int64_t offset = offset_smi - (L->bca_header - L->heap_tag);
-    if (offset < 0 || L->bca_source_positions < 0 || v8_read_field(v, bca, L->bca_source_positions, &table) != 0) return -1;
+    if (offset < 0 || L->bca_source_positions < 0 || v8_read_field(v, bca, L->bca_source_positions, &table) != 0)
+        return -1;
     return v8_source_position(v, table, offset, pos, &inlined);
 }
 
 static v8_tier_t tier_of_kind(const v8_layout_t *L, int64_t kind)
 {
-    return kind == L->kind_maglev ? V8_TIER_MAGLEV : kind == L->kind_turbofan ? V8_TIER_TURBOFAN
-         : kind == L->kind_baseline ? V8_TIER_BASELINE : kind == L->kind_builtin ? V8_TIER_BUILTIN : V8_TIER_NONE;
+    return kind == L->kind_maglev     ? V8_TIER_MAGLEV
+           : kind == L->kind_turbofan ? V8_TIER_TURBOFAN
+           : kind == L->kind_baseline ? V8_TIER_BASELINE
+           : kind == L->kind_builtin  ? V8_TIER_BUILTIN
+                                      : V8_TIER_NONE;
 }
 
 /* Sets f's line:column from a script offset in the function's script, else its definition. */
@@ -115,14 +120,16 @@ static int osr_frame(v8_t *v, uint64_t fn, const v8_function_t *info, uint64_t p
  * it. An entry counts only while that SharedFunctionInfo's bytecode is still the same array. */
 #define BC_OWNER_BITS 12
 #define BC_OWNER_SLOTS (1 << BC_OWNER_BITS)
-struct v8_bc_owner { uint64_t bca, shared; };
+struct v8_bc_owner {
+    uint64_t bca, shared;
+};
 
 static size_t bc_owner_slot(uint64_t bca) { return hash_slot(bca, BC_OWNER_BITS); }
 
 static void bc_owner_note(v8_t *v, uint64_t bca, uint64_t shared)
 {
     if (!v->bc_owner) v->bc_owner = xcalloc(BC_OWNER_SLOTS, sizeof *v->bc_owner);
-    v->bc_owner[bc_owner_slot(bca)] = (struct v8_bc_owner){ bca, shared };
+    v->bc_owner[bc_owner_slot(bca)] = (struct v8_bc_owner){bca, shared};
 }
 
 static uint64_t bc_owner(v8_t *v, uint64_t bca)
@@ -167,10 +174,11 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
     v8_function_t info;
     if (room == 0 || v8_frame_slot(v, f->fp, L->fp_function, &fn) != 0) return 0;
     int have_fn = v8_function_info(v, fn, &info) == 0;
-    int has_bca = v8_frame_slot(v, f->fp, L->fp_bytecode_array, &bca) == 0 && v8_has_type(v, bca, L->type_bytecode_array) &&
+    int has_bca = v8_frame_slot(v, f->fp, L->fp_bytecode_array, &bca) == 0 &&
+                  v8_has_type(v, bca, L->type_bytecode_array) &&
                   v8_frame_slot(v, f->fp, L->fp_bytecode_offset, &off) == 0;
     v8_code_t code;
-    int optimized = 0;   /* known from the pc alone: the bytecode slots may be a replaced frame's (OSR) */
+    int optimized = 0; /* known from the pc alone: the bytecode slots may be a replaced frame's (OSR) */
     if (!have_fn) {
         /* the slot holds no function now: a frame still, if its code or bytecode says whose */
         uint64_t shared = 0;
@@ -204,7 +212,7 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
             js.stable = 1;
             bc_owner_note(v, bca, info.shared);
         } else if (fn && (owner = bc_owner(v, bca)) != 0) {
-            adopt_function(v, &js, &info, owner);   /* the function moved: its bytecode did not */
+            adopt_function(v, &js, &info, owner); /* the function moved: its bytecode did not */
         } else if (now) {
             js.moved = 1;
         }
@@ -239,7 +247,8 @@ static size_t js_frame(v8_t *v, const v8_frame_t *f, int innermost, v8_frame_t *
             else adopt_function(v, &js, &info, code_shared);
         }
         if (t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV)
-            n = v8_optimized_positions(v, &code, info.shared, (int64_t)(f->pc - code.start) - back, shared, spos, MAX_INLINED);
+            n = v8_optimized_positions(v, &code, info.shared, (int64_t)(f->pc - code.start) - back, shared, spos,
+                                       MAX_INLINED);
     }
     if (n <= 1 || (size_t)n > room) {
         set_position(v, &js, &info, n == 1 ? spos[0] : -1);
@@ -283,7 +292,8 @@ int v8_frame_current(v8_t *v, const v8_frame_t *f)
     if (f->moved) return 0;
     if (!f->function || f->inlined || L->fn_context < 0) return -1;
     if (v8_frame_slot(v, f->fp, L->fp_context, &ctx) != 0) return -1;
-    if (!v8_has_type(v, f->function, L->type_js_function) || v8_read_field(v, f->function, L->fn_context, &fn_context) != 0)
+    if (!v8_has_type(v, f->function, L->type_js_function) ||
+        v8_read_field(v, f->function, L->fn_context, &fn_context) != 0)
         return 0;
     for (int depth = 0; depth < MAX_CONTEXT_DEPTH; depth++) {
         if (ctx == fn_context) return 1;
@@ -317,18 +327,18 @@ size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t roo
 }
 
 /* The address symbols are looked up at: a return address points after its call. */
-#define PROLOGUE_SCAN 64   /* how far into a code object its `push rbp; mov rbp, rsp` is looked for */
-#define REG_RSP 19           /* user_regs_struct indices */
+#define PROLOGUE_SCAN 64 /* how far into a code object its `push rbp; mov rbp, rsp` is looked for */
+#define REG_RSP 19       /* user_regs_struct indices */
 #define REG_RDI 14
 
 /* Where the interrupted frame stands when its pc is at a function's first instructions or at its
  * final ret: its own frame is not (or no longer) on the chain rbp starts. */
 typedef enum {
-    FRAME_READY,          /* rbp is this frame's and its slots are written */
-    FRAME_ENTRY_AT_SP,    /* before `push rbp`: rbp is the caller's; the return address is at [rsp] */
-    FRAME_ENTRY_AT_SP8,   /* between `push rbp` and `mov rbp, rsp`: at [rsp + 8] */
-    FRAME_EXIT,           /* at ret: rbp is the caller's again; the return address is at [rsp] */
-    FRAME_UNWRITTEN,      /* rbp is this frame's, but the function slot below it is not written yet
+    FRAME_READY,        /* rbp is this frame's and its slots are written */
+    FRAME_ENTRY_AT_SP,  /* before `push rbp`: rbp is the caller's; the return address is at [rsp] */
+    FRAME_ENTRY_AT_SP8, /* between `push rbp` and `mov rbp, rsp`: at [rsp + 8] */
+    FRAME_EXIT,         /* at ret: rbp is the caller's again; the return address is at [rsp] */
+    FRAME_UNWRITTEN,    /* rbp is this frame's, but the function slot below it is not written yet
                              (or was popped): whatever is there is stale */
 } frame_state_t;
 
@@ -336,7 +346,8 @@ static frame_state_t frame_state(v8_t *v, uint64_t pc, uint64_t code_start, uint
 {
     uint8_t b[PROLOGUE_SCAN + 3], at;
     if (target_read_u8(v->t, pc, &at) == 0 && (at == 0xc3 || at == 0xc2)) return FRAME_EXIT;
-    if (code_start && pc >= code_start && pc - code_start < PROLOGUE_SCAN && target_read(v->t, code_start, b, sizeof b) == 0)
+    if (code_start && pc >= code_start && pc - code_start < PROLOGUE_SCAN &&
+        target_read(v->t, code_start, b, sizeof b) == 0)
         for (size_t k = 0; k < PROLOGUE_SCAN; k++)
             if (b[k] == 0x55 && b[k + 1] == 0x48 && b[k + 2] == 0x89 && b[k + 3] == 0xe5) {
                 if (pc <= code_start + k) return FRAME_ENTRY_AT_SP;
@@ -399,7 +410,7 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
         f.fp = native[i].fp;
         f.argc = -1;
         f.return_address = i > 0;
-        target_mapping_refresh(v->t, f.pc);   /* a pc in no known mapping: the process mapped more since */
+        target_mapping_refresh(v->t, f.pc); /* a pc in no known mapping: the process mapped more since */
         target_symbol_t sym;
         int named = target_symbolize(v->t, v8_frame_lookup_pc(&f), &sym) == 0 && sym.name;
         int builtin = named && !strncmp(sym.name, "Builtins_", 9);
@@ -416,11 +427,13 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
             uint64_t rsp = regs ? regs[REG_RSP] : f.sp, start = builtin ? sym.addr : 0;
             v8_code_t code;
             const target_mapping_t *m = target_mapping_at(v->t, f.pc);
-            int jit = m && !m->path;   /* V8's code space: anonymous memory */
+            int jit = m && !m->path; /* V8's code space: anonymous memory */
             /* the function slot is this frame's or, at its entry, its caller's: either teaches
                v8_code_for_pc the code header map; only code whose range holds the pc is taken */
             uint64_t fn = 0;
-            if (jit && (v8_frame_slot(v, f.fp, v->L.fp_function, &fn) != 0 || !v8_has_type(v, fn, v->L.type_js_function))) fn = 0;
+            if (jit &&
+                (v8_frame_slot(v, f.fp, v->L.fp_function, &fn) != 0 || !v8_has_type(v, fn, v->L.type_js_function)))
+                fn = 0;
             if (jit && v8_code_for_pc(v, fn, 0, f.pc, &code) == 0) start = code.start;
             frame_state_t st = frame_state(v, f.pc, start, f.fp, rsp);
             if (st != FRAME_READY) {
@@ -445,7 +458,8 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
     }
     for (size_t i = 0; i + 1 < out; i++)
         if (frames[i].kind == V8_FRAME_JS && frames[i + 1].kind == V8_FRAME_V8_INTERNAL &&
-            (!strcmp(frames[i + 1].frame_type, "ConstructFrame") || !strcmp(frames[i + 1].frame_type, "FastConstructFrame")))
+            (!strcmp(frames[i + 1].frame_type, "ConstructFrame") ||
+             !strcmp(frames[i + 1].frame_type, "FastConstructFrame")))
             frames[i].is_construct = 1;
     v8_api_callees(v, frames, out);
     return out;
@@ -455,7 +469,10 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
 {
     target_frame_t *native = malloc(max * sizeof *native);
     const target_thread_t *th = target_thread(v->t, thread_index);
-    if (!native || !th) { free(native); return 0; }
+    if (!native || !th) {
+        free(native);
+        return 0;
+    }
     size_t n = target_unwind(v->t, thread_index, native, max);
     n = v8_stack_frames(v, native, n, th->regs, frames, max);
     free(native);

@@ -1,14 +1,14 @@
 /* Functions and scripts: a JSFunction's name, script and definition site; character offsets to
  * line:column; V8's source position tables. */
-#include "v8/v8_internal.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define NAME_MAX_BYTES 1024
-#define SCRIPT_MAX_UNITS (256u << 20)   /* longest source scanned for line starts */
-#define POSITION_TABLE_MAX (16u << 20)  /* bytes of one source position table */
-#define SCOPE_INFO_MAX_INLINED_LOCALS 75  /* V8 keeps more context local names in a hash table */
+#define SCRIPT_MAX_UNITS (256u << 20)    /* longest source scanned for line starts */
+#define POSITION_TABLE_MAX (16u << 20)   /* bytes of one source position table */
+#define SCOPE_INFO_MAX_INLINED_LOCALS 75 /* V8 keeps more context local names in a hash table */
 #define SCOPE_INFO_SCAN 10
 
 /* ---- line starts ---- */
@@ -53,7 +53,7 @@ int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *co
     if (pos < 0) return -1;
     const v8_script_lines_t *sl = script_lines(v, script);
     if (!sl) return -1;
-    size_t lo = 0, hi = sl->n;   /* the last line start <= pos */
+    size_t lo = 0, hi = sl->n; /* the last line start <= pos */
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         if (sl->starts[mid] <= pos) lo = mid;
@@ -74,8 +74,8 @@ int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *co
 #define SFI_KEY_WORDS 8
 typedef struct {
     uint64_t shared;
-    uint64_t key[SFI_KEY_WORDS];   /* the object's first words: map, name or scope info, data, script */
-    int64_t script_id;             /* its script's id (running processes; else 0) */
+    uint64_t key[SFI_KEY_WORDS]; /* the object's first words: map, name or scope info, data, script */
+    int64_t script_id;           /* its script's id (running processes; else 0) */
     v8_function_t info;
 } sfi_entry_t;
 struct v8_sfi_cache {
@@ -149,8 +149,7 @@ int v8_source_position_raw(v8_t *v, uint64_t table, int64_t code_offset, int64_t
     int type;
     /* V8 12 keeps position tables of bytecode and code in trusted space */
     if (v8_instance_type(v, table, &type) != 0 || (type != L->type_byte_array && type != L->type_trusted_byte_array) ||
-        v8_read_smi(v, table, L->bytearray_length, &len) != 0 || len <= 0 ||
-        len > (int64_t)POSITION_TABLE_MAX)
+        v8_read_smi(v, table, L->bytearray_length, &len) != 0 || len <= 0 || len > (int64_t)POSITION_TABLE_MAX)
         return -1;
     unsigned char *bytes = xmalloc((size_t)len);
     if (target_read(v->t, table - (uint64_t)L->heap_tag + (uint64_t)L->bytearray_data, bytes, (size_t)len) != 0) {
@@ -206,7 +205,8 @@ static void scope_info_names(v8_t *v, uint64_t scope, char **name, char **inferr
     int positions_in_header = 0;
     for (int k = L->scope_ncontextlocals_slot + 1; k + 1 < L->scope_first_vars_slot; k++) {
         int64_t a, b;
-        if (v8_read_smi(v, scope, 8 + 8 * k, &a) == 0 && v8_read_smi(v, scope, 8 + 8 * (k + 1), &b) == 0 && a >= 0 && a < b) {
+        if (v8_read_smi(v, scope, 8 + 8 * k, &a) == 0 && v8_read_smi(v, scope, 8 + 8 * (k + 1), &b) == 0 && a >= 0 &&
+            a < b) {
             *start = a;
             positions_in_header = 1;
             break;
@@ -220,7 +220,8 @@ static void scope_info_names(v8_t *v, uint64_t scope, char **name, char **inferr
         int type;
         if (v8_read_field(v, scope, 8 + 8 * (slot + k), &w) != 0) break;
         if (v8_is_smi(v, w)) {
-            if (!positions_in_header && prev_smi && v8_smi_value(v, prev) >= 0 && v8_smi_value(v, prev) < v8_smi_value(v, w)) {
+            if (!positions_in_header && prev_smi && v8_smi_value(v, prev) >= 0 &&
+                v8_smi_value(v, prev) < v8_smi_value(v, w)) {
                 *start = v8_smi_value(v, prev);
                 break;
             }
@@ -274,7 +275,7 @@ int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
         return 0;
     }
     int rc = shared_info(v, shared, out, 0);
-    if (rc != 0 || v8_reads_exhausted(v)) return rc;   /* a bounded walk's partial answer is not kept */
+    if (rc != 0 || v8_reads_exhausted(v)) return rc; /* a bounded walk's partial answer is not kept */
     v8_function_free(&e->info);
     e->shared = shared;
     e->script_id = script_id;
@@ -290,8 +291,8 @@ static char *eval_origin(v8_t *v, uint64_t script, int depth)
     uint64_t from;
     int64_t pos;
     v8_function_t fi;
-    if (depth > 0 || L->script_eval_from_shared < 0 || v8_read_field(v, script, L->script_eval_from_shared, &from) != 0 ||
-        shared_info(v, from, &fi, depth + 1) != 0)
+    if (depth > 0 || L->script_eval_from_shared < 0 ||
+        v8_read_field(v, script, L->script_eval_from_shared, &from) != 0 || shared_info(v, from, &fi, depth + 1) != 0)
         return NULL;
     buf_t b = {0};
     buf_printf(&b, "%s (%s", v8_function_display_name(&fi, "<anonymous>"),
@@ -320,7 +321,8 @@ static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
         if (v8_instance_type(v, nos, &type) == 0 && v8_is_string_type(v, type)) out->name = string_or_null(v, nos);
         else if (type == L->type_scope_info) scope_info_names(v, nos, &out->name, &out->inferred, &out->start_pos);
     }
-    if (L->sfi_function_data >= 0 && v8_read_field(v, shared, L->sfi_function_data, &data) == 0 && L->uncompiled_inferred >= 0) {
+    if (L->sfi_function_data >= 0 && v8_read_field(v, shared, L->sfi_function_data, &data) == 0 &&
+        L->uncompiled_inferred >= 0) {
         int type;
         const char *tn = v8_instance_type(v, data, &type) == 0 ? v8_type_name(v, type) : NULL;
         if (tn && !strncmp(tn, "UNCOMPILED_DATA", 15)) {
@@ -328,9 +330,13 @@ static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
             int32_t start;
             if (!out->inferred && v8_read_field(v, data, L->uncompiled_inferred, &inf) == 0) {
                 out->inferred = string_or_null(v, inf);
-                if (out->inferred && !*out->inferred) { free(out->inferred); out->inferred = NULL; }
+                if (out->inferred && !*out->inferred) {
+                    free(out->inferred);
+                    out->inferred = NULL;
+                }
             }
-            if (out->start_pos < 0 && v8_read_i32(v, data, L->uncompiled_start, &start) == 0 && start >= 0) out->start_pos = start;
+            if (out->start_pos < 0 && v8_read_i32(v, data, L->uncompiled_start, &start) == 0 && start >= 0)
+                out->start_pos = start;
         }
     }
     if (!out->name) out->name = xstrdup("");

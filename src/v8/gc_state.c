@@ -10,8 +10,8 @@
 
 static int is_gc_symbol(const char *s)
 {
-    static const char *const gc[] = {"PerformGarbageCollection", "CollectGarbage", "Scavenger", "ScavengeJob",
-                                     "MarkCompactCollector", "MinorMarkSweep", "MinorMarkCompact", "Evacuat"};
+    static const char *const gc[] = {"PerformGarbageCollection", "CollectGarbage", "Scavenger",        "ScavengeJob",
+                                     "MarkCompactCollector",     "MinorMarkSweep", "MinorMarkCompact", "Evacuat"};
     for (size_t i = 0; i < sizeof gc / sizeof *gc; i++)
         if (strstr(s, gc[i])) return 1;
     return 0;

@@ -1,10 +1,10 @@
 /* The object graph in one file, read back by mmap: the second query on a core answers without
  * walking the heap (v8_graph_save, v8_graph_load, v8_graph_cache_origin). */
-#include "v8/graph_internal.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
-#include "util/bigmem.h"
+#include "v8/graph_internal.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
  * pslot, level, roots (node, level, name offset), root names, the origin (the core's path, for
  * the cache's housekeeping). No reverse edges: a query scans tgt for its object
  * (v8_graph_retainers). */
-#define CACHE_MAGIC 0x3148505247534e4eull   /* "NNSGRPH1" */
+#define CACHE_MAGIC 0x3148505247534e4eull /* "NNSGRPH1" */
 /* Bumped whenever what a graph holds changes (nodes, edges, roots, paths), not only the layout:
  * an old file would answer with the old graph. 8: read-only space; 7: nodes are no longer dropped by infer_sizes, and
  * paths avoid V8's caches (V8_LEVEL_INTERNAL in level), script contexts and ES modules are roots. */
@@ -58,8 +58,10 @@ int v8_graph_save(v8_graph_t *g, const char *path, uint64_t key, const char *ori
         size_t len = strlen(g->roots[r].name) + 1;
         memcpy(names + roots[r].name, g->roots[r].name, len);
     }
-    size_t sizes[] = {n * sizeof *g->nodes, (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n, g->nroots * sizeof *roots, nl, ol};
-    const void *parts[] = {g->nodes, g->first, g->tgt, g->slot, g->dist, g->parent, g->pslot, g->level, roots, names, origin};
+    size_t sizes[] = {n * sizeof *g->nodes,      (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n,
+                      g->nroots * sizeof *roots, nl,          ol};
+    const void *parts[] = {g->nodes, g->first, g->tgt, g->slot, g->dist, g->parent,
+                           g->pslot, g->level, roots,  names,   origin};
     cache_header_t hd = {CACHE_MAGIC, CACHE_VERSION, key, n, m, g->nroots, nl, ol, sizeof hd};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) hd.total += pad8(sizes[k]);
     size_t plen = strlen(path);
@@ -96,7 +98,7 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
         return NULL;
     }
     size_t n = hd.n, m = hd.nedges;
-    size_t sizes[] = {n * sizeof(v8_graph_node_t), (n + 1) * 8, m * 4, m * 4, n * 4, n * 4, n * 4, n,
+    size_t sizes[] = {n * sizeof(v8_graph_node_t),      (n + 1) * 8,  m * 4,        m * 4, n * 4, n * 4, n * 4, n,
                       hd.nroots * sizeof(cache_root_t), hd.names_len, hd.origin_len};
     uint64_t total = sizeof hd;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) total += pad8(sizes[k]);
@@ -115,8 +117,8 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
     g->n = n;
     g->nedges = m;
     char *p = (char *)map + sizeof hd;
-    void **dst[] = {(void **)&g->nodes, (void **)&g->first, (void **)&g->tgt, (void **)&g->slot, (void **)&g->dist,
-                    (void **)&g->parent, (void **)&g->pslot, (void **)&g->level};
+    void **dst[] = {(void **)&g->nodes, (void **)&g->first,  (void **)&g->tgt,   (void **)&g->slot,
+                    (void **)&g->dist,  (void **)&g->parent, (void **)&g->pslot, (void **)&g->level};
     for (size_t k = 0; k < sizeof dst / sizeof *dst; k++) {
         *dst[k] = p;
         p += pad8(sizes[k]);
@@ -129,7 +131,9 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
     int ok = g->first[n] == m && (!hd.names_len || names[hd.names_len - 1] == 0);
     for (size_t r = 0; r < hd.nroots && ok; r++) {
         ok = roots[r].node < n && roots[r].level < V8_ROOT_LEVELS && roots[r].name < hd.names_len;
-        if (ok) g->roots[r] = (v8_graph_root_t){roots[r].node, (v8_root_level_t)roots[r].level, strpool_cstr(g->names, names + roots[r].name)};
+        if (ok)
+            g->roots[r] = (v8_graph_root_t){roots[r].node, (v8_root_level_t)roots[r].level,
+                                            strpool_cstr(g->names, names + roots[r].name)};
     }
     g->nroots = g->caproots = hd.nroots;
     if (!ok) {
@@ -140,7 +144,7 @@ v8_graph_t *v8_graph_load(v8_t *v, v8_heap_t *h, const char *path, uint64_t key)
         g->lo = g->nodes[0].addr;
         g->hi = g->nodes[n - 1].addr;
     }
-    return g;   /* the address index is built on first use (v8_graph_is_object) */
+    return g; /* the address index is built on first use (v8_graph_is_object) */
 }
 
 int v8_graph_cache_origin(const char *path, buf_t *origin, uint64_t *bytes)
@@ -151,8 +155,8 @@ int v8_graph_cache_origin(const char *path, buf_t *origin, uint64_t *bytes)
     struct stat st;
     int rc = -1;
     if (fstat(fd, &st) == 0 && read(fd, &hd, sizeof hd) == (ssize_t)sizeof hd && hd.magic == CACHE_MAGIC &&
-        hd.version == CACHE_VERSION && hd.total == (uint64_t)st.st_size && hd.origin_len > 0 && hd.origin_len <= 65536 &&
-        hd.origin_len <= hd.total - sizeof hd) {
+        hd.version == CACHE_VERSION && hd.total == (uint64_t)st.st_size && hd.origin_len > 0 &&
+        hd.origin_len <= 65536 && hd.origin_len <= hd.total - sizeof hd) {
         char *p = xmalloc(hd.origin_len);
         off_t at = (off_t)(hd.total - pad8(hd.origin_len));
         if (pread(fd, p, hd.origin_len, at) == (ssize_t)hd.origin_len && p[hd.origin_len - 1] == 0) {

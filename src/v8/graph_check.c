@@ -2,8 +2,8 @@
  * the model). A graph v8_graph_build made must pass (the test build asserts it, the heap fuzzer
  * checks every graph it builds); a graph mapped from a cache file is checked where it is used
  * instead, and this says whether a whole one is sound. */
-#include "v8/graph_internal.h"
 #include "util/buf.h"
+#include "v8/graph_internal.h"
 
 static int fail(buf_t *why, const char *what, uint64_t i)
 {
@@ -15,9 +15,10 @@ int v8_graph_check(const v8_graph_t *g, buf_t *why)
 {
     for (size_t i = 0; i < g->n; i++) {
         if (i && g->nodes[i].addr <= g->nodes[i - 1].addr) return fail(why, "nodes out of address order", i);
-        if (g->nodes[i].addr < g->lo || g->nodes[i].addr > g->hi) return fail(why, "a node outside the graph's range", i);
+        if (g->nodes[i].addr < g->lo || g->nodes[i].addr > g->hi)
+            return fail(why, "a node outside the graph's range", i);
     }
-    if (g->trimmed || !g->first) return 0;   /* nodes and roots only */
+    if (g->trimmed || !g->first) return 0; /* nodes and roots only */
     if (g->first[0] != 0 || g->first[g->n] != g->nedges) return fail(why, "edge offsets do not span the edges", g->n);
     for (size_t i = 0; i < g->n; i++)
         if (g->first[i] > g->first[i + 1]) return fail(why, "edge offsets out of order", i);
@@ -26,7 +27,7 @@ int v8_graph_check(const v8_graph_t *g, buf_t *why)
     for (size_t r = 0; r < g->nroots; r++)
         if (g->roots[r].node >= g->n || (unsigned)g->roots[r].level >= V8_ROOT_LEVELS || !g->roots[r].name)
             return fail(why, "a root out of range", r);
-    if (g->dist && g->parent)   /* paths: a node's parent is one step closer to a root */
+    if (g->dist && g->parent) /* paths: a node's parent is one step closer to a root */
         for (size_t i = 0; i < g->n; i++)
             if (g->dist[i] != UINT32_MAX && g->dist[i] > 0 &&
                 (g->parent[i] >= g->n || g->dist[g->parent[i]] + 1 != g->dist[i]))

@@ -3,14 +3,14 @@
  * saves it to a file and maps it back. Nothing outside v8/ includes this. */
 #ifndef V8_GRAPH_INTERNAL_H
 #define V8_GRAPH_INTERNAL_H
-#include "v8/v8_internal.h"
 #include "util/hash.h"
+#include "v8/v8_internal.h"
 
 #define CHUNK_SIZE (256u * 1024u)
 #define MAX_NODES 0xfffffff0u
-#define MAX_SCAN_WORDS (1ull << 28)      /* 2 GiB of slots in one object: more is corruption */
+#define MAX_SCAN_WORDS (1ull << 28) /* 2 GiB of slots in one object: more is corruption */
 #define MAX_STACK_BYTES (64ull << 20)
-#define MAX_NATIVE_BYTES (8ull << 30)    /* native memory scanned for roots */
+#define MAX_NATIVE_BYTES (8ull << 30) /* native memory scanned for roots */
 
 #define MAX_SCANS 8
 typedef struct {
@@ -24,25 +24,25 @@ struct v8_graph {
     v8_heap_t *h;
     v8_graph_node_t *nodes;
     size_t n, cap;
-    uint64_t *first;      /* n + 1: node i's edges are [first[i], first[i+1]) */
+    uint64_t *first; /* n + 1: node i's edges are [first[i], first[i+1]) */
     uint32_t *tgt, *slot;
     uint64_t nedges, capedges;
-    size_t nodes_bytes, edges_bytes;   /* reserved (big_map) for nodes, and for tgt and slot each */
-    uint64_t lo, hi;      /* address range of the nodes */
+    size_t nodes_bytes, edges_bytes; /* reserved (big_map) for nodes, and for tgt and slot each */
+    uint64_t lo, hi;                 /* address range of the nodes */
     /* address -> node in O(1): per 256 KiB chunk a bitmap of object starts (one bit a word) with
        the rank of each bitmap word, and the index of the chunk's first node */
-    u64map_t chunk_index;  /* chunk address -> k + 1 */
-    uint64_t *bits;        /* 4096 words a chunk */
-    uint32_t *rank;        /* 4096 a chunk */
+    u64map_t chunk_index; /* chunk address -> k + 1 */
+    uint64_t *bits;       /* 4096 words a chunk */
+    uint32_t *rank;       /* 4096 a chunk */
     uint32_t *chunk_first;
     size_t nchunks;
-    uint32_t *chunk_flat;  /* where the chunks span at most FLAT_CHUNKS: chunk k + 1 by (address -
+    uint32_t *chunk_flat; /* where the chunks span at most FLAT_CHUNKS: chunk k + 1 by (address -
                               flat_base) / CHUNK_SIZE, without chunk_index's hashing */
     uint64_t flat_base;
     size_t nflat;
-    uint8_t *chunk_ro;     /* per chunk: none, all or some of its nodes read-only (heap_graph.c) */
-    uint64_t lookups;      /* v8_graph_is_object calls: a cached graph builds the index when many */
-    uint64_t pass_chunk;   /* v8_graph_pass: the chunk being read, and how many it left */
+    uint8_t *chunk_ro;   /* per chunk: none, all or some of its nodes read-only (heap_graph.c) */
+    uint64_t lookups;    /* v8_graph_is_object calls: a cached graph builds the index when many */
+    uint64_t pass_chunk; /* v8_graph_pass: the chunk being read, and how many it left */
     uint64_t pass_moves;
     /* reverse edges: by a scan for the first queries, then an index */
     rscan_t scans[MAX_SCANS];
@@ -62,9 +62,9 @@ struct v8_graph {
     /* loaded from a cache file: the arrays above (but idom, retained) point into this mapping */
     void *map;
     size_t map_len;
-    int trimmed;   /* v8_graph_trim: nodes and roots only */
-    uint8_t *root_used;   /* without paths: v8_graph_root_used of each root */
-    uint64_t *reach;      /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
+    int trimmed;        /* v8_graph_trim: nodes and roots only */
+    uint8_t *root_used; /* without paths: v8_graph_root_used of each root */
+    uint64_t *reach;    /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
 };
 
 /* The graph's big arrays (heap_graph.c): memory a graph freed is kept for the next one (the kernel

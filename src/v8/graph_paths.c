@@ -2,9 +2,9 @@
  * from the roots by root preference, in two passes so that a path through V8's caches is taken
  * only where no other exists; reachability alone for writers that need no paths; and the
  * dominator tree with retained sizes (dominators.c computes it). */
-#include "v8/graph_internal.h"
-#include "util/xalloc.h"
 #include "util/bigmem.h"
+#include "util/xalloc.h"
+#include "v8/graph_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +16,23 @@
 static int is_cache_type(const char *name)
 {
     static const char *const caches[] = {
-        "FEEDBACK_VECTOR_TYPE", "FEEDBACK_CELL_TYPE", "CLOSURE_FEEDBACK_CELL_ARRAY_TYPE", "FEEDBACK_METADATA_TYPE",
-        "CODE_TYPE", "CODE_DATA_CONTAINER_TYPE", "INSTRUCTION_STREAM_TYPE", "CODE_WRAPPER_TYPE",
-        "ALLOCATION_SITE_TYPE", "ALLOCATION_MEMENTO_TYPE", "TRANSITION_ARRAY_TYPE", "DEOPTIMIZATION_DATA_TYPE",
+        "FEEDBACK_VECTOR_TYPE",
+        "FEEDBACK_CELL_TYPE",
+        "CLOSURE_FEEDBACK_CELL_ARRAY_TYPE",
+        "FEEDBACK_METADATA_TYPE",
+        "CODE_TYPE",
+        "CODE_DATA_CONTAINER_TYPE",
+        "INSTRUCTION_STREAM_TYPE",
+        "CODE_WRAPPER_TYPE",
+        "ALLOCATION_SITE_TYPE",
+        "ALLOCATION_MEMENTO_TYPE",
+        "TRANSITION_ARRAY_TYPE",
+        "DEOPTIMIZATION_DATA_TYPE",
         /* what compiled functions share: bytecode, scopes, scripts' function tables */
-        "SHARED_FUNCTION_INFO_TYPE", "SCOPE_INFO_TYPE", "BYTECODE_ARRAY_TYPE", "BYTECODE_WRAPPER_TYPE",
+        "SHARED_FUNCTION_INFO_TYPE",
+        "SCOPE_INFO_TYPE",
+        "BYTECODE_ARRAY_TYPE",
+        "BYTECODE_WRAPPER_TYPE",
     };
     for (size_t i = 0; name && i < sizeof caches / sizeof *caches; i++)
         if (!strcmp(name, caches[i])) return 1;
@@ -36,7 +48,7 @@ static int is_cache_type(const char *name)
 void graph_compute_paths(v8_graph_t *g)
 {
     size_t n = g->n;
-    g->dist = graph_big(n * sizeof *g->dist, 0);   /* kept from the last graph (heap_graph.c) */
+    g->dist = graph_big(n * sizeof *g->dist, 0); /* kept from the last graph (heap_graph.c) */
     g->parent = graph_big(n * sizeof *g->parent, 0);
     g->pslot = graph_big(n * sizeof *g->pslot, 0);
     g->level = graph_big(n, 0);
@@ -48,7 +60,7 @@ void graph_compute_paths(v8_graph_t *g)
     for (int t = 0; t < 4096; t++) cache[t] = (uint8_t)is_cache_type(v8_type_name(g->v, t));
 #define CACHE(x) (g->nodes[x].type < 4096 && cache[g->nodes[x].type])
     uint32_t *queue = graph_big(n * sizeof *queue, 0);
-    uint32_t *stopped = graph_big(n * sizeof *stopped, 0);   /* nodes with an edge into a cache */
+    uint32_t *stopped = graph_big(n * sizeof *stopped, 0); /* nodes with an edge into a cache */
     size_t qh = 0, qt = 0, ns = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
@@ -104,7 +116,7 @@ static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used)
 #define MARK(x) (seen[(x) / 64] |= 1ull << ((x) % 64))
     size_t qh = 0, qt = 0;
     for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
-        if (lv == V8_ROOT_MODULE) continue;   /* one level with the global, as in compute_paths */
+        if (lv == V8_ROOT_MODULE) continue; /* one level with the global, as in compute_paths */
         for (size_t r = 0; r < g->nroots; r++) {
             const v8_graph_root_t *rt = &g->roots[r];
             int mine = rt->level == (v8_root_level_t)lv || (lv == V8_ROOT_GLOBAL && rt->level == V8_ROOT_MODULE);

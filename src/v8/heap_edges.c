@@ -10,15 +10,15 @@
  * bytes, doubles, instructions) is never scanned: a double's bits can look like a pointer.
  * Everything read is untrusted; an edge only exists to an address the caller's is_object accepts
  * (the graph's node table), so a stray word never becomes an edge. */
-#include "v8/v8_internal.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_NAMED_EDGES (16u << 20)
-#define INSTRUCTION_STREAM_HEADER 32   /* map, code, relocation_info: then machine code */
+#define INSTRUCTION_STREAM_HEADER 32 /* map, code, relocation_info: then machine code */
 
 typedef struct {
     int64_t offset;
@@ -38,10 +38,10 @@ struct v8_edges {
     v8_t *v;
     v8_heap_t *h;
     type_fields_t fields[4096];
-    uint8_t raw[4096];          /* RAW_* by type */
-    int64_t raw_header[4096];   /* RAW_AFTER_HEADER: bytes of tagged header */
+    uint8_t raw[4096];        /* RAW_* by type */
+    int64_t raw_header[4096]; /* RAW_AFTER_HEADER: bytes of tagged header */
     int type_ordered_map, type_ordered_set;
-    int first_js_type;          /* JS_* instance types (JSReceivers) are numbered from here */
+    int first_js_type; /* JS_* instance types (JSReceivers) are numbered from here */
     buf_t scratch;
 };
 
@@ -78,11 +78,12 @@ v8_edges_t *v8_edges_new(v8_t *v, v8_heap_t *h)
     set_raw(e, L->type_bigint, RAW_AFTER_HEADER, 8);
     set_raw(e, L->type_bytecode_array, RAW_AFTER_HEADER, L->bca_header > 8 ? L->bca_header : 8);
     set_raw(e, L->type_instruction_stream, RAW_AFTER_HEADER, INSTRUCTION_STREAM_HEADER);
-    if (L->code_inline_instructions)   /* V8 10: the instructions follow the Code header */
-        set_raw(e, L->type_code, RAW_AFTER_HEADER, L->code_instruction_start > 8 && L->code_instruction_start < 256
-                                                        ? L->code_instruction_start : 64);
+    if (L->code_inline_instructions) /* V8 10: the instructions follow the Code header */
+        set_raw(e, L->type_code, RAW_AFTER_HEADER,
+                L->code_instruction_start > 8 && L->code_instruction_start < 256 ? L->code_instruction_start : 64);
     static const char *raw_types[] = {"FOREIGN_TYPE", "EXTERNAL_POINTER_ARRAY_TYPE", "FILLER_TYPE", "FREE_SPACE_TYPE"};
-    for (size_t i = 0; i < sizeof raw_types / sizeof *raw_types; i++) set_raw(e, type_named(v, raw_types[i]), RAW_AFTER_HEADER, 8);
+    for (size_t i = 0; i < sizeof raw_types / sizeof *raw_types; i++)
+        set_raw(e, type_named(v, raw_types[i]), RAW_AFTER_HEADER, 8);
     e->first_js_type = -1;
     for (size_t i = 0; i < v->ntypes; i++)
         if (v->types[i].name && !strncmp(v->types[i].name, "JS_", 3) &&
@@ -107,13 +108,15 @@ void v8_edges_free(v8_edges_t *e)
 uint64_t v8_edges_tagged_end(v8_edges_t *e, int type, uint64_t size)
 {
     if (type < 0 || type >= 4096) return size;
-    if (e->raw[type] == RAW_AFTER_HEADER) return (uint64_t)e->raw_header[type] < size ? (uint64_t)e->raw_header[type] : size;
+    if (e->raw[type] == RAW_AFTER_HEADER)
+        return (uint64_t)e->raw_header[type] < size ? (uint64_t)e->raw_header[type] : size;
     return size;
 }
 
 const char *v8_edge_kind_name(v8_edge_kind_t k)
 {
-    static const char *names[V8_EDGE_KINDS] = {"context", "element", "property", "internal", "hidden", "shortcut", "weak"};
+    static const char *names[V8_EDGE_KINDS] = {"context", "element",  "property", "internal",
+                                               "hidden",  "shortcut", "weak"};
     return (unsigned)k < V8_EDGE_KINDS ? names[k] : "internal";
 }
 
@@ -158,18 +161,15 @@ typedef struct {
     v8_edge_cb cb;
     void *ctx;
     int stop;
-    uint64_t *named;   /* targets already given a name (sorted later) */
+    uint64_t *named; /* targets already given a name (sorted later) */
     size_t nnamed, cap;
     int is_map;
     int64_t index;
-    int64_t *offs;     /* slots already emitted with their offset (context variables), ascending */
+    int64_t *offs; /* slots already emitted with their offset (context variables), ascending */
     size_t noffs, capo;
 } walk_t;
 
-static int valid(walk_t *w, uint64_t value)
-{
-    return (value & 3) == 1 && w->is_object(w->octx, value);
-}
+static int valid(walk_t *w, uint64_t value) { return (value & 3) == 1 && w->is_object(w->octx, value); }
 
 static void emit(walk_t *w, v8_edge_kind_t kind, const char *name, int64_t index, uint64_t target, int64_t offset)
 {
@@ -266,7 +266,8 @@ static void module_exports(walk_t *w, uint64_t module)
     const v8_layout_t *L = &v->L;
     uint64_t table, cap_word;
     int64_t len;
-    if (v8_read_field(v, module, V8_MODULE_EXPORTS, &table) != 0 || v8_read_smi(v, table, L->fixed_array_length, &len) != 0 ||
+    if (v8_read_field(v, module, V8_MODULE_EXPORTS, &table) != 0 ||
+        v8_read_smi(v, table, L->fixed_array_length, &len) != 0 ||
         v8_read_field(v, table, L->fixed_array_data + 8 * 2, &cap_word) != 0 || !v8_is_smi(v, cap_word))
         return;
     int64_t capacity = v8_smi_value(v, cap_word);
@@ -277,7 +278,9 @@ static void module_exports(walk_t *w, uint64_t module)
         int64_t at = L->fixed_array_data + 8 * (3 + 2 * i);
         if (v8_read_field(v, table, at, &key) != 0 || v8_read_field(v, table, at + 8, &cell) != 0) break;
         int kt;
-        if (v8_is_smi(v, key) || v8_instance_type(v, key, &kt) != 0 || !v8_is_string_type(v, kt) || v8_read_field(v, cell, 8, &value) != 0 || !valid(w, value)) continue;
+        if (v8_is_smi(v, key) || v8_instance_type(v, key, &kt) != 0 || !v8_is_string_type(v, kt) ||
+            v8_read_field(v, cell, 8, &value) != 0 || !valid(w, value))
+            continue;
         buf_clear(b);
         buf_puts(b, "export ");
         int trunc;
@@ -288,10 +291,12 @@ static void module_exports(walk_t *w, uint64_t module)
 
 int v8_edges_folds(const v8_edges_t *e, int type)
 {
-    return (e->first_js_type >= 0 && type >= e->first_js_type) || (type >= 0 && type == e->v->L.type_source_text_module);
+    return (e->first_js_type >= 0 && type >= e->first_js_type) ||
+           (type >= 0 && type == e->v->L.type_source_text_module);
 }
 
-int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_object, void *octx, v8_edge_cb cb, void *ctx)
+int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_object, void *octx, v8_edge_cb cb,
+                void *ctx)
 {
     v8_t *v = e->v;
     const v8_layout_t *L = &v->L;
@@ -308,7 +313,7 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
                 v8_collection_entries(v, table, w.is_map, on_entry, &w, INT64_MAX);
             }
         }
-        uint64_t code;   /* V8 13.6: a function's code is in the dispatch table, not a field */
+        uint64_t code; /* V8 13.6: a function's code is in the dispatch table, not a field */
         if (!w.stop && L->fn_code < 0 && type >= L->type_first_js_function && type <= L->type_js_function &&
             v8_function_code(v, o->addr, &code) == 0 && valid(&w, code))
             emit(&w, V8_EDGE_INTERNAL, "code", 0, code, -1);
@@ -317,7 +322,7 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
     } else if (type == L->type_source_text_module) {
         module_exports(&w, o->addr);
     }
-    size_t nvars = w.noffs, vi = 0;   /* the scan below emits more offsets: only these are skipped */
+    size_t nvars = w.noffs, vi = 0; /* the scan below emits more offsets: only these are skipped */
     if (w.stop) {
         free(w.named);
         free(w.offs);
@@ -327,8 +332,9 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
     /* every other tagged slot */
     uint64_t end = v8_edges_tagged_end(e, type, o->size);
     const type_fields_t *tf = fields_of(e, type, o->addr);
-    int array_like = !tf || tf->n == 0 || is_context ||
-                     (end >= 16 && (type == L->type_fixed_array || type == e->type_ordered_map || type == e->type_ordered_set));
+    int array_like =
+        !tf || tf->n == 0 || is_context ||
+        (end >= 16 && (type == L->type_fixed_array || type == e->type_ordered_map || type == e->type_ordered_set));
     uint64_t base = o->addr - (uint64_t)L->heap_tag;
     for (uint64_t off = 0; off + 8 <= end && !w.stop; off += 8) {
         uint64_t word;
@@ -340,7 +346,7 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
         if ((t & 3) != 1 || !is_object(octx, t)) continue;
         if (!weak && was_named(&w, t)) continue;
         while (vi < nvars && w.offs[vi] < (int64_t)off) vi++;
-        if (vi < nvars && w.offs[vi] == (int64_t)off) continue;   /* a context variable */
+        if (vi < nvars && w.offs[vi] == (int64_t)off) continue; /* a context variable */
         const char *fname = off == 0 ? "map" : field_name(tf, (int64_t)off);
         int64_t index = (int64_t)off / 8;
         if (!fname && array_like && off >= 16) {

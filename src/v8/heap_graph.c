@@ -20,18 +20,18 @@
  * by native memory, never through a JavaScript path. Within those levels a path through one of
  * V8's caches (feedback, code, allocation sites) is taken only where no other path exists
  * (graph_paths.c). */
-#include "v8/graph_internal.h"
+#include "util/bigmem.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/hash.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
-#include "util/bigmem.h"
+#include "v8/graph_internal.h"
 #include <assert.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,7 +48,7 @@ typedef struct {
 } span_t;
 static span_t *big_live, *big_spare;
 static size_t nbig_live, capbig_live, nbig_spare;
-static uint64_t big_fresh;   /* bytes mapped anew (graph_trace) */
+static uint64_t big_fresh; /* bytes mapped anew (graph_trace) */
 #define SPARE_MAX 24
 
 #include <sys/resource.h>
@@ -65,17 +65,14 @@ void graph_trace(const char *phase)
             (unsigned long long)(big_fresh >> 20));
 }
 
-static size_t span_round(size_t bytes)
-{
-    return bytes ? (bytes + 4095) & ~(size_t)4095 : 4096;
-}
+static size_t span_round(size_t bytes) { return bytes ? (bytes + 4095) & ~(size_t)4095 : 4096; }
 
 void *graph_big(size_t bytes, int zero)
 {
     size_t need = span_round(bytes), best = SIZE_MAX;
     void *p = NULL;
     size_t len = 0;
-    for (size_t k = 0; k < nbig_spare; k++)   /* the smallest that fits, not one many times too big */
+    for (size_t k = 0; k < nbig_spare; k++) /* the smallest that fits, not one many times too big */
         if (big_spare[k].len >= need && big_spare[k].len <= 4 * need + (64u << 20) && big_spare[k].len < best)
             best = big_spare[k].len, p = big_spare[k].p, len = big_spare[k].len;
     if (p) {
@@ -86,7 +83,7 @@ void *graph_big(size_t bytes, int zero)
             }
         if (zero) memset(p, 0, bytes);
     } else {
-        len = span_round(need + need / 8);   /* room for the next census's heap, a little bigger */
+        len = span_round(need + need / 8); /* room for the next census's heap, a little bigger */
         p = big_map(len);
         big_fresh += len;
 #ifdef MADV_DONTFORK
@@ -131,7 +128,7 @@ void graph_unbig(void *p)
 #ifdef MADV_FREE
     madvise(sp.p, sp.len, MADV_FREE);
 #endif
-    if (nbig_spare == SPARE_MAX) {   /* the oldest goes */
+    if (nbig_spare == SPARE_MAX) { /* the oldest goes */
         big_unmap(big_spare[0].p, big_spare[0].len);
         memmove(big_spare, big_spare + 1, (SPARE_MAX - 1) * sizeof *big_spare);
         nbig_spare--;
@@ -139,7 +136,6 @@ void graph_unbig(void *p)
     if (!big_spare) big_spare = xmalloc(SPARE_MAX * sizeof *big_spare);
     big_spare[nbig_spare++] = sp;
 }
-
 
 size_t v8_graph_node_count(const v8_graph_t *g) { return g->n; }
 uint64_t v8_graph_edge_count(const v8_graph_t *g) { return g->nedges; }
@@ -152,8 +148,8 @@ size_t v8_graph_root_count(const v8_graph_t *g) { return g->nroots; }
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k < g->nroots ? &g->roots[k] : NULL; }
 
 #define CHUNK_WORDS (CHUNK_SIZE / 8 / 64)
-#define FLAT_CHUNKS (1u << 22)   /* a 1 TiB span: 16 MiB of index */
-enum { RO_NONE, RO_ALL, RO_SOME };   /* chunk_ro: its nodes on V8's read-only pages */
+#define FLAT_CHUNKS (1u << 22)     /* a 1 TiB span: 16 MiB of index */
+enum { RO_NONE, RO_ALL, RO_SOME }; /* chunk_ro: its nodes on V8's read-only pages */
 
 /* The bits set in x: without -mpopcnt, __builtin_popcountll is a call (a tenth of a census) */
 static inline uint32_t pop64(uint64_t x)
@@ -264,7 +260,7 @@ static void scan_retainers(v8_graph_t *g, uint32_t x, rscan_t *r)
             if (g->first[mid + 1] <= k) lo = mid + 1;
             else hi = mid;
         }
-        if (lo >= g->n || g->first[lo] > k || k >= g->first[lo + 1]) continue;   /* a corrupt cache */
+        if (lo >= g->n || g->first[lo] > k || k >= g->first[lo + 1]) continue; /* a corrupt cache */
         if (r->n == cap) {
             cap = cap ? cap * 2 : 16;
             r->holders = xrealloc(r->holders, cap * sizeof *r->holders);
@@ -285,7 +281,7 @@ size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, c
                 *slots = g->scans[k].slots;
                 return g->scans[k].n;
             }
-        if (g->nscans < MAX_SCANS) {   /* a few queries: scans; more (refs of backing stores): the index */
+        if (g->nscans < MAX_SCANS) { /* a few queries: scans; more (refs of backing stores): the index */
             rscan_t *r = &g->scans[g->nscans++];
             scan_retainers(g, i, r);
             *holders = r->holders;
@@ -312,7 +308,7 @@ typedef struct {
     struct {
         uint64_t map;
         uint32_t kind;
-    } recent[64];          /* module_maps' recent answers, direct-mapped (no hashing per object) */
+    } recent[64]; /* module_maps' recent answers, direct-mapped (no hashing per object) */
     uint64_t *modules;
     size_t nmodules, capmodules;
 } build_t;
@@ -357,8 +353,10 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
         g->cap = cap;
     }
     int js = v8_heap_is_js_type(g->h, o->type);
-    uint16_t flags = (uint16_t)((o->large ? V8_NODE_LARGE : 0) | (o->prototype ? V8_NODE_PROTOTYPE : 0) | (js ? V8_NODE_JS : 0));
-    g->nodes[g->n++] = (v8_graph_node_t){o->addr, o->size > UINT32_MAX ? UINT32_MAX : (uint32_t)o->size, (uint16_t)o->type, flags};
+    uint16_t flags =
+        (uint16_t)((o->large ? V8_NODE_LARGE : 0) | (o->prototype ? V8_NODE_PROTOTYPE : 0) | (js ? V8_NODE_JS : 0));
+    g->nodes[g->n++] =
+        (v8_graph_node_t){o->addr, o->size > UINT32_MAX ? UINT32_MAX : (uint32_t)o->size, (uint16_t)o->type, flags};
     if (js) note_module(b, o);
     if (b->show && (g->n & 0xffff) == 0) progress_update(&b->progress, g->n, 0);
     return 0;
@@ -422,7 +420,7 @@ static void build_chunk_index(v8_graph_t *g)
     uint64_t last = 1;
     for (size_t i = 0; i < g->n; i++) {
         uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
-        if (chunk == last) continue;   /* in address order: a chunk's nodes are together */
+        if (chunk == last) continue; /* in address order: a chunk's nodes are together */
         last = chunk;
         int found;
         uint32_t *slot = u64map_upsert(&g->chunk_index, chunk, &found);
@@ -436,10 +434,10 @@ static void build_chunk_index(v8_graph_t *g)
         }
     }
     g->bits = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->bits, 1);
-    g->rank = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->rank, 0);   /* every word written */
+    g->rank = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->rank, 0); /* every word written */
     uint64_t prev = 1;
     uint32_t k = 0;
-    for (size_t i = 0; i < g->n; i++) {   /* in address order: a chunk's nodes are together */
+    for (size_t i = 0; i < g->n; i++) { /* in address order: a chunk's nodes are together */
         uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
         if (chunk != prev) u64map_get(&g->chunk_index, chunk, &k), prev = chunk;
         uint64_t w = (a - chunk) / 8;
@@ -454,7 +452,7 @@ static void build_chunk_index(v8_graph_t *g)
             g->chunk_flat = graph_big(g->nflat * sizeof *g->chunk_flat, 1);
             for (size_t c = 0; c < g->nchunks; c++) {
                 uint64_t f = (((g->nodes[g->chunk_first[c]].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) - lo) / CHUNK_SIZE;
-                if (f < g->nflat) g->chunk_flat[f] = (uint32_t)c + 1;   /* a cache file's nodes may be out of order */
+                if (f < g->nflat) g->chunk_flat[f] = (uint32_t)c + 1; /* a cache file's nodes may be out of order */
             }
         }
     }
@@ -463,7 +461,7 @@ static void build_chunk_index(v8_graph_t *g)
         size_t end = c + 1 < g->nchunks ? g->chunk_first[c + 1] : g->n, ro = 0, i;
         for (i = g->chunk_first[c]; i < end && i < g->n; i++) ro += (g->nodes[i].flags & V8_NODE_READ_ONLY) != 0;
         size_t count = i > g->chunk_first[c] ? i - g->chunk_first[c] : 0;
-        g->chunk_ro[c] = !count ? RO_SOME : !ro ? RO_NONE : ro == count ? RO_ALL : RO_SOME;   /* not sure: per node */
+        g->chunk_ro[c] = !count ? RO_SOME : !ro ? RO_NONE : ro == count ? RO_ALL : RO_SOME; /* not sure: per node */
     }
     for (size_t c = 0; c < g->nchunks; c++) {
         uint32_t r = 0;
@@ -490,7 +488,7 @@ static void free_chunk_index(v8_graph_t *g)
 
 static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
 {
-    if (g->nedges == g->capedges) {   /* past the reservation (a heap of overlapping objects) */
+    if (g->nedges == g->capedges) { /* past the reservation (a heap of overlapping objects) */
         uint64_t cap = g->capedges * 2;
         g->tgt = graph_big_grow(g->tgt, cap * sizeof *g->tgt);
         g->slot = graph_big_grow(g->slot, cap * sizeof *g->slot);
@@ -518,8 +516,8 @@ static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, s
     for (uint64_t w0 = 0; w0 < words; w0 += bufwords) {
         uint64_t cnt = words - w0 < bufwords ? words - w0 : bufwords;
         uint64_t at = base + 8 * w0;
-        const uint64_t *p = at >= cb->lo && at + cnt * 8 <= cb->hi ? cb->data + (at - cb->lo) / 8
-                                                                    : target_direct(g->v->t, at, cnt * 8);
+        const uint64_t *p =
+            at >= cb->lo && at + cnt * 8 <= cb->hi ? cb->data + (at - cb->lo) / 8 : target_direct(g->v->t, at, cnt * 8);
         if (!p) {
             if (target_read(g->v->t, base + 8 * w0, buf, cnt * 8) != 0) return;
             p = buf;
@@ -566,7 +564,7 @@ void v8_graph_pass(v8_graph_t *g, uint32_t i)
 void v8_graph_release(v8_graph_t *g)
 {
     if (!g->n || strcmp(target_kind(g->v->t), "core")) return;
-    if (g->map) madvise(g->map, g->map_len, MADV_DONTNEED);   /* the cache file's pages too */
+    if (g->map) madvise(g->map, g->map_len, MADV_DONTNEED); /* the cache file's pages too */
     const char *lo = target_direct(g->v->t, g->lo - 1, 8), *hi = target_direct(g->v->t, g->hi - 1, 8);
     if (!lo || !hi || hi <= lo) return;
     uintptr_t a = ((uintptr_t)lo + 4095) & ~(uintptr_t)4095, b = ((uintptr_t)hi) & ~(uintptr_t)4095;
@@ -598,7 +596,8 @@ static void module_roots(v8_graph_t *g, uint64_t *addrs, size_t n)
     for (size_t k = 0; k < n; k++) {
         if (k && addrs[k] == addrs[k - 1]) continue;
         uint32_t i = v8_graph_find(g, addrs[k]);
-        if (i == V8_NO_NODE || !(g->nodes[i].flags & V8_NODE_JS) || g->nodes[i].type != g->v->L.type_js_object) continue;
+        if (i == V8_NO_NODE || !(g->nodes[i].flags & V8_NODE_JS) || g->nodes[i].type != g->v->L.type_js_object)
+            continue;
         uint64_t fname;
         int trunc;
         if (v8_object_get(g->v, g->nodes[i].addr, "filename", &fname) != 0) continue;
@@ -620,9 +619,9 @@ static void module_roots(v8_graph_t *g, uint64_t *addrs, size_t n)
 #define CACHE_MAX_RUN (1u << 20)
 
 typedef struct {
-    uint64_t start, len, strings;   /* the run of object pointers being read */
-    size_t root_mark;                /* g->nroots when it began */
-    uint64_t undefined;              /* the undefined value (0: not known: no caches) */
+    uint64_t start, len, strings; /* the run of object pointers being read */
+    size_t root_mark;             /* g->nroots when it began */
+    uint64_t undefined;           /* the undefined value (0: not known: no caches) */
 } cache_run_t;
 
 /* The run [r->start, +r->len) ended by undefined: its roots, added as the scan went, become one
@@ -652,8 +651,8 @@ static void scan_roots(v8_graph_t *g, uint64_t start, uint64_t end, v8_root_leve
     uint64_t buf[4096];
     start = (start + 7) & ~7ull;
     if (run) run->len = 0;
-    for (uint64_t a = start; a + 8 <= end && *budget; ) {
-        if (heap_chunks) {   /* skip the V8 heap's own chunks */
+    for (uint64_t a = start; a + 8 <= end && *budget;) {
+        if (heap_chunks) { /* skip the V8 heap's own chunks */
             uint32_t x;
             uint64_t chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
             if (u64map_get(heap_chunks, chunk, &x)) {
@@ -707,7 +706,9 @@ static void es_module_url(v8_t *v, uint64_t module, buf_t *b)
     uint64_t code, fn;
     v8_function_t fi;
     int ok = v8_read_field(v, module, V8_MODULE_CODE, &code) == 0;
-    if (ok && v8_has_type(v, code, v->L.type_js_generator_object) && v8_read_field(v, code, v->L.gen_function, &fn) == 0) code = fn;
+    if (ok && v8_has_type(v, code, v->L.type_js_generator_object) &&
+        v8_read_field(v, code, v->L.gen_function, &fn) == 0)
+        code = fn;
     if (ok && (v8_function_info(v, code, &fi) == 0 || v8_shared_info(v, code, &fi) == 0)) {
         buf_puts(b, fi.script_name ? fi.script_name : "(ES module)");
         v8_function_free(&fi);
@@ -739,7 +740,8 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
        which the native context's table holds (a path through it would name only V8 internals) */
     if (v->L.type_script_context >= 0)
         for (size_t i = 0; i < g->n; i++)
-            if (g->nodes[i].type == v->L.type_script_context) add_root(g, (uint32_t)i, V8_ROOT_GLOBAL, "(script scope)");
+            if (g->nodes[i].type == v->L.type_script_context)
+                add_root(g, (uint32_t)i, V8_ROOT_GLOBAL, "(script scope)");
     /* what the global object and the modules reach needs no other root: mark it first, so that
        stacks and native memory (millions of stale words: marking worklists left by the last GC)
        add roots only for what nothing else holds */
@@ -767,9 +769,10 @@ static void find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     uint64_t ps, pe;
     for (size_t i = 0; v8_heap_page_range(g->h, i, &ps, &pe) == 0; i++) {
         int found;
-        for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE) *u64map_upsert(&chunks, c, &found) = 1;
+        for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE)
+            *u64map_upsert(&chunks, c, &found) = 1;
     }
-    uint64_t marked = 1;   /* the last chunk marked: most objects share their neighbour's */
+    uint64_t marked = 1; /* the last chunk marked: most objects share their neighbour's */
     for (size_t i = 0; i < g->n; i++) {
         uint64_t a = g->nodes[i].addr - 1, last = a + (g->nodes[i].size ? g->nodes[i].size - 1 : 0);
         int found;
@@ -871,7 +874,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     uint64_t *buf = big_malloc(bufwords * 8);
     if (show_progress) progress_init(&b.progress, "scanning references", "objects");
     int release = !strcmp(target_kind(v->t), "core");
-    uint64_t held = 0;   /* the chunk whose pages the scan touched last */
+    uint64_t held = 0; /* the chunk whose pages the scan touched last */
     chunk_buf_t cb = {NULL, 0, 0};
     uint64_t cb_chunk = 0;
     for (size_t i = 0; i < g->n; i++) {
@@ -910,7 +913,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     graph_trace("build: scanned");
     find_roots(g, b.modules, b.nmodules);
     free(b.modules);
-    v8_graph_release(g);   /* what naming the module records and the roots read of the core */
+    v8_graph_release(g); /* what naming the module records and the roots read of the core */
     big_mem_trace("build: roots");
     graph_trace("build: roots");
     assert(v8_graph_check(g, NULL) == 0);
@@ -921,7 +924,7 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
 static void free_edges(v8_graph_t *g)
 {
     graph_unbig(g->first);
-    graph_unbig(g->tgt);   /* graph_big's, or malloc's (graph_cache.c's reverse build) */
+    graph_unbig(g->tgt); /* graph_big's, or malloc's (graph_cache.c's reverse build) */
     graph_unbig(g->slot);
     g->edges_bytes = 0;
 }
@@ -941,7 +944,7 @@ void v8_graph_trim(v8_graph_t *g)
     free(g->idom);
     free(g->retained);
     g->rfirst = NULL, g->rsrc = g->rslot = NULL, g->idom = NULL, g->retained = NULL;
-    if (g->map) {   /* the file's pages are clean: handed back, nothing freed */
+    if (g->map) { /* the file's pages are clean: handed back, nothing freed */
         madvise(g->map, g->map_len, MADV_DONTNEED);
     } else {
         free_edges(g);

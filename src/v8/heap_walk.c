@@ -19,40 +19,49 @@
  * Where the size cannot be known the walk resyncs: it scans forward for the next word that is a
  * map (a heap object whose own map is the meta map). Free space is skipped by its size.
  * Everything is bounded: a corrupt page ends that page's walk, never the process. */
-#include "v8/v8_internal.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #define CHUNK_SIZE (256u * 1024u)
 #define FROM_PAGE_FLAG (1u << 3)
-#define MAX_AREA_OFFSET 0x10000u            /* the area starts within the first 64 KiB */
-#define PROTOTYPE_MAP_BIT 20                /* Map::bit_field3 IsPrototypeMapBit (V8 10-13) */
-#define MAX_LARGE_OBJECT (1ull << 34)       /* 16 GiB: more is corruption */
+#define MAX_AREA_OFFSET 0x10000u      /* the area starts within the first 64 KiB */
+#define PROTOTYPE_MAP_BIT 20          /* Map::bit_field3 IsPrototypeMapBit (V8 10-13) */
+#define MAX_LARGE_OBJECT (1ull << 34) /* 16 GiB: more is corruption */
 
 /* Size rules for variable-size instance types (instance_size 0 in their maps). */
 enum {
-    SZ_UNKNOWN, SZ_FIXED_ARRAY, SZ_DOUBLE_ARRAY, SZ_BYTE_ARRAY, SZ_BYTECODE, SZ_FREE_SPACE, SZ_PROPERTY_ARRAY,
-    SZ_DESCRIPTORS, SZ_WEAK_ARRAY_LIST, SZ_SEQ_ONE_BYTE, SZ_SEQ_TWO_BYTE,
+    SZ_UNKNOWN,
+    SZ_FIXED_ARRAY,
+    SZ_DOUBLE_ARRAY,
+    SZ_BYTE_ARRAY,
+    SZ_BYTECODE,
+    SZ_FREE_SPACE,
+    SZ_PROPERTY_ARRAY,
+    SZ_DESCRIPTORS,
+    SZ_WEAK_ARRAY_LIST,
+    SZ_SEQ_ONE_BYTE,
+    SZ_SEQ_TWO_BYTE,
 };
 
 typedef struct {
     uint64_t map;
     int type;
-    uint32_t instance_size;   /* bytes, 0 = variable */
+    uint32_t instance_size; /* bytes, 0 = variable */
     uint8_t rule;
     uint8_t is_prototype;
 } map_info_t;
 
 typedef struct {
     uint64_t chunk, area_start, area_end, heap, flags;
-    int code;   /* in executable memory: code space, which holds no JavaScript objects and whose
+    int code; /* in executable memory: code space, which holds no JavaScript objects and whose
                    machine code embeds map pointers that a resync would take for objects */
-    int ro;     /* read-only space: no Heap of its own, shared by every isolate */
+    int ro;   /* read-only space: no Heap of its own, shared by every isolate */
 } page_t;
 
 struct v8_heap {
@@ -60,20 +69,20 @@ struct v8_heap {
     uint64_t meta_map;
     page_t *pages;
     size_t npages;
-    u64map_t maps;            /* map address -> index + 1 into info */
+    u64map_t maps; /* map address -> index + 1 into info */
     map_info_t *info;
     size_t ninfo, cap_info;
-    struct {                  /* recent maps looked up and their maps value, direct-mapped: */
-        uint64_t map;         /* neighbours share a few maps (an object, its strings, its arrays) */
+    struct {          /* recent maps looked up and their maps value, direct-mapped: */
+        uint64_t map; /* neighbours share a few maps (an object, its strings, its arrays) */
         uint32_t idx;
     } recent[64];
     uint8_t rule_by_type[4096];
     int first_js_type, free_space_type;
     int64_t bca_data;
-    unsigned char *buf;       /* one page's bytes for targets without direct access */
-    int release;              /* the target is a core file mapped by target/: pages may be handed back */
-    uint64_t touched;         /* bytes of the mapped core touched since the resident set was checked */
-    int64_t resident_base;    /* file-backed resident bytes when the heap was opened */
+    unsigned char *buf;    /* one page's bytes for targets without direct access */
+    int release;           /* the target is a core file mapped by target/: pages may be handed back */
+    uint64_t touched;      /* bytes of the mapped core touched since the resident set was checked */
+    int64_t resident_base; /* file-backed resident bytes when the heap was opened */
 };
 
 static int ends_with(const char *s, const char *suffix)
@@ -194,9 +203,10 @@ static const map_info_t *map_lookup(v8_heap_t *h, uint64_t m)
     touch(h, FAULT_AROUND);
     if (ok && rd64(hdr) != h->meta_map) {
         uint64_t mm = rd64(hdr), mmm;
-        ok = (mm & 7) == (uint64_t)v->L.heap_tag && target_read_u64(v->t, mm - (uint64_t)v->L.heap_tag, &mmm) == 0 && mmm == mm;
+        ok = (mm & 7) == (uint64_t)v->L.heap_tag && target_read_u64(v->t, mm - (uint64_t)v->L.heap_tag, &mmm) == 0 &&
+             mmm == mm;
     }
-    if (h->maps.count > 1000000) return NULL;   /* bounded memory on hostile heaps */
+    if (h->maps.count > 1000000) return NULL; /* bounded memory on hostile heaps */
     int found;
     uint32_t *slot = u64map_upsert(&h->maps, m, &found);
     if (!ok) {
@@ -239,7 +249,7 @@ static uint64_t object_size(v8_heap_t *h, const map_info_t *mi, const unsigned c
     case SZ_BYTECODE: return smi_ok && h->bca_data > 0 ? ((uint64_t)h->bca_data + (uint64_t)smi + 7) & ~7ull : 0;
     case SZ_FREE_SPACE:
         if (!smi_ok) return 0;
-        return h->v->major >= 13 ? 8 * (uint64_t)smi : (uint64_t)smi;   /* V8 13 counts words */
+        return h->v->major >= 13 ? 8 * (uint64_t)smi : (uint64_t)smi; /* V8 13 counts words */
     case SZ_PROPERTY_ARRAY: return smi_ok ? 16 + 8 * ((uint64_t)smi & 1023) : 0;
     case SZ_DESCRIPTORS: {
         uint16_t all;
@@ -303,7 +313,8 @@ static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nran
     for (size_t i = 0; i < nm; i++) {
         const target_mapping_t *mp = nranges ? target_mapping(v->t, i) : ranges;
         if (mp->path || !mp->present || mp->end <= mp->start) continue;
-        for (uint64_t c = (mp->start + CHUNK_SIZE - 1) & ~(uint64_t)(CHUNK_SIZE - 1); c + 64 <= mp->end; c += CHUNK_SIZE) {
+        for (uint64_t c = (mp->start + CHUNK_SIZE - 1) & ~(uint64_t)(CHUNK_SIZE - 1); c + 64 <= mp->end;
+             c += CHUNK_SIZE) {
             page_t pg;
             int ok = read_page(h, c, &pg, !(mp->prot & PROT_WRITE)) == 0;
             touch(h, FAULT_AROUND);
@@ -330,7 +341,7 @@ static v8_heap_t *heap_open(v8_t *v, const target_mapping_t *ranges, size_t nran
         }
         free(heaps);
         size_t k = 0;
-        uint64_t covered = 0;   /* chunks inside a large page already taken */
+        uint64_t covered = 0; /* chunks inside a large page already taken */
         for (size_t i = 0; i < h->npages; i++) {
             page_t pg = h->pages[i];
             if ((pg.heap != best && !pg.ro) || pg.chunk < covered) continue;
@@ -418,7 +429,8 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
         if (large) {
             const map_info_t *mi = map_lookup(h, rd64(base));
             if (!mi) continue;
-            v8_heap_object_t o = {pg->area_start + 1, mi->map, mi->type, pg->area_end - pg->area_start, 1, mi->is_prototype};
+            v8_heap_object_t o = {pg->area_start + 1, mi->map, mi->type, pg->area_end - pg->area_start, 1,
+                                  mi->is_prototype};
             uint64_t sz = object_size(h, mi, base, len);
             if (sz && sz <= o.size) o.size = sz;
             st->objects++;
@@ -432,7 +444,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
         uint64_t off = 0;
         while (off + 8 <= len) {
             const map_info_t *mi = map_lookup(h, rd64(base + off));
-            if (!mi) {   /* not an object start: resync at the next map */
+            if (!mi) { /* not an object start: resync at the next map */
                 st->resyncs++;
                 do off += 8;
                 while (off + 8 <= len && !map_lookup(h, rd64(base + off)));
@@ -450,7 +462,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
                 release_now(h);
                 return 1;
             }
-            if (sz == 0 || sz > len - off || (sz & 7)) {   /* unknown size: resync after the map word */
+            if (sz == 0 || sz > len - off || (sz & 7)) { /* unknown size: resync after the map word */
                 if (sz) st->resyncs++;
                 off += 8;
                 while (off + 8 <= len && !map_lookup(h, rd64(base + off))) off += 8;

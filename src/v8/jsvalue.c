@@ -52,23 +52,36 @@ int v8_value(v8_t *v, uint64_t value, v8_value_t *out)
         return -1;
     }
     out->type = type;
-    if (v8_is_string_type(v, type)) { out->kind = V8_V_STRING; return 0; }
+    if (v8_is_string_type(v, type)) {
+        out->kind = V8_V_STRING;
+        return 0;
+    }
     if (type == L->type_heap_number) {
         out->kind = V8_V_NUMBER;
-        if (read_double(v, value, &out->number) != 0) { out->kind = V8_V_UNREADABLE; return -1; }
+        if (read_double(v, value, &out->number) != 0) {
+            out->kind = V8_V_UNREADABLE;
+            return -1;
+        }
         return 0;
     }
     int k = v8_oddball_kind(v, value);
     if (k >= 0) {
         out->kind = k == V8_ODDBALL_TRUE || k == V8_ODDBALL_FALSE ? V8_V_BOOLEAN
-                  : k == V8_ODDBALL_NULL ? V8_V_NULL
-                  : k == V8_ODDBALL_UNDEFINED ? V8_V_UNDEFINED
-                  : k == V8_ODDBALL_HOLE ? V8_V_HOLE : V8_V_INTERNAL;
+                    : k == V8_ODDBALL_NULL                        ? V8_V_NULL
+                    : k == V8_ODDBALL_UNDEFINED                   ? V8_V_UNDEFINED
+                    : k == V8_ODDBALL_HOLE                        ? V8_V_HOLE
+                                                                  : V8_V_INTERNAL;
         out->boolean = k == V8_ODDBALL_TRUE;
         return 0;
     }
-    if (type == L->type_symbol) { out->kind = V8_V_SYMBOL; return 0; }
-    if (type == L->type_bigint) { out->kind = V8_V_BIGINT; return 0; }
+    if (type == L->type_symbol) {
+        out->kind = V8_V_SYMBOL;
+        return 0;
+    }
+    if (type == L->type_bigint) {
+        out->kind = V8_V_BIGINT;
+        return 0;
+    }
     if (type == L->type_js_array) {
         out->kind = V8_V_ARRAY;
         if (v8_read_smi(v, value, L->jsarray_length, &out->length) != 0 || out->length < 0) out->length = 0;
@@ -92,12 +105,16 @@ int v8_value(v8_t *v, uint64_t value, v8_value_t *out)
         out->flags = v8_read_smi(v, value, L->regexp_flags, &flags) == 0 ? flags : 0;
         return 0;
     }
-    if (type == L->type_js_error) { out->kind = V8_V_ERROR; return 0; }
+    if (type == L->type_js_error) {
+        out->kind = V8_V_ERROR;
+        return 0;
+    }
     if (type == L->type_js_map || type == L->type_js_set) {
         out->kind = type == L->type_js_map ? V8_V_MAP : V8_V_SET;
         if (v8_read_field(v, value, L->collection_table, &out->a) != 0) out->a = 0;
         uint64_t nof;
-        out->length = out->a && v8_fixed_array_get(v, out->a, 0, &nof) == 0 && v8_is_smi(v, nof) ? v8_smi_value(v, nof) : 0;
+        out->length =
+            out->a && v8_fixed_array_get(v, out->a, 0, &nof) == 0 && v8_is_smi(v, nof) ? v8_smi_value(v, nof) : 0;
         return 0;
     }
     if (type == L->type_js_weak_map || type == L->type_js_weak_set) {
@@ -143,7 +160,8 @@ int v8_value(v8_t *v, uint64_t value, v8_value_t *out)
             out->data = (v8_is_smi(v, base) ? 0 : base) + ext;
         } else {
             uint64_t store = 0;
-            if (out->a && v8_read_bytes(v, out->a, L->ab_backing_store, &store, 8) == 0) out->data = store + out->offset;
+            if (out->a && v8_read_bytes(v, out->a, L->ab_backing_store, &store, 8) == 0)
+                out->data = store + out->offset;
         }
         return 0;
     }
@@ -154,7 +172,7 @@ int v8_value(v8_t *v, uint64_t value, v8_value_t *out)
     }
     if (type == L->type_js_global_proxy || type == L->type_js_global_object) {
         out->kind = V8_V_GLOBAL;
-        out->a = value;   /* the global proxy's hidden prototype is the global object */
+        out->a = value; /* the global proxy's hidden prototype is the global object */
         if (type == L->type_js_global_proxy && v8_prototype(v, value, &out->a) != 0) out->a = 0;
         return 0;
     }
@@ -166,7 +184,8 @@ int v8_value(v8_t *v, uint64_t value, v8_value_t *out)
     /* other JS objects: whatever has a constructor (JSObject, API objects, arguments, iterators) */
     buf_t probe = {0};
     const char *tn = v8_type_name(v, type);
-    out->kind = (tn && !strncmp(tn, "JS_", 3)) || v8_constructor_name(v, value, &probe) == 0 ? V8_V_OBJECT : V8_V_INTERNAL;
+    out->kind =
+        (tn && !strncmp(tn, "JS_", 3)) || v8_constructor_name(v, value, &probe) == 0 ? V8_V_OBJECT : V8_V_INTERNAL;
     buf_free(&probe);
     return 0;
 }
@@ -207,9 +226,15 @@ int v8_bigint_text(v8_t *v, uint64_t value, buf_t *out)
     int neg = bitfield & 1;
     uint32_t n = (bitfield >> 1) & 0x3fffffff;
     if (n > MAX_BIGINT_DIGITS) return -1;
-    if (n == 0) { buf_puts(out, "0"); return 0; }
+    if (n == 0) {
+        buf_puts(out, "0");
+        return 0;
+    }
     uint64_t *d = malloc(n * sizeof *d);
-    if (!d || v8_read_bytes(v, value, 16, d, n * sizeof *d) != 0) { free(d); return -1; }
+    if (!d || v8_read_bytes(v, value, 16, d, n * sizeof *d) != 0) {
+        free(d);
+        return -1;
+    }
     /* repeated division by 10^19 (base 2^64 -> base 10^19 chunks, least significant first) */
     size_t cap = (size_t)n * 2 + 1, nchunks = 0;
     uint64_t *chunks = malloc(cap * sizeof *chunks);
@@ -284,7 +309,7 @@ static int global_cb(void *ctx, const v8_heap_object_t *o)
     double d;
     if (o->type != g->v->L.type_js_global_object) return 0;
     if (!g->first) g->first = o->addr;
-    if (v8_own_property(g->v, o->addr, "process", &process, &dbl, &d) != -1) {   /* an accessor since Node 12 */
+    if (v8_own_property(g->v, o->addr, "process", &process, &dbl, &d) != -1) { /* an accessor since Node 12 */
         g->with_process = o->addr;
         return 1;
     }
@@ -296,7 +321,7 @@ int v8_global_object(v8_t *v, uint64_t *out)
     /* the main thread's JS frames: their functions' contexts lead to the main native context */
     v8_frame_t frames[256];
     size_t n = v8_stack(v, 0, frames, sizeof frames / sizeof frames[0]);
-    for (size_t i = n; i-- > 0;) {   /* outermost first: the main script's context, not a vm one */
+    for (size_t i = n; i-- > 0;) { /* outermost first: the main script's context, not a vm one */
         uint64_t ctx, native;
         if (frames[i].kind != V8_FRAME_JS || !frames[i].function) continue;
         if (v8_read_field(v, frames[i].function, v->L.fn_context, &ctx) != 0) continue;
@@ -350,7 +375,7 @@ int v8_own_property(v8_t *v, uint64_t obj, const char *key, uint64_t *out, int *
     if (!f.found) v8_object_properties(v, obj, find_cb, &f);
     if (!f.found) return -1;
     *out = f.value;
-    if (f.found == 2) return -2;   /* an accessor (out: the AccessorPair): its value needs the getter to run */
+    if (f.found == 2) return -2; /* an accessor (out: the AccessorPair): its value needs the getter to run */
     *is_double = f.is_double;
     *d = f.d;
     return 0;
@@ -359,7 +384,8 @@ int v8_own_property(v8_t *v, uint64_t obj, const char *key, uint64_t *out, int *
 int v8_prototype(v8_t *v, uint64_t obj, uint64_t *out)
 {
     uint64_t map;
-    if (v8_read_field(v, obj, v->L.obj_map, &map) != 0 || v8_read_field(v, map, v->L.map_prototype, out) != 0) return -1;
+    if (v8_read_field(v, obj, v->L.obj_map, &map) != 0 || v8_read_field(v, map, v->L.map_prototype, out) != 0)
+        return -1;
     return v8_is_heap_object(v, *out) && v8_oddball_kind(v, *out) < 0 ? 0 : -1;
 }
 
@@ -375,9 +401,10 @@ int v8_context_slots(v8_t *v, uint64_t fn, v8_entry_cb cb, void *ctx)
 {
     uint64_t context, w;
     int64_t len;
-    if (v8_read_field(v, fn, v->L.fn_context, &context) != 0 || !is_context(v, context) || v8_fixed_array_length(v, context, &len) != 0)
+    if (v8_read_field(v, fn, v->L.fn_context, &context) != 0 || !is_context(v, context) ||
+        v8_fixed_array_length(v, context, &len) != 0)
         return -1;
-    for (int64_t i = 2; i < len && i < 4096; i++)   /* after the scope info and previous */
+    for (int64_t i = 2; i < len && i < 4096; i++) /* after the scope info and previous */
         if (v8_fixed_array_get(v, context, i, &w) == 0 && cb(ctx, (uint64_t)i, w)) break;
     return 0;
 }
@@ -391,8 +418,9 @@ int v8_context_locals(v8_t *v, uint64_t context, v8_local_cb cb, void *ctx)
     const v8_layout_t *L = &v->L;
     uint64_t scope;
     int64_t nlocals, len;
-    if (!is_context(v, context) || v8_fixed_array_length(v, context, &len) != 0 || v8_fixed_array_get(v, context, 0, &scope) != 0 ||
-        !v8_has_type(v, scope, L->type_scope_info) || L->scope_ncontextlocals_slot < 0 || L->scope_first_vars_slot < 0 ||
+    if (!is_context(v, context) || v8_fixed_array_length(v, context, &len) != 0 ||
+        v8_fixed_array_get(v, context, 0, &scope) != 0 || !v8_has_type(v, scope, L->type_scope_info) ||
+        L->scope_ncontextlocals_slot < 0 || L->scope_first_vars_slot < 0 ||
         v8_read_smi(v, scope, 8 + 8 * L->scope_ncontextlocals_slot, &nlocals) != 0 || nlocals < 0 || nlocals > len)
         return -1;
     int64_t first = len - nlocals;
@@ -401,7 +429,8 @@ int v8_context_locals(v8_t *v, uint64_t context, v8_local_cb cb, void *ctx)
         uint64_t n, val;
         int trunc;
         buf_clear(&name);
-        if (nlocals > SCOPE_INFO_MAX_INLINED || v8_read_field(v, scope, 8 + 8 * (L->scope_first_vars_slot + i), &n) != 0 ||
+        if (nlocals > SCOPE_INFO_MAX_INLINED ||
+            v8_read_field(v, scope, 8 + 8 * (L->scope_first_vars_slot + i), &n) != 0 ||
             v8_string(v, n, &name, 256, &trunc) != 0)
             buf_printf(&name, "[%lld]", (long long)(first + i));
         if (v8_fixed_array_get(v, context, first + i, &val) != 0) break;
@@ -425,5 +454,7 @@ int v8_script_source(v8_t *v, uint64_t script, uint64_t *source)
 {
     int type;
     return v8_read_field(v, script, v->L.script_source, source) == 0 && v8_instance_type(v, *source, &type) == 0 &&
-                   v8_is_string_type(v, type) ? 0 : -1;
+                   v8_is_string_type(v, type)
+               ? 0
+               : -1;
 }

@@ -1,9 +1,9 @@
 /* Resolves V8's layout for one node binary: constants from the v8dbg_* metadata first; what the
  * metadata lacks comes from one small table keyed by V8 version (fallbacks below), each entry
  * checked against real cores of that Node major (tests/e2e/core_js_stack.sh). */
-#include "v8/v8_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,33 +13,73 @@
  * read off real cores of that Node major (tests/e2e/core_js_stack.sh, core_optimized_stack.sh). */
 typedef struct {
     int major, minor;
-    int64_t fn_code;              /* JSFunction -> Code (when the metadata lacks it) */
-    int64_t fp_argc;              /* frame slot: argument count including the receiver */
+    int64_t fn_code; /* JSFunction -> Code (when the metadata lacks it) */
+    int64_t fp_argc; /* frame slot: argument count including the receiver */
     int64_t jsarray_length;
     int64_t bca_source_positions; /* BytecodeArray -> source position table */
     int64_t code_instruction_start, code_instruction_size, code_flags;
     int64_t code_deopt_data, code_source_positions;
-    int64_t istream_code;         /* InstructionStream -> its Code */
-    int64_t ext_data_cache;       /* ExternalString: cached data pointer */
+    int64_t istream_code;   /* InstructionStream -> its Code */
+    int64_t ext_data_cache; /* ExternalString: cached data pointer */
 } v8_fallback_t;
 
 static const v8_fallback_t fallbacks[] = {
     /* Node 18, V8 10.2: Code objects hold their instructions (no InstructionStream) */
-    {.major = 10, .minor = 2, .fn_code = 48, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 32,
-     .code_instruction_start = -1, .code_instruction_size = -1, .code_flags = -1, .code_deopt_data = 16,
-     .code_source_positions = 24, .istream_code = -1, .ext_data_cache = 24},
+    {.major = 10,
+     .minor = 2,
+     .fn_code = 48,
+     .fp_argc = -24,
+     .jsarray_length = 24,
+     .bca_source_positions = 32,
+     .code_instruction_start = -1,
+     .code_instruction_size = -1,
+     .code_flags = -1,
+     .code_deopt_data = 16,
+     .code_source_positions = 24,
+     .istream_code = -1,
+     .ext_data_cache = 24},
     /* Node 20, V8 11.3 */
-    {.major = 11, .minor = 3, .fn_code = 48, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 32,
-     .code_instruction_start = 40, .code_instruction_size = 56, .code_flags = 48, .code_deopt_data = 16,
-     .code_source_positions = 24, .istream_code = 8, .ext_data_cache = 24},
+    {.major = 11,
+     .minor = 3,
+     .fn_code = 48,
+     .fp_argc = -24,
+     .jsarray_length = 24,
+     .bca_source_positions = 32,
+     .code_instruction_start = 40,
+     .code_instruction_size = 56,
+     .code_flags = 48,
+     .code_deopt_data = 16,
+     .code_source_positions = 24,
+     .istream_code = 8,
+     .ext_data_cache = 24},
     /* Node 22, V8 12.4: bytecode and code moved to trusted space, their tables moved up */
-    {.major = 12, .minor = 4, .fn_code = -1, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 24,
-     .code_instruction_start = 40, .code_instruction_size = 52, .code_flags = 48, .code_deopt_data = 8,
-     .code_source_positions = 16, .istream_code = 8, .ext_data_cache = 24},
+    {.major = 12,
+     .minor = 4,
+     .fn_code = -1,
+     .fp_argc = -24,
+     .jsarray_length = 24,
+     .bca_source_positions = 24,
+     .code_instruction_start = 40,
+     .code_instruction_size = 52,
+     .code_flags = 48,
+     .code_deopt_data = 8,
+     .code_source_positions = 16,
+     .istream_code = 8,
+     .ext_data_cache = 24},
     /* Node 24, V8 13.6: JSFunction reaches its code through the dispatch table (not read) */
-    {.major = 13, .minor = 6, .fn_code = -1, .fp_argc = -24, .jsarray_length = 24, .bca_source_positions = 24,
-     .code_instruction_start = 40, .code_instruction_size = 56, .code_flags = 52, .code_deopt_data = 8,
-     .code_source_positions = 16, .istream_code = 8, .ext_data_cache = 24},
+    {.major = 13,
+     .minor = 6,
+     .fn_code = -1,
+     .fp_argc = -24,
+     .jsarray_length = 24,
+     .bca_source_positions = 24,
+     .code_instruction_start = 40,
+     .code_instruction_size = 56,
+     .code_flags = 52,
+     .code_deopt_data = 8,
+     .code_source_positions = 16,
+     .istream_code = 8,
+     .ext_data_cache = 24},
 };
 
 static const v8_fallback_t *fallback_for(const v8_t *v)
@@ -180,7 +220,8 @@ int v8_layout_resolve(v8_t *v)
     L->map_prototype = opt(&r, -1, "class_Map__prototype__HeapObject", "class_Map__prototype__Object");
     L->map_constructor = opt(&r, -1, "class_Map__constructor_or_back_pointer__Object", NULL);
     L->map_descriptors = opt(&r, -1, "class_Map__instance_descriptors__DescriptorArray", NULL);
-    L->map_inobject_start = opt(&r, -1, "class_Map__inobject_properties_start_or_constructor_function_index__char", NULL);
+    L->map_inobject_start =
+        opt(&r, -1, "class_Map__inobject_properties_start_or_constructor_function_index__char", NULL);
     L->map_instance_size = opt(&r, -1, "class_Map__instance_size_in_words__char", NULL);
 
     L->first_nonstring = need(&r, "FirstNonstringType", NULL);
@@ -194,7 +235,8 @@ int v8_layout_resolve(v8_t *v)
     L->str_thin = opt(&r, 5, "ThinStringTag", NULL);
     L->str_length = need(&r, "class_String__length__int32_t", NULL);
     /* sequential characters follow the String header; the metadata names the field in some versions */
-    L->str_seq_chars = opt(&r, L->str_length + 4, "class_SeqOneByteString__chars__char", "class_SeqString__chars__char");
+    L->str_seq_chars =
+        opt(&r, L->str_length + 4, "class_SeqOneByteString__chars__char", "class_SeqString__chars__char");
     L->cons_first = need(&r, "class_ConsString__first__String", NULL);
     L->cons_second = need(&r, "class_ConsString__second__String", NULL);
     L->sliced_parent = need(&r, "class_SlicedString__parent__String", NULL);
@@ -206,14 +248,17 @@ int v8_layout_resolve(v8_t *v)
     {
         uint64_t x = 0;
         /* node's ExternalString resources keep the data pointer at this offset (set at startup) */
-        L->node_ext_data = target_exe_symbol_value(v->t, "nodedbg_offset_ExternalString__data__uintptr_t", &x, NULL) == 0 && x
-                               ? (int64_t)x : 8;
+        L->node_ext_data =
+            target_exe_symbol_value(v->t, "nodedbg_offset_ExternalString__data__uintptr_t", &x, NULL) == 0 && x
+                ? (int64_t)x
+                : 8;
     }
 
     L->fn_shared = need(&r, "class_JSFunction__shared__SharedFunctionInfo", NULL);
     L->fn_context = opt(&r, -1, "class_JSFunction__context__Context", NULL);
     L->context_prev_slot = opt(&r, -1, "context_idx_prev", NULL);
-    L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code", "class_JSFunction__code__Tagged_Code_");   /* V8 12: a Tagged<Code> */
+    L->fn_code = opt(&r, fb->fn_code, "class_JSFunction__code__Code",
+                     "class_JSFunction__code__Tagged_Code_"); /* V8 12: a Tagged<Code> */
     /* V8 12+ exports no name for it: trusted_function_data at +8 (BytecodeArray, UncompiledData;
        a direct pointer without the sandbox), read off Node 22 and 24 cores */
     L->sfi_function_data = opt(&r, v->major >= 12 ? 8 : -1, "class_SharedFunctionInfo__function_data__Object",
@@ -243,8 +288,10 @@ int v8_layout_resolve(v8_t *v)
     L->script_eval_from_shared = opt(&r, -1, "class_Script__eval_from_shared_or_wrapped_arguments__Object",
                                      "class_Script__eval_from_shared_or_wrapped_arguments_or_sfi_table__Object");
     L->script_eval_from_position = opt(&r, -1, "class_Script__eval_from_position__SMI", NULL);
-    L->msg_shared_info = opt(&r, -1, "class_JSMessageObject__shared_info__HeapObject", "class_JSMessageObject__shared_info__Tagged_Object_");
-    L->msg_bytecode_offset = opt(&r, -1, "class_JSMessageObject__bytecode_offset__Smi", "class_JSMessageObject__bytecode_offset__Tagged_Smi_");
+    L->msg_shared_info = opt(&r, -1, "class_JSMessageObject__shared_info__HeapObject",
+                             "class_JSMessageObject__shared_info__Tagged_Object_");
+    L->msg_bytecode_offset = opt(&r, -1, "class_JSMessageObject__bytecode_offset__Smi",
+                                 "class_JSMessageObject__bytecode_offset__Tagged_Smi_");
     L->msg_start_position = opt(&r, -1, "class_JSMessageObject__start_position__SMI", NULL);
     L->scope_nparams_slot = opt(&r, -1, "scopeinfo_idx_nparams", NULL);
     L->scope_ncontextlocals_slot = opt(&r, -1, "scopeinfo_idx_ncontextlocals", NULL);
@@ -287,7 +334,7 @@ int v8_layout_resolve(v8_t *v)
     L->ft_construct_entry = opt(&r, -1, "frametype_ConstructEntryFrame", NULL);
     L->ft_exit = opt(&r, -1, "frametype_ExitFrame", NULL);
     L->ft_builtin_exit = opt(&r, -1, "frametype_BuiltinExitFrame", NULL);
-    L->ft_api_callback_exit = opt(&r, -1, "frametype_ApiCallbackExitFrame", NULL);   /* V8 12+ */
+    L->ft_api_callback_exit = opt(&r, -1, "frametype_ApiCallbackExitFrame", NULL); /* V8 12+ */
     L->ft_interpreted = opt(&r, -1, "frametype_InterpretedFrame", NULL);
     L->ft_baseline = opt(&r, -1, "frametype_BaselineFrame", NULL);
     L->ft_maglev = opt(&r, -1, "frametype_MaglevFrame", NULL);
@@ -298,7 +345,8 @@ int v8_layout_resolve(v8_t *v)
     L->oddball_to_string = opt(&r, -1, "class_Oddball__to_string__String", NULL);
     L->symbol_name = opt(&r, -1, "class_Symbol__name__Object", NULL);
     L->jsarray_length = opt(&r, fb->jsarray_length, "class_JSArray__length__Object", "class_JSArray__length__SMI");
-    L->jsobj_properties = opt(&r, 8, "class_JSReceiver__raw_properties_or_hash__Object", "class_JSObject__properties__FixedArray");
+    L->jsobj_properties =
+        opt(&r, 8, "class_JSReceiver__raw_properties_or_hash__Object", "class_JSObject__properties__FixedArray");
     L->jsobj_elements = opt(&r, 16, "class_JSObject__elements__Object", NULL);
     L->view_byte_length = opt(&r, -1, "class_JSArrayBufferView__byte_length__size_t", NULL);
     L->view_byte_offset = opt(&r, -1, "class_JSArrayBufferView__byte_offset__size_t", NULL);
@@ -330,9 +378,9 @@ int v8_layout_resolve(v8_t *v)
     L->type_property_array = type_of(&r, "PROPERTY_ARRAY_TYPE");
     L->type_descriptor_array = type_of(&r, "DESCRIPTOR_ARRAY_TYPE");
 
-    static const char *oddball_names[V8_ODDBALL_N] = {"OddballFalse", "OddballTrue", "OddballTheHole", "OddballNull",
-                                                      "OddballUndefined", "OddballUninitialized", "OddballException",
-                                                      "OddballArgumentsMarker", "OddballOther"};
+    static const char *oddball_names[V8_ODDBALL_N] = {
+        "OddballFalse",         "OddballTrue",      "OddballTheHole",         "OddballNull", "OddballUndefined",
+        "OddballUninitialized", "OddballException", "OddballArgumentsMarker", "OddballOther"};
     for (int i = 0; i < V8_ODDBALL_N; i++) L->oddball_kinds[i] = opt(&r, -1, oddball_names[i], NULL);
 
     L->type_js_global_object = type_of(&r, "JS_GLOBAL_OBJECT_TYPE");
@@ -351,7 +399,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_js_bound_function = type_of(&r, "JS_BOUND_FUNCTION_TYPE");
     L->type_swiss_dictionary = type_of(&r, "SWISS_NAME_DICTIONARY_TYPE");
     L->type_js_array_iterator = type_of(&r, "JS_ARRAY_ITERATOR_TYPE");
-    {   /* BIGINT_TYPE has no type_ entry: it sits between SYMBOL_TYPE and HEAP_NUMBER_TYPE */
+    { /* BIGINT_TYPE has no type_ entry: it sits between SYMBOL_TYPE and HEAP_NUMBER_TYPE */
         int sym = type_of(&r, "SYMBOL_TYPE"), num = type_of(&r, "HEAP_NUMBER_TYPE");
         L->type_bigint = sym >= 0 && num == sym + 2 ? sym + 1 : type_of(&r, "BIGINT_TYPE");
     }
@@ -370,7 +418,8 @@ int v8_layout_resolve(v8_t *v)
     L->ab_byte_length = opt(&r, -1, "class_JSArrayBuffer__byte_length__size_t", NULL);
     L->view_buffer = opt(&r, 24, "class_JSArrayBufferView__buffer__Object", NULL);
     L->typed_external = opt(&r, -1, "class_JSTypedArray__external_pointer__uintptr_t", NULL);
-    L->typed_base = opt(&r, L->typed_external >= 0 ? L->typed_external + 8 : -1, "class_JSTypedArray__base_pointer__Object", NULL);
+    L->typed_base =
+        opt(&r, L->typed_external >= 0 ? L->typed_external + 8 : -1, "class_JSTypedArray__base_pointer__Object", NULL);
     L->cell_name = opt(&r, 8, "class_PropertyCell__name__Name", NULL);
     L->cell_details = opt(&r, 16, "class_PropertyCell__property_details_raw__SMI", NULL);
     L->cell_value = opt(&r, 24, "class_PropertyCell__value__Object", NULL);
@@ -382,13 +431,13 @@ int v8_layout_resolve(v8_t *v)
     /* V8 10-13 number the ten Context types in one order (Await, Block, Catch, DebugEvaluate,
        Eval, Function, Module, Native, Script, With): the script context is the last but one
        (checked on Node 18-24: the context a NativeContext's ScriptContextTable holds) */
-    L->type_script_context = L->first_context_type >= 0 && L->last_context_type - L->first_context_type == 9
-                                 ? L->last_context_type - 1 : -1;
+    L->type_script_context =
+        L->first_context_type >= 0 && L->last_context_type - L->first_context_type == 9 ? L->last_context_type - 1 : -1;
     L->type_map = type_of(&r, "MAP_TYPE");
     L->type_accessor_pair = type_of(&r, "ACCESSOR_PAIR_TYPE");
-    {   /* internalized strings (the string table's) differ from sequential ones by one type bit */
+    { /* internalized strings (the string table's) differ from sequential ones by one type bit */
         int in = type_of(&r, "INTERNALIZED_ONE_BYTE_STRING_TYPE"), seq = type_of(&r, "SEQ_ONE_BYTE_STRING_TYPE");
-        if (in < 0) in = type_of(&r, "ONE_BYTE_INTERNALIZED_STRING_TYPE");   /* V8 10 */
+        if (in < 0) in = type_of(&r, "ONE_BYTE_INTERNALIZED_STRING_TYPE"); /* V8 10 */
         if (seq < 0) seq = type_of(&r, "ONE_BYTE_STRING_TYPE");
         int bit = in >= 0 && seq >= 0 ? in ^ seq : 0;
         L->str_not_internalized = bit && !(bit & (bit - 1)) && (seq & bit) ? bit : -1;
@@ -397,7 +446,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_source_text_module = type_of(&r, "SOURCE_TEXT_MODULE_TYPE");
     L->type_sfi = type_of(&r, "SHARED_FUNCTION_INFO_TYPE");
     L->type_function_template_info = type_of(&r, "FUNCTION_TEMPLATE_INFO_TYPE");
-    L->type_call_handler_info = type_of(&r, "CALL_HANDLER_INFO_TYPE");   /* through V8 11 */
+    L->type_call_handler_info = type_of(&r, "CALL_HANDLER_INFO_TYPE"); /* through V8 11 */
     L->type_script = type_of(&r, "SCRIPT_TYPE");
     L->type_js_message_object = type_of(&r, "JS_MESSAGE_OBJECT_TYPE");
     L->type_call_site_info = type_of(&r, "CALL_SITE_INFO_TYPE");
@@ -409,7 +458,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_sfi_wrapper = type_of(&r, "SHARED_FUNCTION_INFO_WRAPPER_TYPE");
     L->type_heap_number = type_of(&r, "HEAP_NUMBER_TYPE");
     L->type_oddball = type_of(&r, "ODDBALL_TYPE");
-    L->type_hole = type_of(&r, "HOLE_TYPE");   /* V8 12+: the hole is no longer an oddball */
+    L->type_hole = type_of(&r, "HOLE_TYPE"); /* V8 12+: the hole is no longer an oddball */
     L->type_fixed_array = type_of(&r, "FIXED_ARRAY_TYPE");
     L->type_js_function = type_of(&r, "JS_FUNCTION_TYPE");
     L->type_js_array = type_of(&r, "JS_ARRAY_TYPE");
@@ -459,7 +508,8 @@ void v8_layout_async(v8_t *v)
     L->type_promise_capability = type_of(&r, "PROMISE_CAPABILITY_TYPE");
     L->type_async_generator_request = type_of(&r, "ASYNC_GENERATOR_REQUEST_TYPE");
     /* JSFunction subtypes (class constructors, builtin constructors) come just before JS_FUNCTION_TYPE */
-    L->type_first_js_function = (int)opt(&r, L->type_js_function >= 32 ? L->type_js_function - 32 : 0, "FirstJSFunctionType", NULL);
+    L->type_first_js_function =
+        (int)opt(&r, L->type_js_function >= 32 ? L->type_js_function - 32 : 0, "FirstJSFunctionType", NULL);
     L->gen_function = opt(&r, 24, "class_JSGeneratorObject__function__JSFunction", NULL);
     L->gen_context = L->gen_function + 8;
     L->gen_receiver = L->gen_function + 16;

@@ -72,7 +72,7 @@ int v8_metadata_get(const v8_metadata_t *md, const char *name, int64_t *out)
 int v8_metadata_get_prefix(const v8_metadata_t *md, const char *prefix, int64_t *out)
 {
     size_t lo = 0, hi = md->count, n = strlen(prefix);
-    while (lo < hi) {   /* the first name >= prefix */
+    while (lo < hi) { /* the first name >= prefix */
         size_t mid = lo + (hi - lo) / 2;
         if (strcmp(md->items[mid].name, prefix) < 0) lo = mid + 1;
         else hi = mid;

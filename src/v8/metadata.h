@@ -7,12 +7,12 @@
 #include <stdint.h>
 
 typedef struct {
-    char *name;       /* without the "v8dbg_" prefix */
-    int64_t value;    /* contents of the symbol (4-byte values sign-extended) */
+    char *name;    /* without the "v8dbg_" prefix */
+    int64_t value; /* contents of the symbol (4-byte values sign-extended) */
 } v8_constant_t;
 
 typedef struct {
-    v8_constant_t *items;   /* sorted by name */
+    v8_constant_t *items; /* sorted by name */
     size_t count;
 } v8_metadata_t;
 

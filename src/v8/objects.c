@@ -2,8 +2,8 @@
  * PropertyArray fields; dictionary mode through the NameDictionary), elements (Smi, tagged, double,
  * holey, dictionary), JSArray length, own-property lookup, and the constructor name the way V8
  * itself finds it. Every count read from the target is bounded. */
-#include "v8/v8_internal.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +23,8 @@ static int map_u32(v8_t *v, uint64_t map, int64_t off, uint32_t *out)
     return 0;
 }
 
-static void emit_full(v8_property_cb cb, void *ctx, const char *key, int symbol, uint64_t value, int is_double, double d,
-                      int accessor, int enumerable, int private_key, int *stop)
+static void emit_full(v8_property_cb cb, void *ctx, const char *key, int symbol, uint64_t value, int is_double,
+                      double d, int accessor, int enumerable, int private_key, int *stop)
 {
     v8_property_t p = {key, value, is_double, d, accessor, symbol, enumerable, private_key};
     if (!*stop && cb(ctx, &p)) *stop = 1;
@@ -40,7 +40,8 @@ static void emit(v8_property_cb cb, void *ctx, const char *key, int symbol, uint
 static int is_private_symbol(v8_t *v, uint64_t key)
 {
     int32_t flags;
-    return v8_has_type(v, key, v->L.type_symbol) && v8_read_i32(v, key, v->L.symbol_name - 4, &flags) == 0 && (flags & 1);
+    return v8_has_type(v, key, v->L.type_symbol) && v8_read_i32(v, key, v->L.symbol_name - 4, &flags) == 0 &&
+           (flags & 1);
 }
 
 static int enumerable_details(const v8_t *v, int64_t details) { return !((details >> v->L.prop_attr_shift) & 2); }
@@ -64,7 +65,7 @@ static int key_text(v8_t *v, uint64_t key, buf_t *out)
         buf_puts(out, "<not a name>");
         return 0;
     }
-    v8_symbol_text(v, key, out);   /* Symbol(desc) */
+    v8_symbol_text(v, key, out); /* Symbol(desc) */
     return 1;
 }
 
@@ -73,7 +74,8 @@ static int read_field_index(v8_t *v, uint64_t obj, uint64_t map, int64_t index, 
 {
     const v8_layout_t *L = &v->L;
     uint8_t size_words, start_words;
-    if (v8_read_u8(v, map, L->map_instance_size, &size_words) != 0 || v8_read_u8(v, map, L->map_inobject_start, &start_words) != 0)
+    if (v8_read_u8(v, map, L->map_instance_size, &size_words) != 0 ||
+        v8_read_u8(v, map, L->map_inobject_start, &start_words) != 0)
         return -1;
     int64_t inobject = (int64_t)size_words - start_words;
     if (index < inobject) return v8_read_field(v, obj, 8 * (start_words + index), out);
@@ -82,7 +84,7 @@ static int read_field_index(v8_t *v, uint64_t obj, uint64_t map, int64_t index, 
     if (v8_read_field(v, obj, L->jsobj_properties, &props) != 0 || !v8_has_type(v, props, L->type_property_array) ||
         v8_read_smi(v, props, L->fixed_array_length, &len_hash) != 0)
         return -1;
-    int64_t k = index - inobject, len = len_hash & 1023;   /* PropertyArray: length in the low 10 bits */
+    int64_t k = index - inobject, len = len_hash & 1023; /* PropertyArray: length in the low 10 bits */
     if (k >= len) return -1;
     return v8_read_field(v, props, 16 + 8 * k, out);
 }
@@ -107,7 +109,8 @@ static int fast_properties(v8_t *v, uint64_t obj, uint64_t map, uint32_t bf3, v8
     uint64_t descs;
     int64_t n = (int64_t)((bf3 & (uint64_t)L->bf3_nod_mask) >> L->bf3_nod_shift);
     if (n == 0) return 0;
-    if (v8_read_field(v, map, L->map_descriptors, &descs) != 0 || !v8_has_type(v, descs, L->type_descriptor_array)) return -1;
+    if (v8_read_field(v, map, L->map_descriptors, &descs) != 0 || !v8_has_type(v, descs, L->type_descriptor_array))
+        return -1;
     buf_t key = {0};
     int stop = 0;
     for (int64_t i = 0; i < n && i < MAX_PROPERTIES && !stop; i++) {
@@ -129,7 +132,7 @@ static int fast_properties(v8_t *v, uint64_t obj, uint64_t map, uint32_t bf3, v8
 }
 
 typedef struct {
-    int64_t order;   /* enumeration index (named), or the index itself (numeric) */
+    int64_t order; /* enumeration index (named), or the index itself (numeric) */
     uint64_t key, value;
     int64_t details;
 } dict_entry_t;
@@ -149,7 +152,8 @@ static int index_key(v8_t *v, uint64_t k, double *d)
         *d = (double)v8_smi_value(v, k);
         return 0;
     }
-    if (v8_instance_type(v, k, &kt) == 0 && kt == v->L.type_heap_number && v8_read_field(v, k, v->L.heap_number_value, &bits) == 0) {
+    if (v8_instance_type(v, k, &kt) == 0 && kt == v->L.type_heap_number &&
+        v8_read_field(v, k, v->L.heap_number_value, &bits) == 0) {
         memcpy(d, &bits, sizeof *d);
         return 0;
     }
@@ -159,8 +163,8 @@ static int index_key(v8_t *v, uint64_t k, double *d)
 /* A hash table (NameDictionary, NumberDictionary, GlobalDictionary): a FixedArray with a header, a
  * prefix, entries, emitted in property order: by enumeration index (the PropertyDetails' storage
  * field above bit 8), indices ascending. A GlobalDictionary's entries are PropertyCells. */
-static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t entry_size, int numeric, v8_property_cb cb,
-                              void *ctx)
+static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t entry_size, int numeric,
+                              v8_property_cb cb, void *ctx)
 {
     const v8_layout_t *L = &v->L;
     int64_t len, capacity;
@@ -177,18 +181,19 @@ static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t en
         uint64_t k, val = 0, details = 0;
         int64_t at = L->fixed_array_data + 8 * (first + i * entry_size);
         if (v8_read_field(v, dict, at, &k) != 0) break;
-        if (entry_size == 1) {   /* a PropertyCell: name, details, value */
+        if (entry_size == 1) { /* a PropertyCell: name, details, value */
             uint64_t cell = k;
             if (!v8_has_type(v, cell, L->type_property_cell) || v8_read_field(v, cell, L->cell_name, &k) != 0 ||
-                v8_read_field(v, cell, L->cell_details, &details) != 0 || v8_read_field(v, cell, L->cell_value, &val) != 0)
+                v8_read_field(v, cell, L->cell_details, &details) != 0 ||
+                v8_read_field(v, cell, L->cell_value, &val) != 0)
                 continue;
-            if (v8_is_hole(v, val)) continue;   /* deleted */
+            if (v8_is_hole(v, val)) continue; /* deleted */
         } else if (v8_read_field(v, dict, at + 8, &val) != 0 || v8_read_field(v, dict, at + 16, &details) != 0) {
             break;
         }
         int type;
         if (!v8_is_smi(v, k) && (v8_instance_type(v, k, &type) != 0 || type == L->type_oddball || v8_is_hole(v, k)))
-            continue;   /* empty (undefined) or deleted (the hole) */
+            continue; /* empty (undefined) or deleted (the hole) */
         int64_t det = v8_is_smi(v, details) ? v8_smi_value(v, details) : 0;
         double d = 0;
         if (numeric && index_key(v, k, &d) != 0) d = -1;
@@ -209,8 +214,8 @@ static int dictionary_entries(v8_t *v, uint64_t dict, int64_t prefix, int64_t en
             symbol = key_text(v, e[i].key, &key);
         }
         int accessor = (e[i].details & L->prop_kind_mask) != 0;
-        emit_full(cb, ctx, key.data ? key.data : "", symbol, e[i].value, 0, 0, accessor, enumerable_details(v, e[i].details),
-                  symbol && is_private_symbol(v, e[i].key), &stop);
+        emit_full(cb, ctx, key.data ? key.data : "", symbol, e[i].value, 0, 0, accessor,
+                  enumerable_details(v, e[i].details), symbol && is_private_symbol(v, e[i].key), &stop);
     }
     buf_free(&key);
     free(e);
@@ -225,8 +230,8 @@ int v8_object_properties(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx)
     if (map_of(v, obj, &map) != 0 || map_u32(v, map, L->map_bit_field3, &bf3) != 0) return -1;
     if (bf3 & (1u << L->bf3_dict_shift)) {
         if (v8_read_field(v, obj, L->jsobj_properties, &props) != 0) return -1;
-        if (v8_has_type(v, obj, L->type_js_global_object))   /* a GlobalDictionary of PropertyCells */
-            return dictionary_entries(v, props, 2, 1, 0, cb, ctx);   /* BaseNameDictionary prefix: 2 */
+        if (v8_has_type(v, obj, L->type_js_global_object))         /* a GlobalDictionary of PropertyCells */
+            return dictionary_entries(v, props, 2, 1, 0, cb, ctx); /* BaseNameDictionary prefix: 2 */
         return dictionary_entries(v, props, L->dict_prefix_size, L->dict_entry_size, 0, cb, ctx);
     }
     return fast_properties(v, obj, map, bf3, cb, ctx);
@@ -252,7 +257,7 @@ int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int6
         if (v8_read_smi(v, obj, L->jsarray_length, &alen) == 0 && alen >= 0 && alen < count) count = alen;
     }
     int is_double = v8_has_type(v, elements, L->type_fixed_double_array);
-    if (!is_double && kind > 12) return 0;   /* typed array and other special kinds: not element lists */
+    if (!is_double && kind > 12) return 0; /* typed array and other special kinds: not element lists */
     char key[32];
     int stop = 0;
     for (int64_t i = 0; i < count && i < limit && i < (int64_t)MAX_ELEMENTS && !stop; i++) {
@@ -261,7 +266,7 @@ int v8_object_elements(v8_t *v, uint64_t obj, v8_property_cb cb, void *ctx, int6
         snprintf(key, sizeof key, "%lld", (long long)i);
         if (is_double) {
             double d;
-            if (w == 0xFFF7FFFFFFF7FFFFull) continue;   /* the hole in a holey double array */
+            if (w == 0xFFF7FFFFFFF7FFFFull) continue; /* the hole in a holey double array */
             memcpy(&d, &w, sizeof d);
             emit(cb, ctx, key, 0, w, 1, d, 0, &stop);
         } else {
@@ -305,18 +310,19 @@ void v8_property_plan(v8_t *v, uint64_t map, const char *name, v8_property_plan_
     *plan = (v8_property_plan_t){V8_PLAN_ABSENT, 0, -1, 0};
     if (map_u32(v, map, L->map_bit_field3, &bf3) != 0) return;
     if (bf3 & (1u << L->bf3_dict_shift)) {
-        plan->kind = V8_PLAN_GENERIC;   /* dictionary mode: per object */
+        plan->kind = V8_PLAN_GENERIC; /* dictionary mode: per object */
         return;
     }
     int64_t n = (int64_t)((bf3 & (uint64_t)L->bf3_nod_mask) >> L->bf3_nod_shift);
-    if (n == 0 || v8_read_field(v, map, L->map_descriptors, &descs) != 0 || !v8_has_type(v, descs, L->type_descriptor_array))
+    if (n == 0 || v8_read_field(v, map, L->map_descriptors, &descs) != 0 ||
+        !v8_has_type(v, descs, L->type_descriptor_array))
         return;
     buf_t key = {0};
     for (int64_t i = 0; i < n && i < MAX_PROPERTIES; i++) {
         uint64_t k, val;
         int64_t details;
         if (read_descriptor(v, descs, i, &k, &details, &val) != 0) break;
-        if ((details & L->prop_kind_mask) != 0) continue;   /* an accessor */
+        if ((details & L->prop_kind_mask) != 0) continue; /* an accessor */
         if (key_text(v, k, &key) || strcmp(key.data ? key.data : "", name)) continue;
         if (((details & L->prop_location_mask) >> L->prop_location_shift) == L->prop_location_field) {
             int64_t index = (details & L->prop_index_mask) >> L->prop_index_shift;
@@ -324,7 +330,8 @@ void v8_property_plan(v8_t *v, uint64_t map, const char *name, v8_property_plan_
             *plan = (v8_property_plan_t){V8_PLAN_FIELD, index, -1, 0};
             /* read_field_index's choice, made once: in the object, or in its PropertyArray */
             if (v8_read_u8(v, map, L->map_instance_size, &size_words) == 0 &&
-                v8_read_u8(v, map, L->map_inobject_start, &start_words) == 0 && index < (int64_t)size_words - start_words)
+                v8_read_u8(v, map, L->map_inobject_start, &start_words) == 0 &&
+                index < (int64_t)size_words - start_words)
                 plan->offset = 8 * (start_words + index);
         } else {
             *plan = (v8_property_plan_t){V8_PLAN_CONSTANT, 0, -1, val};
@@ -341,8 +348,9 @@ int v8_property_plan_get(v8_t *v, uint64_t obj, uint64_t map, const char *name, 
     case V8_PLAN_ABSENT: return -1;
     case V8_PLAN_CONSTANT: *out = plan->value; return 0;
     case V8_PLAN_FIELD:
-        if ((plan->offset >= 0 ? v8_read_field(v, obj, plan->offset, out) : read_field_index(v, obj, map, plan->index, out)) != 0)
-            *out = 0;   /* as fast_properties emits it */
+        if ((plan->offset >= 0 ? v8_read_field(v, obj, plan->offset, out)
+                               : read_field_index(v, obj, map, plan->index, out)) != 0)
+            *out = 0; /* as fast_properties emits it */
         return 0;
     default: return v8_object_get(v, obj, name, out);
     }
@@ -395,7 +403,7 @@ int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
         if (v8_object_get(v, o, "constructor", &c) == 0 && function_name(v, c, out) == 0) return 0;
         if (map_of(v, o, &m) != 0 || v8_read_field(v, m, L->map_prototype, &o) != 0 || !v8_is_heap_object(v, o)) break;
         int t;
-        if (v8_instance_type(v, o, &t) != 0 || t == L->type_oddball) break;   /* null ends the chain */
+        if (v8_instance_type(v, o, &t) != 0 || t == L->type_oddball) break; /* null ends the chain */
     }
     if (map_constructor(v, map, &ctor) == 0 && function_name(v, ctor, out) == 0) return 0;
     return -1;
@@ -413,7 +421,8 @@ static int method_cb(void *vctx, const v8_property_t *p)
     if (p->is_accessor || p->is_double || p->value != m->fn) return 0;
     size_t n = strlen(p->key);
     /* V8 names a method under a symbol key by the symbol's description in brackets */
-    if (p->is_symbol && n > 8 && !strncmp(p->key, "Symbol(", 7) && p->key[n - 1] == ')') buf_printf(m->key, "[%.*s]", (int)(n - 8), p->key + 7);
+    if (p->is_symbol && n > 8 && !strncmp(p->key, "Symbol(", 7) && p->key[n - 1] == ')')
+        buf_printf(m->key, "[%.*s]", (int)(n - 8), p->key + 7);
     else buf_puts(m->key, p->key);
     m->found = 1;
     return 1;
@@ -430,7 +439,9 @@ static int method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
     for (int i = 0; i < MAX_PROTOTYPES && !m.found; i++) {
         uint64_t map;
         int t;
-        if (!v8_is_heap_object(v, o) || v8_instance_type(v, o, &t) != 0 || t == L->type_oddball || v8_is_string_type(v, t)) break;
+        if (!v8_is_heap_object(v, o) || v8_instance_type(v, o, &t) != 0 || t == L->type_oddball ||
+            v8_is_string_type(v, t))
+            break;
         v8_object_properties(v, o, method_cb, &m);
         if (m.found || map_of(v, o, &map) != 0 || v8_read_field(v, map, L->map_prototype, &o) != 0) break;
     }
@@ -472,8 +483,8 @@ static int runtime_name(v8_t *v, uint64_t fn, buf_t *out)
 static int method_receiver_type(v8_t *v, uint64_t receiver, buf_t *out)
 {
     int type;
-    return v8_is_heap_object(v, receiver) && v8_instance_type(v, receiver, &type) == 0 && type != v->L.type_js_global_proxy &&
-           v8_constructor_name(v, receiver, out) == 0;
+    return v8_is_heap_object(v, receiver) && v8_instance_type(v, receiver, &type) == 0 &&
+           type != v->L.type_js_global_proxy && v8_constructor_name(v, receiver, out) == 0;
 }
 
 void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t *out)

@@ -14,9 +14,9 @@
  * FixedQueue of 2048-slot circular buffers). A wrap is live while its second internal field holds the C++ object's address, which is also the uv handle's `data`: that
  * joins the two views. Dead objects that the GC has not yet collected are told apart by that field
  * and by Node's own flags (_destroyed, _handle = null). */
-#include "v8/v8_internal.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +44,9 @@
 #define UV_FLAG_CONNECTION 0x80
 #define MAX_HANDLES 100000
 
-static const char *const uv_type_names[] = {"unknown", "async", "check", "fs_event", "fs_poll", "handle", "idle",
-                                            "pipe", "poll", "prepare", "process", "stream", "tcp", "timer",
-                                            "tty", "udp", "signal", "file"};
+static const char *const uv_type_names[] = {"unknown", "async", "check", "fs_event", "fs_poll", "handle",
+                                            "idle",    "pipe",  "poll",  "prepare",  "process", "stream",
+                                            "tcp",     "timer", "tty",   "udp",      "signal",  "file"};
 
 const char *v8_uv_type_name(int type)
 {
@@ -66,7 +66,8 @@ int v8_uv_loop_read_at(v8_t *v, uint64_t loop, v8_uv_loop_t *out)
     target_t *t = v->t;
     memset(out, 0, sizeof *out);
     uint32_t ah, ar;
-    if (target_read_u32(t, loop + UV_LOOP_ACTIVE_HANDLES, &ah) != 0 || target_read_u32(t, loop + UV_LOOP_ACTIVE_REQS, &ar) != 0 ||
+    if (target_read_u32(t, loop + UV_LOOP_ACTIVE_HANDLES, &ah) != 0 ||
+        target_read_u32(t, loop + UV_LOOP_ACTIVE_REQS, &ar) != 0 ||
         target_read_u64(t, loop + UV_LOOP_TIME, &out->time) != 0)
         return -1;
     out->addr = loop;
@@ -84,8 +85,8 @@ int v8_uv_loop_read_at(v8_t *v, uint64_t loop, v8_uv_loop_t *out)
         uint64_t h = q - UV_HANDLE_QUEUE;
         v8_uv_handle_t e = {.addr = h, .fd = -1};
         uint32_t type, flags;
-        if (target_read_u32(t, h + UV_HANDLE_TYPE, &type) != 0 || target_read_u32(t, h + UV_HANDLE_FLAGS, &flags) != 0 ||
-            target_read_u64(t, h, &e.data) != 0) {
+        if (target_read_u32(t, h + UV_HANDLE_TYPE, &type) != 0 ||
+            target_read_u32(t, h + UV_HANDLE_FLAGS, &flags) != 0 || target_read_u64(t, h, &e.data) != 0) {
             out->truncated = 1;
             break;
         }
@@ -99,7 +100,7 @@ int v8_uv_loop_read_at(v8_t *v, uint64_t loop, v8_uv_loop_t *out)
         e.connection = (flags & UV_FLAG_CONNECTION) != 0;
         int32_t fd;
         uint64_t x;
-        if (type == V8_UV_TCP || type == V8_UV_NAMED_PIPE || type == V8_UV_TTY) {   /* streams */
+        if (type == V8_UV_TCP || type == V8_UV_NAMED_PIPE || type == V8_UV_TTY) { /* streams */
             if (target_read(t, h + UV_STREAM_FD, &fd, 4) == 0) e.fd = fd;
             if (target_read_u64(t, h + UV_STREAM_WRITE_QUEUE_SIZE, &x) == 0) e.write_queue_size = x;
         } else if (type == V8_UV_UDP) {
@@ -140,9 +141,9 @@ typedef struct {
 
 static const known_t known[] = {
     {"Timeout", V8_PENDING_TIMEOUT}, {"Immediate", V8_PENDING_IMMEDIATE}, {"Server", V8_PENDING_SERVER},
-    {"Socket", V8_PENDING_SOCKET}, {"ChildProcess", V8_PENDING_CHILD}, {"Worker", V8_PENDING_WORKER},
-    {"TCP", V8_PENDING_WRAP}, {"Pipe", V8_PENDING_WRAP}, {"TTY", V8_PENDING_WRAP}, {"UDP", V8_PENDING_WRAP},
-    {"Process", V8_PENDING_WRAP}, {"FixedQueue", V8_PENDING_TICK_QUEUE},
+    {"Socket", V8_PENDING_SOCKET},   {"ChildProcess", V8_PENDING_CHILD},  {"Worker", V8_PENDING_WORKER},
+    {"TCP", V8_PENDING_WRAP},        {"Pipe", V8_PENDING_WRAP},           {"TTY", V8_PENDING_WRAP},
+    {"UDP", V8_PENDING_WRAP},        {"Process", V8_PENDING_WRAP},        {"FixedQueue", V8_PENDING_TICK_QUEUE},
 };
 
 static v8_pending_kind_t kind_of(const char *name)
@@ -153,7 +154,8 @@ static v8_pending_kind_t kind_of(const char *name)
     /* request wraps: FSReqCallback, FSReqPromise, GetAddrInfoReqWrap, QueryReqWrap, TCPConnectWrap,
        WriteWrap, ShutdownWrap, ... */
     if (!strncmp(name, "FSReq", 5) || (n > 7 && !strcmp(name + n - 7, "ReqWrap")) ||
-        (n > 11 && !strcmp(name + n - 11, "ConnectWrap")) || !strcmp(name, "WriteWrap") || !strcmp(name, "ShutdownWrap"))
+        (n > 11 && !strcmp(name + n - 11, "ConnectWrap")) || !strcmp(name, "WriteWrap") ||
+        !strcmp(name, "ShutdownWrap"))
         return V8_PENDING_REQUEST;
     return V8_PENDING_NONE;
 }
@@ -259,7 +261,8 @@ void v8_pending_fill(v8_t *v, uint64_t obj, v8_pending_kind_t kind, v8_pending_t
     case V8_PENDING_TIMEOUT:
     case V8_PENDING_IMMEDIATE: {
         p->live = boolean(v, obj, "_destroyed") == 0;
-        if (v8_object_get(v, obj, kind == V8_PENDING_TIMEOUT ? "_onTimeout" : "_onImmediate", &x) == 0 && !is_nullish(v, x))
+        if (v8_object_get(v, obj, kind == V8_PENDING_TIMEOUT ? "_onTimeout" : "_onImmediate", &x) == 0 &&
+            !is_nullish(v, x))
             p->callback = x;
         else p->live = 0;
         if (kind == V8_PENDING_TIMEOUT) {
@@ -320,15 +323,14 @@ void v8_pending_fill(v8_t *v, uint64_t obj, v8_pending_kind_t kind, v8_pending_t
         p->length = fixed_queue_length(v, obj);
         p->live = p->length >= 0;
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
 typedef struct {
     v8_t *v;
     v8_heap_t *h;
-    u64map_t maps;     /* map -> kind + 1 */
+    u64map_t maps; /* map -> kind + 1 */
     v8_pending_cb cb;
     void *ctx;
     buf_t name;
@@ -341,8 +343,8 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
     if (!v8_heap_is_js_type(s->h, o->type) || o->prototype) return 0;
     if (!u64map_get(&s->maps, o->map, &k)) {
         buf_clear(&s->name);
-        v8_pending_kind_t kind = v8_constructor_name(s->v, o->addr, &s->name) == 0 && s->name.len ? kind_of(s->name.data)
-                                                                                               : V8_PENDING_NONE;
+        v8_pending_kind_t kind =
+            v8_constructor_name(s->v, o->addr, &s->name) == 0 && s->name.len ? kind_of(s->name.data) : V8_PENDING_NONE;
         int found;
         *u64map_upsert(&s->maps, o->map, &found) = k = (uint32_t)kind + 1;
     }
@@ -406,10 +408,12 @@ int v8_microtask_queue(v8_t *v, v8_microtasks_t *out)
         if (v8_read_bytes(v, native, v->L.fixed_array_data + 8 * (slots + k), &q, 8) != 0) break;
         if (!q || (q & 7) || target_read_u64(t, q, &qvt) != 0 || qvt < vt || qvt >= vt + vt_size) continue;
         int64_t size, cap, start;
-        if (target_read(t, q + (uint64_t)size_off, &size, 8) != 0 || target_read(t, q + (uint64_t)cap_off, &cap, 8) != 0 ||
-            target_read(t, q + (uint64_t)start_off, &start, 8) != 0 || target_read_u64(t, q + (uint64_t)ring_off, &out->ring) != 0)
+        if (target_read(t, q + (uint64_t)size_off, &size, 8) != 0 ||
+            target_read(t, q + (uint64_t)cap_off, &cap, 8) != 0 ||
+            target_read(t, q + (uint64_t)start_off, &start, 8) != 0 ||
+            target_read_u64(t, q + (uint64_t)ring_off, &out->ring) != 0)
             return -1;
-        if (cap < 0 || size < 0 || size > cap || start < 0 || (cap && start >= cap)) return -1;   /* torn or corrupt */
+        if (cap < 0 || size < 0 || size > cap || start < 0 || (cap && start >= cap)) return -1; /* torn or corrupt */
         out->queue = q;
         out->size = size;
         out->capacity = cap;
@@ -437,7 +441,8 @@ int v8_microtask_function(v8_t *v, uint64_t task, uint64_t *fn)
     int64_t extra = v->major >= 12 ? 8 : 0, off;
     if (!cls) return -1;
     if (!strcmp(cls, "CallableTask")) off = 8 + extra;
-    else if (!strcmp(cls, "PromiseFulfillReactionJobTask") || !strcmp(cls, "PromiseRejectReactionJobTask")) off = 24 + extra;
+    else if (!strcmp(cls, "PromiseFulfillReactionJobTask") || !strcmp(cls, "PromiseRejectReactionJobTask"))
+        off = 24 + extra;
     else return -1;
     int ftype;
     if (v8_read_field(v, task, off, fn) != 0 || v8_instance_type(v, *fn, &ftype) != 0) return -1;
@@ -447,7 +452,8 @@ int v8_microtask_function(v8_t *v, uint64_t task, uint64_t *fn)
     if (ftype == v->L.type_js_bound_function && v8_read_field(v, *fn, v->L.bound_target, &target) == 0) {
         *fn = target;
         /* bound_this follows bound_target_function (JSBoundFunction: target, this, arguments) */
-        if (v8_read_field(v, task, off, &resource) == 0 && v8_read_field(v, resource, v->L.bound_target + 8, &resource) == 0 &&
+        if (v8_read_field(v, task, off, &resource) == 0 &&
+            v8_read_field(v, resource, v->L.bound_target + 8, &resource) == 0 &&
             v8_object_get(v, resource, "callback", &cb) == 0 && v8_instance_type(v, cb, &ftype) == 0 &&
             ftype >= v->L.type_first_js_function && ftype <= v->L.type_js_function) {
             *fn = cb;

@@ -4,8 +4,8 @@
 #include "v8/v8_internal.h"
 #include <string.h>
 
-#define STRING_MAX_PIECES 100000   /* cons/sliced/thin hops per string: bounds corrupt cycles */
-#define STRING_STACK 256           /* pending right halves of cons strings */
+#define STRING_MAX_PIECES 100000 /* cons/sliced/thin hops per string: bounds corrupt cycles */
+#define STRING_STACK 256         /* pending right halves of cons strings */
 #define CHUNK 4096
 
 typedef struct {
@@ -13,8 +13,8 @@ typedef struct {
     buf_t *out;
     size_t max_bytes;
     int truncated;
-    uint32_t high_surrogate;   /* a UTF-16 high half waiting for its low half (may span pieces) */
-    void (*unit_cb)(void *ctx, uint32_t unit);   /* when set: raw UTF-16 units go here instead */
+    uint32_t high_surrogate;                   /* a UTF-16 high half waiting for its low half (may span pieces) */
+    void (*unit_cb)(void *ctx, uint32_t unit); /* when set: raw UTF-16 units go here instead */
     void *ctx;
 } sink_t;
 
@@ -25,7 +25,10 @@ static void put_cp(sink_t *s, uint32_t cp)
 {
     char b[4];
     size_t n = utf8_encode(cp, b);
-    if (s->out->len + n > s->max_bytes) { s->truncated = 1; return; }
+    if (s->out->len + n > s->max_bytes) {
+        s->truncated = 1;
+        return;
+    }
     buf_append(s->out, b, n);
 }
 
@@ -38,7 +41,10 @@ static void put_unit(sink_t *s, uint32_t u)
     if (s->high_surrogate) {
         uint32_t hi = s->high_surrogate;
         s->high_surrogate = 0;
-        if (u >= 0xDC00 && u <= 0xDFFF) { put_cp(s, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00)); return; }
+        if (u >= 0xDC00 && u <= 0xDFFF) {
+            put_cp(s, 0x10000 + ((hi - 0xD800) << 10) + (u - 0xDC00));
+            return;
+        }
         put_cp(s, 0xFFFD);
     }
     if (u >= 0xD800 && u <= 0xDBFF) s->high_surrogate = u;
@@ -74,7 +80,8 @@ static int external_data(v8_t *v, uint64_t str, int type, uint64_t *data)
 {
     const v8_layout_t *L = &v->L;
     uint64_t res;
-    if (!(type & L->ext_uncached_mask) && L->ext_data_cache >= 0 && v8_read_field(v, str, L->ext_data_cache, data) == 0 && *data)
+    if (!(type & L->ext_uncached_mask) && L->ext_data_cache >= 0 &&
+        v8_read_field(v, str, L->ext_data_cache, data) == 0 && *data)
         return 0;
     if (v8_read_field(v, str, L->ext_resource, &res) != 0 || !res) return -1;
     return target_read_u64(v->t, res + (uint64_t)L->node_ext_data, data) == 0 && *data ? 0 : -1;
@@ -82,7 +89,7 @@ static int external_data(v8_t *v, uint64_t str, int type, uint64_t *data)
 
 typedef struct {
     uint64_t str;
-    int64_t from, to;   /* character range of str still to emit */
+    int64_t from, to; /* character range of str still to emit */
 } piece_t;
 
 static int decode(sink_t *s, uint64_t root, int64_t root_len)
@@ -98,16 +105,19 @@ static int decode(sink_t *s, uint64_t root, int64_t root_len)
         int type;
         int64_t len;
         if (p.from >= p.to) continue;
-        if (v8_instance_type(v, p.str, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, p.str, &len) != 0 || p.to > len)
+        if (v8_instance_type(v, p.str, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, p.str, &len) != 0 ||
+            p.to > len)
             return -1;
         int width = (type & L->str_enc_mask) == L->str_one_byte ? 1 : 2;
         int64_t repr = type & L->str_repr_mask;
         uint64_t a, b;
         if (repr == L->str_seq) {
-            if (put_raw(s, p.str - (uint64_t)L->heap_tag + (uint64_t)L->str_seq_chars + (uint64_t)(p.from * width), p.to - p.from, width) != 0)
+            if (put_raw(s, p.str - (uint64_t)L->heap_tag + (uint64_t)L->str_seq_chars + (uint64_t)(p.from * width),
+                        p.to - p.from, width) != 0)
                 return -1;
         } else if (repr == L->str_external) {
-            if (external_data(v, p.str, type, &a) != 0 || put_raw(s, a + (uint64_t)(p.from * width), p.to - p.from, width) != 0)
+            if (external_data(v, p.str, type, &a) != 0 ||
+                put_raw(s, a + (uint64_t)(p.from * width), p.to - p.from, width) != 0)
                 return -1;
         } else if (repr == L->str_cons) {
             int64_t first_len;
@@ -116,11 +126,13 @@ static int decode(sink_t *s, uint64_t root, int64_t root_len)
                 return -1;
             if (depth + 2 > STRING_STACK) return -1;
             /* the second half is pushed first so the first is emitted first */
-            if (p.to > first_len) stack[depth++] = (piece_t){b, p.from > first_len ? p.from - first_len : 0, p.to - first_len};
+            if (p.to > first_len)
+                stack[depth++] = (piece_t){b, p.from > first_len ? p.from - first_len : 0, p.to - first_len};
             if (p.from < first_len) stack[depth++] = (piece_t){a, p.from, p.to < first_len ? p.to : first_len};
         } else if (repr == L->str_sliced) {
             int64_t off;
-            if (v8_read_field(v, p.str, L->sliced_parent, &a) != 0 || v8_read_smi(v, p.str, L->sliced_offset, &off) != 0 || off < 0)
+            if (v8_read_field(v, p.str, L->sliced_parent, &a) != 0 ||
+                v8_read_smi(v, p.str, L->sliced_offset, &off) != 0 || off < 0)
                 return -1;
             stack[depth++] = (piece_t){a, p.from + off, p.to + off};
         } else if (repr == L->str_thin) {
@@ -139,8 +151,9 @@ int v8_string(v8_t *v, uint64_t value, buf_t *out, size_t max_bytes, int *trunca
     int type;
     int64_t len;
     if (truncated) *truncated = 0;
-    if (v8_instance_type(v, value, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, value, &len) != 0) return -1;
-    buf_reserve(out, 0);   /* an empty string still gives a NUL-terminated buffer */
+    if (v8_instance_type(v, value, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, value, &len) != 0)
+        return -1;
+    buf_reserve(out, 0); /* an empty string still gives a NUL-terminated buffer */
     out->data[out->len] = 0;
     int rc = decode(&s, value, len);
     if (s.high_surrogate && !s.truncated) put_cp(&s, 0xFFFD);
@@ -153,7 +166,8 @@ int v8_string_scan(v8_t *v, uint64_t value, void (*cb)(void *ctx, uint32_t unit)
     sink_t s = {v, NULL, 0, 0, 0, cb, ctx};
     int type;
     int64_t len;
-    if (v8_instance_type(v, value, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, value, &len) != 0) return -1;
+    if (v8_instance_type(v, value, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, value, &len) != 0)
+        return -1;
     return decode(&s, value, len);
 }
 
@@ -161,13 +175,15 @@ int v8_string_info(v8_t *v, uint64_t value, const char **repr, int64_t *length)
 {
     const v8_layout_t *L = &v->L;
     int type;
-    if (v8_instance_type(v, value, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, value, length) != 0) return -1;
+    if (v8_instance_type(v, value, &type) != 0 || !v8_is_string_type(v, type) || str_length(v, value, length) != 0)
+        return -1;
     int one = (type & L->str_enc_mask) == L->str_one_byte;
     int64_t r = type & L->str_repr_mask;
-    *repr = r == L->str_seq ? (one ? "SeqOneByteString" : "SeqTwoByteString")
-          : r == L->str_cons ? "ConsString"
-          : r == L->str_external ? (one ? "ExternalOneByteString" : "ExternalTwoByteString")
-          : r == L->str_sliced ? "SlicedString"
-          : r == L->str_thin ? "ThinString" : "String";
+    *repr = r == L->str_seq        ? (one ? "SeqOneByteString" : "SeqTwoByteString")
+            : r == L->str_cons     ? "ConsString"
+            : r == L->str_external ? (one ? "ExternalOneByteString" : "ExternalTwoByteString")
+            : r == L->str_sliced   ? "SlicedString"
+            : r == L->str_thin     ? "ThinString"
+                                   : "String";
     return 0;
 }

@@ -1,8 +1,8 @@
 /* The v8 handle and tagged values: Smis, heap objects, their maps and instance types, oddballs
  * (the hole), symbols and numbers. (Not the heap: walking it is heap_walk.c's job.) */
-#include "v8/v8_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
+#include "v8/v8_internal.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,7 +177,8 @@ const char *v8_class_name(const v8_t *v, int type)
 {
     const v8_type_entry_t *e = type_entry(v, type);
     if (e) return e->class_name;
-    if (v->L.first_context_type >= 0 && type >= v->L.first_context_type && type <= v->L.last_context_type) return "Context";
+    if (v->L.first_context_type >= 0 && type >= v->L.first_context_type && type <= v->L.last_context_type)
+        return "Context";
     return NULL;
 }
 
@@ -237,10 +238,22 @@ int v8_symbol_text(v8_t *v, uint64_t value, buf_t *out)
 void v8_put_number(buf_t *out, double d)
 {
     char tmp[40], digits[24];
-    if (isnan(d)) { buf_puts(out, "NaN"); return; }
-    if (isinf(d)) { buf_puts(out, d > 0 ? "Infinity" : "-Infinity"); return; }
-    if (d == 0) { buf_puts(out, "0"); return; }
-    if (d < 0) { buf_putc(out, '-'); d = -d; }
+    if (isnan(d)) {
+        buf_puts(out, "NaN");
+        return;
+    }
+    if (isinf(d)) {
+        buf_puts(out, d > 0 ? "Infinity" : "-Infinity");
+        return;
+    }
+    if (d == 0) {
+        buf_puts(out, "0");
+        return;
+    }
+    if (d < 0) {
+        buf_putc(out, '-');
+        d = -d;
+    }
     int p;
     for (p = 1; p <= 17; p++) {
         snprintf(tmp, sizeof tmp, "%.*e", p - 1, d);

@@ -55,8 +55,18 @@ int v8_fixed_array_length(v8_t *v, uint64_t array, int64_t *len);
 int v8_fixed_array_get(v8_t *v, uint64_t array, int64_t index, uint64_t *out);
 /* The oddball kind of a value (V8_ODDBALL_*, the hole included), -1 when it is no oddball. */
 int v8_oddball_kind(v8_t *v, uint64_t value);
-enum { V8_ODDBALL_FALSE, V8_ODDBALL_TRUE, V8_ODDBALL_HOLE, V8_ODDBALL_NULL, V8_ODDBALL_UNDEFINED,
-       V8_ODDBALL_UNINITIALIZED, V8_ODDBALL_EXCEPTION, V8_ODDBALL_ARGS_MARKER, V8_ODDBALL_OTHER, V8_ODDBALL_N };
+enum {
+    V8_ODDBALL_FALSE,
+    V8_ODDBALL_TRUE,
+    V8_ODDBALL_HOLE,
+    V8_ODDBALL_NULL,
+    V8_ODDBALL_UNDEFINED,
+    V8_ODDBALL_UNINITIALIZED,
+    V8_ODDBALL_EXCEPTION,
+    V8_ODDBALL_ARGS_MARKER,
+    V8_ODDBALL_OTHER,
+    V8_ODDBALL_N
+};
 /* 1 for the hole (an absent element or deleted entry), decided by its type or oddball kind. */
 int v8_is_hole(v8_t *v, uint64_t value);
 /* "Symbol(desc)" appended to out; -1 when value is not a Symbol. */
@@ -75,14 +85,14 @@ int v8_string_info(v8_t *v, uint64_t value, const char **repr, int64_t *length);
 /* ---- functions and scripts ---- */
 typedef struct {
     uint64_t function, shared, script;
-    char *name;           /* the function's own name, "" for anonymous */
-    char *inferred;       /* the name V8 inferred ("Module._compile"), or NULL */
-    char *script_name;    /* file or url; NULL when the function has no script (builtins) */
-    int script_type;      /* V8's Script::Type */
-    char *eval_origin;    /* code from eval: where eval was called, "fn (file:line:col)"; else NULL */
-    int64_t start_pos;    /* definition: character offset in the script, -1 unknown */
-    int def_line, def_col;/* 1-based definition site, 0 when unknown */
-    int param_count;      /* formal parameters, without the receiver; -1 unknown */
+    char *name;            /* the function's own name, "" for anonymous */
+    char *inferred;        /* the name V8 inferred ("Module._compile"), or NULL */
+    char *script_name;     /* file or url; NULL when the function has no script (builtins) */
+    int script_type;       /* V8's Script::Type */
+    char *eval_origin;     /* code from eval: where eval was called, "fn (file:line:col)"; else NULL */
+    int64_t start_pos;     /* definition: character offset in the script, -1 unknown */
+    int def_line, def_col; /* 1-based definition site, 0 when unknown */
+    int param_count;       /* formal parameters, without the receiver; -1 unknown */
 } v8_function_t;
 int v8_function_info(v8_t *v, uint64_t jsfunction, v8_function_t *out);
 /* The same from a SharedFunctionInfo (function = 0): what inlined frames have. */
@@ -96,16 +106,21 @@ int v8_script_line_col(v8_t *v, uint64_t script, int64_t pos, int *line, int *co
 
 /* ---- the stack ---- */
 typedef enum {
-    V8_FRAME_NATIVE,        /* C/C++ code with a symbol (or none: unknown) */
-    V8_FRAME_JS,            /* a JavaScript function */
-    V8_FRAME_V8_INTERNAL,   /* typed V8 frames: entry, exit, construct, stub, builtin, ... */
-    V8_FRAME_API,           /* the exit frame of a call from JS into C++ through V8's API (a
+    V8_FRAME_NATIVE,      /* C/C++ code with a symbol (or none: unknown) */
+    V8_FRAME_JS,          /* a JavaScript function */
+    V8_FRAME_V8_INTERNAL, /* typed V8 frames: entry, exit, construct, stub, builtin, ... */
+    V8_FRAME_API,         /* the exit frame of a call from JS into C++ through V8's API (a
                                FunctionTemplate's callback: node's bindings, such as `writev`):
                                function and shared name the API function, as V8's profiler does */
 } v8_frame_kind_t;
 
 typedef enum {
-    V8_TIER_NONE, V8_TIER_INTERPRETED, V8_TIER_BASELINE, V8_TIER_MAGLEV, V8_TIER_TURBOFAN, V8_TIER_BUILTIN,
+    V8_TIER_NONE,
+    V8_TIER_INTERPRETED,
+    V8_TIER_BASELINE,
+    V8_TIER_MAGLEV,
+    V8_TIER_TURBOFAN,
+    V8_TIER_BUILTIN,
 } v8_tier_t;
 
 typedef struct {
@@ -115,25 +130,25 @@ typedef struct {
     const char *frame_type;
     /* V8_FRAME_JS (function and shared: V8_FRAME_API too) */
     v8_tier_t tier;
-    uint64_t function;        /* the JSFunction; 0 for a function inlined into its caller's code (or an
+    uint64_t function;          /* the JSFunction; 0 for a function inlined into its caller's code (or an
                                  API function known by its FunctionTemplateInfo only) */
-    uint64_t shared;          /* its SharedFunctionInfo */
-    int inlined;              /* 1: no frame of its own, inlined into the optimized code of the next frame */
-    int argc;                 /* arguments actually passed (without the receiver), -1 unknown */
-    uint64_t args_addr;       /* address of the receiver slot; argument i is at args_addr + 8*(i+1) */
-    int line, col;            /* 1-based position executing in this frame, 0 when unknown */
-    int position_is_definition;/* 1 when line:col fell back to the definition site */
-    int is_construct;         /* called with `new` (a ConstructFrame is its caller) */
-    int moved;                /* the function read from the frame's slot is not the one whose code runs
+    uint64_t shared;            /* its SharedFunctionInfo */
+    int inlined;                /* 1: no frame of its own, inlined into the optimized code of the next frame */
+    int argc;                   /* arguments actually passed (without the receiver), -1 unknown */
+    uint64_t args_addr;         /* address of the receiver slot; argument i is at args_addr + 8*(i+1) */
+    int line, col;              /* 1-based position executing in this frame, 0 when unknown */
+    int position_is_definition; /* 1 when line:col fell back to the definition site */
+    int is_construct;           /* called with `new` (a ConstructFrame is its caller) */
+    int moved;                  /* the function read from the frame's slot is not the one whose code runs
                                  there (a live process: read after a GC moved it); see v8_frame_current */
-    int stable;               /* the function was found from the code the pc is in or the frame's
+    int stable;                 /* the function was found from the code the pc is in or the frame's
                                  bytecode, which a scavenge does not move under a live read */
-    int adopted;              /* stable, against the frame's function slot, which names another
+    int adopted;                /* stable, against the frame's function slot, which names another
                                  function or none now (function is then 0): either a scavenge moved
                                  the function (the code is right) or a full GC freed the code and
                                  put another's there (the slot was right). Only a caller that knows
                                  no full GC ran since the stack was copied may trust the name */
-    int return_address;       /* pc is a return address (every frame but the interrupted one): the
+    int return_address;         /* pc is a return address (every frame but the interrupted one): the
                                  call in progress is at pc - 1 (symbols and positions look there) */
 } v8_frame_t;
 
@@ -164,18 +179,18 @@ int v8_frame_current(v8_t *v, const v8_frame_t *f);
 /* Everything shown about one frame, gathered once for every output (text, JSON, a profile). */
 typedef struct {
     /* the native symbol at the frame's pc (pc - 1 for a return address), else NULL */
-    const char *symbol;          /* as in the ELF (mangled); borrowed from the target */
-    uint64_t symbol_offset;      /* pc - the symbol's start */
-    const char *symbol_module;   /* base name of the ELF the symbol came from */
+    const char *symbol;        /* as in the ELF (mangled); borrowed from the target */
+    uint64_t symbol_offset;    /* pc - the symbol's start */
+    const char *symbol_module; /* base name of the ELF the symbol came from */
     /* the mapped file the pc is in and the pc's offset in it (what addr2line takes); NULL for
        anonymous memory (JIT code) */
     const char *module;
     uint64_t module_offset;
-    int internal;                /* V8's plumbing: a typed frame, or an embedded builtin that runs no JS */
+    int internal; /* V8's plumbing: a typed frame, or an embedded builtin that runs no JS */
     /* JS frames */
-    int has_function;            /* fn is filled */
-    v8_function_t fn;            /* the function (its SharedFunctionInfo's facts) */
-    char *display_name;          /* as V8's stack traces name it (v8_frame_name), without "new " */
+    int has_function;   /* fn is filled */
+    v8_function_t fn;   /* the function (its SharedFunctionInfo's facts) */
+    char *display_name; /* as V8's stack traces name it (v8_frame_name), without "new " */
     /* the position (f->line, f->col) and the tier (f->tier) are the frame's own */
 } v8_frame_record_t;
 /* Fills r for frame f. v may be NULL (no V8 metadata: symbol and module only). Free with
@@ -200,9 +215,9 @@ void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t 
 
 /* ---- the exception ---- */
 typedef struct {
-    uint64_t value;       /* the value thrown */
-    const char *how;      /* "thrown", "rethrown", "uncaught (passed to the uncaughtException handler)" */
-    int has_where;        /* where: the JS frame that threw it */
+    uint64_t value;  /* the value thrown */
+    const char *how; /* "thrown", "rethrown", "uncaught (passed to the uncaughtException handler)" */
+    int has_where;   /* where: the JS frame that threw it */
     v8_frame_t where;
     /* without that frame (the stack unwound: an uncaught exception as node gets it), where its
        message says it was thrown: its script's name and the 1-based line and column; line 0: unknown */
@@ -216,9 +231,9 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out);
  * exception caught as it is thrown has not been). */
 typedef struct {
     uint64_t function;
-    const char *name;     /* as V8's stack traces name it: "Type.fn [as method]", "fn"; "" unnamed */
-    const char *file;     /* its script's name, or NULL */
-    int line, col;        /* 1-based; 0 when unknown */
+    const char *name; /* as V8's stack traces name it: "Type.fn [as method]", "fn"; "" unnamed */
+    const char *file; /* its script's name, or NULL */
+    int line, col;    /* 1-based; 0 when unknown */
     int is_async, is_constructor;
 } v8_callsite_t;
 typedef int (*v8_callsite_cb)(void *ctx, const v8_callsite_t *c);
@@ -236,22 +251,45 @@ int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);
 
 /* ---- JavaScript values, one at a time (print, constructor, buffer) ---- */
 typedef enum {
-    V8_V_UNREADABLE, V8_V_NUMBER, V8_V_STRING, V8_V_BOOLEAN, V8_V_NULL, V8_V_UNDEFINED, V8_V_HOLE, V8_V_BIGINT,
-    V8_V_SYMBOL, V8_V_OBJECT, V8_V_ARRAY, V8_V_FUNCTION, V8_V_DATE, V8_V_REGEXP, V8_V_ERROR, V8_V_MAP, V8_V_SET,
-    V8_V_WEAKMAP, V8_V_WEAKSET, V8_V_PROMISE, V8_V_PROXY, V8_V_ARRAY_BUFFER, V8_V_TYPED_ARRAY, V8_V_DATA_VIEW,
-    V8_V_BOXED, V8_V_GLOBAL, V8_V_INTERNAL,   /* INTERNAL: V8's own objects (maps, contexts, ...) */
+    V8_V_UNREADABLE,
+    V8_V_NUMBER,
+    V8_V_STRING,
+    V8_V_BOOLEAN,
+    V8_V_NULL,
+    V8_V_UNDEFINED,
+    V8_V_HOLE,
+    V8_V_BIGINT,
+    V8_V_SYMBOL,
+    V8_V_OBJECT,
+    V8_V_ARRAY,
+    V8_V_FUNCTION,
+    V8_V_DATE,
+    V8_V_REGEXP,
+    V8_V_ERROR,
+    V8_V_MAP,
+    V8_V_SET,
+    V8_V_WEAKMAP,
+    V8_V_WEAKSET,
+    V8_V_PROMISE,
+    V8_V_PROXY,
+    V8_V_ARRAY_BUFFER,
+    V8_V_TYPED_ARRAY,
+    V8_V_DATA_VIEW,
+    V8_V_BOXED,
+    V8_V_GLOBAL,
+    V8_V_INTERNAL, /* INTERNAL: V8's own objects (maps, contexts, ...) */
 } v8_value_kind_t;
 enum { V8_PROMISE_PENDING, V8_PROMISE_FULFILLED, V8_PROMISE_REJECTED };
 typedef struct {
     v8_value_kind_t kind;
-    int type;          /* instance type, -1 for a Smi */
-    double number;     /* NUMBER; DATE: the time value (NaN: invalid date) */
-    int boolean;       /* BOOLEAN */
-    int64_t length;    /* ARRAY: its length; MAP, SET: entries; ARRAY_BUFFER, views: bytes */
-    int64_t offset;    /* views: byte offset in their buffer */
-    int64_t flags;     /* REGEXP: V8's flag bits (g 1, i 2, m 4, y 8, u 16, s 32, d 128, v 256) */
-    int state;         /* PROMISE: V8_PROMISE_*, -1 unreadable */
-    uint64_t data;     /* ARRAY_BUFFER, views: address of the first byte (0 when none) */
+    int type;       /* instance type, -1 for a Smi */
+    double number;  /* NUMBER; DATE: the time value (NaN: invalid date) */
+    int boolean;    /* BOOLEAN */
+    int64_t length; /* ARRAY: its length; MAP, SET: entries; ARRAY_BUFFER, views: bytes */
+    int64_t offset; /* views: byte offset in their buffer */
+    int64_t flags;  /* REGEXP: V8's flag bits (g 1, i 2, m 4, y 8, u 16, s 32, d 128, v 256) */
+    int state;      /* PROMISE: V8_PROMISE_*, -1 unreadable */
+    uint64_t data;  /* ARRAY_BUFFER, views: address of the first byte (0 when none) */
     /* REGEXP: source string; MAP, SET: the table; PROMISE: the result; PROXY: target (b: handler);
        views: the buffer; ARRAY_BUFFER: itself; BOXED: the primitive; FUNCTION: a bound target;
        GLOBAL: the global object (a global proxy's is its hidden prototype) */
@@ -300,14 +338,14 @@ int v8_read_memory(v8_t *v, uint64_t addr, void *buf, size_t n);
 
 /* ---- objects ---- */
 typedef struct {
-    const char *key;     /* property name (UTF-8, a symbol as Symbol(desc)) or element index */
-    uint64_t value;      /* tagged value (raw bits for a double element) */
-    int is_double;       /* an unboxed double element: d holds it */
+    const char *key; /* property name (UTF-8, a symbol as Symbol(desc)) or element index */
+    uint64_t value;  /* tagged value (raw bits for a double element) */
+    int is_double;   /* an unboxed double element: d holds it */
     double d;
-    int is_accessor;     /* value is an AccessorPair (getter/setter) */
-    int is_symbol;       /* the key is a Symbol */
-    int enumerable;      /* not DONT_ENUM (what Object.keys and JSON.stringify see) */
-    int is_private;      /* the key is a private symbol (V8's internal slots, never seen by JS) */
+    int is_accessor; /* value is an AccessorPair (getter/setter) */
+    int is_symbol;   /* the key is a Symbol */
+    int enumerable;  /* not DONT_ENUM (what Object.keys and JSON.stringify see) */
+    int is_private;  /* the key is a private symbol (V8's internal slots, never seen by JS) */
 } v8_property_t;
 /* Return nonzero to stop the walk. */
 typedef int (*v8_property_cb)(void *ctx, const v8_property_t *p);
@@ -321,10 +359,10 @@ int v8_object_get(v8_t *v, uint64_t obj, const char *name, uint64_t *out);
 /* v8_object_get for many objects of one map (find over millions of instances): the descriptor
  * lookup once per map, then one field read per object; the same answers. */
 typedef struct {
-    int kind;            /* V8_PLAN_* */
-    int64_t index;       /* FIELD: the field index */
-    int64_t offset;      /* FIELD: its byte offset in the object when in-object, else -1 */
-    uint64_t value;      /* CONSTANT: the descriptor's value */
+    int kind;       /* V8_PLAN_* */
+    int64_t index;  /* FIELD: the field index */
+    int64_t offset; /* FIELD: its byte offset in the object when in-object, else -1 */
+    uint64_t value; /* CONSTANT: the descriptor's value */
 } v8_property_plan_t;
 enum { V8_PLAN_GENERIC, V8_PLAN_ABSENT, V8_PLAN_FIELD, V8_PLAN_CONSTANT };
 void v8_property_plan(v8_t *v, uint64_t map, const char *name, v8_property_plan_t *plan);
@@ -334,9 +372,9 @@ int v8_property_plan_get(v8_t *v, uint64_t obj, uint64_t map, const char *name, 
 
 /* ---- classes (for v8print) ---- */
 typedef struct {
-    const char *class_name;   /* the class that declares the field (the object's or a parent's) */
-    char *field, *type;       /* "shared", "SharedFunctionInfo" (the metadata's type name) */
-    int64_t offset;           /* from the untagged object start */
+    const char *class_name; /* the class that declares the field (the object's or a parent's) */
+    char *field, *type;     /* "shared", "SharedFunctionInfo" (the metadata's type name) */
+    int64_t offset;         /* from the untagged object start */
 } v8_field_t;
 /* The object's class (from its instance type; NULL if unknown) and every field the metadata lists
  * for that class and its parents, sorted by offset. Free with v8_fields_free. */
@@ -350,10 +388,10 @@ void v8_fields_free(v8_field_t *fields, size_t n);
 int v8_embedder_field_count(v8_t *v, uint64_t obj, int64_t *first_offset);
 typedef enum { V8_EMBEDDER_SMI, V8_EMBEDDER_TAGGED, V8_EMBEDDER_POINTER } v8_embedder_kind_t;
 typedef struct {
-    int64_t offset;           /* from the object's untagged start */
-    uint64_t raw;             /* the word as stored */
-    v8_embedder_kind_t kind;  /* a Smi, a V8 heap object, or an aligned pointer the embedder set */
-    uint64_t vtable;          /* a POINTER's first word when readable (a C++ object's vtable), else 0 */
+    int64_t offset;          /* from the object's untagged start */
+    uint64_t raw;            /* the word as stored */
+    v8_embedder_kind_t kind; /* a Smi, a V8 heap object, or an aligned pointer the embedder set */
+    uint64_t vtable;         /* a POINTER's first word when readable (a C++ object's vtable), else 0 */
 } v8_embedder_value_t;
 /* Field index of API object obj; -1 when obj is not an API object or index is out of range. */
 int v8_embedder_field(v8_t *v, uint64_t obj, int index, v8_embedder_value_t *out);
@@ -364,12 +402,12 @@ int v8_embedder_field(v8_t *v, uint64_t obj, int index, v8_embedder_value_t *out
  * pages: a page that cannot be parsed is resynced at the next map or abandoned. */
 typedef struct v8_heap v8_heap_t;
 typedef struct {
-    uint64_t addr;      /* tagged address */
-    uint64_t map;       /* tagged address of its map */
-    int type;           /* instance type */
-    uint64_t size;      /* shallow size in bytes; 0 when V8's layout for the type is not known here */
-    int large;          /* alone on a large-object page */
-    int prototype;      /* its map is a prototype map: the object is some function's .prototype
+    uint64_t addr; /* tagged address */
+    uint64_t map;  /* tagged address of its map */
+    int type;      /* instance type */
+    uint64_t size; /* shallow size in bytes; 0 when V8's layout for the type is not known here */
+    int large;     /* alone on a large-object page */
+    int prototype; /* its map is a prototype map: the object is some function's .prototype
                            (or another object's prototype), not an instance */
 } v8_heap_object_t;
 typedef struct {
@@ -408,16 +446,16 @@ int v8_heap_function_shared(v8_heap_t *h, const v8_heap_object_t *o, uint64_t *s
 typedef enum { V8_GEN_ASYNC_FUNCTION, V8_GEN_ASYNC_GENERATOR, V8_GEN_GENERATOR } v8_gen_kind_t;
 typedef enum { V8_GEN_SUSPENDED, V8_GEN_EXECUTING, V8_GEN_CLOSED, V8_GEN_UNKNOWN } v8_gen_state_t;
 typedef struct {
-    uint64_t addr;            /* the generator object */
+    uint64_t addr; /* the generator object */
     v8_gen_kind_t kind;
     v8_gen_state_t state;
     uint64_t function, shared, context, receiver;
-    int64_t bytecode_offset;  /* suspended: where it resumes (the await or yield), else -1 */
-    int line, col;            /* 1-based script position of that await or yield, 0 unknown */
-    int position_is_definition;/* the bytecode had no position table: line:col is the definition */
-    uint64_t promise;         /* an async function's own promise; an async generator's first request's
+    int64_t bytecode_offset;    /* suspended: where it resumes (the await or yield), else -1 */
+    int line, col;              /* 1-based script position of that await or yield, 0 unknown */
+    int position_is_definition; /* the bytecode had no position table: line:col is the definition */
+    uint64_t promise;           /* an async function's own promise; an async generator's first request's
                                  promise (what its awaiters wait on); 0 none */
-    int awaiting_yield;       /* an async generator suspended at a yield (not an await) */
+    int awaiting_yield;         /* an async generator suspended at a yield (not an await) */
 } v8_generator_t;
 /* The facts of one generator object; -1 when addr is none or unreadable. */
 int v8_generator_info(v8_t *v, uint64_t addr, v8_generator_t *out);
@@ -434,10 +472,10 @@ int v8_is_promise_type(const v8_t *v, int type);
 typedef enum { V8_ASYNC_AWAIT, V8_ASYNC_COMBINATOR } v8_async_frame_kind_t;
 typedef struct {
     v8_async_frame_kind_t kind;
-    uint64_t generator;       /* AWAIT: the awaiting async function or async generator */
-    uint64_t promise;         /* the promise this frame waits on (the one whose reaction led here) */
-    const char *combinator;   /* COMBINATOR: "Promise.all", "Promise.allSettled", "Promise.any" */
-    int index;                /* COMBINATOR: the element's index */
+    uint64_t generator;     /* AWAIT: the awaiting async function or async generator */
+    uint64_t promise;       /* the promise this frame waits on (the one whose reaction led here) */
+    const char *combinator; /* COMBINATOR: "Promise.all", "Promise.allSettled", "Promise.any" */
+    int index;              /* COMBINATOR: the element's index */
 } v8_async_frame_t;
 /* Who awaits promise: the async frames, innermost first, at most max (V8 stops where the chain
  * forks or ends, and so does this). Returns how many. */
@@ -462,29 +500,44 @@ int v8_promise_state(v8_t *v, uint64_t promise);
 /* ---- pending work: what keeps the event loop alive (v8/pending.c) ---- */
 /* libuv's uv_handle_type (uv.h; the same in every libuv Node 18-24 ships) */
 typedef enum {
-    V8_UV_UNKNOWN, V8_UV_ASYNC, V8_UV_CHECK, V8_UV_FS_EVENT, V8_UV_FS_POLL, V8_UV_HANDLE, V8_UV_IDLE,
-    V8_UV_NAMED_PIPE, V8_UV_POLL, V8_UV_PREPARE, V8_UV_PROCESS, V8_UV_STREAM, V8_UV_TCP, V8_UV_TIMER,
-    V8_UV_TTY, V8_UV_UDP, V8_UV_SIGNAL, V8_UV_FILE,
+    V8_UV_UNKNOWN,
+    V8_UV_ASYNC,
+    V8_UV_CHECK,
+    V8_UV_FS_EVENT,
+    V8_UV_FS_POLL,
+    V8_UV_HANDLE,
+    V8_UV_IDLE,
+    V8_UV_NAMED_PIPE,
+    V8_UV_POLL,
+    V8_UV_PREPARE,
+    V8_UV_PROCESS,
+    V8_UV_STREAM,
+    V8_UV_TCP,
+    V8_UV_TIMER,
+    V8_UV_TTY,
+    V8_UV_UDP,
+    V8_UV_SIGNAL,
+    V8_UV_FILE,
 } v8_uv_type_t;
 /* libuv's default loop (the main thread's): its clock, counters and every handle. */
 typedef struct {
-    uint64_t addr;            /* the uv_handle_t */
-    int type;                 /* uv_handle_type (v8_uv_type_name) */
+    uint64_t addr; /* the uv_handle_t */
+    int type;      /* uv_handle_type (v8_uv_type_name) */
     unsigned flags;
     int active, ref, closing, internal, listening, connection;
-    int fd;                   /* streams and UDP; -1 otherwise */
-    int pid;                  /* process handles */
-    uint64_t data;            /* handle->data: Node's HandleWrap (v8_pending_t.native) */
-    uint64_t timeout;         /* timers: when due, in loop time (ms) */
-    uint64_t write_queue_size;/* streams: bytes queued to write */
+    int fd;                    /* streams and UDP; -1 otherwise */
+    int pid;                   /* process handles */
+    uint64_t data;             /* handle->data: Node's HandleWrap (v8_pending_t.native) */
+    uint64_t timeout;          /* timers: when due, in loop time (ms) */
+    uint64_t write_queue_size; /* streams: bytes queued to write */
 } v8_uv_handle_t;
 typedef struct {
-    uint64_t addr, time;      /* the loop's clock: ms, CLOCK_MONOTONIC as of its last update */
-    unsigned active_handles;  /* active and ref'd handles: the loop runs while this or ... */
-    unsigned active_reqs;     /* ... this (requests in flight: fs, dns, connect, write) is nonzero */
+    uint64_t addr, time;     /* the loop's clock: ms, CLOCK_MONOTONIC as of its last update */
+    unsigned active_handles; /* active and ref'd handles: the loop runs while this or ... */
+    unsigned active_reqs;    /* ... this (requests in flight: fs, dns, connect, write) is nonzero */
     v8_uv_handle_t *handles;
     size_t nhandles;
-    int truncated;            /* the handle queue was cut short (unreadable or too long) */
+    int truncated; /* the handle queue was cut short (unreadable or too long) */
 } v8_uv_loop_t;
 /* -1 when the executable has no default_loop_struct or the loop is unreadable. */
 int v8_uv_loop_read(v8_t *v, v8_uv_loop_t *out);
@@ -495,25 +548,33 @@ const char *v8_uv_type_name(int type);
 
 /* Node's JavaScript objects for pending work, found on the heap by constructor name. */
 typedef enum {
-    V8_PENDING_NONE, V8_PENDING_TIMEOUT, V8_PENDING_IMMEDIATE, V8_PENDING_SERVER, V8_PENDING_SOCKET, V8_PENDING_CHILD,
-    V8_PENDING_WORKER, V8_PENDING_WRAP, V8_PENDING_REQUEST, V8_PENDING_TICK_QUEUE,
+    V8_PENDING_NONE,
+    V8_PENDING_TIMEOUT,
+    V8_PENDING_IMMEDIATE,
+    V8_PENDING_SERVER,
+    V8_PENDING_SOCKET,
+    V8_PENDING_CHILD,
+    V8_PENDING_WORKER,
+    V8_PENDING_WRAP,
+    V8_PENDING_REQUEST,
+    V8_PENDING_TICK_QUEUE,
 } v8_pending_kind_t;
 typedef struct {
     v8_pending_kind_t kind;
     uint64_t obj;
-    int live;                 /* still pending: not destroyed, closed, completed (else a dead object
+    int live;                    /* still pending: not destroyed, closed, completed (else a dead object
                                  the GC has not collected yet) */
-    char class_name[32];      /* WRAP, REQUEST: "TCP", "FSReqCallback", ... */
-    uint64_t callback;        /* TIMEOUT, IMMEDIATE: the callback; REQUEST: oncomplete */
-    uint64_t user_callback;   /* REQUEST: the program's callback oncomplete will call, 0 unknown */
+    char class_name[32];         /* WRAP, REQUEST: "TCP", "FSReqCallback", ... */
+    uint64_t callback;           /* TIMEOUT, IMMEDIATE: the callback; REQUEST: oncomplete */
+    uint64_t user_callback;      /* REQUEST: the program's callback oncomplete will call, 0 unknown */
     double delay, start, repeat; /* TIMEOUT: _idleTimeout, _idleStart (Node's loop ms), _repeat; -1 none */
-    int ref;                  /* TIMEOUT, IMMEDIATE: 1 ref'd, 0 unref'd, -1 unknown */
-    uint64_t handle;          /* SERVER, SOCKET, CHILD: the `_handle` wrap */
-    uint64_t native;          /* its (WRAP, REQUEST: its own) C++ object: a uv handle's data */
-    uint64_t key;             /* SERVER: _connectionKey; SOCKET: _host; CHILD: spawnfile (strings) */
-    uint64_t peer, sock;      /* SOCKET: cached _peername, _sockname objects */
-    int pid;                  /* CHILD: pid; WORKER: threadId */
-    int64_t length;           /* TICK_QUEUE: entries */
+    int ref;                     /* TIMEOUT, IMMEDIATE: 1 ref'd, 0 unref'd, -1 unknown */
+    uint64_t handle;             /* SERVER, SOCKET, CHILD: the `_handle` wrap */
+    uint64_t native;             /* its (WRAP, REQUEST: its own) C++ object: a uv handle's data */
+    uint64_t key;                /* SERVER: _connectionKey; SOCKET: _host; CHILD: spawnfile (strings) */
+    uint64_t peer, sock;         /* SOCKET: cached _peername, _sockname objects */
+    int pid;                     /* CHILD: pid; WORKER: threadId */
+    int64_t length;              /* TICK_QUEUE: entries */
 } v8_pending_t;
 typedef int (*v8_pending_cb)(void *ctx, const v8_pending_t *p);
 /* Calls cb for each such object on the heap (live or not: see .live). 0 done, -1 no heap. */
@@ -525,7 +586,7 @@ uint64_t v8_node_wrap_pointer(v8_t *v, uint64_t obj);
 /* The main context's microtask queue (V8's C++ ring buffer of promise reactions and
  * queueMicrotask callbacks waiting to run). -1 when it cannot be found or is inconsistent. */
 typedef struct {
-    uint64_t queue, ring;     /* the MicrotaskQueue and its ring buffer */
+    uint64_t queue, ring; /* the MicrotaskQueue and its ring buffer */
     int64_t size, capacity, start;
 } v8_microtasks_t;
 int v8_microtask_queue(v8_t *v, v8_microtasks_t *out);
@@ -538,15 +599,21 @@ int v8_microtask_function(v8_t *v, uint64_t task, uint64_t *fn);
 /* An object's outgoing references, DevTools-style. The kinds are numbered as V8's heap snapshot
  * numbers its edge types. */
 typedef enum {
-    V8_EDGE_CONTEXT, V8_EDGE_ELEMENT, V8_EDGE_PROPERTY, V8_EDGE_INTERNAL, V8_EDGE_HIDDEN, V8_EDGE_SHORTCUT,
-    V8_EDGE_WEAK, V8_EDGE_KINDS
+    V8_EDGE_CONTEXT,
+    V8_EDGE_ELEMENT,
+    V8_EDGE_PROPERTY,
+    V8_EDGE_INTERNAL,
+    V8_EDGE_HIDDEN,
+    V8_EDGE_SHORTCUT,
+    V8_EDGE_WEAK,
+    V8_EDGE_KINDS
 } v8_edge_kind_t;
 typedef struct {
     v8_edge_kind_t kind;
-    const char *name;   /* property, variable or field name; NULL: named by index */
-    int64_t index;      /* the element index, or (name NULL) the slot's index */
-    uint64_t target;    /* tagged address of the object referenced (a weak reference's strong form) */
-    int64_t offset;     /* byte offset of the slot in the holder; -1 when the slot is elsewhere (a
+    const char *name; /* property, variable or field name; NULL: named by index */
+    int64_t index;    /* the element index, or (name NULL) the slot's index */
+    uint64_t target;  /* tagged address of the object referenced (a weak reference's strong form) */
+    int64_t offset;   /* byte offset of the slot in the holder; -1 when the slot is elsewhere (a
                            backing store: properties, elements, a Map's table, a global's cells) */
 } v8_edge_t;
 typedef int (*v8_edge_cb)(void *ctx, const v8_edge_t *e);
@@ -570,7 +637,7 @@ int v8_edges_of(v8_edges_t *e, const v8_heap_object_t *o, v8_is_object_fn is_obj
 int v8_edges_folds(const v8_edges_t *e, int type);
 /* The bytes of o that may hold tagged references: [0, *end) (0 for raw data); cheap. */
 uint64_t v8_edges_tagged_end(v8_edges_t *e, int type, uint64_t size);
-const char *v8_edge_kind_name(v8_edge_kind_t k);   /* "property", "element", ... as in snapshots */
+const char *v8_edge_kind_name(v8_edge_kind_t k); /* "property", "element", ... as in snapshots */
 
 /* The graph: every object of one heap walk (nodes sorted by address), and the references
  * between them from a scan of every tagged slot (CSR arrays of node indices; a slot's word index
@@ -579,10 +646,10 @@ const char *v8_edge_kind_name(v8_edge_kind_t k);   /* "property", "element", ...
  * Built in one pass without per-object allocation; memory ~16 bytes a node, ~8 an edge. */
 typedef struct v8_graph v8_graph_t;
 typedef struct {
-    uint64_t addr;     /* tagged */
-    uint32_t size;     /* shallow size (capped at 4 GiB) */
+    uint64_t addr; /* tagged */
+    uint32_t size; /* shallow size (capped at 4 GiB) */
     uint16_t type;
-    uint16_t flags;    /* V8_NODE_* */
+    uint16_t flags; /* V8_NODE_* */
 } v8_graph_node_t;
 enum { V8_NODE_LARGE = 1, V8_NODE_PROTOTYPE = 2, V8_NODE_JS = 4, V8_NODE_READ_ONLY = 8 };
 typedef enum { V8_ROOT_GLOBAL, V8_ROOT_MODULE, V8_ROOT_STACK, V8_ROOT_NATIVE, V8_ROOT_LEVELS } v8_root_level_t;
@@ -592,7 +659,7 @@ typedef enum { V8_ROOT_GLOBAL, V8_ROOT_MODULE, V8_ROOT_STACK, V8_ROOT_NATIVE, V8
 typedef struct {
     uint32_t node;
     v8_root_level_t level;
-    const char *name;   /* "globalThis", "module /x/app.js", "(stack of thread 1)", "(native: libnode.so)" */
+    const char *name; /* "globalThis", "module /x/app.js", "(stack of thread 1)", "(native: libnode.so)" */
 } v8_graph_root_t;
 #define V8_NO_NODE UINT32_MAX
 /* Builds the graph of h's heap; progress on stderr when show_progress. NULL (message printed)
@@ -677,6 +744,7 @@ void v8_dominators_retained(uint32_t n, const uint32_t *idom, const uint64_t *si
  * successors tgt[first[x-1]..first[x]) + 1 but those whose slot is V8_SLOT_WEAK; ranges and
  * targets checked (a cached graph). idom[0..n] and retained[0..n] (sizes from nodes). */
 int v8_dominators_graph(uint32_t n, const uint64_t *first, const uint32_t *tgt, const uint32_t *slot, uint64_t nedges,
-                        const uint32_t *roots, size_t nroots, const v8_graph_node_t *nodes, uint32_t *idom, uint64_t *retained);
+                        const uint32_t *roots, size_t nroots, const v8_graph_node_t *nodes, uint32_t *idom,
+                        uint64_t *retained);
 
 #endif

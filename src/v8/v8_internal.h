@@ -9,34 +9,36 @@ typedef struct {
     /* tagging */
     int64_t heap_tag, heap_tag_mask, smi_tag_mask, smi_shift;
     /* maps */
-    int64_t obj_map, map_type, map_bit_field2, map_bit_field3, map_prototype, map_constructor,
-        map_descriptors, map_inobject_start, map_instance_size;
+    int64_t obj_map, map_type, map_bit_field2, map_bit_field3, map_prototype, map_constructor, map_descriptors,
+        map_inobject_start, map_instance_size;
     /* strings */
-    int64_t first_nonstring, str_repr_mask, str_enc_mask, str_one_byte, str_seq, str_cons, str_external,
-        str_sliced, str_thin;
-    int64_t str_not_internalized;   /* the instance-type bit a string that is not internalized has (-1: not known) */
-    int64_t str_length, str_seq_chars, cons_first, cons_second, sliced_parent, sliced_offset, thin_actual,
-        ext_resource, ext_data_cache, ext_uncached_mask, node_ext_data;
+    int64_t first_nonstring, str_repr_mask, str_enc_mask, str_one_byte, str_seq, str_cons, str_external, str_sliced,
+        str_thin;
+    int64_t str_not_internalized; /* the instance-type bit a string that is not internalized has (-1: not known) */
+    int64_t str_length, str_seq_chars, cons_first, cons_second, sliced_parent, sliced_offset, thin_actual, ext_resource,
+        ext_data_cache, ext_uncached_mask, node_ext_data;
     /* functions and code */
     int64_t fn_shared, fn_context, fn_code;
-    int64_t context_prev_slot;   /* Context: index of the enclosing context */
-    int64_t sfi_function_data, sfi_api_data, sfi_name_or_scope, sfi_script, sfi_param_count, sfi_length, sfi_flags, sfi_token_offset;
+    int64_t context_prev_slot; /* Context: index of the enclosing context */
+    int64_t sfi_function_data, sfi_api_data, sfi_name_or_scope, sfi_script, sfi_param_count, sfi_length, sfi_flags,
+        sfi_token_offset;
     int64_t uncompiled_inferred, uncompiled_start;
     int64_t script_source, script_name, script_type, script_line_ends, script_eval_from_shared,
         script_eval_from_position;
     int64_t scope_flags, scope_nparams_slot, scope_ncontextlocals_slot, scope_first_vars_slot;
-    int64_t bca_source_positions, bca_header;   /* BytecodeArray: position table; bytes start */
+    int64_t bca_source_positions, bca_header; /* BytecodeArray: position table; bytes start */
     int64_t bytearray_length, bytearray_data;
     int64_t code_instruction_start, code_instruction_size, code_flags, code_kind_mask, code_kind_shift,
         code_source_positions, code_deopt_data, istream_code, code_inline_instructions;
-    int64_t deopt_inlined_count, deopt_literals, deopt_inlining_positions;   /* DeoptimizationData indices */
+    int64_t deopt_inlined_count, deopt_literals, deopt_inlining_positions; /* DeoptimizationData indices */
     int64_t kind_interpreted, kind_baseline, kind_maglev, kind_turbofan, kind_builtin, kind_bytecode_handler;
     /* frames */
     int64_t fp_context, fp_function, fp_argc, fp_args, fp_bytecode_array, fp_bytecode_offset;
-    int64_t ft_entry, ft_construct_entry, ft_exit, ft_builtin_exit, ft_api_callback_exit, ft_interpreted, ft_baseline, ft_maglev, ft_turbofan;
+    int64_t ft_entry, ft_construct_entry, ft_exit, ft_builtin_exit, ft_api_callback_exit, ft_interpreted, ft_baseline,
+        ft_maglev, ft_turbofan;
     /* values */
-    int64_t heap_number_value, oddball_kind, oddball_to_string, fixed_array_length, fixed_array_data,
-        symbol_name, jsarray_length, jsobj_properties, jsobj_elements;
+    int64_t heap_number_value, oddball_kind, oddball_to_string, fixed_array_length, fixed_array_data, symbol_name,
+        jsarray_length, jsobj_properties, jsobj_elements;
     int64_t view_byte_length, view_byte_offset, typed_length;
     /* properties and elements */
     int64_t bf3_dict_shift, bf3_nod_mask, bf3_nod_shift, bf2_kind_mask, bf2_kind_shift;
@@ -47,29 +49,28 @@ typedef struct {
     int64_t kind_dictionary_elements;
     int type_fixed_double_array, type_property_array, type_descriptor_array;
     /* instance types */
-    int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code,
-        type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function,
-        type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
+    int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code, type_instruction_stream,
+        type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function, type_js_array,
+        type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
         type_js_array_buffer, type_feedback_vector, type_js_global_proxy, type_function_template_info,
         type_call_handler_info, type_accessor_pair;
     /* JavaScript values for print (v8/jsvalue.c): instance types and the fields V8 does not export,
        the same in every supported version (8-byte tagged fields after the JSObject header) */
-    int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set,
-        type_js_weak_map, type_js_weak_set, type_js_promise, type_js_proxy, type_js_data_view,
-        type_js_primitive_wrapper, type_bigint, type_property_cell, type_js_bound_function, type_swiss_dictionary,
-        type_js_array_iterator;
+    int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set, type_js_weak_map,
+        type_js_weak_set, type_js_promise, type_js_proxy, type_js_data_view, type_js_primitive_wrapper, type_bigint,
+        type_property_cell, type_js_bound_function, type_swiss_dictionary, type_js_array_iterator;
     int64_t date_value, date_value_is_double, regexp_source, regexp_flags, promise_result, promise_flags, proxy_target,
         proxy_handler, collection_table, primitive_value, ab_backing_store, ab_byte_length, view_buffer, typed_base,
         typed_external, cell_name, cell_details, cell_value, prop_attr_shift, bound_target;
-    int64_t first_context_type, last_context_type;   /* the Context subtypes, which have no type_ entries */
-    int64_t type_script_context;   /* a script's top-level `let`/`const`/`class` (-1: not known) */
-    int type_source_text_module;   /* an ES module's record (-1: not known); fields: V8_MODULE_* */
+    int64_t first_context_type, last_context_type; /* the Context subtypes, which have no type_ entries */
+    int64_t type_script_context;                   /* a script's top-level `let`/`const`/`class` (-1: not known) */
+    int type_source_text_module;                   /* an ES module's record (-1: not known); fields: V8_MODULE_* */
     /* JSMessageObject (the message node::errors::TriggerUncaughtException gets: v8/exception.c);
        its script field, which the metadata does not name, is two fields before shared_info */
     int type_js_message_object;
-    int type_call_site_info, type_error_stack_data;   /* an Error's captured stack (exception.c) */
+    int type_call_site_info, type_error_stack_data; /* an Error's captured stack (exception.c) */
     int64_t msg_shared_info, msg_bytecode_offset, msg_start_position;
-    int64_t oddball_kinds[10];   /* false true the_hole null arguments_marker undefined ... by name */
+    int64_t oddball_kinds[10]; /* false true the_hole null arguments_marker undefined ... by name */
 
     /* ---- async (v8/async.c; resolved by v8_layout_async in layout.c) ----
        Generator objects, promise reactions and the closures await and Promise.all leave behind.
@@ -77,22 +78,22 @@ typedef struct {
        from V8's Torque definitions (js-generator.tq, promise-misc.tq, promise-abstract-
        operations.tq), the same in V8 10.2, 11.3, 12.4 and 13.6, checked on cores of Node 18-24
        (tests/e2e/core_async.sh). */
-    int type_js_async_function_object, type_js_async_generator_object, type_js_generator_object,
-        type_promise_reaction, type_promise_capability, type_async_generator_request, type_first_js_function;
+    int type_js_async_function_object, type_js_async_generator_object, type_js_generator_object, type_promise_reaction,
+        type_promise_capability, type_async_generator_request, type_first_js_function;
     int64_t gen_function, gen_context, gen_receiver, gen_input_or_debug_pos, gen_resume_mode, gen_continuation,
         gen_parameters_and_registers, async_fn_promise, async_gen_queue, async_gen_is_awaiting;
-    int64_t gen_executing, gen_closed;               /* JSGeneratorObject::kGeneratorExecuting/Closed */
+    int64_t gen_executing, gen_closed; /* JSGeneratorObject::kGeneratorExecuting/Closed */
     int64_t reaction_next, reaction_reject_handler, reaction_fulfill_handler, reaction_promise_or_capability;
     int64_t capability_promise, gen_request_next, gen_request_promise;
-    int64_t ctx_min_slots, ctx_extension_slot;       /* Context::MIN_CONTEXT_SLOTS, EXTENSION_INDEX */
-    int64_t async_sfi_data;                          /* SharedFunctionInfo -> bytecode (or baseline code) */
-    int64_t api_embedder_fields;                     /* an API object's first embedder field (pending.c) */
+    int64_t ctx_min_slots, ctx_extension_slot; /* Context::MIN_CONTEXT_SLOTS, EXTENSION_INDEX */
+    int64_t async_sfi_data;                    /* SharedFunctionInfo -> bytecode (or baseline code) */
+    int64_t api_embedder_fields;               /* an API object's first embedder field (pending.c) */
 } v8_layout_t;
 
 typedef struct {
     int type;
-    const char *name;         /* INSTANCE_TYPE name */
-    const char *class_name;   /* C++ class */
+    const char *name;       /* INSTANCE_TYPE name */
+    const char *class_name; /* C++ class */
 } v8_type_entry_t;
 
 /* Where each line of one script starts (character offsets), computed once per script. */
@@ -102,10 +103,10 @@ typedef struct {
     size_t n;
 } v8_script_lines_t;
 #define V8_SCRIPT_CACHE 32
-#define V8_API_CALLEES 128   /* C++ callbacks remembered with their API functions */
+#define V8_API_CALLEES 128 /* C++ callbacks remembered with their API functions */
 
 typedef struct {
-    uint64_t callee, shared;   /* a C++ function an API function runs, and that function (0: none found) */
+    uint64_t callee, shared; /* a C++ function an API function runs, and that function (0: none found) */
 } v8_api_callee_t;
 
 struct v8 {
@@ -114,28 +115,28 @@ struct v8 {
     v8_layout_t L;
     int major, minor, build, patch;
     char version[48];
-    v8_type_entry_t *types;    /* sorted by type */
+    v8_type_entry_t *types; /* sorted by type */
     size_t ntypes;
-    char **type_strings;       /* owned name storage */
+    char **type_strings; /* owned name storage */
     size_t ntype_strings;
-    uint64_t interp_lo, interp_hi;  /* Builtins_InterpreterEntryTrampoline range, 0 if unknown */
+    uint64_t interp_lo, interp_hi; /* Builtins_InterpreterEntryTrampoline range, 0 if unknown */
     v8_script_lines_t script_lines[V8_SCRIPT_CACHE];
     unsigned script_lines_next;
-    int global_found;          /* v8_global_object's heap search was done; its answer (0: none) */
+    int global_found; /* v8_global_object's heap search was done; its answer (0: none) */
     uint64_t global_object;
-    uint64_t code_header_map;        /* the map of code headers, once one was found (code.c) */
-    uint64_t dispatch_table;         /* V8 13.6+: the JSDispatchTable's base (dispatch.c; 0: none) */
+    uint64_t code_header_map; /* the map of code headers, once one was found (code.c) */
+    uint64_t dispatch_table;  /* V8 13.6+: the JSDispatchTable's base (dispatch.c; 0: none) */
     int dispatch_looked;
-    unsigned char *bc_sizes;         /* V8's kBytecodeSizes [3][bc_count] (code.c) */
+    unsigned char *bc_sizes; /* V8's kBytecodeSizes [3][bc_count] (code.c) */
     int bc_count, bc_sizes_loaded;
-    struct v8_sfi_cache *sfi_cache;  /* v8_shared_info results by SharedFunctionInfo (functions.c) */
-    struct v8_code_cache *code_cache; /* code objects found by scanning, by pc range (code.c) */
-    struct v8_bc_owner *bc_owner;     /* whose bytecode a BytecodeArray is (frames.c) */
-    int64_t template_shared_field;    /* where a FunctionTemplateInfo keeps its SharedFunctionInfo,
+    struct v8_sfi_cache *sfi_cache;              /* v8_shared_info results by SharedFunctionInfo (functions.c) */
+    struct v8_code_cache *code_cache;            /* code objects found by scanning, by pc range (code.c) */
+    struct v8_bc_owner *bc_owner;                /* whose bytecode a BytecodeArray is (frames.c) */
+    int64_t template_shared_field;               /* where a FunctionTemplateInfo keeps its SharedFunctionInfo,
                                          once found (frames.c; 0: not yet) */
-    v8_api_callee_t api_callees[V8_API_CALLEES];   /* (frames.c api_callees) */
+    v8_api_callee_t api_callees[V8_API_CALLEES]; /* (frames.c api_callees) */
     size_t n_api_callees;
-    int64_t reads, read_limit;        /* field reads made, and allowed (0: no limit) (tagged.c) */
+    int64_t reads, read_limit; /* field reads made, and allowed (0: no limit) (tagged.c) */
 };
 
 /* dispatch.c: a JSFunction's current Code: its code field (V8 10-11), through V8 13.6's dispatch
@@ -146,7 +147,7 @@ int v8_function_code(v8_t *v, uint64_t fn, uint64_t *code);
 typedef struct {
     uint64_t code, start;
     uint32_t size;
-    int64_t kind;   /* CodeKind */
+    int64_t kind; /* CodeKind */
 } v8_code_t;
 int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t *out);
 void v8_code_cache_free(v8_t *v);

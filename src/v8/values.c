@@ -16,8 +16,10 @@ static void put_quoted(v8_t *v, uint64_t str, buf_t *out)
     buf_putc(out, '"');
     for (size_t i = 0; i < raw.len; i++) {
         unsigned char c = (unsigned char)raw.data[i];
-        if (c == '"' || c == '\\') { buf_putc(out, '\\'); buf_putc(out, (char)c); }
-        else if (c == '\n') buf_puts(out, "\\n");
+        if (c == '"' || c == '\\') {
+            buf_putc(out, '\\');
+            buf_putc(out, (char)c);
+        } else if (c == '\n') buf_puts(out, "\\n");
         else if (c < 0x20 || c == 0x7f) buf_printf(out, "\\x%02x", c);
         else buf_putc(out, (char)c);
     }
@@ -30,8 +32,9 @@ static void put_quoted(v8_t *v, uint64_t str, buf_t *out)
 /* true, false, null, undefined, <hole>: by the oddball's kind (V8 12 dropped the to_string field) */
 static void put_oddball(v8_t *v, uint64_t value, buf_t *out)
 {
-    static const char *names[V8_ODDBALL_N] = {"false", "true", "<hole>", "null", "undefined", "<uninitialized>",
-                                              "<exception>", "<arguments marker>", "<oddball>"};
+    static const char *names[V8_ODDBALL_N] = {
+        "false",    "true", "<hole>", "null", "undefined", "<uninitialized>", "<exception>", "<arguments marker>",
+        "<oddball>"};
     int k = v8_oddball_kind(v, value);
     buf_puts(out, k >= 0 ? names[k] : "<oddball>");
 }
@@ -42,16 +45,25 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out)
 {
     const v8_layout_t *L = &v->L;
     int type;
-    if (v8_is_smi(v, value)) { buf_printf(out, "%lld", (long long)v8_smi_value(v, value)); return; }
+    if (v8_is_smi(v, value)) {
+        buf_printf(out, "%lld", (long long)v8_smi_value(v, value));
+        return;
+    }
     if (!v8_is_heap_object(v, value) || v8_instance_type(v, value, &type) != 0) {
         buf_printf(out, "<unreadable 0x%llx>", (unsigned long long)value);
         return;
     }
-    if (v8_is_string_type(v, type)) { put_quoted(v, value, out); return; }
+    if (v8_is_string_type(v, type)) {
+        put_quoted(v, value, out);
+        return;
+    }
     if (type == L->type_heap_number) {
         uint64_t bits;
         double d;
-        if (v8_read_field(v, value, L->heap_number_value, &bits) != 0) { buf_puts(out, "<HeapNumber ?>"); return; }
+        if (v8_read_field(v, value, L->heap_number_value, &bits) != 0) {
+            buf_puts(out, "<HeapNumber ?>");
+            return;
+        }
         memcpy(&d, &bits, sizeof d);
         v8_put_number(out, d);
         return;
@@ -85,7 +97,9 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out)
         else buf_printf(out, ok ? "<%s %llu bytes>" : "<%s>", name, (unsigned long long)n);
     } else if (have_ctor) {
         const char *tn = v8_class_name(v, type);
-        buf_printf(out, "<%s: %s>", tn && strncmp(tn, "JSObject", 8) ? tn + (tn[0] == 'J' && tn[1] == 'S' ? 2 : 0) : "Object", ctor.data);
+        buf_printf(out, "<%s: %s>",
+                   tn && strncmp(tn, "JSObject", 8) ? tn + (tn[0] == 'J' && tn[1] == 'S' ? 2 : 0) : "Object",
+                   ctor.data);
     } else {
         /* the class, or else the instance type (context and other internal types have no class) */
         const char *tn = v8_class_name(v, type);

@@ -31,31 +31,47 @@ static const profile_frame_t *frame_named(const profile_t *p, const char *name)
     return NULL;
 }
 
-#define CF(name, url, line, col) "\"callFrame\":{\"functionName\":\"" name "\",\"url\":\"" url "\",\"lineNumber\":" #line ",\"columnNumber\":" #col "}"
+#define CF(name, url, line, col)                                                                                       \
+    "\"callFrame\":{\"functionName\":\"" name "\",\"url\":\"" url "\",\"lineNumber\":" #line ",\"columnNumber\":" #col \
+    "}"
 static const char *PROFILE =
     "{\"profile\":{\"nodes\":["
-    "{\"id\":1," CF("(root)", "", -1, -1) ",\"children\":[2,3,4,5,6]},"
-    "{\"id\":2," CF("f", "a.js", 0, 10) ",\"hitCount\":1,\"positionTicks\":[{\"line\":2,\"ticks\":1}]},"
-    "{\"id\":3," CF("f", "a.js", 0, 10) ",\"hitCount\":2,\"positionTicks\":[{\"line\":3,\"ticks\":2}]},"
-    "{\"id\":4," CF("(program)", "", -1, -1) "},"
-    "{\"id\":5," CF("(idle)", "", -1, -1) "},"
-    "{\"id\":6," CF("(garbage collector)", "", -1, -1) "}],"
-    "\"startTime\":1000,\"endTime\":2000,\"samples\":[2,3,3,4,5,6],\"timeDeltas\":[100,100,100,100,100,100]}}";
+    "{\"id\":1," CF("(root)", "", -1,
+                    -1) ",\"children\":[2,3,4,5,6]},"
+                        "{\"id\":2," CF(
+                            "f", "a.js", 0,
+                            10) ",\"hitCount\":1,\"positionTicks\":[{\"line\":2,\"ticks\":1}]},"
+                                "{\"id\":3," CF(
+                                    "f", "a.js", 0,
+                                    10) ",\"hitCount\":2,\"positionTicks\":[{\"line\":3,\"ticks\":2}]},"
+                                        "{\"id\":4," CF(
+                                            "(program)", "", -1,
+                                            -1) "},"
+                                                "{\"id\":5," CF(
+                                                    "(idle)", "", -1,
+                                                    -1) "},"
+                                                        "{\"id\":6," CF(
+                                                            "(garbage collector)", "", -1,
+                                                            -1) "}],"
+                                                                "\"startTime\":1000,\"endTime\":2000,\"samples\":[2,3,"
+                                                                "3,4,5,6],\"timeDeltas\":[100,100,100,100,100,100]}}";
 
 /* A negative timeDelta (V8 writes them now and then) keeps time in order without
  * losing the deficit: the samples end where V8's do. */
 static void test_negative_delta(void)
 {
-    static const char *text =
-        "{\"nodes\":[{\"id\":1," CF("(root)", "", -1, -1) ",\"children\":[2]},"
-        "{\"id\":2," CF("f", "a.js", 0, 0) "}],"
-        "\"startTime\":0,\"endTime\":17,\"samples\":[2,2,2,2],\"timeDeltas\":[0,10,-3,10]}";
+    static const char *text = "{\"nodes\":[{\"id\":1," CF(
+        "(root)", "", -1,
+        -1) ",\"children\":[2]},"
+            "{\"id\":2," CF("f", "a.js", 0,
+                            0) "}],"
+                               "\"startTime\":0,\"endTime\":17,\"samples\":[2,2,2,2],\"timeDeltas\":[0,10,-3,10]}";
     profile_t *p = read_text(text, NULL);
     CHECK(p && p->nsamples == 4);
     if (p && p->nsamples == 4) {
         CHECK_EQ_INT(p->samples[1].time_us, 10);
-        CHECK_EQ_INT(p->samples[2].time_us, 10);   /* not 7: time never runs backwards */
-        CHECK_EQ_INT(p->samples[3].time_us, 17);   /* not 20: the deficit is not lost */
+        CHECK_EQ_INT(p->samples[2].time_us, 10); /* not 7: time never runs backwards */
+        CHECK_EQ_INT(p->samples[3].time_us, 17); /* not 20: the deficit is not lost */
     }
     profile_free(p);
 }
@@ -103,14 +119,14 @@ int main(void)
         CHECK_EQ_INT(p->nnodes, 5);
         CHECK_EQ_INT(p->total, 6);
         CHECK_EQ_INT(p->nsamples, 6);
-        CHECK_EQ_INT(p->samples[0].time_us, 1100);   /* first delta relative to startTime */
+        CHECK_EQ_INT(p->samples[0].time_us, 1100); /* first delta relative to startTime */
         CHECK_EQ_INT(p->samples[5].time_us, 1600);
         const profile_frame_t *f = frame_named(p, "f");
         CHECK(f && f->line == 1 && f->column == 11 && !strcmp(f->url, "a.js") && f->kind == FRAME_JS);
         CHECK(frame_named(p, "(program)") && frame_named(p, "(program)")->kind == FRAME_PROGRAM);
         CHECK(frame_named(p, "(idle)") && frame_named(p, "(idle)")->kind == FRAME_IDLE);
         CHECK(frame_named(p, "(garbage collector)") && frame_named(p, "(garbage collector)")->kind == FRAME_GC);
-        CHECK(!frame_named(p, "(root)"));   /* the tree's root, not a frame */
+        CHECK(!frame_named(p, "(root)")); /* the tree's root, not a frame */
         double ticks2 = 0, ticks3 = 0;
         for (size_t i = 0; i < p->nticks; i++) {
             if (p->ticks[i].line == 2) ticks2 += p->ticks[i].ticks;
@@ -133,6 +149,7 @@ int main(void)
     CHECK(read_text("{\"nodes\":[{\"id\":1}]}", NULL) == NULL);
     CHECK(read_text("{\"nodes\":[]}", NULL) == NULL);
     CHECK(read_text("[1,2]", NULL) == NULL);
-    CHECK(read_text("{\"nodes\":[{\"id\":1," CF("(root)", "", -1, -1) "},{\"id\":1," CF("x", "", 0, 0) "}]}", NULL) == NULL);
+    CHECK(read_text("{\"nodes\":[{\"id\":1," CF("(root)", "", -1, -1) "},{\"id\":1," CF("x", "", 0, 0) "}]}", NULL) ==
+          NULL);
     return check_summary("test_cpuprofile");
 }

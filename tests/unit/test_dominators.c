@@ -61,7 +61,7 @@ static void check_graph(const char *what, const uint64_t *size)
             for (int i = 0; i < nd && want < 0; i++) {
                 int all = 1;
                 for (int j = 0; j < nd && all; j++)
-                    if (j != i && without[doms[j]][doms[i]]) all = 0;   /* doms[j] must dominate doms[i] */
+                    if (j != i && without[doms[j]][doms[i]]) all = 0; /* doms[j] must dominate doms[i] */
                 if (all) want = doms[i];
             }
             bad |= (int)idom[x] != want;
@@ -115,7 +115,7 @@ int main(void)
     /* a diamond: 0 -> 1, 2 -> 3; 3 is dominated by 0 only */
     nn = 5;
     memset(adj, 0, sizeof adj);
-    adj[0][1] = adj[0][2] = adj[1][3] = adj[2][3] = 1;   /* node 4 unreachable */
+    adj[0][1] = adj[0][2] = adj[1][3] = adj[2][3] = 1; /* node 4 unreachable */
     check_graph("diamond", size);
     /* a cycle hanging off a chain */
     nn = 6;

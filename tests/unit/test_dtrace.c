@@ -45,14 +45,16 @@ static void test_fixture(void)
     snprintf(path, sizeof path, "%s/dtrace/node_jstack.txt", dir);
     profile_t *p = profile_new();
     read_opts_t o = {0};
-    CHECK(format_read_path(path, p, &o) == 0);   /* detected as dtrace */
+    CHECK(format_read_path(path, p, &o) == 0); /* detected as dtrace */
     char *f = folded(p);
     CHECK(p->total == 17 + 5 + 3 + 40);
     CHECK(strstr(f, "node`_start;node`main;node`uv_run 40\n") != NULL);
     CHECK(strstr(f, "node`_start;node`main 3\n") != NULL);
     /* root first, helper frames kept verbatim, offsets and C++ parameter lists dropped */
-    CHECK(strstr(f, "node`_start;node`main;node`v8::internal::Execution::Call;node`v8::internal::Invoke;"
-                    "<< entry >>;<< internal >>;>> writeOrBuffer at _stream_writable.js position 6420;<< adaptor >>;") != NULL);
+    CHECK(strstr(f,
+                 "node`_start;node`main;node`v8::internal::Execution::Call;node`v8::internal::Invoke;"
+                 "<< entry >>;<< internal >>;>> writeOrBuffer at _stream_writable.js position 6420;<< adaptor >>;") !=
+          NULL);
     CHECK(strstr(f, "node`std::function<int (int, int)>::operator 5\n") != NULL);
     CHECK(strstr(f, "node`parse;inner_helper_[i];") != NULL);
     CHECK(strstr(f, "+0x") == NULL);
@@ -88,8 +90,8 @@ static void test_text(void)
 
     diag_verbosity = -1;
     CHECK(read_text("") == NULL);
-    CHECK(read_text("   node`main\n") == NULL);           /* no count */
-    CHECK(read_text("\xff\xfe garbage\n\n") == NULL);   /* frames but no count */
+    CHECK(read_text("   node`main\n") == NULL);       /* no count */
+    CHECK(read_text("\xff\xfe garbage\n\n") == NULL); /* frames but no count */
     diag_verbosity = 0;
 }
 

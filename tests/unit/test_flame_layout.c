@@ -2,10 +2,10 @@
  * rectangles in name order with their weights, runs of [unknown] folded, minwidth pruning, and a
  * flame chart's runs along the timeline. */
 #include "check.h"
-#include "profile_fixture.h"
 #include "formats/flame_layout.h"
 #include "formats/format.h"
 #include "profile/profile.h"
+#include "profile_fixture.h"
 #include "util/buf.h"
 #include <math.h>
 #include <stdlib.h>
@@ -32,18 +32,18 @@ static void test_tree(void)
     CHECK(m && a && b && x && other);
     if (m && a && b && x && other) {
         CHECK(m->start == 0 && m->value == 45);
-        CHECK(a->start == 0 && a->value == 15);     /* a before b: name order */
+        CHECK(a->start == 0 && a->value == 15); /* a before b: name order */
         CHECK(b->start == 15 && b->value == 30);
         CHECK(x->start == 0 && x->value == 5);
         CHECK(other->start == 45 && other->value == 5);
-        CHECK(isnan(m->before));                    /* not a differential */
+        CHECK(isnan(m->before)); /* not a differential */
     }
     CHECK(l.max_depth == 3);
     CHECK(l.dropped == 0);
     free(l.r);
     /* minwidth: a frame narrower than min_px is dropped and counted */
     flame_layout_t l2 = {0};
-    flame_layout_tree(p, &o, 100, 50, 15, &l2);   /* 15 px = 7.5 units: x (5) and other (5) go */
+    flame_layout_tree(p, &o, 100, 50, 15, &l2); /* 15 px = 7.5 units: x (5) and other (5) go */
     CHECK(!find(p, &l2, "x", 3) && !find(p, &l2, "other", 1) && find(p, &l2, "b", 2));
     CHECK(l2.dropped >= 2);
     free(l2.r);
@@ -63,7 +63,7 @@ static void test_unknown_runs(void)
         flame_layout_t l = {0};
         flame_layout_tree(q, &o, 600, 6, 0, &l);
         const flame_rect_t *f = find(q, &l, "f", 2), *g = find(q, &l, "g", 2);
-        CHECK(f && g);   /* one level of [unknown] below them, not two or three */
+        CHECK(f && g); /* one level of [unknown] below them, not two or three */
         free(l.r);
         free(fi.run_min);
         free(fi.run_max);

@@ -57,15 +57,17 @@ static char *numbers_n(const char *text, size_t len, json_token_t *end, long *li
     return out.data ? out.data : "";
 }
 
-static char *numbers(const char *text, json_token_t *end, long *line) { return numbers_n(text, strlen(text), end, line); }
+static char *numbers(const char *text, json_token_t *end, long *line)
+{
+    return numbers_n(text, strlen(text), end, line);
+}
 
 int main(void)
 {
-    diag_verbosity = -1;   /* the error cases print; keep the test output short */
-    CHECK_STR(tokens("{\"a\": [1, -2.5e3, true, false, null], \"b\": {}}"),
-              "{k:a [n:1 n:-2500 tfz]k:b {}}.");
+    diag_verbosity = -1; /* the error cases print; keep the test output short */
+    CHECK_STR(tokens("{\"a\": [1, -2.5e3, true, false, null], \"b\": {}}"), "{k:a [n:1 n:-2500 tfz]k:b {}}.");
     CHECK_STR(tokens("  [\"x\\n\\\"y\\u00e9\\ud83d\\ude00\"]\n"), "[s:x\n\"y\xc3\xa9\xf0\x9f\x98\x80 ].");
-    CHECK_STR(tokens("[1e400]"), "[E");   /* out of range: an error, not inf */
+    CHECK_STR(tokens("[1e400]"), "[E"); /* out of range: an error, not inf */
     /* malformed: an error token, never a crash or a loop */
     CHECK_STR(tokens("{\"a\" 1}"), "{E");
     CHECK_STR(tokens("[1,]"), "[n:1 E");

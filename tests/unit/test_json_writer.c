@@ -69,7 +69,7 @@ static void test_structure(void)
     jw_end(&w);
     jw_array_begin_lines(&w, "none");
     jw_end(&w);
-    jw_array_begin_lines(&w, "closed");   /* the "]" on a line of its own */
+    jw_array_begin_lines(&w, "closed"); /* the "]" on a line of its own */
     jw_int(&w, NULL, 3);
     jw_newline(&w);
     jw_end(&w);
@@ -96,7 +96,9 @@ static void test_spaced(void)
     }
     jw_newline(&w);
     jw_end(&w);
-    CHECK_STR(out.data, "[\n  {\"name\": \"A\", \"count\": 1, \"xs\": [1, 2]},\n  {\"name\": \"B\", \"count\": 2, \"xs\": [1, 2]}\n]");
+    CHECK_STR(
+        out.data,
+        "[\n  {\"name\": \"A\", \"count\": 1, \"xs\": [1, 2]},\n  {\"name\": \"B\", \"count\": 2, \"xs\": [1, 2]}\n]");
 }
 
 static void test_strings(void)
@@ -106,11 +108,11 @@ static void test_strings(void)
     jw_string(&w, "esc", "q\" b\\ n\n t\t r\r \x01 \x1f \x7f /");
     jw_string(&w, "key \"quoted\"\n", "v");
     jw_string_n(&w, "nul", "a\0b", 3);
-    jw_string(&w, "utf8", "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");   /* é € 😀 copied */
-    jw_string(&w, "stray", "a\x80z");               /* a continuation byte alone */
-    jw_string(&w, "cut", "a\xe2\x82");              /* a sequence cut short by the end */
-    jw_string(&w, "cut2", "\xe2\x82z");             /* ... and by an ASCII byte */
-    jw_string(&w, "c0", "\xc0\xaf");                /* 0xC0 never starts a sequence */
+    jw_string(&w, "utf8", "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"); /* é € 😀 copied */
+    jw_string(&w, "stray", "a\x80z");                                /* a continuation byte alone */
+    jw_string(&w, "cut", "a\xe2\x82");                               /* a sequence cut short by the end */
+    jw_string(&w, "cut2", "\xe2\x82z");                              /* ... and by an ASCII byte */
+    jw_string(&w, "c0", "\xc0\xaf");                                 /* 0xC0 never starts a sequence */
     jw_string(&w, "ff", "\xff");
     jw_end(&w);
     CHECK_STR(out.data, "{\"esc\":\"q\\\" b\\\\ n\\n t\\t r\\u000d \\u0001 \\u001f \\u007f /\","
@@ -176,7 +178,7 @@ static void test_round_trip(void)
     for (size_t i = 0; i < sizeof doubles / sizeof *doubles; i++) jw_double(&w, NULL, doubles[i]);
     jw_end(&w);
     jw_object_begin(&w, "more");
-    jw_int(&w, "neg", -9007199254740991LL);   /* -(2^53 - 1): exact in a double */
+    jw_int(&w, "neg", -9007199254740991LL); /* -(2^53 - 1): exact in a double */
     jw_bool(&w, "t", 1);
     jw_bool(&w, "f", 0);
     jw_null(&w, "z");

@@ -10,7 +10,7 @@
 static pm_trend_t fit(const double *y, size_t n, double *slope)
 {
     double x[64];
-    for (size_t i = 0; i < n; i++) x[i] = 2.0 * (double)i + (i % 3 ? 0.05 * (double)(i % 5) : 0);   /* jitter */
+    for (size_t i = 0; i < n; i++) x[i] = 2.0 * (double)i + (i % 3 ? 0.05 * (double)(i % 5) : 0); /* jitter */
     double late, r2, rising;
     return pm_fit_trend(x, y, n, slope, &late, &r2, &rising);
 }
@@ -19,17 +19,17 @@ int main(void)
 {
     double y[64], s;
     size_t n = 11;
-    for (size_t i = 0; i < n; i++) y[i] = 300 + 400.0 * (double)i;   /* 200 a second, every 2 s */
+    for (size_t i = 0; i < n; i++) y[i] = 300 + 400.0 * (double)i; /* 200 a second, every 2 s */
     CHECK_EQ_INT(fit(y, n, &s), PM_TREND_GROWING);
     CHECK(fabs(s - 200) < 10);
-    for (size_t i = 0; i < n; i++) y[i] = i < 4 ? 600.0 * (double)i : 2400;   /* fills in 6 s, then stays */
+    for (size_t i = 0; i < n; i++) y[i] = i < 4 ? 600.0 * (double)i : 2400; /* fills in 6 s, then stays */
     CHECK_EQ_INT(fit(y, n, &s), PM_TREND_PLATEAU);
-    for (size_t i = 0; i < 8; i++) y[i] = i < 5 ? 500.0 * (double)i : 2400;   /* fills late in a short watch */
+    for (size_t i = 0; i < 8; i++) y[i] = i < 5 ? 500.0 * (double)i : 2400; /* fills late in a short watch */
     CHECK_EQ_INT(fit(y, 8, &s), PM_TREND_PLATEAU);
     srand(7);
-    for (size_t i = 0; i < n; i++) y[i] = 2000 + rand() % 15000;   /* churn */
+    for (size_t i = 0; i < n; i++) y[i] = 2000 + rand() % 15000; /* churn */
     CHECK_EQ_INT(fit(y, n, &s), PM_TREND_NOISY);
-    for (size_t i = 0; i < n; i++) y[i] = 1000 + (double)(i % 3) * 3000;   /* a sawtooth: garbage and GCs */
+    for (size_t i = 0; i < n; i++) y[i] = 1000 + (double)(i % 3) * 3000; /* a sawtooth: garbage and GCs */
     CHECK(fit(y, n, &s) != PM_TREND_GROWING);
     for (size_t i = 0; i < n; i++) y[i] = 480 + (double)(i % 2);
     CHECK_EQ_INT(fit(y, n, &s), PM_TREND_FLAT);

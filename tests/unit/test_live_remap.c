@@ -23,7 +23,8 @@ __attribute__((noinline)) int remap_me(int x);
 __attribute__((noinline)) int remap_me(int x) { return x * 3 + 1; }
 
 /* The file offset of addr in this process's mapping of its executable. */
-static int file_offset_of(uint64_t addr, uint64_t *off) {
+static int file_offset_of(uint64_t addr, uint64_t *off)
+{
     FILE *f = fopen("/proc/self/maps", "r");
     char line[4096];
     int found = -1;
@@ -41,7 +42,8 @@ static int file_offset_of(uint64_t addr, uint64_t *off) {
 
 /* The child: waits for a byte, maps remap_me's page again, writes the new address of remap_me,
  * then waits to be killed. */
-static void child(int in, int out) {
+static void child(int in, int out)
+{
     char c;
     if (read(in, &c, 1) != 1) _exit(1);
     uint64_t fn = (uint64_t)(uintptr_t)&remap_me, off;
@@ -56,7 +58,8 @@ static void child(int in, int out) {
     for (;;) pause();
 }
 
-int main(void) {
+int main(void)
+{
     CHECK(remap_me(1) == 4);
     int to[2], from[2];
     if (pipe(to) != 0 || pipe(from) != 0) return 1;
@@ -72,24 +75,25 @@ int main(void) {
     CHECK(t != NULL);
     uint64_t again = 0;
     if (t && write(to[1], "x", 1) == 1 && read(from[0], &again, sizeof again) == sizeof again) {
-        uint64_t fn = (uint64_t)(uintptr_t)&remap_me;   /* the same address in the child (fork) */
+        uint64_t fn = (uint64_t)(uintptr_t)&remap_me; /* the same address in the child (fork) */
         target_symbol_t s;
         CHECK(target_symbolize(t, fn + 1, &s) == 0 && s.name && strcmp(s.name, "remap_me") == 0 && s.addr == fn);
-        CHECK(target_mapping_at(t, again) == NULL);   /* mapped after the target was opened */
+        CHECK(target_mapping_at(t, again) == NULL); /* mapped after the target was opened */
         const target_mapping_t *m = target_mapping_refresh(t, again);
         CHECK(m != NULL && m->path && (m->prot & 4));
         CHECK(target_mapping_at(t, again) == m);
         memset(&s, 0, sizeof s);
         CHECK(target_symbolize(t, again + 1, &s) == 0);
         CHECK_STR(s.name, "remap_me");
-        CHECK(s.addr == again);   /* the symbol as mapped where it was asked for */
+        CHECK(s.addr == again); /* the symbol as mapped where it was asked for */
         /* the first mapping still names it at its own place */
         CHECK(target_symbolize(t, fn + 1, &s) == 0 && s.addr == fn);
         /* a second miss within 100 ms does not read the maps again; nothing there anyway */
         CHECK(target_mapping_refresh(t, 8) == NULL);
         /* the bytes are the function's, at both places */
         uint8_t a[16], b[16];
-        CHECK(target_read(t, fn, a, sizeof a) == 0 && target_read(t, again, b, sizeof b) == 0 && memcmp(a, b, sizeof a) == 0);
+        CHECK(target_read(t, fn, a, sizeof a) == 0 && target_read(t, again, b, sizeof b) == 0 &&
+              memcmp(a, b, sizeof a) == 0);
     } else {
         CHECK(!"the child did not map the page again");
     }

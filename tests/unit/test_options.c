@@ -29,7 +29,7 @@ static const opt_t table[] = {
     OPT_BOOL("all", 'a', "all", &flag_a),
     OPT_SETINT("bee", 'b', "bee", &flag_b, 7),
     OPT_NUM("limit", 'n', "N", "rows", &limit),
-    OPT_INT("count", 'c', "N", NULL, &count),   /* hidden */
+    OPT_INT("count", 'c', "N", NULL, &count), /* hidden */
     OPT_FN("even", 0, "N", "an even number", &even, check_even),
     OPT_HELP,
     OPT_END,
@@ -78,14 +78,15 @@ static void capture_end(int saved)
 
 static void test_syntax(void)
 {
-    char *a1[] = {"test", "in1", "--output=x.svg", "-va", "in2", "-n", "5", "--json", "-c12", "--", "-n", "--json", NULL};
+    char *a1[] = {"test", "in1", "--output=x.svg", "-va", "in2", "-n", "5", "--json", "-c12",
+                  "--",   "-n",  "--json",         NULL};
     int n = parse(0, a1);
     CHECK_EQ_INT(n, 4);
     CHECK_STR(a1[1], "in1");
     CHECK_STR(a1[2], "in2");
-    CHECK_STR(a1[3], "-n");   /* after --: operands */
+    CHECK_STR(a1[3], "-n"); /* after --: operands */
     CHECK_STR(a1[4], "--json");
-    CHECK_STR(a1[5], "--output=x.svg");   /* argv stays a permutation: the option words follow */
+    CHECK_STR(a1[5], "--output=x.svg"); /* argv stays a permutation: the option words follow */
     CHECK_STR(a1[6], "-va");
     CHECK_STR(a1[11], "--");
     CHECK_STR(out, "x.svg");
@@ -95,7 +96,7 @@ static void test_syntax(void)
 
     char *a2[] = {"test", "--output", "y", "-b", "-", "-ofile", NULL};
     CHECK_EQ_INT(parse(0, a2), 1);
-    CHECK_STR(a2[1], "-");   /* stdin is an operand */
+    CHECK_STR(a2[1], "-"); /* stdin is an operand */
     CHECK_STR(out, "file");
     CHECK_EQ_INT(flag_b, 7);
 
@@ -118,14 +119,16 @@ static void test_syntax(void)
 static void test_errors(void)
 {
     static char *bad[][6] = {
-        {"test", "--nope", NULL},          {"test", "-x", NULL},       {"test", "--output", NULL},
-        {"test", "--json=1", NULL},        {"test", "-n", "many", NULL}, {"test", "--even=3", NULL},
-        {"test", "-o", NULL},              {"test", "--count", "1x", NULL},
+        {"test", "--nope", NULL},     {"test", "-x", NULL},
+        {"test", "--output", NULL},   {"test", "--json=1", NULL},
+        {"test", "-n", "many", NULL}, {"test", "--even=3", NULL},
+        {"test", "-o", NULL},         {"test", "--count", "1x", NULL},
     };
     static const char *want[] = {
-        "unknown option '--nope'", "unknown option '-x'", "--output needs a value (FILE)", "--json takes no value",
-        "-n expects a number, not 'many'", "--even takes an even number, not '3'", "-o needs a value (FILE)",
-        "--count expects an integer, not '1x'",
+        "unknown option '--nope'",         "unknown option '-x'",
+        "--output needs a value (FILE)",   "--json takes no value",
+        "-n expects a number, not 'many'", "--even takes an even number, not '3'",
+        "-o needs a value (FILE)",         "--count expects an integer, not '1x'",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int saved;
@@ -165,7 +168,7 @@ static void test_help(void)
     CHECK(strstr(text, "\n  -o, --output FILE      where\n") != NULL);
     CHECK(strstr(text, "\n      --json             json\n") != NULL);
     CHECK(strstr(text, "\n      --even N           an even number\n") != NULL);
-    CHECK(strstr(text, "count") == NULL);   /* hidden */
+    CHECK(strstr(text, "count") == NULL); /* hidden */
 }
 
 /* merge and diff refuse profiles whose weights have different units; reading several inputs into

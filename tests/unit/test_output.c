@@ -18,7 +18,7 @@ static void test_regular(void)
     CHECK(output_open(&o, path, NULL, 0) == 0);
     fputs("hello\n", o.f);
     struct stat st;
-    CHECK(stat(path, &st) != 0);   /* not there until committed */
+    CHECK(stat(path, &st) != 0); /* not there until committed */
     CHECK(output_commit(&o) == 0);
     CHECK(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 6);
     /* an input is never the output */
@@ -31,7 +31,7 @@ static void test_regular(void)
 static void test_device(void)
 {
     struct stat before, after;
-    if (stat("/dev/null", &before) != 0 || !S_ISCHR(before.st_mode)) return;   /* no /dev/null to test with */
+    if (stat("/dev/null", &before) != 0 || !S_ISCHR(before.st_mode)) return; /* no /dev/null to test with */
     output_t o;
     CHECK(output_open(&o, "/dev/null", NULL, 0) == 0);
     CHECK(o.tmp == NULL);

@@ -15,7 +15,8 @@ static uint8_t ring[PAGE + DATA];
 static uint64_t seen[16];
 static int nseen;
 
-static void on_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end) {
+static void on_record(void *ctx, const struct perf_event_header *h, const uint8_t *q, const uint8_t *end)
+{
     (void)ctx;
     uint64_t v = 0;
     if (h->type == PERF_RECORD_SAMPLE && end - q >= 8) memcpy(&v, q, 8);
@@ -24,7 +25,8 @@ static void on_record(void *ctx, const struct perf_event_header *h, const uint8_
 }
 
 /* writes a sample record carrying value v and pad bytes more at ring offset at (wrapping) */
-static uint64_t put(uint64_t at, uint64_t v, size_t pad) {
+static uint64_t put(uint64_t at, uint64_t v, size_t pad)
+{
     uint8_t rec[256];
     struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, (uint16_t)(sizeof h + 8 + pad)};
     memcpy(rec, &h, sizeof h);
@@ -34,16 +36,17 @@ static uint64_t put(uint64_t at, uint64_t v, size_t pad) {
     return at + h.size;
 }
 
-int main(void) {
+int main(void)
+{
     struct perf_event_mmap_page *m = (struct perf_event_mmap_page *)ring;
     perf_ring_t r = {ring, NULL};
 
     /* 1. records in order, the second wrapping around the end */
     m->data_offset = PAGE, m->data_size = DATA;
-    uint64_t at = DATA - 20;   /* (tail and head count bytes ever written: past one lap) */
+    uint64_t at = DATA - 20; /* (tail and head count bytes ever written: past one lap) */
     m->data_tail = at;
     at = put(at, 111, 0);
-    at = put(at, 222, 40);     /* 56 bytes from DATA - 4: wraps */
+    at = put(at, 222, 40); /* 56 bytes from DATA - 4: wraps */
     at = put(at, 333, 8);
     m->data_head = at;
     nseen = 0;
@@ -69,19 +72,26 @@ int main(void) {
     /* 3. a sample: identifier, tid, time, raw (8 + 4 bytes), registers, stack copy of 32 (24 used) */
     uint8_t s[512];
     size_t k = 0;
-#define PUT64(x) do { uint64_t x_ = (x); memcpy(s + k, &x_, 8); k += 8; } while (0)
-    PUT64(77);                                  /* identifier */
-    PUT64((5ull << 32) | 4);                    /* pid 4, tid 5 */
-    PUT64(123456789);                           /* time */
+#define PUT64(x)                                                                                                       \
+    do {                                                                                                               \
+        uint64_t x_ = (x);                                                                                             \
+        memcpy(s + k, &x_, 8);                                                                                         \
+        k += 8;                                                                                                        \
+    } while (0)
+    PUT64(77);               /* identifier */
+    PUT64((5ull << 32) | 4); /* pid 4, tid 5 */
+    PUT64(123456789);        /* time */
     uint32_t raw_len = 40;
-    memcpy(s + k, &raw_len, 4); k += 4;
+    memcpy(s + k, &raw_len, 4);
+    k += 4;
     for (uint32_t i = 0; i < raw_len; i++) s[k + i] = (uint8_t)i;
     k += raw_len;
     PUT64(PERF_SAMPLE_REGS_ABI_64);
-    for (int i = 0; i < 17; i++) PUT64(1000 + (uint64_t)i);   /* ax bx cx dx si di bp sp ip r8..r15 */
+    for (int i = 0; i < 17; i++) PUT64(1000 + (uint64_t)i); /* ax bx cx dx si di bp sp ip r8..r15 */
     PUT64(32);
-    memset(s + k, 0xcd, 32); k += 32;
-    PUT64(24);                                  /* dyn size */
+    memset(s + k, 0xcd, 32);
+    k += 32;
+    PUT64(24); /* dyn size */
     event_sample_t e;
     CHECK_EQ_INT(events_parse_sample(s, s + k, EVENTS_SAMPLE_TYPE, &e), 0);
     CHECK_EQ_INT(e.id, 77);
@@ -91,14 +101,14 @@ int main(void) {
     uint64_t v;
     CHECK_EQ_INT(events_raw_u64(&e, 16, &v), 0);
     CHECK_EQ_INT(v & 0xff, 16);
-    CHECK(events_raw_u64(&e, 36, &v) != 0);     /* past the raw data */
+    CHECK(events_raw_u64(&e, 36, &v) != 0); /* past the raw data */
     CHECK_EQ_INT(e.has_regs, 1);
-    CHECK_EQ_INT(e.regs[13], 1004);             /* rsi: perf's register 4 */
-    CHECK_EQ_INT(e.regs[16], 1008);             /* rip */
-    CHECK_EQ_INT(e.regs[19], 1007);             /* rsp */
-    CHECK_EQ_INT(e.regs[0], 1016);              /* r15: perf's 23 */
+    CHECK_EQ_INT(e.regs[13], 1004); /* rsi: perf's register 4 */
+    CHECK_EQ_INT(e.regs[16], 1008); /* rip */
+    CHECK_EQ_INT(e.regs[19], 1007); /* rsp */
+    CHECK_EQ_INT(e.regs[0], 1016);  /* r15: perf's 23 */
     CHECK_EQ_INT(e.stack_len, 24);
-    CHECK(events_parse_sample(s, s + k - 40, EVENTS_SAMPLE_TYPE, &e) != 0);   /* cut short */
+    CHECK(events_parse_sample(s, s + k - 40, EVENTS_SAMPLE_TYPE, &e) != 0); /* cut short */
 
     /* 4. -e lists */
     record_events_t ev;

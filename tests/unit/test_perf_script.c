@@ -4,9 +4,9 @@
 #include "formats/folded.h"
 #include "formats/format.h"
 #include "formats/perf_opts.h"
-#include "util/options.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/options.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,11 +123,12 @@ static void test_annotations(void)
     CHECK(p != NULL);
     if (!p) return;
     char *f = folded(p);
-    CHECK(strstr(f, "node-?;") == f);            /* default perf script prints no PID: Perl writes '?' */
+    CHECK(strstr(f, "node-?;") == f); /* default perf script prints no PID: Perl writes '?' */
     CHECK(strstr(f, "_[k]") != NULL);
     CHECK(strstr(f, "JS:*parseRecords /work/main/examples/busy.js:4:22_[j]") != NULL);
     CHECK(strstr(f, "__libc_start_call_main_[") == NULL);
-    CHECK(find_frame(p, "asm_exc_page_fault_[k]") == NULL || find_frame(p, "asm_exc_page_fault_[k]")->kind == FRAME_KERNEL);
+    CHECK(find_frame(p, "asm_exc_page_fault_[k]") == NULL ||
+          find_frame(p, "asm_exc_page_fault_[k]")->kind == FRAME_KERNEL);
     free(f);
     profile_free(p);
 }
@@ -146,7 +147,7 @@ static void test_multi_fields(void)
     CHECK(strstr(f, "\nt-7579/7579;") != NULL || !strncmp(f, "t-7579/7579;", 12));
     CHECK(strstr(f, "node-7580/7593;") != NULL);
     CHECK(strstr(f, "sh-7577/7577;") != NULL);
-    CHECK(strstr(f, "2396.") == NULL);            /* no time in a frame (the Perl 1-char comm bug) */
+    CHECK(strstr(f, "2396.") == NULL); /* no time in a frame (the Perl 1-char comm bug) */
     free(f);
     profile_free(p);
 }
@@ -170,12 +171,11 @@ static void test_edge_cases(void)
     CHECK(p != NULL);
     if (!p) return;
     char *f = folded(p);
-    CHECK_STR(f,
-              "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
-              "net/http.(*Client).Do;(anonymous namespace)::Visit;std::function<int (int, int)>::operator;"
-              "JS:*fib /app/a.js:14:13;RegExp:(\\\\s+)|(\"x\") 1001001\n"
-              "a;main;malloc 1001001\n"
-              "node;uv_run;JS:~<anonymous> /app/a.js:1:1 2002002\n");
+    CHECK_STR(f, "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
+                 "net/http.(*Client).Do;(anonymous namespace)::Visit;std::function<int (int, int)>::operator;"
+                 "JS:*fib /app/a.js:14:13;RegExp:(\\\\s+)|(\"x\") 1001001\n"
+                 "a;main;malloc 1001001\n"
+                 "node;uv_run;JS:~<anonymous> /app/a.js:1:1 2002002\n");
     free(f);
     profile_free(p);
 
@@ -188,10 +188,9 @@ static void test_edge_cases(void)
     CHECK(p != NULL);
     if (!p) return;
     f = folded(p);
-    CHECK_STR(f,
-              "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
-              "net/http.(*Client).Do;std::function<int ;JS:*fib /app/a.js:14:13;RegExp: 1001001\n"
-              "a_99076/99076_10314749.002559:;main;malloc 1001001\n");
+    CHECK_STR(f, "V8_WorkerThread;[unknown];entry_SYSCALL_64_after_hwframe;[libc.so.6];outer;middle_[i];inner_[i];"
+                 "net/http.(*Client).Do;std::function<int ;JS:*fib /app/a.js:14:13;RegExp: 1001001\n"
+                 "a_99076/99076_10314749.002559:;main;malloc 1001001\n");
     free(f);
     profile_free(p);
 
@@ -263,7 +262,8 @@ static void test_errors_and_sniff(void)
     diag_verbosity = 0;
 
     const format_reader_t *perf = format_reader_by_name("perf");
-    const char *perf_head = "node  4692   510.896658:    3344481 cpu-clock:ppp: \n\tffffffff82238015 mas_find+0xb5 ([kernel.kallsyms])\n";
+    const char *perf_head =
+        "node  4692   510.896658:    3344481 cpu-clock:ppp: \n\tffffffff82238015 mas_find+0xb5 ([kernel.kallsyms])\n";
     const char *dtrace_head = "\n\n              node`main+0x1b\n              node`_start+0x83\n               17\n";
     const char *folded_head = "node;main;foo 12\nnode;main 3\n";
     const format_reader_t *dt = format_reader_by_name("dtrace");
@@ -325,7 +325,7 @@ static void test_peer_cases(void)
     perf_read_opts_t perl_p = {0};
     format_reader_opts_set(&perl, "perf", &perl_p);
     perl.to_ms = 1e300;
-    perl_p.perl_compat = 1;   /* the Perl script leaves them as perf printed them */
+    perl_p.perl_compat = 1; /* the Perl script leaves them as perf printed them */
     p = read_file("perf/rust.txt", &perl);
     CHECK(p && find_frame(p, "std::sys::unix::fs::File::open::hb90e1c1c787080f0") != NULL);
     profile_free(p);
@@ -341,7 +341,7 @@ static void test_peer_cases(void)
     if (p) {
         const profile_frame_t *f = find_frame(p, "do_idle_[k]");
         CHECK(f && f->kind == FRAME_KERNEL);
-        CHECK(find_frame(p, "bpf_prog_2b956549c660136a_uni_l4lb") != NULL);   /* a BPF program is not */
+        CHECK(find_frame(p, "bpf_prog_2b956549c660136a_uni_l4lb") != NULL); /* a BPF program is not */
         profile_free(p);
     }
 
@@ -369,7 +369,7 @@ static void test_peer_cases(void)
     if (p) {
         CHECK(find_frame(p, "sun/nio/ch/FileDispatcherImpl:.write0") != NULL);
         CHECK(find_frame(p, "io/netty/util/Recycler:.get_[i]") != NULL);
-        CHECK(find_frame(p, "Lio/netty/channel/nio/AbstractNioByteChannel:.doWrite") != NULL);   /* comm node */
+        CHECK(find_frame(p, "Lio/netty/channel/nio/AbstractNioByteChannel:.doWrite") != NULL); /* comm node */
         CHECK(find_frame(p, " ") != NULL);
         profile_free(p);
     }
@@ -378,17 +378,17 @@ static void test_peer_cases(void)
 /* Weights are periods; their unit says what a period counts (profile.weight_unit). */
 static void test_weight_unit(void)
 {
-    profile_t *p = read_file("perf/node_default.txt", NULL);   /* cpu-clock:ppp: ns */
+    profile_t *p = read_file("perf/node_default.txt", NULL); /* cpu-clock:ppp: ns */
     CHECK(p && !strcmp(p->weight_unit, "ns"));
     profile_free(p);
-    p = read_file("perf/single_line.txt", NULL);   /* -F comm,pid,ip,sym: no period */
+    p = read_file("perf/single_line.txt", NULL); /* -F comm,pid,ip,sym: no period */
     CHECK(p && !strcmp(p->weight_unit, "samples"));
     profile_free(p);
     diag_verbosity = -1;
-    p = read_file("perf/event_modifiers.txt", NULL);   /* cycles:u: cycles */
+    p = read_file("perf/event_modifiers.txt", NULL); /* cycles:u: cycles */
     CHECK(p && !strcmp(p->weight_unit, "cycles"));
     profile_free(p);
-    setenv("NODESCOPE_PERF_THREADS", "3", 1);   /* the parallel reader sets it too */
+    setenv("NODESCOPE_PERF_THREADS", "3", 1); /* the parallel reader sets it too */
     p = read_file("perf/event_modifiers.txt", NULL);
     CHECK(p && !strcmp(p->weight_unit, "cycles"));
     profile_free(p);
@@ -403,28 +403,27 @@ static void test_weight_unit(void)
  * tid == pid, the name, or the thread entry frames of the stack. --perl-compat keeps none. */
 static void test_threads(void)
 {
-    const char *text =
-        "node 500/500 [000] 10.000100: 1001001 cpu-clock:ppp: \n"
-        "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
-        "\t55a0 node::Start+0x10 (/usr/bin/node)\n"
-        "\t7fa0 __libc_start_main+0x80 (/usr/lib/libc.so.6)\n"
-        "\n"
-        "node 500/503 [001] 10.000200: 1001001 cpu-clock:ppp: \n"
-        "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
-        "\t55b8 node::(anonymous namespace)::PlatformWorkerThread+0x3 (/usr/bin/node)\n"
-        "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
-        "\n"
-        "node 500/503 [001] 10.000300: 1001001 cpu-clock:ppp: \n"
-        "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
-        "\n"
-        "node 500/510 [001] 10.000400: 1001001 cpu-clock:ppp: \n"
-        "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
-        "\t55c0 node::worker::Worker::Run+0x9 (/usr/bin/node)\n"
-        "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
-        "\n"
-        "libuv-worker 500/520 [001] 10.000500: 1001001 cpu-clock:ppp: \n"
-        "\t7fb0 sha512_block_data_order_avx2+0x5 (/usr/lib/libcrypto.so.3)\n"
-        "\n";
+    const char *text = "node 500/500 [000] 10.000100: 1001001 cpu-clock:ppp: \n"
+                       "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
+                       "\t55a0 node::Start+0x10 (/usr/bin/node)\n"
+                       "\t7fa0 __libc_start_main+0x80 (/usr/lib/libc.so.6)\n"
+                       "\n"
+                       "node 500/503 [001] 10.000200: 1001001 cpu-clock:ppp: \n"
+                       "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
+                       "\t55b8 node::(anonymous namespace)::PlatformWorkerThread+0x3 (/usr/bin/node)\n"
+                       "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
+                       "\n"
+                       "node 500/503 [001] 10.000300: 1001001 cpu-clock:ppp: \n"
+                       "\t55b0 v8::internal::compiler::PipelineImpl::OptimizeGraph+0x1 (/usr/bin/node)\n"
+                       "\n"
+                       "node 500/510 [001] 10.000400: 1001001 cpu-clock:ppp: \n"
+                       "\t7f00 JS:*hot /app/a.js:1:1 (/tmp/perf-500.map)\n"
+                       "\t55c0 node::worker::Worker::Run+0x9 (/usr/bin/node)\n"
+                       "\t7fa8 start_thread+0x5 (/usr/lib/libc.so.6)\n"
+                       "\n"
+                       "libuv-worker 500/520 [001] 10.000500: 1001001 cpu-clock:ppp: \n"
+                       "\t7fb0 sha512_block_data_order_avx2+0x5 (/usr/lib/libcrypto.so.3)\n"
+                       "\n";
     read_opts_t o = {0};
     perf_read_opts_t o_p = {0};
     format_reader_opts_set(&o, "perf", &o_p);

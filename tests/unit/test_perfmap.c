@@ -32,8 +32,8 @@ static void test_parse(void)
     uint32_t out[8];
     CHECK_EQ_INT(perfmap_covering(m, 0x1060, out, 8), 3);
     CHECK(out[0] == 0 && out[1] == 1 && out[2] == 2);
-    CHECK_EQ_INT(perfmap_covering(m, 0x1090, out, 8), 1);   /* only the first (size 0x100) */
-    CHECK_EQ_INT(perfmap_covering(m, 0x5000, out, 8), 0);   /* the partial line is not read */
+    CHECK_EQ_INT(perfmap_covering(m, 0x1090, out, 8), 1); /* only the first (size 0x100) */
+    CHECK_EQ_INT(perfmap_covering(m, 0x5000, out, 8), 0); /* the partial line is not read */
     CHECK_EQ_INT(perfmap_covering(m, 0xfff, out, 8), 0);
     /* newest written before a file offset: before line 8 was complete, the answer is line 6 */
     CHECK_EQ_INT(perfmap_newest_before(m, 0x1060, m->entries[2].file_offset - 1), 1);
@@ -71,7 +71,8 @@ static void test_overlap_random(void)
             uint64_t a = 0x1000 + (uint64_t)(rand() % 4300);
             uint32_t got[1024];
             size_t cnt = perfmap_covering(m, a, got, 1024), expect = 0;
-            for (size_t j = 0; j < m->n; j++) expect += m->entries[j].start <= a && a < m->entries[j].start + m->entries[j].size;
+            for (size_t j = 0; j < m->n; j++)
+                expect += m->entries[j].start <= a && a < m->entries[j].start + m->entries[j].size;
             CHECK_EQ_INT(cnt, expect);
         }
         free(over);

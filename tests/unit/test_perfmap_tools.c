@@ -11,8 +11,8 @@
 
 static const char map_text[] = "1000 100 JS:~a /x.js:1:1\n"
                                "2000 10 Builtin:ArrayMap\n"
-                               "1000 100 JS:~a /x.js:1:1\n"          /* the same range again */
-                               "1080 20 JS:*b /x.js:9:1\n"           /* overlaps the two above */
+                               "1000 100 JS:~a /x.js:1:1\n" /* the same range again */
+                               "1080 20 JS:*b /x.js:9:1\n"  /* overlaps the two above */
                                "3000 8 RegExp:^x\n"
                                "4000 8 BytecodeHandler:Add\n"
                                "5000 8 Eval:f\n";

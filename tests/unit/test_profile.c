@@ -155,7 +155,8 @@ static uint32_t add_thread_stack(profile_t *p, uint32_t t, const char *const *na
     for (const char *c = p->threads[t].name; *c; c++) buf_putc(&proc, *c == ' ' ? '_' : *c);
     fr[k++] = profile_frame(p, proc.data, proc.len, "", 0, 0, FRAME_PROCESS);
     buf_free(&proc);
-    for (size_t i = 0; i < n; i++) fr[k++] = profile_frame_simple(p, names[i], profile_classify_name(names[i], strlen(names[i])));
+    for (size_t i = 0; i < n; i++)
+        fr[k++] = profile_frame_simple(p, names[i], profile_classify_name(names[i], strlen(names[i])));
     profile_thread_note_stack(p, t, fr + 1, k - 1);
     uint32_t leaf = profile_add_stack(p, fr, k, w);
     if (time_us >= 0) profile_add_sample(p, time_us, leaf, w);
@@ -176,7 +177,7 @@ static profile_t *threaded_profile(void)
     static const char *const m2[] = {"main", "node::Start", "JS:~cold /app/a.js:9:1"};
     static const char *const v1[] = {"start_thread", "node::(anonymous namespace)::PlatformWorkerThread",
                                      "v8::internal::OptimizingCompileDispatcher::CompileTask::RunInternal"};
-    static const char *const v2[] = {"v8::internal::ScavengerCollector::JobTask::Run"};   /* no entry frame */
+    static const char *const v2[] = {"v8::internal::ScavengerCollector::JobTask::Run"}; /* no entry frame */
     static const char *const wk[] = {"start_thread", "node::worker::Worker::Run", "JS:*hot /app/a.js:1:1"};
     static const char *const lu[] = {"start_thread", "worker", "sha512_block_data_order_avx2"};
     add_thread_stack(p, main_t, m1, 3, 6, 1000);
@@ -193,16 +194,16 @@ static void test_thread_roles(void)
 {
     profile_t *p = threaded_profile();
     CHECK_EQ_INT(p->nthreads, 6);
-    CHECK_EQ_INT(p->threads[0].role, THREAD_MAIN);      /* tid == pid */
-    CHECK_EQ_INT(p->threads[1].role, THREAD_V8);        /* PlatformWorkerThread on the stack */
-    CHECK_EQ_INT(p->threads[2].role, THREAD_V8);        /* its name */
-    CHECK_EQ_INT(p->threads[3].role, THREAD_WORKER);    /* node::worker::Worker::Run */
+    CHECK_EQ_INT(p->threads[0].role, THREAD_MAIN);   /* tid == pid */
+    CHECK_EQ_INT(p->threads[1].role, THREAD_V8);     /* PlatformWorkerThread on the stack */
+    CHECK_EQ_INT(p->threads[2].role, THREAD_V8);     /* its name */
+    CHECK_EQ_INT(p->threads[3].role, THREAD_WORKER); /* node::worker::Worker::Run */
     CHECK_EQ_INT(p->threads[5].role, THREAD_LIBUV);
     buf_t b = {0};
     profile_thread_label(p, 0, &b);
     CHECK_STR(b.data, "node [main]");
     buf_clear(&b);
-    profile_thread_label(p, 4, &b);   /* tid 110: the first Worker */
+    profile_thread_label(p, 4, &b); /* tid 110: the first Worker */
     CHECK_STR(b.data, "node [Worker 1]");
     buf_clear(&b);
     profile_thread_label(p, 3, &b);
@@ -215,9 +216,15 @@ static void test_thread_roles(void)
     CHECK_STR(b.data, "node [libuv]");
     /* several processes' recording: the pid in each label, and the labels read back as roles */
     p->thread_pids = 1;
-    static const struct { uint32_t t; const char *label; thread_role_t role; } pid_labels[] = {
-        {0, "node [pid 100 main]", THREAD_MAIN}, {4, "node [pid 100 Worker 1]", THREAD_WORKER},
-        {1, "node [pid 100 V8 worker]", THREAD_V8}, {5, "node [pid 100 libuv]", THREAD_LIBUV},
+    static const struct {
+        uint32_t t;
+        const char *label;
+        thread_role_t role;
+    } pid_labels[] = {
+        {0, "node [pid 100 main]", THREAD_MAIN},
+        {4, "node [pid 100 Worker 1]", THREAD_WORKER},
+        {1, "node [pid 100 V8 worker]", THREAD_V8},
+        {5, "node [pid 100 libuv]", THREAD_LIBUV},
     };
     for (size_t i = 0; i < sizeof pid_labels / sizeof *pid_labels; i++) {
         buf_clear(&b);
@@ -432,8 +439,8 @@ static void test_folded_url_fields(void)
     profile_merge(m, p, 1);
     size_t nodes = m->nnodes, frames = m->nframes;
     profile_merge(m, q, 1);
-    CHECK_EQ_INT(m->nframes, frames + 2);   /* new: the thread frame and perf's process frame; fib is not */
-    CHECK_EQ_INT(m->nnodes, nodes + 3);     /* the thread, its process, fib under it */
+    CHECK_EQ_INT(m->nframes, frames + 2); /* new: the thread frame and perf's process frame; fib is not */
+    CHECK_EQ_INT(m->nnodes, nodes + 3);   /* the thread, its process, fib under it */
     uint32_t fib = frame_named(m, "JS:*fib");
     size_t uses = 0;
     for (size_t i = 1; i < m->nnodes; i++) uses += m->nodes[i].frame == fib;
@@ -472,8 +479,8 @@ static void test_cpuprofile_weights_kept(void)
     profile_t *p = profile_new();
     p->weight_unit = strpool_cstr(p->strings, "ns");
     uint32_t f[2] = {profile_frame_simple(p, "main", FRAME_NATIVE), profile_frame_simple(p, "work", FRAME_NATIVE)};
-    profile_add_stack(p, f, 2, 3e9);     /* 3 s */
-    profile_add_stack(p, f, 1, 1.5e9);   /* 1.5 s */
+    profile_add_stack(p, f, 2, 3e9);   /* 3 s */
+    profile_add_stack(p, f, 1, 1.5e9); /* 1.5 s */
     char *text = NULL;
     size_t len = 0;
     FILE *mf = open_memstream(&text, &len);
@@ -482,7 +489,7 @@ static void test_cpuprofile_weights_kept(void)
     size_t commas = 0;
     const char *s = strstr(text, "\"samples\":["), *e = s ? strchr(s, ']') : NULL;
     for (const char *c = s; c && c < e; c++) commas += *c == ',';
-    CHECK_EQ_INT(commas + 1, 4500);   /* a sample per ms */
+    CHECK_EQ_INT(commas + 1, 4500); /* a sample per ms */
     CHECK(strstr(text, "\"endTime\":4500000}") != NULL);
     free(text);
     p->weight_unit = strpool_cstr(p->strings, "cycles");

@@ -1,12 +1,12 @@
 /* The SVG flame graph writer: escaping of hostile names, minwidth pruning
  * counts, byte-identical output, and the js palette's classes. */
 #include "check.h"
-#include "profile_fixture.h"
 #include "formats/flame.h"
 #include "formats/format.h"
 #include "formats/palette.h"
 #include "formats/svg_text.h"
 #include "profile/profile.h"
+#include "profile_fixture.h"
 #include "util/buf.h"
 #include <stdlib.h>
 
@@ -26,10 +26,18 @@ static void test_escape(void)
     CHECK_STR(escaped("a&b\"c'd", 7), "a&amp;b&quot;c&#39;d");
     /* valid UTF-8 passes through; invalid bytes and control characters become U+FFFD */
     CHECK_STR(escaped("\xc3\xa9t\xc3\xa9", 5), "\xc3\xa9t\xc3\xa9");
-    CHECK_STR(escaped("a\xff" "b", 3), "a\xef\xbf\xbd" "b");
-    CHECK_STR(escaped("a\x01" "b", 3), "a\xef\xbf\xbd" "b");
-    CHECK_STR(escaped("\xc3", 1), "\xef\xbf\xbd");            /* truncated sequence */
-    CHECK(!strstr(escaped("\xed\xa0\x80", 3), "\xed\xa0\x80"));   /* UTF-16 surrogate */
+    CHECK_STR(escaped("a\xff"
+                      "b",
+                      3),
+              "a\xef\xbf\xbd"
+              "b");
+    CHECK_STR(escaped("a\x01"
+                      "b",
+                      3),
+              "a\xef\xbf\xbd"
+              "b");
+    CHECK_STR(escaped("\xc3", 1), "\xef\xbf\xbd");              /* truncated sequence */
+    CHECK(!strstr(escaped("\xed\xa0\x80", 3), "\xed\xa0\x80")); /* UTF-16 surrogate */
 
     buf_t j = {0};
     svg_json_string(&j, "</script>\"\\");
@@ -86,15 +94,15 @@ static void test_minwidth(void)
     free(s);
 
     flame_opts_defaults(&o);
-    o.minwidth = 0.05;    /* 0.12 px stays */
+    o.minwidth = 0.05; /* 0.12 px stays */
     s = svg_of(p, &o);
     CHECK_EQ_INT(o.dropped, 0);
-    CHECK(strstr(s, "small000") != NULL);   /* the others are front-coded after it */
+    CHECK(strstr(s, "small000") != NULL); /* the others are front-coded after it */
     CHECK(strstr(s, "\"count\":103,") != NULL);
     free(s);
 
     flame_opts_defaults(&o);
-    o.minwidth = 1, o.minwidth_pct = 1;   /* 1% of 10100: every small frame, not big */
+    o.minwidth = 1, o.minwidth_pct = 1; /* 1% of 10100: every small frame, not big */
     s = svg_of(p, &o);
     CHECK_EQ_INT(o.dropped, 100);
     CHECK(strstr(s, "big") != NULL);
@@ -123,7 +131,7 @@ static void test_palette(void)
     profile_t *p = folded("node;uv_run;JS:*fib a.js:1:1;JS:~g a.js:2:1 3\nnode;do_syscall_64_[k] 1\n");
     palette_t pal;
     palette_init(&pal, NULL, p, 0, 0, 0);
-    CHECK_STR(pal.name, "js");   /* JS frames present: js palette by default */
+    CHECK_STR(pal.name, "js"); /* JS frames present: js palette by default */
     CHECK(pal.legend_n >= 3);
     char tf[32], tf2[32], interp[32], native[32], kernel[32];
     palette_color(&pal, "JS:*fib", 7, FRAME_JS_TURBOFAN, tf);
@@ -131,13 +139,13 @@ static void test_palette(void)
     palette_color(&pal, "JS:~fib", 7, FRAME_JS_INTERPRETED, interp);
     palette_color(&pal, "uv_run", 6, FRAME_NATIVE, native);
     palette_color(&pal, "do_syscall_64", 13, FRAME_KERNEL, kernel);
-    CHECK_STR(tf, tf2);              /* same name, same colour */
+    CHECK_STR(tf, tf2); /* same name, same colour */
     CHECK(strcmp(tf, interp) && strcmp(tf, native) && strcmp(native, kernel));
     palette_free(&pal);
 
     profile_t *c = folded("main;a;b 3\n");
     palette_init(&pal, NULL, c, 0, 0, 0);
-    CHECK_STR(pal.name, "hot");      /* no JS frames: flamegraph.pl's default */
+    CHECK_STR(pal.name, "hot"); /* no JS frames: flamegraph.pl's default */
     palette_free(&pal);
     palette_init(&pal, "nonsense", c, 0, 0, 0);
     CHECK_STR(pal.name, "hot");
@@ -173,9 +181,10 @@ static void test_short_labels(void)
     cxx("v8::internal::JsonParser<unsigned char>::ParseJsonValue<false>", "v8::internal::JsonParser::ParseJsonValue",
         "JsonParser::ParseJsonValue", "ParseJsonValue");
     cxx("v8::internal::(anonymous namespace)::Invoke", "v8::internal::Invoke", "internal::Invoke", "Invoke");
-    cxx("std::function<int (int, int)>::operator()(int, int) const", "std::function::operator()", "function::operator()", "operator()");
+    cxx("std::function<int (int, int)>::operator()(int, int) const", "std::function::operator()",
+        "function::operator()", "operator()");
     cxx("Foo::operator<<(std::ostream&)", "Foo::operator<<", "", "operator<<");
-    cxx("node::Start", "", "", "Start");           /* already short: only the method */
+    cxx("node::Start", "", "", "Start"); /* already short: only the method */
     cxx("uv_run", "", "", "");
     CHECK_EQ_INT(svg_char_count("\xc3\xa9t\xc3\xa9", 5), 3);
 
@@ -184,11 +193,12 @@ static void test_short_labels(void)
                           "JS:*fib /home/someone/app/lib/fib.js:1:13 10\nnode;other 190\n");
     flame_opts_t o;
     flame_opts_defaults(&o);
-    o.width = 2000;  /* 99 px: "Heap::CollectGarbage" (20 chars, 141 px) does not fit, "CollectGarbage" (99 px) not quite */
+    o.width =
+        2000; /* 99 px: "Heap::CollectGarbage" (20 chars, 141 px) does not fit, "CollectGarbage" (99 px) not quite */
     char *s = svg_of(p, &o);
     CHECK(strstr(s, ">Collect..<") || strstr(s, ">CollectGa..<") || strstr(s, ">CollectGarb..<"));
     free(s);
-    o.width = 4000;  /* 199 px: Heap::CollectGarbage fits */
+    o.width = 4000; /* 199 px: Heap::CollectGarbage fits */
     s = svg_of(p, &o);
     CHECK(strstr(s, ">Heap::CollectGarbage<") != NULL);
     CHECK(strstr(s, ">*fib fib.js:1<") != NULL);
@@ -215,7 +225,9 @@ static void test_units_and_unknown(void)
     char *s = svg_of(p, &o);
     CHECK(strstr(s, "total 2,150,501,283 samples<") != NULL);
     /* one [unknown] frame for the runs of 1 and 3 */
-    CHECK(strstr(s, "[unknown] \xc3\x97" "1\xe2\x80\x93" "3") != NULL);
+    CHECK(strstr(s, "[unknown] \xc3\x97"
+                    "1\xe2\x80\x93"
+                    "3") != NULL);
     CHECK(!strstr(s, "[unknown]\\n[unknown]"));
     free(s);
     p->weight_unit = "ns";
@@ -227,7 +239,7 @@ static void test_units_and_unknown(void)
     s = svg_of(p, &o);
     CHECK(strstr(s, "total 2,150,501,283 cycles<") != NULL);
     free(s);
-    o.countname = "bytes";   /* --countname wins */
+    o.countname = "bytes"; /* --countname wins */
     s = svg_of(p, &o);
     CHECK(strstr(s, "total 2,150,501,283 bytes<") != NULL);
     free(s);

@@ -16,34 +16,44 @@
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) { return "leak:libdw.so"; }
 
-static int task_count(int pid) {
+static int task_count(int pid)
+{
     char cmd[128];
     snprintf(cmd, sizeof cmd, "ls /proc/%d/task | wc -l", pid);
     FILE *p = popen(cmd, "r");
     int n = -1;
-    if (p) { if (fscanf(p, "%d", &n) != 1) n = -1; pclose(p); }
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1) n = -1;
+        pclose(p);
+    }
     return n;
 }
 
-static long long gdb_value(const char *node, const char *core, const char *sym) {
+static long long gdb_value(const char *node, const char *core, const char *sym)
+{
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "gdb -batch -nx -ex 'p (int)%s' %s %s 2>/dev/null | sed -n 's/^\\$1 = //p'", sym, node, core);
+    snprintf(cmd, sizeof cmd, "gdb -batch -nx -ex 'p (int)%s' %s %s 2>/dev/null | sed -n 's/^\\$1 = //p'", sym, node,
+             core);
     FILE *p = popen(cmd, "r");
     long long v = -999;
-    if (p) { if (fscanf(p, "%lld", &v) != 1) v = -999; pclose(p); }
+    if (p) {
+        if (fscanf(p, "%lld", &v) != 1) v = -999;
+        pclose(p);
+    }
     return v;
 }
 
 static int count_cb_n;
 static void count_cb(void *ctx, const char *name, uint64_t addr, uint64_t size) { count_cb_n++; }
 
-static void check_target(target_t *t, int pid, const char *node) {
+static void check_target(target_t *t, int pid, const char *node)
+{
     CHECK(target_thread_count(t) >= 5);
     CHECK_EQ_INT((int)target_thread_count(t), task_count(pid));
     const target_thread_t *th = target_thread(t, 0);
     CHECK(th && th->rsp != 0 && th->rip != 0 && target_mapping_at(t, th->rsp) != NULL);
     /* the executable's ELF header, through its mapping at offset 0 */
-    uint8_t magic[4] = { 0 };
+    uint8_t magic[4] = {0};
     int found = 0;
     for (size_t i = 0; i < target_mapping_count(t); i++) {
         const target_mapping_t *m = target_mapping(t, i);
@@ -61,7 +71,7 @@ static void check_target(target_t *t, int pid, const char *node) {
     count_cb_n = 0;
     target_exe_symbols(t, "v8dbg_", count_cb, NULL);
     CHECK(count_cb_n > 100);
-    CHECK(target_read_u64(t, 8, &v) == -1);   /* page zero is never mapped */
+    CHECK(target_read_u64(t, 8, &v) == -1); /* page zero is never mapped */
     target_frame_t fr[64];
     size_t nf = target_unwind(t, 0, fr, 64);
     CHECK(nf >= 1 && fr[0].pc == th->rip);
@@ -75,19 +85,23 @@ static void check_target(target_t *t, int pid, const char *node) {
     (void)node;
 }
 
-static void run_node(const char *node, const char *tmp) {
+static void run_node(const char *node, const char *tmp)
+{
     if (access(node, X_OK) != 0) return;
     char fifo[512], core[512], cmd[2048];
     snprintf(fifo, sizeof fifo, "%s/fifo", tmp);
     snprintf(core, sizeof core, "%s/core", tmp);
     unlink(fifo);
-    if (mkfifo(fifo, 0600) != 0) { CHECK(0); return; }
+    if (mkfifo(fifo, 0600) != 0) {
+        CHECK(0);
+        return;
+    }
     int pid = fork();
     if (pid == 0) {
         execl(node, node, "-e", "require('fs').readFileSync(process.argv[1])", fifo, (char *)NULL);
         _exit(127);
     }
-    sleep(1);   /* node starts its threads and blocks in open() on the FIFO */
+    sleep(1); /* node starts its threads and blocks in open() on the FIFO */
     target_t *t = target_open_pid(pid);
     CHECK(t != NULL);
     if (t) {
@@ -114,7 +128,11 @@ static void run_node(const char *node, const char *tmp) {
         for (int k = 0; k < 21; k++) CHECK_EQ_INT(target_snapshot(t, &ms[k]), 0);
         for (int a = 0; a < 21; a++)
             for (int b = a + 1; b < 21; b++)
-                if (ms[b] < ms[a]) { double x = ms[a]; ms[a] = ms[b]; ms[b] = x; }
+                if (ms[b] < ms[a]) {
+                    double x = ms[a];
+                    ms[a] = ms[b];
+                    ms[b] = x;
+                }
         fprintf(stderr, "target_snapshot stopped %s for min %.2f / median %.2f / max %.2f ms (21 snapshots)\n", node,
                 ms[0], ms[10], ms[20]);
         CHECK(strcmp(target_kind(t), "running process") == 0);
@@ -122,9 +140,12 @@ static void run_node(const char *node, const char *tmp) {
         char state[256] = "";
         snprintf(cmd, sizeof cmd, "/proc/%d/stat", pid);
         FILE *f = fopen(cmd, "r");
-        if (f) { if (!fgets(state, sizeof state, f)) state[0] = 0; fclose(f); }
+        if (f) {
+            if (!fgets(state, sizeof state, f)) state[0] = 0;
+            fclose(f);
+        }
         char *close_paren = strrchr(state, ')');
-        CHECK(close_paren && close_paren[2] != 't');   /* not left in a tracing stop */
+        CHECK(close_paren && close_paren[2] != 't'); /* not left in a tracing stop */
         /* a lent stack copy hides the process's bytes */
         uint64_t sp = target_thread(t, 0)->rsp, w = 0, fake = 0x1234;
         target_set_stack_copy(t, sp, &fake, sizeof fake);
@@ -139,36 +160,52 @@ static void run_node(const char *node, const char *tmp) {
         for (int k = 0; k < 7; k++) {
             t = target_open_running(pid);
             CHECK(t != NULL);
-            if (!t) { ms[k] = 0; continue; }
+            if (!t) {
+                ms[k] = 0;
+                continue;
+            }
             CHECK_EQ_INT(target_freeze(t, &ms[k]), 0);
             CHECK(strcmp(target_kind(t), "stopped process") == 0);
             CHECK(target_thread(t, 0)->tid == pid && target_thread(t, 0)->rip != 0);
             char kids[256] = "";
             snprintf(cmd, sizeof cmd, "/proc/%d/task/%d/children", pid, pid);
             FILE *f = fopen(cmd, "r");
-            if (f) { if (!fgets(kids, sizeof kids, f)) kids[0] = 0; fclose(f); }
+            if (f) {
+                if (!fgets(kids, sizeof kids, f)) kids[0] = 0;
+                fclose(f);
+            }
             CHECK(atoi(kids) > 0);
             if (k == 0) check_target(t, pid, node);
             target_close(t);
             kids[0] = 0;
-            if ((f = fopen(cmd, "r"))) { if (!fgets(kids, sizeof kids, f)) kids[0] = 0; fclose(f); }
-            CHECK_EQ_INT(kids[0], 0);   /* killed and reaped */
+            if ((f = fopen(cmd, "r"))) {
+                if (!fgets(kids, sizeof kids, f)) kids[0] = 0;
+                fclose(f);
+            }
+            CHECK_EQ_INT(kids[0], 0); /* killed and reaped */
         }
         for (int a = 0; a < 7; a++)
             for (int b = a + 1; b < 7; b++)
-                if (ms[b] < ms[a]) { double x = ms[a]; ms[a] = ms[b]; ms[b] = x; }
+                if (ms[b] < ms[a]) {
+                    double x = ms[a];
+                    ms[a] = ms[b];
+                    ms[b] = x;
+                }
         fprintf(stderr, "target_freeze stopped %s for min %.2f / median %.2f / max %.2f ms (7 freezes)\n", node, ms[0],
                 ms[3], ms[6]);
         char state[256] = "";
         snprintf(cmd, sizeof cmd, "/proc/%d/stat", pid);
         FILE *f = fopen(cmd, "r");
-        if (f) { if (!fgets(state, sizeof state, f)) state[0] = 0; fclose(f); }
+        if (f) {
+            if (!fgets(state, sizeof state, f)) state[0] = 0;
+            fclose(f);
+        }
         char *close_paren = strrchr(state, ')');
-        CHECK(close_paren && close_paren[2] != 't');   /* not left in a tracing stop */
+        CHECK(close_paren && close_paren[2] != 't'); /* not left in a tracing stop */
     }
     /* only anonymous private memory: keeps the core small; text comes from the files */
-    snprintf(cmd, sizeof cmd, "echo 1 > /proc/%d/coredump_filter && gcore -o %s %d >/dev/null 2>&1 && mv %s.%d %s",
-             pid, core, pid, core, pid, core);
+    snprintf(cmd, sizeof cmd, "echo 1 > /proc/%d/coredump_filter && gcore -o %s %d >/dev/null 2>&1 && mv %s.%d %s", pid,
+             core, pid, core, pid, core);
     CHECK_EQ_INT(system(cmd), 0);
     t = target_open_core(core, NULL);
     CHECK(t != NULL);
@@ -186,7 +223,7 @@ static void run_node(const char *node, const char *tmp) {
                 saw_start |= strncmp(s.name, "_ZN4node5Start", 14) == 0;
             }
         CHECK(saw_uv && saw_start);
-        CHECK_EQ_INT(target_exe_symbol_value(t, "v8dbg_SmiTag", &v, NULL), 0);   /* a .bss one */
+        CHECK_EQ_INT(target_exe_symbol_value(t, "v8dbg_SmiTag", &v, NULL), 0); /* a .bss one */
         CHECK_EQ_INT((long long)(int32_t)v, gdb_value(node, core, "v8dbg_SmiTag"));
         CHECK_EQ_INT(target_exe_symbol_value(t, "v8dbg_type_JSFunction__JS_FUNCTION_TYPE", &v, NULL), 0);
         CHECK_EQ_INT((long long)(int32_t)v, gdb_value(node, core, "v8dbg_type_JSFunction__JS_FUNCTION_TYPE"));
@@ -199,7 +236,11 @@ static void run_node(const char *node, const char *tmp) {
     snprintf(cmd, sizeof cmd, "truncate -s 100000 %s", core);
     CHECK_EQ_INT(system(cmd), 0);
     t = target_open_core(core, NULL);
-    if (t) { uint64_t v; target_read_u64(t, 0x1000, &v); target_close(t); }
+    if (t) {
+        uint64_t v;
+        target_read_u64(t, 0x1000, &v);
+        target_close(t);
+    }
     snprintf(cmd, sizeof cmd, "truncate -s 30 %s", core);
     CHECK_EQ_INT(system(cmd), 0);
     CHECK(target_open_core(core, NULL) == NULL);
@@ -209,7 +250,8 @@ static void run_node(const char *node, const char *tmp) {
     unlink(fifo);
 }
 
-int main(void) {
+int main(void)
+{
     const char *tmp = getenv("TEST_TMP") ? getenv("TEST_TMP") : "/tmp";
     CHECK(target_open_core("/nonexistent/core", NULL) == NULL);
     CHECK(target_open_pid(999999999) == NULL);

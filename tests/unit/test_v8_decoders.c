@@ -1,13 +1,13 @@
 /* The V8 decoders on hand-built Node 20 heap images (fuzz/gen_v8_corpus.js writes them to
  * fuzz/corpus/v8_decoders/): each kind of string, a cons cycle and a deep cons chain, numbers,
  * oddballs, a fast-mode object and an array decode to what the generator built. */
+#include "../../fuzz/v8_node20_metadata.h"
 #include "check.h"
 #include "target/target.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "v8/v8.h"
-#include "../../fuzz/v8_node20_metadata.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -103,22 +103,33 @@ int main(void)
     check_number(9007199254740991.0, "9007199254740991");
     diag_verbosity = -1;
     char *s;
-    CHECK_STR(s = string_of("seq_one_byte", 100), "hello, core"); free(s);
+    CHECK_STR(s = string_of("seq_one_byte", 100), "hello, core");
+    free(s);
     /* two-byte: non-ASCII, a surrogate pair joined, a lone high half replaced by U+FFFD */
-    CHECK_STR(s = string_of("seq_two_byte", 100), "ŝtring ☃ 😀 and a lone \xEF\xBF\xBD half"); free(s);
-    CHECK_STR(s = string_of("cons", 100), "left|right"); free(s);
-    CHECK_STR(s = string_of("cons_cycle", 100), "<error>"); free(s);
+    CHECK_STR(s = string_of("seq_two_byte", 100), "ŝtring ☃ 😀 and a lone \xEF\xBF\xBD half");
+    free(s);
+    CHECK_STR(s = string_of("cons", 100), "left|right");
+    free(s);
+    CHECK_STR(s = string_of("cons_cycle", 100), "<error>");
+    free(s);
     s = string_of("cons_deep", 1000);
     CHECK_EQ_INT(strlen(s), 201);
     CHECK(s[0] == 'x' && s[200] == 'y');
     free(s);
-    CHECK_STR(s = string_of("cons_deep", 10), "xyyyyyyyyy"); free(s);   /* cut at max_bytes */
-    CHECK_STR(s = string_of("sliced", 100), "456789"); free(s);
-    CHECK_STR(s = string_of("thin", 100), "actual"); free(s);
-    CHECK_STR(s = describe("seq_one_byte"), "\"hello, core\""); free(s);
-    CHECK_STR(s = describe("heap_number"), "42.5"); free(s);
-    CHECK_STR(s = describe("oddball"), "undefined"); free(s);
-    CHECK_STR(s = describe("array"), "<Array 3>"); free(s);
+    CHECK_STR(s = string_of("cons_deep", 10), "xyyyyyyyyy");
+    free(s); /* cut at max_bytes */
+    CHECK_STR(s = string_of("sliced", 100), "456789");
+    free(s);
+    CHECK_STR(s = string_of("thin", 100), "actual");
+    free(s);
+    CHECK_STR(s = describe("seq_one_byte"), "\"hello, core\"");
+    free(s);
+    CHECK_STR(s = describe("heap_number"), "42.5");
+    free(s);
+    CHECK_STR(s = describe("oddball"), "undefined");
+    free(s);
+    CHECK_STR(s = describe("array"), "<Array 3>");
+    free(s);
 
     image_t im;
     if (load("object", &im) == 0) {

@@ -106,6 +106,10 @@ typedef struct {
     frame_kind_t label_kind;
 } live_sample_in_t;
 uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_in_t *in);
+/* live_drain.c: the thread's rings drained into samples */
+void live_drain(live_sampler_t *s, thread_ev_t *te);
+/* a thread still off the CPU (or gone): its stay counted as ending at now_ns */
+void live_off_cpu_end(live_sampler_t *s, thread_ev_t *te, uint64_t now_ns);
 
 /* live_events.c: a record of a thread's -e ring */
 void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_event_header *h, const uint8_t *q,

@@ -77,6 +77,12 @@ void graph_unbig(void *p);
 /* With NODESCOPE_GRAPH_TRACE set: the page faults, CPU time and memory mapped anew so far, on
  * stderr, at the phases of a graph's build (where a census's CPU goes). */
 void graph_trace(const char *phase);
+/* graph_roots.c: the roots of a graph whose nodes and edges are built (modules: the candidate
+ * Module records the walk noted, by address). */
+void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules);
+/* heap_graph.c: a core's pages of [addr, +len) given back to the kernel once scanned (a core is
+ * mmap'ed: they are read again from the file if needed). */
+void graph_release_range(target_t *t, uint64_t addr, uint64_t len);
 
 /* Shortest paths from the roots (graph_paths.c): dist, parent, pslot, level. */
 void graph_compute_paths(v8_graph_t *g);

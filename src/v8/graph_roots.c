@@ -1,0 +1,260 @@
+/* A graph's roots (graph_find_roots), in the order paths prefer them: the main global object,
+ * CommonJS and ES module records and script contexts, the threads' stacks, then native memory
+ * (the conservative scan, and V8's snapshot object caches found in it as runs of object pointers
+ * ended by undefined). heap_graph.c's top comment says what each level means for a path. */
+#include "util/bigmem.h"
+#include "util/buf.h"
+#include "util/diag.h"
+#include "util/xalloc.h"
+#include "v8/graph_internal.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static void add_root(v8_graph_t *g, uint32_t node, v8_root_level_t level, const char *name)
+{
+    if (node == V8_NO_NODE) return;
+    if (g->nroots == g->caproots) {
+        g->caproots = g->caproots ? g->caproots * 2 : 256;
+        g->roots = big_realloc(g->roots, g->caproots * sizeof *g->roots);
+    }
+    g->roots[g->nroots++] = (v8_graph_root_t){node, level, strpool_cstr(g->names, name)};
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Module records: objects of class Module (candidates noted during the walk, addrs) with a
+ * string "filename", in address order. */
+static void module_roots(v8_graph_t *g, uint64_t *addrs, size_t n)
+{
+    buf_t b = {0};
+    if (n > 1) qsort(addrs, n, sizeof *addrs, cmp_u64);
+    for (size_t k = 0; k < n; k++) {
+        if (k && addrs[k] == addrs[k - 1]) continue;
+        uint32_t i = v8_graph_find(g, addrs[k]);
+        if (i == V8_NO_NODE || !(g->nodes[i].flags & V8_NODE_JS) || g->nodes[i].type != g->v->L.type_js_object)
+            continue;
+        uint64_t fname;
+        int trunc;
+        if (v8_object_get(g->v, g->nodes[i].addr, "filename", &fname) != 0) continue;
+        buf_clear(&b);
+        buf_puts(&b, "module ");
+        if (v8_string(g->v, fname, &b, 1024, &trunc) != 0) continue;
+        add_root(g, i, V8_ROOT_MODULE, b.data);
+    }
+    buf_free(&b);
+}
+
+/* V8's snapshot object caches: vectors in native memory (Isolate's startup_object_cache_ and
+ * shared_heap_object_cache_) of the objects the startup snapshot's code refers to by index, each
+ * ended by undefined; V8's own heap snapshot shows them as "(Startup object cache)" and
+ * "(Shareable object cache)" (strings only). Found as a run of at least CACHE_MIN_RUN words that
+ * all point at object starts, ended by undefined: on Node 18-24 the two runs are 4,841-7,702 words,
+ * every other such run in a node process's native memory is under 1,400. */
+#define CACHE_MIN_RUN 2048
+#define CACHE_MAX_RUN (1u << 20)
+
+typedef struct {
+    uint64_t start, len, strings; /* the run of object pointers being read */
+    size_t root_mark;             /* g->nroots when it began */
+    uint64_t undefined;           /* the undefined value (0: not known: no caches) */
+} cache_run_t;
+
+/* The run [r->start, +r->len) ended by undefined: its roots, added as the scan went, become one
+ * root per element named for the cache (the terminator included, as V8 counts it). */
+static void cache_found(v8_graph_t *g, cache_run_t *r, uint8_t *seen)
+{
+    const char *name = r->strings == r->len ? V8_ROOT_SHAREABLE_CACHE : V8_ROOT_STARTUP_CACHE;
+    g->nroots = r->root_mark;
+    uint64_t buf[512];
+    for (uint64_t i = 0; i <= r->len; i += 512) {
+        uint64_t cnt = r->len + 1 - i < 512 ? r->len + 1 - i : 512;
+        if (target_read(g->v->t, r->start + i * 8, buf, cnt * 8) != 0) return;
+        for (uint64_t k = 0; k < cnt; k++) {
+            uint32_t t = v8_graph_find(g, buf[k]);
+            if (t == V8_NO_NODE) continue;
+            seen[t] |= (uint8_t)(1u << V8_ROOT_NATIVE);
+            add_root(g, t, V8_ROOT_NATIVE, name);
+        }
+    }
+}
+
+/* Words in [start, end) of the target that point at object starts become roots; in native memory
+ * (heap_chunks given, run->undefined known) V8's snapshot object caches are told apart. */
+static void scan_roots(v8_graph_t *g, uint64_t start, uint64_t end, v8_root_level_t level, const char *name,
+                       uint8_t *seen, u64map_t *heap_chunks, uint64_t *budget, cache_run_t *run)
+{
+    uint64_t buf[4096];
+    start = (start + 7) & ~7ull;
+    if (run) run->len = 0;
+    for (uint64_t a = start; a + 8 <= end && *budget;) {
+        if (heap_chunks) { /* skip the V8 heap's own chunks */
+            uint32_t x;
+            uint64_t chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+            if (u64map_get(heap_chunks, chunk, &x)) {
+                a = chunk + CHUNK_SIZE;
+                if (run) run->len = 0;
+                continue;
+            }
+        }
+        uint64_t lim = (a & ~(uint64_t)(CHUNK_SIZE - 1)) + CHUNK_SIZE;
+        if (lim > end) lim = end;
+        uint64_t cnt = (lim - a) / 8;
+        if (cnt > 4096) cnt = 4096;
+        if (!cnt) break;
+        if (cnt * 8 > *budget) cnt = *budget / 8 ? *budget / 8 : 1;
+        const uint64_t *p = target_direct(g->v->t, a, cnt * 8);
+        if (!p) {
+            if (target_read(g->v->t, a, buf, cnt * 8) != 0) {
+                a += cnt * 8;
+                if (run) run->len = 0;
+                continue;
+            }
+            p = buf;
+        }
+        for (uint64_t k = 0; k < cnt; k++) {
+            uint64_t w = p[k];
+            uint32_t t = (w & 3) != 1 || w < g->lo || w > g->hi ? V8_NO_NODE : v8_graph_find(g, w);
+            if (run && run->undefined) {
+                if (t != V8_NO_NODE && w != run->undefined && run->len < CACHE_MAX_RUN) {
+                    if (!run->len) run->start = a + k * 8, run->strings = 0, run->root_mark = g->nroots;
+                    run->len++;
+                    run->strings += v8_is_string_type(g->v, g->nodes[t].type) != 0;
+                } else {
+                    if (w == run->undefined && run->len >= CACHE_MIN_RUN) cache_found(g, run, seen);
+                    run->len = 0;
+                }
+            }
+            if (t == V8_NO_NODE || (seen[t] & (1u << level))) continue;
+            seen[t] |= (uint8_t)(1u << level);
+            add_root(g, t, level, name);
+        }
+        if (p != buf && !strcmp(target_kind(g->v->t), "core")) graph_release_range(g->v->t, a, cnt * 8);
+        *budget = *budget > cnt * 8 ? *budget - cnt * 8 : 0;
+        a += cnt * 8;
+    }
+}
+
+/* An ES module's url, appended to b: its code is the module function, or once evaluated the
+ * generator object running it; "(ES module)" when neither names a script. */
+static void es_module_url(v8_t *v, uint64_t module, buf_t *b)
+{
+    uint64_t code, fn;
+    v8_function_t fi;
+    int ok = v8_read_field(v, module, V8_MODULE_CODE, &code) == 0;
+    if (ok && v8_has_type(v, code, v->L.type_js_generator_object) &&
+        v8_read_field(v, code, v->L.gen_function, &fn) == 0)
+        code = fn;
+    if (ok && (v8_function_info(v, code, &fi) == 0 || v8_shared_info(v, code, &fi) == 0)) {
+        buf_puts(b, fi.script_name ? fi.script_name : "(ES module)");
+        v8_function_free(&fi);
+        return;
+    }
+    buf_puts(b, "(ES module)");
+}
+
+void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
+{
+    v8_t *v = g->v;
+    target_t *t = v->t;
+    uint64_t global;
+    if (v8_global_object(v, &global) == 0) add_root(g, v8_graph_find(g, global), V8_ROOT_GLOBAL, "globalThis");
+    module_roots(g, modules, nmodules);
+    /* ES modules: their records, named by the module's url (from its function's script) */
+    if (v->L.type_source_text_module >= 0) {
+        buf_t b = {0};
+        for (size_t i = 0; i < g->n; i++)
+            if (g->nodes[i].type == v->L.type_source_text_module) {
+                buf_clear(&b);
+                buf_puts(&b, "module ");
+                es_module_url(v, g->nodes[i].addr, &b);
+                add_root(g, (uint32_t)i, V8_ROOT_MODULE, b.data);
+            }
+        buf_free(&b);
+    }
+    /* script scopes: a script's top-level `let`, `const` and `class` live in its ScriptContext,
+       which the native context's table holds (a path through it would name only V8 internals) */
+    if (v->L.type_script_context >= 0)
+        for (size_t i = 0; i < g->n; i++)
+            if (g->nodes[i].type == v->L.type_script_context)
+                add_root(g, (uint32_t)i, V8_ROOT_GLOBAL, "(script scope)");
+    /* what the global object and the modules reach needs no other root: mark it first, so that
+       stacks and native memory (millions of stale words: marking worklists left by the last GC)
+       add roots only for what nothing else holds */
+    uint8_t *seen = graph_big(g->n, 1);
+    {
+        uint32_t *queue = graph_big(g->n * sizeof *queue, 0);
+        size_t qh = 0, qt = 0;
+        for (size_t r = 0; r < g->nroots; r++)
+            if (!seen[g->roots[r].node]) seen[g->roots[r].node] = 0xff, queue[qt++] = g->roots[r].node;
+        while (qh < qt) {
+            uint32_t i = queue[qh++];
+            for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)
+                if (!(g->slot[k] & V8_SLOT_WEAK) && !seen[g->tgt[k]]) seen[g->tgt[k]] = 0xff, queue[qt++] = g->tgt[k];
+        }
+        graph_unbig(queue);
+    }
+    for (size_t i = 0; i < g->n; i++)
+        if (g->nodes[i].flags & V8_NODE_READ_ONLY) {
+            seen[i] = 0xff;
+            add_root(g, (uint32_t)i, V8_ROOT_NATIVE, "(read-only space)");
+        }
+    u64map_t chunks;
+    u64map_init(&chunks);
+    /* every page of the heap (the from-space's stale copies too) is the heap, not native memory */
+    uint64_t ps, pe;
+    for (size_t i = 0; v8_heap_page_range(g->h, i, &ps, &pe) == 0; i++) {
+        int found;
+        for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE)
+            *u64map_upsert(&chunks, c, &found) = 1;
+    }
+    uint64_t marked = 1; /* the last chunk marked: most objects share their neighbour's */
+    for (size_t i = 0; i < g->n; i++) {
+        uint64_t a = g->nodes[i].addr - 1, last = a + (g->nodes[i].size ? g->nodes[i].size - 1 : 0);
+        int found;
+        for (uint64_t c = a & ~(uint64_t)(CHUNK_SIZE - 1); c <= last; c += CHUNK_SIZE)
+            if (c != marked) *u64map_upsert(&chunks, c, &found) = 1, marked = c;
+    }
+    uint64_t budget = MAX_STACK_BYTES * 16;
+    char name[64];
+    for (size_t i = 0; i < target_thread_count(t); i++) {
+        const target_thread_t *th = target_thread(t, i);
+        const target_mapping_t *m = th ? target_mapping_at(t, th->rsp) : NULL;
+        if (!m) continue;
+        uint64_t end = m->end - th->rsp > MAX_STACK_BYTES ? th->rsp + MAX_STACK_BYTES : m->end;
+        snprintf(name, sizeof name, "(stack of thread %zu)", i + 1);
+        scan_roots(g, th->rsp, end, V8_ROOT_STACK, name, seen, NULL, &budget, NULL);
+    }
+    budget = MAX_NATIVE_BYTES;
+    buf_t b = {0};
+    cache_run_t run = {0};
+    for (size_t i = 0; i < g->n && !run.undefined; i++)
+        if (g->nodes[i].type == v->L.type_oddball && v8_oddball_kind(v, g->nodes[i].addr) == V8_ODDBALL_UNDEFINED)
+            run.undefined = g->nodes[i].addr;
+    for (size_t i = 0; i < target_mapping_count(t); i++) {
+        const target_mapping_t *m = target_mapping(t, i);
+        if (!m->present || !(m->prot & PROT_WRITE) || (m->prot & PROT_EXEC)) continue;
+        int is_stack = 0;
+        for (size_t k = 0; k < target_thread_count(t) && !is_stack; k++) {
+            const target_thread_t *th = target_thread(t, k);
+            is_stack = th && th->rsp >= m->start && th->rsp < m->end;
+        }
+        if (is_stack) continue;
+        buf_clear(&b);
+        if (m->path) {
+            const char *base = strrchr(m->path, '/');
+            buf_printf(&b, "(native: %s)", base ? base + 1 : m->path);
+        } else {
+            buf_puts(&b, "(native heap: global and persistent handles)");
+        }
+        scan_roots(g, m->start, m->end, V8_ROOT_NATIVE, b.data, seen, &chunks, &budget, &run);
+    }
+    buf_free(&b);
+    u64map_free(&chunks);
+    graph_unbig(seen);
+}

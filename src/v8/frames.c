@@ -103,7 +103,8 @@ static uint64_t current_bytecode(v8_t *v, uint64_t shared)
  * a function whose bytecode has 65), which must not make the frame look moved. Only the pc's
  * code tells: OSR code is reachable from neither the function nor its SharedFunctionInfo, so
  * v8_code_for_pc finds it by its header. An interpreted frame's pc, in the embedded builtins of a
- * mapping of the binary, is not asked about (a deep interpreted stack's naming cost 12% more). */
+ * mapping of the binary, is not asked about (a deep interpreted stack's naming cost 12% more);
+ * code found for the pc counts only if it is the function's own (not a callee's, below). */
 static int osr_frame(v8_t *v, uint64_t fn, const v8_function_t *info, uint64_t pc, uint64_t bca)
 {
     (void)bca;
@@ -111,7 +112,11 @@ static int osr_frame(v8_t *v, uint64_t fn, const v8_function_t *info, uint64_t p
     const target_mapping_t *m = target_mapping_at(v->t, pc);
     if ((m && m->path && m->path[0] == '/') || v8_code_for_pc(v, fn, info->shared, pc, &code) != 0) return 0;
     v8_tier_t t = tier_of_kind(&v->L, code.kind);
-    return t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV;
+    /* the code must be this function's: an innermost frame caught in a callee's prologue (its own
+       frame not yet pushed) has the callee's pc over the caller's frame, which is not the callee's */
+    uint64_t shared;
+    return (t == V8_TIER_TURBOFAN || t == V8_TIER_MAGLEV) && v8_code_shared(v, &code, &shared) == 0 &&
+           shared == info->shared;
 }
 
 /* Whose bytecode a BytecodeArray is, learned from frames whose function slot agreed with it. A

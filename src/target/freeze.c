@@ -1,7 +1,7 @@
 /* A frozen copy of a live process (target_freeze): every thread is stopped (target_stop) only to
  * read its registers and to make the main thread call clone() — a fork whose child is a
  * copy-on-write image of the whole address space at that instant — then the process runs on and
- * every read goes to the copy (process_vm_readv on the child), with the registers saved at the
+ * every read goes to the copy (its /proc/PID/mem: live.c), with the registers saved at the
  * stop. The copy never runs a single instruction of its own:
  *   - clone(CLONE_FILES) with exit signal 0: no SIGCHLD for the target, no file
  *     descriptor duplicated (the table is shared, not copied: no pipe kept open, no lock or

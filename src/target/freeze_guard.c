@@ -5,7 +5,7 @@
  * guard is not what a user kills (kill -9 of nodescope, ^C of its group): it finishes the freeze,
  * and when nodescope goes (the pipe it waits on ends) it thaws as nodescope would have (kills and
  * reaps the copy, has the target reap its zombie) and exits. nodescope reads the copy's memory
- * (process_vm_readv: the same permission as the attach) and gets the threads and registers of the
+ * (/proc/COPY/mem, live.c) and gets the threads and registers of the
  * stop through a pipe. A target nodescope holds already (watch --on, stopped at its event) is
  * frozen in process: its tracer is nodescope itself. */
 #include "target/target_internal.h"

@@ -13,6 +13,7 @@
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,10 @@ static void guard(target_t *t, int up, int down)
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
+    /* nodescope gone before the freeze began (killed just after the fork): no freeze at all, or
+       the target would be stopped and traced after its reader died (the pipe's end: readable) */
+    struct pollfd pf = {down, POLLIN, 0};
+    if (poll(&pf, 1, 0) == 1) _exit(1);
     unsigned long e0 = diag_error_count();
     reply_t r = {0};
     r.rc = target_freeze_here(t, &r.stopped_ms);

@@ -107,6 +107,10 @@ check_major() {
             kill -9 "$nsp" 2> /dev/null; wait "$nsp" 2> /dev/null
             kill -0 "$pid" 2> /dev/null || fail "the target died when nodescope was killed (round $i)"
         done
+        # the guards of killed nodescopes (their own process groups, the same command line) finish
+        # what they began, or see their nodescope gone and do nothing: wait for them first (CI
+        # found one tracing the target after the check below had seen it untraced)
+        for _ in $(seq 400); do pgrep -f "core --pid $pid stack" > /dev/null || break; sleep 0.05; done
         # (up to 20 s: CI once found the target still traced at 5 s, cause not known)
         for k in $(seq 400); do
             [ -z "$(copies)" ] && ! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/"$pid"/task/*/status && break

@@ -158,6 +158,29 @@ static void es_module_url(v8_t *v, uint64_t module, buf_t *b)
     buf_puts(b, "(ES module)");
 }
 
+/* Where a thread's V8 frames end: the stack pointer of the native frame that called its outermost
+ * one (JS, builtin, entry, exit); 0 when the thread runs no JavaScript, the stack's end when the
+ * unwind ends in V8's frames or fails. Only [sp, there) holds what JavaScript keeps: a native frame
+ * keeps V8 objects through handles (slots in HandleScope blocks, native memory), and its words
+ * are as often what calls that returned left behind (libuv's epoll buffer lies over the last
+ * tick's JS frames: an obsolete Map table there, with every entry it ever had, read as a leak). */
+static uint64_t v8_frames_end(v8_t *v, size_t thread, uint64_t stack_end)
+{
+    enum { MAX_FRAMES = 1024 };
+    v8_frame_t *f = xmalloc(MAX_FRAMES * sizeof *f);
+    size_t n = v8_stack(v, thread, f, MAX_FRAMES), last = n;
+    for (size_t k = 0; k < n; k++)
+        if (f[k].kind != V8_FRAME_NATIVE) last = k;
+    uint64_t end = n == 0 || n == MAX_FRAMES ? stack_end : last == n ? 0 : stack_end;
+    for (size_t k = last + 1; last < n && k < n; k++)
+        if (f[k].kind == V8_FRAME_NATIVE && f[k].sp > f[last].sp) {
+            end = f[k].sp < stack_end ? f[k].sp : stack_end;
+            break;
+        }
+    free(f);
+    return end;
+}
+
 void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
 {
     v8_t *v = g->v;
@@ -227,8 +250,12 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
         const target_mapping_t *m = th ? target_mapping_at(t, th->rsp) : NULL;
         if (!m) continue;
         uint64_t end = m->end - th->rsp > MAX_STACK_BYTES ? th->rsp + MAX_STACK_BYTES : m->end;
+        uint64_t js_end = v8_frames_end(v, i, end);
+        if (js_end < th->rsp) js_end = th->rsp;
         snprintf(name, sizeof name, "(stack of thread %zu)", i + 1);
-        scan_roots(g, th->rsp, end, V8_ROOT_STACK, name, seen, NULL, &budget, NULL);
+        scan_roots(g, th->rsp, js_end, V8_ROOT_STACK, name, seen, NULL, &budget, NULL);
+        snprintf(name, sizeof name, "(native frames of thread %zu)", i + 1);
+        scan_roots(g, js_end, end, V8_ROOT_NATIVE, name, seen, NULL, &budget, NULL);
     }
     budget = MAX_NATIVE_BYTES;
     buf_t b = {0};

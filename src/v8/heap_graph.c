@@ -12,8 +12,9 @@
  * CommonJS modules (objects of class Module with a filename: "module /x/app.js") and script
  * contexts (a script's top-level `let`/`const`/`class`: "(script scope)") and ES module records
  * ("module file:///x/app.mjs", edges "export NAME"); then the
- * threads' stacks (every word from the stack pointer up that points at an object start); then
- * native memory: every word of the target's other writable mappings (the malloc heap where V8's
+ * threads' stacks (every word that points at an object start, from the stack pointer up to the
+ * native caller of the outermost V8 frame: the native frames above are native memory, their words
+ * mostly what returned calls left there); then native memory: every word of the target's other writable mappings (the malloc heap where V8's
  * global handles and Node's persistent handles live, node's .data/.bss and the isolate's roots
  * table) that points at an object start. The last two are conservative: a stale word in native
  * memory can keep an object "alive" here that V8 would collect; such objects are reported as held
@@ -280,9 +281,16 @@ static void infer_sizes(v8_graph_t *g)
     for (size_t i = 0; i < g->n; i++) {
         v8_graph_node_t *nd = &g->nodes[i];
         if (nd->size != 0 || (nd->flags & V8_NODE_LARGE)) continue;
-        uint64_t gap = i + 1 < g->n ? g->nodes[i + 1].addr - nd->addr : 8;
+        /* the last object of a page ends with the page's area (the heap's last page too: an
+           OrderedHashMap of Node 24 there, alone on its large page, was read as 8 bytes and its
+           thousands of entries as unreachable) */
         uint64_t chunk_end = ((nd->addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) + CHUNK_SIZE;
-        if (gap > chunk_end - (nd->addr - 1)) gap = chunk_end - (nd->addr - 1);
+        uint64_t gap = i + 1 < g->n ? g->nodes[i + 1].addr - nd->addr : UINT64_MAX;
+        if (gap > chunk_end - (nd->addr - 1)) {
+            uint64_t area_end = v8_heap_area_end(g->h, nd->addr - 1);
+            gap = area_end > nd->addr - 1 ? area_end - (nd->addr - 1) : 8;
+            if (gap > chunk_end - (nd->addr - 1)) gap = chunk_end - (nd->addr - 1);
+        }
         uint64_t w1, sz = gap;
         if (!v8_type_name(g->v, nd->type) && target_read_u64(g->v->t, nd->addr - 1 + 8, &w1) == 0 &&
             (w1 & 0xffffffffu) == 0 && (int64_t)w1 >= 0) {

@@ -393,6 +393,18 @@ int v8_heap_page_range(const v8_heap_t *h, size_t i, uint64_t *start, uint64_t *
     *end = h->pages[i].area_end;
     return 0;
 }
+uint64_t v8_heap_area_end(const v8_heap_t *h, uint64_t addr)
+{
+    size_t lo = 0, hi = h->npages;
+    while (lo < hi) { /* the first page starting above addr */
+        size_t mid = (lo + hi) / 2;
+        if (h->pages[mid].chunk <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return 0;
+    const page_t *pg = &h->pages[lo - 1];
+    return addr < pg->area_end ? pg->area_end : 0;
+}
 int v8_heap_page_read_only(const v8_heap_t *h, size_t i) { return i < h->npages && h->pages[i].ro; }
 int v8_heap_found(const v8_heap_t *h) { return h->npages > 0 && h->meta_map != 0; }
 

@@ -426,6 +426,8 @@ int v8_heap_found(const v8_heap_t *h);
 size_t v8_heap_page_count(const v8_heap_t *h);
 /* Page i's memory [chunk start, area end), skipped pages (from-space, code) included. */
 int v8_heap_page_range(const v8_heap_t *h, size_t i, uint64_t *start, uint64_t *end);
+/* The end of the area of the page holding addr (pages are in address order), 0 when none does. */
+uint64_t v8_heap_area_end(const v8_heap_t *h, uint64_t addr);
 /* 1 when page i is V8's read-only space (maps, oddballs, builtin names: immortal, shared). */
 int v8_heap_page_read_only(const v8_heap_t *h, size_t i);
 /* Calls cb for every object but free space, page by page (the young generation's from-space,

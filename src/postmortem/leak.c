@@ -224,15 +224,14 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     } recent[64];
     memset(recent, 0, sizeof recent);
     buf_t b = {0};
+    /* held by the program: reached from the global object, a module or JavaScript frames; what
+       only the conservative scan of native memory reaches is V8's stale pointers as often as a
+       handle (a bounded cache's evicted entries, just promoted, read as a steady leak) */
+    uint64_t *held = v8_graph_held(g, &pt->native_objects);
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
         pt->all_bytes += nd->size;
-        /* held by the program: reached from the global object, a module or a stack; what only
-           the conservative scan of native memory reaches is V8's stale pointers as often as a
-           handle (a bounded cache's evicted entries, just promoted, read as a steady leak) */
-        v8_root_level_t lv = v8_graph_level(g, (uint32_t)i);
-        if (lv == V8_ROOT_NATIVE) pt->native_objects++;
-        if (lv >= V8_ROOT_NATIVE) continue;
+        if (!held || !((held[i / 64] >> (i % 64)) & 1)) continue;
         pt->heap_objects++;
         pt->heap_bytes += nd->size;
         if (!(nd->flags & V8_NODE_JS)) continue;
@@ -254,6 +253,7 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         add(tk, nd->addr, c, nd->size);
     }
     buf_free(&b);
+    free(held);
     u64map_free(&by_map);
     if (keep) {
         L->g = g;

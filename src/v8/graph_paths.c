@@ -107,22 +107,28 @@ void graph_compute_paths(v8_graph_t *g)
 
 /* The nodes compute_paths reaches, without its arrays (16 bytes a node): one bit a node in seen
  * (n / 64 + 1 words, zeroed) and a queue; root_used[r] set for each root a path
- * starts from. For a writer that needs only this (heapsnapshot of a graph just built). */
-static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used)
+ * starts from. For a writer that needs only this (heapsnapshot of a graph just built). With held,
+ * what the levels before native memory reach is copied there (as many words) before native
+ * memory's roots are taken, and *held_count is how many nodes that is. */
+static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used, uint64_t *held, uint64_t *held_count)
 {
     size_t n = g->n;
-    uint32_t *queue = big_malloc((n ? n : 1) * sizeof *queue);
+    uint32_t *queue = graph_big((n ? n : 1) * sizeof *queue, 0); /* kept from the last graph */
 #define SEEN(x) ((seen[(x) / 64] >> ((x) % 64)) & 1)
 #define MARK(x) (seen[(x) / 64] |= 1ull << ((x) % 64))
     size_t qh = 0, qt = 0;
     for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
         if (lv == V8_ROOT_MODULE) continue; /* one level with the global, as in compute_paths */
+        if (lv == V8_ROOT_NATIVE && held) {
+            memcpy(held, seen, (n / 64 + 1) * 8);
+            *held_count = qt;
+        }
         for (size_t r = 0; r < g->nroots; r++) {
             const v8_graph_root_t *rt = &g->roots[r];
             int mine = rt->level == (v8_root_level_t)lv || (lv == V8_ROOT_GLOBAL && rt->level == V8_ROOT_MODULE);
             if (!mine || rt->node >= n || SEEN(rt->node)) continue;
             MARK(rt->node);
-            root_used[r] = 1;
+            if (root_used) root_used[r] = 1;
             queue[qt++] = rt->node;
         }
         while (qh < qt) {
@@ -138,14 +144,28 @@ static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used)
     }
 #undef SEEN
 #undef MARK
-    free(queue);
+    graph_unbig(queue);
 }
 
 static void compute_root_used(v8_graph_t *g)
 {
     g->root_used = big_calloc(g->nroots ? g->nroots : 1, 1);
     g->reach = big_calloc(g->n / 64 + 1, 8);
-    mark_reachable(g, g->reach, g->root_used);
+    mark_reachable(g, g->reach, g->root_used, NULL, NULL);
+}
+
+uint64_t *v8_graph_held(v8_graph_t *g, uint64_t *native_only)
+{
+    *native_only = 0;
+    if (g->trimmed) return NULL;
+    uint64_t *seen = big_calloc(g->n / 64 + 1, 8), held_count = 0;
+    uint64_t *held = xmalloc((g->n / 64 + 1) * 8);
+    mark_reachable(g, seen, NULL, held, &held_count);
+    uint64_t all = 0;
+    for (size_t w = 0; w < g->n / 64 + 1; w++) all += (uint64_t)__builtin_popcountll(seen[w]);
+    *native_only = all - held_count;
+    free(seen);
+    return held;
 }
 
 uint64_t *v8_graph_reachable(v8_graph_t *g)

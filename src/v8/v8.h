@@ -719,6 +719,12 @@ int v8_graph_path_internal(v8_graph_t *g, uint32_t i);
  * node (bit i % 64 of word i / 64), for the caller to free; NULL once trimmed. The rest is garbage
  * the next GC would collect, which V8's own heap snapshot leaves out. */
 uint64_t *v8_graph_reachable(v8_graph_t *g);
+/* What the program holds: the nodes the global object, the modules, the script scopes and the
+ * threads' JavaScript frames reach over strong edges, one bit a node as above (free it); and in
+ * *native_only how many more only native memory reaches. One breadth-first pass without paths
+ * (a census's: a path through V8's caches counts here, where v8_graph_level would prefer a stale
+ * native word); NULL once trimmed. */
+uint64_t *v8_graph_held(v8_graph_t *g, uint64_t *native_only);
 
 /* A cache of the graph (nodes, edges, roots, paths) in one file, read back by mmap:
  * the second query on a core answers without walking the heap. key identifies the core (the

@@ -5,9 +5,9 @@
 #include "postmortem/source.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
+#include "util/output.h"
 #include "util/options.h"
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,11 +187,12 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
     if (json)
         printf("{\"object\":\"0x%llx\",\"length\":%lld,\"data\":\"0x%llx\",\"hex\":\"", (unsigned long long)val,
                (long long)x.length, (unsigned long long)x.data);
-    FILE *f = raw ? fopen(file, "wb") : stdout;
-    if (!f) {
-        diag_error(file, 0, "cannot write: %s", strerror(errno));
-        return EXIT_FAIL;
-    }
+    /* --raw: into a temporary file renamed over FILE only when every byte was read (never a
+       truncated FILE, never the core itself) */
+    output_t out = {0};
+    char *core_path[1] = {(char *)tn};
+    if (raw && output_open(&out, file, core_path, s->live_mode ? 0 : 1) != 0) return EXIT_FAIL;
+    FILE *f = raw ? out.f : stdout;
     unsigned char chunk[4096];
     for (int64_t at = 0; at < x.length; at += (int64_t)sizeof chunk) {
         size_t take = (size_t)(x.length - at < (int64_t)sizeof chunk ? x.length - at : (int64_t)sizeof chunk);
@@ -222,10 +223,8 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
         }
     }
     if (json) printf("\",\"complete\":%s}\n", rc == EXIT_OK ? "true" : "false");
-    if (raw && fclose(f) != 0) {
-        diag_error(file, 0, "write failed: %s", strerror(errno));
-        rc = EXIT_FAIL;
-    }
+    if (raw && rc != EXIT_OK) output_abort(&out);
+    else if (raw && output_commit(&out) != 0) rc = EXIT_FAIL;
     return rc;
 }
 

@@ -73,6 +73,11 @@ check_major() {
     [ "$(od -An -tx1 "$w/buf.bin" | tr -d ' \n')" = "$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).bufferHex)' "$w/truth.json")" ] ||
         fail "buffer bytes differ"
     [ "$(stat -c %s "$w/big.bin")" = 20000 ] && [ "$(tr -d '\253' < "$w/big.bin" | wc -c)" = 0 ] || fail "the off-heap 20000-byte buffer"
+    # --raw never writes over the core it reads
+    sz=$(stat -c %s "$core")
+    ns buffer --raw -o "$core" globalThis.fx.buffer > /dev/null 2> "$w/e-self"; rc=$?
+    [ $rc -eq 1 ] && grep -q "error:" "$w/e-self" && [ "$(stat -c %s "$core")" = "$sz" ] ||
+        { cat "$w/e-self"; fail "buffer --raw -o CORE ($rc)"; }
     rm -f "$core"
 }
 core_for_each_node check_major

@@ -5,8 +5,8 @@
 #include "postmortem/source.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
-#include "util/output.h"
 #include "util/options.h"
+#include "util/output.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

@@ -158,12 +158,29 @@ static void es_module_url(v8_t *v, uint64_t module, buf_t *b)
     buf_puts(b, "(ES module)");
 }
 
+/* 1 when the frame is where a thread's stack begins (the unwind went all the way). */
+static int thread_entry(target_t *t, const v8_frame_t *f)
+{
+    static const char *const entries[] = {
+        "_start",  "__libc_start_main", "__libc_start_call_main", "start_thread", "clone", "clone3",
+        "__clone", "__clone3"};
+    target_symbol_t sym;
+    if (target_symbolize(t, v8_frame_lookup_pc(f), &sym) != 0 || !sym.name) return 0;
+    const char *n = sym.name + (strncmp(sym.name, "__GI_", 5) ? 0 : 5); /* __GI___clone3 */
+    size_t len = strcspn(n, "@");                                       /* __libc_start_main@GLIBC_2.2.5 */
+    if (len > 5 && !strncmp(n + len - 5, "_impl", 5)) len -= 5;         /* __libc_start_main_impl */
+    for (size_t k = 0; k < sizeof entries / sizeof *entries; k++)
+        if (strlen(entries[k]) == len && !strncmp(n, entries[k], len)) return 1;
+    return 0;
+}
+
 /* Where a thread's V8 frames end: the stack pointer of the native frame that called its outermost
- * one (JS, builtin, entry, exit); 0 when the thread runs no JavaScript, the stack's end when the
- * unwind ends in V8's frames or fails. Only [sp, there) holds what JavaScript keeps: a native frame
- * keeps V8 objects through handles (slots in HandleScope blocks, native memory), and its words
- * are as often what calls that returned left behind (libuv's epoll buffer lies over the last
- * tick's JS frames: an obsolete Map table there, with every entry it ever had, read as a leak). */
+ * one (JS, builtin, entry, exit); 0 when the thread runs no JavaScript (unwound to its start), the
+ * stack's end when the unwind ends in V8's frames or cannot tell. Only [sp, there) holds what
+ * JavaScript keeps: a native frame keeps V8 objects through handles (slots in HandleScope blocks,
+ * native memory), and its words are as often what calls that returned left behind (libuv's epoll
+ * buffer lies over the last tick's JS frames: an obsolete Map table there, with every entry it
+ * ever had, read as a leak). */
 static uint64_t v8_frames_end(v8_t *v, size_t thread, uint64_t stack_end)
 {
     enum { MAX_FRAMES = 1024 };
@@ -171,7 +188,8 @@ static uint64_t v8_frames_end(v8_t *v, size_t thread, uint64_t stack_end)
     size_t n = v8_stack(v, thread, f, MAX_FRAMES), last = n;
     for (size_t k = 0; k < n; k++)
         if (f[k].kind != V8_FRAME_NATIVE) last = k;
-    uint64_t end = n == 0 || n == MAX_FRAMES ? stack_end : last == n ? 0 : stack_end;
+    uint64_t end = stack_end;
+    if (n && n < MAX_FRAMES && last == n && thread_entry(v->t, &f[n - 1])) end = 0;
     for (size_t k = last + 1; last < n && k < n; k++)
         if (f[k].kind == V8_FRAME_NATIVE && f[k].sp > f[last].sp) {
             end = f[k].sp < stack_end ? f[k].sp : stack_end;

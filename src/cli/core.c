@@ -3,6 +3,7 @@
  * many from the interactive prompt (cli/core_prompt.c). */
 #include "cli/cli.h"
 #include "cli/core_cmds.h"
+#include "postmortem/heapsnapshot_census.h"
 #include "postmortem/snapshot.h"
 #include "util/diag.h"
 #include "util/options.h"
@@ -162,7 +163,7 @@ int cli_core(int argc, char **argv)
     if (pid < 0 || pid > 0x7fffffff) return opt_usage_error(&cmd, "--pid needs a process id, not %ld", pid);
     if (!core && !pid) return opt_usage_error(&cmd, "which core file (or --pid PID)?");
     if (core && pid) return opt_usage_error(&cmd, "a core file or --pid, not both");
-    core_session_t s = {NULL, NULL, 0, NULL, 0};
+    core_session_t s = {NULL, NULL, 0, NULL, 0, NULL};
     for (int k = 1; k < n; k++) /* a command's --help needs no target */
         if (!strcmp(rest[k], "-h") || !strcmp(rest[k], "--help")) return core_run_command(&s, n, rest);
     if ((stop || live || snapshot) && !pid)
@@ -178,10 +179,20 @@ int cli_core(int argc, char **argv)
         char **copy = malloc((size_t)n * sizeof *copy);
         if (!copy) abort();
         memcpy(copy, rest, (size_t)n * sizeof *copy);
-        core_session_t check = {NULL, NULL, 1, NULL, 0};
+        core_session_t check = {NULL, NULL, 1, NULL, 0, NULL};
         int rc = core_run_command(&check, n, copy);
         free(copy);
         if (rc != EXIT_OK) return rc;
+    }
+    if (core && pm_is_heapsnapshot(core)) { /* V8's heap snapshot, not a core: only compared */
+        if (n < 1 || strcmp(rest[0], "diff-objects")) {
+            diag_error(core, 0,
+                       "a .heapsnapshot, not a core: only diff-objects reads one (nodescope core "
+                       "A.heapsnapshot diff-objects B.heapsnapshot)");
+            return EXIT_FAIL;
+        }
+        s.heapsnapshot = core;
+        return core_run_command(&s, n, rest);
     }
     double stopped_ms = 0;
     int failed;

@@ -13,10 +13,11 @@
 
 typedef struct {
     target_t *t;
-    v8_t *v;               /* NULL when the executable has no usable V8 metadata */
-    int check_only;        /* t and v are NULL: only check the command line (usage errors before attaching) */
-    const char *live_mode; /* --pid: how the process is read ("snapshot", "live", "stop"); NULL for a core */
-    double stopped_ms;     /* --pid with snapshot or live: how long the process was stopped */
+    v8_t *v;                  /* NULL when the executable has no usable V8 metadata */
+    int check_only;           /* t and v are NULL: only check the command line (usage errors before attaching) */
+    const char *live_mode;    /* --pid: how the process is read ("snapshot", "live", "stop"); NULL for a core */
+    double stopped_ms;        /* --pid with snapshot or live: how long the process was stopped */
+    const char *heapsnapshot; /* CORE is a .heapsnapshot (t and v NULL): only diff-objects reads it */
 } core_session_t;
 
 /* Each takes argv[0] = the command name; returns an EXIT_* code; prints to stdout. */

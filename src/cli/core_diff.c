@@ -1,8 +1,10 @@
 /* nodescope core A diff-objects B: what the heap of B holds more (or less) than A's, by
  * constructor: counts and shallow bytes in each, the difference, and the instances of B at no
  * address of A's (new ones, when both are the same process at two moments). The censuses are
- * postmortem/leak.c's, the ones `watch --heap` takes: reachable objects by default. */
+ * postmortem/leak.c's, the ones `watch --heap` takes: reachable objects by default; of two
+ * .heapsnapshot files, postmortem/heapsnapshot_census.c's. */
 #include "cli/core_cmds.h"
+#include "postmortem/heapsnapshot_census.h"
 #include "postmortem/leak.h"
 #include "postmortem/leak_report.h"
 #include "util/diag.h"
@@ -31,7 +33,9 @@ int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
         "shallow bytes in A and in B, the difference, and how many of B's are at no address of A's\n"
         "(new, when A and B are the same process at two moments). Reachable objects by default (the\n"
         "object graph of each: garbage not yet collected is left out). Largest change in bytes first;\n"
-        "constructors that did not change are left out.\n";
+        "constructors that did not change are left out. A and B may be two V8 .heapsnapshot files\n"
+        "instead (v8.getHeapSnapshot(), DevTools, `core heapsnapshot`): their objects by constructor,\n"
+        "new ones by node id.\n";
     int json = 0, all = 0;
     long top = 0;
     const char *node = NULL;
@@ -50,11 +54,23 @@ int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
     if (n < 1) return opt_usage_error(&cmd, "which core to compare with? (core A diff-objects B)");
     if (n > 1) return opt_usage_error(&cmd, "unexpected argument '%s'", argv[2]);
     if (s->check_only) return EXIT_OK;
-    if (core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
+    if (s->heapsnapshot && all)
+        return opt_usage_error(&cmd, "--all-objects: a .heapsnapshot holds only what was reachable");
+    if (!s->heapsnapshot && core_need_v8(s, argv[0]) != 0) return EXIT_FAIL;
     pm_leak_t *L = pm_leak_new(all ? PM_COUNT_ALL : PM_COUNT_REACHABLE);
     int rc = EXIT_FAIL;
     target_t *tb = NULL;
     v8_t *vb = NULL;
+    const char *name_a = s->heapsnapshot ? s->heapsnapshot : target_name(s->t);
+    if (!s->heapsnapshot != !pm_is_heapsnapshot(argv[1])) { /* each counts by its own rules */
+        diag_error(argv[1], 0, "%s: compare two cores or two .heapsnapshot files",
+                   s->heapsnapshot ? "not a .heapsnapshot, where A is one" : "a .heapsnapshot, where A is a core");
+        goto out;
+    }
+    if (s->heapsnapshot) {
+        if (pm_heapsnapshot_census(L, s->heapsnapshot, 0) != 0 || pm_heapsnapshot_census(L, argv[1], 1) != 0) goto out;
+        goto report;
+    }
     if (pm_leak_census(L, s->v, 0, 0, 0) != 0) goto out;
     tb = target_open_core(argv[1], node);
     if (!tb) goto out;
@@ -68,6 +84,7 @@ int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
         diag_error(argv[1], 0, "objects read with the wrong V8 metadata: %s", target_problem(tb));
         goto out;
     }
+report:;
     pm_leak_class_t *c;
     size_t nc = pm_leak_analyze(L, &c);
     qsort(c, nc, sizeof *c, by_change);
@@ -79,7 +96,7 @@ int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
     const pm_leak_point_t *pa = pm_leak_point(L, 0), *pb = pm_leak_point(L, 1);
     if (json) {
         jw_object_begin(&w, NULL);
-        jw_string(&w, "a", target_name(s->t));
+        jw_string(&w, "a", name_a);
         jw_string(&w, "b", argv[1]);
         jw_string(&w, "count", all ? "all" : "reachable");
         jw_uint(&w, "heap_bytes_a", pa->heap_bytes);

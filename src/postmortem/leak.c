@@ -265,6 +265,9 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     return 0;
 }
 
+static void sort_addrs(pm_leak_t *L);
+static int census_end(pm_leak_t *L, taking_t *tk, const pm_leak_point_t *pt);
+
 int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
 {
     pm_leak_release(L);
@@ -292,10 +295,44 @@ int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
             free(tk.cells);
             return -1;
         }
-        size_t i = 1; /* pages come mostly in address order: sort only when they did not */
-        while (i < L->ncur && L->cur_addr[i - 1] < L->cur_addr[i]) i++;
-        if (i < L->ncur) radix_sort_u64(L->cur_addr, L->cur_cls, L->ncur);
+        sort_addrs(L);
     }
+    return census_end(L, &tk, &pt);
+}
+
+int pm_leak_census_from(pm_leak_t *L, double t, pm_leak_next_fn next, void *ctx, const pm_leak_point_t *totals)
+{
+    pm_leak_release(L);
+    taking_t tk = {L, NULL, 0, 0, NULL, 0};
+    pm_leak_point_t pt = *totals;
+    pt.t = t;
+    L->ncur = 0;
+    uint64_t id, bytes;
+    const char *name;
+    size_t len;
+    int rc;
+    while ((rc = next(ctx, &id, &name, &len, &bytes)) > 0) add(&tk, id, class_of(L, name, len), bytes);
+    if (rc < 0) {
+        free(tk.cells);
+        return -1;
+    }
+    sort_addrs(L);
+    return census_end(L, &tk, &pt);
+}
+
+/* The census's objects in address order (pages come mostly in that order: sorted only when not). */
+static void sort_addrs(pm_leak_t *L)
+{
+    size_t i = 1;
+    while (i < L->ncur && L->cur_addr[i - 1] < L->cur_addr[i]) i++;
+    if (i < L->ncur) radix_sort_u64(L->cur_addr, L->cur_cls, L->ncur);
+}
+
+/* A census taken (tk's cells, L's current addresses): its new instances, and it joins the series. */
+static int census_end(pm_leak_t *L, taking_t *tkp, const pm_leak_point_t *ptp)
+{
+    taking_t tk = *tkp;
+    pm_leak_point_t pt = *ptp;
     /* new instances: at no address of the previous census, or where it had another class */
     size_t nc = L->ncls;
     if (nc > tk.ncells) {
@@ -307,7 +344,7 @@ int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
         XGROW(L->samples, L->samplecap, nc * NSAMPLES);
         L->nsamples = xrealloc(L->nsamples, L->samplecap);
     }
-    memset(L->nsamples, 0, L->samplecap);
+    if (L->samplecap) memset(L->nsamples, 0, L->samplecap);
     if (L->have_prev) {
         size_t j = 0;
         for (size_t i = 0; i < L->ncur; i++) {

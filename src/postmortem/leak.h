@@ -26,6 +26,14 @@ void pm_leak_free(pm_leak_t *L);
  * is kept for pm_leak_explain (reachable mode); pm_leak_release frees it (before v8_close).
  * 0, or -1 with a message (no heap; out of memory). */
 int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep);
+/* One census from elsewhere than a heap (a .heapsnapshot: postmortem/heapsnapshot_census.c): next
+ * gives each object's identity (what an address is to a heap's census: new instances are those
+ * at no identity of the previous census), its constructor's name (len bytes) and its shallow
+ * bytes, and returns 1, or 0 at the end, or -1 on an error it has said. totals: the census's
+ * point (heap_bytes, heap_objects, js_objects; t is set here). 0, or -1. */
+typedef int (*pm_leak_next_fn)(void *ctx, uint64_t *id, const char **name, size_t *len, uint64_t *bytes);
+struct pm_leak_point;
+int pm_leak_census_from(pm_leak_t *L, double t, pm_leak_next_fn next, void *ctx, const struct pm_leak_point *totals);
 /* The CPU (ms, nodescope's own) and wall time a census took to open, stop and read the process,
  * and of its stop how long the fork took (0: none): recorded with the census just taken. */
 void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms);
@@ -71,7 +79,7 @@ void pm_leak_explain(pm_leak_t *L, v8_t *v, pm_leak_class_t *c, size_t n, size_t
 
 /* The series itself. */
 size_t pm_leak_points(const pm_leak_t *L);
-typedef struct {
+typedef struct pm_leak_point {
     double t, stop_ms, fork_ms, cpu_ms, wall_ms;
     uint64_t heap_bytes, heap_objects; /* counted objects of every kind (reachable, or all) */
     uint64_t all_bytes;                /* every object on the heap's pages, garbage included */

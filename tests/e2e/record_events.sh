@@ -98,7 +98,10 @@ for v in 18 20 22 24; do
             p = 100 * a / (a + b); printf "allocA %.1f%%\n", p
             if (p < 65 || p > 85) exit 1
             if (scaled < trace * 0.9 || scaled > trace * 1.1) { print "pause weights differ from --trace-gc"; exit 1 } }' \
-        "$w.out" || fail "gc attribution or pauses"
+        "$w.out" || { echo "the heaviest stacks (weight, then their frames but C++'s):"
+                      awk '{ w = $NF; n = split(substr($0, 1, length($0) - length(w) - 1), f, ";"); s = ""
+                             for (i = 1; i <= n; i++) if (f[i] !~ /::/) s = s ";" f[i]; print w, s }' "$w.folded" | sort -nr | head -6
+                      fail "gc attribution or pauses"; }
 done
 
 # --- u:node:uv_fs_open

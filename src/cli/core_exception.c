@@ -70,10 +70,19 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
     int found = v8_thrown_exception(s->v, (size_t)thread, &e) == 0;
     buf_t value = {0}, where = {0};
     callsites_t cs = {NULL, 0};
+    int stack_unread = 0;
     if (found) {
         pm_format_value(s->v, e.value, 0, depth, PM_PRINT_MAX_VALUES, &value);
         /* an Error whose .stack was never read holds its frames unformatted: as node prints them */
-        if (!strstr(value.data ? value.data : "", "\n    at ")) v8_error_callsites(s->v, e.value, add_callsite, &cs);
+        v8_value_t kind;
+        if (!strstr(value.data ? value.data : "", "\n    at ") && v8_value(s->v, e.value, &kind) == 0 &&
+            kind.kind == V8_V_ERROR && (v8_error_callsites(s->v, e.value, add_callsite, &cs) != 0 || !cs.n)) {
+            /* an Error has its frames, formatted or not: none read is nodescope's failure, not the program's */
+            stack_unread = 1;
+            diag_warn(target_name(s->t), 0,
+                      "exception: the Error's stack frames could not be read (an unknown layout of its captured "
+                      "stack?): only its message is shown");
+        }
         if (e.has_where) {
             v8_frame_record_t r;
             v8_frame_record(s->t, s->v, &e.where, &r);
@@ -97,6 +106,7 @@ int core_cmd_exception(core_session_t *s, int argc, char **argv)
             if (where.len) jw_string_n(&w, "where", where.data, where.len);
             else jw_null(&w, "where");
             jw_string_n(&w, "value", value.data ? value.data : "", value.len);
+            if (stack_unread) jw_bool(&w, "callsites_unreadable", 1);
             if (cs.n) { /* the frames of an Error whose .stack was never formatted */
                 jw_array_begin(&w, "callsites");
                 for (size_t i = 0; i < cs.n; i++) {

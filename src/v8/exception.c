@@ -132,16 +132,22 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out)
     return found ? 0 : -1;
 }
 
-/* ---- an Error's captured stack (CallSiteInfo objects, V8 10-13) ----
- * The Error keeps it under a private symbol: a FixedArray of CallSiteInfo, or an ErrorStackData
- * holding that array in its first field. A CallSiteInfo's first three fields are its code object
- * (BytecodeArray or Code), receiver and function, in an order that changed in V8 12 (told apart
- * by their types); then code_offset_or_source_position and flags (Smis, at +32 and +40 in V8
- * 10-13). The flags' bit "source position computed" is 1 << 6 in V8 10-11 and 1 << 7 in V8 12-13
- * (read off cores of Node 18-24: an async frame's position, computed for its message); without
- * it the value is the bytecode offset into the code object. Async: 1 << 5; constructor: 1 << 3. */
+/* ---- an Error's captured stack (V8 10-13) ----
+ * The Error keeps it under a private symbol: a FixedArray, or an ErrorStackData holding that array
+ * in its first field. Two forms of the array:
+ *  - one CallSiteInfo per frame (Node 18 to 24.21). A CallSiteInfo's first three fields are its
+ *    code object, receiver and function, in an order that changed in V8 12 (told apart by their
+ *    types); then code_offset_or_source_position and flags (Smis, at +32 and +40 in V8 10-13);
+ *  - flat, six slots per frame: code, receiver, function, code offset or source position,
+ *    parameters (a FixedArray), flags (Node 24.22, V8 13.6.233.17-node.63: read off its cores;
+ *    the frames' flags are the same bits, constructor 1 << 3 on `new Conn`).
+ * The flags' bit "source position computed" is 1 << 6 in V8 10-11 and 1 << 7 in V8 12-13 (read off
+ * cores of Node 18-24: an async frame's position, computed for its message); without it the value
+ * is the bytecode offset into the code object, a BytecodeArray or (V8 13) the BytecodeWrapper
+ * whose first field is one. Async: 1 << 5; constructor: 1 << 3. */
 #define CSI_OFFSET 32
 #define CSI_FLAGS 40
+#define FLAT_SLOTS 6
 #define CSI_CONSTRUCTOR (1 << 3)
 #define CSI_ASYNC (1 << 5)
 #define MAX_CALLSITES 200
@@ -149,7 +155,21 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out)
 typedef struct {
     v8_t *v;
     uint64_t array;
+    int flat; /* six slots per frame, not CallSiteInfo objects */
 } find_stack_t;
+
+static int is_function(v8_t *v, uint64_t x);
+
+/* The array is the flat form: a whole number of frames, each a function with Smi offset and flags. */
+static int is_flat_stack(v8_t *v, uint64_t array)
+{
+    int64_t n;
+    uint64_t fn, off, flags;
+    return v8_fixed_array_length(v, array, &n) == 0 && n > 0 && n % FLAT_SLOTS == 0 &&
+           v8_fixed_array_get(v, array, 2, &fn) == 0 && is_function(v, fn) &&
+           v8_fixed_array_get(v, array, 3, &off) == 0 && v8_is_smi(v, off) &&
+           v8_fixed_array_get(v, array, 5, &flags) == 0 && v8_is_smi(v, flags);
+}
 
 static int stack_prop(void *ctx, const v8_property_t *p)
 {
@@ -160,11 +180,38 @@ static int stack_prop(void *ctx, const v8_property_t *p)
     if (L->type_error_stack_data >= 0 && v8_has_type(f->v, value, L->type_error_stack_data) &&
         v8_read_field(f->v, value, 8, &value) != 0)
         return 0;
-    if (!v8_has_type(f->v, value, L->type_fixed_array) || v8_fixed_array_get(f->v, value, 0, &first) != 0 ||
-        !v8_has_type(f->v, first, L->type_call_site_info))
-        return 0;
+    if (!v8_has_type(f->v, value, L->type_fixed_array) || v8_fixed_array_get(f->v, value, 0, &first) != 0) return 0;
+    if (L->type_call_site_info >= 0 && v8_has_type(f->v, first, L->type_call_site_info)) f->flat = 0;
+    else if (is_flat_stack(f->v, value)) f->flat = 1;
+    else return 0;
     f->array = value;
     return 1;
+}
+
+/* Frame i's code object, the two words that are its receiver and function (in either order: see
+   above), its offset and its flags; -1 when unreadable. */
+static int read_callsite(find_stack_t *f, int64_t i, uint64_t *code, uint64_t w[2], uint64_t *off, uint64_t *flags)
+{
+    v8_t *v = f->v;
+    if (f->flat) {
+        int64_t b = i * FLAT_SLOTS;
+        return v8_fixed_array_get(v, f->array, b, code) != 0 || v8_fixed_array_get(v, f->array, b + 1, &w[0]) != 0 ||
+                       v8_fixed_array_get(v, f->array, b + 2, &w[1]) != 0 ||
+                       v8_fixed_array_get(v, f->array, b + 3, off) != 0 ||
+                       v8_fixed_array_get(v, f->array, b + 5, flags) != 0
+                   ? -1
+                   : 0;
+    }
+    uint64_t csi, x[3];
+    if (v8_fixed_array_get(v, f->array, i, &csi) != 0 || !v8_has_type(v, csi, v->L.type_call_site_info) ||
+        v8_read_field(v, csi, 8, &x[0]) != 0 || v8_read_field(v, csi, 16, &x[1]) != 0 ||
+        v8_read_field(v, csi, 24, &x[2]) != 0 || v8_read_field(v, csi, CSI_OFFSET, off) != 0 ||
+        v8_read_field(v, csi, CSI_FLAGS, flags) != 0)
+        return -1;
+    /* V8 10-11: receiver, function, code; V8 12-13: code, receiver, function */
+    if (v->major < 12) *code = x[2], w[0] = x[0], w[1] = x[1];
+    else *code = x[0], w[0] = x[1], w[1] = x[2];
+    return 0;
 }
 
 static int is_function(v8_t *v, uint64_t x)
@@ -332,33 +379,29 @@ static void callsite_name(v8_t *v, uint64_t recv, uint64_t fn, const v8_function
 int v8_error_callsites(v8_t *v, uint64_t error, v8_callsite_cb cb, void *ctx)
 {
     const v8_layout_t *L = &v->L;
-    if (L->type_call_site_info < 0) return -1;
-    find_stack_t f = {v, 0};
+    find_stack_t f = {v, 0, 0};
     v8_object_properties(v, error, stack_prop, &f);
     int64_t n;
     if (!f.array || v8_fixed_array_length(v, f.array, &n) != 0) return -1;
+    if (f.flat) n /= FLAT_SLOTS;
     int64_t computed_bit = v->major >= 12 ? 1 << 7 : 1 << 6;
     for (int64_t i = 0; i < n && i < MAX_CALLSITES; i++) {
-        uint64_t csi, w[3], off, flags;
-        if (v8_fixed_array_get(v, f.array, i, &csi) != 0 || !v8_has_type(v, csi, L->type_call_site_info)) continue;
-        if (v8_read_field(v, csi, 8, &w[0]) != 0 || v8_read_field(v, csi, 16, &w[1]) != 0 ||
-            v8_read_field(v, csi, 24, &w[2]) != 0 || v8_read_field(v, csi, CSI_OFFSET, &off) != 0 ||
-            v8_read_field(v, csi, CSI_FLAGS, &flags) != 0 || !v8_is_smi(v, off) || !v8_is_smi(v, flags))
-            continue;
-        /* V8 10-11: receiver, function, code; V8 12-13: code, receiver, function */
-        uint64_t fn = is_function(v, w[1]) && v->major < 12 ? w[1] : is_function(v, w[2]) ? w[2] : 0;
-        uint64_t code = v->major < 12 ? w[2] : w[0];
+        uint64_t code, w[2], off, flags;
+        if (read_callsite(&f, i, &code, w, &off, &flags) != 0 || !v8_is_smi(v, off) || !v8_is_smi(v, flags)) continue;
+        uint64_t fn = is_function(v, w[1]) ? w[1] : 0, recv = w[0];
         v8_function_t fi;
         if (!fn || v8_function_info(v, fn, &fi) != 0) continue;
         int64_t fl = v8_smi_value(v, flags), pos = -1, o = v8_smi_value(v, off);
         uint64_t table;
+        if (L->type_bytecode_wrapper >= 0 && v8_has_type(v, code, L->type_bytecode_wrapper) &&
+            v8_read_field(v, code, 8, &code) != 0)
+            code = 0;
         if (fl & computed_bit) pos = o;
         else if (v8_has_type(v, code, L->type_bytecode_array) && L->bca_source_positions >= 0 &&
                  v8_read_field(v, code, L->bca_source_positions, &table) == 0) {
             int inlined;
             if (v8_source_position(v, table, o, &pos, &inlined) != 0) pos = -1;
         }
-        uint64_t recv = v->major < 12 ? w[0] : w[1];
         buf_t name = {0};
         callsite_name(v, recv, fn, &fi, (fl & CSI_CONSTRUCTOR) != 0, &name);
         v8_callsite_t c = {

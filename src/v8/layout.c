@@ -453,6 +453,7 @@ int v8_layout_resolve(v8_t *v)
     L->type_error_stack_data = type_of(&r, "ERROR_STACK_DATA_TYPE");
     L->type_scope_info = type_of(&r, "SCOPE_INFO_TYPE");
     L->type_bytecode_array = type_of(&r, "BYTECODE_ARRAY_TYPE");
+    L->type_bytecode_wrapper = type_of(&r, "BYTECODE_WRAPPER_TYPE"); /* V8 13 */
     L->type_code = type_of(&r, "CODE_TYPE");
     L->type_instruction_stream = type_of(&r, "INSTRUCTION_STREAM_TYPE");
     L->type_sfi_wrapper = type_of(&r, "SHARED_FUNCTION_INFO_WRAPPER_TYPE");

@@ -49,11 +49,11 @@ typedef struct {
     int64_t kind_dictionary_elements;
     int type_fixed_double_array, type_property_array, type_descriptor_array;
     /* instance types */
-    int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_code, type_instruction_stream,
-        type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array, type_js_function, type_js_array,
-        type_js_object, type_symbol, type_byte_array, type_trusted_byte_array, type_js_typed_array,
-        type_js_array_buffer, type_feedback_vector, type_js_global_proxy, type_function_template_info,
-        type_call_handler_info, type_accessor_pair;
+    int type_map, type_sfi, type_script, type_scope_info, type_bytecode_array, type_bytecode_wrapper, type_code,
+        type_instruction_stream, type_sfi_wrapper, type_heap_number, type_oddball, type_hole, type_fixed_array,
+        type_js_function, type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array,
+        type_js_typed_array, type_js_array_buffer, type_feedback_vector, type_js_global_proxy,
+        type_function_template_info, type_call_handler_info, type_accessor_pair;
     /* JavaScript values for print (v8/jsvalue.c): instance types and the fields V8 does not export,
        the same in every supported version (8-byte tagged fields after the JSObject header) */
     int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set, type_js_weak_map,

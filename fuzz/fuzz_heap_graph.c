@@ -43,8 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* the reachable nodes (heapsnapshot writes only these): by the same walk, then by the paths */
             uint64_t *live = v8_graph_reachable(g);
             for (uint32_t i = 0; i < n && i < 256; i++) {
-                const v8_graph_node_t *nd = v8_graph_node(g, i);
-                v8_heap_object_t o = {nd->addr, 0, nd->type, nd->size, 0, 0};
+                v8_heap_object_t o = v8_graph_object(g, i);
                 v8_edges_of(e, &o, v8_graph_is_object, g, on_edge, &edges);
                 const uint32_t *hs, *ss;
                 v8_graph_retainers(g, i, &hs, &ss);

@@ -457,8 +457,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         counts[i + SYNTHETIC] = 0;
         if (!is_live(&live, (uint32_t)i)) continue;
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
-        v8_heap_object_t ho = {
-            nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
+        v8_heap_object_t ho = v8_graph_object(g, (uint32_t)i);
         v8_graph_pass(g, (uint32_t)i);
         k.backing = backing[i] != 0;
         v8_edges_of(e, &ho, v8_graph_is_object, g, on_edge, &k);

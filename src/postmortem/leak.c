@@ -26,8 +26,10 @@
  * (v8/heap_graph.c's graph_big) and the address lists here are kept from one census to the next
  * and never shared with the freeze guard's fork (fresh pages cost the kernel's zeroing, shared
  * ones a copy at each write): the first census of a watch pays for them, the next ones write over
- * them. Nothing of the heap's contents is reused between censuses: each is counted afresh from
- * its own frozen copy. */
+ * them. The heap is read once a census (the walk finds the references as it reads each page), and
+ * the global object comes from that walk too (an idle program has no JS frame leading to it: a
+ * walk of its own was a third read). Nothing of the heap's contents is reused between censuses:
+ * each is counted afresh from its own frozen copy. */
 #include "postmortem/leak.h"
 #include "postmortem/census.h"
 #include "postmortem/paths.h"

@@ -27,20 +27,13 @@ static int on_edge(void *ctx, const v8_edge_t *e)
     return 1;
 }
 
-static v8_heap_object_t heap_object(v8_graph_t *g, uint32_t i)
-{
-    const v8_graph_node_t *nd = v8_graph_node(g, i);
-    return (v8_heap_object_t){
-        nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0};
-}
-
 /* The edge from holder at slot (word index) to target: named when v8_edges_of names it. */
 int pm_name_edge(v8_graph_t *g, v8_edges_t *e, uint32_t holder, int64_t offset, uint32_t target, pm_find_t *f)
 {
     memset(f, 0, sizeof *f);
     f->offset = offset;
     f->target = v8_graph_node(g, target)->addr;
-    v8_heap_object_t o = heap_object(g, holder);
+    v8_heap_object_t o = v8_graph_object(g, holder);
     v8_edges_of(e, &o, v8_graph_is_object, g, on_edge, f);
     return f->ok ? 0 : -1;
 }

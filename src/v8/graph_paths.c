@@ -116,12 +116,18 @@ static void mark_reachable(v8_graph_t *g, uint64_t *seen, uint8_t *root_used, ui
     uint32_t *queue = graph_big((n ? n : 1) * sizeof *queue, 0); /* kept from the last graph */
 #define SEEN(x) ((seen[(x) / 64] >> ((x) % 64)) & 1)
 #define MARK(x) (seen[(x) / 64] |= 1ull << ((x) % 64))
-    size_t qh = 0, qt = 0;
-    for (int lv = 0; lv < V8_ROOT_LEVELS; lv++) {
+    size_t qh = 0, qt = 0, marked = 0;
+    int lv = 0;
+    if (!root_used && g->global_reach) { /* the first level marked already, as the roots were found */
+        memcpy(seen, g->global_reach, (n / 64 + 1) * 8);
+        for (size_t w = 0; w < n / 64 + 1; w++) marked += (size_t)__builtin_popcountll(seen[w]);
+        lv = V8_ROOT_MODULE + 1;
+    }
+    for (; lv < V8_ROOT_LEVELS; lv++) {
         if (lv == V8_ROOT_MODULE) continue; /* one level with the global, as in compute_paths */
         if (lv == V8_ROOT_NATIVE && held) {
             memcpy(held, seen, (n / 64 + 1) * 8);
-            *held_count = qt;
+            *held_count = marked + qt;
         }
         for (size_t r = 0; r < g->nroots; r++) {
             const v8_graph_root_t *rt = &g->roots[r];
@@ -185,10 +191,11 @@ uint64_t *v8_graph_reachable(v8_graph_t *g)
 int v8_graph_root_used(v8_graph_t *g, size_t k)
 {
     if (g->trimmed || k >= g->nroots) return 0;
-    if (!g->dist && !g->root_used) compute_root_used(g);
-    if (!g->dist) return g->root_used[k];
-    uint32_t x = g->roots[k].node;
-    return g->dist[x] == 0 && g->parent[x] == V8_NO_NODE && g->pslot[x] == k;
+    /* by the marking alone, even where the paths are known (a graph from the cache file): the
+       paths' second pass, through V8's caches, can start a node's path at another root, and a
+       heapsnapshot of the same core then differed by whether its graph came from the cache */
+    if (!g->root_used) compute_root_used(g);
+    return g->root_used[k];
 }
 
 uint32_t v8_graph_distance(v8_graph_t *g, uint32_t i)

@@ -229,16 +229,21 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
        add roots only for what nothing else holds */
     uint8_t *seen = graph_big(g->n, 1);
     {
+        /* kept as g->global_reach: v8_graph_held's marking starts from it */
         uint32_t *queue = graph_big(g->n * sizeof *queue, 0);
+        uint64_t *reach = big_calloc(g->n / 64 + 1, 8);
         size_t qh = 0, qt = 0;
+#define VISIT(x) (seen[x] = 0xff, reach[(x) / 64] |= 1ull << ((x) % 64), queue[qt++] = (x))
         for (size_t r = 0; r < g->nroots; r++)
-            if (!seen[g->roots[r].node]) seen[g->roots[r].node] = 0xff, queue[qt++] = g->roots[r].node;
+            if (!seen[g->roots[r].node]) VISIT(g->roots[r].node);
         while (qh < qt) {
             uint32_t i = queue[qh++];
             for (uint64_t k = g->first[i]; k < g->first[i + 1]; k++)
-                if (!(g->slot[k] & V8_SLOT_WEAK) && !seen[g->tgt[k]]) seen[g->tgt[k]] = 0xff, queue[qt++] = g->tgt[k];
+                if (!(g->slot[k] & V8_SLOT_WEAK) && !seen[g->tgt[k]]) VISIT(g->tgt[k]);
         }
+#undef VISIT
         graph_unbig(queue);
+        g->global_reach = reach;
     }
     for (size_t i = 0; i < g->n; i++)
         if (g->nodes[i].flags & V8_NODE_READ_ONLY) {

@@ -1,5 +1,6 @@
-/* The object graph of one heap: nodes from one heap walk, edges from a scan of every object's
- * tagged slots, roots, and shortest paths from the roots.
+/* The object graph of one heap: nodes from one heap walk, edges from every object's tagged slots
+ * (scanned as the walk reads its page: "references" below), roots, and shortest paths from the
+ * roots.
  *
  * Memory is what limits this on big cores (3.5 million objects, tens of millions of references):
  * nodes are one 16-byte record each in an array sorted by address (an address is found by binary
@@ -44,11 +45,19 @@ uint64_t v8_graph_edge_count(const v8_graph_t *g) { return g->nedges; }
  * out of order no edges. */
 static const v8_graph_node_t no_node = {1, 0, 0, 0};
 const v8_graph_node_t *v8_graph_node(const v8_graph_t *g, uint32_t i) { return i < g->n ? &g->nodes[i] : &no_node; }
+v8_heap_object_t v8_graph_object(const v8_graph_t *g, uint32_t i)
+{
+    const v8_graph_node_t *nd = v8_graph_node(g, i);
+    return (v8_heap_object_t){
+        nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0,
+        NULL,     0};
+}
 size_t v8_graph_root_count(const v8_graph_t *g) { return g->nroots; }
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k < g->nroots ? &g->roots[k] : NULL; }
 
 #define CHUNK_WORDS (CHUNK_SIZE / 8 / 64)
 #define FLAT_CHUNKS (1u << 22)     /* a 1 TiB span: 16 MiB of index */
+#define SCAN_BUF_WORDS 8192        /* an object's words read at a time, past what the walk read */
 enum { RO_NONE, RO_ALL, RO_SOME }; /* chunk_ro: its nodes on V8's read-only pages */
 
 /* The bits set in x: without -mpopcnt, __builtin_popcountll is a call (a tenth of a census) */
@@ -64,25 +73,35 @@ static inline uint32_t pop64(uint64_t x)
 #endif
 }
 
-/* Through the chunk index (built): the node at addr (tagged), V8_NO_NODE when none; *chunk the
- * index of its chunk. */
-static inline uint32_t find_indexed(const v8_graph_t *g, uint64_t addr, uint32_t *chunk_k)
+/* Through the chunk index: the node that starts at word w of indexed chunk k, V8_NO_NODE when none. */
+static inline uint32_t node_in_chunk(const v8_graph_t *g, uint32_t k, uint32_t w)
 {
-    uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
-    uint32_t k;
-    if (g->chunk_flat) {
-        uint64_t f = (chunk - g->flat_base) / CHUNK_SIZE;
-        if (chunk < g->flat_base || f >= g->nflat || !(k = g->chunk_flat[f])) return V8_NO_NODE;
-    } else if (!u64map_get(&g->chunk_index, chunk, &k)) {
-        return V8_NO_NODE;
-    }
-    k--;
-    *chunk_k = k;
-    uint64_t w = (a - chunk) / 8;
     const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
     if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
     uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
     return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + pop64(below);
+}
+
+/* Through the chunk index (built): the indexed chunk k of the chunk at address chunk; 0 when none. */
+static inline int find_chunk(const v8_graph_t *g, uint64_t chunk, uint32_t *k)
+{
+    if (g->chunk_flat) {
+        uint64_t f = (chunk - g->flat_base) / CHUNK_SIZE;
+        if (chunk < g->flat_base || f >= g->nflat || !(*k = g->chunk_flat[f])) return 0;
+    } else if (!u64map_get(&g->chunk_index, chunk, k)) {
+        return 0;
+    }
+    (*k)--;
+    return 1;
+}
+
+/* Through the chunk index (built): the node at addr (tagged), V8_NO_NODE when none; *chunk_k the
+ * index of its chunk. */
+static inline uint32_t find_indexed(const v8_graph_t *g, uint64_t addr, uint32_t *chunk_k)
+{
+    uint64_t a = addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+    if (!find_chunk(g, chunk, chunk_k)) return V8_NO_NODE;
+    return node_in_chunk(g, *chunk_k, (uint32_t)((a - chunk) / 8));
 }
 
 uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr)
@@ -211,7 +230,41 @@ typedef struct {
     } recent[64]; /* module_maps' recent answers, direct-mapped (no hashing per object) */
     uint64_t *modules;
     size_t nmodules, capmodules;
+    uint64_t *globals; /* the global objects walked past (v8_note_global_objects) */
+    size_t nglobals, capglobals;
+    /* references: found as the walk reads each page (below, "compact addresses") */
+    v8_edges_t *e;
+    uint64_t *buf;       /* an object's words read by themselves (past what the walk read) */
+    u64map_t chunk_ord;  /* the heap's chunks: address -> ordinal + 1 */
+    uint64_t *ord_chunk; /* ordinal -> address */
+    uint32_t nord;
+    uint64_t heap_lo, heap_hi; /* the chunks' span */
+    int compact;               /* targets stored as compact addresses (else as nodes: the chunk index is built) */
+    int fused;                 /* edges scanned during the walk */
+    uint32_t pend;             /* a node of unknown size, scanned once the walk shows where it ends; V8_NO_NODE */
+    const unsigned char *pend_bytes;
+    uint64_t pend_avail;
 } build_t;
+
+static void scan_walked(build_t *b, uint32_t i, const unsigned char *bytes, uint64_t avail);
+static uint32_t inferred_size(v8_graph_t *g, const v8_graph_node_t *nd, uint64_t gap);
+
+/* The node of unknown size waiting (b->pend) ends gap bytes on (where the next object starts, or
+   its page's area ends): sized as infer_sizes would, and scanned. */
+static void finish_pending(build_t *b, uint64_t gap)
+{
+    if (b->pend == V8_NO_NODE) return;
+    v8_graph_node_t *nd = &b->g->nodes[b->pend];
+    nd->size = inferred_size(b->g, nd, gap);
+    scan_walked(b, b->pend, b->pend_bytes, b->pend_avail);
+    b->pend = V8_NO_NODE;
+}
+
+static void page_done(void *ctx)
+{
+    build_t *b = ctx;
+    if (b->fused && b->pend != V8_NO_NODE) finish_pending(b, b->pend_avail);
+}
 
 /* A JS object whose map's constructor is Module: a candidate module record (checked later). */
 static void note_module(build_t *b, const v8_heap_object_t *o)
@@ -250,14 +303,27 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
         size_t cap = g->cap * 2 < MAX_NODES ? g->cap * 2 : MAX_NODES;
         g->nodes = graph_big_grow(g->nodes, cap * sizeof *g->nodes);
         g->nodes_bytes = cap * sizeof *g->nodes;
+        g->first = graph_big_grow(g->first, (cap + 1) * sizeof *g->first);
         g->cap = cap;
+    }
+    if (b->fused) { /* the node before, if its size was unknown, ends here: its edges come first */
+        if (b->pend != V8_NO_NODE) finish_pending(b, o->addr - g->nodes[b->pend].addr);
+        g->first[g->n] = g->nedges;
     }
     int js = v8_heap_is_js_type(g->h, o->type);
     uint16_t flags =
         (uint16_t)((o->large ? V8_NODE_LARGE : 0) | (o->prototype ? V8_NODE_PROTOTYPE : 0) | (js ? V8_NODE_JS : 0));
     g->nodes[g->n++] =
         (v8_graph_node_t){o->addr, o->size > UINT32_MAX ? UINT32_MAX : (uint32_t)o->size, (uint16_t)o->type, flags};
+    if (b->fused) {
+        if (o->size || o->large) scan_walked(b, (uint32_t)(g->n - 1), o->bytes, o->avail);
+        else b->pend = (uint32_t)(g->n - 1), b->pend_bytes = o->bytes, b->pend_avail = o->avail;
+    }
     if (js) note_module(b, o);
+    if (o->type == g->v->L.type_js_global_object) {
+        XGROW(b->globals, b->capglobals, b->nglobals + 1);
+        b->globals[b->nglobals++] = o->addr;
+    }
     if (b->show && (g->n & 0xffff) == 0) progress_update(&b->progress, g->n, 0);
     return 0;
 }
@@ -291,14 +357,20 @@ static void infer_sizes(v8_graph_t *g)
             gap = area_end > nd->addr - 1 ? area_end - (nd->addr - 1) : 8;
             if (gap > chunk_end - (nd->addr - 1)) gap = chunk_end - (nd->addr - 1);
         }
-        uint64_t w1, sz = gap;
-        if (!v8_type_name(g->v, nd->type) && target_read_u64(g->v->t, nd->addr - 1 + 8, &w1) == 0 &&
-            (w1 & 0xffffffffu) == 0 && (int64_t)w1 >= 0) {
-            uint64_t asz = 16 + 8 * (w1 >> 32);
-            if (asz <= gap) sz = asz;
-        }
-        nd->size = (uint32_t)(sz > (1u << 30) ? 1u << 30 : sz);
+        nd->size = inferred_size(g, nd, gap);
     }
+}
+
+/* The size of a node the walk could not size, gap bytes before the next object or its page's end. */
+static uint32_t inferred_size(v8_graph_t *g, const v8_graph_node_t *nd, uint64_t gap)
+{
+    uint64_t w1, sz = gap;
+    if (!v8_type_name(g->v, nd->type) && target_read_u64(g->v->t, nd->addr - 1 + 8, &w1) == 0 &&
+        (w1 & 0xffffffffu) == 0 && (int64_t)w1 >= 0) {
+        uint64_t asz = 16 + 8 * (w1 >> 32);
+        if (asz <= gap) sz = asz;
+    }
+    return (uint32_t)(sz > (1u << 30) ? 1u << 30 : sz);
 }
 
 /* Nodes on V8's read-only pages: immortal (every isolate shares them), so no edge into one is
@@ -406,45 +478,128 @@ static void add_edge(v8_graph_t *g, uint32_t t, uint32_t slot)
     g->slot[g->nedges++] = slot;
 }
 
-/* A chunk's objects read in one go (a process's memory: one read instead of one per object, or
- * per 1 KiB line of the target's cache): [lo, hi) of the target at data, when hi > lo. */
+/* ---- references ----
+ * A slot's word names its target by address, and which node that is can be known only once every
+ * node is: so the walk stores a compact address instead, the target chunk's ordinal among the
+ * heap's chunks and the word in it (ORD_SHIFT bits: 32 bits in all, for up to MAX_ORD chunks,
+ * 32 GiB), and resolve_edges turns it into the node's index (or drops it: no object starts there,
+ * or one of V8's read-only space). Scanning as the walk goes reads each page once for its objects
+ * and their references: a scan of its own read the whole heap a second time (a fifth of a live
+ * process's census). A heap of more chunks is scanned after the walk, through the chunk index. */
+#define ORD_SHIFT 15 /* CHUNK_SIZE / 8 words */
+#define MAX_ORD (1u << (32 - ORD_SHIFT))
+#define ORD_READ_ONLY 0x80000000u /* in chunk_ord: a chunk of V8's read-only space (no edge goes there) */
+
+/* Bytes [lo, hi) of the target at data (a page as the walk read it, or a chunk's objects), when hi > lo. */
 typedef struct {
-    uint64_t *data;
+    const uint64_t *data;
     uint64_t lo, hi;
 } chunk_buf_t;
 
-/* The references in node i's tagged slots. */
-static void scan_node(v8_graph_t *g, v8_edges_t *e, uint32_t i, uint64_t *buf, size_t bufwords, const chunk_buf_t *cb)
+/* The word in slot (a word index) of the object being scanned: an edge when it may point at an object. */
+static inline void candidate(build_t *b, uint64_t word, uint64_t slot)
 {
+    if ((word & 1) == 0 || word < b->heap_lo || word >= b->heap_hi) return;
+    uint32_t weak = (word & 3) == 3 ? V8_SLOT_WEAK : 0, t;
+    uint32_t sl = (uint32_t)(slot < 0x7fffffff ? slot : 0x7fffffff) | weak;
+    uint64_t a = word & ~(uint64_t)3, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
+    v8_graph_t *g = b->g;
+    if (b->compact) {
+        uint32_t ord;
+        if (!u64map_get(&b->chunk_ord, chunk, &ord) || (ord & ORD_READ_ONLY)) return;
+        add_edge(g, ((ord - 1) << ORD_SHIFT) | (uint32_t)((a - chunk) / 8), sl);
+        return;
+    }
+    uint32_t ck;
+    if (a + 1 > g->hi || (t = find_indexed(g, a + 1, &ck)) == V8_NO_NODE) return;
+    uint8_t ro = g->chunk_ro[ck];
+    if (ro == RO_ALL || (ro == RO_SOME && (g->nodes[t].flags & V8_NODE_READ_ONLY))) return;
+    add_edge(g, t, sl);
+}
+
+/* The references in node i's tagged slots: from cb where it holds them, else read. */
+static void scan_node(build_t *b, uint32_t i, const chunk_buf_t *cb)
+{
+    v8_graph_t *g = b->g;
     const v8_graph_node_t *nd = &g->nodes[i];
-    uint64_t end = v8_edges_tagged_end(e, nd->type, nd->size);
+    uint64_t end = v8_edges_tagged_end(b->e, nd->type, nd->size);
     uint64_t words = end / 8, base = nd->addr - 1;
     if (words > MAX_SCAN_WORDS) words = MAX_SCAN_WORDS;
-    for (uint64_t w0 = 0; w0 < words; w0 += bufwords) {
-        uint64_t cnt = words - w0 < bufwords ? words - w0 : bufwords;
+    for (uint64_t w0 = 0; w0 < words; w0 += SCAN_BUF_WORDS) {
+        uint64_t cnt = words - w0 < SCAN_BUF_WORDS ? words - w0 : SCAN_BUF_WORDS;
         uint64_t at = base + 8 * w0;
         const uint64_t *p =
             at >= cb->lo && at + cnt * 8 <= cb->hi ? cb->data + (at - cb->lo) / 8 : target_direct(g->v->t, at, cnt * 8);
         if (!p) {
-            if (target_read(g->v->t, base + 8 * w0, buf, cnt * 8) != 0) return;
-            p = buf;
+            if (target_read(g->v->t, at, b->buf, cnt * 8) != 0) return;
+            p = b->buf;
         }
-        for (uint64_t k = 0; k < cnt; k++) {
-            uint64_t word = p[k];
-            if ((word & 1) == 0 || word < g->lo || word > g->hi + 2) continue;
-            uint32_t weak = (word & 3) == 3 ? V8_SLOT_WEAK : 0;
-            uint64_t addr = word & ~(uint64_t)2;
-            if (addr > g->hi) continue;
-            uint32_t ck, t = find_indexed(g, addr, &ck);
+        for (uint64_t k = 0; k < cnt; k++) candidate(b, p[k], w0 + k);
+    }
+}
+
+/* Node i as the walk read it: bytes, avail of them. */
+static void scan_walked(build_t *b, uint32_t i, const unsigned char *bytes, uint64_t avail)
+{
+    v8_graph_t *g = b->g;
+    uint64_t at = g->nodes[i].addr - 1;
+    chunk_buf_t cb = {(const uint64_t *)(const void *)bytes, at, bytes ? at + avail : at};
+    scan_node(b, i, &cb);
+    /* a core's large object, read past its header: its pages handed back (the walk's own reads
+       are counted and released by the walk) */
+    if ((g->nodes[i].flags & V8_NODE_LARGE) && !strcmp(target_kind(g->v->t), "core"))
+        graph_release_range(g->v->t, at, g->nodes[i].size);
+}
+
+/* The compact addresses of the edges made node indices, in place; the edges to no node dropped. */
+static void resolve_edges(build_t *b)
+{
+    v8_graph_t *g = b->g;
+    uint32_t *ord_k = xcalloc(b->nord ? b->nord : 1, sizeof *ord_k); /* ordinal -> indexed chunk + 1 */
+    for (uint32_t o = 0; o < b->nord; o++) {
+        uint32_t k;
+        if (find_chunk(g, b->ord_chunk[o], &k)) ord_k[o] = k + 1;
+    }
+    uint64_t out = 0, start = g->first[0];
+    for (size_t i = 0; i < g->n; i++) {
+        uint64_t end = g->first[i + 1];
+        g->first[i] = out;
+        for (uint64_t k = start; k < end; k++) {
+            uint32_t ca = g->tgt[k], ck = ord_k[ca >> ORD_SHIFT];
+            if (!ck--) continue;
+            uint32_t t = node_in_chunk(g, ck, ca & ((1u << ORD_SHIFT) - 1));
             if (t == V8_NO_NODE) continue;
-            /* no edge into V8's read-only space: known by the chunk, without reading the node (a
-               cache miss an edge) unless the chunk has both */
             uint8_t ro = g->chunk_ro[ck];
             if (ro == RO_ALL || (ro == RO_SOME && (g->nodes[t].flags & V8_NODE_READ_ONLY))) continue;
-            uint64_t slot = w0 + k;
-            add_edge(g, t, (uint32_t)(slot < 0x7fffffff ? slot : 0x7fffffff) | weak);
+            g->tgt[out] = t;
+            g->slot[out++] = g->slot[k];
         }
+        start = end;
     }
+    g->first[g->n] = g->nedges = out;
+    free(ord_k);
+}
+
+/* The heap's chunks, numbered (b->chunk_ord, ord_chunk), and their span; compact addresses unless
+   there are too many. */
+static void number_chunks(build_t *b)
+{
+    uint64_t ps, pe;
+    size_t cap = 0;
+    u64map_init(&b->chunk_ord);
+    b->heap_lo = UINT64_MAX, b->heap_hi = 0;
+    for (size_t i = 0; v8_heap_page_range(b->g->h, i, &ps, &pe) == 0; i++)
+        for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE) {
+            int found;
+            uint32_t *slot = u64map_upsert(&b->chunk_ord, c, &found);
+            if (found) continue;
+            XGROW(b->ord_chunk, cap, b->nord + 1);
+            b->ord_chunk[b->nord++] = c;
+            *slot = b->nord | (v8_heap_page_read_only(b->g->h, i) ? ORD_READ_ONLY : 0);
+            if (c < b->heap_lo) b->heap_lo = c;
+            if (c + CHUNK_SIZE > b->heap_hi) b->heap_hi = c + CHUNK_SIZE;
+        }
+    b->compact = b->nord <= MAX_ORD;
 }
 
 void graph_release_range(target_t *t, uint64_t addr, uint64_t len)
@@ -495,19 +650,38 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
     g->cap = words / 2 + 65536 < MAX_NODES ? words / 2 + 65536 : MAX_NODES;
     g->nodes_bytes = g->cap * sizeof *g->nodes;
     g->nodes = graph_big(g->nodes_bytes, 0);
+    g->first = graph_big((g->cap + 1) * sizeof *g->first, 0);
+    g->capedges = words + 65536;
+    g->edges_bytes = g->capedges * sizeof *g->tgt;
+    g->tgt = graph_big(g->edges_bytes, 0);
+    g->slot = graph_big(g->edges_bytes, 0);
     build_t b = {0};
     b.g = g;
     b.show = show_progress;
+    b.e = v8_edges_new(v, h);
+    b.buf = big_malloc(SCAN_BUF_WORDS * 8);
+    b.pend = V8_NO_NODE;
     u64map_init(&b.module_maps);
+    number_chunks(&b);
+    b.fused = b.compact;
     if (show_progress) progress_init(&b.progress, "walking the heap", "objects");
     big_mem_trace("build: start");
     graph_trace("build: start");
-    v8_heap_walk(h, on_object, &b, NULL);
+    v8_heap_walk_pages(h, on_object, page_done, &b, NULL);
+    if (b.fused) {
+        if (b.pend != V8_NO_NODE) finish_pending(&b, b.pend_avail); /* the walk stopped early */
+        g->first[g->n] = g->nedges;
+    }
     if (show_progress) progress_done(&b.progress);
     big_mem_trace("build: walked");
     graph_trace("build: walked");
     u64map_free(&b.module_maps);
-    /* pages come in address order from the mappings; make sure, and drop duplicates */
+    /* v8_global_object's search when no JS frame leads to it, done: a walk of its own was a third
+       read of the heap (15% of a census) */
+    if (!v->global_found) v8_note_global_objects(v, b.globals, b.nglobals);
+    free(b.globals);
+    /* pages come in address order from the mappings; make sure, and drop duplicates (the edges
+       found as the walk went are then dropped too, and scanned again below) */
     int sorted = 1;
     for (size_t i = 1; i < g->n && sorted; i++) sorted = g->nodes[i - 1].addr < g->nodes[i].addr;
     if (!sorted) {
@@ -516,6 +690,8 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
         for (size_t i = 0; i < g->n; i++)
             if (!k || g->nodes[k - 1].addr != g->nodes[i].addr) g->nodes[k++] = g->nodes[i];
         g->n = k;
+        b.fused = 0;
+        g->nedges = 0;
     }
     infer_sizes(g);
     mark_read_only(g);
@@ -524,51 +700,49 @@ v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress)
         g->hi = g->nodes[g->n - 1].addr;
     }
     build_chunk_index(g);
-    v8_edges_t *e = v8_edges_new(v, h);
-    g->first = graph_big((g->n + 1) * sizeof *g->first, 0);
-    g->capedges = words + 65536;
-    g->edges_bytes = g->capedges * sizeof *g->tgt;
-    g->tgt = graph_big(g->edges_bytes, 0);
-    g->slot = graph_big(g->edges_bytes, 0);
-    size_t bufwords = 8192;
-    uint64_t *buf = big_malloc(bufwords * 8);
-    if (show_progress) progress_init(&b.progress, "scanning references", "objects");
-    int release = !strcmp(target_kind(v->t), "core");
-    uint64_t held = 0; /* the chunk whose pages the scan touched last */
-    chunk_buf_t cb = {NULL, 0, 0};
-    uint64_t cb_chunk = 0;
-    for (size_t i = 0; i < g->n; i++) {
-        g->first[i] = g->nedges;
-        uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
-        if (release && chunk != held) {
-            /* a core is mmap'ed: hand back the pages of the chunk scanned last, as the heap walk
-               does, or the whole heap would stay in our resident set */
-            if (held) graph_release_range(v->t, held, CHUNK_SIZE);
-            held = chunk;
-        }
-        if (!release && chunk != cb_chunk) {
-            /* a process: its objects in this chunk, from the first to the end of the last, in
-               one read (where it fails, each object is read by itself, as before) */
-            cb_chunk = chunk;
-            cb.lo = cb.hi = 0;
-            uint64_t lo = g->nodes[i].addr - 1, hi = lo;
-            for (size_t j = i; j < g->n && ((g->nodes[j].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) == chunk; j++) {
-                uint64_t a = g->nodes[j].addr - 1, z = a + g->nodes[j].size;
-                if (z > hi) hi = z;
+    if (!b.fused) { /* the references scanned after the walk, a chunk's objects read at a time */
+        if (show_progress) progress_init(&b.progress, "scanning references", "objects");
+        int release = !strcmp(target_kind(v->t), "core");
+        uint64_t held = 0; /* the chunk whose pages the scan touched last */
+        chunk_buf_t cb = {NULL, 0, 0};
+        uint64_t *cbuf = NULL, cb_chunk = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            g->first[i] = g->nedges;
+            uint64_t chunk = (g->nodes[i].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
+            if (release && chunk != held) {
+                /* a core is mmap'ed: hand back the pages of the chunk scanned last, as the heap
+                   walk does, or the whole heap would stay in our resident set */
+                if (held) graph_release_range(v->t, held, CHUNK_SIZE);
+                held = chunk;
             }
-            if (hi > chunk + CHUNK_SIZE) hi = chunk + CHUNK_SIZE;
-            if (!cb.data) cb.data = graph_big(CHUNK_SIZE, 0);
-            if (hi > lo && target_read(v->t, lo, cb.data, hi - lo) == 0) cb.lo = lo, cb.hi = hi;
+            if (!release && chunk != cb_chunk) {
+                /* a process: its objects in this chunk, from the first to the end of the last, in
+                   one read (where it fails, each object is read by itself) */
+                cb_chunk = chunk;
+                cb.lo = cb.hi = 0;
+                uint64_t lo = g->nodes[i].addr - 1, hi = lo;
+                for (size_t j = i; j < g->n && ((g->nodes[j].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1)) == chunk; j++) {
+                    uint64_t a = g->nodes[j].addr - 1, z = a + g->nodes[j].size;
+                    if (z > hi) hi = z;
+                }
+                if (hi > chunk + CHUNK_SIZE) hi = chunk + CHUNK_SIZE;
+                if (!cbuf) cbuf = graph_big(CHUNK_SIZE, 0);
+                cb.data = cbuf;
+                if (hi > lo && target_read(v->t, lo, cbuf, hi - lo) == 0) cb.lo = lo, cb.hi = hi;
+            }
+            scan_node(&b, (uint32_t)i, &cb);
+            if (show_progress && (i & 0xffff) == 0) progress_update(&b.progress, i, g->n);
         }
-        scan_node(g, e, (uint32_t)i, buf, bufwords, &cb);
-        if (show_progress && (i & 0xffff) == 0) progress_update(&b.progress, i, g->n);
+        g->first[g->n] = g->nedges;
+        if (release && held) graph_release_range(v->t, held, CHUNK_SIZE);
+        if (show_progress) progress_done(&b.progress);
+        graph_unbig(cbuf);
     }
-    g->first[g->n] = g->nedges;
-    if (release && held) graph_release_range(v->t, held, CHUNK_SIZE);
-    if (show_progress) progress_done(&b.progress);
-    free(buf);
-    graph_unbig(cb.data);
-    v8_edges_free(e);
+    if (b.compact) resolve_edges(&b);
+    free(b.buf);
+    free(b.ord_chunk);
+    u64map_free(&b.chunk_ord);
+    v8_edges_free(b.e);
     big_mem_trace("build: scanned");
     graph_trace("build: scanned");
     graph_find_roots(g, b.modules, b.nmodules);
@@ -603,7 +777,8 @@ void v8_graph_trim(v8_graph_t *g)
     free(g->rslot);
     free(g->idom);
     free(g->retained);
-    g->rfirst = NULL, g->rsrc = g->rslot = NULL, g->idom = NULL, g->retained = NULL;
+    free(g->global_reach);
+    g->rfirst = NULL, g->rsrc = g->rslot = NULL, g->idom = NULL, g->retained = NULL, g->global_reach = NULL;
     if (g->map) { /* the file's pages are clean: handed back, nothing freed */
         madvise(g->map, g->map_len, MADV_DONTNEED);
     } else {
@@ -622,6 +797,7 @@ void v8_graph_free(v8_graph_t *g)
     if (!g) return;
     free(g->root_used);
     free(g->reach);
+    free(g->global_reach);
     free_chunk_index(g);
     for (size_t k = 0; k < g->nscans; k++) {
         free(g->scans[k].holders);

@@ -412,6 +412,11 @@ int v8_heap_is_js_type(const v8_heap_t *h, int type) { return h->first_js_type >
 
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
 {
+    return v8_heap_walk_pages(h, cb, NULL, ctx, st);
+}
+
+int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx), void *ctx, v8_heap_stats_t *st)
+{
     v8_heap_stats_t local;
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
@@ -442,7 +447,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
             const map_info_t *mi = map_lookup(h, rd64(base));
             if (!mi) continue;
             v8_heap_object_t o = {pg->area_start + 1, mi->map, mi->type, pg->area_end - pg->area_start, 1,
-                                  mi->is_prototype};
+                                  mi->is_prototype,   base,    len};
             uint64_t sz = object_size(h, mi, base, len);
             if (sz && sz <= o.size) o.size = sz;
             st->objects++;
@@ -451,6 +456,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
                 release_now(h);
                 return 1;
             }
+            if (page_done) page_done(ctx);
             continue;
         }
         uint64_t off = 0;
@@ -467,7 +473,8 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
                 off += sz;
                 continue;
             }
-            v8_heap_object_t o = {pg->area_start + off + 1, mi->map, mi->type, sz, 0, mi->is_prototype};
+            v8_heap_object_t o = {pg->area_start + off + 1, mi->map,    mi->type, sz, 0,
+                                  mi->is_prototype,         base + off, len - off};
             st->objects++;
             st->bytes += sz;
             if (cb && cb(ctx, &o)) {
@@ -482,6 +489,7 @@ int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
             }
             off += sz;
         }
+        if (page_done) page_done(ctx);
     }
     release_now(h);
     return 0;

@@ -344,6 +344,19 @@ int v8_global_object(v8_t *v, uint64_t *out)
     return v->global_object ? 0 : -1;
 }
 
+void v8_note_global_objects(v8_t *v, const uint64_t *addrs, size_t n)
+{
+    global_find_t g = {v, 0, 0};
+    v8_heap_object_t o = {0};
+    o.type = v->L.type_js_global_object;
+    for (size_t i = 0; i < n; i++) {
+        o.addr = addrs[i];
+        if (global_cb(&g, &o)) break;
+    }
+    v->global_found = 1;
+    v->global_object = g.with_process ? g.with_process : g.first;
+}
+
 int v8_string_units(v8_t *v, uint64_t value, void (*cb)(void *ctx, uint32_t unit), void *ctx)
 {
     return v8_string_scan(v, value, cb, ctx);

@@ -402,13 +402,16 @@ int v8_embedder_field(v8_t *v, uint64_t obj, int index, v8_embedder_value_t *out
  * pages: a page that cannot be parsed is resynced at the next map or abandoned. */
 typedef struct v8_heap v8_heap_t;
 typedef struct {
-    uint64_t addr; /* tagged address */
-    uint64_t map;  /* tagged address of its map */
-    int type;      /* instance type */
-    uint64_t size; /* shallow size in bytes; 0 when V8's layout for the type is not known here */
-    int large;     /* alone on a large-object page */
-    int prototype; /* its map is a prototype map: the object is some function's .prototype
+    uint64_t addr;              /* tagged address */
+    uint64_t map;               /* tagged address of its map */
+    int type;                   /* instance type */
+    uint64_t size;              /* shallow size in bytes; 0 when V8's layout for the type is not known here */
+    int large;                  /* alone on a large-object page */
+    int prototype;              /* its map is a prototype map: the object is some function's .prototype
                            (or another object's prototype), not an instance */
+    const unsigned char *bytes; /* its bytes as the walk read them (valid until its page is done) */
+    uint64_t avail;             /* how many of them: to the end of the page's area (or of the
+                                   header read of a large page) */
 } v8_heap_object_t;
 typedef struct {
     size_t pages, skipped_pages, unreadable_pages, objects, resyncs;
@@ -433,6 +436,8 @@ int v8_heap_page_read_only(const v8_heap_t *h, size_t i);
 /* Calls cb for every object but free space, page by page (the young generation's from-space,
  * which holds stale copies, is skipped). 0 when done, 1 when cb stopped it, -1 when no heap. */
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *stats);
+/* v8_heap_walk, and page_done(ctx) after each page's objects (while their bytes are valid). */
+int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx), void *ctx, v8_heap_stats_t *st);
 /* 1 for the instance types of JavaScript objects (JSReceivers: objects, arrays, functions, ...). */
 int v8_heap_is_js_type(const v8_heap_t *h, int type);
 /* For a JSFunction found by the walk: its SharedFunctionInfo (checked). -1 when o is no function. */
@@ -674,6 +679,8 @@ int v8_graph_check(const v8_graph_t *g, buf_t *why);
 size_t v8_graph_node_count(const v8_graph_t *g);
 uint64_t v8_graph_edge_count(const v8_graph_t *g);
 const v8_graph_node_t *v8_graph_node(const v8_graph_t *g, uint32_t i);
+/* Node i as a heap object (without its map, or the bytes a walk read): for v8_edges_of. */
+v8_heap_object_t v8_graph_object(const v8_graph_t *g, uint32_t i);
 /* The node whose object starts at addr (tagged or not), or V8_NO_NODE. */
 uint32_t v8_graph_find(const v8_graph_t *g, uint64_t addr);
 /* Node i's edges: targets[k] and slots[k] (the slot's word index in the object; bit 31: weak). */
@@ -684,8 +691,9 @@ size_t v8_graph_edges(const v8_graph_t *g, uint32_t i, const uint32_t **targets,
 size_t v8_graph_retainers(v8_graph_t *g, uint32_t i, const uint32_t **holders, const uint32_t **slots);
 size_t v8_graph_root_count(const v8_graph_t *g);
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k);
-/* 1 when root k is how its node is first reached (v8_graph_distance): a root found in native memory
- * pointing at an object the global object already reaches adds nothing, and would make the
+/* 1 when root k is how its node is first reached, by a breadth-first marking level by level (as
+ * v8_graph_distance's first pass, without its detour around V8's caches): a root found in native
+ * memory pointing at an object the global object already reaches adds nothing, and would make the
  * synthetic root dominate everything it points at. Dominators and snapshots use only these. */
 int v8_graph_root_used(v8_graph_t *g, size_t k);
 /* For a pass over every node in order that reads their memory (naming edges): call with each node

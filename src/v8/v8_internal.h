@@ -165,6 +165,9 @@ int v8_baseline_bytecode_offset(v8_t *v, const v8_code_t *c, uint64_t bca, int64
 int v8_source_position_raw(v8_t *v, uint64_t table, int64_t code_offset, int64_t *raw);
 /* functions.c: frees the script line cache. */
 void v8_functions_cleanup(v8_t *v);
+/* jsvalue.c: the heap's global objects (JS_GLOBAL_OBJECT_TYPE, in address order) found by a walk
+ * made for something else: v8_global_object's heap search answered from them, without a walk. */
+void v8_note_global_objects(v8_t *v, const uint64_t *addrs, size_t n);
 /* Decodes a source position table (a ByteArray) and returns the source position of the last
  * entry whose code offset is <= code_offset; -1 when the table is absent or corrupt.
  * *inlined receives the inlining id (0 = not inlined). */

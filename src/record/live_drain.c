@@ -33,13 +33,7 @@ static void on_cpu_record(void *ctx, const struct perf_event_header *h, const ui
     uint64_t t0 = monotonic_ns();
     c->te->period_samples++;
     c->te->last_sample_ns = e.time;
-    live_sample_in_t in = {.time_ns = e.time,
-                           .regs = e.regs,
-                           .stack = e.stack,
-                           .stack_len = e.stack_len,
-                           .ticks = 1,
-                           .tick0_ns = e.time,
-                           .weight = 1};
+    live_sample_in_t in = live_sample_of(&e, 1);
     live_take_sample(c->s, c->te, &in);
     c->s->st.busy_ns += monotonic_ns() - t0;
 }

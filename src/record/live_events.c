@@ -183,13 +183,7 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
         return;
     }
     char buf[256];
-    live_sample_in_t in = {.time_ns = e.time,
-                           .regs = e.regs,
-                           .stack = e.stack,
-                           .stack_len = e.stack_len,
-                           .ticks = 1,
-                           .tick0_ns = e.time,
-                           .weight = (double)e.period};
+    live_sample_in_t in = live_sample_of(&e, (double)e.period);
     in.label = label_of(s, ev, &e, buf, sizeof buf, &in.label_kind);
     if (probe && e.stack_len >= 16) {
         /* At a function's first instruction its frame is not set up: rbp is still its caller's,

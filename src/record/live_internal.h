@@ -105,6 +105,17 @@ typedef struct {
     const char *label;
     frame_kind_t label_kind;
 } live_sample_in_t;
+/* The input for one perf sample e (a CPU tick or an event), weight in the profile: one timeline tick. */
+static inline live_sample_in_t live_sample_of(const event_sample_t *e, double weight)
+{
+    return (live_sample_in_t){.time_ns = e->time,
+                              .regs = e->regs,
+                              .stack = e->stack,
+                              .stack_len = e->stack_len,
+                              .ticks = 1,
+                              .tick0_ns = e->time,
+                              .weight = weight};
+}
 uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_in_t *in);
 /* live_drain.c: the thread's rings drained into samples */
 void live_drain(live_sampler_t *s, thread_ev_t *te);

@@ -141,6 +141,18 @@ static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, 
 typedef struct {
     uint64_t start, end;
 } range_t;
+/* Appends [a, b) to *r (n ranges, room for *cap): 0, or -1 when memory runs out (*r kept). */
+static int range_push(range_t **r, size_t *n, size_t *cap, uint64_t a, uint64_t b)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        range_t *g = realloc(*r, c * sizeof *g);
+        if (!g) return -1;
+        *r = g, *cap = c;
+    }
+    (*r)[(*n)++] = (range_t){a, b};
+    return 0;
+}
 static size_t dontfork_ranges(int pid, range_t **out)
 {
     char path[64], line[4096];
@@ -162,14 +174,7 @@ static size_t dontfork_ranges(int pid, range_t **out)
             r[n - 1].end = e;
             continue;
         }
-        if (n == DC_MAX) break;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            range_t *g = realloc(r, cap * sizeof *r);
-            if (!g) break;
-            r = g;
-        }
-        r[n++] = (range_t){s, e};
+        if (n == DC_MAX || range_push(&r, &n, &cap, s, e) != 0) break;
     }
     fclose(f);
     *out = r;
@@ -216,13 +221,7 @@ static ssize_t dontfork_runs(int pid, const range_t *dc, size_t ndc, range_t **o
             r[n - 1].end = b;
             continue;
         }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            range_t *g = realloc(r, cap * sizeof *r);
-            if (!g) break;
-            r = g;
-        }
-        r[n++] = (range_t){a, b};
+        if (range_push(&r, &n, &cap, a, b) != 0) break;
         open_run = 1;
     }
     fclose(f);

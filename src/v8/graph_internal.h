@@ -19,6 +19,14 @@ typedef struct {
     uint32_t *holders, *slots;
 } rscan_t;
 
+/* The chunk index's word: 64 words of a chunk, a bit each where an object starts, and the rank
+   of its first bit (a lookup reads one cache line, not a bitmap's and a rank array's). */
+typedef struct {
+    uint64_t bits;
+    uint32_t rank; /* the bits set in the chunk before this word's */
+    uint32_t unused;
+} graph_index_word_t;
+
 struct v8_graph {
     v8_t *v;
     v8_heap_t *h;
@@ -31,9 +39,8 @@ struct v8_graph {
     uint64_t lo, hi;                 /* address range of the nodes */
     /* address -> node in O(1): per 256 KiB chunk a bitmap of object starts (one bit a word) with
        the rank of each bitmap word, and the index of the chunk's first node */
-    u64map_t chunk_index; /* chunk address -> k + 1 */
-    uint64_t *bits;       /* 4096 words a chunk */
-    uint32_t *rank;       /* 4096 a chunk */
+    u64map_t chunk_index;      /* chunk address -> k + 1 */
+    graph_index_word_t *index; /* CHUNK_SIZE / 8 / 64 a chunk */
     uint32_t *chunk_first;
     size_t nchunks;
     uint32_t *chunk_flat; /* where the chunks span at most FLAT_CHUNKS: chunk k + 1 by (address -

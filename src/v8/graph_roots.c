@@ -206,24 +206,40 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     uint64_t global;
     if (v8_global_object(v, &global) == 0) add_root(g, v8_graph_find(g, global), V8_ROOT_GLOBAL, "globalThis");
     module_roots(g, modules, nmodules);
+    /* one pass over the nodes for what the roots need (a census's nodes are hundreds of MB: a
+       pass each was a tenth of its roots' time): ES module records, script contexts, V8's
+       read-only objects, and undefined (which ends V8's object caches in native memory) */
+    uint32_t *esm = NULL, *scx = NULL, *ro = NULL;
+    size_t nesm = 0, cesm = 0, nscx = 0, cscx = 0, nro = 0, cro = 0;
+    cache_run_t run = {0};
+    for (size_t i = 0; i < g->n; i++) {
+        const v8_graph_node_t *nd = &g->nodes[i];
+        if (nd->flags & V8_NODE_READ_ONLY) {
+            XGROW(ro, cro, nro + 1);
+            ro[nro++] = (uint32_t)i;
+        }
+        if (v->L.type_source_text_module >= 0 && nd->type == v->L.type_source_text_module) {
+            XGROW(esm, cesm, nesm + 1);
+            esm[nesm++] = (uint32_t)i;
+        } else if (v->L.type_script_context >= 0 && nd->type == v->L.type_script_context) {
+            XGROW(scx, cscx, nscx + 1);
+            scx[nscx++] = (uint32_t)i;
+        } else if (!run.undefined && nd->type == v->L.type_oddball &&
+                   v8_oddball_kind(v, nd->addr) == V8_ODDBALL_UNDEFINED) {
+            run.undefined = nd->addr;
+        }
+    }
     /* ES modules: their records, named by the module's url (from its function's script) */
-    if (v->L.type_source_text_module >= 0) {
-        buf_t b = {0};
-        for (size_t i = 0; i < g->n; i++)
-            if (g->nodes[i].type == v->L.type_source_text_module) {
-                buf_clear(&b);
-                buf_puts(&b, "module ");
-                es_module_url(v, g->nodes[i].addr, &b);
-                add_root(g, (uint32_t)i, V8_ROOT_MODULE, b.data);
-            }
-        buf_free(&b);
+    buf_t b = {0};
+    for (size_t k = 0; k < nesm; k++) {
+        buf_clear(&b);
+        buf_puts(&b, "module ");
+        es_module_url(v, g->nodes[esm[k]].addr, &b);
+        add_root(g, esm[k], V8_ROOT_MODULE, b.data);
     }
     /* script scopes: a script's top-level `let`, `const` and `class` live in its ScriptContext,
        which the native context's table holds (a path through it would name only V8 internals) */
-    if (v->L.type_script_context >= 0)
-        for (size_t i = 0; i < g->n; i++)
-            if (g->nodes[i].type == v->L.type_script_context)
-                add_root(g, (uint32_t)i, V8_ROOT_GLOBAL, "(script scope)");
+    for (size_t k = 0; k < nscx; k++) add_root(g, scx[k], V8_ROOT_GLOBAL, "(script scope)");
     /* what the global object and the modules reach needs no other root: mark it first, so that
        stacks and native memory (millions of stale words: marking worklists left by the last GC)
        add roots only for what nothing else holds */
@@ -245,26 +261,19 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
         graph_unbig(queue);
         g->global_reach = reach;
     }
-    for (size_t i = 0; i < g->n; i++)
-        if (g->nodes[i].flags & V8_NODE_READ_ONLY) {
-            seen[i] = 0xff;
-            add_root(g, (uint32_t)i, V8_ROOT_NATIVE, "(read-only space)");
-        }
+    for (size_t k = 0; k < nro; k++) {
+        seen[ro[k]] = 0xff;
+        add_root(g, ro[k], V8_ROOT_NATIVE, "(read-only space)");
+    }
     u64map_t chunks;
     u64map_init(&chunks);
-    /* every page of the heap (the from-space's stale copies too) is the heap, not native memory */
+    /* every page of the heap (the from-space's stale copies too) is the heap, not native memory;
+       the walk's objects all lie on those pages */
     uint64_t ps, pe;
     for (size_t i = 0; v8_heap_page_range(g->h, i, &ps, &pe) == 0; i++) {
         int found;
         for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE)
             *u64map_upsert(&chunks, c, &found) = 1;
-    }
-    uint64_t marked = 1; /* the last chunk marked: most objects share their neighbour's */
-    for (size_t i = 0; i < g->n; i++) {
-        uint64_t a = g->nodes[i].addr - 1, last = a + (g->nodes[i].size ? g->nodes[i].size - 1 : 0);
-        int found;
-        for (uint64_t c = a & ~(uint64_t)(CHUNK_SIZE - 1); c <= last; c += CHUNK_SIZE)
-            if (c != marked) *u64map_upsert(&chunks, c, &found) = 1, marked = c;
     }
     uint64_t budget = MAX_STACK_BYTES * 16;
     char name[64];
@@ -281,11 +290,6 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
         scan_roots(g, js_end, end, V8_ROOT_NATIVE, name, seen, NULL, &budget, NULL);
     }
     budget = MAX_NATIVE_BYTES;
-    buf_t b = {0};
-    cache_run_t run = {0};
-    for (size_t i = 0; i < g->n && !run.undefined; i++)
-        if (g->nodes[i].type == v->L.type_oddball && v8_oddball_kind(v, g->nodes[i].addr) == V8_ODDBALL_UNDEFINED)
-            run.undefined = g->nodes[i].addr;
     for (size_t i = 0; i < target_mapping_count(t); i++) {
         const target_mapping_t *m = target_mapping(t, i);
         if (!m->present || !(m->prot & PROT_WRITE) || (m->prot & PROT_EXEC)) continue;
@@ -305,6 +309,9 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
         scan_roots(g, m->start, m->end, V8_ROOT_NATIVE, b.data, seen, &chunks, &budget, &run);
     }
     buf_free(&b);
+    free(esm);
+    free(scx);
+    free(ro);
     u64map_free(&chunks);
     graph_unbig(seen);
 }

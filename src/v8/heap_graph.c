@@ -76,10 +76,10 @@ static inline uint32_t pop64(uint64_t x)
 /* Through the chunk index: the node that starts at word w of indexed chunk k, V8_NO_NODE when none. */
 static inline uint32_t node_in_chunk(const v8_graph_t *g, uint32_t k, uint32_t w)
 {
-    const uint64_t word = g->bits[(size_t)k * CHUNK_WORDS + (w >> 6)];
-    if (!((word >> (w & 63)) & 1)) return V8_NO_NODE;
-    uint64_t below = (w & 63) ? word & ((1ull << (w & 63)) - 1) : 0;
-    return g->chunk_first[k] + g->rank[(size_t)k * CHUNK_WORDS + (w >> 6)] + pop64(below);
+    const graph_index_word_t *x = &g->index[(size_t)k * CHUNK_WORDS + (w >> 6)];
+    if (!((x->bits >> (w & 63)) & 1)) return V8_NO_NODE;
+    uint64_t below = (w & 63) ? x->bits & ((1ull << (w & 63)) - 1) : 0;
+    return g->chunk_first[k] + x->rank + pop64(below);
 }
 
 /* Through the chunk index (built): the indexed chunk k of the chunk at address chunk; 0 when none. */
@@ -126,7 +126,7 @@ int v8_graph_is_object(void *ctx, uint64_t addr)
 {
     v8_graph_t *g = ctx;
     /* a graph from the cache answering one query: a binary search beats building the index */
-    if (!g->bits && g->n > 4096 && (!g->map || ++g->lookups > 100000)) build_chunk_index(g);
+    if (!g->index && g->n > 4096 && (!g->map || ++g->lookups > 100000)) build_chunk_index(g);
     return v8_graph_find(g, addr) != V8_NO_NODE;
 }
 
@@ -234,8 +234,11 @@ typedef struct {
     size_t nglobals, capglobals;
     /* references: found as the walk reads each page (below, "compact addresses") */
     v8_edges_t *e;
-    uint64_t *buf;       /* an object's words read by themselves (past what the walk read) */
-    u64map_t chunk_ord;  /* the heap's chunks: address -> ordinal + 1 */
+    uint64_t *buf;      /* an object's words read by themselves (past what the walk read) */
+    u64map_t chunk_ord; /* the heap's chunks: address -> ordinal + 1 */
+#define ORD_RECENT 256
+    uint64_t recent_chunk[ORD_RECENT]; /* chunk_ord's recent answers (1: none, never a chunk) */
+    uint32_t recent_ord[ORD_RECENT];
     uint64_t *ord_chunk; /* ordinal -> address */
     uint32_t nord;
     uint64_t heap_lo, heap_hi; /* the chunks' span */
@@ -412,15 +415,14 @@ static void build_chunk_index(v8_graph_t *g)
             *slot = (uint32_t)++g->nchunks;
         }
     }
-    g->bits = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->bits, 1);
-    g->rank = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->rank, 0); /* every word written */
+    g->index = graph_big(g->nchunks * CHUNK_WORDS * sizeof *g->index, 1);
     uint64_t prev = 1;
     uint32_t k = 0;
     for (size_t i = 0; i < g->n; i++) { /* in address order: a chunk's nodes are together */
         uint64_t a = g->nodes[i].addr - 1, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
         if (chunk != prev) u64map_get(&g->chunk_index, chunk, &k), prev = chunk;
         uint64_t w = (a - chunk) / 8;
-        g->bits[(size_t)(k - 1) * CHUNK_WORDS + (w >> 6)] |= 1ull << (w & 63);
+        g->index[(size_t)(k - 1) * CHUNK_WORDS + (w >> 6)].bits |= 1ull << (w & 63);
     }
     if (g->n) {
         uint64_t lo = (g->nodes[0].addr - 1) & ~(uint64_t)(CHUNK_SIZE - 1);
@@ -445,8 +447,8 @@ static void build_chunk_index(v8_graph_t *g)
     for (size_t c = 0; c < g->nchunks; c++) {
         uint32_t r = 0;
         for (size_t j = 0; j < CHUNK_WORDS; j++) {
-            g->rank[c * CHUNK_WORDS + j] = r;
-            r += pop64(g->bits[c * CHUNK_WORDS + j]);
+            g->index[c * CHUNK_WORDS + j].rank = r;
+            r += pop64(g->index[c * CHUNK_WORDS + j].bits);
         }
     }
 }
@@ -454,8 +456,7 @@ static void build_chunk_index(v8_graph_t *g)
 static void free_chunk_index(v8_graph_t *g)
 {
     u64map_free(&g->chunk_index);
-    graph_unbig(g->bits);
-    graph_unbig(g->rank);
+    graph_unbig(g->index);
     graph_unbig(g->chunk_flat);
     free(g->chunk_ro);
     g->chunk_flat = NULL;
@@ -505,8 +506,13 @@ static inline void candidate(build_t *b, uint64_t word, uint64_t slot)
     uint64_t a = word & ~(uint64_t)3, chunk = a & ~(uint64_t)(CHUNK_SIZE - 1);
     v8_graph_t *g = b->g;
     if (b->compact) {
+        /* most references stay near: a direct-mapped cache of chunk_ord's answers first */
+        size_t r = (size_t)(chunk >> 18) & (ORD_RECENT - 1);
         uint32_t ord;
-        if (!u64map_get(&b->chunk_ord, chunk, &ord) || (ord & ORD_READ_ONLY)) return;
+        if (b->recent_chunk[r] == chunk) ord = b->recent_ord[r];
+        else if (!u64map_get(&b->chunk_ord, chunk, &ord)) return;
+        else b->recent_chunk[r] = chunk, b->recent_ord[r] = ord;
+        if (ord & ORD_READ_ONLY) return;
         add_edge(g, ((ord - 1) << ORD_SHIFT) | (uint32_t)((a - chunk) / 8), sl);
         return;
     }
@@ -587,6 +593,7 @@ static void number_chunks(build_t *b)
     uint64_t ps, pe;
     size_t cap = 0;
     u64map_init(&b->chunk_ord);
+    for (size_t r = 0; r < ORD_RECENT; r++) b->recent_chunk[r] = 1;
     b->heap_lo = UINT64_MAX, b->heap_hi = 0;
     for (size_t i = 0; v8_heap_page_range(b->g->h, i, &ps, &pe) == 0; i++)
         for (uint64_t c = ps & ~(uint64_t)(CHUNK_SIZE - 1); c < pe; c += CHUNK_SIZE) {

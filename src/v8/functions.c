@@ -307,15 +307,12 @@ static char *eval_origin(v8_t *v, uint64_t script, int depth)
     return b.data;
 }
 
-static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
+/* A SharedFunctionInfo's own name and the one V8 inferred (name, inferred, start_pos of out), from
+   its name-or-ScopeInfo field and, not compiled yet, its uncompiled data. */
+static void sfi_names(v8_t *v, uint64_t shared, v8_function_t *out)
 {
     const v8_layout_t *L = &v->L;
-    memset(out, 0, sizeof *out);
-    out->start_pos = -1;
-    out->param_count = -1;
-    uint64_t nos, script, data;
-    if (!v8_has_type(v, shared, L->type_sfi)) return -1;
-    out->shared = shared;
+    uint64_t nos, data;
     if (v8_read_field(v, shared, L->sfi_name_or_scope, &nos) == 0) {
         int type;
         if (v8_instance_type(v, nos, &type) == 0 && v8_is_string_type(v, type)) out->name = string_or_null(v, nos);
@@ -340,6 +337,32 @@ static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
         }
     }
     if (!out->name) out->name = xstrdup("");
+}
+
+int v8_function_name(v8_t *v, uint64_t fn, buf_t *b)
+{
+    uint64_t shared;
+    v8_function_t fi;
+    memset(&fi, 0, sizeof fi);
+    fi.start_pos = -1;
+    if (v8_read_field(v, fn, v->L.fn_shared, &shared) != 0 || !v8_has_type(v, shared, v->L.type_sfi)) return -1;
+    sfi_names(v, shared, &fi);
+    const char *n = v8_function_display_name(&fi, NULL);
+    if (n) buf_puts(b, n);
+    v8_function_free(&fi);
+    return n ? 0 : -1;
+}
+
+static int shared_info(v8_t *v, uint64_t shared, v8_function_t *out, int depth)
+{
+    const v8_layout_t *L = &v->L;
+    memset(out, 0, sizeof *out);
+    out->start_pos = -1;
+    out->param_count = -1;
+    uint64_t script;
+    if (!v8_has_type(v, shared, L->type_sfi)) return -1;
+    out->shared = shared;
+    sfi_names(v, shared, out);
     uint16_t pc;
     if (v8_read_u16(v, shared, L->sfi_param_count, &pc) == 0) out->param_count = pc > 0 ? pc - 1 : 0;
     if (v8_read_field(v, shared, L->sfi_script, &script) == 0 && v8_has_type(v, script, L->type_script)) {

@@ -368,17 +368,6 @@ static int map_constructor(v8_t *v, uint64_t map, uint64_t *ctor)
     return -1;
 }
 
-static int function_name(v8_t *v, uint64_t fn, buf_t *out)
-{
-    v8_function_t fi;
-    if (v8_function_info(v, fn, &fi) != 0) return -1;
-    const char *n = v8_function_display_name(&fi, NULL);
-    int ok = n != NULL;
-    if (ok) buf_puts(out, n);
-    v8_function_free(&fi);
-    return ok ? 0 : -1;
-}
-
 /* V8's JSReceiver::GetConstructorName: the map's constructor when the object was made by its own
  * class (new.target is the base); otherwise (a derived class, like Node's Buffer = FastBuffer
  * extends Uint8Array) the `constructor` property found along the prototype chain. */
@@ -392,7 +381,7 @@ int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
     size_t mark = out->len;
     int base = v8_read_u8(v, map, L->map_bit_field2, &bf2) == 0 && (bf2 & 1);
     int prototype_map = map_u32(v, map, L->map_bit_field3, &bf3) == 0 && (bf3 & (1u << 20));
-    if (base && !prototype_map && map_constructor(v, map, &ctor) == 0 && function_name(v, ctor, out) == 0) {
+    if (base && !prototype_map && map_constructor(v, map, &ctor) == 0 && v8_function_name(v, ctor, out) == 0) {
         if (strcmp(out->data + mark, "Object")) return 0;
         out->len = mark;
         out->data[mark] = 0;
@@ -400,12 +389,12 @@ int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
     uint64_t o = obj;
     for (int i = 0; i < MAX_PROTOTYPES; i++) {
         uint64_t c, m;
-        if (v8_object_get(v, o, "constructor", &c) == 0 && function_name(v, c, out) == 0) return 0;
+        if (v8_object_get(v, o, "constructor", &c) == 0 && v8_function_name(v, c, out) == 0) return 0;
         if (map_of(v, o, &m) != 0 || v8_read_field(v, m, L->map_prototype, &o) != 0 || !v8_is_heap_object(v, o)) break;
         int t;
         if (v8_instance_type(v, o, &t) != 0 || t == L->type_oddball) break; /* null ends the chain */
     }
-    if (map_constructor(v, map, &ctor) == 0 && function_name(v, ctor, out) == 0) return 0;
+    if (map_constructor(v, map, &ctor) == 0 && v8_function_name(v, ctor, out) == 0) return 0;
     return -1;
 }
 

@@ -95,6 +95,9 @@ typedef struct {
     int param_count;       /* formal parameters, without the receiver; -1 unknown */
 } v8_function_t;
 int v8_function_info(v8_t *v, uint64_t jsfunction, v8_function_t *out);
+/* The name v8_function_display_name gives it, appended to b (without its script: nothing is read
+ * of the script's source, as v8_function_info does for the definition's line); -1 when none. */
+int v8_function_name(v8_t *v, uint64_t jsfunction, buf_t *b);
 /* The same from a SharedFunctionInfo (function = 0): what inlined frames have. */
 int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out);
 void v8_function_free(v8_function_t *f);

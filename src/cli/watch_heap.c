@@ -195,6 +195,10 @@ int cli_watch_heap(int argc, char **argv)
     long in_gc_retries = 0; /* copies taken again: the first caught a garbage collection */
     buf_t b = {0};
     double due = t0; /* the next census's time: every --every, later when a census overran */
+    /* a copy's target and its V8: kept from one census to the next (node's symbols, V8's metadata
+       and layout are read once), each census a new copy (pm_open_frozen) */
+    target_t *t = NULL;
+    v8_t *v = NULL;
     for (;;) {
         stop_request_t req;
         int stop = stop_signals_next(&req);
@@ -212,14 +216,12 @@ int cli_watch_heap(int argc, char **argv)
         }
         int final = stop || (duration > 0 && due - t0 >= duration - 1e-6);
         double c0 = now_s(CLOCK_PROCESS_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
-        target_t *t = NULL;
-        v8_t *v = NULL;
         double stopped = 0, tc = 0;
         int rc = -1, retried = 0;
         if (!live) {
             rc = pm_open_frozen(pid, &t, &v, &stopped, &retried);
             in_gc_retries += retried;
-        } else if ((t = target_open_running(pid)) && (v = v8_open(t))) {
+        } else if ((t = target_open_running(pid)) && (v = v8_open(t))) { /* a new target: it ran on */
             rc = target_snapshot(t, &stopped);
         }
         if (t && v && rc == 0) {
@@ -242,8 +244,12 @@ int cli_watch_heap(int argc, char **argv)
                        target_problem(t));
             failed = 1;
         }
-        v8_close(v);
-        if (t) target_close(t);
+        if (t && v && !live && rc == 0 && !failed) {
+            target_unfreeze(t);
+        } else {
+            v8_close(v), v = NULL;
+            if (t) target_close(t), t = NULL;
+        }
         if (rc != 0) {
             if (gone(pid)) {
                 ended = "process exited";
@@ -282,6 +288,8 @@ int cli_watch_heap(int argc, char **argv)
         if (duration > 0 && due - t0 > duration) due = t0 + duration; /* the last census at -d */
         if (due < now_s(CLOCK_MONOTONIC)) due = now_s(CLOCK_MONOTONIC);
     }
+    v8_close(v);
+    if (t) target_close(t);
     stop_signals_restore();
     size_t np = pm_leak_points(L);
     if (np < 3 && !failed) partial = "fewer than 3 censuses: no trend can be fitted";

@@ -1,5 +1,6 @@
-/* pm_open_frozen: open a live process, freeze a copy (target_freeze), and take it again when the
- * main thread was in a garbage collection at the stop (v8_in_gc). Used by every command that reads
+/* pm_open_frozen: open a live process (or reuse the target opened for it before), freeze a copy
+ * (target_freeze), and take it again when the main thread was in a garbage collection at the stop
+ * (v8_in_gc). Used by every command that reads
  * a live heap through a copy (core --pid, watch --heap). */
 #include "postmortem/snapshot.h"
 #include "util/diag.h"
@@ -7,11 +8,11 @@
 
 int pm_open_frozen(int pid, target_t **t, v8_t **v, double *stopped_ms, int *retried)
 {
-    *t = NULL, *v = NULL;
+    if (!*t) *v = NULL;
     if (retried) *retried = 0;
     for (int attempt = 0;; attempt++) {
-        if (!(*t = target_open_running(pid))) return -1;
-        *v = v8_open(*t);
+        if (!*t && !(*t = target_open_running(pid))) return -1;
+        *v = *v ? v8_renew(*v) : v8_open(*t);
         if (target_freeze(*t, stopped_ms) != 0) return -1;
         if (!*v || !v8_in_gc(*v)) return 0; /* no V8: the command says so */
         if (attempt == PM_SNAPSHOT_GC_RETRIES) {
@@ -20,8 +21,7 @@ int pm_open_frozen(int pid, target_t **t, v8_t **v, double *stopped_ms, int *ret
                       "found twice or not at all");
             return 0;
         }
-        v8_close(*v), target_close(*t);
-        *t = NULL, *v = NULL;
+        target_unfreeze(*t);
         if (retried) ++*retried;
         usleep(20000);
     }

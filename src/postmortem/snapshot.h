@@ -8,8 +8,9 @@
  * in the middle of a garbage collection holds a half-moved heap (objects found twice, or not at
  * all): it is dropped and taken again 20 ms later, at most PM_SNAPSHOT_GC_RETRIES times, then kept
  * with a warning. *t and *v are what was opened (NULL when not), the caller closes them; *retried
- * counts the copies taken again. 0 (*v NULL when the process has no V8 nodescope reads), or -1
- * when the process cannot be opened or frozen. */
+ * counts the copies taken again. *t may also be pid's target from an earlier copy, unfrozen
+ * (target_unfreeze), and *v its V8, then renewed (v8_renew): watch --heap's next census. 0 (*v NULL
+ * when the process has no V8 nodescope reads), or -1 when the process cannot be opened or frozen. */
 #define PM_SNAPSHOT_GC_RETRIES 5
 int pm_open_frozen(int pid, target_t **t, v8_t **v, double *stopped_ms, int *retried);
 

@@ -31,6 +31,7 @@
 static int live_read(target_t *t, uint64_t addr, void *dst, size_t n);
 static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n);
 static int copy_mem_open(target_t *t);
+static void copy_mem_close(target_t *t);
 static void cache_invalidate(target_t *t);
 static void live_close(target_t *t);
 static const target_ops_t running_ops = {"running process", live_read, live_close};
@@ -288,6 +289,15 @@ int target_stop(target_t *t)
     }
     t->ops = &stopped_ops;
     return 0;
+}
+
+void target_unfreeze(target_t *t)
+{
+    if (!t->pid || t->traced || t->ops != &target_frozen_ops) return;
+    target_thaw(t);
+    copy_mem_close(t);
+    cache_invalidate(t);
+    t->ops = &running_ops;
 }
 
 void target_resume(target_t *t)

@@ -65,6 +65,10 @@ int target_snapshot(target_t *t, double *stopped_ms);
  * and reaps the copy. *stopped_ms (may be NULL) receives how long the process was stopped. Warns
  * when free memory is less than the process's anonymous memory. 0, or -1 (message printed). x86-64. */
 int target_freeze(target_t *t, double *stopped_ms);
+/* Ends target_freeze: the copy is killed and reaped, and the target is a running process again,
+ * its mappings and loaded symbols kept; target_freeze may then take another copy (watch --heap:
+ * one target for every census, node's symbols loaded once). target_close does it too. */
+void target_unfreeze(target_t *t);
 /* Of that stop, how long the fork itself took (the kernel copying the page tables: the floor). */
 double target_fork_ms(const target_t *t);
 /* Writes an ELF core of a frozen process (target_freeze) to fd: NT_PRSTATUS per thread (the

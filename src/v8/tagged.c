@@ -52,6 +52,26 @@ v8_t *v8_open_with_metadata(target_t *t, const v8_constant_t *items, size_t n, i
     return v;
 }
 
+v8_t *v8_renew(v8_t *old)
+{
+    v8_t *v = xcalloc(1, sizeof *v);
+    v->t = old->t;
+    v->md = old->md;
+    v->L = old->L;
+    v->major = old->major, v->minor = old->minor, v->build = old->build, v->patch = old->patch;
+    memcpy(v->version, old->version, sizeof v->version);
+    v->types = old->types, v->ntypes = old->ntypes;
+    v->type_strings = old->type_strings, v->ntype_strings = old->ntype_strings;
+    v->interp_lo = old->interp_lo, v->interp_hi = old->interp_hi;
+    v->bc_sizes = old->bc_sizes, v->bc_count = old->bc_count, v->bc_sizes_loaded = old->bc_sizes_loaded;
+    old->md = (v8_metadata_t){0};
+    old->types = NULL, old->ntypes = 0;
+    old->type_strings = NULL, old->ntype_strings = 0;
+    old->bc_sizes = NULL;
+    v8_close(old);
+    return v;
+}
+
 void v8_close(v8_t *v)
 {
     if (!v) return;

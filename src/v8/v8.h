@@ -16,6 +16,10 @@ typedef struct v8 v8_t;
  * executable and what is missing) when the target's executable is not a supported node. */
 v8_t *v8_open(target_t *t);
 void v8_close(v8_t *v);
+/* v8_open again on the same target after its memory changed (a new frozen copy of the same
+ * process: watch --heap's next census): what came from the executable (metadata, layout, type
+ * names) moves over from old, what was read from memory is dropped with old, which is closed. */
+v8_t *v8_renew(v8_t *old);
 /* The same from given constants (sorted by name, as v8_metadata_load returns them) and a V8
  * version, for a target without a node binary: the fuzz targets use it. */
 #include "v8/metadata.h"

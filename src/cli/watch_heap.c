@@ -256,6 +256,7 @@ int cli_watch_heap(int argc, char **argv)
                 break;
             }
             if (!t || !v) diag_error(NULL, 0, "cannot read process %d's heap", pid);
+            if (pm_leak_points(L) == 0) target_ptrace_hint(pid); /* why the first copy failed */
             ended = "error";
             failed = 1;
             break;

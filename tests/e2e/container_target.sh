@@ -4,11 +4,11 @@
 # over it inside only). /proc/PID/maps names /usr/bin/node, which on the host is the wrong binary;
 # nodescope must read the container's through /proc/PID/root. For each major that differs from the
 # host's: `record -p` names the hot function in >= 90% of the main thread's samples, `top -p` gives
-# it >= 80% self (and no JIT sample unnamed), `core --pid
-# stack` shows the fixture's frames, and a gcore of it is read with --root /proc/PID/root and with
-# --node; on the last major `record --perf -p` names it from the container's own perf map
-# (/proc/PID/root/tmp/perf-NSPID.map: the container has its own /tmp). MAJORS (default "18 22 24")
-# picks the majors; everything started is killed on exit.
+# it >= 80% self (and no JIT sample unnamed), `core --pid stack` shows the fixture's frames, and a
+# gcore of it is read with --root /proc/PID/root and with --node; on the last major `watch --heap`
+# takes three censuses of its heap (nothing on stderr: no wrong metadata), and `record --perf -p`
+# names it from the container's own perf map (/proc/PID/root/tmp/perf-NSPID.map: the container has
+# its own /tmp). MAJORS (default "18 22 24") picks the majors; everything started is killed on exit.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
@@ -66,6 +66,15 @@ check_major() {
         fail "top -p: hotFunction not >= 80% self, or JIT samples unnamed"
     timeout 60 "$NODESCOPE" core --pid "$pid" stack > "$w/stack.txt" 2> "$w/stack.err" || { cat "$w/stack.err"; fail "core --pid stack exited $?"; }
     grep -q "^js:     main at .*container_hot.js" "$w/stack.txt" || { cat "$w/stack.txt" "$w/stack.err"; fail "core --pid stack: no main frame"; }
+    # watch --heap: each census a copy of the container's node, read with its own node's metadata
+    if [ "$v" = "$last" ]; then
+        timeout 60 "$NODESCOPE" watch -p "$pid" --heap --every 1s -d 2 --json > "$w/watch.json" 2> "$w/watch.err" || { cat "$w/watch.err"; fail "watch --heap exited $?"; }
+        node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+            if (r.censuses.length !== 3 || r.read !== "snapshot" || !r.censuses.every(c => c.js_objects > 1000 && c.stop_ms > 0) ||
+                !r.classes.some(c => c.name === "Object")) { console.log(JSON.stringify(r).slice(0, 800)); process.exit(1); }' "$w/watch.json" ||
+            fail "watch --heap: not 3 censuses of a heap with Objects"
+        [ ! -s "$w/watch.err" ] || { cat "$w/watch.err"; fail "watch --heap printed on stderr"; }
+    fi
     # --perf: the perf map is the container's /tmp/perf-NSPID.map (its /tmp is its own), read
     # through /proc/PID/root; once, on the last major (perf script takes a while)
     if [ "$v" = "$last" ] && command -v perf >/dev/null; then

@@ -2,13 +2,13 @@
 # Without root, where the kernel allows it (perf_event_paranoid <= 2, Yama ptrace_scope <= 1):
 # as an unprivileged user (nodescope-user, created with useradd when missing), nodescope
 #  - records its own node process with record -p (its JS function named);
-#  - prints its own process's stack with core --pid stack;
+#  - prints its own process's stack with core --pid stack, and watches its heap (watch --heap);
 #  - refuses another user's process (root's) with a message naming the cause and a hint with
-#    the fix (setcap), for record -p and core --pid, exit 1, the process left running;
+#    the fix (setcap), for record -p, core --pid and watch --heap, exit 1, the process left running;
 #  - with a copy of the binary given the capabilities the docs' setcap line gives
-#    (setcap cap_perfmon,cap_sys_ptrace+ep), records root's process and prints its stack, the
-#    process left running, not stopped, not traced (skipped where /tmp is mounted nosuid: file
-#    capabilities do not apply there);
+#    (setcap cap_perfmon,cap_sys_ptrace+ep), records root's process, prints its stack and watches
+#    its heap, the process left running, not stopped, not traced, without a copy (skipped where
+#    /tmp is mounted nosuid: file capabilities do not apply there);
 #  - with Yama (kernel.yama.ptrace_scope, when the kernel has it): at 1 and at 2 its own process
 #    that nodescope did not start is refused, the message naming the setting and the fix, and the
 #    capable copy records it; the setting is put back on every exit path.
@@ -43,6 +43,11 @@ trap 'restore_yama; kill $other 2> /dev/null || true; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP
 export ASAN_OPTIONS UBSAN_OPTIONS
 
+three_censuses() {   # a watch --heap --json report of 3 censuses of a heap with JS objects
+    node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        if (r.censuses.length !== 3 || r.read !== "snapshot" || !r.censuses.every(c => c.js_objects > 1000)) process.exit(1)' "$1"
+}
+
 # own process: record -p (ptrace_scope 1: the user's shell starts node and nodescope is not its
 # ancestor, so only scope 0 allows it; record -- CMD is the way then)
 cat > "$work/own.sh" <<EOS
@@ -54,6 +59,7 @@ rc=0
 if [ "$scope" -eq 0 ]; then
     "$NODESCOPE" record -p \$p -d 1 -o own.folded 2> own.err || rc=1
     "$NODESCOPE" core --pid \$p stack > stack.txt 2> stack.err || rc=1
+    "$NODESCOPE" watch -p \$p --heap --every 1s -d 2 --json > watch.json 2> watch.err || rc=1
 else
     "$NODESCOPE" record -d 1 -o own.folded -- node "$FIX/spin.js" 3000 2> own.err || rc=1
     "$NODESCOPE" core --pid \$p stack > stack.txt 2> stack.err || true
@@ -65,6 +71,7 @@ as_user sh "$work/own.sh" || { cat "$work/own.err" "$work/stack.err" 2> /dev/nul
 grep -q spinHot "$work/own.folded" || { cat "$work/own.err"; fail "record -p of its own process: spinHot not named"; }
 if [ "$scope" -eq 0 ]; then
     grep -q 'spinHot' "$work/stack.txt" || { cat "$work/stack.err"; fail "core --pid stack of its own process"; }
+    three_censuses "$work/watch.json" || { cat "$work/watch.err"; fail "watch --heap of its own process"; }
 fi
 
 # another user's process: refused with the cause and the fix
@@ -79,6 +86,11 @@ as_user "$NODESCOPE" core --pid $other stack > "$work/c.err" 2>&1; rc=$?
 set -e
 [ $rc -eq 1 ] || { cat "$work/c.err"; fail "core --pid of root's process: exit $rc"; }
 grep -q "error:" "$work/c.err" && grep -q "hint:.*uid 0" "$work/c.err" || { cat "$work/c.err"; fail "core --pid of root's process: no cause"; }
+set +e
+as_user "$NODESCOPE" watch -p $other --heap -d 1 > "$work/w.err" 2>&1; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "error:" "$work/w.err" && grep -q "hint:.*uid 0" "$work/w.err" ||
+    { cat "$work/w.err"; fail "watch --heap of root's process: exit $rc, or no cause"; }
 kill -0 $other || fail "root's process did not survive"
 grep -q '^State:.*[RS]' /proc/$other/status || fail "root's process left $(grep State /proc/$other/status)"
 cat "$work/r.err"
@@ -107,8 +119,14 @@ else
     timeout 120 "${as_user_cmd[@]}" "$capped" core --pid $other stack > "$work/cap.txt" 2> "$work/cap.err" ||
         { cat "$work/cap.err"; fail "core --pid of root's process with the capabilities: exit $?"; }
     grep -q spinHot "$work/cap.txt" || { cat "$work/cap.txt" "$work/cap.err"; fail "core --pid stack with the capabilities: no spinHot"; }
+    timeout 120 "${as_user_cmd[@]}" "$capped" watch -p $other --heap --every 1s -d 2 --json > "$work/capw.json" 2> "$work/cap.err" ||
+        { cat "$work/cap.err"; fail "watch --heap of root's process with the capabilities: exit $?"; }
+    three_censuses "$work/capw.json" || { cat "$work/cap.err"; fail "watch --heap with the capabilities: not 3 censuses"; }
     untouched $other || fail "root's process left stopped or traced after the capable copy's attaches"
-    echo "with cap_perfmon,cap_sys_ptrace+ep: root's process recorded and its stack printed"
+    for c in $(cat /proc/$other/task/*/children 2> /dev/null); do
+        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && fail "a copy is left: $c"
+    done
+    echo "with cap_perfmon,cap_sys_ptrace+ep: root's process recorded, its stack printed and its heap watched"
 fi
 
 # Yama: the user's own process, started by its shell, not by nodescope

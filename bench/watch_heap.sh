@@ -5,7 +5,8 @@
 # back when one takes longer; DURATION=seconds) runs in each mode,
 # alternating, ROUNDS times (2): the object graph (default) and --all-objects (one walk). Prints per
 # heap and mode the median and range of nodescope's CPU per census, the census's wall time, and the
-# stop. With SNAPSHOT=1 also how long the program's own v8.writeHeapSnapshot() takes (it stops the
+# stop; and, measured inside the program (perf_hooks.monitorEventLoopDelay), the event loop's
+# longest delay during each watch, and during as long without one. With SNAPSHOT=1 also how long the program's own v8.writeHeapSnapshot() takes (it stops the
 # program all that time), the tool people use, and the ratio. With BASE=another/nodescope, each
 # run of NODESCOPE is paired with one of BASE (alternating, same heap) and the ratio of their
 # median CPU per census printed: the first census of a watch is left out of that ratio (it maps
@@ -38,6 +39,13 @@ median_cpu() {   # JSON reports... -> the median CPU ms of the censuses after ea
         const m = v.length >> 1; console.log(v.length ? (v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2) : NaN);
     ' "$@"
 }
+delay() {   # the program's event loop's longest delay since the last call, in ms (it prints it on SIGUSR1)
+    local n
+    n=$(grep -c '^delay ' "$tmp/out")
+    kill -USR1 "$pid"
+    for _ in $(seq 100); do [ "$(grep -c '^delay ' "$tmp/out")" -gt "$n" ] && break; sleep 0.05; done
+    grep '^delay ' "$tmp/out" | tail -1 | awk '{ print $2 }'
+}
 bins=(new); [ -n "${BASE:-}" ] && bins=(new base)
 for mb in "${sizes[@]}"; do
     rm -f "$tmp/pid"
@@ -45,13 +53,16 @@ for mb in "${sizes[@]}"; do
     for _ in $(seq 300); do [ -s "$tmp/pid" ] && break; sleep 0.5; done
     [ -s "$tmp/pid" ] || { echo "the program did not build its heap"; exit 1; }
     echo "== ${mb} MB heap (pid $pid, RSS $(awk '/VmRSS/ {print $2 / 1024 " MB"}' /proc/$pid/status))"
+    delay > /dev/null; sleep "${DURATION:-6}"; quiet=$(delay)
     for r in $(seq "$ROUNDS"); do
         for mode in graph all; do
             extra=; [ $mode = all ] && extra=--all-objects
             for bin in "${bins[@]}"; do
                 ns=$NS; [ $bin = base ] && ns=$BASE
+                delay > /dev/null
                 "$ns" watch -p "$pid" --heap --every 1s -d "${DURATION:-6}" --json --no-paths $extra > "$tmp/$mb.$mode.$bin.$r.json" 2> "$tmp/err" ||
                     { cat "$tmp/err"; exit 1; }
+                delay >> "$tmp/$mb.$bin.delays"
             done
         done
     done
@@ -64,6 +75,12 @@ for mb in "${sizes[@]}"; do
             n=$(median_cpu "$tmp/$mb".$mode.new.*.json) b=$(median_cpu "$tmp/$mb".$mode.base.*.json)
             node -e 'console.log(`  ${process.argv[1]}: CPU per census, base / new = ${(process.argv[3] / process.argv[2]).toFixed(2)}`)' "$mode" "$n" "$b"
         fi
+    done
+    for bin in "${bins[@]}"; do
+        label=; [ ${#bins[@]} -gt 1 ] && label=" ($bin)"
+        echo "  in the program$label: the event loop's longest delay during a watch: $(sort -n "$tmp/$mb.$bin.delays" |
+            awk '{ v[NR] = $1 } END { printf "median %.1f [%.1f-%.1f] ms", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }')" \
+            "(over as long without a watch: $quiet ms)"
     done
     if [ "${SNAPSHOT:-0}" = 1 ]; then
         : > "$tmp/out"; kill -USR2 "$pid"

@@ -1,16 +1,18 @@
 #!/bin/bash
 # watch --heap's cost per census on big heaps (issue 31's goal: < 1 s of nodescope CPU and < 20 ms
 # of stop per census of a 1 GB heap): bench/watch_heap_program.js builds a heap of 512 and 1024 MB
-# of small objects (Node 20), then `watch --heap --every 1s -d 6` (censuses every second, or back to
-# back when one takes longer; DURATION=seconds) runs in each mode,
-# alternating, ROUNDS times (2): the object graph (default) and --all-objects (one walk). Prints per
-# heap and mode the median and range of nodescope's CPU per census, the census's wall time, and the
-# stop; and, measured inside the program (perf_hooks.monitorEventLoopDelay), the event loop's
-# longest delay during each watch, and during as long without one. With SNAPSHOT=1 also how long the program's own v8.writeHeapSnapshot() takes (it stops the
-# program all that time), the tool people use, and the ratio. With BASE=another/nodescope, each
-# run of NODESCOPE is paired with one of BASE (alternating, same heap) and the ratio of their
-# median CPU per census printed: the first census of a watch is left out of that ratio (it maps
-# the graph's memory; later ones reuse it), and shown apart.
+# of small objects (Node 20), then `watch --heap --every 1s -d 6` (censuses every second, or back
+# to back when one takes longer; DURATION=seconds) runs in each mode, alternating, ROUNDS times
+# (2): the object graph (default) and --all-objects (one walk). Prints per heap and mode the median
+# and range of nodescope's CPU per census, the census's wall time, and the stop; and, measured
+# inside the program (perf_hooks.monitorEventLoopDelay), the event loop's longest delay during
+# each watch, and during as long without one. With SNAPSHOT=1 also how long the program's own
+# v8.writeHeapSnapshot() takes (it stops the program all that time), the tool people use, and the
+# ratio. With BASE=another/nodescope, each run of NODESCOPE is paired with one of BASE (same heap;
+# which goes first alternates from round to round: a watch's first census costs more after a
+# pause, whichever build it is) and the ratio of their median CPU per census printed: the first
+# census of a watch is left out of that ratio (it maps the graph's memory; later ones reuse it),
+# and shown apart.
 #   [BASE=old/build/nodescope] bench/watch_heap.sh [SIZES_MB...]
 set -u
 cd "$(dirname "$0")/.."
@@ -57,7 +59,8 @@ for mb in "${sizes[@]}"; do
     for r in $(seq "$ROUNDS"); do
         for mode in graph all; do
             extra=; [ $mode = all ] && extra=--all-objects
-            for bin in "${bins[@]}"; do
+            order=("${bins[@]}"); [ $((r % 2)) = 0 ] && [ ${#bins[@]} -gt 1 ] && order=(base new)
+            for bin in "${order[@]}"; do
                 ns=$NS; [ $bin = base ] && ns=$BASE
                 delay > /dev/null
                 "$ns" watch -p "$pid" --heap --every 1s -d "${DURATION:-6}" --json --no-paths $extra > "$tmp/$mb.$mode.$bin.$r.json" 2> "$tmp/err" ||

@@ -50,6 +50,11 @@ typedef struct {
 
 #define NSAMPLES 5
 
+typedef struct {
+    uint64_t map, id[3];
+    uint32_t c;
+} map_name_t;
+
 struct pm_leak {
     pm_count_mode_t mode;
     strpool_t *names;
@@ -70,6 +75,11 @@ struct pm_leak {
     /* the last census's graph, kept for pm_leak_explain */
     v8_heap_t *h;
     v8_graph_t *g;
+    /* the maps the last census named (reachable mode): map -> index + 1 in maps, each with what
+       its name was worked out from (v8_map_identity) and its class; kept for the next census */
+    u64map_t map_names;
+    map_name_t *maps;
+    size_t nmaps, mapcap;
 };
 
 pm_leak_t *pm_leak_new(pm_count_mode_t mode)
@@ -78,6 +88,7 @@ pm_leak_t *pm_leak_new(pm_count_mode_t mode)
     L->mode = mode;
     L->names = strpool_new();
     u64map_init(&L->by_name);
+    u64map_init(&L->map_names);
     return L;
 }
 
@@ -105,6 +116,8 @@ void pm_leak_free(pm_leak_t *L)
     free(L->samples);
     free(L->nsamples);
     u64map_free(&L->by_name);
+    u64map_free(&L->map_names);
+    free(L->maps);
     strpool_free(L->names);
     free(L);
 }
@@ -203,6 +216,33 @@ static int on_js(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t *me)
     return 0;
 }
 
+typedef struct {
+    map_name_t *maps;
+    size_t n, cap;
+} named_t;
+
+/* The class of node i's objects, by its map (prototypes' maps ^ 1): the last census's name when the
+ * map is at the same address with the same identity (naming walks prototype chains and property
+ * tables: a fifth of a small heap's census), else named afresh; noted in named either way. */
+static uint32_t map_class(pm_leak_t *L, v8_t *v, v8_graph_t *g, uint32_t i, uint64_t map, named_t *named, buf_t *b)
+{
+    map_name_t e = {map, {0, 0, 0}, 0};
+    uint32_t k;
+    int known = v8_map_identity(v, map | 1, e.id) == 0; /* tagged: odd (a prototype's key is ^ 1) */
+    if (known && u64map_get(&L->map_names, map, &k) && !memcmp(L->maps[k - 1].id, e.id, sizeof e.id)) {
+        e.c = L->maps[k - 1].c;
+    } else {
+        buf_clear(b);
+        pm_name_by_constructor(v, g, i, b);
+        e.c = class_of(L, b->data, b->len);
+    }
+    if (known) {
+        xgrow((void **)&named->maps, &named->cap, named->n + 1, sizeof *named->maps);
+        named->maps[named->n++] = e;
+    }
+    return e.c;
+}
+
 /* Reachable mode: the graph, its held JS nodes by class (names once per map). */
 static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt, int keep)
 {
@@ -229,6 +269,7 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     /* held by the program: reached from the global object, a module or JavaScript frames; what
        only the conservative scan of native memory reaches is V8's stale pointers as often as a
        handle (a bounded cache's evicted entries, just promoted, read as a steady leak) */
+    named_t named = {NULL, 0, 0};
     uint64_t *held = v8_graph_held(g, &pt->native_objects);
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
@@ -244,9 +285,7 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         size_t r = (size_t)((map >> 3) ^ (map >> 9)) & 63;
         if (recent[r].map == map && map) c = recent[r].c; /* neighbours share a few maps: no hashing */
         else if (!u64map_get(&by_map, map, &c)) {
-            buf_clear(&b);
-            pm_name_by_constructor(v, g, (uint32_t)i, &b);
-            c = class_of(L, b.data, b.len);
+            c = map_class(L, v, g, (uint32_t)i, map, &named, &b);
             int found;
             *u64map_upsert(&by_map, map, &found) = c;
         }
@@ -257,6 +296,15 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     buf_free(&b);
     free(held);
     u64map_free(&by_map);
+    /* this census's maps are the next one's to reuse */
+    u64map_free(&L->map_names);
+    u64map_init(&L->map_names);
+    free(L->maps);
+    L->maps = named.maps, L->nmaps = named.n, L->mapcap = named.cap;
+    for (size_t k = 0; k < L->nmaps; k++) {
+        int found;
+        *u64map_upsert(&L->map_names, L->maps[k].map, &found) = (uint32_t)k + 1;
+    }
     if (keep) {
         L->g = g;
         L->h = h;

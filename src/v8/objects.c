@@ -398,6 +398,20 @@ int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out)
     return -1;
 }
 
+int v8_map_identity(v8_t *v, uint64_t map, uint64_t id[3])
+{
+    const v8_layout_t *L = &v->L;
+    uint16_t type;
+    uint8_t bf2;
+    uint32_t bf3;
+    if (v8_read_field(v, map, L->map_prototype, &id[0]) != 0 ||
+        v8_read_field(v, map, L->map_constructor, &id[1]) != 0 || v8_read_u16(v, map, L->map_type, &type) != 0 ||
+        v8_read_u8(v, map, L->map_bit_field2, &bf2) != 0 || map_u32(v, map, L->map_bit_field3, &bf3) != 0)
+        return -1;
+    id[2] = (uint64_t)type << 40 | (uint64_t)bf2 << 32 | bf3;
+    return 0;
+}
+
 typedef struct {
     uint64_t fn;
     buf_t *key;

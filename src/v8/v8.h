@@ -255,6 +255,11 @@ void v8_describe(v8_t *v, uint64_t value, buf_t *out);
 /* The constructor name of a JS object as V8 finds it ("Widget", "Buffer"), appended to out;
  * -1 if none found. */
 int v8_constructor_name(v8_t *v, uint64_t obj, buf_t *out);
+/* What v8_constructor_name reads of an object's map, as three words: its prototype, its
+ * constructor (or back pointer) and its type and bit fields. A map at the same address with the
+ * same words in a later copy of the heap names its objects the same (watch --heap's censuses keep
+ * the names of the maps they saw). -1 when unreadable. */
+int v8_map_identity(v8_t *v, uint64_t map, uint64_t id[3]);
 
 /* ---- JavaScript values, one at a time (print, constructor, buffer) ---- */
 typedef enum {

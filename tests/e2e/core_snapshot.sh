@@ -19,21 +19,7 @@ core_setup core_snapshot
 fail() { echo "FAIL (node $v): $*"; exit 1; }
 command -v gdb > /dev/null || { echo "skip: no gdb"; exit 77; }
 # the process after a command: running or sleeping, untraced, childless
-# the target's children that are nodescope's copies: made with no exit signal (field 38 of
-# /proc/C/stat is 0), where the /bin/true ones the `spawn` fixture starts every 100 ms (one may be
-# alive, or between its fork and exec, at any moment) signal SIGCHLD
-copies() {
-    local c
-    for c in $(cat /proc/"$pid"/task/*/children 2> /dev/null); do
-        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && printf '%s' "$c"
-    done
-}
-clean() {
-    local st tr ch
-    st=$(awk '/^State:/ {print $2}' "/proc/$pid/status"); tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")
-    ch=$(copies)
-    [[ "$st" == [RS] ]] && [ "$tr" = 0 ] && [ -z "$ch" ] || fail "after $1: state $st, tracer $tr, children '$ch'"
-}
+clean() { left_clean "$pid" "$1"; }
 gap() { : > "$w/out"; kill -USR2 "$pid"; for _ in $(seq 50); do grep -q gap "$w/out" && break; sleep 0.02; done; awk '/gap/ {print $2}' "$w/out"; }
 check_major() {
     w=$dir/$v; mkdir -p "$w"
@@ -84,7 +70,7 @@ check_major() {
         "$NODESCOPE_RELEASE" core --pid "$pid" < "$w/hold" > /dev/null 2>&1 & nsp=$!
         exec 8> "$w/hold"
         copy=
-        for _ in $(seq 200); do copy=$(copies); [ -n "$copy" ] && break; sleep 0.05; done
+        for _ in $(seq 200); do copy=$(snapshot_copies "$pid"); [ -n "$copy" ] && break; sleep 0.05; done
         [ -n "$copy" ] || fail "no copy while the prompt runs"
         # the copy exists a moment before the target's registers are back and it is detached (the
         # injection window, docs/target.md): kill once no thread of the target is traced any more
@@ -113,7 +99,7 @@ check_major() {
         for _ in $(seq 400); do pgrep -f "core --pid $pid stack" > /dev/null || break; sleep 0.05; done
         # (up to 20 s: CI once found the target still traced at 5 s, cause not known)
         for k in $(seq 400); do
-            [ -z "$(copies)" ] && ! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/"$pid"/task/*/status && break
+            [ -z "$(snapshot_copies "$pid")" ] && ! grep -q '^TracerPid:[[:space:]]*[1-9]' /proc/"$pid"/task/*/status && break
             if [ "$k" = 40 ]; then   # still traced after 2 s: say by whom, doing what (for the log)
                 for tp in $(grep -h '^TracerPid' /proc/"$pid"/task/*/status | awk '$2 != 0 {print $2}' | sort -u); do
                     echo "after 2 s: traced by $tp ($(tr '\0' ' ' < /proc/"$tp"/cmdline 2> /dev/null)), state" \

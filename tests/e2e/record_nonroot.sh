@@ -14,6 +14,7 @@
 #    capable copy records it; the setting is put back on every exit path.
 # Skips (77) only when no unprivileged user can be had (not root, no useradd/runuser/setpriv).
 set -euo pipefail
+. "$(dirname "$0")/../lib/test-lib.sh"
 cd "$TEST_TMP"
 ROOT=$OLDPWD
 FIX="$ROOT/tests/fixtures/tree"
@@ -123,9 +124,7 @@ else
         { cat "$work/cap.err"; fail "watch --heap of root's process with the capabilities: exit $?"; }
     three_censuses "$work/capw.json" || { cat "$work/cap.err"; fail "watch --heap with the capabilities: not 3 censuses"; }
     untouched $other || fail "root's process left stopped or traced after the capable copy's attaches"
-    for c in $(cat /proc/$other/task/*/children 2> /dev/null); do
-        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && fail "a copy is left: $c"
-    done
+    [ -z "$(snapshot_copies $other)" ] || fail "a copy is left: $(snapshot_copies $other)"
     echo "with cap_perfmon,cap_sys_ptrace+ep: root's process recorded, its stack printed and its heap watched"
 fi
 

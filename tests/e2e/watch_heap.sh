@@ -32,18 +32,6 @@ sleep 30 & sl=$!
 "$NODESCOPE" watch --heap -p $sl -d 1 > /dev/null 2> "$dir/e5"; rc=$?; kill $sl
 [ $rc -eq 1 ] && grep -q "is not node" "$dir/e5" || { cat "$dir/e5"; fail "a process that is not node"; }
 
-# the process after a watch: running, untraced, without a copy (nodescope's copies are children
-# made with no exit signal: field 38 of /proc/C/stat is 0)
-clean() {
-    local st tr c
-    st=$(awk '/^State:/ {print $2}' "/proc/$pid/status"); tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$pid/status")
-    [[ "$st" == [RS] ]] && [ "$tr" = 0 ] || fail "after the watch: state $st, tracer $tr"
-    for c in $(cat /proc/"$pid"/task/*/children 2> /dev/null); do
-        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && fail "a copy is left: $c"
-    done
-    return 0
-}
-
 check_report() {   # the --json report: FILE
     node -e '
         const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -100,7 +88,7 @@ for v in 18 20 22 24; do
         fi
     fi
     check_report "$w/report.json" || fail "the report"
-    clean
+    left_clean "$pid" "a watch"
     if [ "$v" = 18 ]; then   # --live (one walk of the running process), then Ctrl-C ends a watch without -d
         timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 2 --live --json > "$w/live.json" 2> "$w/err3" || { cat "$w/err3"; fail "--live"; }
         node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -111,13 +99,13 @@ for v in 18 20 22 24; do
         node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
                  if (r.ended !== "interrupted" || r.growing[0] !== "LeakySession" || !r.classes[0].path) process.exit(1)' \
             "$w/int.json" || fail "the interrupted watch's report"
-        clean
+        left_clean "$pid" "a watch"
     fi
     if [ "$v" = 24 ]; then   # not a terminal: a line a census, then the table and the growers
         timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 3 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }
         [ "$(grep -c '^census ' "$w/table.txt")" = 4 ] && grep -q "LeakySession" "$w/table.txt" &&
             grep -q "held by SessionRegistry .sessions (Map)" "$w/table.txt" && grep -q "path: .*SessionRegistry .sessions -> Map" "$w/table.txt" || { cat "$w/table.txt"; fail "the text output"; }
-        clean
+        left_clean "$pid" "a watch"
     fi
     kill "$pid"; wait "$pid" 2> /dev/null; pid=
     tested=$((tested + 1))

@@ -48,11 +48,7 @@ for v in 18 24; do
     kill -USR1 "$sp"
     wait $wp || { cat "$w/err"; fail "watch exited $?"; }
     wait $lp; lp=
-    [ "$(awk '/^State:/ {print $2}' "/proc/$sp/status")" != t ] && [ "$(awk '/^TracerPid:/ {print $2}' "/proc/$sp/status")" = 0 ] ||
-        fail "the server is left stopped or traced"
-    for c in $(cat /proc/"$sp"/task/*/children 2> /dev/null); do
-        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && fail "a copy is left: $c"
-    done
+    left_clean "$sp" "the watch"
     kill -TERM "$sp"; wait "$sp"; rc=$?; sp=
     [ $rc -eq 0 ] || fail "the server exited $rc"
     [ ! -s "$w/server.err" ] || { cat "$w/server.err"; fail "the server wrote on stderr"; }

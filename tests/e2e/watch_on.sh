@@ -34,17 +34,6 @@ start() {
     for _ in $(seq 100); do [ -s "$w/$tag.pid" ] && break; sleep 0.05; done
     [ -s "$w/$tag.pid" ] || fail "$mode fixture never started"
 }
-# the process is running or sleeping, untraced, and has no child with exit signal 0 (a copy)
-clean() {
-    local st tr c
-    st=$(awk '/^State:/ {print $2}' "/proc/$1/status"); tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$1/status")
-    [[ "$st" == [RS] ]] && [ "$tr" = 0 ] || fail "after $2: state $st, tracer $tr"
-    for c in $(cat /proc/"$1"/task/*/children 2> /dev/null); do
-        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && fail "after $2: copy $c left"
-    done
-    return 0
-}
-
 check_major() {
     w=$dir/$v; mkdir -p "$w/cores"
     bin=$NODESCOPE; [ "$v" = 20 ] || bin=${NODESCOPE_RELEASE:-$NODESCOPE}   # ASan on one major
@@ -84,7 +73,7 @@ check_major() {
     # the first core is written by a child while the watch goes on: the next signals are not held
     kill -USR2 "$pid"; sleep 0.3; kill -USR2 "$pid"; sleep 0.3; kill -USR2 "$pid"
     wait "$nsp" || { cat "$w/watch.err"; fail "watch --on signal:SIGUSR2 exited $?"; }
-    clean "$pid" "watch --on signal:SIGUSR2"
+    left_clean "$pid" "watch --on signal:SIGUSR2"
     for _ in $(seq 100); do grep -q "usr2 3" "$w/sig.out" && break; sleep 0.05; done
     kill -USR2 "$pid"
     for _ in $(seq 100); do grep -q "usr2 4" "$w/sig.out" && break; sleep 0.05; done
@@ -129,7 +118,7 @@ check_major() {
     if [ "$v" = 20 ]; then
         start grow grow --max-old-space-size=64
         timeout 120 "$bin" watch -p "$pid" --on heap:40 -o "$w/cores" 2> "$w/watch.err" || { cat "$w/watch.err"; fail "watch --on heap:40 exited $?"; }
-        clean "$pid" "watch --on heap:40"
+        left_clean "$pid" "watch --on heap:40"
         kill -TERM "$pid"; wait "$pid"; st=$?
         [ "$st" = 0 ] && grep -q '^kept' "$w/grow.out" || fail "grow fixture: status $st, output $(cat "$w/grow.out")"
         core=$w/cores/core.$pid.heap.1

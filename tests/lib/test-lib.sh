@@ -17,6 +17,11 @@
 #   skip_unless_perf_events RC FILE [PATTERN]
 #                       when a command exited RC (non-zero) with PATTERN (default: perf_event) in
 #                       its stderr FILE: shows FILE and skips ("perf events not allowed").
+#   snapshot_copies PID the pids of PID's children that are nodescope's frozen copies (made with no
+#                       exit signal: field 38 of /proc/C/stat is 0; a program's own children
+#                       signal SIGCHLD), on one line.
+#   left_clean PID WHAT fails ("after WHAT: ...") unless PID is running or sleeping, untraced, and
+#                       has no copy of nodescope's left.
 # TEST_ROOT is the tree's root.
 [ -n "${TEST_LIB_LOADED:-}" ] && return 0
 TEST_LIB_LOADED=1
@@ -58,4 +63,20 @@ skip_unless_perf_events() {
     [ "$1" -ne 0 ] && grep -q "${3:-perf_event}" "$2" || return 0
     cat "$2"
     skip "perf events not allowed"
+}
+
+snapshot_copies() {
+    local c out=
+    for c in $(cat /proc/"$1"/task/*/children 2> /dev/null); do
+        [ "$(sed 's/.*) //' "/proc/$c/stat" 2> /dev/null | awk '{print $36}')" = 0 ] && out="${out:+$out }$c"
+    done
+    printf '%s' "$out"
+}
+
+left_clean() {
+    local st tr ch
+    st=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2> /dev/null)
+    tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2> /dev/null)
+    ch=$(snapshot_copies "$1")
+    [[ "$st" == [RS] ]] && [ "$tr" = 0 ] && [ -z "$ch" ] || fail "after $2: state '$st', tracer '$tr', copies left '$ch'"
 }

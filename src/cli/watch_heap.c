@@ -98,6 +98,59 @@ static double now_s(clockid_t c)
 
 static int gone(int pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
+/* npm (npx, yarn, pnpm) running a script, or a cluster's primary: the heap watched is not the
+ * program's, or not all of it. Says so on stderr, with the node processes under it (through
+ * shells: `npm run` starts sh, which starts node), at most 4 levels down. */
+static void node_children_note(int pid, const char *cmdline)
+{
+    int todo[64], kids[64], found[8];
+    size_t ntodo = proc_children(pid, todo, 64), nfound = 0, total = 0;
+    for (int depth = 0; depth < 4 && ntodo; depth++) {
+        size_t nkids = 0;
+        for (size_t i = 0; i < ntodo; i++) {
+            if (record_process_is_node(todo[i])) {
+                if (nfound < 8) found[nfound++] = todo[i];
+                total++;
+            } else {
+                nkids += proc_children(todo[i], kids + nkids, 64 - nkids);
+            }
+        }
+        memcpy(todo, kids, nkids * sizeof *kids);
+        ntodo = nkids;
+    }
+    if (!total) return;
+    static const char *const wrappers[] = {"npm-cli.js", "npx-cli.js", "yarn.js", "yarn.cjs", "pnpm.cjs",
+                                           "pnpm.js",    "npm",        "npx",     "yarn",     "pnpm"};
+    /* node's script (node /usr/lib/node_modules/npm/bin/npm-cli.js), or the title npm sets ("npm start") */
+    char word[2][256];
+    const char *base[2], *arg = strchr(cmdline, ' '), *wrapper = NULL;
+    snprintf(word[0], sizeof word[0], "%s", cmdline);
+    snprintf(word[1], sizeof word[1], "%s", arg ? arg + 1 : "");
+    for (int w = 0; w < 2; w++) {
+        word[w][strcspn(word[w], " ")] = 0;
+        base[w] = strrchr(word[w], '/') ? strrchr(word[w], '/') + 1 : word[w];
+        for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers && !wrapper; i++)
+            if (!strcmp(base[w], wrappers[i])) wrapper = wrappers[i];
+    }
+    char list[160] = "", child[200];
+    for (size_t i = 0; i < nfound && i < 4; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? ", " : "", found[i]);
+    if (total > 4) snprintf(list + strlen(list), sizeof list - strlen(list), ", ...");
+    proc_cmdline(found[0], child, sizeof child);
+    if (wrapper) {
+        char name[16];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(wrapper, "-."), wrapper);
+        diag_warn(NULL, 0,
+                  "process %d runs %s: its heap is %s's, not the program's; the program is its node process %d (%s)",
+                  pid, name, name, found[0], child);
+        diag_hint("nodescope watch -p %d --heap", found[0]);
+    } else {
+        diag_hint("process %d has %zu node process%s under it (%s: a cluster's workers, child processes): each has a "
+                  "heap of its own, not counted here; watch -p PID --heap watches one",
+                  pid, total, total == 1 ? "" : "es", list);
+    }
+}
+
 /* The table: a header, then the constructors ranked by growth (limit rows). */
 static void table(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t n, int pid, const char *cmdline,
                   double every, size_t limit)
@@ -184,6 +237,7 @@ int cli_watch_heap(int argc, char **argv)
                    cmdline);
         return EXIT_FAIL;
     }
+    node_children_note(pid, cmdline);
     pm_leak_t *L = pm_leak_new(all ? PM_COUNT_ALL : PM_COUNT_REACHABLE);
     int redraw = !json && isatty(STDOUT_FILENO);
     stop_signals_install();

@@ -1,7 +1,8 @@
-/* Namespaces of another process, from /proc: the pid it has in its own pid namespace (NSpid)
- * and whether its mount namespace is ours. Used by the target layer (files through the target's
- * root) and by the perf map lookup (a container's /tmp). */
+/* Facts about another process, from /proc: the pid it has in its own pid namespace (NSpid),
+ * whether its mount namespace is ours, its command line, its children. Used by the target layer
+ * (files through the target's root), the perf map lookup (a container's /tmp) and the commands. */
 #include "util/procfs.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,26 @@ void proc_cmdline(int pid, char *out, size_t n)
     out[got] = 0;
     for (size_t i = 0; i + 1 < got; i++)
         if (!out[i]) out[i] = ' ';
+}
+
+size_t proc_children(int pid, int *out, size_t max)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    size_t n = 0;
+    for (struct dirent *e; n < max && (e = readdir(d));) {
+        int tid = atoi(e->d_name);
+        if (tid <= 0) continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, tid);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        for (int c; n < max && fscanf(f, "%d", &c) == 1;) out[n++] = c;
+        fclose(f);
+    }
+    closedir(d);
+    return n;
 }
 
 int proc_read_int(const char *path)

@@ -12,7 +12,7 @@
 # Also: -o report.html holds the JSON and one chart per growing constructor; --live reads the
 # running process (one walk); SIGINT ends a watch without -d with a last census and its report; --fail-if-growth
 # passes under the rate and exits 1 over it; usage errors exit 2; a process that is not node is
-# refused.
+# refused; npm's pid is warned about with the program's pid, a cluster primary's workers are said.
 set -u
 . "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +31,31 @@ fail_context() { echo "node ${v:-}"; }
 sleep 30 & sl=$!
 "$NODESCOPE" watch --heap -p $sl -d 1 > /dev/null 2> "$dir/e5"; rc=$?; kill $sl
 [ $rc -eq 1 ] && grep -q "is not node" "$dir/e5" || { cat "$dir/e5"; fail "a process that is not node"; }
+
+# npm running the program: the heap would be npm's, said with the program's pid; a cluster's
+# primary: its workers' heaps are their own, said with their pids
+if command -v npm > /dev/null; then
+    mkdir -p "$dir/npm"
+    cp "$FIX/leaky.js" "$dir/npm/"
+    echo '{ "name": "w", "private": true, "scripts": { "start": "node leaky.js pid 200" } }' > "$dir/npm/package.json"
+    (cd "$dir/npm" && exec npm start > out 2>&1) & pid=$!
+    for _ in $(seq 100); do [ -s "$dir/npm/pid" ] && break; sleep 0.1; done
+    [ -s "$dir/npm/pid" ] || fail "npm start never started the fixture"
+    timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 1 > /dev/null 2> "$dir/npm/err"
+    grep -q "warning: process $pid runs npm: its heap is npm's, not the program's; the program is its node process $(cat "$dir/npm/pid") (node leaky.js" "$dir/npm/err" &&
+        grep -q "hint: nodescope watch -p $(cat "$dir/npm/pid") --heap" "$dir/npm/err" || { cat "$dir/npm/err"; fail "npm's pid given: no warning naming the program's"; }
+    kill "$(cat "$dir/npm/pid")"; wait "$pid" 2> /dev/null; pid=
+else
+    echo "no npm: watching npm's pid not tested"
+fi
+printf '%s\n' "const cluster = require('cluster');" \
+    "if (cluster.isPrimary) { for (let i = 0; i < 2; i++) cluster.fork(); let n = 0; cluster.on('online', () => { if (++n === 2) require('fs').writeFileSync(process.argv[2], String(process.pid)); }); }" \
+    "else setInterval(() => {}, 1000);" > "$dir/cluster.js"
+node "$dir/cluster.js" "$dir/cluster.pid" & pid=$!
+for _ in $(seq 100); do [ -s "$dir/cluster.pid" ] && break; sleep 0.1; done
+timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 1 > /dev/null 2> "$dir/cluster.err"
+grep -q "hint: process $pid has 2 node processes under it (" "$dir/cluster.err" || { cat "$dir/cluster.err"; fail "a cluster's primary: its workers not said"; }
+kill "$pid"; wait "$pid" 2> /dev/null; pid=
 
 check_report() {   # the --json report: FILE
     node -e '

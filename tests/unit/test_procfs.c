@@ -1,0 +1,70 @@
+/* util/procfs: a process's children (of every thread: watch --heap names npm's and a cluster
+ * primary's node processes from them), its command line with spaces for NULs, its own pid, and
+ * nothing for a process that is gone. */
+#include "check.h"
+#include "util/procfs.h"
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pid_t sleeper(void)
+{
+    pid_t c = fork();
+    if (c == 0) {
+        pause();
+        _exit(0);
+    }
+    return c;
+}
+
+static void *fork_in_thread(void *out)
+{
+    *(pid_t *)out = sleeper();
+    return NULL;
+}
+
+static int listed(const int *kids, size_t n, pid_t c)
+{
+    for (size_t i = 0; i < n; i++)
+        if (kids[i] == c) return 1;
+    return 0;
+}
+
+static void test_children(void)
+{
+    pid_t a = sleeper(), b = 0;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, fork_in_thread, &b) == 0);
+    pthread_join(th, NULL); /* forked by another thread: in its task's children, the main one's once it is gone */
+    int kids[16];
+    size_t n = proc_children(getpid(), kids, 16);
+    CHECK(a > 0 && b > 0);
+    CHECK(listed(kids, n, a));
+    CHECK(listed(kids, n, b));
+    CHECK_EQ_INT(proc_children(getpid(), kids, 1), 1); /* at most max */
+    CHECK_EQ_INT(proc_children(a, kids, 16), 0);       /* a childless process */
+    kill(a, SIGKILL), kill(b, SIGKILL);
+    waitpid(a, NULL, 0), waitpid(b, NULL, 0);
+    CHECK_EQ_INT(proc_children(a, kids, 16), 0); /* gone */
+}
+
+static void test_cmdline(void)
+{
+    char line[256];
+    proc_cmdline(getpid(), line, sizeof line);
+    CHECK(strstr(line, "test_procfs") != NULL);
+    proc_cmdline(getpid(), line, 5); /* cut to n - 1 bytes */
+    CHECK_EQ_INT(strlen(line), 4);
+    proc_cmdline(0x7ffffff0, line, sizeof line);
+    CHECK_STR(line, "");
+}
+
+int main(void)
+{
+    test_children();
+    test_cmdline();
+    CHECK_EQ_INT(proc_ns_pid(getpid()) > 0, 1);
+    return check_summary("test_procfs");
+}

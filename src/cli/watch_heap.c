@@ -99,17 +99,18 @@ static double now_s(clockid_t c)
 static int gone(int pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
 /* npm (npx, yarn, pnpm) running a script, or a cluster's primary: the heap watched is not the
- * program's, or not all of it. Says so on stderr, with the node processes under it (through
- * shells: `npm run` starts sh, which starts node), at most 4 levels down. */
-static void node_children_note(int pid, const char *cmdline)
+ * program's, or not all of it. Finds the node processes under pid (through shells: `npm run` starts
+ * sh, which starts node; 4 levels down at most), says so on stderr, and fills m's wrapper and
+ * node_processes for the JSON. */
+static void node_processes_under(int pid, const char *cmdline, pm_leak_meta_t *m)
 {
-    int todo[64], kids[64], found[8];
-    size_t ntodo = proc_children(pid, todo, 64), nfound = 0, total = 0;
+    int todo[64], kids[64];
+    size_t ntodo = proc_children(pid, todo, 64), total = 0;
     for (int depth = 0; depth < 4 && ntodo; depth++) {
         size_t nkids = 0;
         for (size_t i = 0; i < ntodo; i++) {
             if (record_process_is_node(todo[i])) {
-                if (nfound < 8) found[nfound++] = todo[i];
+                if (m->nnode_processes < PM_LEAK_NODE_PROCESSES) m->node_processes[m->nnode_processes++] = todo[i];
                 total++;
             } else {
                 nkids += proc_children(todo[i], kids + nkids, 64 - nkids);
@@ -119,31 +120,30 @@ static void node_children_note(int pid, const char *cmdline)
         ntodo = nkids;
     }
     if (!total) return;
-    static const char *const wrappers[] = {"npm-cli.js", "npx-cli.js", "yarn.js", "yarn.cjs", "pnpm.cjs",
-                                           "pnpm.js",    "npm",        "npx",     "yarn",     "pnpm"};
+    static const char *const wrappers[][2] = {
+        {"npm-cli.js", "npm"}, {"npx-cli.js", "npx"}, {"yarn.js", "yarn"}, {"yarn.cjs", "yarn"}, {"pnpm.cjs", "pnpm"},
+        {"pnpm.js", "pnpm"},   {"npm", "npm"},        {"npx", "npx"},      {"yarn", "yarn"},     {"pnpm", "pnpm"}};
     /* node's script (node /usr/lib/node_modules/npm/bin/npm-cli.js), or the title npm sets ("npm start") */
     char word[2][256];
-    const char *base[2], *arg = strchr(cmdline, ' '), *wrapper = NULL;
+    const char *arg = strchr(cmdline, ' ');
     snprintf(word[0], sizeof word[0], "%s", cmdline);
     snprintf(word[1], sizeof word[1], "%s", arg ? arg + 1 : "");
     for (int w = 0; w < 2; w++) {
         word[w][strcspn(word[w], " ")] = 0;
-        base[w] = strrchr(word[w], '/') ? strrchr(word[w], '/') + 1 : word[w];
-        for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers && !wrapper; i++)
-            if (!strcmp(base[w], wrappers[i])) wrapper = wrappers[i];
+        const char *base = strrchr(word[w], '/') ? strrchr(word[w], '/') + 1 : word[w];
+        for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers && !m->wrapper; i++)
+            if (!strcmp(base, wrappers[i][0])) m->wrapper = wrappers[i][1];
     }
     char list[160] = "", child[200];
-    for (size_t i = 0; i < nfound && i < 4; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? ", " : "", found[i]);
+    for (size_t i = 0; i < m->nnode_processes && i < 4; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? ", " : "", m->node_processes[i]);
     if (total > 4) snprintf(list + strlen(list), sizeof list - strlen(list), ", ...");
-    proc_cmdline(found[0], child, sizeof child);
-    if (wrapper) {
-        char name[16];
-        snprintf(name, sizeof name, "%.*s", (int)strcspn(wrapper, "-."), wrapper);
+    proc_cmdline(m->node_processes[0], child, sizeof child);
+    if (m->wrapper) {
         diag_warn(NULL, 0,
                   "process %d runs %s: its heap is %s's, not the program's; the program is its node process %d (%s)",
-                  pid, name, name, found[0], child);
-        diag_hint("nodescope watch -p %d --heap", found[0]);
+                  pid, m->wrapper, m->wrapper, m->node_processes[0], child);
+        diag_hint("nodescope watch -p %d --heap", m->node_processes[0]);
     } else {
         diag_hint("process %d has %zu node process%s under it (%s: a cluster's workers, child processes): each has a "
                   "heap of its own, not counted here; watch -p PID --heap watches one",
@@ -237,7 +237,8 @@ int cli_watch_heap(int argc, char **argv)
                    cmdline);
         return EXIT_FAIL;
     }
-    node_children_note(pid, cmdline);
+    pm_leak_meta_t meta = {pid, cmdline, live ? "live" : "snapshot", every, "duration", NULL, NULL, {0}, 0};
+    node_processes_under(pid, cmdline, &meta);
     pm_leak_t *L = pm_leak_new(all ? PM_COUNT_ALL : PM_COUNT_REACHABLE);
     int redraw = !json && isatty(STDOUT_FILENO);
     stop_signals_install();
@@ -351,7 +352,7 @@ int cli_watch_heap(int argc, char **argv)
     else if (!explained && !no_paths && !all && np)
         partial = "the last census was not the final one (the process exited): no retainer paths nor retained sizes";
     if (np && partial) diag_warn(NULL, 0, "%s", partial);
-    pm_leak_meta_t meta = {pid, cmdline, live ? "live" : "snapshot", every, ended, partial};
+    meta.ended = ended, meta.partial = partial;
     int rc = failed ? EXIT_FAIL : EXIT_OK;
     if (np) {
         buf_clear(&b);

@@ -65,6 +65,10 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
     jw_string(&w, "ended", m->ended);
     jw_bool(&w, "partial", m->partial != NULL);
     if (m->partial) jw_string(&w, "partial_reason", m->partial);
+    jw_string(&w, "wrapper", m->wrapper);
+    jw_array_begin(&w, "node_processes_under");
+    for (size_t i = 0; i < m->nnode_processes; i++) jw_int(&w, NULL, m->node_processes[i]);
+    jw_end(&w);
     size_t np = pm_leak_points(L);
     jw_fixed(&w, "seconds", 3, np ? pm_leak_point(L, np - 1)->t : 0);
     cost_json(&w, "stop_ms", L, offsetof(pm_leak_point_t, stop_ms));
@@ -239,6 +243,10 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
         buf_puts(out, " <strong>Partial:</strong> ");
         html_text(out, m->partial);
     }
+    if (m->wrapper && m->nnode_processes)
+        buf_printf(out,
+                   " <strong>Not the program's heap:</strong> process %d runs %s; the program is its node process %d.",
+                   m->pid, m->wrapper, m->node_processes[0]);
     buf_puts(out, "</p>\n<h2>Growing steadily</h2>\n");
     size_t ngrow = 0;
     for (size_t i = 0; i < n; i++) ngrow += c[i].trend == PM_TREND_GROWING;

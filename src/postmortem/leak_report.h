@@ -13,6 +13,10 @@ typedef struct {
     double every;        /* seconds between censuses */
     const char *ended;   /* "duration", "interrupted", "process exited", "error" */
     const char *partial; /* why the answer is partial, or NULL */
+    const char *wrapper; /* "npm", "npx", "yarn", "pnpm": the process runs it, not the program; or NULL */
+#define PM_LEAK_NODE_PROCESSES 8
+    int node_processes[PM_LEAK_NODE_PROCESSES]; /* node processes under it (the first ones found) */
+    size_t nnode_processes;
 } pm_leak_meta_t;
 
 /* The document (see docs/commands/watch-heap.md, OUTPUT), appended to out. */

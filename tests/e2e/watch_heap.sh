@@ -41,7 +41,10 @@ if command -v npm > /dev/null; then
     (cd "$dir/npm" && exec npm start > out 2>&1) & pid=$!
     for _ in $(seq 100); do [ -s "$dir/npm/pid" ] && break; sleep 0.1; done
     [ -s "$dir/npm/pid" ] || fail "npm start never started the fixture"
-    timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 1 > /dev/null 2> "$dir/npm/err"
+    timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 1 --json > "$dir/npm/r.json" 2> "$dir/npm/err"
+    node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        if (r.wrapper !== "npm" || r.node_processes_under.join() !== process.argv[2]) process.exit(1)' "$dir/npm/r.json" "$(cat "$dir/npm/pid")" ||
+        fail "npm's pid given: the report's wrapper and node_processes_under"
     grep -q "warning: process $pid runs npm: its heap is npm's, not the program's; the program is its node process $(cat "$dir/npm/pid") (node leaky.js" "$dir/npm/err" &&
         grep -q "hint: nodescope watch -p $(cat "$dir/npm/pid") --heap" "$dir/npm/err" || { cat "$dir/npm/err"; fail "npm's pid given: no warning naming the program's"; }
     kill "$(cat "$dir/npm/pid")"; wait "$pid" 2> /dev/null; pid=
@@ -53,8 +56,10 @@ printf '%s\n' "const cluster = require('cluster');" \
     "else setInterval(() => {}, 1000);" > "$dir/cluster.js"
 node "$dir/cluster.js" "$dir/cluster.pid" & pid=$!
 for _ in $(seq 100); do [ -s "$dir/cluster.pid" ] && break; sleep 0.1; done
-timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 1 > /dev/null 2> "$dir/cluster.err"
+timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 1 --json > "$dir/cluster.json" 2> "$dir/cluster.err"
 grep -q "hint: process $pid has 2 node processes under it (" "$dir/cluster.err" || { cat "$dir/cluster.err"; fail "a cluster's primary: its workers not said"; }
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    if (r.wrapper !== null || r.node_processes_under.length !== 2) process.exit(1)' "$dir/cluster.json" || fail "a cluster's primary: the report's node_processes_under"
 kill "$pid"; wait "$pid" 2> /dev/null; pid=
 
 check_report() {   # the --json report: FILE

@@ -410,6 +410,10 @@ int cli_watch_heap(int argc, char **argv)
             if (np < 3) {
                 diag_error(NULL, 0, "--fail-if-growth %s: fewer than 3 censuses, no rate to check", gates[g].name);
                 rc = EXIT_FAIL;
+            } else if (meta.wrapper) {
+                diag_error(NULL, 0, "--fail-if-growth %s: not checked: the heap watched is %s's, not the program's",
+                           gates[g].name, meta.wrapper);
+                rc = EXIT_FAIL;
             } else if (found && rate > gates[g].per_min) {
                 diag_error(NULL, 0, "%s grew by %.0f instances a minute, more than the %g allowed (--fail-if-growth)",
                            gates[g].name, rate, gates[g].per_min);

@@ -273,6 +273,7 @@ int cli_watch_heap(int argc, char **argv)
         double c0 = now_s(CLOCK_PROCESS_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
         double stopped = 0, tc = 0;
         int rc = -1, retried = 0;
+        long long faults0 = proc_minor_faults(pid);
         if (!live) {
             rc = pm_open_frozen(pid, &t, &v, &stopped, &retried);
             in_gc_retries += retried;
@@ -301,6 +302,8 @@ int cli_watch_heap(int argc, char **argv)
         }
         if (t && v && !live && rc == 0 && !failed) {
             target_unfreeze(t);
+            long long faults1 = proc_minor_faults(pid);
+            pm_leak_set_target_faults(L, faults0 >= 0 && faults1 >= faults0 ? faults1 - faults0 : -1);
         } else {
             v8_close(v), v = NULL;
             if (t) target_close(t), t = NULL;
@@ -329,6 +332,7 @@ int cli_watch_heap(int argc, char **argv)
                 pm_put_bytes(&b, (double)p->heap_bytes);
                 buf_printf(&b, ", %llu JS objects, stopped %.2f ms, %.0f ms CPU", (unsigned long long)p->js_objects,
                            p->stop_ms, p->cpu_ms);
+                if (p->target_faults >= 0) buf_printf(&b, ", %lld faults in the process", (long long)p->target_faults);
                 size_t shown = 0;
                 for (size_t i = 0; i < ncls && shown < 3; i++)
                     if (cls[i].trend == PM_TREND_GROWING)

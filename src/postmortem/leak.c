@@ -134,6 +134,11 @@ void pm_leak_count(const pm_leak_t *L, size_t k, size_t cls, uint64_t *count, ui
     *bytes = L->cells[k][cls].bytes;
 }
 
+void pm_leak_set_target_faults(pm_leak_t *L, int64_t faults)
+{
+    if (L->npts) L->pts[L->npts - 1].target_faults = faults;
+}
+
 void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms)
 {
     if (!L->npts) return;
@@ -325,6 +330,7 @@ int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
     pm_leak_point_t pt = {0};
     pt.t = t;
     pt.stop_ms = stop_ms;
+    pt.target_faults = -1;
     L->ncur = 0;
     if (L->mode == PM_COUNT_REACHABLE) {
         if (census_graph(L, v, &tk, &pt, keep) != 0) {

@@ -80,6 +80,8 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
         jw_fixed(&w, "t", 3, p->t);
         jw_fixed(&w, "stop_ms", 3, p->stop_ms);
         jw_fixed(&w, "fork_ms", 3, p->fork_ms);
+        if (p->target_faults >= 0) jw_int(&w, "target_faults", p->target_faults);
+        else jw_null(&w, "target_faults");
         jw_fixed(&w, "cpu_ms", 1, p->cpu_ms);
         jw_fixed(&w, "wall_ms", 1, p->wall_ms);
         jw_uint(&w, "heap_bytes", p->heap_bytes);

@@ -48,6 +48,22 @@ void proc_cmdline(int pid, char *out, size_t n)
         if (!out[i]) out[i] = ' ';
 }
 
+long long proc_minor_faults(int pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = 0;
+    char *p = strrchr(line, ')'); /* the name may hold spaces and parentheses */
+    long long v = -1;
+    /* after the name: state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt */
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %lld", &v) != 1) return -1;
+    return v;
+}
+
 size_t proc_children(int pid, int *out, size_t max)
 {
     char path[64];

@@ -1,6 +1,6 @@
 /* util/procfs: a process's children (of every thread: watch --heap names npm's and a cluster
- * primary's node processes from them), its command line with spaces for NULs, its own pid, and
- * nothing for a process that is gone. */
+ * primary's node processes from them), its command line with spaces for NULs, its own pid, its
+ * minor faults (watch --heap's target_faults), and nothing for a process that is gone. */
 #include "check.h"
 #include "util/procfs.h"
 #include <pthread.h>
@@ -66,5 +66,11 @@ int main(void)
     test_children();
     test_cmdline();
     CHECK_EQ_INT(proc_ns_pid(getpid()) > 0, 1);
+    long long f0 = proc_minor_faults(getpid());
+    char *page = malloc(1 << 20);
+    for (int i = 0; i < 1 << 20; i += 4096) page[i] = 1; /* fresh pages: a minor fault each */
+    CHECK(f0 >= 0 && proc_minor_faults(getpid()) >= f0 + 200);
+    free(page);
+    CHECK_EQ_INT(proc_minor_faults(0x7ffffff0), -1);
     return check_summary("test_procfs");
 }

@@ -20,9 +20,10 @@
  * (v8_graph_retainers). */
 #define CACHE_MAGIC 0x3148505247534e4eull /* "NNSGRPH1" */
 /* Bumped whenever what a graph holds changes (nodes, edges, roots, paths), not only the layout:
- * an old file would answer with the old graph. 8: read-only space; 7: nodes are no longer dropped by infer_sizes, and
+ * an old file would answer with the old graph. 10: an object of unknown size ends where free space
+ * begins; 8: read-only space; 7: nodes are no longer dropped by infer_sizes, and
  * paths avoid V8's caches (V8_LEVEL_INTERNAL in level), script contexts and ES modules are roots. */
-#define CACHE_VERSION 9
+#define CACHE_VERSION 10
 
 typedef struct {
     uint64_t magic, version, key, n, nedges, nroots, names_len, origin_len, total;

@@ -50,7 +50,7 @@ v8_heap_object_t v8_graph_object(const v8_graph_t *g, uint32_t i)
     const v8_graph_node_t *nd = v8_graph_node(g, i);
     return (v8_heap_object_t){
         nd->addr, 0, nd->type, nd->size, (nd->flags & V8_NODE_LARGE) != 0, (nd->flags & V8_NODE_PROTOTYPE) != 0,
-        NULL,     0};
+        NULL,     0, 0};
 }
 size_t v8_graph_root_count(const v8_graph_t *g) { return g->nroots; }
 const v8_graph_root_t *v8_graph_root(const v8_graph_t *g, size_t k) { return k < g->nroots ? &g->roots[k] : NULL; }
@@ -247,6 +247,7 @@ typedef struct {
     uint32_t pend;             /* a node of unknown size, scanned once the walk shows where it ends; V8_NO_NODE */
     const unsigned char *pend_bytes;
     uint64_t pend_avail;
+    uint64_t pend_extent; /* where the walk found the next object after it (v8_heap_object_t.extent) */
 } build_t;
 
 static void scan_walked(build_t *b, uint32_t i, const unsigned char *bytes, uint64_t avail);
@@ -258,6 +259,7 @@ static void finish_pending(build_t *b, uint64_t gap)
 {
     if (b->pend == V8_NO_NODE) return;
     v8_graph_node_t *nd = &b->g->nodes[b->pend];
+    if (b->pend_extent && b->pend_extent < gap) gap = b->pend_extent; /* free space after it */
     nd->size = inferred_size(b->g, nd, gap);
     scan_walked(b, b->pend, b->pend_bytes, b->pend_avail);
     b->pend = V8_NO_NODE;
@@ -320,7 +322,9 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
         (v8_graph_node_t){o->addr, o->size > UINT32_MAX ? UINT32_MAX : (uint32_t)o->size, (uint16_t)o->type, flags};
     if (b->fused) {
         if (o->size || o->large) scan_walked(b, (uint32_t)(g->n - 1), o->bytes, o->avail);
-        else b->pend = (uint32_t)(g->n - 1), b->pend_bytes = o->bytes, b->pend_avail = o->avail;
+        else
+            b->pend = (uint32_t)(g->n - 1), b->pend_bytes = o->bytes, b->pend_avail = o->avail,
+            b->pend_extent = o->extent;
     }
     if (js) note_module(b, o);
     if (o->type == g->v->L.type_js_global_object) {

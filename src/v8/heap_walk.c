@@ -17,7 +17,8 @@
  * Within a page objects follow each other without gaps: each starts with its map, and the map
  * gives the size (instance_size, or for variable-size objects a length field read per type).
  * Where the size cannot be known the walk resyncs: it scans forward for the next word that is a
- * map (a heap object whose own map is the meta map). Free space is skipped by its size.
+ * map (a heap object whose own map is the meta map), and tells the callback how far that is
+ * (extent: free space there ends the object too). Free space is skipped by its size.
  * Everything is bounded: a corrupt page ends that page's walk, never the process. */
 #include "util/hash.h"
 #include "util/xalloc.h"
@@ -446,8 +447,15 @@ int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx)
         if (large) {
             const map_info_t *mi = map_lookup(h, rd64(base));
             if (!mi) continue;
-            v8_heap_object_t o = {pg->area_start + 1, mi->map, mi->type, pg->area_end - pg->area_start, 1,
-                                  mi->is_prototype,   base,    len};
+            v8_heap_object_t o = {pg->area_start + 1,
+                                  mi->map,
+                                  mi->type,
+                                  pg->area_end - pg->area_start,
+                                  1,
+                                  mi->is_prototype,
+                                  base,
+                                  len,
+                                  0};
             uint64_t sz = object_size(h, mi, base, len);
             if (sz && sz <= o.size) o.size = sz;
             st->objects++;
@@ -473,18 +481,24 @@ int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx)
                 off += sz;
                 continue;
             }
-            v8_heap_object_t o = {pg->area_start + off + 1, mi->map,    mi->type, sz, 0,
-                                  mi->is_prototype,         base + off, len - off};
+            /* unknown size: the next object starts at the next map word (free space's too: an
+               object the walk cannot size must not be taken to cover the free space after it) */
+            v8_heap_object_t o = {pg->area_start + off + 1, mi->map,    mi->type,  sz, 0,
+                                  mi->is_prototype,         base + off, len - off, 0};
+            uint64_t next = 0; /* (mi is not used after this: a map found here may move h->info) */
+            if (sz == 0 || sz > len - off || (sz & 7)) {
+                for (next = off + 8; next + 8 <= len && !map_lookup(h, rd64(base + next));) next += 8;
+                o.extent = next - off;
+            }
             st->objects++;
             st->bytes += sz;
             if (cb && cb(ctx, &o)) {
                 release_now(h);
                 return 1;
             }
-            if (sz == 0 || sz > len - off || (sz & 7)) { /* unknown size: resync after the map word */
+            if (next) { /* resync there */
                 if (sz) st->resyncs++;
-                off += 8;
-                while (off + 8 <= len && !map_lookup(h, rd64(base + off))) off += 8;
+                off = next;
                 continue;
             }
             off += sz;

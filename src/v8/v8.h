@@ -424,6 +424,8 @@ typedef struct {
     const unsigned char *bytes; /* its bytes as the walk read them (valid until its page is done) */
     uint64_t avail;             /* how many of them: to the end of the page's area (or of the
                                    header read of a large page) */
+    uint64_t extent;            /* size 0: bytes to where the walk found the next object (free space
+                                   and fillers too, which are no objects of their own); else 0 */
 } v8_heap_object_t;
 typedef struct {
     size_t pages, skipped_pages, unreadable_pages, objects, resyncs;

@@ -339,23 +339,6 @@ static void end_proc(session_t *ss, proc_t *p)
     p->v = NULL, p->t = NULL;
 }
 
-/* A process's parent, from /proc/PID/stat (after the command's closing parenthesis); -1 if gone. */
-static int parent_of(int pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *close = strrchr(buf, ')');
-    int ppid;
-    char state;
-    if (!close || sscanf(close + 1, " %c %d", &state, &ppid) != 2) return -1;
-    return ppid;
-}
-
 /* Looks in /proc for processes to follow: descendants of the family (children), every node
  * process (all). A node process is sampled once it has a second thread (node has started: a
  * fork that has not yet exec'd, or node still loading its libraries, has one). */
@@ -369,7 +352,7 @@ static void discover(session_t *ss)
     while ((e = readdir(d))) {
         int pid = atoi(e->d_name);
         if (pid <= 0 || pid == getpid() || in_set(ss->tried, ss->ntried, pid)) continue;
-        int ppid = parent_of(pid);
+        int ppid = proc_parent(pid);
         if (ppid < 0) continue;
         add_to_set(&pids, &n, &cap, pid);
         add_to_set(&ppids, &np, &pcap, ppid);

@@ -48,20 +48,36 @@ void proc_cmdline(int pid, char *out, size_t n)
         if (!out[i]) out[i] = ' ';
 }
 
-long long proc_minor_faults(int pid)
+/* /proc/PID/stat from just after the command's closing parenthesis (the command may hold spaces
+   and parentheses) into buf; NULL when the process is gone. */
+static const char *stat_fields(int pid, char *buf, size_t n)
 {
-    char path[64], line[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    size_t n = fread(line, 1, sizeof line - 1, f);
+    if (!f) return NULL;
+    size_t got = fread(buf, 1, n - 1, f);
     fclose(f);
-    line[n] = 0;
-    char *p = strrchr(line, ')'); /* the name may hold spaces and parentheses */
-    long long v = -1;
-    /* after the name: state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt */
-    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %lld", &v) != 1) return -1;
-    return v;
+    buf[got] = 0;
+    char *p = strrchr(buf, ')');
+    return p ? p + 1 : NULL;
+}
+
+int proc_parent(int pid)
+{
+    char buf[1024];
+    const char *p = stat_fields(pid, buf, sizeof buf);
+    int ppid;
+    return p && sscanf(p, " %*c %d", &ppid) == 1 ? ppid : -1;
+}
+
+long long proc_minor_faults(int pid)
+{
+    char buf[1024];
+    const char *p = stat_fields(pid, buf, sizeof buf);
+    long long v;
+    /* state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt */
+    return p && sscanf(p, " %*c %*d %*d %*d %*d %*d %*u %lld", &v) == 1 ? v : -1;
 }
 
 size_t proc_children(int pid, int *out, size_t max)

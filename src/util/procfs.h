@@ -10,6 +10,8 @@ int proc_ns_pid(int pid);
 int proc_other_mount_ns(int pid);
 /* The process's command line, spaces for its NULs, cut to n - 1 bytes ("" when it is gone). */
 void proc_cmdline(int pid, char *out, size_t n);
+/* The process's parent (/proc/PID/stat); -1 when it is gone. */
+int proc_parent(int pid);
 /* The minor page faults the process has taken (/proc/PID/stat's minflt); -1 when it cannot be read. */
 long long proc_minor_faults(int pid);
 /* The child processes of pid (of any of its threads), at most max; how many were stored. */

@@ -1,6 +1,6 @@
 /* util/procfs: a process's children (of every thread: watch --heap names npm's and a cluster
  * primary's node processes from them), its command line with spaces for NULs, its own pid, its
- * minor faults (watch --heap's target_faults), and nothing for a process that is gone. */
+ * parent, its minor faults (watch --heap's target_faults), and nothing for a process that is gone. */
 #include "check.h"
 #include "util/procfs.h"
 #include <pthread.h>
@@ -45,9 +45,12 @@ static void test_children(void)
     CHECK(listed(kids, n, b));
     CHECK_EQ_INT(proc_children(getpid(), kids, 1), 1); /* at most max */
     CHECK_EQ_INT(proc_children(a, kids, 16), 0);       /* a childless process */
+    CHECK_EQ_INT(proc_parent(a), getpid());
+    CHECK_EQ_INT(proc_parent(getpid()), getppid());
     kill(a, SIGKILL), kill(b, SIGKILL);
     waitpid(a, NULL, 0), waitpid(b, NULL, 0);
     CHECK_EQ_INT(proc_children(a, kids, 16), 0); /* gone */
+    CHECK_EQ_INT(proc_parent(a), -1);
 }
 
 static void test_cmdline(void)

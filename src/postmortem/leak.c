@@ -51,9 +51,15 @@ typedef struct {
 #define NSAMPLES 5
 
 typedef struct {
-    uint64_t map, id[3];
-    uint32_t c;
+    uint64_t id[3]; /* what its name was worked out from (v8_map_identity); all 0: unreadable */
+    uint32_t c;     /* its class */
 } map_name_t;
+/* A census's maps (prototypes' ^ 1): by_map gives map -> index + 1 in maps. */
+typedef struct {
+    u64map_t by_map;
+    map_name_t *maps;
+    size_t n, cap;
+} named_t;
 
 struct pm_leak {
     pm_count_mode_t mode;
@@ -75,11 +81,8 @@ struct pm_leak {
     /* the last census's graph, kept for pm_leak_explain */
     v8_heap_t *h;
     v8_graph_t *g;
-    /* the maps the last census named (reachable mode): map -> index + 1 in maps, each with what
-       its name was worked out from (v8_map_identity) and its class; kept for the next census */
-    u64map_t map_names;
-    map_name_t *maps;
-    size_t nmaps, mapcap;
+    /* the maps the last census named (reachable mode), kept for the next census */
+    named_t named;
 };
 
 pm_leak_t *pm_leak_new(pm_count_mode_t mode)
@@ -88,7 +91,7 @@ pm_leak_t *pm_leak_new(pm_count_mode_t mode)
     L->mode = mode;
     L->names = strpool_new();
     u64map_init(&L->by_name);
-    u64map_init(&L->map_names);
+    u64map_init(&L->named.by_map);
     return L;
 }
 
@@ -116,8 +119,8 @@ void pm_leak_free(pm_leak_t *L)
     free(L->samples);
     free(L->nsamples);
     u64map_free(&L->by_name);
-    u64map_free(&L->map_names);
-    free(L->maps);
+    u64map_free(&L->named.by_map);
+    free(L->named.maps);
     strpool_free(L->names);
     free(L);
 }
@@ -221,30 +224,28 @@ static int on_js(pm_walk_t *w, const v8_heap_object_t *o, pm_map_entry_t *me)
     return 0;
 }
 
-typedef struct {
-    map_name_t *maps;
-    size_t n, cap;
-} named_t;
-
-/* The class of node i's objects, by its map (prototypes' maps ^ 1): the last census's name when the
- * map is at the same address with the same identity (naming walks prototype chains and property
- * tables: a fifth of a small heap's census), else named afresh; noted in named either way. */
-static uint32_t map_class(pm_leak_t *L, v8_t *v, v8_graph_t *g, uint32_t i, uint64_t map, named_t *named, buf_t *b)
+/* The class of node i's objects, by its map (prototypes' ^ 1), named once in this census (cur):
+ * the last census's name when the map is at the same address with the same identity (naming walks
+ * prototype chains and property tables: a fifth of a small heap's census), else named afresh. */
+static uint32_t map_class(pm_leak_t *L, v8_t *v, v8_graph_t *g, uint32_t i, uint64_t map, named_t *cur, buf_t *b)
 {
-    map_name_t e = {map, {0, 0, 0}, 0};
     uint32_t k;
+    if (u64map_get(&cur->by_map, map, &k)) return cur->maps[k - 1].c;
+    map_name_t e = {{0, 0, 0}, 0};
     int known = v8_map_identity(v, map | 1, e.id) == 0; /* tagged: odd (a prototype's key is ^ 1) */
-    if (known && u64map_get(&L->map_names, map, &k) && !memcmp(L->maps[k - 1].id, e.id, sizeof e.id)) {
-        e.c = L->maps[k - 1].c;
+    if (!known) memset(e.id, 0, sizeof e.id);
+    const named_t *last = &L->named;
+    if (known && u64map_get(&last->by_map, map, &k) && !memcmp(last->maps[k - 1].id, e.id, sizeof e.id)) {
+        e.c = last->maps[k - 1].c;
     } else {
         buf_clear(b);
         pm_name_by_constructor(v, g, i, b);
         e.c = class_of(L, b->data, b->len);
     }
-    if (known) {
-        xgrow((void **)&named->maps, &named->cap, named->n + 1, sizeof *named->maps);
-        named->maps[named->n++] = e;
-    }
+    xgrow((void **)&cur->maps, &cur->cap, cur->n + 1, sizeof *cur->maps);
+    cur->maps[cur->n++] = e;
+    int found;
+    *u64map_upsert(&cur->by_map, map, &found) = (uint32_t)cur->n;
     return e.c;
 }
 
@@ -263,8 +264,8 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         return -1;
     }
     size_t nn = v8_graph_node_count(g);
-    u64map_t by_map;
-    u64map_init(&by_map);
+    named_t cur = {{0}, NULL, 0, 0};
+    u64map_init(&cur.by_map);
     struct {
         uint64_t map; /* 0: never a map's address (tagged: odd; a prototype's ^ 1 is even, not 0) */
         uint32_t c;
@@ -274,7 +275,6 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
     /* held by the program: reached from the global object, a module or JavaScript frames; what
        only the conservative scan of native memory reaches is V8's stale pointers as often as a
        handle (a bounded cache's evicted entries, just promoted, read as a steady leak) */
-    named_t named = {NULL, 0, 0};
     uint64_t *held = v8_graph_held(g, &pt->native_objects);
     for (size_t i = 0; i < nn; i++) {
         const v8_graph_node_t *nd = v8_graph_node(g, (uint32_t)i);
@@ -289,27 +289,16 @@ static int census_graph(pm_leak_t *L, v8_t *v, taking_t *tk, pm_leak_point_t *pt
         uint32_t c;
         size_t r = (size_t)((map >> 3) ^ (map >> 9)) & 63;
         if (recent[r].map == map && map) c = recent[r].c; /* neighbours share a few maps: no hashing */
-        else if (!u64map_get(&by_map, map, &c)) {
-            c = map_class(L, v, g, (uint32_t)i, map, &named, &b);
-            int found;
-            *u64map_upsert(&by_map, map, &found) = c;
-        }
+        else c = map_class(L, v, g, (uint32_t)i, map, &cur, &b);
         recent[r].map = map, recent[r].c = c;
         pt->js_objects++;
         add(tk, nd->addr, c, nd->size);
     }
     buf_free(&b);
     free(held);
-    u64map_free(&by_map);
-    /* this census's maps are the next one's to reuse */
-    u64map_free(&L->map_names);
-    u64map_init(&L->map_names);
-    free(L->maps);
-    L->maps = named.maps, L->nmaps = named.n, L->mapcap = named.cap;
-    for (size_t k = 0; k < L->nmaps; k++) {
-        int found;
-        *u64map_upsert(&L->map_names, L->maps[k].map, &found) = (uint32_t)k + 1;
-    }
+    u64map_free(&L->named.by_map); /* this census's maps are the next one's to reuse */
+    free(L->named.maps);
+    L->named = cur;
     if (keep) {
         L->g = g;
         L->h = h;

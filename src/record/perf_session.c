@@ -2,6 +2,7 @@
 #include "record/stop_signals.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,17 +15,11 @@
 /* How long perf may take to write its data once the program is gone. */
 #define PERF_GRACE_NS (10 * 1000000000ull)
 
-/* The first child of pid (perf forks the workload). */
+/* The first child of pid (perf forks the workload); 0 when none yet. */
 static int child_of(int pid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    int c = 0;
-    if (fscanf(f, "%d", &c) != 1) c = 0;
-    fclose(f);
-    return c;
+    int c;
+    return proc_children(pid, &c, 1) == 1 ? c : 0;
 }
 
 typedef struct {

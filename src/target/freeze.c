@@ -382,28 +382,11 @@ int target_freeze_here(target_t *t, double *stopped_ms)
  * nodescope was killed (libuv's children, and fork's, have SIGCHLD). At most max. */
 static size_t stale_copies(int pid, int *out, size_t max)
 {
-    char path[64], buf[4096];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = 0;
-    int c;
-    while (n < max && fscanf(f, "%d", &c) == 1) {
-        snprintf(path, sizeof path, "/proc/%d/stat", c);
-        FILE *g = fopen(path, "r");
-        if (!g) continue;
-        size_t k = fread(buf, 1, sizeof buf - 1, g);
-        fclose(g);
-        buf[k] = 0;
-        char *p = strrchr(buf, ')');
-        if (!p || p[1] != ' ' || p[2] != 'Z') continue;
-        /* field 3 is the state; exit_signal is field 38 */
-        int field = 3;
-        for (p += 2; *p && field < 38; p++)
-            if (*p == ' ') field++;
-        if (field == 38 && atoi(p) == 0) out[n++] = proc_ns_pid(c); /* the target waits by its own pids */
-    }
-    fclose(f);
+    int kids[256];
+    size_t nkids = proc_children(pid, kids, sizeof kids / sizeof *kids), n = 0;
+    for (size_t i = 0; i < nkids && n < max; i++)
+        if (proc_zombie_exit_signal(kids[i]) == 0)
+            out[n++] = proc_ns_pid(kids[i]); /* the target waits by its own pids */
     return n;
 }
 

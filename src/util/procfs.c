@@ -71,6 +71,18 @@ int proc_parent(int pid)
     return p && sscanf(p, " %*c %d", &ppid) == 1 ? ppid : -1;
 }
 
+int proc_zombie_exit_signal(int pid)
+{
+    char buf[1024];
+    const char *p = stat_fields(pid, buf, sizeof buf);
+    if (!p || p[0] != ' ' || p[1] != 'Z') return -1;
+    /* field 3 is the state; exit_signal is field 38 */
+    int field = 3;
+    for (p += 1; *p && field < 38; p++)
+        if (*p == ' ') field++;
+    return field == 38 ? atoi(p) : -1;
+}
+
 long long proc_minor_faults(int pid)
 {
     char buf[1024];

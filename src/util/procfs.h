@@ -12,6 +12,9 @@ int proc_other_mount_ns(int pid);
 void proc_cmdline(int pid, char *out, size_t n);
 /* The process's parent (/proc/PID/stat); -1 when it is gone. */
 int proc_parent(int pid);
+/* A zombie's exit signal (field 38 of /proc/PID/stat: 0 for nodescope's copies, made with none);
+ * -1 when pid is no zombie or is gone. */
+int proc_zombie_exit_signal(int pid);
 /* The minor page faults the process has taken (/proc/PID/stat's minflt); -1 when it cannot be read. */
 long long proc_minor_faults(int pid);
 /* The child processes of pid (of any of its threads), at most max; how many were stored. */

@@ -1,11 +1,13 @@
 /* util/procfs: a process's children (of every thread: watch --heap names npm's and a cluster
  * primary's node processes from them), its command line with spaces for NULs, its own pid, its
- * parent, its minor faults (watch --heap's target_faults), and nothing for a process that is gone. */
+ * parent, a zombie's exit signal (freeze.c finds the copies a killed nodescope left), its minor
+ * faults (watch --heap's target_faults), and nothing for a process that is gone. */
 #include "check.h"
 #include "util/procfs.h"
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +55,23 @@ static void test_children(void)
     CHECK_EQ_INT(proc_parent(a), -1);
 }
 
+/* a zombie's exit signal: SIGCHLD for fork's children, 0 for a clone with none (nodescope's copies) */
+static void test_zombies(void)
+{
+    pid_t f = fork();
+    if (f == 0) _exit(0);
+    long c = syscall(SYS_clone, 0L, 0L, 0L, 0L, 0L); /* exit signal 0 */
+    if (c == 0) _exit(0);
+    for (int i = 0; i < 200 && (proc_zombie_exit_signal(f) < 0 || proc_zombie_exit_signal((int)c) < 0); i++)
+        usleep(10000);
+    CHECK_EQ_INT(proc_zombie_exit_signal(f), SIGCHLD);
+    CHECK_EQ_INT(proc_zombie_exit_signal((int)c), 0);
+    CHECK_EQ_INT(proc_zombie_exit_signal(getpid()), -1); /* not a zombie */
+    waitpid(f, NULL, 0);
+    waitpid((pid_t)c, NULL, __WALL);
+    CHECK_EQ_INT(proc_zombie_exit_signal(f), -1); /* gone */
+}
+
 static void test_cmdline(void)
 {
     char line[256];
@@ -68,6 +87,7 @@ int main(void)
 {
     test_children();
     test_cmdline();
+    test_zombies();
     CHECK_EQ_INT(proc_ns_pid(getpid()) > 0, 1);
     long long f0 = proc_minor_faults(getpid());
     char *page = malloc(1 << 20);

@@ -1,8 +1,10 @@
 /* nodescope watch -p PID --heap: what grows in a running program's heap, by constructor, over
- * time (issue 31). Every --every seconds one census (postmortem/leak.c): the process is opened,
- * stopped only to fork a frozen copy of itself (target_freeze; --live: only to copy registers and
- * stacks), the copy's heap is counted by constructor, and the copy is killed and reaped; the
- * process runs on. A top-like table is redrawn on a terminal (one line a census elsewhere); at
+ * time (issue 31). Every --every seconds one census (postmortem/leak.c) of a copy of the process
+ * at one instant (target_freeze): a tracked copy (target/track.c: nodescope's image of its memory,
+ * brought up to date from the pages it wrote since the last census; the process is stopped for
+ * the last few) or, where the kernel cannot track writes or with --fork, a frozen copy it forks
+ * (killed and reaped after the census); --live: the running process itself, stopped only to copy
+ * registers and stacks. The process runs on. A top-like table is redrawn on a terminal (one line a census elsewhere); at
  * the end (-d, Ctrl-C, or the process's exit) the fit over all censuses names what grew steadily,
  * with new instances and the retainer path of one, on stdout, and -o writes the report (.html or
  * .json). --fail-if-growth CLASS>N/min makes it a CI gate. */
@@ -32,8 +34,9 @@
 static const char usage[] =
     "usage: nodescope watch -p PID --heap [--every 30s] [-d DURATION] [-o REPORT.html|.json] [--json] [OPTIONS]\n\n"
     "What grows in a running Node process's heap, by constructor, over time, from outside. Every\n"
-    "--every the process is stopped only to fork a frozen copy of itself (milliseconds), and the\n"
-    "copy's heap is counted by constructor (what the program holds: the objects the global object,\n"
+    "--every nodescope brings its copy of the process's memory up to date (the pages written since\n"
+    "the last census; the process is stopped for milliseconds, or forks a copy where the kernel\n"
+    "cannot track writes), and the copy's heap is counted by constructor (what the program holds: the objects the global object,\n"
     "a module or a stack reaches; garbage not yet collected is left out) while the process runs on. A table ranked by "
     "growth is redrawn on a\n"
     "terminal. At the end (-d, Ctrl-C, or the process's exit) a fit over all the censuses tells\n"
@@ -181,7 +184,7 @@ static void table(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t
 
 int cli_watch_heap(int argc, char **argv)
 {
-    int pid = 0, heap = 0, json = 0, all = 0, live = 0, no_paths = 0;
+    int pid = 0, heap = 0, json = 0, all = 0, live = 0, no_paths = 0, fork_copy = 0;
     double every = 30, duration = 0;
     const char *out_path = NULL;
     long top = 15;
@@ -207,7 +210,12 @@ int cli_watch_heap(int argc, char **argv)
                  "read the running process itself instead of a frozen copy (stopped\n"
                  "only to copy registers; implies --all-objects; objects may be torn)",
                  &live),
+        OPT_BOOL("fork", 0,
+                 "take each census from a forked copy, not from the pages the process\n"
+                 "wrote since the last (the way where the kernel cannot track writes)",
+                 &fork_copy),
         OPT_BOOL("no-paths", 0, "no retainer paths nor retained sizes at the end", &no_paths),
+        OPT_VERBOSITY,
         OPT_HELP,
         OPT_END,
     };
@@ -237,7 +245,7 @@ int cli_watch_heap(int argc, char **argv)
                    cmdline);
         return EXIT_FAIL;
     }
-    pm_leak_meta_t meta = {pid, cmdline, live ? "live" : "snapshot", every, "duration", NULL, NULL, {0}, 0};
+    pm_leak_meta_t meta = {pid, cmdline, live ? "live" : "snapshot", every, "duration", NULL, NULL, NULL, NULL, {0}, 0};
     node_processes_under(pid, cmdline, &meta);
     pm_leak_t *L = pm_leak_new(all ? PM_COUNT_ALL : PM_COUNT_REACHABLE);
     int redraw = !json && isatty(STDOUT_FILENO);
@@ -275,6 +283,7 @@ int cli_watch_heap(int argc, char **argv)
         int rc = -1, retried = 0;
         long long faults0 = proc_minor_faults(pid);
         if (!live) {
+            if (!t && (t = target_open_running(pid))) target_track_want(t, !fork_copy);
             rc = pm_open_frozen(pid, &t, &v, &stopped, &retried);
             in_gc_retries += retried;
         } else if ((t = target_open_running(pid)) && (v = v8_open(t))) { /* a new target: it ran on */
@@ -285,8 +294,12 @@ int cli_watch_heap(int argc, char **argv)
             rc = pm_leak_census(L, v, tc, stopped, final && !no_paths && !all);
         }
         if (rc == 0) {
+            const char *why = NULL;
+            int tracked = !live && !strcmp(target_copy_kind(t, &why), "tracked");
+            if (!live && !meta.copy) meta.copy = tracked ? "tracked" : "fork", meta.copy_why = why;
             pm_leak_set_cost(L, (now_s(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1000, (now_s(CLOCK_MONOTONIC) - w0) * 1000,
-                             live ? 0 : target_fork_ms(t));
+                             live || tracked ? 0 : target_fork_ms(t),
+                             tracked ? (int64_t)target_copy_read_bytes(t) : -1);
             pm_leak_classes_free(cls, ncls);
             ncls = pm_leak_analyze(L, &cls);
             if (final && !no_paths && !all) {

@@ -142,10 +142,11 @@ void pm_leak_set_target_faults(pm_leak_t *L, int64_t faults)
     if (L->npts) L->pts[L->npts - 1].target_faults = faults;
 }
 
-void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms)
+void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms, int64_t copy_bytes)
 {
     if (!L->npts) return;
     L->pts[L->npts - 1].fork_ms = fork_ms;
+    L->pts[L->npts - 1].copy_bytes = copy_bytes;
     L->pts[L->npts - 1].cpu_ms = cpu_ms;
     L->pts[L->npts - 1].wall_ms = wall_ms;
 }
@@ -320,6 +321,7 @@ int pm_leak_census(pm_leak_t *L, v8_t *v, double t, double stop_ms, int keep)
     pt.t = t;
     pt.stop_ms = stop_ms;
     pt.target_faults = -1;
+    pt.copy_bytes = -1;
     L->ncur = 0;
     if (L->mode == PM_COUNT_REACHABLE) {
         if (census_graph(L, v, &tk, &pt, keep) != 0) {

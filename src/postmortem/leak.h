@@ -36,7 +36,7 @@ struct pm_leak_point;
 int pm_leak_census_from(pm_leak_t *L, double t, pm_leak_next_fn next, void *ctx, const struct pm_leak_point *totals);
 /* The CPU (ms, nodescope's own) and wall time a census took to open, stop and read the process,
  * and of its stop how long the fork took (0: none): recorded with the census just taken. */
-void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms);
+void pm_leak_set_cost(pm_leak_t *L, double cpu_ms, double wall_ms, double fork_ms, int64_t copy_bytes);
 /* The last census's target_faults. */
 void pm_leak_set_target_faults(pm_leak_t *L, int64_t faults);
 void pm_leak_release(pm_leak_t *L);
@@ -83,6 +83,7 @@ void pm_leak_explain(pm_leak_t *L, v8_t *v, pm_leak_class_t *c, size_t n, size_t
 size_t pm_leak_points(const pm_leak_t *L);
 typedef struct pm_leak_point {
     double t, stop_ms, fork_ms, cpu_ms, wall_ms;
+    int64_t copy_bytes;                /* read from the process for a tracked copy (-1: a fork, or live) */
     int64_t target_faults;             /* minor faults the process took from the stop to its copy's end: the fork
                               write-protects its pages, each first write faults (-1: unknown) */
     uint64_t heap_bytes, heap_objects; /* counted objects of every kind (reachable, or all) */

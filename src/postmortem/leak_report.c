@@ -65,6 +65,8 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
     jw_string(&w, "ended", m->ended);
     jw_bool(&w, "partial", m->partial != NULL);
     if (m->partial) jw_string(&w, "partial_reason", m->partial);
+    jw_string(&w, "copy", m->copy);
+    jw_string(&w, "copy_why", m->copy_why);
     jw_string(&w, "wrapper", m->wrapper);
     jw_array_begin(&w, "node_processes_under");
     for (size_t i = 0; i < m->nnode_processes; i++) jw_int(&w, NULL, m->node_processes[i]);
@@ -80,6 +82,8 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
         jw_fixed(&w, "t", 3, p->t);
         jw_fixed(&w, "stop_ms", 3, p->stop_ms);
         jw_fixed(&w, "fork_ms", 3, p->fork_ms);
+        if (p->copy_bytes >= 0) jw_int(&w, "copy_bytes", p->copy_bytes);
+        else jw_null(&w, "copy_bytes");
         if (p->target_faults >= 0) jw_int(&w, "target_faults", p->target_faults);
         else jw_null(&w, "target_faults");
         jw_fixed(&w, "cpu_ms", 1, p->cpu_ms);

@@ -8,12 +8,14 @@
 
 typedef struct {
     int pid;
-    const char *command; /* the process's command line */
-    const char *read;    /* "snapshot" (a frozen copy per census) or "live" */
-    double every;        /* seconds between censuses */
-    const char *ended;   /* "duration", "interrupted", "process exited", "error" */
-    const char *partial; /* why the answer is partial, or NULL */
-    const char *wrapper; /* "npm", "npx", "yarn", "pnpm": the process runs it, not the program; or NULL */
+    const char *command;  /* the process's command line */
+    const char *read;     /* "snapshot" (a frozen copy per census) or "live" */
+    double every;         /* seconds between censuses */
+    const char *ended;    /* "duration", "interrupted", "process exited", "error" */
+    const char *partial;  /* why the answer is partial, or NULL */
+    const char *copy;     /* "tracked" (the pages written since the last census), "fork", or NULL (live) */
+    const char *copy_why; /* why not tracked (a fork although asked for none), or NULL */
+    const char *wrapper;  /* "npm", "npx", "yarn", "pnpm": the process runs it, not the program; or NULL */
 #define PM_LEAK_NODE_PROCESSES 8
     int node_processes[PM_LEAK_NODE_PROCESSES]; /* node processes under it (the first ones found) */
     size_t nnode_processes;

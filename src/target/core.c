@@ -294,7 +294,7 @@ static const target_seg_t *seg_at(const target_t *t, uint64_t addr)
 
 const void *target_direct(target_t *t, uint64_t addr, size_t n)
 {
-    if (!t->core) return NULL;
+    if (!t->core) return t->track_frozen ? target_track_direct(t, addr, n) : NULL;
     const target_seg_t *s = seg_at(t, addr);
     if (!s || addr - s->vaddr > s->filesz || n > s->filesz - (addr - s->vaddr)) return NULL;
     return t->core + s->offset + (addr - s->vaddr);

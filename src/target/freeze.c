@@ -55,7 +55,7 @@ static double ms_now(void)
 
 /* The address of a `syscall` instruction (0f 05) in the target's executable code: libc's first,
  * then the vdso, then any. 0 when none was found. Read while the process runs. */
-static uint64_t find_syscall(target_t *t)
+uint64_t target_find_syscall(target_t *t)
 {
     static uint8_t buf[SCAN_CHUNK];
     for (int pass = 0; pass < 3; pass++)
@@ -133,6 +133,13 @@ static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, 
     if (ptrace(PTRACE_SETREGS, tid, 0, saved) != 0 && rc == 0) return -1;
     if (rc != 0) errno = e;
     return rc;
+}
+
+int target_inject_syscall(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
+                          long *ret, int *pending)
+{
+    trace_opts = 0;
+    return inject(tid, saved, insn, nr, args, ret, NULL, pending);
 }
 
 /* The ranges of the process marked MADV_DONTFORK ("dc" in smaps' VmFlags: V8's heap pages are),
@@ -261,7 +268,7 @@ int target_freeze_here(target_t *t, double *stopped_ms)
 {
     if (!t->pid) return 0;
     if (t->frozen_pid) return 0;
-    uint64_t insn = find_syscall(t);
+    uint64_t insn = target_find_syscall(t);
     if (!insn) {
         diag_error(t->name, 0, "no syscall instruction found in its code: cannot fork a snapshot");
         errno = ENOEXEC;
@@ -424,7 +431,7 @@ void target_reap_copies(target_t *t)
 /* Makes the target's main thread reap ns_child (0: none) and the zombies of earlier copies. */
 static void reap(target_t *t, int ns_child)
 {
-    uint64_t insn = t->syscall_insn ? t->syscall_insn : find_syscall(t);
+    uint64_t insn = t->syscall_insn ? t->syscall_insn : target_find_syscall(t);
     if (!insn) return;
     /* the zombie, for its parent: the main thread alone is stopped */
     int st, pending = 0;

@@ -102,7 +102,11 @@ static void guard(target_t *t, int up, int down)
 
 int target_freeze(target_t *t, double *stopped_ms)
 {
-    if (!t->pid || t->frozen_pid) return 0;
+    if (!t->pid || t->frozen_pid || t->track_frozen) return 0;
+    if (t->track_want && !t->traced) {
+        int r = target_track_freeze(t, stopped_ms);
+        if (r <= 0) return r;
+    }
     if (t->traced) return target_freeze_here(t, stopped_ms); /* ours already: watch --on */
     for (size_t i = 0; t->held && i < t->nthreads; i++)
         if (t->held[i]) return target_freeze_here(t, stopped_ms);

@@ -112,6 +112,8 @@ static void replace_maps(target_t *t, target_mapping_t *maps, size_t n)
     t->sym_generation++;
 }
 
+void target_live_set_maps(target_t *t, target_mapping_t *maps, size_t n) { replace_maps(t, maps, n); }
+
 void target_live_frozen_maps(target_t *t)
 {
     target_mapping_t *maps;
@@ -294,6 +296,7 @@ int target_stop(target_t *t)
 void target_unfreeze(target_t *t)
 {
     if (!t->pid || t->traced || t->ops != &target_frozen_ops) return;
+    t->track_frozen = 0;
     target_thaw(t);
     copy_mem_close(t);
     cache_invalidate(t);
@@ -589,6 +592,10 @@ static int cached_read(target_t *t, uint64_t addr, void *dst, size_t n)
 
 static int live_read(target_t *t, uint64_t addr, void *dst, size_t n)
 {
+    if (t->track_frozen) { /* the tracked copy's image; what it does not hold does not change */
+        int r = target_track_read(t, addr, dst, n);
+        if (r <= 0) return r;
+    }
     size_t avail;
     const uint8_t *c;
     if ((t->lent.len || t->nstacks) && (c = copied(t, addr, &avail)) != NULL) {
@@ -602,6 +609,7 @@ static int live_read(target_t *t, uint64_t addr, void *dst, size_t n)
 
 static void live_close(target_t *t)
 {
+    target_track_free(t);
     copy_mem_close(t);
     for (size_t i = 0; i < t->ngone; i++) free(t->gone_paths[i]);
     free(t->gone_paths);

@@ -71,6 +71,13 @@ int target_freeze(target_t *t, double *stopped_ms);
 void target_unfreeze(target_t *t);
 /* Of that stop, how long the fork itself took (the kernel copying the page tables: the floor). */
 double target_fork_ms(const target_t *t);
+/* Freezes of this process keep an image of its memory, brought up to date from the pages it wrote
+ * since the last freeze (track.c), where the kernel and the process allow it; else a fork. */
+void target_track_want(target_t *t, int on);
+/* "tracked" or "fork": how the last freeze copied; *why (may be NULL): why not tracked, or NULL */
+const char *target_copy_kind(const target_t *t, const char **why);
+/* Bytes the last tracked freeze read from the process (0 for a fork) */
+uint64_t target_copy_read_bytes(const target_t *t);
 /* Writes an ELF core of a frozen process (target_freeze) to fd: NT_PRSTATUS per thread (the
  * registers of the stop), NT_PRPSINFO, NT_AUXV, NT_FILE, and its memory except file-backed code
  * (read from the files, as the kernel's cores do). 0, or -1 (message printed). (target/gcore.c) */

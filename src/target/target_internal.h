@@ -89,6 +89,10 @@ struct target {
     int traced_pending;             /* a signal the main thread got during the freeze, for the watch */
     struct target_cfi *cfi;         /* target_unwind_sample's Dwfl (unwind.c) */
     struct symbol_cache *sym_cache; /* recent address -> symbol answers (elf.c) */
+    struct target_track *track;     /* the image kept by write tracking (track.c), or NULL */
+    int track_want;                 /* freeze through write tracking where the kernel has it */
+    int track_frozen;               /* reads are the image's, as of the last stop */
+    const char *track_why;          /* why there is no tracking (a static string), or NULL */
     uint32_t sym_generation;        /* bumped when mappings or modules change: the cache's answers go */
 };
 extern const target_ops_t target_core_ops;
@@ -99,6 +103,8 @@ void target_live_cache_invalidate(target_t *t);
 /* live.c: the mappings as the frozen copy has them (the process mapped more between its open and
    the stop: a large object's new page, missing from a census that walked the old list) */
 void target_live_frozen_maps(target_t *t);
+/* live.c: the mappings are these now (maps taken over; old path strings kept for names) */
+void target_live_set_maps(target_t *t, target_mapping_t *maps, size_t n);
 /* live.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
 int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout);
 /* freeze_guard.c: kills and reaps the frozen copy, if any (through the guard that made it; traced
@@ -107,6 +113,19 @@ void target_thaw(target_t *t);
 /* freeze.c: the freeze and the thaw themselves, in this process (its tracer) */
 int target_freeze_here(target_t *t, double *stopped_ms);
 void target_thaw_here(target_t *t);
+/* freeze.c: a syscall instruction in the target's code (0: none), and one system call nr(args) run
+   by the stopped, untraced-by-a-watch thread tid whose registers are *saved (restored after):
+   *ret its result, *pending a signal that came meanwhile. 0, or -1 (errno). */
+struct user_regs_struct;
+uint64_t target_find_syscall(target_t *t);
+int target_inject_syscall(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
+                          long *ret, int *pending);
+/* track.c: the tracked copy (target_track_want) */
+struct target_track;
+int target_track_freeze(target_t *t, double *stopped_ms);               /* 0; 1: not available (fork instead); -1 */
+int target_track_read(target_t *t, uint64_t addr, void *dst, size_t n); /* 0, -1, 1: not in the image */
+const void *target_track_direct(target_t *t, uint64_t addr, size_t n);
+void target_track_free(target_t *t);
 /* freeze.c: reaps, for the untraced target, the zombies of earlier copies (a stop of its main thread) */
 void target_reap_copies(target_t *t);
 

@@ -44,9 +44,11 @@ trap 'restore_yama; kill $other 2> /dev/null || true; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP
 export ASAN_OPTIONS UBSAN_OPTIONS
 
-three_censuses() {   # a watch --heap --json report of 3 censuses of a heap with JS objects
+three_censuses() {   # a watch --heap --json report of 3 censuses of a heap with JS objects; how copied ($2)
     node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-        if (r.censuses.length !== 3 || r.read !== "snapshot" || !r.censuses.every(c => c.js_objects > 1000)) process.exit(1)' "$1"
+        if (r.censuses.length !== 3 || r.read !== "snapshot" || !r.censuses.every(c => c.js_objects > 1000)) process.exit(1);
+        console.log(`copy: ${r.copy}${r.copy_why ? " (" + r.copy_why + ")" : ""}`);
+        if (process.argv[2] && r.copy !== process.argv[2]) process.exit(1)' "$1" "${2:-}"
 }
 
 # own process: record -p (ptrace_scope 1: the user's shell starts node and nodescope is not its
@@ -72,7 +74,7 @@ as_user sh "$work/own.sh" || { cat "$work/own.err" "$work/stack.err" 2> /dev/nul
 grep -q spinHot "$work/own.folded" || { cat "$work/own.err"; fail "record -p of its own process: spinHot not named"; }
 if [ "$scope" -eq 0 ]; then
     grep -q 'spinHot' "$work/stack.txt" || { cat "$work/stack.err"; fail "core --pid stack of its own process"; }
-    three_censuses "$work/watch.json" || { cat "$work/watch.err"; fail "watch --heap of its own process"; }
+    three_censuses "$work/watch.json" tracked || { cat "$work/watch.err"; fail "watch --heap of its own process"; }
 fi
 
 # another user's process: refused with the cause and the fix
@@ -124,7 +126,7 @@ else
         { cat "$work/cap.err"; fail "watch --heap of root's process with the capabilities: exit $?"; }
     three_censuses "$work/capw.json" || { cat "$work/cap.err"; fail "watch --heap with the capabilities: not 3 censuses"; }
     untouched $other || fail "root's process left stopped or traced after the capable copy's attaches"
-    [ -z "$(snapshot_copies $other)" ] || fail "a copy is left: $(snapshot_copies $other)"
+    left_clean $other "the capable copy's watch"
     echo "with cap_perfmon,cap_sys_ptrace+ep: root's process recorded, its stack printed and its heap watched"
 fi
 

@@ -89,6 +89,10 @@ check_report() {   # the --json report: FILE
         if (!(s.samples && s.samples.length > 0)) bad.push("no new instances sampled");
         if (!(r.stop_ms.max > 0) || r.read !== "snapshot" || r.count !== "reachable" || r.partial) bad.push("meta");
         if (r.censuses.some(c => !(c.stop_ms > 0 && c.heap_bytes > 0))) bad.push("a census without stop or heap");
+        // the copy: the pages written since the last census, where the kernel tracks writes (6.7+)
+        const [maj, min] = require("os").release().split(".").map(Number), tracks = maj > 6 || (maj === 6 && min >= 7);
+        if (tracks ? r.copy !== "tracked" || !(r.censuses[0].copy_bytes > 1e6) || r.censuses.some(c => c.fork_ms !== 0)
+                   : r.copy !== "fork" || !r.copy_why) bad.push(`copy ${r.copy} (${r.copy_why}) on Linux ${require("os").release()}`);
         if (bad.length) { console.error(bad.join("\n")); process.exit(1); }
     ' "$1"
 }
@@ -134,6 +138,17 @@ for v in 18 20 22 24; do
                  if (r.ended !== "interrupted" || r.growing[0] !== "LeakySession" || !r.classes[0].path) process.exit(1)' \
             "$w/int.json" || fail "the interrupted watch's report"
         left_clean "$pid" "a watch"
+        # SIGKILL of nodescope in the middle of a watch: the process keeps nothing of it (the
+        # userfaultfd was nodescope's alone: the kernel unregisters its mappings)
+        "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 0.3s --json > /dev/null 2>&1 & wp=$!
+        sleep 2.2; kill -KILL $wp; wait $wp 2> /dev/null; sleep 0.3
+        left_clean "$pid" "SIGKILL of a watch"
+        # --fork: a copy forked per census, as where the kernel cannot track writes
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 2 --fork --json > "$w/fork.json" 2> "$w/err5" || { cat "$w/err5"; fail "--fork"; }
+        node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                 if (r.copy !== "fork" || r.copy_why !== null || r.censuses.some(c => !(c.fork_ms > 0) || c.copy_bytes !== null) ||
+                     r.classes[0].name !== "LeakySession") process.exit(1)' "$w/fork.json" || fail "--fork's report"
+        left_clean "$pid" "a watch --fork"
     fi
     if [ "$v" = 24 ]; then   # not a terminal: a line a census, then the table and the growers
         timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 3 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }

@@ -21,7 +21,7 @@
 #                       exit signal: field 38 of /proc/C/stat is 0; a program's own children
 #                       signal SIGCHLD), on one line.
 #   left_clean PID WHAT fails ("after WHAT: ...") unless PID is running or sleeping, untraced, and
-#                       has no copy of nodescope's left.
+#                       has no copy of nodescope's left, no userfaultfd, no mapping write-tracked.
 # TEST_ROOT is the tree's root.
 [ -n "${TEST_LIB_LOADED:-}" ] && return 0
 TEST_LIB_LOADED=1
@@ -79,4 +79,9 @@ left_clean() {
     tr=$(awk '/^TracerPid:/ {print $2}' "/proc/$1/status" 2> /dev/null)
     ch=$(snapshot_copies "$1")
     [[ "$st" == [RS] ]] && [ "$tr" = 0 ] && [ -z "$ch" ] || fail "after $2: state '$st', tracer '$tr', copies left '$ch'"
+    # a tracked copy's: the descriptor is nodescope's alone, and closing it unregisters everything
+    local uf wp
+    uf=$(ls -l "/proc/$1/fd" 2> /dev/null | grep -c userfaultfd || true)
+    wp=$(grep -c '^VmFlags:.* uw' "/proc/$1/smaps" 2> /dev/null || true)
+    [ "$uf" = 0 ] && [ "${wp:-0}" = 0 ] || fail "after $2: $uf userfaultfd descriptors and $wp write-tracked mappings left"
 }

@@ -70,6 +70,7 @@ typedef struct {
 #define USER_END 0x7ffffffff000ull /* TASK_SIZE: the scan refuses an end beyond (EFAULT) */
 #define ZONE_BITS 32               /* the image is kept in 4 GiB zones, each at the same offset as in the process */
 #define VEC_CAP 65536
+#define RUNNING_SCAN_PAGES 16384 /* 64 MiB a walk while the process runs */
 #define IOV_BATCH 1024
 #define PAGE 4096ull
 
@@ -207,8 +208,12 @@ static uint64_t image_read(target_t *t, const page_region_t *r, size_t n)
 }
 
 /* Lists what PAGEMAP_SCAN finds over the whole address space for the given categories, calling
- * each(t, regions, n) per batch; wp: write-protect what matches. 0, or -1 (errno). */
-static int scan(target_t *t, uint64_t inverted, uint64_t mask, uint64_t ret_mask, int wp,
+ * each(t, regions, n) per batch; wp: write-protect what matches. A walk holds the process's
+ * mmap lock for reading: its own mmap, munmap and mprotect wait for the walk's end. max_pages
+ * (0: no limit) ends a walk after that many matching pages: a process that runs is held back
+ * for one piece at most (the first census protects every page: 60 ms in one walk at 1 GB).
+ * 0, or -1 (errno). */
+static int scan(target_t *t, uint64_t inverted, uint64_t mask, uint64_t ret_mask, int wp, uint64_t max_pages,
                 void (*each)(target_t *, const page_region_t *, size_t))
 {
     struct target_track *k = t->track;
@@ -220,6 +225,7 @@ static int scan(target_t *t, uint64_t inverted, uint64_t mask, uint64_t ret_mask
                            .end = USER_END,
                            .vec = (uint64_t)(uintptr_t)k->vec,
                            .vec_len = VEC_CAP,
+                           .max_pages = max_pages,
                            .category_inverted = inverted,
                            .category_mask = mask,
                            .return_mask = ret_mask};
@@ -240,18 +246,18 @@ static void drop_absent(target_t *t, const page_region_t *r, size_t n)
 }
 
 /* Brings the image up to date: the pages written since the last scan are read (and protected
-   again); with absent, the pages the process no longer has (given back: MADV_DONTNEED, MADV_FREE
+   again); running (before the stop), also the pages the process no longer has (given back: MADV_DONTNEED, MADV_FREE
    reclaimed, which a write-protect scan does not list) are zero pages again in the image. The
    second walk costs as much as the first (4-5 ms at 1 GB): it is done while the process runs, not
    in the stop, so a page given back in the milliseconds between the two keeps its old bytes in the
    image. What a process gives back is memory it freed (V8: the inside of free space, which no
    object covers), which no census reads. */
-static int catch_up(target_t *t, int absent)
+static int catch_up(target_t *t, int running)
 {
-    if (scan(t, 0, PAGE_IS_WRITTEN, PAGE_IS_WRITTEN, 1, read_written) != 0) return -1;
-    if (!absent) return 0;
+    if (scan(t, 0, PAGE_IS_WRITTEN, PAGE_IS_WRITTEN, 1, running ? RUNNING_SCAN_PAGES : 0, read_written) != 0) return -1;
+    if (!running) return 0;
     return scan(t, PAGE_IS_PRESENT | PAGE_IS_SWAPPED, PAGE_IS_PRESENT | PAGE_IS_SWAPPED | PAGE_IS_WPALLOWED,
-                PAGE_IS_PRESENT, 0, drop_absent);
+                PAGE_IS_PRESENT, 0, 0, drop_absent);
 }
 
 /* The mappings worth an image: readable or not, anonymous or writable; not the kernel's ([vdso],
@@ -290,7 +296,7 @@ static int register_new(target_t *t, int stopped)
 {
     struct target_track *k = t->track;
     k->nunreg = 0;
-    if (scan(t, PAGE_IS_WPALLOWED, PAGE_IS_WPALLOWED, PAGE_IS_WPALLOWED, 0, collect_unregistered) != 0) return -1;
+    if (scan(t, PAGE_IS_WPALLOWED, PAGE_IS_WPALLOWED, PAGE_IS_WPALLOWED, 0, 0, collect_unregistered) != 0) return -1;
     size_t j = 0;
     page_region_t whole[256];
     size_t nwhole = 0;

@@ -160,4 +160,46 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
 done
 [ $tested -gt 0 ] || skip "no Node build in tests/.cache/node"
+
+# The tracked copy against a forked one, on an idle program (nothing it holds changes): every
+# constructor's count the same in a census of each kind, taken one after the other (tracked,
+# fork, tracked: a count that moved between the two tracked ones is left out). Node 18 and 24.
+for v in 18 24; do
+    NODE=$(node_bin "$v")
+    [ -x "$NODE" ] || continue
+    w=$dir/idle$v; mkdir -p "$w"
+    "$NODE" -e '
+        class Account { constructor(i) { this.id = i; this.name = "account-" + i; this.tags = [i, i % 7]; } }
+        class Ledger { constructor() { this.accounts = new Map(); this.log = []; } }
+        const ledger = new Ledger();
+        for (let i = 0; i < 30000; i++) ledger.accounts.set(i, new Account(i));
+        for (let i = 0; i < 5000; i++) ledger.log.push({ at: i, what: "open " + i });
+        globalThis.ledger = ledger;
+        require("fs").writeFileSync(process.argv[1], String(process.pid));
+        setInterval(() => {}, 1000);' "$w/pid" & pid=$!
+    for _ in $(seq 100); do [ -s "$w/pid" ] && break; sleep 0.1; done
+    sleep 1
+    for k in t1 fork t2; do
+        opt=; [ $k = fork ] && opt=--fork
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 0.5s -d 0.5 --no-paths --json $opt > "$w/$k.json" 2> "$w/$k.err" ||
+            { cat "$w/$k.err"; fail "watch ($k) of the idle program"; }
+    done
+    node -e '
+        const fs = require("fs"), [t1, f, t2] = process.argv.slice(1).map(p => JSON.parse(fs.readFileSync(p, "utf8")));
+        const last = r => new Map(r.classes.map(c => [c.name, c.last_count]));
+        const a = last(t1), b = last(f), c = last(t2);
+        if (t1.copy !== "fork" && (t1.copy !== "tracked" || t2.copy !== "tracked")) throw new Error("copy " + t1.copy);
+        if (f.copy !== "fork") throw new Error("--fork copied by " + f.copy);
+        let same = 0; const diff = [];
+        for (const [name, n] of b) {
+            if (a.get(name) !== c.get(name)) continue;   /* moved between the two tracked censuses */
+            if (a.get(name) === n) same++; else diff.push(`${name}: tracked ${a.get(name)}, fork ${n}`);
+        }
+        if (a.get("Account") !== 30000 || b.get("Account") !== 30000) diff.push(`Account ${a.get("Account")} ${b.get("Account")}`);
+        if (diff.length || same < 50) { console.error(diff.slice(0, 20).join("\n"), same); process.exit(1); }
+        console.log(`idle program: ${same} constructors counted the same by a tracked and a forked copy`);
+    ' "$w/t1.json" "$w/fork.json" "$w/t2.json" || fail "tracked and forked copies disagree (Node $v)"
+    left_clean "$pid" "the idle program's watches"
+    kill "$pid"; wait "$pid" 2> /dev/null; pid=
+done
 say "ok: $tested Node majors"

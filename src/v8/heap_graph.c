@@ -73,14 +73,32 @@ static inline uint32_t pop64(uint64_t x)
 #endif
 }
 
-/* Through the chunk index: the node that starts at word w of indexed chunk k, V8_NO_NODE when none. */
-static inline uint32_t node_in_chunk(const v8_graph_t *g, uint32_t k, uint32_t w)
+/* Through the chunk index: the node that starts at word w of indexed chunk k, V8_NO_NODE when none.
+   hw (a constant where it is inlined): count with the popcnt instruction, in a function compiled
+   for it (GRAPH_POPCNT). */
+static inline __attribute__((always_inline)) uint32_t node_in_chunk_by(const v8_graph_t *g, uint32_t k, uint32_t w,
+                                                                       int hw)
 {
     const graph_index_word_t *x = &g->index[(size_t)k * CHUNK_WORDS + (w >> 6)];
     if (!((x->bits >> (w & 63)) & 1)) return V8_NO_NODE;
     uint64_t below = (w & 63) ? x->bits & ((1ull << (w & 63)) - 1) : 0;
-    return g->chunk_first[k] + x->rank + pop64(below);
+    return g->chunk_first[k] + x->rank + (hw ? (uint32_t)__builtin_popcountll(below) : pop64(below));
 }
+static inline uint32_t node_in_chunk(const v8_graph_t *g, uint32_t k, uint32_t w)
+{
+    return node_in_chunk_by(g, k, w, 0);
+}
+
+/* The loop that counts bits by the million (every edge's target resolved) is built twice: for the
+   baseline x86-64 (no popcnt: a software count) and for CPUs with popcnt (all since 2008), chosen
+   at run time. A steady census of a 1 GB heap: 1.15 s of CPU with the software count, 1.08 s. */
+#if defined(__x86_64__) && !defined(__POPCNT__)
+#define GRAPH_POPCNT __attribute__((target("popcnt")))
+static int have_popcnt(void) { return __builtin_cpu_supports("popcnt"); }
+#else
+#define GRAPH_POPCNT
+static int have_popcnt(void) { return 0; }
+#endif
 
 /* Through the chunk index (built): the indexed chunk k of the chunk at address chunk; 0 when none. */
 static inline int find_chunk(const v8_graph_t *g, uint64_t chunk, uint32_t *k)
@@ -562,7 +580,7 @@ static void scan_walked(build_t *b, uint32_t i, const unsigned char *bytes, uint
 }
 
 /* The compact addresses of the edges made node indices, in place; the edges to no node dropped. */
-static void resolve_edges(build_t *b)
+static inline __attribute__((always_inline)) void resolve_edges_by(build_t *b, int hw)
 {
     v8_graph_t *g = b->g;
     uint32_t *ord_k = xcalloc(b->nord ? b->nord : 1, sizeof *ord_k); /* ordinal -> indexed chunk + 1 */
@@ -577,7 +595,7 @@ static void resolve_edges(build_t *b)
         for (uint64_t k = start; k < end; k++) {
             uint32_t ca = g->tgt[k], ck = ord_k[ca >> ORD_SHIFT];
             if (!ck--) continue;
-            uint32_t t = node_in_chunk(g, ck, ca & ((1u << ORD_SHIFT) - 1));
+            uint32_t t = node_in_chunk_by(g, ck, ca & ((1u << ORD_SHIFT) - 1), hw);
             if (t == V8_NO_NODE) continue;
             uint8_t ro = g->chunk_ro[ck];
             if (ro == RO_ALL || (ro == RO_SOME && (g->nodes[t].flags & V8_NODE_READ_ONLY))) continue;
@@ -588,6 +606,13 @@ static void resolve_edges(build_t *b)
     }
     g->first[g->n] = g->nedges = out;
     free(ord_k);
+}
+static void resolve_edges_sw(build_t *b) { resolve_edges_by(b, 0); }
+static GRAPH_POPCNT void resolve_edges_hw(build_t *b) { resolve_edges_by(b, 1); }
+static void resolve_edges(build_t *b)
+{
+    if (have_popcnt()) resolve_edges_hw(b);
+    else resolve_edges_sw(b);
 }
 
 /* The heap's chunks, numbered (b->chunk_ord, ord_chunk), and their span; compact addresses unless

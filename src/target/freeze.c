@@ -236,30 +236,20 @@ static ssize_t dontfork_runs(int pid, const range_t *dc, size_t ndc, range_t **o
     return (ssize_t)n;
 }
 
-/* MemAvailable and the process's anonymous resident memory (what copy-on-write may duplicate), in kB. */
+/* A warning when less memory is available than the process has of anonymous resident memory (what
+ * copy-on-write may duplicate). */
 static void memory_check(target_t *t)
 {
-    char path[64], line[256];
-    unsigned long long avail = 0, anon = 0;
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "MemAvailable:", 13)) avail = strtoull(line + 13, NULL, 10);
-        fclose(f);
-    }
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/status", t->pid);
-    if ((f = fopen(path, "r"))) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "RssAnon:", 8)) anon = strtoull(line + 8, NULL, 10);
-        fclose(f);
-    }
-    if (avail && anon > avail)
+    long long avail = proc_field("/proc/meminfo", "MemAvailable:"), anon = proc_field(path, "RssAnon:");
+    if (avail > 0 && anon > avail)
         diag_warn(t->name, 0,
                   "%llu MB available, less than the process's %llu MB of writable memory: its "
                   "copy-on-write snapshot may need up to that much while nodescope reads it (as much as the "
                   "process writes meanwhile); --stop takes no memory but keeps the process stopped for the "
                   "whole command instead",
-                  avail >> 10, anon >> 10);
+                  (unsigned long long)avail >> 10, (unsigned long long)anon >> 10);
 }
 
 static size_t stale_copies(int pid, int *out, size_t max);

@@ -24,6 +24,7 @@
  * might kill it, not fail), nor where the kernel lacks the features: a forked copy then. */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -351,30 +352,13 @@ static void set_imaged(target_t *t)
 /* Whether this kernel and process allow tracking; NULL when they do, else why not. */
 static const char *unavailable(target_t *t)
 {
-    char path[64], line[256];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/status", t->pid);
-    FILE *f = fopen(path, "r");
-    int seccomp = -1;
-    if (f) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "Seccomp:", 8)) seccomp = atoi(line + 8);
-        fclose(f);
-    }
-    if (seccomp != 0) return "the process runs under a seccomp filter";
+    if (proc_field(path, "Seccomp:") != 0) return "the process runs under a seccomp filter";
     /* the image takes as much memory as the process's resident writable memory, for the whole
        watch (a fork's copy takes only what the process writes while it lives) */
-    unsigned long long avail = 0, anon = 0;
-    if ((f = fopen("/proc/meminfo", "r"))) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "MemAvailable:", 13)) avail = strtoull(line + 13, NULL, 10);
-        fclose(f);
-    }
-    if ((f = fopen(path, "r"))) {
-        while (fgets(line, sizeof line, f))
-            if (!strncmp(line, "RssAnon:", 8)) anon = strtoull(line + 8, NULL, 10);
-        fclose(f);
-    }
-    if (avail && anon * 3 / 2 > avail) return "too little memory available for an image of its memory";
+    long long avail = proc_field("/proc/meminfo", "MemAvailable:"), anon = proc_field(path, "RssAnon:");
+    if (avail > 0 && anon > 0 && anon * 3 / 2 > avail) return "too little memory available for an image of its memory";
     /* our own pagemap: not readable when nodescope has file capabilities (not dumpable) */
     int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     if (pm < 0) return NULL;

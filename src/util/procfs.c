@@ -26,6 +26,24 @@ int proc_ns_pid(int pid)
     return ns;
 }
 
+long long proc_field(const char *path, const char *key)
+{
+    char line[256];
+    size_t n = strlen(key);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long long v = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n)) {
+            char *end;
+            long long x = strtoll(line + n, &end, 10);
+            if (end != line + n) v = x;
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
 int proc_other_mount_ns(int pid)
 {
     char path[64];

@@ -19,6 +19,9 @@ int proc_zombie_exit_signal(int pid);
 long long proc_minor_faults(int pid);
 /* The child processes of pid (of any of its threads), at most max; how many were stored. */
 size_t proc_children(int pid, int *out, size_t max);
+/* The number after "key" (with its colon: "RssAnon:") in a /proc file of "Key: value" lines
+ * (/proc/PID/status, /proc/meminfo; kB for sizes); -1 when the file or the key is missing. */
+long long proc_field(const char *path, const char *key);
 /* The number a one-number file of /proc or /sys holds (the uprobe PMU's type); -1 when it cannot
  * be read. */
 int proc_read_int(const char *path);

@@ -83,8 +83,20 @@ static void test_cmdline(void)
     CHECK_STR(line, "");
 }
 
+static void test_field(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)getpid());
+    CHECK_EQ_INT(proc_field(path, "Pid:"), getpid());
+    CHECK(proc_field(path, "RssAnon:") > 0);
+    CHECK_EQ_INT(proc_field(path, "NoSuchKey:"), -1);
+    CHECK(proc_field("/proc/meminfo", "MemAvailable:") > 0);
+    CHECK_EQ_INT(proc_field("/proc/no/such/file", "Pid:"), -1);
+}
+
 int main(void)
 {
+    test_field();
     test_children();
     test_cmdline();
     test_zombies();

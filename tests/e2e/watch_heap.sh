@@ -149,6 +149,20 @@ for v in 18 20 22 24; do
                  if (r.copy !== "fork" || r.copy_why !== null || r.censuses.some(c => !(c.fork_ms > 0) || c.copy_bytes !== null) ||
                      r.classes[0].name !== "LeakySession") process.exit(1)' "$w/fork.json" || fail "--fork's report"
         left_clean "$pid" "a watch --fork"
+        # a process under a seccomp filter is not made to call userfaultfd(): a forked copy
+        if command -v gcc > /dev/null && gcc -O1 -o "$w/seccomp_exec" "$FIX/seccomp_exec.c"; then
+            "$w/seccomp_exec" "$NODE" "$FIX/leaky.js" "$w/spid" 200 > /dev/null 2>&1 & sp=$!
+            for _ in $(seq 100); do [ -s "$w/spid" ] && break; sleep 0.1; done
+            [ "$(awk '/^Seccomp:/ {print $2}' /proc/$sp/status)" = 2 ] || fail "the fixture is not under a seccomp filter"
+            timeout 60 "$NODESCOPE_RELEASE" watch -p "$sp" --heap --every 1s -d 2 --json > "$w/sec.json" 2> "$w/err6" || { cat "$w/err6"; kill $sp; fail "watch of a seccomp-filtered process"; }
+            node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+                     if (r.copy !== "fork" || r.copy_why !== "the process runs under a seccomp filter" || !r.classes.some(c => c.name === "LeakySession")) process.exit(1)' \
+                "$w/sec.json" || { head -c 600 "$w/sec.json"; kill $sp; fail "the seccomp-filtered process's report"; }
+            left_clean "$sp" "a watch of a seccomp-filtered process"
+            kill $sp; wait $sp 2> /dev/null
+        else
+            echo "no gcc: the seccomp case not tested"
+        fi
     fi
     if [ "$v" = 24 ]; then   # not a terminal: a line a census, then the table and the growers
         timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 3 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }

@@ -72,6 +72,8 @@ typedef struct {
 #define ZONE_BITS 32               /* the image is kept in 4 GiB zones, each at the same offset as in the process */
 #define VEC_CAP 65536
 #define RUNNING_SCAN_PAGES 16384 /* 64 MiB a walk while the process runs */
+#define PRECOPY_PASSES 3
+#define PRECOPY_ENOUGH (8u << 20) /* a pass that read less is the last before the stop */
 #define IOV_BATCH 1024
 #define PAGE 4096ull
 
@@ -507,7 +509,14 @@ int target_track_freeze(target_t *t, double *stopped_ms)
     target_mapping_t *maps;
     size_t n;
     if (target_live_read_maps(t->pid, &maps, &n) == 0) target_live_set_maps(t, maps, n);
-    if (register_new(t, 0) != 0 || catch_up(t, 1) != 0) goto failed;
+    if (register_new(t, 0) != 0) goto failed;
+    /* again while a pass read much: the first census's pass takes seconds, and what a busy
+       process wrote meanwhile would all be read in the stop */
+    for (int pass = 0; pass < PRECOPY_PASSES; pass++) {
+        uint64_t b0 = k->bytes_read;
+        if (catch_up(t, 1) != 0) goto failed;
+        if (k->bytes_read - b0 < PRECOPY_ENOUGH) break;
+    }
     uint64_t before = k->bytes_read;
     /* the stop: what was written since, and the mappings as they are then */
     double t0 = ms_now();

@@ -46,13 +46,6 @@
 #define SCAN_CHUNK 65536
 #define STEP_MAX 64 /* stops an injected system call may take (events, signals) before we give up */
 
-static double ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The address of a `syscall` instruction (0f 05) in the target's executable code: libc's first,
  * then the vdso, then any. 0 when none was found. Read while the process runs. */
 uint64_t target_find_syscall(target_t *t)
@@ -273,7 +266,7 @@ int target_freeze_here(target_t *t, double *stopped_ms)
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &old);
-    double t0 = ms_now();
+    double t0 = target_now_ms();
     /* traced by a watch (trigger.c): the caller stopped every thread and read its registers */
     if (!t->traced && target_stop(t) != 0) {
         sigprocmask(SIG_SETMASK, &old, NULL);
@@ -328,12 +321,12 @@ int target_freeze_here(target_t *t, double *stopped_ms)
         }
         /* EXITKILL for the copy to inherit, set on the target only around the clone */
         const uint64_t args[5] = {CLONE_FILES, 0, 0, 0, 0}; /* exit signal 0 */
-        double f0 = ms_now();
+        double f0 = target_now_ms();
         if (ptrace(PTRACE_SETOPTIONS, t->pid, 0,
                    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_EXITKILL) != 0)
             e = errno;
         else if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
-        t->fork_ms = ms_now() - f0;
+        t->fork_ms = target_now_ms() - f0;
         ptrace(PTRACE_SETOPTIONS, t->pid, 0, trace_opts);
         /* V8's again, one call a run */
         for (size_t i = 0; i < nmarks; i++) {
@@ -357,7 +350,7 @@ int target_freeze_here(target_t *t, double *stopped_ms)
         else if (pending && ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending) == 0) t->held[0] = 0;
     }
     if (!t->traced) target_resume(t);
-    double t1 = ms_now();
+    double t1 = target_now_ms();
     free(runs);
     free(dc);
     sigprocmask(SIG_SETMASK, &old, NULL);

@@ -344,13 +344,6 @@ static void copy_stacks(target_t *t)
     }
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int target_snapshot(target_t *t, double *stopped_ms)
 {
     if (!t->pid) return 0;
@@ -361,13 +354,13 @@ int target_snapshot(target_t *t, double *stopped_ms)
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &old);
-    double t0 = now_ms();
+    double t0 = target_now_ms();
     int rc = target_stop(t);
     if (rc == 0) {
         copy_stacks(t);
         target_resume(t);
     }
-    double t1 = now_ms();
+    double t1 = target_now_ms();
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (stopped_ms) *stopped_ms = t1 - t0;
     return rc;

@@ -2,6 +2,15 @@
 #ifndef TARGET_TARGET_INTERNAL_H
 #define TARGET_TARGET_INTERNAL_H
 #include "target/target.h"
+#include <time.h>
+
+/* CLOCK_MONOTONIC in milliseconds: how long a stop, a fork or a step took */
+static inline double target_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 typedef struct {
     uint64_t vaddr, memsz, filesz, offset; /* one PT_LOAD of the core */

@@ -104,13 +104,6 @@ struct target_track {
     uint64_t bytes_read; /* by the last freeze */
 };
 
-static double ms_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The zone holding addr, made on first use (address space only: pages are taken as written) */
 static zone_t *zone(struct target_track *k, uint64_t addr)
 {
@@ -505,7 +498,7 @@ int target_track_freeze(target_t *t, double *stopped_ms)
     struct target_track *k = t->track;
     k->bytes_read = 0;
     /* while it runs: what was written since the last freeze (the first time: everything) */
-    double p0 = ms_now();
+    double p0 = target_now_ms();
     target_mapping_t *maps;
     size_t n;
     if (target_live_read_maps(t->pid, &maps, &n) == 0) target_live_set_maps(t, maps, n);
@@ -519,17 +512,17 @@ int target_track_freeze(target_t *t, double *stopped_ms)
     }
     uint64_t before = k->bytes_read;
     /* the stop: what was written since, and the mappings as they are then */
-    double t0 = ms_now();
+    double t0 = target_now_ms();
     if (target_stop(t) != 0) return -1;
-    double t1 = ms_now();
+    double t1 = target_now_ms();
     int rc = 0;
     if (target_live_read_maps(t->pid, &maps, &n) == 0) target_live_set_maps(t, maps, n);
-    double t2 = ms_now();
+    double t2 = target_now_ms();
     if (register_new(t, 1) != 0 || catch_up(t, 0) != 0) rc = -1;
     int e = errno;
-    double t3 = ms_now();
+    double t3 = target_now_ms();
     target_resume(t);
-    double t4 = ms_now();
+    double t4 = target_now_ms();
     if (stopped_ms) *stopped_ms = t4 - t0;
     diag_info("%s: tracked copy: %.1f MB read in %.1f ms while it ran; stopped %.2f ms (threads %.2f, maps %.2f, "
               "%.2f MB written meanwhile read in %.2f, resume %.2f)",

@@ -492,16 +492,9 @@ void target_watch_resume(target_watch_t *w)
     w->ev_tid = 0;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms)
 {
-    double t0 = now_ms();
+    double t0 = target_now_ms();
     stop_all(w);
     /* t's threads: every held one, main thread first, with its registers now */
     for (size_t i = 0; i < t->nthreads; i++) free((char *)t->threads[i].name);
@@ -540,7 +533,7 @@ int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms)
     }
     for (size_t i = 0; i < t->nthreads; i++) t->held[i] = 0;
     go_all(w);
-    if (stopped_ms) *stopped_ms = now_ms() - t0;
+    if (stopped_ms) *stopped_ms = target_now_ms() - t0;
     return rc;
 }
 

@@ -20,6 +20,9 @@ export NODESCOPE="$ROOT/build/tst/nodescope" NODESCOPE_RELEASE="$ROOT/build/node
 # now and then, watch --heap of /usr/bin/node always. nodescope keeps no pointer in dynamic TLS.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99:intercept_tls_get_addr=0" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PATH="$ROOT/tests/node_modules/.bin:$PATH"
+# every census of a watch --heap that reuses pages of the last census's graph also builds the graph
+# afresh and fails when the two differ (postmortem/leak.c)
+export NODESCOPE_CHECK_REUSE=1
 logs="$ROOT/build/test-logs"
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed=()

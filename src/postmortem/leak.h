@@ -89,10 +89,12 @@ typedef struct pm_leak_point {
     uint64_t heap_bytes, heap_objects; /* counted objects of every kind (reachable, or all) */
     uint64_t all_bytes;                /* every object on the heap's pages, garbage included */
     uint64_t js_objects;
-    uint64_t native_objects;          /* reachable only from native memory: not counted */
-    size_t unreadable_pages, resyncs; /* --all-objects: the walk's (a live read's torn objects
+    uint64_t native_objects;            /* reachable only from native memory: not counted */
+    size_t unreadable_pages, resyncs;   /* --all-objects: the walk's (a live read's torn objects
                                             add resyncs; a frozen copy has some too: the unused
                                             ends of allocation areas) */
+    int64_t pages_reused, pages_walked; /* the graph's V8 pages taken from the last census (no byte
+                                           changed) and walked (-1: none kept, --all-objects) */
 } pm_leak_point_t;
 const pm_leak_point_t *pm_leak_point(const pm_leak_t *L, size_t k);
 /* Constructor cls's count and shallow bytes at census k. */

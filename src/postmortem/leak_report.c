@@ -95,6 +95,10 @@ void pm_leak_write_json(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
         jw_uint(&w, "native_only", p->native_objects);
         jw_uint(&w, "unreadable_pages", p->unreadable_pages);
         jw_uint(&w, "resyncs", p->resyncs);
+        if (p->pages_reused >= 0) jw_int(&w, "pages_reused", p->pages_reused);
+        else jw_null(&w, "pages_reused");
+        if (p->pages_walked >= 0) jw_int(&w, "pages_walked", p->pages_walked);
+        else jw_null(&w, "pages_walked");
         jw_end(&w);
     }
     jw_end(&w);

@@ -78,6 +78,14 @@ void target_track_want(target_t *t, int on);
 const char *target_copy_kind(const target_t *t, const char **why);
 /* Bytes the last tracked freeze read from the process (0 for a fork) */
 uint64_t target_copy_read_bytes(const target_t *t);
+/* The tracked copy's freezes, numbered from 1 (the number of the last one that succeeded; 0 for a
+ * fork or before the first). A reader that kept what it learned of the copy at freeze N may reuse
+ * it at freeze N + 1 where target_copy_unchanged says so. */
+uint64_t target_copy_generation(const target_t *t);
+/* 1 when no byte of [addr, addr + n) of a tracked copy changed at its last freeze (what the process
+ * wrote meanwhile, or gave back, was read or dropped: their pages are changed), and the range was
+ * in the image before and after; else 0. */
+int target_copy_unchanged(const target_t *t, uint64_t addr, uint64_t n);
 /* Writes an ELF core of a frozen process (target_freeze) to fd: NT_PRSTATUS per thread (the
  * registers of the stop), NT_PRPSINFO, NT_AUXV, NT_FILE, and its memory except file-backed code
  * (read from the files, as the kernel's cores do). 0, or -1 (message printed). (target/gcore.c) */

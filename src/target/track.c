@@ -80,7 +80,8 @@ typedef struct {
 typedef struct {
     uint64_t key; /* address >> ZONE_BITS */
     uint8_t *base;
-    uint64_t *held; /* a bit per page the image holds (read, not dropped since) */
+    uint64_t *held;    /* a bit per page the image holds (read, not dropped since) */
+    uint64_t *changed; /* a bit per page read or dropped at the last freeze (target_copy_unchanged) */
 } zone_t;
 #define ZONE_PAGES ((1ull << ZONE_BITS) / PAGE)
 #define ZSLOTS 1024
@@ -102,6 +103,8 @@ struct target_track {
     page_region_t *unreg; /* the ranges no userfaultfd tracks (register_new) */
     size_t nunreg, unreg_cap;
     uint64_t bytes_read; /* by the last freeze */
+    uint64_t attempts;   /* freezes begun */
+    uint64_t generation; /* the number of the last freeze that succeeded (target_copy_generation) */
 };
 
 /* The zone holding addr, made on first use (address space only: pages are taken as written) */
@@ -117,7 +120,8 @@ static zone_t *zone(struct target_track *k, uint64_t addr)
     void *p = mmap(NULL, 1ull << ZONE_BITS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     xgrow((void **)&k->zones, &k->zcap, k->nzones + 1, sizeof *k->zones);
-    k->zones[k->nzones] = (zone_t){key, p, xcalloc(ZONE_PAGES / 64, sizeof(uint64_t))};
+    k->zones[k->nzones] =
+        (zone_t){key, p, xcalloc(ZONE_PAGES / 64, sizeof(uint64_t)), xcalloc(ZONE_PAGES / 64, sizeof(uint64_t))};
     *slot = (uint32_t)k->nzones + 1;
     return &k->zones[k->nzones++];
 }
@@ -148,6 +152,15 @@ static int held_bits(zone_t *z, uint64_t a, uint64_t b, int on)
     return any;
 }
 
+/* Sets the changed bits of the pages [a, b) of zone z. */
+static void changed_bits(zone_t *z, uint64_t a, uint64_t b)
+{
+    uint64_t p = (a & ((1ull << ZONE_BITS) - 1)) / PAGE, q = p + (b - a + PAGE - 1) / PAGE;
+    for (; p < q && (p & 63); p++) z->changed[p / 64] |= 1ull << (p & 63);
+    for (; p + 64 <= q; p += 64) z->changed[p / 64] = ~0ull;
+    for (; p < q; p++) z->changed[p / 64] |= 1ull << (p & 63);
+}
+
 /* Forgets the image's bytes of [a, b): zero pages again, their memory given back. */
 static void image_drop(struct target_track *k, uint64_t a, uint64_t b)
 {
@@ -155,8 +168,10 @@ static void image_drop(struct target_track *k, uint64_t a, uint64_t b)
         uint64_t zend = ((a >> ZONE_BITS) + 1) << ZONE_BITS, e = b < zend ? b : zend;
         uint64_t key = a >> ZONE_BITS;
         for (size_t i = 0; i < k->nzones; i++)
-            if (k->zones[i].key == key && held_bits(&k->zones[i], a, e, 0))
+            if (k->zones[i].key == key && held_bits(&k->zones[i], a, e, 0)) {
                 madvise(k->zones[i].base + (a & ((1ull << ZONE_BITS) - 1)), e - a, MADV_DONTNEED);
+                changed_bits(&k->zones[i], a, e);
+            }
         a = e;
     }
 }
@@ -180,6 +195,7 @@ static uint64_t image_read(target_t *t, const page_region_t *r, size_t n)
             if (!z) return total;
             uint8_t *dst = z->base + (at & ((1ull << ZONE_BITS) - 1));
             held_bits(z, at, e, 1);
+            changed_bits(z, at, e);
             l[m] = (struct iovec){dst, e - at};
             rm[m] = (struct iovec){(void *)(uintptr_t)at, e - at};
             want += e - at, m++;
@@ -497,6 +513,8 @@ int target_track_freeze(target_t *t, double *stopped_ms)
     }
     struct target_track *k = t->track;
     k->bytes_read = 0;
+    k->attempts++;
+    for (size_t i = 0; i < k->nzones; i++) memset(k->zones[i].changed, 0, ZONE_PAGES / 8);
     /* while it runs: what was written since the last freeze (the first time: everything) */
     double p0 = target_now_ms();
     target_mapping_t *maps;
@@ -533,6 +551,7 @@ int target_track_freeze(target_t *t, double *stopped_ms)
         goto failed;
     }
     set_imaged(t);
+    k->generation = k->attempts;
     t->track_frozen = 1;
     t->ops = &target_frozen_ops;
     return 0;
@@ -586,6 +605,31 @@ int target_track_read(target_t *t, uint64_t addr, void *dst, size_t n)
 
 uint64_t target_copy_read_bytes(const target_t *t) { return t->track ? t->track->bytes_read : 0; }
 
+uint64_t target_copy_generation(const target_t *t) { return t->track && t->track_frozen ? t->track->generation : 0; }
+
+int target_copy_unchanged(const target_t *t, uint64_t addr, uint64_t n)
+{
+    struct target_track *k = t->track;
+    if (!k || !t->track_frozen || !n || (addr >> ZONE_BITS) != ((addr + n - 1) >> ZONE_BITS) || !imaged(k, addr, n))
+        return 0;
+    uint64_t key = addr >> ZONE_BITS;
+    const zone_t *z = NULL;
+    for (size_t i = 0; i < k->nzones && !z; i++)
+        if (k->zones[i].key == key) z = &k->zones[i];
+    if (!z) return 0;
+    for (uint64_t p = (addr & ((1ull << ZONE_BITS) - 1)) / PAGE,
+                  q = ((addr + n - 1) & ((1ull << ZONE_BITS) - 1)) / PAGE;
+         p <= q; p++) {
+        if (!(p & 63) && p + 63 <= q) {
+            if (z->changed[p / 64]) return 0;
+            p += 63;
+            continue;
+        }
+        if ((z->changed[p / 64] >> (p & 63)) & 1) return 0;
+    }
+    return 1;
+}
+
 const char *target_copy_kind(const target_t *t, const char **why)
 {
     if (why) *why = t->track_why;
@@ -604,6 +648,7 @@ void target_track_free(target_t *t)
     for (size_t i = 0; i < k->nzones; i++) {
         munmap(k->zones[i].base, 1ull << ZONE_BITS);
         free(k->zones[i].held);
+        free(k->zones[i].changed);
     }
     free(k->zones);
     free(k->imaged);

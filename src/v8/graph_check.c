@@ -34,3 +34,24 @@ int v8_graph_check(const v8_graph_t *g, buf_t *why)
                 return fail(why, "a path whose parent is not one step closer", i);
     return 0;
 }
+
+int v8_graph_same(const v8_graph_t *a, const v8_graph_t *b, buf_t *why)
+{
+    if (a->n != b->n) return fail(why, "node counts differ", a->n < b->n ? a->n : b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        const v8_graph_node_t *x = &a->nodes[i], *y = &b->nodes[i];
+        if (x->addr != y->addr || x->size != y->size || x->type != y->type || x->flags != y->flags)
+            return fail(why, "nodes differ", i);
+    }
+    if (!a->first || !b->first) return a->first == b->first ? 0 : fail(why, "one graph has no edges", 0);
+    if (a->nedges != b->nedges) return fail(why, "edge counts differ", a->nedges < b->nedges ? a->nedges : b->nedges);
+    for (size_t i = 0; i <= a->n; i++)
+        if (a->first[i] != b->first[i]) return fail(why, "edge offsets differ", i);
+    for (uint64_t k = 0; k < a->nedges; k++)
+        if (a->tgt[k] != b->tgt[k] || a->slot[k] != b->slot[k]) return fail(why, "edges differ", k);
+    if (a->nroots != b->nroots) return fail(why, "root counts differ", a->nroots < b->nroots ? a->nroots : b->nroots);
+    for (size_t r = 0; r < a->nroots; r++)
+        if (a->roots[r].node != b->roots[r].node || a->roots[r].level != b->roots[r].level)
+            return fail(why, "roots differ", r);
+    return 0;
+}

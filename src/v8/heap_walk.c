@@ -50,6 +50,8 @@ enum {
     SZ_SEQ_TWO_BYTE,
 };
 
+#define MAX_MAP_FACTS 1000000 /* words map_lookup answers for: more is a hostile heap */
+
 typedef struct {
     uint64_t map;
     int type;
@@ -207,7 +209,7 @@ static const map_info_t *map_lookup(v8_heap_t *h, uint64_t m)
         ok = (mm & 7) == (uint64_t)v->L.heap_tag && target_read_u64(v->t, mm - (uint64_t)v->L.heap_tag, &mmm) == 0 &&
              mmm == mm;
     }
-    if (h->maps.count > 1000000) return NULL; /* bounded memory on hostile heaps */
+    if (h->maps.count > MAX_MAP_FACTS) return NULL; /* bounded memory on hostile heaps */
     int found;
     uint32_t *slot = u64map_upsert(&h->maps, m, &found);
     if (!ok) {
@@ -413,10 +415,11 @@ int v8_heap_is_js_type(const v8_heap_t *h, int type) { return h->first_js_type >
 
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *st)
 {
-    return v8_heap_walk_pages(h, cb, NULL, ctx, st);
+    return v8_heap_walk_pages(h, cb, NULL, NULL, ctx, st);
 }
 
-int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx), void *ctx, v8_heap_stats_t *st)
+int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx), v8_heap_page_skip_fn page_skip,
+                       void *ctx, v8_heap_stats_t *st)
 {
     v8_heap_stats_t local;
     if (!st) st = &local;
@@ -430,6 +433,10 @@ int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx)
             continue;
         }
         int large = pg->area_end - pg->chunk > CHUNK_SIZE;
+        if (page_skip && page_skip(ctx, pg->area_start, pg->area_end, large)) {
+            st->reused_pages++;
+            continue;
+        }
         /* A large page holds one object: only its header is needed. */
         uint64_t len = pg->area_end - pg->area_start;
         if (large && len > 4096) len = 4096;
@@ -507,6 +514,39 @@ int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx)
     }
     release_now(h);
     return 0;
+}
+
+size_t v8_heap_map_facts(const v8_heap_t *h, v8_map_fact_t **out, size_t *cap, size_t n)
+{
+    if (h->maps.count > MAX_MAP_FACTS) return SIZE_MAX;
+    for (size_t i = 0; i < h->maps.cap; i++) {
+        const u64map_slot_t *s = &h->maps.slots[i];
+        if (!s->used) continue;
+        XGROW(*out, *cap, n + 1);
+        v8_map_fact_t *f = &(*out)[n++];
+        memset(f, 0, sizeof *f);
+        f->word = s->key;
+        if (s->val) {
+            const map_info_t *mi = &h->info[s->val - 1];
+            f->is_map = 1;
+            f->type = mi->type;
+            f->instance_size = mi->instance_size;
+            f->is_prototype = mi->is_prototype;
+        }
+    }
+    return n;
+}
+
+int v8_heap_map_facts_hold(v8_heap_t *h, const v8_map_fact_t *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const map_info_t *mi = map_lookup(h, f[i].word);
+        if (!mi != !f[i].is_map) return 0;
+        if (mi &&
+            (mi->type != f[i].type || mi->instance_size != f[i].instance_size || mi->is_prototype != f[i].is_prototype))
+            return 0;
+    }
+    return h->maps.count <= MAX_MAP_FACTS;
 }
 
 int v8_heap_function_shared(v8_heap_t *h, const v8_heap_object_t *o, uint64_t *shared)

@@ -429,6 +429,7 @@ typedef struct {
 } v8_heap_object_t;
 typedef struct {
     size_t pages, skipped_pages, unreadable_pages, objects, resyncs;
+    size_t reused_pages; /* v8_heap_walk_pages: pages page_skip took from what it kept */
     uint64_t bytes;
 } v8_heap_stats_t;
 /* Return nonzero to stop the walk. */
@@ -450,8 +451,14 @@ int v8_heap_page_read_only(const v8_heap_t *h, size_t i);
 /* Calls cb for every object but free space, page by page (the young generation's from-space,
  * which holds stale copies, is skipped). 0 when done, 1 when cb stopped it, -1 when no heap. */
 int v8_heap_walk(v8_heap_t *h, v8_heap_cb cb, void *ctx, v8_heap_stats_t *stats);
-/* v8_heap_walk, and page_done(ctx) after each page's objects (while their bytes are valid). */
-int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx), void *ctx, v8_heap_stats_t *st);
+/* Before a page is walked: 1 when the caller has its objects already (kept from a walk of the same
+ * bytes), and the walk goes on to the next page. area_start and area_end bound its objects; large:
+ * one object on pages of its own. */
+typedef int (*v8_heap_page_skip_fn)(void *ctx, uint64_t area_start, uint64_t area_end, int large);
+/* v8_heap_walk, and page_done(ctx) after each page's objects (while their bytes are valid); pages
+ * page_skip (may be NULL) claims are not walked. */
+int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx), v8_heap_page_skip_fn page_skip,
+                       void *ctx, v8_heap_stats_t *st);
 /* 1 for the instance types of JavaScript objects (JSReceivers: objects, arrays, functions, ...). */
 int v8_heap_is_js_type(const v8_heap_t *h, int type);
 /* For a JSFunction found by the walk: its SharedFunctionInfo (checked). -1 when o is no function. */
@@ -686,6 +693,23 @@ typedef struct {
 /* Builds the graph of h's heap; progress on stderr when show_progress. NULL (message printed)
  * when there is no heap. */
 v8_graph_t *v8_graph_build(v8_t *v, v8_heap_t *h, int show_progress);
+/* What one graph's build keeps for the next build of the same process's tracked copy (watch
+ * --heap: a graph a census): each V8 page's nodes and references, kept where no byte of the page
+ * changed since (target_copy_unchanged) and every map its objects name is what it was, are taken
+ * as they were instead of walked again. It keeps the last graph's nodes and its references before
+ * they were resolved to nodes: 24 bytes a node and 8 a reference. A graph built with it must be
+ * freed before the next build with it. */
+typedef struct v8_graph_reuse v8_graph_reuse_t;
+v8_graph_reuse_t *v8_graph_reuse_new(void);
+/* Its graph (if not freed yet) keeps its nodes. */
+void v8_graph_reuse_free(v8_graph_reuse_t *r);
+/* v8_graph_build, taking what r kept where it may, and keeping this graph's for the next. */
+v8_graph_t *v8_graph_build_reusing(v8_t *v, v8_heap_t *h, int show_progress, v8_graph_reuse_t *r);
+/* Of the last build with r: pages taken from what was kept, pages walked; and the bytes r keeps. */
+void v8_graph_reuse_stats(const v8_graph_reuse_t *r, size_t *reused, size_t *walked, uint64_t *kept_bytes);
+/* 0 when a and b have the same nodes, references and roots; else -1 and the first difference
+ * appended to why (may be NULL): a graph built reusing a kept one against one built afresh. */
+int v8_graph_same(const v8_graph_t *a, const v8_graph_t *b, buf_t *why);
 void v8_graph_free(v8_graph_t *g);
 /* 0 when the graph's invariants hold (nodes in address order, edge offsets and targets, roots,
  * paths one step apart); else -1 and what is wrong appended to why (may be NULL). */

@@ -80,8 +80,7 @@ typedef struct {
 typedef struct {
     uint64_t key; /* address >> ZONE_BITS */
     uint8_t *base;
-    uint64_t *held;    /* a bit per page the image holds (read, not dropped since) */
-    uint64_t *changed; /* a bit per page read or dropped at the last freeze (target_copy_unchanged) */
+    uint64_t *held; /* a bit per page the image holds (read, not dropped since) */
 } zone_t;
 #define ZONE_PAGES ((1ull << ZONE_BITS) / PAGE)
 #define ZSLOTS 1024
@@ -103,6 +102,8 @@ struct target_track {
     page_region_t *unreg; /* the ranges no userfaultfd tracks (register_new) */
     size_t nunreg, unreg_cap;
     uint64_t bytes_read; /* by the last freeze */
+    span_t *changed;     /* what the last freeze read or dropped (note_changed) */
+    size_t nchanged, changed_cap;
     uint64_t attempts;   /* freezes begun */
     uint64_t generation; /* the number of the last freeze that succeeded (target_copy_generation) */
 };
@@ -120,8 +121,7 @@ static zone_t *zone(struct target_track *k, uint64_t addr)
     void *p = mmap(NULL, 1ull << ZONE_BITS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     xgrow((void **)&k->zones, &k->zcap, k->nzones + 1, sizeof *k->zones);
-    k->zones[k->nzones] =
-        (zone_t){key, p, xcalloc(ZONE_PAGES / 64, sizeof(uint64_t)), xcalloc(ZONE_PAGES / 64, sizeof(uint64_t))};
+    k->zones[k->nzones] = (zone_t){key, p, xcalloc(ZONE_PAGES / 64, sizeof(uint64_t))};
     *slot = (uint32_t)k->nzones + 1;
     return &k->zones[k->nzones++];
 }
@@ -152,13 +152,35 @@ static int held_bits(zone_t *z, uint64_t a, uint64_t b, int on)
     return any;
 }
 
-/* Sets the changed bits of the pages [a, b) of zone z. */
-static void changed_bits(zone_t *z, uint64_t a, uint64_t b)
+/* [a, b) of the image changed at this freeze (target_copy_unchanged): a list of ranges, not a
+   bitmap: a heap's pages are in thousands of zones where V8 has no pointer cage. */
+static void note_changed(struct target_track *k, uint64_t a, uint64_t b)
 {
-    uint64_t p = (a & ((1ull << ZONE_BITS) - 1)) / PAGE, q = p + (b - a + PAGE - 1) / PAGE;
-    for (; p < q && (p & 63); p++) z->changed[p / 64] |= 1ull << (p & 63);
-    for (; p + 64 <= q; p += 64) z->changed[p / 64] = ~0ull;
-    for (; p < q; p++) z->changed[p / 64] |= 1ull << (p & 63);
+    if (k->nchanged && a >= k->changed[k->nchanged - 1].start && a <= k->changed[k->nchanged - 1].end) {
+        if (b > k->changed[k->nchanged - 1].end) k->changed[k->nchanged - 1].end = b;
+        return;
+    }
+    xgrow((void **)&k->changed, &k->changed_cap, k->nchanged + 1, sizeof *k->changed);
+    k->changed[k->nchanged++] = (span_t){a, b};
+}
+
+static int by_start(const void *x, const void *y)
+{
+    const span_t *a = x, *b = y;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The changed ranges in address order, overlaps merged. */
+static void sort_changed(struct target_track *k)
+{
+    if (k->nchanged > 1) qsort(k->changed, k->nchanged, sizeof *k->changed, by_start);
+    size_t n = 0;
+    for (size_t i = 0; i < k->nchanged; i++) {
+        if (n && k->changed[i].start <= k->changed[n - 1].end) {
+            if (k->changed[i].end > k->changed[n - 1].end) k->changed[n - 1].end = k->changed[i].end;
+        } else k->changed[n++] = k->changed[i];
+    }
+    k->nchanged = n;
 }
 
 /* Forgets the image's bytes of [a, b): zero pages again, their memory given back. */
@@ -170,7 +192,7 @@ static void image_drop(struct target_track *k, uint64_t a, uint64_t b)
         for (size_t i = 0; i < k->nzones; i++)
             if (k->zones[i].key == key && held_bits(&k->zones[i], a, e, 0)) {
                 madvise(k->zones[i].base + (a & ((1ull << ZONE_BITS) - 1)), e - a, MADV_DONTNEED);
-                changed_bits(&k->zones[i], a, e);
+                note_changed(k, a, e);
             }
         a = e;
     }
@@ -195,7 +217,7 @@ static uint64_t image_read(target_t *t, const page_region_t *r, size_t n)
             if (!z) return total;
             uint8_t *dst = z->base + (at & ((1ull << ZONE_BITS) - 1));
             held_bits(z, at, e, 1);
-            changed_bits(z, at, e);
+            note_changed(k, at, e);
             l[m] = (struct iovec){dst, e - at};
             rm[m] = (struct iovec){(void *)(uintptr_t)at, e - at};
             want += e - at, m++;
@@ -514,7 +536,7 @@ int target_track_freeze(target_t *t, double *stopped_ms)
     struct target_track *k = t->track;
     k->bytes_read = 0;
     k->attempts++;
-    for (size_t i = 0; i < k->nzones; i++) memset(k->zones[i].changed, 0, ZONE_PAGES / 8);
+    k->nchanged = 0;
     /* while it runs: what was written since the last freeze (the first time: everything) */
     double p0 = target_now_ms();
     target_mapping_t *maps;
@@ -551,6 +573,7 @@ int target_track_freeze(target_t *t, double *stopped_ms)
         goto failed;
     }
     set_imaged(t);
+    sort_changed(k);
     k->generation = k->attempts;
     t->track_frozen = 1;
     t->ops = &target_frozen_ops;
@@ -610,24 +633,14 @@ uint64_t target_copy_generation(const target_t *t) { return t->track && t->track
 int target_copy_unchanged(const target_t *t, uint64_t addr, uint64_t n)
 {
     struct target_track *k = t->track;
-    if (!k || !t->track_frozen || !n || (addr >> ZONE_BITS) != ((addr + n - 1) >> ZONE_BITS) || !imaged(k, addr, n))
-        return 0;
-    uint64_t key = addr >> ZONE_BITS;
-    const zone_t *z = NULL;
-    for (size_t i = 0; i < k->nzones && !z; i++)
-        if (k->zones[i].key == key) z = &k->zones[i];
-    if (!z) return 0;
-    for (uint64_t p = (addr & ((1ull << ZONE_BITS) - 1)) / PAGE,
-                  q = ((addr + n - 1) & ((1ull << ZONE_BITS) - 1)) / PAGE;
-         p <= q; p++) {
-        if (!(p & 63) && p + 63 <= q) {
-            if (z->changed[p / 64]) return 0;
-            p += 63;
-            continue;
-        }
-        if ((z->changed[p / 64] >> (p & 63)) & 1) return 0;
+    if (!k || !t->track_frozen || !n || !imaged(k, addr, n)) return 0;
+    size_t lo = 0, hi = k->nchanged; /* the first range that ends after addr */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (k->changed[mid].end <= addr) lo = mid + 1;
+        else hi = mid;
     }
-    return 1;
+    return lo == k->nchanged || k->changed[lo].start >= addr + n;
 }
 
 const char *target_copy_kind(const target_t *t, const char **why)
@@ -648,12 +661,12 @@ void target_track_free(target_t *t)
     for (size_t i = 0; i < k->nzones; i++) {
         munmap(k->zones[i].base, 1ull << ZONE_BITS);
         free(k->zones[i].held);
-        free(k->zones[i].changed);
     }
     free(k->zones);
     free(k->imaged);
     free(k->vec);
     free(k->unreg);
+    free(k->changed);
     free(k);
     t->track = NULL;
     t->track_frozen = 0;

@@ -37,11 +37,14 @@ int v8_graph_check(const v8_graph_t *g, buf_t *why)
 
 int v8_graph_same(const v8_graph_t *a, const v8_graph_t *b, buf_t *why)
 {
-    if (a->n != b->n) return fail(why, "node counts differ", a->n < b->n ? a->n : b->n);
-    for (size_t i = 0; i < a->n; i++) {
-        const v8_graph_node_t *x = &a->nodes[i], *y = &b->nodes[i];
-        if (x->addr != y->addr || x->size != y->size || x->type != y->type || x->flags != y->flags)
-            return fail(why, "nodes differ", i);
+    for (size_t i = 0; i < a->n || i < b->n; i++) {
+        const v8_graph_node_t *x = i < a->n ? &a->nodes[i] : NULL, *y = i < b->n ? &b->nodes[i] : NULL;
+        if (x && y && x->addr == y->addr && x->size == y->size && x->type == y->type && x->flags == y->flags) continue;
+        if (why)
+            buf_printf(why, "%zu nodes and %zu; at node %zu: 0x%llx (size %u, type %u) and 0x%llx (size %u, type %u)", a->n,
+                       b->n, i, x ? (unsigned long long)x->addr : 0ull, x ? x->size : 0, x ? x->type : 0,
+                       y ? (unsigned long long)y->addr : 0ull, y ? y->size : 0, y ? y->type : 0);
+        return -1;
     }
     if (!a->first || !b->first) return a->first == b->first ? 0 : fail(why, "one graph has no edges", 0);
     if (a->nedges != b->nedges) return fail(why, "edge counts differ", a->nedges < b->nedges ? a->nedges : b->nedges);

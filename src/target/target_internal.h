@@ -132,7 +132,7 @@ int target_inject_syscall(int tid, const struct user_regs_struct *saved, uint64_
 /* track.c: the tracked copy (target_track_want) */
 struct target_track;
 int target_track_freeze(target_t *t, double *stopped_ms);               /* 0; 1: not available (fork instead); -1 */
-int target_track_read(target_t *t, uint64_t addr, void *dst, size_t n); /* 0, -1, 1: not in the image */
+int target_track_read(target_t *t, uint64_t addr, void *dst, size_t n); /* 0, -1, 1: in files (read the process) */
 const void *target_track_direct(target_t *t, uint64_t addr, size_t n);
 void target_track_free(target_t *t);
 /* freeze.c: reaps, for the untraced target, the zombies of earlier copies (a stop of its main thread) */

@@ -608,6 +608,23 @@ const void *target_track_direct(target_t *t, uint64_t addr, size_t n)
     return image_at(k, addr);
 }
 
+/* 1 when [addr, addr + n) lies in mappings of the stop whose bytes do not change: files mapped
+   without write, the kernel's [vdso] and [vsyscall]; what else the image does not hold was not
+   readable at the stop (V8's reserved pages: PROT_NONE then, maybe made readable since, and a read
+   of the process now would find a page the copy did not have). */
+static int unchanging(const target_t *t, uint64_t addr, size_t n)
+{
+    while (n > 0) {
+        const target_mapping_t *m = target_mapping_at(t, addr);
+        if (!m || !(m->prot & PROT_READ) || (m->prot & PROT_WRITE) || !m->path ||
+            (m->path[0] != '/' && strncmp(m->path, "[v", 2)))
+            return 0;
+        uint64_t k = m->end - addr < n ? m->end - addr : n;
+        addr += k, n -= k;
+    }
+    return 1;
+}
+
 int target_track_read(target_t *t, uint64_t addr, void *dst, size_t n)
 {
     struct target_track *k = t->track;
@@ -615,7 +632,7 @@ int target_track_read(target_t *t, uint64_t addr, void *dst, size_t n)
     uint8_t *out = dst;
     while (n > 0) {
         const span_t *s = imaged(k, addr, 1);
-        if (!s) return out == dst ? 1 : -1;
+        if (!s) return out == dst && unchanging(t, addr, n) ? 1 : -1;
         uint64_t zend = ((addr >> ZONE_BITS) + 1) << ZONE_BITS, e = s->end < zend ? s->end : zend;
         size_t m = e - addr < n ? (size_t)(e - addr) : n;
         const uint8_t *src = image_at(k, addr);

@@ -7,7 +7,8 @@
 # default), and the same with `--fork`. Per phase: the event loop's longest delay the server
 # measured itself (perf_hooks.monitorEventLoopDelay: SIGUSR2 prints it and starts again), the
 # minor page faults it took (/proc/PID/stat), the requests answered, the load's slowest answer,
-# and the watch's median stop. Then per kind the medians and ranges.
+# and the watch's median stop, CPU per census and V8 pages its graph took from the last census's
+# (the censuses after the first two). Then per kind the medians and ranges.
 #   [NODE=tests/.cache/node/22/bin/node] [PHASE=8] [ROUNDS=3] bench/watch_heap_server.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -48,12 +49,15 @@ for r in $(seq "$ROUNDS"); do
         kill -USR2 "$sp"
         for _ in $(seq 50); do [ "$(grep -c . "$tmp/out")" -gt "$n0" ] && break; sleep 0.1; done
         delay=$(tail -1 "$tmp/out" | sed -E 's/.*"delayMaxMs":([0-9]+).*/\1/')
-        stop=-
-        [ -n "$wp" ] && stop=$(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-            const v = r.censuses.slice(1).map(c => c.stop_ms).sort((a, b) => a - b); console.log(v[v.length >> 1].toFixed(1))' "$tmp/w.json")
+        stop=- cpu=- reuse=-
+        [ -n "$wp" ] && read -r stop cpu reuse < <(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+            const med = (a) => { const v = a.sort((x, y) => x - y); return v.length ? v[v.length >> 1] : NaN; };
+            const later = r.censuses.slice(2), kept = later.filter(c => c.pages_reused !== null);
+            console.log(med(r.censuses.slice(1).map(c => c.stop_ms)).toFixed(1), med(later.map(c => c.cpu_ms)).toFixed(0),
+                        kept.length ? med(kept.map(c => c.pages_reused)) + "/" + med(kept.map(c => c.pages_reused + c.pages_walked)) : "-")' "$tmp/w.json")
         read -r ok slow < <(node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(r.ok, r.maxMs)' "$tmp/load")
-        echo "$kind $delay $((f1 - f0)) $ok $slow $stop" | tee -a "$tmp/phases" |
-            awk '{printf "  %-8s delay %4s ms, %7s faults, %6s requests, slowest %4s ms, stop %s ms\n", $1, $2, $3, $4, $5, $6}'
+        echo "$kind $delay $((f1 - f0)) $ok $slow $stop $cpu $reuse" | tee -a "$tmp/phases" |
+            awk '{printf "  %-8s delay %4s ms, %7s faults, %6s requests, slowest %4s ms, stop %s ms, census %s ms CPU, pages reused %s\n", $1, $2, $3, $4, $5, $6, $7, $8}'
     done
 done
 echo "medians [ranges] per kind:"
@@ -62,5 +66,5 @@ for kind in none tracked fork; do
         const rows = require("fs").readFileSync(0, "utf8").trim().split("\n").map(l => l.split(" "));
         const st = (k) => { const v = rows.map(r => +r[k]).filter(x => !isNaN(x)).sort((a, b) => a - b);
             return v.length ? `${v[v.length >> 1]} [${v[0]}-${v[v.length - 1]}]` : "-"; };
-        console.log(`  ${rows[0][0].padEnd(8)} the loop${"\x27"}s longest delay ${st(1)} ms, faults ${st(2)}, requests ${st(3)}, slowest answer ${st(4)} ms, stop ${st(5)} ms`);'
+        console.log(`  ${rows[0][0].padEnd(8)} the loop${"\x27"}s longest delay ${st(1)} ms, faults ${st(2)}, requests ${st(3)}, slowest answer ${st(4)} ms, stop ${st(5)} ms, census ${st(6)} ms CPU`);'
 done

@@ -267,23 +267,26 @@ static int reuse_account(pm_leak_t *L, v8_t *v, v8_graph_t *g, pm_leak_point_t *
 {
     size_t reused, walked;
     uint64_t kept;
-    v8_graph_reuse_stats(L->reuse, &reused, &walked, &kept);
+    const char *why;
+    v8_graph_reuse_stats(L->reuse, &reused, &walked, &kept, &why);
     pt->pages_reused = pt->pages_walked = -1;
     if (!L->reuse) return 0;
     if (kept) {
         pt->pages_reused = (int64_t)reused, pt->pages_walked = (int64_t)walked;
-        diag_info("%s: the graph: %zu of V8's pages as the last census found them (not a byte changed), %zu walked",
-                  target_name(v8_target(v)), reused, walked);
+        diag_info(
+            "%s: the graph: %zu of V8's pages as the last census found them (not a byte changed), %zu walked%s%s; "
+            "%.0f MB kept for the next census",
+            target_name(v8_target(v)), reused, walked, why ? ": " : "", why ? why : "", kept / 1e6);
     }
     if (reused && getenv("NODESCOPE_CHECK_REUSE")) {
         v8_heap_t *h2 = v8_heap_open(v);
         v8_graph_t *g2 = v8_graph_build(v, h2, 0);
-        buf_t why = {0};
-        int same = g2 && v8_graph_same(g, g2, &why) == 0;
+        buf_t diff = {0};
+        int same = g2 && v8_graph_same(g, g2, &diff) == 0;
         if (!same)
             diag_error(target_name(v8_target(v)), 0, "a graph that reused %zu pages differs from one built afresh: %s",
-                       reused, why.data ? why.data : "no graph");
-        buf_free(&why);
+                       reused, diff.data ? diff.data : "no graph");
+        buf_free(&diff);
         v8_graph_free(g2);
         v8_heap_close(h2);
         if (!same) { /* nothing kept is taken again */

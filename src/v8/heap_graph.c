@@ -277,6 +277,7 @@ struct v8_graph_reuse {
     v8_map_fact_t *facts; /* the map lookups' answers the kept walks depend on */
     size_t nfacts, cap_facts;
     size_t reused, walked; /* pages, by the last build */
+    const char *why;       /* why the last build could take nothing kept, or NULL */
 };
 
 typedef struct {
@@ -828,8 +829,10 @@ void v8_graph_reuse_free(v8_graph_reuse_t *r)
     free(r);
 }
 
-void v8_graph_reuse_stats(const v8_graph_reuse_t *r, size_t *reused, size_t *walked, uint64_t *kept_bytes)
+void v8_graph_reuse_stats(const v8_graph_reuse_t *r, size_t *reused, size_t *walked, uint64_t *kept_bytes,
+                          const char **why)
 {
+    *why = r ? r->why : NULL;
     *reused = r ? r->reused : 0;
     *walked = r ? r->walked : 0;
     *kept_bytes = r && r->nodes ? r->n * (sizeof *r->nodes + sizeof *r->first) + r->nedges * 8 : 0;
@@ -852,6 +855,9 @@ static void reuse_begin(build_t *b, v8_graph_reuse_t *r)
         if (r->pages) memset(r->pages, 0, r->cap_pages * sizeof *r->pages);
     }
     b->take = r->nodes && gen && gen == r->generation + 1 && v8_heap_map_facts_hold(g->h, r->facts, r->nfacts);
+    r->why = b->take || !r->nodes               ? NULL
+             : !gen || gen != r->generation + 1 ? "the copy is not the one after the last graph's"
+                                                : "a map the kept pages' objects name changed";
     b->num = &r->num;
 }
 

@@ -705,8 +705,10 @@ v8_graph_reuse_t *v8_graph_reuse_new(void);
 void v8_graph_reuse_free(v8_graph_reuse_t *r);
 /* v8_graph_build, taking what r kept where it may, and keeping this graph's for the next. */
 v8_graph_t *v8_graph_build_reusing(v8_t *v, v8_heap_t *h, int show_progress, v8_graph_reuse_t *r);
-/* Of the last build with r: pages taken from what was kept, pages walked; and the bytes r keeps. */
-void v8_graph_reuse_stats(const v8_graph_reuse_t *r, size_t *reused, size_t *walked, uint64_t *kept_bytes);
+/* Of the last build with r: pages taken from what was kept, pages walked, why nothing kept could be
+ * taken (NULL: it could, or nothing was kept); and the bytes r keeps. */
+void v8_graph_reuse_stats(const v8_graph_reuse_t *r, size_t *reused, size_t *walked, uint64_t *kept_bytes,
+                          const char **why);
 /* 0 when a and b have the same nodes, references and roots; else -1 and the first difference
  * appended to why (may be NULL): a graph built reusing a kept one against one built afresh. */
 int v8_graph_same(const v8_graph_t *a, const v8_graph_t *b, buf_t *why);

@@ -255,8 +255,10 @@ typedef struct {
     uint64_t area_start, area_end;
     uint64_t edge_first, nedges;
     uint32_t node_first, nnodes;
-    uint64_t build; /* the build that made it (0: none) */
-    int ok;         /* its walk may be reused: one page's objects that depend on nothing else noted */
+    uint64_t build;     /* the build that made it (0: none) */
+    int ok;             /* its walk may be reused: one page's objects that depend on nothing else noted */
+    uint64_t dep_first; /* the maps its objects name: the reuse state's deps[dep_first, +ndeps) */
+    uint32_t ndeps;
 } kept_page_t;
 
 struct v8_graph_reuse {
@@ -274,10 +276,18 @@ struct v8_graph_reuse {
     size_t n;
     uint64_t nedges;
     v8_graph_t *lent;
-    v8_map_fact_t *facts; /* the map lookups' answers the kept walks depend on */
+    /* the maps the kept pages' objects name (per page, duplicates possible), this build's being
+       made in deps_next; what the walk's lookups answered for each; those answered otherwise
+       now (a page naming one is walked again) */
+    uint64_t *deps, *deps_next;
+    size_t ndeps, cap_deps, ndeps_next, cap_deps_next;
+    v8_map_fact_t *facts;
     size_t nfacts, cap_facts;
+    u64map_t changed;
     size_t reused, walked; /* pages, by the last build */
-    const char *why;       /* why the last build could take nothing kept, or NULL */
+    size_t maps_changed;   /* by the last build's lookups: the pages naming them were walked */
+    char why_buf[128];
+    const char *why; /* why the last build could take nothing kept, or NULL */
 };
 
 typedef struct {
@@ -315,8 +325,9 @@ typedef struct {
     int take;
     v8_heap_stats_t st;
     kept_page_t *pg;
-    int pg_large;
+    int pg_large, pg_resync_after;
     size_t pg_modules, pg_globals, pg_resyncs;
+    uint64_t pg_recent[32]; /* the page's maps noted last, direct-mapped (0: none) */
 } build_t;
 
 static void scan_walked(build_t *b, uint32_t i, const unsigned char *bytes, uint64_t avail);
@@ -346,8 +357,9 @@ static void page_done(void *ctx)
        module records and global objects are noted for the roots) */
     p->nnodes = (uint32_t)(b->g->n - p->node_first);
     p->nedges = b->g->nedges - p->edge_first;
-    p->ok = !b->pg_large && b->st.resyncs == b->pg_resyncs && b->nmodules == b->pg_modules &&
+    p->ok = !b->pg_large && !b->pg_resync_after && b->st.resyncs == b->pg_resyncs && b->nmodules == b->pg_modules &&
             b->nglobals == b->pg_globals && p->nedges <= UINT16_MAX;
+    p->ndeps = (uint32_t)(b->r->ndeps_next - p->dep_first);
     p->build = b->r->builds;
     b->pg = NULL;
 }
@@ -394,6 +406,28 @@ static int room_for_nodes(v8_graph_t *g, size_t more)
     return 1;
 }
 
+/* Whether a map the kept page p's objects name is answered otherwise now. */
+static int names_changed(const v8_graph_reuse_t *r, const kept_page_t *p)
+{
+    uint32_t x;
+    for (uint32_t k = 0; r->changed.count && k < p->ndeps; k++)
+        if (u64map_get(&r->changed, r->deps[p->dep_first + k], &x)) return 1;
+    return 0;
+}
+
+/* The walk of the page being walked (b->pg): the map of o, noted; and whether its end was found by
+   a search for the next map (what that search passed over must still be no map). */
+static void note_page_object(build_t *b, const v8_heap_object_t *o)
+{
+    v8_graph_reuse_t *r = b->r;
+    if (o->extent) b->pg_resync_after = 1;
+    size_t k = (size_t)((o->map >> 3) ^ (o->map >> 11)) & 31;
+    if (b->pg_recent[k] == o->map) return;
+    b->pg_recent[k] = o->map;
+    XGROW(r->deps_next, r->cap_deps_next, r->ndeps_next + 1);
+    r->deps_next[r->ndeps_next++] = o->map;
+}
+
 /* Before the walk reads a page: its nodes and compact references as the last build found them,
    where it may take them (b->take: the copy is the freeze after that build's, and the maps it
    named are unchanged), this build's page of the same bounds, kept ok, and not a byte of it
@@ -411,8 +445,13 @@ static int reuse_page(void *ctx, uint64_t area_start, uint64_t area_end, int lar
     kept_page_t *p = &r->pages[ord - 1];
     if (b->take && p->build == r->builds - 1 && p->ok && p->area_start == area_start && p->area_end == area_end &&
         !large && p->node_first + (uint64_t)p->nnodes <= r->n && p->edge_first + p->nedges <= r->nedges &&
-        target_copy_unchanged(g->v->t, area_start, area_end - area_start) && room_for_nodes(g, p->nnodes)) {
+        p->dep_first + p->ndeps <= r->ndeps && target_copy_unchanged(g->v->t, area_start, area_end - area_start) &&
+        !names_changed(r, p) && room_for_nodes(g, p->nnodes)) {
         room_for_edges(g, p->nedges);
+        XGROW(r->deps_next, r->cap_deps_next, r->ndeps_next + p->ndeps);
+        memcpy(&r->deps_next[r->ndeps_next], &r->deps[p->dep_first], p->ndeps * sizeof *r->deps);
+        p->dep_first = r->ndeps_next;
+        r->ndeps_next += p->ndeps;
         memcpy(&g->nodes[g->n], &r->nodes[p->node_first], p->nnodes * sizeof *g->nodes);
         for (uint32_t j = 0; j < p->nnodes; j++) g->first[g->n + j] = g->nedges + r->first[p->node_first + j];
         memcpy(&g->tgt[g->nedges], &r->tgt[p->edge_first], p->nedges * sizeof *g->tgt);
@@ -425,9 +464,11 @@ static int reuse_page(void *ctx, uint64_t area_start, uint64_t area_end, int lar
         r->reused++;
         return 1;
     }
-    *p = (kept_page_t){area_start, area_end, g->nedges, 0, (uint32_t)g->n, 0, 0, 0};
+    *p = (kept_page_t){area_start, area_end, g->nedges, 0, (uint32_t)g->n, 0, 0, 0, r->ndeps_next, 0};
     b->pg = p;
     b->pg_large = large;
+    b->pg_resync_after = 0;
+    memset(b->pg_recent, 0, sizeof b->pg_recent);
     b->pg_modules = b->nmodules, b->pg_globals = b->nglobals, b->pg_resyncs = b->st.resyncs;
     r->walked++;
     return 0;
@@ -442,6 +483,7 @@ static int on_object(void *ctx, const v8_heap_object_t *o)
         if (b->pend != V8_NO_NODE) finish_pending(b, o->addr - g->nodes[b->pend].addr);
         g->first[g->n] = g->nedges;
     }
+    if (b->pg) note_page_object(b, o);
     int js = v8_heap_is_js_type(g->h, o->type);
     uint16_t flags =
         (uint16_t)((o->large ? V8_NODE_LARGE : 0) | (o->prototype ? V8_NODE_PROTOTYPE : 0) | (js ? V8_NODE_JS : 0));
@@ -814,6 +856,7 @@ static void reuse_drop(v8_graph_reuse_t *r)
     graph_unbig(r->slot);
     r->nodes = NULL, r->tgt = r->slot = NULL;
     r->n = 0, r->nedges = 0;
+    r->ndeps = r->nfacts = 0;
     r->generation = 0;
 }
 
@@ -825,7 +868,10 @@ void v8_graph_reuse_free(v8_graph_reuse_t *r)
     u64map_free(&r->num.ord);
     free(r->num.chunk);
     free(r->pages);
+    free(r->deps);
+    free(r->deps_next);
     free(r->facts);
+    u64map_free(&r->changed);
     free(r);
 }
 
@@ -854,10 +900,28 @@ static void reuse_begin(build_t *b, v8_graph_reuse_t *r)
         r->num.n = 0;
         if (r->pages) memset(r->pages, 0, r->cap_pages * sizeof *r->pages);
     }
-    b->take = r->nodes && gen && gen == r->generation + 1 && v8_heap_map_facts_hold(g->h, r->facts, r->nfacts);
-    r->why = b->take || !r->nodes               ? NULL
-             : !gen || gen != r->generation + 1 ? "the copy is not the one after the last graph's"
-                                                : "a map the kept pages' objects name changed";
+    b->take = r->nodes && gen && gen == r->generation + 1;
+    r->why = b->take || !r->nodes ? NULL : "the copy is not the one after the last graph's";
+    /* the maps the kept pages name, looked up again: a page naming one answered otherwise now is
+       walked again */
+    u64map_free(&r->changed);
+    u64map_init(&r->changed);
+    for (size_t i = 0; b->take && i < r->nfacts; i++) {
+        v8_map_fact_t now, *was = &r->facts[i];
+        v8_heap_map_fact(g->h, was->word, &now);
+        if (now.is_map != was->is_map || now.type != was->type || now.instance_size != was->instance_size ||
+            now.is_prototype != was->is_prototype) {
+            int found;
+            *u64map_upsert(&r->changed, was->word, &found) = 1;
+        }
+    }
+    r->maps_changed = r->changed.count;
+    if (r->maps_changed) {
+        snprintf(r->why_buf, sizeof r->why_buf,
+                 "%zu of the maps kept pages name changed (died, or slack tracking ended)", r->maps_changed);
+        r->why = r->why_buf;
+    }
+    r->ndeps_next = 0;
     b->num = &r->num;
 }
 
@@ -869,14 +933,30 @@ static void reuse_end(build_t *b, int usable)
     v8_graph_reuse_t *r = b->r;
     v8_graph_t *g = b->g;
     uint64_t gen = target_copy_generation(g->v->t);
-    size_t nf = usable && gen ? v8_heap_map_facts(g->h, &r->facts, &r->cap_facts, 0) : SIZE_MAX;
     reuse_drop(r);
-    if (nf == SIZE_MAX) { /* nothing kept: the references resolved in place */
-        r->nfacts = 0;
+    if (!usable || !gen) { /* nothing kept: the references resolved in place */
         g->nedges = resolve_edges(b, g->first, g->tgt, g->slot);
         return;
     }
-    r->nfacts = nf;
+    /* this build's maps named: what the lookups answer for each (once) */
+    uint64_t *t = r->deps;
+    size_t tc = r->cap_deps;
+    r->deps = r->deps_next, r->cap_deps = r->cap_deps_next, r->ndeps = r->ndeps_next;
+    r->deps_next = t, r->cap_deps_next = tc, r->ndeps_next = 0;
+    u64map_t seen;
+    u64map_init(&seen);
+    for (uint32_t o = 0; o < r->num.n; o++) {
+        const kept_page_t *p = &r->pages[o];
+        if (p->build != r->builds || !p->ok) continue;
+        for (uint32_t k = 0; k < p->ndeps; k++) {
+            int found;
+            u64map_upsert(&seen, r->deps[p->dep_first + k], &found);
+            if (found) continue;
+            XGROW(r->facts, r->cap_facts, r->nfacts + 1);
+            v8_heap_map_fact(g->h, r->deps[p->dep_first + k], &r->facts[r->nfacts++]);
+        }
+    }
+    u64map_free(&seen);
     /* each node's first reference from its page's, for the pages that may be taken */
     XGROW(r->first, r->cap_first, g->n ? g->n : 1);
     for (uint32_t o = 0; o < r->num.n; o++) {

@@ -516,37 +516,16 @@ int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx)
     return 0;
 }
 
-size_t v8_heap_map_facts(const v8_heap_t *h, v8_map_fact_t **out, size_t *cap, size_t n)
+void v8_heap_map_fact(v8_heap_t *h, uint64_t word, v8_map_fact_t *f)
 {
-    if (h->maps.count > MAX_MAP_FACTS) return SIZE_MAX;
-    for (size_t i = 0; i < h->maps.cap; i++) {
-        const u64map_slot_t *s = &h->maps.slots[i];
-        if (!s->used) continue;
-        XGROW(*out, *cap, n + 1);
-        v8_map_fact_t *f = &(*out)[n++];
-        memset(f, 0, sizeof *f);
-        f->word = s->key;
-        if (s->val) {
-            const map_info_t *mi = &h->info[s->val - 1];
-            f->is_map = 1;
-            f->type = mi->type;
-            f->instance_size = mi->instance_size;
-            f->is_prototype = mi->is_prototype;
-        }
-    }
-    return n;
-}
-
-int v8_heap_map_facts_hold(v8_heap_t *h, const v8_map_fact_t *f, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        const map_info_t *mi = map_lookup(h, f[i].word);
-        if (!mi != !f[i].is_map) return 0;
-        if (mi &&
-            (mi->type != f[i].type || mi->instance_size != f[i].instance_size || mi->is_prototype != f[i].is_prototype))
-            return 0;
-    }
-    return h->maps.count <= MAX_MAP_FACTS;
+    const map_info_t *mi = map_lookup(h, word);
+    memset(f, 0, sizeof *f);
+    f->word = word;
+    if (!mi) return;
+    f->is_map = 1;
+    f->type = mi->type;
+    f->instance_size = mi->instance_size;
+    f->is_prototype = mi->is_prototype;
 }
 
 int v8_heap_function_shared(v8_heap_t *h, const v8_heap_object_t *o, uint64_t *shared)

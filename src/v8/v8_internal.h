@@ -204,19 +204,17 @@ static inline uint64_t v8_frame_lookup_pc(const v8_frame_t *f) { return f->retur
 void v8_api_frame(v8_t *v, v8_frame_t *f, int64_t type);
 void v8_api_callees(v8_t *v, v8_frame_t *frames, size_t n);
 
-/* heap_walk.c: what the walk's map lookups answered for one word (a map's facts, or not a map):
- * the walk of a page read the same bytes reads the same objects when every answer its objects
- * used still holds (a map's instance size changes when V8's slack tracking ends; an address that
- * held no map may hold one). */
+/* heap_walk.c: what the walk's map lookup answers for one word (a map's facts, or not a map): the
+ * walk of a page of the same bytes reads the same objects while the answers for its objects' maps
+ * hold (a map's instance size changes when V8's slack tracking ends; a map dies and its address
+ * holds something else). */
 typedef struct {
     uint64_t word;
     uint32_t instance_size;
     int32_t type;
     uint8_t is_map, is_prototype;
 } v8_map_fact_t;
-/* Appends h's answers so far to (*out, *cap) from n; the new count, SIZE_MAX when too many. */
-size_t v8_heap_map_facts(const v8_heap_t *h, v8_map_fact_t **out, size_t *cap, size_t n);
-/* 1 when each of the n answers holds in h (whose lookups it makes). */
-int v8_heap_map_facts_hold(v8_heap_t *h, const v8_map_fact_t *f, size_t n);
+/* The answer for word in h (looked up). */
+void v8_heap_map_fact(v8_heap_t *h, uint64_t word, v8_map_fact_t *f);
 
 #endif

@@ -24,6 +24,7 @@
  * might kill it, not fail), nor where the kernel lacks the features: a forked copy then. */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/hash.h"
 #include "util/procfs.h"
 #include "util/xalloc.h"
 #include <errno.h>
@@ -94,6 +95,7 @@ struct target_track {
     int pagemap; /* /proc/PID/pagemap */
     zone_t *zones;
     size_t nzones, zcap;
+    u64map_t zone_of;       /* key -> index + 1 */
     uint32_t zslot[ZSLOTS]; /* zone(): index + 1 by key */
     span_t *imaged;         /* the mappings whose bytes are the image's, at the last stop (sorted) */
     size_t nimaged;
@@ -108,21 +110,31 @@ struct target_track {
     uint64_t generation; /* the number of the last freeze that succeeded (target_copy_generation) */
 };
 
+/* The zone of key, if made. */
+static zone_t *zone_found(struct target_track *k, uint64_t key)
+{
+    /* a direct-mapped table of zone numbers + 1 by key first: V8 without a pointer cage (Node's
+       own builds) puts its pages at random addresses, a 1 GB heap in 3,678 zones */
+    uint32_t *slot = &k->zslot[key & (ZSLOTS - 1)], i;
+    if (*slot && k->zones[*slot - 1].key == key) return &k->zones[*slot - 1];
+    if (!u64map_get(&k->zone_of, key, &i)) return NULL;
+    *slot = i;
+    return &k->zones[i - 1];
+}
+
 /* The zone holding addr, made on first use (address space only: pages are taken as written) */
 static zone_t *zone(struct target_track *k, uint64_t addr)
 {
     uint64_t key = addr >> ZONE_BITS;
-    /* a direct-mapped table of zone numbers + 1 by key (a heap's pages are in tens of zones when
-       V8 has no pointer cage: Node's own builds) */
-    uint32_t *slot = &k->zslot[key & (ZSLOTS - 1)];
-    if (*slot && k->zones[*slot - 1].key == key) return &k->zones[*slot - 1];
-    for (size_t i = 0; i < k->nzones; i++)
-        if (k->zones[i].key == key) return *slot = (uint32_t)i + 1, &k->zones[i];
+    zone_t *z = zone_found(k, key);
+    if (z) return z;
     void *p = mmap(NULL, 1ull << ZONE_BITS, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return NULL;
     xgrow((void **)&k->zones, &k->zcap, k->nzones + 1, sizeof *k->zones);
     k->zones[k->nzones] = (zone_t){key, p, xcalloc(ZONE_PAGES / 64, sizeof(uint64_t))};
-    *slot = (uint32_t)k->nzones + 1;
+    int found;
+    *u64map_upsert(&k->zone_of, key, &found) = (uint32_t)k->nzones + 1;
+    k->zslot[key & (ZSLOTS - 1)] = (uint32_t)k->nzones + 1;
     return &k->zones[k->nzones++];
 }
 
@@ -189,11 +201,11 @@ static void image_drop(struct target_track *k, uint64_t a, uint64_t b)
     while (a < b) {
         uint64_t zend = ((a >> ZONE_BITS) + 1) << ZONE_BITS, e = b < zend ? b : zend;
         uint64_t key = a >> ZONE_BITS;
-        for (size_t i = 0; i < k->nzones; i++)
-            if (k->zones[i].key == key && held_bits(&k->zones[i], a, e, 0)) {
-                madvise(k->zones[i].base + (a & ((1ull << ZONE_BITS) - 1)), e - a, MADV_DONTNEED);
-                note_changed(k, a, e);
-            }
+        zone_t *z = zone_found(k, key);
+        if (z && held_bits(z, a, e, 0)) {
+            madvise(z->base + (a & ((1ull << ZONE_BITS) - 1)), e - a, MADV_DONTNEED);
+            note_changed(k, a, e);
+        }
         a = e;
     }
 }
@@ -680,6 +692,7 @@ void target_track_free(target_t *t)
         free(k->zones[i].held);
     }
     free(k->zones);
+    u64map_free(&k->zone_of);
     free(k->imaged);
     free(k->vec);
     free(k->unreg);

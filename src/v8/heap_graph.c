@@ -835,15 +835,18 @@ void v8_graph_release(v8_graph_t *g)
 /* ---- reusing the last build ----
  * watch --heap builds a graph each census from a tracked copy, and between two censuses a program
  * writes few of its heap's pages (0.2% in bench/watch_heap.sh's). A V8 page's walk gives its nodes
- * and their references from its bytes alone, given what the walk's map lookups answered (a map's
- * type and size, or "no map"): where not a byte of the page changed (target_copy_unchanged) and
- * every answer still holds, its nodes and compact references are copied from the last build's
- * arrays instead. Compact addresses name chunks by number: the reuse state keeps the numbers, so
- * a kept reference still means the same address; resolving references to nodes is done afresh.
- * A page is not reused when its walk depended on more than its bytes: a large object (scanned
- * past its page), a resync (a search for the next map), a module record or global object (noted
- * for the roots). What is kept: the last build's nodes (lent to its graph until freed) and its
- * compact references (the graph gets its resolved ones in arrays of its own). */
+ * and their references from its bytes and from what the walk's map lookups answered for its
+ * objects' maps (type, size, prototype bit): where not a byte of the page changed
+ * (target_copy_unchanged) and none of the maps it names is answered otherwise now (each build looks
+ * them up again: a map dies, slack tracking shrinks one), its nodes and compact references are
+ * copied from the last build's arrays instead. Compact addresses name chunks by number: the reuse
+ * state keeps the numbers, so a kept reference still means the same address; resolving references
+ * to nodes is done afresh. A page is not reused when its walk depended on more: a large object
+ * (scanned past its page), a resync or an object ended by a search for the next map (what it
+ * passed over must still be no map), a module record or global object (noted for the roots).
+ * What is kept: the last build's nodes (lent to its graph until freed), each node's first
+ * reference as an offset in its page's, and its compact references (the graph gets its resolved
+ * ones in arrays of its own). */
 
 v8_graph_reuse_t *v8_graph_reuse_new(void) { return xcalloc(1, sizeof(v8_graph_reuse_t)); }
 

@@ -105,6 +105,7 @@ void live_report_wrote(const char *out, double samples, const live_session_resul
     if (st->partial)
         fprintf(stderr, "; %lu partial: JS frames left unnamed, %lu read too late, %lu moved by a GC", st->partial,
                 st->late, st->partial - st->late);
+    if (st->cut) fprintf(stderr, "; %lu cut short, under '(outer frames ...)'", st->cut);
     if (wall) fprintf(stderr, "; %lu off the CPU", st->off_cpu);
     if (st->lost) fprintf(stderr, "; %lu lost", st->lost);
     if (diag_verbosity > 0 && st->full_gcs >= 0)

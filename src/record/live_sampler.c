@@ -41,6 +41,13 @@
  * whole of a sample of one that could not be opened at all (live_sampler_early) */
 #define UNNAMED_EXITED_JS "(JS: process exited before nodescope could read it)"
 #define UNNAMED_EXITED "(process exited before nodescope could read it)"
+/* the outer frames of a sample cut where a return address could not be one (unwind): its stack,
+ * beyond the copy, changed before it was read; or its frame chain broke */
+#define UNNAMED_CHANGED "(outer frames changed before they were read)"
+#define UNNAMED_BROKEN "(outer frames lost: the frame chain broke)"
+#define STRINGIFY(x) #x
+#define STRING_OF(x) STRINGIFY(x)
+#define UNNAMED_DEEP "(outer frames left out: a stack of over " STRING_OF(MAX_NATIVE) " native frames)"
 
 /* A ring holds ~30 samples whatever they copy: a thread's samples wait there while nodescope names
  * another's (tsc at 999 Hz, 32 KiB copies in the ring of 16 KiB ones: 3-5x the samples lost). */
@@ -142,6 +149,27 @@ static int after_call(target_t *t, uint64_t ret)
     return 0;
 }
 
+/* Could ret be a return address in a file's code: just after a call of any encoding (call rel32,
+ * or call r/m64: FF /2 with its ModRM, SIB and displacement, 2-7 bytes), or a signal handler's
+ * return to the kernel's sigreturn trampoline (mov $15, %rax; syscall: __restore_rt)? Lenient where
+ * after_call is strict: it rejects, after_call finds. */
+static int could_return_to(target_t *t, uint64_t ret)
+{
+    static const uint8_t sigreturn[9] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
+    uint8_t b[7], at[9];
+    if (target_read(t, ret - 7, b, sizeof b) != 0) return 0;
+    if (b[2] == 0xe8) return 1;
+    for (int len = 2; len <= 7; len++) {
+        const uint8_t *c = b + 7 - len; /* the FF and what follows it */
+        if (c[0] != 0xff || ((c[1] >> 3) & 7) != 2) continue;
+        int mod = c[1] >> 6, rm = c[1] & 7, sib = mod != 3 && rm == 4, want = 2 + sib;
+        if (mod == 1) want += 1;
+        else if (mod == 2 || (mod == 0 && rm == 5) || (mod == 0 && sib && len > 2 && (c[2] & 7) == 5)) want += 4;
+        if (want == len) return 1;
+    }
+    return target_read(t, ret, at, sizeof at) == 0 && !memcmp(at, sigreturn, sizeof at);
+}
+
 #define SCAN_WORDS 512 /* how far up the stack a broken chain's next frame record is looked for */
 #define MIN_CHAIN 3
 
@@ -156,7 +184,8 @@ static int after_call(target_t *t, uint64_t ret)
  * from sp up, for the first frame record whose chain goes on (a saved frame pointer higher on the
  * stack, next to a return address just after a call), and the return addresses below it (the
  * frames without frame pointers) are taken as frames too. */
-static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, target_frame_t *native, size_t max)
+static size_t unwind_frames(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, target_frame_t *native,
+                            size_t max)
 {
     uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
     size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
@@ -184,6 +213,44 @@ static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_
         for (size_t i = 0; i < c && k < max; i++) native[k++] = chain[i];
         return k;
     }
+    return n;
+}
+
+/* The same, cut at the first return address that cannot be one: in no executable memory
+ * ("0x298ecce0 ([heap]+0x1b7ce0)"), or in a file's code but not just after a call (a function's
+ * first byte: "0x1274dc0 (node+0xe74dc0)", a std::function's invoker left on the stack). Beyond
+ * the stack copy (a return address above sp + stack_len) the stack is read as it is now, after
+ * the sample: a thread that has returned since and called elsewhere has put other words there
+ * (*cut = CUT_CHANGED; the parser's deep recursion, changing from sample to sample, had 6-8% of
+ * its samples so, tests/fixtures/live/deep_parse.js). Within it, the saved-rbp chain went through
+ * code that keeps no frame pointer (*cut = CUT_BROKEN: 0.1-0.3% of those samples, of tsc's). The frames kept are the sample's own; the ones
+ * further out are not known. A stack of MAX_NATIVE frames whose chain goes on is cut there too
+ * (*cut = CUT_DEEP). */
+enum { CUT_NONE, CUT_CHANGED, CUT_BROKEN, CUT_DEEP /* max frames taken, and the chain went on */ };
+#define CHECKED_KEY(pc) ((pc)*2 + 1 + (1ull << 63)) /* in names: a pc that passed unwind's check */
+static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, u64map_t *names,
+                     target_frame_t *native, size_t max, int *cut)
+{
+    size_t n = unwind_frames(t, tid, regs, stack_len, native, max);
+    uint64_t top = regs[19] + stack_len;
+    *cut = CUT_NONE;
+    for (size_t i = 1; i < n; i++) {
+        uint32_t known;
+        int found;
+        if (u64map_get(names, CHECKED_KEY(native[i].pc), &known)) continue;
+        const target_mapping_t *m = target_mapping_refresh(t, native[i].pc);
+        /* Anonymous memory is V8's code space, whose protections change after the maps were read
+           (reserved PROT_NONE, then committed): not checked. Nor is the kernel's code in the
+           process: [uprobes], where a uretprobe (gc_watch's on MarkCompact) puts its trampoline in
+           place of the return address, [vdso]. */
+        if (!m ||
+            (m->path && (!(m->prot & 4 /* PROT_EXEC */) || (m->path[0] != '[' && !could_return_to(t, native[i].pc))))) {
+            *cut = native[i].sp >= top + 8 ? CUT_CHANGED : CUT_BROKEN; /* where its return address was */
+            return i;
+        }
+        if (m->path) *u64map_upsert(names, CHECKED_KEY(native[i].pc), &found) = 1; /* a file's code stays */
+    }
+    if (n == max && native[n - 1].fp) *cut = CUT_DEEP;
     return n;
 }
 
@@ -251,7 +318,8 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
     }
     target_set_stack_copy(t, regs[19], in->stack, (size_t)stack_len);
     target_fresh_after(t, time_ns);
-    size_t n = unwind(t, te->tid, regs, stack_len, native, MAX_NATIVE);
+    int cut;
+    size_t n = unwind(t, te->tid, regs, stack_len, names, native, MAX_NATIVE, &cut);
     const char *wait = off_cpu ? wait_name(t, native, n, in->preempted) : in->label;
     size_t n_native = n;
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
@@ -306,6 +374,10 @@ name:
     k = 0;
     leaf_line = 0;
     ids[k++] = p->threads[te->thread].frame;
+    if (cut) {
+        const char *why = cut == CUT_CHANGED ? UNNAMED_CHANGED : cut == CUT_BROKEN ? UNNAMED_BROKEN : UNNAMED_DEEP;
+        ids[k++] = profile_frame(p, why, strlen(why), NULL, 0, 0, FRAME_UNKNOWN);
+    }
     for (size_t i = n; i-- > 0;) {
         const v8_frame_t *f = &frames[i];
         uint32_t known;
@@ -380,6 +452,7 @@ name:
         if (!named_js) st->jit_unnamed++;
     }
     if (!unnamed && late && quiet) st->late_named++;
+    if (cut) st->cut++;
     buf_free(&b);
     target_set_stack_copy(t, 0, NULL, 0);
     if (k == 1) st->empty++;
@@ -777,6 +850,6 @@ int live_stats_check_named(const live_stats_t *st, const char *problem, int othe
 
 void live_stats_json(const live_stats_t *st, char *out, size_t cap)
 {
-    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu,\"exitedUnread\":%lu", st->samples,
-             st->jit, st->jit_unnamed, st->exited);
+    snprintf(out, cap, ",\"samples\":%lu,\"jitSamples\":%lu,\"jitUnnamed\":%lu,\"exitedUnread\":%lu,\"stacksCut\":%lu",
+             st->samples, st->jit, st->jit_unnamed, st->exited, st->cut);
 }

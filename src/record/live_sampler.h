@@ -21,6 +21,9 @@ typedef struct {
     unsigned long long cpu_ns;  /* nodescope's CPU time while sampling: reading the rings, naming, polling */
     unsigned long copy_changes; /* events opened again with another stack copy (record/stack_need.h) */
     unsigned long short_copies; /* samples with frames that may have changed beyond the copy */
+    unsigned long cut;          /* samples cut short, under "(outer frames ...)": where a return
+                                     address cannot be one (beyond the copy: it changed; within: the
+                                     frame chain broke), or over 512 frames (live_sampler.c) */
     unsigned long jit;          /* samples with a frame in V8's JIT code (anonymous executable memory),
                                      not left unnamed on purpose (partial) */
     unsigned long jit_unnamed;  /* of those, samples that name no JavaScript function: the wrong node
@@ -105,6 +108,6 @@ int live_sample(int pid, double hz, double seconds, profile_t *out, live_stats_t
  * process ran in a container), none named an error: -1 then, 0 otherwise. */
 int live_stats_check_named(const live_stats_t *st, const char *problem, int other_mount_ns);
 /* The counts as JSON members for a report (",\"samples\":N,\"jitSamples\":J,\"jitUnnamed\":U,
- * \"exitedUnread\":E"), in out. */
+ * \"exitedUnread\":E,\"stacksCut\":C"), in out. */
 void live_stats_json(const live_stats_t *st, char *out, size_t cap);
 #endif

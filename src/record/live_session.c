@@ -153,7 +153,7 @@ static void add_stats(live_stats_t *sum, const live_stats_t *st)
     sum->partial += st->partial, sum->late += st->late, sum->late_named += st->late_named;
     if (st->full_gcs >= 0) sum->full_gcs = (sum->full_gcs < 0 ? 0 : sum->full_gcs) + st->full_gcs;
     sum->off_cpu += st->off_cpu, sum->busy_ns += st->busy_ns, sum->cpu_ns += st->cpu_ns;
-    sum->copy_changes += st->copy_changes, sum->short_copies += st->short_copies;
+    sum->copy_changes += st->copy_changes, sum->short_copies += st->short_copies, sum->cut += st->cut;
     sum->jit += st->jit, sum->jit_unnamed += st->jit_unnamed, sum->exited += st->exited;
     sum->events += st->events, sum->events_weight += st->events_weight, sum->throttled += st->throttled;
 }

@@ -433,10 +433,7 @@ int v8_heap_walk_pages(v8_heap_t *h, v8_heap_cb cb, void (*page_done)(void *ctx)
             continue;
         }
         int large = pg->area_end - pg->chunk > CHUNK_SIZE;
-        if (page_skip && page_skip(ctx, pg->area_start, pg->area_end, large)) {
-            st->reused_pages++;
-            continue;
-        }
+        if (page_skip && page_skip(ctx, pg->area_start, pg->area_end, large)) continue;
         /* A large page holds one object: only its header is needed. */
         uint64_t len = pg->area_end - pg->area_start;
         if (large && len > 4096) len = 4096;

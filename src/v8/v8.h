@@ -428,8 +428,7 @@ typedef struct {
                                    and fillers too, which are no objects of their own); else 0 */
 } v8_heap_object_t;
 typedef struct {
-    size_t pages, skipped_pages, unreadable_pages, objects, resyncs;
-    size_t reused_pages; /* v8_heap_walk_pages: pages page_skip took from what it kept */
+    size_t pages, skipped_pages, unreadable_pages, objects, resyncs; /* (pages page_skip takes: its own count) */
     uint64_t bytes;
 } v8_heap_stats_t;
 /* Return nonzero to stop the walk. */

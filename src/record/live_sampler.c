@@ -149,25 +149,13 @@ static int after_call(target_t *t, uint64_t ret)
     return 0;
 }
 
-/* Could ret be a return address in a file's code: just after a call of any encoding (call rel32,
- * or call r/m64: FF /2 with its ModRM, SIB and displacement, 2-7 bytes), or a signal handler's
- * return to the kernel's sigreturn trampoline (mov $15, %rax; syscall: __restore_rt)? Lenient where
- * after_call is strict: it rejects, after_call finds. */
+/* Could ret be a return address in a file's code (target_return_site)? Lenient where after_call is
+ * strict: it rejects, after_call finds. */
 static int could_return_to(target_t *t, uint64_t ret)
 {
-    static const uint8_t sigreturn[9] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
-    uint8_t b[7], at[9];
-    if (target_read(t, ret - 7, b, sizeof b) != 0) return 0;
-    if (b[2] == 0xe8) return 1;
-    for (int len = 2; len <= 7; len++) {
-        const uint8_t *c = b + 7 - len; /* the FF and what follows it */
-        if (c[0] != 0xff || ((c[1] >> 3) & 7) != 2) continue;
-        int mod = c[1] >> 6, rm = c[1] & 7, sib = mod != 3 && rm == 4, want = 2 + sib;
-        if (mod == 1) want += 1;
-        else if (mod == 2 || (mod == 0 && rm == 5) || (mod == 0 && sib && len > 2 && (c[2] & 7) == 5)) want += 4;
-        if (want == len) return 1;
-    }
-    return target_read(t, ret, at, sizeof at) == 0 && !memcmp(at, sigreturn, sizeof at);
+    uint8_t before[7], at[9];
+    if (target_read(t, ret - 7, before, sizeof before) != 0) return 0;
+    return target_return_site(before, target_read(t, ret, at, sizeof at) == 0 ? at : NULL);
 }
 
 #define SCAN_WORDS 512 /* how far up the stack a broken chain's next frame record is looked for */

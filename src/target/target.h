@@ -177,6 +177,14 @@ size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], targe
  * without frame pointers, like libc, or caught in a prologue): that chain misses its caller; -1
  * no CFI covers pc (V8's code: its frames are decoded as V8's). */
 int target_leaf_framed(target_t *t, uint64_t pc);
+/* Can a return land at an address (x86-64) whose 7 bytes before are before[] and 9 bytes from it
+ * at[]? 1 when the bytes before end in a call of any encoding (call rel32; call r/m64: FF /2 with
+ * its ModRM, SIB and displacement, 2-7 bytes, a REX prefix before it or not), or when at[] is the
+ * sigreturn trampoline a signal handler returns to (mov $15, %rax; syscall). A frame-pointer chain
+ * through words that are not a frame record meets addresses that fail it: a function's first
+ * byte (a function pointer left on the stack), data. Lenient: it may accept bytes that only look
+ * like a call. */
+int target_return_site(const uint8_t before[7], const uint8_t at[9]);
 
 const char *target_exe_path(const target_t *t);
 /* Why the target's executable may not be the one it runs, or NULL: it could not be read through

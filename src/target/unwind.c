@@ -175,6 +175,22 @@ int target_leaf_framed(target_t *t, uint64_t pc)
     return framed;
 }
 
+int target_return_site(const uint8_t before[7], const uint8_t at[9])
+{
+    static const uint8_t sigreturn[9] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
+    if (before[2] == 0xe8) return 1; /* call rel32 */
+    for (int len = 2; len <= 7; len++) {
+        const uint8_t *c = before + 7 - len; /* the FF, its ModRM, and what follows */
+        if (c[0] != 0xff || ((c[1] >> 3) & 7) != 2) continue;
+        int mod = c[1] >> 6, rm = c[1] & 7, sib = mod != 3 && rm == 4, want = 2 + sib;
+        if (mod == 1) want += 1; /* disp8 */
+        else if (mod == 2 || (mod == 0 && rm == 5) || (mod == 0 && sib && len > 2 && (c[2] & 7) == 5))
+            want += 4; /* disp32: [reg+disp32], [rip+disp32], [index*s+disp32] */
+        if (want == len) return 1;
+    }
+    return at && !memcmp(at, sigreturn, sizeof sigreturn);
+}
+
 /* Follows saved rbp links from fp; frames appended after n. */
 static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *frames, size_t n, size_t max)
 {

@@ -322,7 +322,9 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
         uint64_t js_end = 0;
         for (size_t i = 0; i < n; i++)
             if (frames[i].kind == V8_FRAME_JS && frames[i].fp + 16 > js_end) js_end = frames[i].fp + 16;
-        stack_need_note(&te->need, regs[19], native, n_native, js_end);
+        /* a stack cut where it had changed beyond the copy reached at least the frame it was cut at
+           (native[n_native], still there): the next copies should hold that much */
+        stack_need_note(&te->need, regs[19], native, n_native + (cut == CUT_CHANGED), js_end);
     }
     /* JS frames are named from the heap as it is now. A frame named from its code or bytecode
      * (stable: a scavenge does not move those) keeps its name however late the sample is read, if

@@ -150,11 +150,12 @@ static int after_call(target_t *t, uint64_t ret)
 }
 
 /* Could ret be a return address in a file's code (target_return_site)? Lenient where after_call is
- * strict: it rejects, after_call finds. */
+ * strict: it rejects, after_call finds. Code that cannot be read (the process exited: OpenSSL's
+ * cleanup at exit was cut as "the frame chain broke") is not judged: 1. */
 static int could_return_to(target_t *t, uint64_t ret)
 {
     uint8_t before[7], at[9];
-    if (target_read(t, ret - 7, before, sizeof before) != 0) return 0;
+    if (target_read(t, ret - 7, before, sizeof before) != 0) return 1;
     return target_return_site(before, target_read(t, ret, at, sizeof at) == 0 ? at : NULL);
 }
 

@@ -132,31 +132,21 @@ static const char *wait_name(target_t *t, const target_frame_t *native, size_t n
     return "(wait: kernel)"; /* a page fault, or a system call not known by its callers */
 }
 
-/* Is ret a return address: in executable code of a file, just after a call instruction? */
+/* Could ret be a return address, by the code before it (target_return_site)? -1 when that code
+ * cannot be read (the process exited). */
+static int return_site(target_t *t, uint64_t ret)
+{
+    uint8_t before[7], at[9];
+    if (target_read(t, ret - 7, before, sizeof before) != 0) return -1;
+    return target_return_site(before, target_read(t, ret, at, sizeof at) == 0 ? at : NULL);
+}
+
+/* Is ret a return address: in executable code of a file, just after a call instruction? (The stack
+ * scan below looks for them.) */
 static int after_call(target_t *t, uint64_t ret)
 {
     const target_mapping_t *m = target_mapping_at(t, ret);
-    uint8_t b[7];
-    if (!m || !m->path || !(m->prot & 4 /* PROT_EXEC */) || ret - m->start < sizeof b ||
-        target_read(t, ret - 7, b, sizeof b) != 0)
-        return 0;
-    /* b[6] is the byte before ret: call rel32 (e8), call *reg (ff d0+r, maybe REX), call *disp8(reg)
-       (ff 50+r d8), call *disp32(reg) or *disp32(rip) (ff 90+r / ff 15, disp32) */
-    if (b[2] == 0xe8) return 1;
-    if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0) return 1;
-    if (b[4] == 0xff && (b[5] & 0xf8) == 0x50) return 1;
-    if (b[1] == 0xff && (b[2] == 0x15 || (b[2] & 0xf8) == 0x90)) return 1;
-    return 0;
-}
-
-/* Could ret be a return address in a file's code (target_return_site)? Lenient where after_call is
- * strict: it rejects, after_call finds. Code that cannot be read (the process exited: OpenSSL's
- * cleanup at exit was cut as "the frame chain broke") is not judged: 1. */
-static int could_return_to(target_t *t, uint64_t ret)
-{
-    uint8_t before[7], at[9];
-    if (target_read(t, ret - 7, before, sizeof before) != 0) return 1;
-    return target_return_site(before, target_read(t, ret, at, sizeof at) == 0 ? at : NULL);
+    return m && m->path && (m->prot & 4 /* PROT_EXEC */) && ret - m->start >= 7 && return_site(t, ret) == 1;
 }
 
 #define SCAN_WORDS 512 /* how far up the stack a broken chain's next frame record is looked for */
@@ -231,9 +221,10 @@ static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_
         /* Anonymous memory is V8's code space, whose protections change after the maps were read
            (reserved PROT_NONE, then committed): not checked. Nor is the kernel's code in the
            process: [uprobes], where a uretprobe (gc_watch's on MarkCompact) puts its trampoline in
-           place of the return address, [vdso]. */
+           place of the return address, [vdso]. Code that cannot be read (the process exited:
+           OpenSSL's cleanup at exit was cut as "the frame chain broke") is not judged. */
         if (!m ||
-            (m->path && (!(m->prot & 4 /* PROT_EXEC */) || (m->path[0] != '[' && !could_return_to(t, native[i].pc))))) {
+            (m->path && (!(m->prot & 4 /* PROT_EXEC */) || (m->path[0] != '[' && !return_site(t, native[i].pc))))) {
             *cut = native[i].sp >= top + 8 ? CUT_CHANGED : CUT_BROKEN; /* where its return address was */
             return i;
         }

@@ -27,10 +27,16 @@ logs="$ROOT/build/test-logs"
 mkdir -p "$logs"
 pass=0 fail=0 skip=0 failed=()
 
-# Side files node and perf leave behind: no test may leave one (a test that does fails).
-# A file counts when it appeared during the test and the process it names has exited:
-# other people's running programs keep theirs, and nothing is deleted here.
-droppings() { ls -d /tmp/perf-*.map /tmp/jit-*.dump "$ROOT"/isolate-*.log "$ROOT"/perf-*.map "$ROOT"/jit-*.dump 2>/dev/null | sort; }
+# Side files node and perf leave behind: no test may leave one (a test that does fails). As root,
+# each test has a /tmp of its own (a mount namespace with its own directory bound on /tmp), where
+# node writes its perf maps: what is left there is the test's, whatever runs beside it (another
+# suite, another user's node). Without that (not root, no unshare), a file in /tmp counts when it
+# appeared during the test and the process it names has exited. The working tree is shared.
+own_tmp=0
+[ "$(id -u)" -eq 0 ] && unshare -m --propagation private true 2> /dev/null && own_tmp=1
+droppings() {  # DIR: the side files in DIR (the test's /tmp) and in the tree
+    ls -d "$1"/perf-*.map "$1"/jit-*.dump "$ROOT"/isolate-*.log "$ROOT"/perf-*.map "$ROOT"/jit-*.dump 2>/dev/null | sort
+}
 orphans() {  # new files (one a line) whose pid is gone
     local f pid
     while read -r f; do
@@ -40,14 +46,46 @@ orphans() {  # new files (one a line) whose pid is gone
         echo "$f"
     done
 }
+# in_tmp DIR CMD...: CMD with DIR as its /tmp (own_tmp), else as it is
+in_tmp() {
+    local d=$1; shift
+    if [ $own_tmp -eq 1 ]; then unshare -m --propagation private bash -c 'mount --bind "$0" /tmp && exec "$@"' "$d" "$@"
+    else "$@"; fi
+}
+
+# Processes a test started: each test runs with its own NODESCOPE_TEST_RUN in the environment,
+# which every process it starts inherits (npm's children, a container's node, a forked copy). One
+# still there a few seconds after the test ended was left running: it is killed, and a test that
+# passed fails for it ("left running"). (A process that clears its environment is not seen.)
+marked() {  # run id: the pids whose environment holds it
+    grep -lszx "NODESCOPE_TEST_RUN=$1" /proc/[0-9]*/environ | sed 's|^/proc/||; s|/environ$||'
+}
+left_running() {  # run id: waits up to 5 s for its processes to end, kills and names what is left
+    local left i p
+    for i in $(seq 50); do left=$(marked "$1"); [ -z "$left" ] && return; sleep 0.1; done
+    for p in $left; do echo "$p: $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null | cut -c1-120)"; done
+    for i in $(seq 50); do
+        left=$(marked "$1"); [ -z "$left" ] && return
+        kill -KILL $left 2> /dev/null; sleep 0.1
+    done
+}
 
 run_one() {  # name, command...
     local name=$1; shift
     [[ -n "$pattern" && "$name" != *"$pattern"* ]] && return
     local log="$logs/${name//\//_}.log" t0=$SECONDS rc again=
-    local tmp; tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodescope-test.XXXXXX")
-    local before; before=$(droppings)
-    attempt() { (cd "$ROOT" && TMPDIR="$tmp" TEST_TMP="$tmp" "$@") >"$log" 2>&1; }
+    # base: the test's /tmp (own_tmp) or where its directory is; tmp: its directory (TEST_TMP) as
+    # the test sees it, and as run.sh does
+    local base; base=$(mktemp -d "${TMPDIR:-/tmp}/nodescope-test.XXXXXX")
+    local tmp=$base/t seen=$base/t
+    [ $own_tmp -eq 1 ] && chmod 1777 "$base" && seen=/tmp/t
+    local shared=/tmp; [ $own_tmp -eq 1 ] && shared=$base
+    local before; before=$(droppings "$shared")
+    local run_id="$$.$RANDOM.${name//\//_}"
+    attempt() {
+        mkdir -m 700 "$tmp"
+        (cd "$ROOT" && NODESCOPE_TEST_RUN="$run_id" TMPDIR="$seen" TEST_TMP="$seen" in_tmp "$base" "$@") >"$log" 2>&1
+    }
     attempt "$@"
     rc=$?
     # LeakSanitizer's own stop-the-world tracer now and then crashes at a process's exit ("Tracer
@@ -57,14 +95,20 @@ run_one() {  # name, command...
     if [ $rc -ne 0 ] && [ $rc -ne 77 ] && grep -q "^Tracer caught signal" "$log" &&
         grep -q "LeakSanitizer has encountered a fatal error" "$log" && ! grep -q "detected memory leaks" "$log"; then
         mv "$log" "$log.tracer-crash"
-        rm -rf "$tmp"; mkdir -p "$tmp"
+        rm -rf "$tmp"
         attempt "$@"
         rc=$?
         echo "(run twice: LeakSanitizer's tracer crashed in the first run; its log: $log.tracer-crash)" >> "$log"
         again=", run twice: LeakSanitizer's tracer crashed once"
     fi
+    local running; running=$(left_running "$run_id")
+    if [ -n "$running" ]; then
+        echo "FAIL: left running (killed now):" >> "$log"; echo "$running" | sed 's/^/  /' >> "$log"
+        [ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1
+    fi
     rm -rf "$tmp"
-    local left; left=$(comm -13 <(echo "$before") <(droppings) | orphans)
+    local left; left=$(comm -13 <(echo "$before") <(droppings "$shared") | orphans)
+    rm -rf "$base"
     if [ -n "$left" ]; then
         echo "FAIL: left behind: $(echo $left)" >> "$log"
         [ $rc -eq 0 ] || [ $rc -eq 77 ] && rc=1

@@ -187,7 +187,7 @@ int cli_watch_heap(int argc, char **argv)
     int pid = 0, heap = 0, json = 0, all = 0, live = 0, no_paths = 0, fork_copy = 0;
     double every = 30, duration = 0;
     const char *out_path = NULL;
-    long top = 15;
+    long top = 15, censuses = 0;
     ngates = 0;
     const opt_t opts[] = {
         OPT_FN("pid", 'p', "PID", "the node process to watch", &pid, opt_set_pid),
@@ -195,6 +195,8 @@ int cli_watch_heap(int argc, char **argv)
         OPT_FN("every", 0, "DURATION", "time between censuses (30s)", &every, set_every),
         OPT_FN("duration", 'd', "DURATION", "stop after DURATION (default: Ctrl-C or the process's end)", &duration,
                set_duration),
+        OPT_FN("censuses", 0, "N", "stop after N censuses (with -d: whichever comes first)", &censuses,
+               opt_set_count),
         OPT_STR("output", 'o', "REPORT", "write the report: REPORT.html (charts) or REPORT.json", &out_path),
         OPT_BOOL("json", 0, "print the JSON report on stdout at the end (no table)", &json),
         OPT_FN("fail-if-growth", 0, "'CLASS>N/min'",
@@ -277,7 +279,9 @@ int cli_watch_heap(int argc, char **argv)
             ended = "process exited";
             break;
         }
-        int final = stop || (duration > 0 && due - t0 >= duration - 1e-6);
+        int last_count = censuses > 0 && pm_leak_points(L) + 1 >= (size_t)censuses;
+        int final = stop || last_count || (duration > 0 && due - t0 >= duration - 1e-6);
+        if (last_count && !stop) ended = "censuses";
         double c0 = now_s(CLOCK_PROCESS_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC);
         double stopped = 0, tc = 0;
         int rc = -1, retried = 0;

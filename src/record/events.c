@@ -123,19 +123,25 @@ int events_uprobe_type(void) { return proc_read_int("/sys/bus/event_source/devic
 
 /* A uprobe (ret: at the function's return) on the code at offset of path, for thread tid. With
  * sample_type NULL its samples carry the time only (gc_watch's). */
+static void uprobe_attr(struct perf_event_attr *a, int type, const char *path, uint64_t offset, int ret,
+                        const uint64_t *sample_type)
+{
+    memset(a, 0, sizeof *a);
+    a->size = sizeof *a;
+    a->type = (uint32_t)type;
+    a->config = ret ? 1 : 0; /* the uprobe PMU's "retprobe" bit (config:0) */
+    a->config1 = (uint64_t)(uintptr_t)path;
+    a->config2 = offset;
+    a->sample_period = 1;
+    a->sample_type = sample_type ? *sample_type : PERF_SAMPLE_TIME;
+    a->use_clockid = 1;
+    a->clockid = CLOCK_MONOTONIC;
+}
+
 int events_open_uprobe(int type, const char *path, uint64_t offset, int ret, int tid, const uint64_t *sample_type)
 {
     struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = (uint32_t)type;
-    a.config = ret ? 1 : 0; /* the uprobe PMU's "retprobe" bit (config:0) */
-    a.config1 = (uint64_t)(uintptr_t)path;
-    a.config2 = offset;
-    a.sample_period = 1;
-    a.sample_type = sample_type ? *sample_type : PERF_SAMPLE_TIME;
-    a.use_clockid = 1;
-    a.clockid = CLOCK_MONOTONIC;
+    uprobe_attr(&a, type, path, offset, ret, sample_type);
     return perf_open(&a, tid);
 }
 
@@ -556,7 +562,9 @@ static int open_one(const record_event_t *ev, const event_probe_t *pr, int tid, 
     memset(&a, 0, sizeof a);
     if (pr && pr->time_only) { /* a GC's start or end: its time */
         uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;
-        return events_open_uprobe(events_uprobe_type(), pr->path, pr->offset, pr->ret, tid, &st);
+        uprobe_attr(&a, events_uprobe_type(), pr->path, pr->offset, pr->ret, &st);
+        a.disabled = 1;
+        return perf_open(&a, tid);
     }
     a.sample_type = EVENTS_SAMPLE_TYPE & ~(uint64_t)PERF_SAMPLE_RAW;
     a.sample_period = ev->every;
@@ -579,6 +587,7 @@ static int open_one(const record_event_t *ev, const event_probe_t *pr, int tid, 
         break;
     }
     sampled_attr(&a, copy, woken, wake_bytes);
+    a.disabled = 1; /* (events_enable_set) */
     /* tracepoints fire in the kernel: a sample in kernel context, with the user registers at the
        system call's entry; a page fault may be taken in the kernel (copying from user memory) */
     a.exclude_kernel = ev->kind == EVK_SOFTWARE && !events_with_kernel;
@@ -588,6 +597,13 @@ static int open_one(const record_event_t *ev, const event_probe_t *pr, int tid, 
         fd = perf_open(&a, tid);
     }
     return fd;
+}
+
+int events_enable_set(const event_set_t *s)
+{
+    for (int i = 0; i < s->n; i++)
+        if (ioctl(s->fd[i], PERF_EVENT_IOC_ENABLE, 0) != 0) return -1;
+    return 0;
 }
 
 void events_close_set(event_set_t *s)

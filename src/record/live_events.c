@@ -37,6 +37,7 @@ int live_events_open(live_sampler_t *s, thread_ev_t *te, uint32_t copy, size_t p
         if (!set->ret[k] && period != s->o.events->ev[set->ev[k]].every)
             ioctl(set->fd[k], PERF_EVENT_IOC_PERIOD, &period);
     }
+    if (events_enable_set(set) != 0) goto fail;
     return set->fd[0];
 fail:;
     int err = errno;

@@ -403,10 +403,12 @@ static size_t sampling_count(const session_t *ss)
     return k;
 }
 
-static void say_exited(const session_t *ss);
-static void end_session(session_t *ss)
+/* The processes found and sampled at once but not yet opened (queued): one that has exited has its
+ * samples added unnamed and counted (say_exited counts them: settle these first), the others are
+ * dropped, nothing added. */
+static void end_pending(session_t *ss)
 {
-    while (ss->npend) { /* (an error ends the recording) exited unopened: their samples unnamed, counted */
+    while (ss->npend) {
         pending_t *q = &ss->pend[--ss->npend];
         if (!is_gone(q->pid)) {
             live_sampler_discard(q->s);
@@ -420,6 +422,11 @@ static void end_session(session_t *ss)
             add_to_set(&ss->exited, &ss->nexited, &ss->exited_cap, q->pid);
         }
     }
+}
+
+static void end_session(session_t *ss)
+{
+    end_pending(ss); /* (an error ends the recording) */
     free(ss->pend);
     for (size_t i = 0; i < ss->n; i++) end_proc(ss, &ss->p[i]);
     free(ss->p);
@@ -450,6 +457,7 @@ static void say_exited(const session_t *ss)
 /* The end of a recording that ran: every process ended, then what exited unread said. */
 static void end_session_say(session_t *ss)
 {
+    end_pending(ss);
     for (size_t i = 0; i < ss->n; i++) end_proc(ss, &ss->p[i]);
     say_exited(ss);
     end_session(ss);

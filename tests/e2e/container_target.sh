@@ -68,7 +68,7 @@ check_major() {
     grep -q "^js:     main at .*container_hot.js" "$w/stack.txt" || { cat "$w/stack.txt" "$w/stack.err"; fail "core --pid stack: no main frame"; }
     # watch --heap: each census a copy of the container's node, read with its own node's metadata
     if [ "$v" = "$last" ]; then
-        timeout 60 "$NODESCOPE" watch -p "$pid" --heap --every 1s -d 2 --json > "$w/watch.json" 2> "$w/watch.err" || { cat "$w/watch.err"; fail "watch --heap exited $?"; }
+        timeout 60 "$NODESCOPE" watch -p "$pid" --heap --every 1s --censuses 3 --json > "$w/watch.json" 2> "$w/watch.err" || { cat "$w/watch.err"; fail "watch --heap exited $?"; }
         node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
             if (r.censuses.length !== 3 || r.read !== "snapshot" || r.copy !== "tracked" || !r.censuses.every(c => c.js_objects > 1000 && c.stop_ms > 0) ||
                 !r.classes.some(c => c.name === "Object")) { console.log(JSON.stringify(r).slice(0, 800)); process.exit(1); }' "$w/watch.json" ||

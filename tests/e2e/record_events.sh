@@ -10,8 +10,9 @@
 #    prints in the same run (+-10%; each pause rounded as --trace-gc prints it: Node 18 prints
 #    tenths of ms, and its 0.1 ms scavenges are 0.08 or 0.12);
 #  - u:node:uv_fs_open (Node 18, 20, 22, 24): every one of opens.js's 600 fs.openSync calls is
-#    counted by the kernel, >= 99% of them are samples (one was missing in one run of ten), >= 95%
-#    under opener();
+#    counted by the kernel (and node's own opens at its start, 0-4 of them, when the probe is
+#    there in time), every event counted is a sample (events opened before their ring was mapped
+#    were counted and their samples lost: 2-4 in a run, events.h), >= 99% under opener();
 #  - OSR (Node 18, 20, 22, 24): osr.js's hotLoop() runs 2 s in one call, its loop optimized while it
 #    runs (OSR) with inner() inlined: record -F 999 puts >= 90% of the program's samples under
 #    hotLoop and >= 50% under inner() inlined in it; node --cpu-prof on the same program is printed
@@ -113,7 +114,7 @@ for v in 18 20 22 24; do
     record "$w" -e u:node:uv_fs_open -o "$w.folded" -- "$node" "$FIX/opens.js" 600 1000 500
     counted=$(sed -n 's/.*; \([0-9]*\) events counted.*/\1/p' "$w.err")
     awk -v f="$FIX/opens.js" -v c="$counted" -v v=$v '{ n = $NF; t += n; if (index($0, ";opener " f ":") && $0 ~ /;uv_fs_open [0-9]+$/) a += n }
-        END { printf "node %s: uv_fs_open: %s counted by the kernel, %d samples, %d under opener()\n", v, c, t, a; exit !(c >= 600 && c <= 603 && t >= 594 && a >= 570) }' "$w.folded" ||
+        END { printf "node %s: uv_fs_open: %s counted by the kernel, %d samples, %d under opener()\n", v, c, t, a; exit !(c >= 600 && t == c && a >= 594) }' "$w.folded" ||
         fail "not every fs.openSync is counted and named"
 done
 # --- OSR: a loop optimized while it runs, and the function inlined into it

@@ -56,13 +56,13 @@ three_censuses() {   # a watch --heap --json report of 3 censuses of a heap with
 cat > "$work/own.sh" <<EOS
 set -e
 cd "$work"
-node "$FIX/spin.js" 4000 & p=\$!
+node "$FIX/spin.js" 60000 & p=\$!
 sleep 0.5
 rc=0
 if [ "$scope" -eq 0 ]; then
     "$NODESCOPE" record -p \$p -d 1 -o own.folded 2> own.err || rc=1
     "$NODESCOPE" core --pid \$p stack > stack.txt 2> stack.err || rc=1
-    "$NODESCOPE" watch -p \$p --heap --every 1s -d 2 --json > watch.json 2> watch.err || rc=1
+    "$NODESCOPE" watch -p \$p --heap --every 1s --censuses 3 --json > watch.json 2> watch.err || rc=1
 else
     "$NODESCOPE" record -d 1 -o own.folded -- node "$FIX/spin.js" 3000 2> own.err || rc=1
     "$NODESCOPE" core --pid \$p stack > stack.txt 2> stack.err || true
@@ -122,7 +122,7 @@ else
     timeout 120 "${as_user_cmd[@]}" "$capped" core --pid $other stack > "$work/cap.txt" 2> "$work/cap.err" ||
         { cat "$work/cap.err"; fail "core --pid of root's process with the capabilities: exit $?"; }
     grep -q spinHot "$work/cap.txt" || { cat "$work/cap.txt" "$work/cap.err"; fail "core --pid stack with the capabilities: no spinHot"; }
-    timeout 120 "${as_user_cmd[@]}" "$capped" watch -p $other --heap --every 1s -d 2 --json > "$work/capw.json" 2> "$work/cap.err" ||
+    timeout 120 "${as_user_cmd[@]}" "$capped" watch -p $other --heap --every 1s --censuses 3 --json > "$work/capw.json" 2> "$work/cap.err" ||
         { cat "$work/cap.err"; fail "watch --heap of root's process with the capabilities: exit $?"; }
     three_censuses "$work/capw.json" || { cat "$work/cap.err"; fail "watch --heap with the capabilities: not 3 censuses"; }
     untouched $other || fail "root's process left stopped or traced after the capable copy's attaches"

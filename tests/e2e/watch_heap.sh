@@ -3,7 +3,7 @@
 # instances a second into a Map a module's SessionRegistry holds, LruEntry fills a bounded LRU
 # (2400 entries, 1200 a second) that plateaus, ChurnItem/ChurnBatch are made and dropped each tick.
 # On one major (20, the ASan build) the full run, --every 2s -d 20, from half a second after the
-# start (the LRU fills in the first censuses); on the others --every 1s -d 7 (the release build)
+# start (the LRU fills in the first censuses); on the others --every 1s --censuses 8 (the release build)
 # once the LRU is full. Each --json report: LeakySession is named first among the growing, at
 # 200/s within 10%; LruEntry, ChurnItem and ChurnBatch are not growing; the retainer path of a new
 # LeakySession names the Map's holder (SessionRegistry .sessions); the process was stopped and
@@ -20,7 +20,8 @@ FIX=$(cd "$HERE/../fixtures/leak" && pwd -P)
 test_dir watch_heap
 lsan_ignore_libdw
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+# (npm's case: the program is npm's child, killed by its pid file)
+trap '[ -n "$pid" ] && kill "$pid" $(cat "$dir/npm/pid" 2> /dev/null) 2>/dev/null; rm -rf "$dir"' EXIT
 fail_context() { echo "node ${v:-}"; }
 
 # usage errors, before anything is read
@@ -113,7 +114,14 @@ for v in 18 20 22 24; do
     "$NODE" "$FIX/leaky.js" "$w/pid" 200 > "$w/out" 2>&1 & pid=$!
     for _ in $(seq 100); do [ -s "$w/pid" ] && break; sleep 0.1; done
     [ -s "$w/pid" ] || fail "the fixture never started"
-    if [ "$v" = 20 ]; then sleep 0.5; else sleep 2.5; fi
+    # Node 20 from half a second after the start; the others once the LRU is full (and one
+    # tick more: the first census sees it full however slow the machine is)
+    if [ "$v" = 20 ]; then sleep 0.5
+    else
+        for _ in $(seq 300); do [ -s "$w/pid.full" ] && break; sleep 0.1; done
+        [ -s "$w/pid.full" ] || fail "the fixture's LRU never filled"
+        sleep 0.2
+    fi
     if [ "$v" = 20 ]; then
         # -d 20 crosses the moment the leak's Map outgrows 4096 entries (20.5 s into the fixture):
         # its new table is a large object on a page mapped after the watch opened the process
@@ -125,7 +133,7 @@ for v in 18 20 22 24; do
             fail "the HTML report has no data or no LeakySession chart"
     else
         gate=; [ "$v" = 22 ] && gate="--fail-if-growth=LeakySession>1000/min"
-        timeout 120 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 7 --json $gate > "$w/report.json" 2> "$w/err"
+        timeout 120 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s --censuses 8 --json $gate > "$w/report.json" 2> "$w/err"
         rc=$?
         if [ -n "$gate" ]; then
             [ $rc -eq 1 ] && grep -q "LeakySession grew by .* more than the 1000 allowed" "$w/err" || { cat "$w/err"; fail "the gate did not fail ($rc)"; }
@@ -136,12 +144,14 @@ for v in 18 20 22 24; do
     check_report "$w/report.json" || fail "the report"
     left_clean "$pid" "a watch"
     if [ "$v" = 18 ]; then   # --live (one walk of the running process), then Ctrl-C ends a watch without -d
-        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 2 --live --json > "$w/live.json" 2> "$w/err3" || { cat "$w/err3"; fail "--live"; }
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s --censuses 3 --live --json > "$w/live.json" 2> "$w/err3" || { cat "$w/err3"; fail "--live"; }
         node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
                  if (r.read !== "live" || r.count !== "all" || r.censuses.length < 2 || !r.classes.some(c => c.name === "LeakySession")) process.exit(1)' \
             "$w/live.json" || fail "--live's report"
-        "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s --json > "$w/int.json" 2> "$w/err4" & wp=$!
-        sleep 3.5; kill -INT $wp; wait $wp || { cat "$w/err4"; fail "watch ended by SIGINT exited $?"; }
+        # (interrupted after its third census: a line each on stdout; the report in -o)
+        "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -o "$w/int.json" > "$w/int.txt" 2> "$w/err4" & wp=$!
+        for _ in $(seq 600); do [ "$(grep -c '^census ' "$w/int.txt")" -ge 3 ] && break; sleep 0.1; done
+        kill -INT $wp; wait $wp || { cat "$w/err4"; fail "watch ended by SIGINT exited $?"; }
         node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
                  if (r.ended !== "interrupted" || r.growing[0] !== "LeakySession" || !r.classes[0].path) process.exit(1)' \
             "$w/int.json" || fail "the interrupted watch's report"
@@ -152,7 +162,7 @@ for v in 18 20 22 24; do
         sleep 2.2; kill -KILL $wp; wait $wp 2> /dev/null; sleep 0.3
         left_clean "$pid" "SIGKILL of a watch"
         # --fork: a copy forked per census, as where the kernel cannot track writes
-        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 2 --fork --json > "$w/fork.json" 2> "$w/err5" || { cat "$w/err5"; fail "--fork"; }
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s --censuses 3 --fork --json > "$w/fork.json" 2> "$w/err5" || { cat "$w/err5"; fail "--fork"; }
         node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
                  if (r.copy !== "fork" || r.copy_why !== null || r.censuses.some(c => !(c.fork_ms > 0) || c.copy_bytes !== null) ||
                      r.classes[0].name !== "LeakySession") process.exit(1)' "$w/fork.json" || fail "--fork's report"
@@ -162,7 +172,7 @@ for v in 18 20 22 24; do
             "$w/seccomp_exec" "$NODE" "$FIX/leaky.js" "$w/spid" 200 > /dev/null 2>&1 & sp=$!
             for _ in $(seq 100); do [ -s "$w/spid" ] && break; sleep 0.1; done
             [ "$(awk '/^Seccomp:/ {print $2}' /proc/$sp/status)" = 2 ] || fail "the fixture is not under a seccomp filter"
-            timeout 60 "$NODESCOPE_RELEASE" watch -p "$sp" --heap --every 1s -d 2 --json > "$w/sec.json" 2> "$w/err6" || { cat "$w/err6"; kill $sp; fail "watch of a seccomp-filtered process"; }
+            timeout 60 "$NODESCOPE_RELEASE" watch -p "$sp" --heap --every 1s --censuses 3 --json > "$w/sec.json" 2> "$w/err6" || { cat "$w/err6"; kill $sp; fail "watch of a seccomp-filtered process"; }
             node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
                      if (r.copy !== "fork" || r.copy_why !== "the process runs under a seccomp filter" || !r.classes.some(c => c.name === "LeakySession")) process.exit(1)' \
                 "$w/sec.json" || { head -c 600 "$w/sec.json"; kill $sp; fail "the seccomp-filtered process's report"; }
@@ -173,7 +183,7 @@ for v in 18 20 22 24; do
         fi
     fi
     if [ "$v" = 24 ]; then   # not a terminal: a line a census, then the table and the growers
-        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s -d 3 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }
+        timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 1s --censuses 4 > "$w/table.txt" 2> "$w/err2" || { cat "$w/err2"; fail "watch (table)"; }
         [ "$(grep -c '^census ' "$w/table.txt")" = 4 ] && grep -q "LeakySession" "$w/table.txt" &&
             grep -q "held by SessionRegistry .sessions (Map)" "$w/table.txt" && grep -q "path: .*SessionRegistry .sessions -> Map" "$w/table.txt" || { cat "$w/table.txt"; fail "the text output"; }
         left_clean "$pid" "a watch"

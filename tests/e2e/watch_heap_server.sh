@@ -3,8 +3,9 @@
 # (express 4) keeps a UserSession per request in a Map its SessionStore holds and never evicts,
 # and keeps a bounded cache of 300 RenderedPage entries; fixtures/live/load_client.js sends it
 # requests back to back on 8 loopback connections all along. On Node 18 and 24: the watch
-# (--every 1s -d 10) runs while the load does; 0.2 s before its last census the server is told
-# (SIGUSR1) to make no more sessions and prints how many it made. The truth, then:
+# (--every 1s) runs while the load does; after its tenth census the server is told (SIGUSR1) to
+# make no more sessions and prints how many it made, and the watch is ended (SIGINT: a last
+# census). The truth, then:
 #   - the last census counts exactly that many UserSessions (each census sees a consistent copy);
 #   - UserSession is named first among the growing, at the rate the server made them between the
 #     first census and the SIGUSR1 (within 10%), held by "SessionStore .sessions (Map)";
@@ -43,10 +44,15 @@ for v in 18 24; do
     "$NODE" "$FIX/live/load_client.js" "$port" 13 8 /login/bob > "$w/load" & lp=$!
     sleep 1
     s0=$(date +%s.%N)
-    timeout 120 "$NODESCOPE_RELEASE" watch -p "$sp" --heap --every 1s -d 10 --json -o "$w/r.json" > /dev/null 2> "$w/err" & wp=$!
-    sleep 9.8
+    timeout 120 "$NODESCOPE_RELEASE" watch -p "$sp" --heap --every 1s -o "$w/r.json" > "$w/censuses" 2> "$w/err" & wp=$!
+    # ten censuses (a line each on stdout), then the server stops making sessions and says how
+    # many it made; then Ctrl-C: the watch's last census, which must count exactly that many
+    for _ in $(seq 1200); do [ "$(grep -c '^census ' "$w/censuses")" -ge 10 ] && break; kill -0 $wp 2> /dev/null || break; sleep 0.1; done
+    [ "$(grep -c '^census ' "$w/censuses")" -ge 10 ] || { cat "$w/censuses" "$w/err"; fail "no 10 censuses in 2 minutes"; }
     s1=$(date +%s.%N)
     kill -USR1 "$sp"
+    for _ in $(seq 300); do [ "$(grep -c . "$w/out")" -ge 2 ] && break; sleep 0.1; done
+    kill -INT $wp
     wait $wp || { cat "$w/err"; fail "watch exited $?"; }
     wait $lp; lp=
     left_clean "$sp" "the watch"

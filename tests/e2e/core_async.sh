@@ -28,7 +28,7 @@ check_major() {
     timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" pending --json > "$w/pending_pid.json" || fail "pending --pid exited $?"
     timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" async --group --json > "$w/group_pid.json" || fail "async --pid exited $?"
     gcore -o "$w/core" "$pid" >/dev/null 2>&1 || skip "gcore failed (ptrace not permitted?)"
-    kill "$pid"; wait "$pid" 2>/dev/null; pid=
+    pkill -P "$pid"; kill "$pid"; wait "$pid" 2>/dev/null; pid=   # (and its execFile child, sleep 1000)
     core=$(ls "$w"/core.*)
     node "$FIX/async_pending_compare.js" "$w/truth.json" "$w/pending_pid.json" pid || fail "pending --pid differs from the truth"
     node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])).groups.find((x) => /^await never in getUser \(.* ← handle \(.* ← router \(/.test(x.text));

@@ -124,6 +124,7 @@ int main(int argc, char **argv)
     /* only a command that reads other processes keeps the capabilities it was installed with */
     const struct command *cmd = argc > 1 ? find_command(argv[1], strlen(argv[1])) : NULL;
     if (!cmd || !cmd->live) priv_drop();
+    priv_scrub_env();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

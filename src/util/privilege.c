@@ -48,6 +48,13 @@ const char *priv_env(const char *name)
     return priv_secure() ? NULL : getenv(name);
 }
 
+void priv_scrub_env(void)
+{
+    if (!priv_secure()) return;
+    unsetenv("DEBUGINFOD_URLS");
+    unsetenv("DEBUGINFOD_CACHE_PATH");
+}
+
 void priv_drop(void)
 {
     if (!priv_secure()) return;

@@ -28,6 +28,9 @@
 int priv_secure(void);
 /* getenv(name) outside secure mode; NULL in it. */
 const char *priv_env(const char *name);
+/* In secure mode, removes from the environment what a library loaded later acts on by itself:
+ * libdw's DEBUGINFOD_URLS (a download, and a dlopen of libdebuginfod) and its cache path. */
+void priv_scrub_env(void);
 /* Clears the permitted, effective, inheritable and ambient sets for good (secure mode only). */
 void priv_drop(void);
 /* Between these, the calling thread has only its user's rights (the effective set cleared and

@@ -31,6 +31,9 @@ static void secure_child(void)
     setenv("NODESCOPE_TEST_SWITCH", "1", 1);
     CHECK(priv_secure() == 1);
     CHECK(priv_env("NODESCOPE_TEST_SWITCH") == NULL);
+    setenv("DEBUGINFOD_URLS", "http://localhost:1", 1);
+    priv_scrub_env();
+    CHECK(getenv("DEBUGINFOD_URLS") == NULL);
     priv_user_begin();
     priv_user_begin(); /* nested: the inner end puts nothing back */
     priv_user_end();

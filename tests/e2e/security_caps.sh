@@ -4,8 +4,8 @@
 #  - make install-caps (DESTDIR, PREFIX, GROUP; CAPS_BIN: the test build) installs nodescope
 #    root's, group GROUP, mode 0750, with cap_perfmon and cap_sys_ptrace;
 #  - the user not in the group cannot run it (exit 126);
-#  - the member reads the owner's process: core --pid stack names its JS function, gcore writes
-#    its core, core --pid heapsnapshot its heap;
+#  - the member reads the owner's process: core --pid stack and record -p name its JS function,
+#    gcore writes its core, core --pid heapsnapshot its heap;
 #  - NODESCOPE_GRAPH_STATS, which prints the heap graph's counts when root runs the same binary,
 #    does nothing for the member;
 #  - a path the member names is opened with the member's own rights: --root /proc/1/root and
@@ -97,10 +97,16 @@ say "not in the group: exit $rc, $(head -1 "$work/other.err")"
 as "$member" "$bin" core --pid "$target" stack > "$work/m.stack" 2> "$work/m.err" ||
     { rc=$?; cat "$work/m.err"; fail "member: core --pid of another user's process: exit $rc"; }
 grep -q spinHot "$work/m.stack" || { cat "$work/m.stack" "$work/m.err"; fail "member: core --pid stack does not name spinHot"; }
+set +e
+as "$member" "$bin" record -p "$target" -d 1 -o "$work/m/rec.folded" > /dev/null 2> "$work/m.err"; rc=$?
+set -e
+skip_unless_perf_events $rc "$work/m.err"
+[ $rc -eq 0 ] && grep -q spinHot "$work/m/rec.folded" ||
+    { cat "$work/m.err"; fail "member: record -p of another user's process: exit $rc, or spinHot not named"; }
 as "$member" "$bin" gcore "$target" -o "$work/m/target.core" > /dev/null 2> "$work/m.err" ||
     { rc=$?; cat "$work/m.err"; fail "member: gcore of another user's process: exit $rc"; }
 [ "$(stat -c %U "$work/m/target.core")" = "$member" ] || fail "the core is not the member's"
-say "member: core --pid stack names spinHot; gcore wrote $(stat -c '%s bytes, owned by %U' "$work/m/target.core")"
+say "member: core --pid stack and record -p name spinHot; gcore wrote $(stat -c '%s bytes, owned by %U' "$work/m/target.core")"
 
 # NODESCOPE_GRAPH_STATS: root running the same binary sees the graph's counts, the member not
 NODESCOPE_GRAPH_STATS=1 "$bin" core --pid "$target" heapsnapshot -o "$work/root.heapsnapshot" 2> "$work/root.err" ||

@@ -5,6 +5,8 @@
 #   make check-layers  the includes in src/ against the layer table in docs/design.md
 #   make man        manual pages: build/man/nodescope.1, nodescope-CMD.1 (scripts/mkman.sh)
 #   make install    the binary, the manual pages and the pages' text under $(DESTDIR)$(PREFIX)
+#   make install-caps  the binary for group GROUP (nodescope): root's, mode 0750, with the
+#                   capabilities to read every process on the machine (docs/security.md)
 # Sources are found by wildcard: a new module file needs no edit here.
 
 CC       ?= cc
@@ -42,7 +44,7 @@ TST_CLI  := $(patsubst src/%.c,build/tst/%.o,$(CLI_SRC) $(MAIN_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,build/tst/unit/%,$(UNIT_SRC))
 FUZZ_BIN := $(patsubst fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all test test-build fuzz clean bench example check-layers man install uninstall
+.PHONY: all test test-build fuzz clean bench example check-layers man install install-caps uninstall
 all: build/nodescope
 
 build/nodescope: $(REL_CLI) build/rel/libnodescope.a
@@ -128,6 +130,30 @@ install: build/nodescope man
 	install -m 755 build/nodescope $(DESTDIR)$(PREFIX)/bin/nodescope
 	install -m 644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/
 	install -m 644 $(PAGES_MD) $(DESTDIR)$(DOCDIR)/
+# The capabilities for a group, not for everyone (perf's perf_users, the kernel's perf-security.rst):
+# a member of GROUP reads the memory of every process on the machine, root's included; nobody
+# else may run this copy. chgrp clears file capabilities: setcap comes last. The group is made
+# here (groupadd --system) only when installing into the system itself (no DESTDIR).
+# CAPS_BIN: the binary installed (tests/e2e/security_caps.sh installs the test build).
+GROUP    ?= nodescope
+CAPS     := cap_perfmon,cap_sys_ptrace+ep
+CAPS_BIN ?= build/nodescope
+install-caps: $(CAPS_BIN)
+	@if ! getent group '$(GROUP)' > /dev/null; then \
+	    if [ -n '$(DESTDIR)' ]; then \
+	        echo "install-caps: no group '$(GROUP)' here; on the system the binary goes to, as root:"; \
+	        echo "  groupadd --system $(GROUP) && chgrp $(GROUP) $(PREFIX)/bin/nodescope && chmod 0750 $(PREFIX)/bin/nodescope && setcap $(CAPS) $(PREFIX)/bin/nodescope"; \
+	    else \
+	        groupadd --system '$(GROUP)' && echo "install-caps: made the system group '$(GROUP)'"; \
+	    fi; \
+	fi
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0750 -o root $(CAPS_BIN) $(DESTDIR)$(PREFIX)/bin/nodescope
+	if getent group '$(GROUP)' > /dev/null; then chgrp '$(GROUP)' $(DESTDIR)$(PREFIX)/bin/nodescope; fi
+	setcap $(CAPS) $(DESTDIR)$(PREFIX)/bin/nodescope
+	@echo "install-caps: $(PREFIX)/bin/nodescope runs with $(CAPS) for the members of '$(GROUP)':"
+	@echo "  each reads the memory of every process on this machine, root's included (docs/security.md)."
+	@echo "  Add a user with: usermod -aG $(GROUP) USER (it applies at the user's next login)."
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/nodescope $(addprefix $(DESTDIR)$(MANDIR)/,$(notdir $(MAN_PAGES)))
 	rm -rf $(DESTDIR)$(DOCDIR)

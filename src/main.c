@@ -1,6 +1,7 @@
 /* nodescope: the subcommand table, and `help` (a command's manual page). */
 #include "cli/cli.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,18 +12,19 @@ static const struct command {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
+    int live; /* may read other processes: keeps the capabilities (util/privilege.h), else drops them */
 } commands[] = {
-    {"collapse", cli_collapse, "fold stacks from perf script, DTrace, cpuprofile or folded input"},
-    {"map", cli_map, "find, tidy and apply perf-PID.map JIT symbol maps"},
-    {"flame", cli_flame, "draw an interactive SVG flame graph"},
-    {"diff", cli_diff, "draw a differential flame graph of two profiles"},
-    {"convert", cli_convert, "convert profiles (cpuprofile, folded, svg, perf script, DTrace)"},
-    {"merge", cli_merge, "add or average several profiles"},
-    {"top", cli_top, "the functions that take the time, and their hottest lines"},
-    {"record", cli_record, "profile a Node program or running node processes, no flags needed"},
-    {"core", cli_core, "a Node core file or live process: stacks, values, heap, retainers"},
-    {"gcore", cli_gcore, "an ELF core of a running process, stopped only for a few ms"},
-    {"watch", cli_watch, "watch a running process: what grows in its heap, or a core when it throws"},
+    {"collapse", cli_collapse, "fold stacks from perf script, DTrace, cpuprofile or folded input", 0},
+    {"map", cli_map, "find, tidy and apply perf-PID.map JIT symbol maps", 0},
+    {"flame", cli_flame, "draw an interactive SVG flame graph", 0},
+    {"diff", cli_diff, "draw a differential flame graph of two profiles", 0},
+    {"convert", cli_convert, "convert profiles (cpuprofile, folded, svg, perf script, DTrace)", 0},
+    {"merge", cli_merge, "add or average several profiles", 0},
+    {"top", cli_top, "the functions that take the time, and their hottest lines", 1},       /* drops without -p */
+    {"record", cli_record, "profile a Node program or running node processes, no flags needed", 1},
+    {"core", cli_core, "a Node core file or live process: stacks, values, heap, retainers", 1}, /* drops for a file */
+    {"gcore", cli_gcore, "an ELF core of a running process, stopped only for a few ms", 1},
+    {"watch", cli_watch, "watch a running process: what grows in its heap, or a core when it throws", 1},
     /* new commands: one line here, one file in src/cli/, one declaration in cli.h */
 };
 
@@ -81,7 +83,7 @@ static int help(int argc, char **argv)
     }
     char cmd[200];
     snprintf(cmd, sizeof cmd, "man -w nodescope-%s >/dev/null 2>&1", page);
-    if (!getenv("NODESCOPE_HELP_NO_MAN") && system(cmd) == 0) {
+    if (!priv_env("NODESCOPE_HELP_NO_MAN") && system(cmd) == 0) {
         char name[140];
         snprintf(name, sizeof name, "nodescope-%s", page);
         fflush(stdout);
@@ -119,6 +121,10 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* only a command that reads other processes keeps the capabilities it was installed with */
+    const struct command *cmd = argc > 1 ? find_command(argv[1], strlen(argv[1])) : NULL;
+    if (!cmd || !cmd->live) priv_drop();
+    priv_scrub_env();
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -132,9 +138,8 @@ int main(int argc, char **argv)
         puts("nodescope " NODESCOPE_VERSION);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
-        if (strcmp(argv[1], commands[i].name)) continue;
-        int rc = commands[i].run(argc - 1, argv + 1);
+    if (cmd) {
+        int rc = cmd->run(argc - 1, argv + 1);
         /* structural, not case by case: a command that printed an error did not succeed */
         if (rc == EXIT_OK && diag_error_count() > 0) rc = EXIT_FAIL;
         return rc;

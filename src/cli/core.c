@@ -7,6 +7,7 @@
 #include "postmortem/snapshot.h"
 #include "util/diag.h"
 #include "util/options.h"
+#include "util/privilege.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,8 @@ int cli_core(int argc, char **argv)
         return opt_usage_error(&cmd, "sample reads the running process: not with --snapshot");
     if (root && pid)
         return opt_usage_error(&cmd, "--root is for a core file: with --pid the process's own root is read");
+    if (!pid) priv_drop(); /* a core file is read with the user's own rights */
+    if (priv_check_path("--root", root, R_OK | X_OK) || priv_check_path("--node", node, R_OK)) return EXIT_FAIL;
     if (n > 0) { /* a usage error is reported before a process is stopped or a core mapped */
         char **copy = malloc((size_t)n * sizeof *copy);
         if (!copy) abort();

@@ -8,10 +8,12 @@
 #include "postmortem/leak.h"
 #include "postmortem/leak_report.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/json_writer.h"
 #include "util/options.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static long long delta(uint64_t a, uint64_t b) { return (long long)b - (long long)a; }
 
@@ -72,6 +74,8 @@ int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
         goto report;
     }
     if (pm_leak_census(L, s->v, 0, 0, 0) != 0) goto out;
+    /* with --pid A, B is still a file the user names: read only when the user could */
+    if (priv_check_path("diff-objects", argv[1], R_OK) || priv_check_path("--node", node, R_OK)) goto out;
     tb = target_open_core(argv[1], node);
     if (!tb) goto out;
     vb = v8_open(tb);

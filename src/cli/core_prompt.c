@@ -3,6 +3,7 @@
  * terminal; otherwise commands are read line by line, without prompts, for scripts. */
 #include "cli/core_cmds.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include <editline/readline.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,9 @@ int core_prompt(core_session_t *s)
     }
     char *hist = history_path();
     using_history();
+    priv_user_begin(); /* $HOME is the user's: its history read and written with the user's rights */
     if (hist) read_history(hist);
+    priv_user_end();
     printf("nodescope core: %s (V8 %s). Type help for the commands, quit to leave.\n", target_name(s->t),
            s->v ? v8_version(s->v) : "metadata missing");
     for (;;) {
@@ -107,7 +110,9 @@ int core_prompt(core_session_t *s)
         if (done) break;
     }
     if (hist) {
+        priv_user_begin();
         write_history(hist);
+        priv_user_end();
         free(hist);
     }
     return last_rc;

@@ -13,6 +13,7 @@
 #include "sourcemap/stage.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/options.h"
 #include "util/xalloc.h"
 #include <stdlib.h>
@@ -122,6 +123,7 @@ static int record_live(const live_record_opts_t *lo, const char *out, const writ
     const record_events_t *ev = lo->events;
     live_record_t r;
     if (live_record_run(lo, &r) != 0) return EXIT_FAIL;
+    priv_drop(); /* the processes are read: what is left (source maps, the output) is the user's */
     const live_session_result_t *sr = &r.sr;
     profile_t *p = r.p;
     int write_out = out || !(count || lo->print);

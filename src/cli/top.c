@@ -6,6 +6,7 @@
 #include "record/top_live.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,7 @@ int cli_top(int argc, char **argv)
                            tables, 0, NULL};
     int nfiles = opt_parse(&cmd, argc, argv);
     if (nfiles < 0) return opt_exit_code(nfiles);
+    if (!pid) priv_drop(); /* profile files only: no capability is needed */
     if (pid) {
         if (nfiles > 0) {
             cli_input_free(&in);

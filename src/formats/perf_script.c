@@ -30,6 +30,7 @@
 #include "util/buf.h"
 #include "util/demangle.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/options.h"
 #include "util/strview.h"
 #include "util/xalloc.h"
@@ -507,7 +508,7 @@ static int perf_read(input_t *in, profile_t *p, const read_opts_t *o)
      * tsc perf script, 45 MB: one thread 90 ms, two 76 ms; its first 25 MB: one 62 ms, two 59 ms.
      * Below 16 MB one thread, which needs less memory.
      * NODESCOPE_PERF_THREADS=N forces N threads in all (tests, benchmarks); 1 = serial. */
-    const char *env = getenv("NODESCOPE_PERF_THREADS");
+    const char *env = priv_env("NODESCOPE_PERF_THREADS");
     long forced = env ? strtol(env, NULL, 10) : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long threads = forced > 0 ? forced : cpus > 8 ? 8 : cpus;

@@ -5,6 +5,7 @@
 #include "postmortem/graph_session.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 #include <dirent.h>
@@ -62,7 +63,7 @@ static int cache_dir(char **out)
  * directory, or with the cache turned off. */
 static int cache_file(target_t *t, char **path, uint64_t *key, char **origin)
 {
-    if (strcmp(target_kind(t), "core") || getenv("NODESCOPE_NO_GRAPH_CACHE") || pm_graph_no_cache) return -1;
+    if (strcmp(target_kind(t), "core") || priv_env("NODESCOPE_NO_GRAPH_CACHE") || pm_graph_no_cache) return -1;
     char *real = realpath(target_name(t), NULL);
     struct stat st;
     if (!real || stat(real, &st) != 0) {
@@ -119,7 +120,7 @@ static int by_recent_use(const void *a, const void *b)
 
 static uint64_t cache_budget(void)
 {
-    const char *e = getenv("NODESCOPE_GRAPH_CACHE_MAX");
+    const char *e = priv_env("NODESCOPE_GRAPH_CACHE_MAX");
     if (!e || !*e) return CACHE_BYTES;
     char *end;
     double x = strtod(e, &end);
@@ -240,11 +241,11 @@ v8_graph_t *pm_graph(v8_t *v, v8_edges_t **edges)
         free(path);
         free(origin);
         cache.e = v8_edges_new(v, cache.h);
-        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g)
+        if (priv_env("NODESCOPE_GRAPH_STATS") && cache.g)
             fprintf(stderr, "graph: %zu nodes, %llu edges, %zu roots (%s)\n", v8_graph_node_count(cache.g),
                     (unsigned long long)v8_graph_edge_count(cache.g), v8_graph_root_count(cache.g),
                     cache.g && cached && !built ? "from the cache" : "built");
-        if (getenv("NODESCOPE_GRAPH_STATS") && cache.g) {
+        if (priv_env("NODESCOPE_GRAPH_STATS") && cache.g) {
             const char *last = NULL;
             size_t cnt = 0;
             for (size_t r = 0; r <= v8_graph_root_count(cache.g); r++) {

@@ -39,6 +39,7 @@
 #include "postmortem/walk.h"
 #include "util/bigmem.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/hash.h"
 #include "util/procfs.h"
 #include "util/radix.h"
@@ -278,7 +279,7 @@ static int reuse_account(pm_leak_t *L, v8_t *v, v8_graph_t *g, pm_leak_point_t *
             "%.0f MB kept for the next census",
             target_name(v8_target(v)), reused, walked, why ? ": " : "", why ? why : "", kept / 1e6);
     }
-    if (reused && getenv("NODESCOPE_CHECK_REUSE")) {
+    if (reused && priv_env("NODESCOPE_CHECK_REUSE")) {
         v8_heap_t *h2 = v8_heap_open(v);
         v8_graph_t *g2 = v8_graph_build(v, h2, 0);
         buf_t diff = {0};

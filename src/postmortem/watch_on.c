@@ -26,6 +26,7 @@
 #include "target/trigger.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "v8/v8.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -345,10 +346,15 @@ static int watch_heap_pct(long pid, double pct, const char *dir, long max, int v
 int pm_watch_cores_dir(const char *dir)
 {
     struct stat sb;
-    if (stat(dir, &sb) != 0 && errno == ENOENT && mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        diag_error(dir, 0, "cannot make the directory for the cores: %s", strerror(errno));
+    priv_user_begin(); /* the user's directory, made with the user's rights */
+    int made = stat(dir, &sb) == 0 || errno != ENOENT || mkdir(dir, 0755) == 0 || errno == EEXIST;
+    int err = errno;
+    priv_user_end();
+    if (!made) {
+        diag_error(dir, 0, "cannot make the directory for the cores: %s", strerror(err));
         return -1;
     }
+    if (priv_check_path("-o", dir, W_OK | X_OK) != 0) return -1;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         diag_error(dir, 0, "not a directory: the cores are written into it");
         return -1;

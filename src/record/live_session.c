@@ -8,6 +8,7 @@
 #include "symbols/journal.h"
 #include "target/target.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/procfs.h"
 #include "v8/v8.h"
 #include <dirent.h>
@@ -40,6 +41,7 @@ static int start_program(char **argv)
     if (pid == 0) {
         close(gate[0]);
         stop_signals_default();
+        priv_drop(); /* the user's program, with the user's rights (exec would clear them too) */
         execvp(argv[0], argv);
         int e = errno;
         if (write(gate[1], &e, sizeof e) < 0) _exit(127);

@@ -8,6 +8,7 @@
 #include "record/perf_import.h"
 #include "record/stop_signals.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/xalloc.h"
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +39,10 @@ static int move_file(const char *from, const char *to)
 {
     if (rename(from, to) == 0) return 0;
     if (errno != EXDEV) return -1;
-    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    FILE *in = fopen(from, "rb"), *out = NULL;
+    priv_user_begin(); /* to: in the user's --keep DIR */
+    if (in) out = fopen(to, "wb");
+    priv_user_end();
     int ok = in && out;
     char buf[65536];
     size_t n;
@@ -74,9 +78,16 @@ int perf_record_run(const perf_record_opts_t *o, perf_record_t *r, profile_t *p)
                   : record_program_resolve(&r->rp, o->prog, o->nprog, node_flags, 1) != 0)
         return -1;
     char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/nodescope-record.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    snprintf(tmpl, sizeof tmpl, "%s/nodescope-record.XXXXXX", priv_env("TMPDIR") ? priv_env("TMPDIR") : "/tmp");
+    priv_user_begin(); /* the user's directory, made with the user's rights */
     const char *dir = o->keep ? o->keep : mkdtemp(tmpl);
-    if (!dir || (o->keep && mkdir(o->keep, 0755) != 0 && errno != EEXIST)) {
+    int made = dir && (!o->keep || mkdir(o->keep, 0755) == 0 || errno == EEXIST);
+    priv_user_end();
+    if (o->keep && made && priv_check_path("--keep", o->keep, W_OK | X_OK) != 0) {
+        record_program_free(&r->rp);
+        return -1;
+    }
+    if (!made) {
         diag_error(o->keep ? o->keep : tmpl, 0, "cannot create a directory for the recording: %s", strerror(errno));
         record_program_free(&r->rp);
         return -1;

@@ -2,6 +2,7 @@
 #include "record/stop_signals.h"
 #include "symbols/journal.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/procfs.h"
 #include <errno.h>
 #include <signal.h>
@@ -99,6 +100,7 @@ int perf_session_run(const perf_session_opts_t *o, perf_session_result_t *r)
          * signals survive exec; node resets every disposition when it starts, so
          * the program still sees its hangup. */
         signal(SIGHUP, SIG_IGN);
+        priv_drop(); /* perf, found in the user's PATH, runs with the user's rights */
         execvp(o->perf_argv[0], o->perf_argv);
         _exit(127);
     }

@@ -1,6 +1,7 @@
 #include "record/program.h"
 #include "symbols/perfmap.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <limits.h>
@@ -221,17 +222,15 @@ int record_check_privileges(int pid)
                    "process %d belongs to uid %lld and nodescope runs as uid %u: reading another user's "
                    "process needs CAP_SYS_PTRACE (and CAP_PERFMON to sample it)",
                    pid, uid, (unsigned)me);
-        diag_hint("run nodescope as uid %lld or as root, or give the binary the capabilities: "
-                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep %s'",
-                  uid, "$(command -v nodescope)");
+        diag_hint("run nodescope as uid %lld or as root, or " PRIV_CAPS_HOWTO, uid);
         return -1;
     }
     long paranoid = read_sysctl("/proc/sys/kernel/perf_event_paranoid");
     if (paranoid > 2 && !perfmon) {
         diag_error(NULL, 0, "kernel.perf_event_paranoid is %ld: perf events are closed to users without CAP_PERFMON",
                    paranoid);
-        diag_hint("'sudo sysctl kernel.perf_event_paranoid=2' (own processes, user space), or "
-                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep $(command -v nodescope)', or run as root");
+        diag_hint("'sudo sysctl kernel.perf_event_paranoid=2' (own processes, user space), or run as root, or "
+                  PRIV_CAPS_HOWTO);
         return -1;
     }
     long scope = read_sysctl("/proc/sys/kernel/yama/ptrace_scope");
@@ -240,8 +239,7 @@ int record_check_privileges(int pid)
                    scope == 1 ? "only a process's ancestors may read its memory, and nodescope did not start it"
                               : "only CAP_SYS_PTRACE may read another process's memory");
         diag_hint("start the program under nodescope ('nodescope record -- CMD'), or "
-                  "'sudo sysctl kernel.yama.ptrace_scope=%s', or "
-                  "'sudo setcap cap_perfmon,cap_sys_ptrace+ep $(command -v nodescope)'",
+                  "'sudo sysctl kernel.yama.ptrace_scope=%s', or " PRIV_CAPS_HOWTO,
                   scope == 1 ? "0" : "1 (own children) or 0");
         return -1;
     }

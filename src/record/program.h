@@ -30,7 +30,7 @@ int record_process_is_node(int pid);
 /* Whether nodescope may sample process pid and read its memory: another user's (CAP_SYS_PTRACE),
  * kernel.perf_event_paranoid above 2 (CAP_PERFMON), Yama's kernel.yama.ptrace_scope (1: only
  * descendants, 2: CAP_SYS_PTRACE, 3: none). 0, or -1 after an error naming the setting and a hint
- * with the fix (sysctl, setcap). */
+ * with the fix (sysctl, make install-caps). */
 int record_check_privileges(int pid);
 /* 1 when the process is nodescope's user's, or nodescope has CAP_SYS_PTRACE (record -a skips others). */
 int record_may_read(int pid);

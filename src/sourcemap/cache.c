@@ -1,6 +1,7 @@
 #include "sourcemap/cache.h"
 #include "util/buf.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 #include <errno.h>
@@ -111,7 +112,7 @@ static char *url_to_path(const char *url)
 /* Reads a whole regular file; NULL with errno set when it cannot. */
 static char *read_file(const char *path, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = priv_open(path, O_RDONLY | O_CLOEXEC, 0); /* named by the user or a script: the user's rights */
     if (fd < 0) return NULL;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE) {
@@ -170,7 +171,7 @@ static char *find_comment(const char *s, size_t n)
 static int script_comment(const char *path, char **ref, char **text, size_t *n)
 {
     *ref = NULL, *text = NULL, *n = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = priv_open(path, O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0) return -1;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size > TAIL_BYTES && st.st_size <= MAX_FILE) {

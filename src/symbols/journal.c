@@ -1,6 +1,7 @@
 #include "symbols/journal.h"
 #include "symbols/perfmap.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
@@ -21,7 +22,9 @@ int map_journal_start(map_journal_t *j, int pid, const char *out_path)
 {
     memset(j, 0, sizeof *j);
     perfmap_path_for_pid(pid, j->map_path, sizeof j->map_path); /* a container's under its root */
+    priv_user_begin(); /* out_path is the user's */
     j->out = fopen(out_path, "w");
+    priv_user_end();
     if (!j->out) {
         diag_error(out_path, 0, "cannot create map journal: %s", strerror(errno));
         return -1;

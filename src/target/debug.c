@@ -11,6 +11,7 @@
  * A debug file's symbols are read from its .symtab; everything else stays the binary's. */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/xalloc.h"
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -92,7 +93,7 @@ static int mini_debuginfo(target_module_t *mod, Elf *e)
     if (!d || !d->d_buf || d->d_size < 16) return 0;
     static void *lib;
     static lzma_buffer_decode_fn decode;
-    if (!lib && !(lib = dlopen("liblzma.so.5", RTLD_NOW | RTLD_LOCAL))) return 0;
+    if (!lib && !(lib = priv_dlopen("liblzma.so.5", RTLD_NOW | RTLD_LOCAL))) return 0;
     if (!decode && !(decode = (lzma_buffer_decode_fn)dlsym(lib, "lzma_stream_buffer_decode"))) return 0;
     for (size_t cap = d->d_size * 4; cap <= (64u << 20); cap *= 2) {
         uint8_t *out = xmalloc(cap);
@@ -123,9 +124,9 @@ typedef void (*dbgi_end_fn)(void *client);
 
 static int from_debuginfod(target_t *t, target_module_t *mod, const uint8_t *id, size_t n)
 {
-    const char *urls = getenv("DEBUGINFOD_URLS");
+    const char *urls = priv_env("DEBUGINFOD_URLS"); /* downloads into the user's cache */
     if (!urls || !*urls || !n) return 0;
-    void *lib = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = priv_dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) return 0;
     dbgi_begin_fn begin = (dbgi_begin_fn)dlsym(lib, "debuginfod_begin");
     dbgi_find_fn find = (dbgi_find_fn)dlsym(lib, "debuginfod_find_debuginfo");

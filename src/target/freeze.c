@@ -392,7 +392,7 @@ void target_thaw_here(target_t *t)
     t->frozen_pid = 0;
     t->frozen_ns_pid = 0;
     /* kill() needs CAP_KILL for another user's copy (nodescope given only cap_sys_ptrace, as the
-       setcap line does: the copy stayed stopped and the wait below never returned); its tracer
+       make install-caps does: the copy stayed stopped and the wait below never returned); its tracer
        may always kill it (PTRACE_KILL sends SIGKILL since Linux 5.19; before, it is delivered
        from the copy's signal-delivery-stop) */
     if (kill(child, SIGKILL) != 0) ptrace(PTRACE_KILL, child, 0, 0);

@@ -3,6 +3,7 @@
  * /proc/self/status and /proc/sys/kernel/yama/ptrace_scope. */
 #include "target/target.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +35,15 @@ void target_ptrace_hint(int pid)
     uid_t euid = geteuid();
     int cap_ptrace = (capeff >> 19) & 1; /* CAP_SYS_PTRACE */
     const char *todo = "run as root, allow ptrace with 'sysctl kernel.yama.ptrace_scope=0', or give nodescope "
-                       "CAP_SYS_PTRACE (setcap cap_sys_ptrace+ep, or --cap-add=SYS_PTRACE in a container)";
+                       "CAP_SYS_PTRACE (--cap-add=SYS_PTRACE in a container), or " PRIV_CAPS_HOWTO;
     if (tracer > 0)
         diag_hint("pid %d is already traced by pid %ld (a debugger or strace): detach it first", pid, tracer);
     else if (scope == 3) diag_hint("kernel.yama.ptrace_scope is 3: ptrace is disabled until the next reboot");
     else if (scope == 2 && !cap_ptrace)
-        diag_hint("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run as root, or give "
-                  "nodescope the capability: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"");
+        diag_hint("kernel.yama.ptrace_scope is 2: only a process with CAP_SYS_PTRACE may attach; run as root, or "
+                  PRIV_CAPS_HOWTO);
     else if (owner >= 0 && (uid_t)owner != euid && !cap_ptrace)
-        diag_hint("pid %d belongs to uid %ld and you are uid %u: run as that user or as root, or give nodescope "
-                  "CAP_SYS_PTRACE: sudo setcap cap_perfmon,cap_sys_ptrace+ep \"$(command -v nodescope)\"",
+        diag_hint("pid %d belongs to uid %ld and you are uid %u: run as that user or as root, or " PRIV_CAPS_HOWTO,
                   pid, owner, (unsigned)euid);
     else if (scope == 1 && !cap_ptrace)
         diag_hint("kernel.yama.ptrace_scope is 1: only a parent process may attach; %s", todo);

@@ -6,6 +6,7 @@
  * where it does not. */
 #ifndef UTIL_BIGMEM_H
 #define UTIL_BIGMEM_H
+#include "util/privilege.h"
 #include "util/xalloc.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ static inline void big_unmap(void *p, size_t bytes)
 static inline void big_mem_trace(const char *phase)
 {
     static int on = -1;
-    if (on < 0) on = getenv("NODESCOPE_MEM_TRACE") != NULL;
+    if (on < 0) on = priv_env("NODESCOPE_MEM_TRACE") != NULL;
     if (!on) return;
     FILE *f = fopen("/proc/self/status", "r");
     if (!f) return;

@@ -14,6 +14,7 @@
  * A library that cannot be loaded is an error naming it, and the command exits 1 (the
  * old binary did not start at all). */
 #include "util/diag.h"
+#include "util/privilege.h"
 #include <dlfcn.h>
 #include <editline/readline.h>
 #include <elfutils/libdwfl.h>
@@ -32,7 +33,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static void *lazy_sym(lazy_lib_t lib, const char *name)
 {
     pthread_mutex_lock(&mu);
-    if (!handles[lib]) handles[lib] = dlopen(lib_names[lib], RTLD_NOW | RTLD_LOCAL);
+    if (!handles[lib]) handles[lib] = priv_dlopen(lib_names[lib], RTLD_NOW | RTLD_LOCAL);
     void *h = handles[lib];
     void *f = h ? dlsym(h, name) : NULL;
     pthread_mutex_unlock(&mu);

@@ -1,5 +1,6 @@
 #include "util/output.h"
 #include "util/diag.h"
+#include "util/privilege.h"
 #include "util/xalloc.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -7,9 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int output_open(output_t *o, const char *path, char *const *inputs, int ninputs)
+static int open_path(output_t *o, const char *path, char *const *inputs, int ninputs)
 {
-    memset(o, 0, sizeof *o);
     if (!path || !strcmp(path, "-")) {
         o->f = stdout;
         return 0;
@@ -53,6 +53,16 @@ int output_open(output_t *o, const char *path, char *const *inputs, int ninputs)
     return 0;
 }
 
+/* The path is the user's: created with the user's own rights, never the capabilities'. */
+int output_open(output_t *o, const char *path, char *const *inputs, int ninputs)
+{
+    memset(o, 0, sizeof *o);
+    priv_user_begin();
+    int rc = open_path(o, path, inputs, ninputs);
+    priv_user_end();
+    return rc;
+}
+
 int output_commit(output_t *o)
 {
     if (!o->path) {
@@ -70,7 +80,10 @@ int output_commit(output_t *o)
         output_abort(o);
         return -1;
     }
-    if (o->tmp && rename(o->tmp, o->path) != 0) {
+    priv_user_begin();
+    int moved = !o->tmp || rename(o->tmp, o->path) == 0;
+    priv_user_end();
+    if (!moved) {
         diag_error(o->path, 0, "cannot write: %s", strerror(errno));
         output_abort(o);
         return -1;

@@ -5,6 +5,7 @@
  * mapping (MADV_FREE: the kernel takes the pages back only when memory is short) for the next
  * graph_big that fits, so that the next graph writes over pages already there. */
 #include "util/bigmem.h"
+#include "util/privilege.h"
 #include "util/xalloc.h"
 #include "v8/graph_internal.h"
 #include <stdint.h>
@@ -27,7 +28,7 @@ static uint64_t big_fresh; /* bytes mapped anew (graph_trace) */
 void graph_trace(const char *phase)
 {
     static int on = -1;
-    if (on < 0) on = getenv("NODESCOPE_GRAPH_TRACE") != NULL;
+    if (on < 0) on = priv_env("NODESCOPE_GRAPH_TRACE") != NULL;
     if (!on) return;
     struct rusage r;
     getrusage(RUSAGE_SELF, &r);

@@ -144,11 +144,17 @@ check_major() {
     for k in print ret; do
         diff "$w/snap.$k" "$w/core.$k" > "$w/diff" || { cat "$w/diff"; fail "$k: the snapshot and the gcore differ"; }
     done
-    # our own core, taken a moment later: the planted objects the same (the quiet program's own
-    # allocations between the two moments, a timer's or a GC's, may differ by an object or two)
+    # our own core, taken a moment later: the planted objects as in the snapshot, but for garbage
+    # a GC between the two moments collected (objects counts every object on the pages: a dead
+    # copy of the holder and of one item, left by the setup's scavenges, was in 1 run in ~8 under
+    # load: 2 SnapHolder, 1001 SnapItem; `retainers` calls the copy unreachable): each planted
+    # class at least as planted, and no more than the snapshot counted
     c "$w/ns.core" objects > "$w/ns.objects" || fail "objects on nodescope's core exited $?"
-    diff <(grep Snap "$w/snap.objects") <(grep Snap "$w/ns.objects") > "$w/diff" ||
-        { cat "$w/diff"; fail "objects: the snapshot and nodescope's core differ"; }
+    awk '$NF ~ /^Snap(Item|Holder)$/ && NF == 4 { n[FILENAME, $NF] = $1 }
+         END { s = ARGV[1]; c = ARGV[2]
+               exit !(n[c, "SnapItem"] >= 1000 && n[c, "SnapItem"] <= n[s, "SnapItem"] &&
+                      n[c, "SnapHolder"] >= 1 && n[c, "SnapHolder"] <= n[s, "SnapHolder"]) }' "$w/snap.objects" "$w/ns.objects" ||
+        { grep Snap "$w/snap.objects" "$w/ns.objects"; fail "objects: the snapshot and nodescope's core differ"; }
     rm -f "$w"/core.* "$w/ns.core"
 
     # nodescope gcore of a program blocked in a known JavaScript stack

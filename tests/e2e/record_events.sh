@@ -111,7 +111,16 @@ for v in 18 20 22 24; do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/u$v
-    record "$w" -e u:node:uv_fs_open -o "$w.folded" -- "$node" "$FIX/opens.js" 600 1000 500
+    # the opens start once nodescope has its perf events open (a perf_event descriptor), not
+    # after a fixed delay: under load the sampler was ready after the first 7 opens (593 counted)
+    go=$w.go; rm -f "$go"
+    ( for _ in $(seq 600); do
+          pid=$(pgrep -f "record -e u:node:uv_fs_open -o $w.folded" | head -1)
+          [ -n "$pid" ] && ls -l /proc/$pid/fd 2> /dev/null | grep -q 'perf_event' && { sleep 0.1; touch "$go"; exit 0; }
+          sleep 0.05
+      done; touch "$go" ) &
+    record "$w" -e u:node:uv_fs_open -o "$w.folded" -- "$node" "$FIX/opens.js" 600 "$go" 500
+    wait
     counted=$(sed -n 's/.*; \([0-9]*\) events counted.*/\1/p' "$w.err")
     awk -v f="$FIX/opens.js" -v c="$counted" -v v=$v '{ n = $NF; t += n; if (index($0, ";opener " f ":") && $0 ~ /;uv_fs_open [0-9]+$/) a += n }
         END { printf "node %s: uv_fs_open: %s counted by the kernel, %d samples, %d under opener()\n", v, c, t, a; exit !(c >= 600 && t == c && a >= 594) }' "$w.folded" ||

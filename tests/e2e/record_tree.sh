@@ -78,8 +78,9 @@ set -e
 
 # npm run x: npm (node), sh, node spin.js
 if command -v npm > /dev/null; then
-    cp "$FIX/package.json" "$FIX/spin.js" .
-    "$NODESCOPE" record -o npm.folded -- npm run -s x 2> npm.err || { cat npm.err; fail "npm: exit $?"; }
+    mkdir -p npmcase/pkg   # (spin.js requires ../cpu_deadline.js)
+    cp "$FIX/package.json" "$FIX/spin.js" npmcase/pkg/ && cp "$FIX/../cpu_deadline.js" npmcase/
+    (cd npmcase/pkg && exec "$NODESCOPE" record -o ../../npm.folded -- npm run -s x) 2> npm.err || { cat npm.err; fail "npm: exit $?"; }
     grep -q 'spinHot' npm.folded || { cat npm.err; fail "npm: the script's node is not recorded"; }
     grep -q 'sampling pid [0-9]*: node spin.js 1200 npm' npm.err || { cat npm.err; fail "npm: the script's node not found as npm's descendant"; }
 fi

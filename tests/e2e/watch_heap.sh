@@ -49,7 +49,7 @@ if command -v npm > /dev/null; then
     grep -q "warning: process $pid runs npm: its heap is npm's, not the program's; the program is its node process $(cat "$dir/npm/pid") (node leaky.js" "$dir/npm/err" &&
         grep -q "hint: nodescope watch -p $(cat "$dir/npm/pid") --heap" "$dir/npm/err" || { cat "$dir/npm/err"; fail "npm's pid given: no warning naming the program's"; }
     # a CI gate on npm's heap is not a check of the program's: it fails
-    timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 0.5s -d 1 --fail-if-growth 'LeakySession>1000000/min' > /dev/null 2> "$dir/npm/gate"
+    timeout 60 "$NODESCOPE_RELEASE" watch -p "$pid" --heap --every 0.5s --censuses 3 --fail-if-growth 'LeakySession>1000000/min' > /dev/null 2> "$dir/npm/gate"
     [ $? -eq 1 ] && grep -q "error: --fail-if-growth LeakySession: not checked: the heap watched is npm's" "$dir/npm/gate" ||
         { cat "$dir/npm/gate"; fail "a gate on npm's heap did not fail"; }
     kill "$(cat "$dir/npm/pid")"; wait "$pid" 2> /dev/null; pid=

@@ -17,6 +17,8 @@
 #   skip_unless_perf_events RC FILE [PATTERN]
 #                       when a command exited RC (non-zero) with PATTERN (default: perf_event) in
 #                       its stderr FILE: shows FILE and skips ("perf events not allowed").
+#   cpu_ticks PID       the CPU time PID has used (utime + stime, in clock ticks: getconf CLK_TCK):
+#                       a bound on samples from what the program ran, not from the wall clock.
 #   snapshot_copies PID the pids of PID's children that are nodescope's frozen copies (made with no
 #                       exit signal: field 38 of /proc/C/stat is 0; a program's own children
 #                       signal SIGCHLD), on one line.
@@ -63,6 +65,10 @@ skip_unless_perf_events() {
     [ "$1" -ne 0 ] && grep -q "${3:-perf_event}" "$2" || return 0
     cat "$2"
     skip "perf events not allowed"
+}
+
+cpu_ticks() {
+    sed 's/.*) //' "/proc/$1/stat" 2> /dev/null | awk '{print $12 + $13}'
 }
 
 snapshot_copies() {

@@ -14,7 +14,8 @@
 #  - a kernel core (--abort-on-uncaught-exception) read with --root: stack equals new Error().stack,
 #    exception prints the error thrown;
 #  - record -e gc counts GCs (uprobes in libnode.so.108); watch --on uncaught writes a core whose
-#    `exception` is the error thrown;
+#    `exception` is the error thrown; watch --on heap:99 learns the heap limit (node run in its
+#    namespace);
 #  - bad input: the core read without its libnode (--node only) or with another file in its place
 #    says which library and exits 1.
 # Skips when the packages cannot be fetched, or no mount namespace can be made here (not root).
@@ -67,6 +68,13 @@ timeout 60 "$NODESCOPE" record -p "$pid" -e gc -d 2 --count > "$dir/gc.txt" 2> "
     { cat "$dir/gc.err"; fail "record -e gc exited $?"; }
 grep -q '^total .* events counted' "$dir/gc.txt" || { tail -5 "$dir/gc.txt"; fail "record -e gc counted no GC"; }
 say "record -e gc: $(grep '^total' "$dir/gc.txt")"
+# watch --on heap:N learns V8's heap limit by running the process's node in its mount namespace
+if [ -r /sys/bus/event_source/devices/uprobe/type ]; then
+    mkdir -p "$dir/hcores"
+    timeout 4 "$NODESCOPE" watch -p "$pid" --on heap:99 -o "$dir/hcores" 2> "$dir/heap.err"
+    grep -q 'heap limit [0-9]* MB' "$dir/heap.err" || { cat "$dir/heap.err"; fail "watch --on heap: no heap limit learnt"; }
+    say "watch --on heap: $(grep -o 'heap limit [0-9]* MB' "$dir/heap.err")"
+fi
 touch "$dir/stop"
 wait "$pid" 2> /dev/null
 

@@ -5,7 +5,8 @@
 # as a container built from debian:12 runs it: in a mount namespace of its own (unshare -m) whose
 # /usr is the packages' usr over the host's (overlayfs), so node finds libnode.so.108 and
 # /usr/share/nodejs where Debian put them, and nodescope reads them through /proc/PID/root.
-#  - record -p PID -d 2 on container_hot.js: hotFunction named in >= 90% of the main thread's samples;
+#  - record -p PID -d 2 on container_hot.js: hotFunction named in >= 90% of the main thread's samples,
+#    none cut: from _start through Debian's libuv.so.1 (no frame pointers) to the JS;
 #  - core --pid PID stack --json of stack_truth.js equals the program's own new Error().stack
 #    (compare_stack.js), and so does `core FILE stack` of a `nodescope gcore` of it read with
 #    --root (the namespace's root); its libnode frames are named from .dynsym, as gdb names them
@@ -57,6 +58,10 @@ awk -v file="$FIX/live/container_hot.js" '
           printf "record -p: %d main-thread samples, %.1f%% in hotFunction\n", total, 100 * hot / total
           exit !(100 * hot / total >= 90) }' "$dir/prof.folded" ||
     { head -c 3000 "$dir/prof.folded"; fail "record -p: hotFunction not in 90% of the main thread's samples"; }
+# through Debian's libuv.so.1 (no frame pointers: CFI from the callback's return into it): not cut
+grep -q '(outer frames' "$dir/prof.folded" && { grep -o '(outer frames[^;]*' "$dir/prof.folded" | sort | uniq -c; fail "record -p: stacks cut"; }
+grep -q '^node \[main\];_start;__libc_start_main[^;]*;__libc_start_call_main;node::Start(int, char\*\*);.*;uv_run;.*;node::Environment::CheckImmediate' "$dir/prof.folded" ||
+    fail "record -p: no stack from _start through uv_run to CheckImmediate"
 kill "$pid"
 wait "$pid" 2> /dev/null
 

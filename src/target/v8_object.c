@@ -169,6 +169,33 @@ static void name_builtins(target_t *t, target_module_t *mod)
     free(spans);
 }
 
+/* libuv's default loop, which node's symbols name (default_loop_struct: pending's fds, timers, loop
+ * time), when libuv is a library of its own (Debian's libuv.so.1, stripped: the symbol is static):
+ * from the library's symbols (a debug file), else from uv_default_loop's code, whose first
+ * rip-relative lea (`lea default_loop_struct(%rip),%rbp`, after the load of default_loop_ptr) is
+ * its address. Added to mod's symbols, where target_exe_symbol_addr looks. */
+static void libuv_loop(target_t *t, target_module_t *mod)
+{
+    if (target_module_find(mod, "default_loop_struct") || target_module_find(&t->mods[0], "default_loop_struct")) return;
+    for (size_t i = 1; i < t->nmods; i++) {
+        const char *b = strrchr(t->mods[i].path, '/');
+        if (!b || strncmp(b + 1, "libuv.so", 8)) continue;
+        const target_elfsym_t *s = target_module_find(&t->mods[i], "default_loop_struct");
+        target_elfsym_t loop = {(char *)"default_loop_struct", s ? s->addr : 0, s ? s->size : 0, 0, 1, 0};
+        const target_elfsym_t *f = s ? NULL : target_module_find(&t->mods[i], "uv_default_loop");
+        uint8_t b8[64];
+        if (f && target_read(t, f->addr, b8, sizeof b8) == 0)
+            for (size_t k = 0; k + 7 <= sizeof b8 && !loop.addr; k++) /* lea disp32(%rip), %reg: 48|4c 8d modrm(00 reg 101) */
+                if ((b8[k] == 0x48 || b8[k] == 0x4c) && b8[k + 1] == 0x8d && (b8[k + 2] & 0xc7) == 0x05) {
+                    int32_t d;
+                    memcpy(&d, b8 + k + 3, 4);
+                    loop.addr = f->addr + k + 7 + (uint64_t)(int64_t)d;
+                }
+        if (loop.addr) target_module_add_symbols(mod, &loop, 1);
+        return;
+    }
+}
+
 static void hex_build_id(target_t *t, target_module_t *mod, char *out, size_t cap)
 {
     uint8_t id[64];
@@ -206,6 +233,7 @@ void target_v8_choose(target_t *t)
     o->is_exe = t->v8_mod == 1;
     o->has_metadata = pick != 0;
     if (pick && !has_prefix(mod, "Builtins_")) name_builtins(t, mod);
+    if (pick) libuv_loop(t, mod);
     hex_build_id(t, mod, o->build_id, sizeof o->build_id);
     t->sym_generation++;
 }

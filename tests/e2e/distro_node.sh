@@ -14,6 +14,7 @@
 #    says which build: "V8 10.2.154.26 from /usr/lib/x86_64-linux-gnu/libnode.so.108 (build id ...)";
 #  - a kernel core (--abort-on-uncaught-exception) read with --root: stack equals new Error().stack,
 #    exception prints the error thrown;
+#  - pending reads libuv's default loop (static in Debian's libuv.so.1);
 #  - record -e gc counts GCs (uprobes in libnode.so.108); watch --on uncaught writes a core whose
 #    `exception` is the error thrown; watch --on heap:99 learns the heap limit (node run in its
 #    namespace);
@@ -94,6 +95,10 @@ timeout 60 "$NODESCOPE" core --pid "$pid" stack --json > "$dir/pid.json" 2> "$di
     { cat "$dir/pid.err"; fail "core --pid stack exited $?"; }
 node "$FIX/core/compare_stack.js" "$dir/truth.json" "$dir/pid.json" "$FIX/core/stack_truth.js" ||
     fail "core --pid stack differs from new Error().stack"
+# pending: libuv's default loop, in Debian's libuv.so.1 (static there: found from uv_default_loop's code)
+timeout 60 "$NODESCOPE" core --pid "$pid" pending > "$dir/pending.txt" 2> "$dir/pending.err" || { cat "$dir/pending.err"; fail "pending exited $?"; }
+grep -q '^event loop: ' "$dir/pending.txt" && ! grep -q 'default_loop_struct' "$dir/pending.err" ||
+    { cat "$dir/pending.txt" "$dir/pending.err"; fail "pending: libuv's default loop not read"; }
 timeout 60 "$NODESCOPE" gcore "$pid" -o "$dir/core" 2> "$dir/gcore.err" || { cat "$dir/gcore.err"; fail "gcore exited $?"; }
 timeout 60 "$NODESCOPE" core "$dir/core" --root "$ROOT" stack --json > "$dir/core.json" 2> "$dir/core.err" ||
     { cat "$dir/core.err"; fail "core FILE --root stack exited $?"; }

@@ -141,11 +141,12 @@ int target_symbolize_data(target_t *t, uint64_t addr, target_symbol_t *out);
 /* The mapped file addr lies in, by base name, and addr's offset in that file (what addr2line
  * takes for a library without symbols); -1 for anonymous memory. */
 int target_file_location(const target_t *t, uint64_t addr, const char **module, uint64_t *offset);
-/* Value of a symbol of the executable (e.g. "v8dbg_type_JSFunction__JS_FUNCTION_TYPE"), read from the
- * executable's file data (.data/.rodata) or the target's memory (.bss); 0 on success. Looks in
- * .dynsym and .symtab. size_out receives the symbol size (may be NULL). */
+/* Value of a symbol of node (e.g. "v8dbg_type_JSFunction__JS_FUNCTION_TYPE"): of the object V8 is in
+ * (target_v8_object: the executable, or libnode.so), else of the executable; read from the file's
+ * data (.data/.rodata) or the target's memory (.bss); 0 on success. Looks in .dynsym and .symtab.
+ * size_out receives the symbol size (may be NULL). */
 int target_exe_symbol_value(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out);
-/* Iterate the executable's symbols whose names start with prefix (e.g. "v8dbg_"). */
+/* Iterate the symbols of the object V8 is in whose names start with prefix (e.g. "v8dbg_"). */
 typedef void (*target_symbol_cb)(void *ctx, const char *name, uint64_t addr, uint64_t size);
 void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx);
 /* NOTE for v8/ (added by target/): target_exe_symbol_value's addr_out receives the symbol's CONTENTS

@@ -105,6 +105,7 @@ struct target {
     const char *track_why;          /* why there is no tracking (a static string), or NULL */
     uint32_t sym_generation;        /* bumped when mappings or modules change: the cache's answers go */
     size_t v8_mod;                  /* mods[v8_mod - 1] holds V8 (v8_object.c); 0: none chosen yet */
+    size_t v8_scanned;              /* mods[0, v8_scanned) were looked at for V8's metadata */
     target_v8_object_t v8obj;       /* what target_v8_object answers */
 };
 extern const target_ops_t target_core_ops;

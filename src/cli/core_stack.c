@@ -93,6 +93,8 @@ static int print_stacks(core_session_t *s, const stack_opts_t *op, long thread, 
     v8_heap_t *heap = NULL;
     v8_async_frame_t async[256];
     const pm_stack_print_t pp = {s->t, s->v, o.maps, o.verbose, o.all};
+    char build[512];
+    if (o.verbose && s->v) fprintf(stderr, "nodescope: %s: %s\n", target_name(s->t), v8_build(s->v, build, sizeof build));
     if (o.json) {
         jw_object_begin(&w, NULL);
         jw_array_begin(&w, "threads");

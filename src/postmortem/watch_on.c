@@ -29,6 +29,7 @@
 #include "util/privilege.h"
 #include "v8/v8.h"
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -116,6 +117,13 @@ static uint64_t heap_limit(long pid, buf_t *flags_shown)
                 dup2(null, 2);
             }
             unsetenv("NODE_OPTIONS");
+            /* a node in a container (Debian's: /usr/bin/node needs its libnode.so.108) runs where its
+               libraries are: in its mount namespace, when this process may enter it */
+            int exe = open(path, O_RDONLY | O_CLOEXEC);
+            char ns[64];
+            snprintf(ns, sizeof ns, "/proc/%ld/ns/mnt", pid);
+            int nsfd = exe >= 0 ? open(ns, O_RDONLY | O_CLOEXEC) : -1;
+            if (nsfd >= 0 && setns(nsfd, CLONE_NEWNS) == 0 && chdir("/") == 0) fexecve(exe, args, environ);
             execv(path, args);
             _exit(127);
         }

@@ -447,15 +447,22 @@ static const char *const stop_pause[2] = {
     "_ZN2v88internal8GCTracer19StopObservablePauseENS0_16GarbageCollectorENS_4base9TimeTicksE",
 };
 
-/* The file offset of the first of the two syms the target's executable has: which one, or -1. */
-static int exe_offset(target_t *t, const char *const syms[2], uint64_t *offset)
+/* Where a probe of node's function sym goes (the executable's, or libnode's: target_probe_location):
+ * its file as the kernel opens it (path, sizeof event_probe_t.path) and offset. 0, or -1. */
+static int sym_probe(target_t *t, int pid, const char *sym, char *path, uint64_t *offset)
 {
     uint64_t addr, size;
-    const char *module;
+    return target_exe_symbol_addr(t, sym, &addr, &size) == 0 &&
+                   target_probe_location(pid, addr, path, sizeof ((event_probe_t *)0)->path, offset) == 0
+               ? 0
+               : -1;
+}
+
+/* The first of the two syms the target's node has: which one, or -1; its file and offset. */
+static int exe_offset(target_t *t, int pid, const char *const syms[2], char *path, uint64_t *offset)
+{
     for (int i = 0; i < 2; i++)
-        if (target_exe_symbol_addr(t, syms[i], &addr, &size) == 0 &&
-            target_file_location(t, addr, &module, offset) == 0)
-            return i;
+        if (sym_probe(t, pid, syms[i], path, offset) == 0) return i;
     return -1;
 }
 
@@ -480,53 +487,50 @@ static int add_probe(event_probes_t *out, int ev, int ret, int gc_kind, const ch
 int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_t *out)
 {
     out->n = 0;
-    char exe[64];
-    snprintf(exe, sizeof exe, "/proc/%d/exe", pid); /* the kernel resolves it to the executable's inode */
+    char file[sizeof out->probe[0].path], start_file[sizeof file], stop_file[sizeof file], cg_file[sizeof file];
     for (int i = 0; i < e->n; i++) {
         const record_event_t *ev = &e->ev[i];
-        uint64_t addr, size, offset;
-        const char *module, *cg_module;
+        uint64_t addr, offset;
+        const char *module;
         if (ev->kind == EVK_GC) {
             int found = 0;
             uint64_t start_at, stop_at;
-            int tracer = exe_offset(t, start_pause, &start_at) >= 0 && exe_offset(t, stop_pause, &stop_at) >= 0;
+            int at = exe_offset(t, pid, start_pause, start_file, &start_at);
+            int tracer = at >= 0 && exe_offset(t, pid, stop_pause, stop_file, &stop_at) >= 0;
             /* V8 10, 11 read the time inside them: their returns (V8 12+ read it before the calls) */
-            int at_return = tracer && exe_offset(t, start_pause, &start_at) == 0;
-            if (target_exe_symbol_addr(t, PERFORM_GC, &addr, &size) == 0 &&
-                target_file_location(t, addr, &module, &offset) == 0) {
-                add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, offset);
+            int at_return = tracer && at == 0;
+            if (sym_probe(t, pid, PERFORM_GC, file, &offset) == 0) {
+                add_probe(out, i, 0, EVENT_GC_BY_ARG, file, offset);
                 found++;
                 if (!tracer) {
-                    add_probe(out, i, 1, EVENT_GC_BY_ARG, exe, offset);
+                    add_probe(out, i, 1, EVENT_GC_BY_ARG, file, offset);
                     uint64_t cg;
-                    if (target_exe_symbol_addr(t, COLLECT_GARBAGE, &addr, &size) == 0 &&
-                        target_file_location(t, addr, &cg_module, &cg) == 0) {
-                        add_probe(out, i, 0, EVENT_GC_BY_ARG, exe, cg); /* the pause's start: its time */
+                    if (sym_probe(t, pid, COLLECT_GARBAGE, cg_file, &cg) == 0) {
+                        add_probe(out, i, 0, EVENT_GC_BY_ARG, cg_file, cg); /* the pause's start: its time */
                         out->probe[out->n - 1].time_only = 1;
                         /* and its return: a CollectGarbage that ran no GC starts no pause */
-                        add_probe(out, i, 1, EVENT_GC_COLLECT_END, exe, cg);
+                        add_probe(out, i, 1, EVENT_GC_COLLECT_END, cg_file, cg);
                     }
                 }
             } else {
                 for (size_t g = 0; g < sizeof gc_syms / sizeof *gc_syms; g++) {
-                    if (target_exe_symbol_addr(t, gc_syms[g].sym, &addr, &size) != 0 ||
-                        target_file_location(t, addr, &module, &offset) != 0)
-                        continue;
-                    add_probe(out, i, 0, gc_syms[g].kind, exe, offset);
-                    if (!tracer) add_probe(out, i, 1, gc_syms[g].kind, exe, offset);
+                    if (sym_probe(t, pid, gc_syms[g].sym, file, &offset) != 0) continue;
+                    add_probe(out, i, 0, gc_syms[g].kind, file, offset);
+                    if (!tracer) add_probe(out, i, 1, gc_syms[g].kind, file, offset);
                     found++;
                 }
             }
             if (found && tracer) {
-                add_probe(out, i, at_return, EVENT_GC_PAUSE_START, exe, start_at); /* the pause's start: its time */
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_START, start_file, start_at); /* the pause's start: its time */
                 out->probe[out->n - 1].time_only = 1;
-                add_probe(out, i, at_return, EVENT_GC_PAUSE_END, exe, stop_at); /* its end */
+                add_probe(out, i, at_return, EVENT_GC_PAUSE_END, stop_file, stop_at); /* its end */
                 out->probe[out->n - 1].time_only = 1;
             }
             if (!found) {
                 diag_error(target_name(t), 0,
                            "-e gc: V8's Heap::Scavenge and Heap::MarkCompact are not among the "
-                           "node binary's symbols (a stripped node?)");
+                           "symbols of %s (a stripped node?)",
+                           target_v8_object(t)->path ? target_v8_object(t)->path : "the node binary");
                 return -1;
             }
         } else if (ev->kind == EVK_UPROBE) {
@@ -534,17 +538,16 @@ int events_resolve(const record_events_t *e, target_t *t, int pid, event_probes_
             if (target_module_symbol_addr(t, ev->lib, ev->func, &addr, &path) != 0 ||
                 target_file_location(t, addr, &module, &offset) != 0) {
                 diag_error(target_name(t), 0, "-e %s: no function %s in %s%s", ev->name, ev->func,
-                           !strcmp(ev->lib, "node") ? "the node executable" : "a library the process maps named ",
+                           !strcmp(ev->lib, "node") ? "node's executable or library" : "a library the process maps named ",
                            !strcmp(ev->lib, "node") ? "" : ev->lib);
                 return -1;
             }
-            char file[96];
-            if (path) snprintf(file, sizeof file, "/proc/%d/root%s", pid, path);
-            if (path && strlen(path) + 20 >= sizeof file) {
-                diag_error(target_name(t), 0, "-e %s: the path %s is too long", ev->name, path);
+            if (target_probe_location(pid, addr, file, sizeof file, &offset) != 0) {
+                diag_error(target_name(t), 0, "-e %s: the file of %s cannot be probed (its path is too long, or the process is gone)",
+                           ev->name, ev->func);
                 return -1;
             }
-            if (add_probe(out, i, 0, -1, path ? file : exe, offset) != 0) {
+            if (add_probe(out, i, 0, -1, file, offset) != 0) {
                 diag_error(NULL, 0, "-e: too many probes");
                 return -1;
             }

@@ -22,7 +22,9 @@ struct gc_watch {
     int which;  /* the ring being read */
 };
 
-/* The probe's offset in the executables met so far, by file identity (gc_watch_open_known). */
+/* The probe's file (the executable, or the library V8 is in: libnode.so) and offset in the nodes met
+ * so far, by the file's identity (gc_watch_open_known). lib: the library's path as the process maps
+ * it, "" for the executable. */
 #define KNOWN_EXES 8
 static struct known_exe {
     dev_t dev;
@@ -30,35 +32,35 @@ static struct known_exe {
     off_t size;
     struct timespec mtime;
     uint64_t offset;
+    char lib[256];
 } known[KNOWN_EXES];
 static unsigned nknown;
 
-static int exe_identity(int tid, struct known_exe *k)
+/* The probe's file for tid as the kernel opens it: /proc/TID/exe, or /proc/TID/root + lib */
+static void probe_path(int tid, const char *lib, char *path, size_t cap)
 {
-    char path[64];
+    if (*lib) snprintf(path, cap, "/proc/%d/root%s", tid, lib);
+    else snprintf(path, cap, "/proc/%d/exe", tid);
+}
+
+static int file_identity(const char *path, struct known_exe *k)
+{
     struct stat st;
-    snprintf(path, sizeof path, "/proc/%d/exe", tid);
     if (stat(path, &st) != 0) return -1; /* follows the link: the file itself, even in a container */
-    *k = (struct known_exe){st.st_dev, st.st_ino, st.st_size, st.st_mtim, 0};
+    k->dev = st.st_dev, k->ino = st.st_ino, k->size = st.st_size, k->mtime = st.st_mtim;
     return 0;
 }
 
-static struct known_exe *find_known(const struct known_exe *k)
+static int same_file(const struct known_exe *a, const struct known_exe *b)
 {
-    for (unsigned i = 0; i < nknown && i < KNOWN_EXES; i++)
-        if (known[i].dev == k->dev && known[i].ino == k->ino && known[i].size == k->size &&
-            known[i].mtime.tv_sec == k->mtime.tv_sec && known[i].mtime.tv_nsec == k->mtime.tv_nsec)
-            return &known[i];
-    return NULL;
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime.tv_sec == b->mtime.tv_sec &&
+           a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
-static gc_watch_t *open_at(int tid, uint64_t offset)
+static gc_watch_t *open_at(const char *path, int tid, uint64_t offset)
 {
-    char path[64];
     int type = events_uprobe_type();
     if (type < 0) return NULL;
-    /* the kernel resolves the link to the executable's inode, whatever its name */
-    snprintf(path, sizeof path, "/proc/%d/exe", tid);
     gc_watch_t *w = xcalloc(1, sizeof *w);
     for (int i = 0; i < 2; i++) {
         w->fd[i] = events_open_uprobe(type, path, offset, i, tid, NULL);
@@ -78,23 +80,32 @@ static gc_watch_t *open_at(int tid, uint64_t offset)
 gc_watch_t *gc_watch_open(target_t *t, int tid)
 {
     uint64_t addr, size, offset;
-    const char *module;
+    char path[4400];
     if (events_uprobe_type() < 0 || target_exe_symbol_addr(t, MARK_COMPACT, &addr, &size) != 0 ||
-        target_file_location(t, addr, &module, &offset) != 0)
+        target_probe_location(tid, addr, path, sizeof path, &offset) != 0)
         return NULL;
-    struct known_exe k;
-    if (exe_identity(tid, &k) == 0 && !find_known(&k)) {
+    struct known_exe k = {0};
+    const target_v8_object_t *o = target_v8_object(t);
+    if (!o->is_exe && o->path) snprintf(k.lib, sizeof k.lib, "%s", o->path);
+    int found = strlen(k.lib) + 1 >= sizeof k.lib || file_identity(path, &k) != 0; /* not to be kept */
+    for (unsigned i = 0; i < nknown && i < KNOWN_EXES && !found; i++)
+        found = !strcmp(known[i].lib, k.lib) && same_file(&known[i], &k);
+    if (!found) {
         k.offset = offset;
         known[nknown++ % KNOWN_EXES] = k;
     }
-    return open_at(tid, offset);
+    return open_at(path, tid, offset);
 }
 
 gc_watch_t *gc_watch_open_known(int tid)
 {
-    struct known_exe k, *f;
-    if (exe_identity(tid, &k) != 0 || !(f = find_known(&k))) return NULL;
-    return open_at(tid, f->offset);
+    char path[4400];
+    for (unsigned i = 0; i < nknown && i < KNOWN_EXES; i++) {
+        struct known_exe k;
+        probe_path(tid, known[i].lib, path, sizeof path);
+        if (file_identity(path, &k) == 0 && same_file(&known[i], &k)) return open_at(path, tid, known[i].offset);
+    }
+    return NULL;
 }
 
 /* One record of a probe's ring: the latest time seen. */

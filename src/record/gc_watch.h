@@ -17,7 +17,7 @@ typedef struct gc_watch gc_watch_t;
 /* Watches thread tid (the main thread: its isolate's GCs run on it). NULL when not available. */
 gc_watch_t *gc_watch_open(target_t *t, int tid);
 /* The same without a target, for a process not yet opened (live_sampler_early): only when its
- * executable file (the same inode, size and mtime) is one gc_watch_open has probed before in this
+ * executable file, or the library V8 is in (the same inode, size and mtime), is one gc_watch_open has probed before in this
  * run (the symbol's offset is kept; -a and --children meet the same node again and again). */
 gc_watch_t *gc_watch_open_known(int tid);
 /* What full GCs did from since_ns (CLOCK_MONOTONIC) to now. */

@@ -276,6 +276,7 @@ libraries:
         }
     }
     t->mods_loaded = 1;
+    target_v8_choose(t);
     return 0;
 }
 
@@ -291,10 +292,12 @@ void target_elf_free_modules(target_t *t)
         if (t->mods[i].debug_elf) elf_end(t->mods[i].debug_elf);
         if (t->mods[i].debug_fd >= 0) close(t->mods[i].debug_fd);
         free(t->mods[i].debug_bytes);
+        free(t->mods[i].synth_names);
     }
     free(t->mods);
     t->mods = NULL;
     t->nmods = 0;
+    t->v8_mod = 0;
     for (size_t i = 0; i < t->nunloadable; i++) free(t->unloadable[i]);
     free(t->unloadable);
     t->unloadable = NULL, t->nunloadable = 0;
@@ -440,12 +443,11 @@ static size_t name_slots(size_t nsyms)
 /* The symbol target_exe_symbols is visiting: V8's metadata reads each v8dbg_ value from its
  * callback, by the very name it was given, and needs no index then. */
 static _Thread_local const target_elfsym_t *visiting;
+static _Thread_local target_module_t *visiting_mod;
 
-static const target_elfsym_t *exe_sym(target_t *t, const char *name)
+const target_elfsym_t *target_module_find(target_module_t *mod, const char *name)
 {
-    if (visiting && name == visiting->name) return visiting;
-    if (!t->nmods || !t->mods[0].nsyms) return NULL;
-    target_module_t *mod = &t->mods[0];
+    if (!mod->nsyms) return NULL;
     /* a handful of lookups (V8's version, a few builtins) scan: building the index touches
        every name and a table of megabytes */
     static _Thread_local const void *scanned_syms;
@@ -472,15 +474,43 @@ static const target_elfsym_t *exe_sym(target_t *t, const char *name)
     return NULL;
 }
 
+void target_module_add_symbols(target_module_t *mod, const target_elfsym_t *syms, size_t n)
+{
+    target_elfsym_t handle = mod->syms[mod->nsyms]; /* the Elf handle's record stays last */
+    mod->syms = big_realloc(mod->syms, (mod->nsyms + n + 1) * sizeof *mod->syms);
+    memcpy(&mod->syms[mod->nsyms], syms, n * sizeof *syms);
+    mod->nsyms += n;
+    mod->syms[mod->nsyms] = handle;
+    mod->syms[mod->nsyms].addr = 0; /* to be sorted again */
+    free(mod->by_name);
+    mod->by_name = NULL;
+}
+
+/* A symbol by name in the object V8 is in, then in the executable (v8_object.c); *mod_out its module. */
+static const target_elfsym_t *exe_sym(target_t *t, const char *name, target_module_t **mod_out)
+{
+    if (visiting && name == visiting->name) {
+        *mod_out = visiting_mod;
+        return visiting;
+    }
+    target_module_t *v8 = target_v8_module(t);
+    if (!v8) return NULL;
+    const target_elfsym_t *s = target_module_find(v8, name);
+    *mod_out = v8;
+    if (!s && v8 != &t->mods[0]) s = target_module_find(*mod_out = &t->mods[0], name);
+    return s;
+}
+
 int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, uint64_t *size_out)
 {
-    const target_elfsym_t *s = exe_sym(t, name);
+    target_module_t *mod;
+    const target_elfsym_t *s = exe_sym(t, name, &mod);
     if (!s) return -1;
     uint64_t v = 0;
     size_t n = s->size && s->size <= 8 ? (size_t)s->size : 8;
     if (s->in_bss) {
         if (target_read(t, s->addr, &v, n) != 0) return -1;
-    } else if (pread(t->mods[0].fd, &v, n, (off_t)s->file_off) != (ssize_t)n) {
+    } else if (pread(mod->fd, &v, n, (off_t)s->file_off) != (ssize_t)n) {
         return -1;
     }
     if (value_out) *value_out = v;
@@ -490,7 +520,8 @@ int target_exe_symbol_value(target_t *t, const char *name, uint64_t *value_out, 
 
 int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out)
 {
-    const target_elfsym_t *s = exe_sym(t, name);
+    target_module_t *mod;
+    const target_elfsym_t *s = exe_sym(t, name, &mod);
     if (!s) return -1;
     if (addr_out) *addr_out = s->addr;
     if (size_out) *size_out = s->size;
@@ -499,12 +530,13 @@ int target_exe_symbol_addr(target_t *t, const char *name, uint64_t *addr_out, ui
 
 void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx)
 {
-    if (!t->nmods) return;
+    target_module_t *mod = target_v8_module(t);
+    if (!mod) return;
     size_t plen = strlen(prefix);
-    target_module_t *mod = &t->mods[0];
     for (size_t i = 0; i < mod->nsyms; i++)
         if (strncmp(mod->syms[i].name, prefix, plen) == 0) {
             visiting = &mod->syms[i];
+            visiting_mod = mod;
             cb(ctx, mod->syms[i].name, mod->syms[i].addr, mod->syms[i].size);
             visiting = NULL;
         }
@@ -514,7 +546,14 @@ int target_module_symbol_addr(target_t *t, const char *lib, const char *name, ui
 {
     size_t n = strlen(lib);
     *path = NULL;
-    if (!strcmp(lib, "node")) return target_exe_symbol_addr(t, name, addr_out, NULL);
+    if (!strcmp(lib, "node")) { /* node's own functions: in the executable or in the library V8 is in */
+        target_module_t *mod;
+        const target_elfsym_t *s = exe_sym(t, name, &mod);
+        if (!s) return -1;
+        *addr_out = s->addr;
+        if (mod != &t->mods[0]) *path = mod->path;
+        return 0;
+    }
     for (size_t m = 1; m < t->nmods; m++) {
         const target_module_t *mod = &t->mods[m];
         const char *base = base_name(mod->path);

@@ -141,11 +141,12 @@ int target_symbolize_data(target_t *t, uint64_t addr, target_symbol_t *out);
 /* The mapped file addr lies in, by base name, and addr's offset in that file (what addr2line
  * takes for a library without symbols); -1 for anonymous memory. */
 int target_file_location(const target_t *t, uint64_t addr, const char **module, uint64_t *offset);
-/* Value of a symbol of the executable (e.g. "v8dbg_type_JSFunction__JS_FUNCTION_TYPE"), read from the
- * executable's file data (.data/.rodata) or the target's memory (.bss); 0 on success. Looks in
- * .dynsym and .symtab. size_out receives the symbol size (may be NULL). */
+/* Value of a symbol of node (e.g. "v8dbg_type_JSFunction__JS_FUNCTION_TYPE"): of the object V8 is in
+ * (target_v8_object: the executable, or libnode.so), else of the executable; read from the file's
+ * data (.data/.rodata) or the target's memory (.bss); 0 on success. Looks in .dynsym and .symtab.
+ * size_out receives the symbol size (may be NULL). */
 int target_exe_symbol_value(target_t *t, const char *name, uint64_t *addr_out, uint64_t *size_out);
-/* Iterate the executable's symbols whose names start with prefix (e.g. "v8dbg_"). */
+/* Iterate the symbols of the object V8 is in whose names start with prefix (e.g. "v8dbg_"). */
 typedef void (*target_symbol_cb)(void *ctx, const char *name, uint64_t addr, uint64_t size);
 void target_exe_symbols(target_t *t, const char *prefix, target_symbol_cb cb, void *ctx);
 /* NOTE for v8/ (added by target/): target_exe_symbol_value's addr_out receives the symbol's CONTENTS
@@ -185,6 +186,34 @@ int target_leaf_framed(target_t *t, uint64_t pc);
  * byte (a function pointer left on the stack), data. Lenient: it may accept bytes that only look
  * like a call. */
 int target_return_site(const uint8_t before[7], const uint8_t at[9]);
+
+/* The object V8 is in (target/v8_object.c): the executable of an official node, or the library a
+ * distribution's node links to (Debian's /usr/lib/x86_64-linux-gnu/libnode.so.108), or any mapped
+ * object with V8's postmortem metadata (v8dbg_* symbols). Chosen once, when the modules are loaded:
+ * the executable when it has the metadata, else the first library that has it, else the executable.
+ * Every "executable symbol" above (target_exe_symbol_value, _addr, target_exe_symbols, and lib
+ * "node" of target_module_symbol_addr) is looked up in this object first, then in the executable.
+ * When its .symtab was stripped, V8's embedded builtins are named from V8's own tables
+ * (Builtins::name and the embedded blob's layout, found through exported functions) as symbols
+ * "Builtins_NAME" of the object, so frames in them are decoded as V8's. */
+typedef struct {
+    const char *path;              /* as the target maps it; NULL when the target has no modules */
+    const char *file;              /* the file read for it (through the process's root, --root, --node) */
+    uint64_t bias;                 /* its load bias */
+    char build_id[129];            /* its GNU build id in hex, "" when it has none */
+    int is_exe;                    /* 1: the executable itself */
+    int has_metadata;              /* 1: it has v8dbg_* symbols */
+    uint64_t blob_start, blob_end; /* V8's embedded builtins' code as mapped, when found in V8's tables */
+    size_t builtins_named;         /* how many builtins were named from V8's tables (0: from .symtab, or none) */
+    char missing[1024];            /* no object has the metadata, and these libraries it maps could not be
+                                      read (missing, or another build): where it may be; "" otherwise */
+} target_v8_object_t;
+const target_v8_object_t *target_v8_object(target_t *t);
+/* Where a uprobe at addr (code of a file that live process pid maps) is placed: *offset, addr's offset
+ * in the file; path (cap bytes), the file as the kernel can open it from here: /proc/PID/exe for the
+ * executable, else /proc/PID/root + the path the process maps it by (a library: libnode.so.108).
+ * 0, or -1 (addr in no file's code, or the path too long). */
+int target_probe_location(int pid, uint64_t addr, char *path, size_t cap, uint64_t *offset);
 
 const char *target_exe_path(const target_t *t);
 /* Why the target's executable may not be the one it runs, or NULL: it could not be read through

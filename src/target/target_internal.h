@@ -35,6 +35,7 @@ typedef struct {
     void *debug_elf;                 /* the separate debug file's Elf handle its symbols' names point into, or NULL */
     int debug_fd;                    /* and its fd (-1) */
     void *debug_bytes;               /* MiniDebugInfo: the decompressed ELF debug_elf reads (malloc'd), or NULL */
+    char *synth_names;               /* names of symbols v8_object.c made (V8's builtins in a stripped library) */
 } target_module_t;
 
 /* What differs between the kinds of target: core files (and memory blocks), running and stopped
@@ -103,6 +104,9 @@ struct target {
     int track_frozen;               /* reads are the image's, as of the last stop */
     const char *track_why;          /* why there is no tracking (a static string), or NULL */
     uint32_t sym_generation;        /* bumped when mappings or modules change: the cache's answers go */
+    size_t v8_mod;                  /* mods[v8_mod - 1] holds V8 (v8_object.c); 0: none chosen yet */
+    size_t v8_scanned;              /* mods[0, v8_scanned) were looked at for V8's metadata */
+    target_v8_object_t v8obj;       /* what target_v8_object answers */
 };
 extern const target_ops_t target_core_ops;
 extern const target_ops_t target_frozen_ops; /* live.c: a process read through its frozen copy */
@@ -142,6 +146,13 @@ void target_reap_copies(target_t *t);
 void target_cfi_free(target_t *t);
 /* elf.c */
 int target_elf_load_modules(target_t *t);
+/* A symbol of mod by name (a hash index built after a few scans), or NULL */
+const target_elfsym_t *target_module_find(target_module_t *mod, const char *name);
+/* Appends n symbols to mod (names borrowed: they must live as long as the module) */
+void target_module_add_symbols(target_module_t *mod, const target_elfsym_t *syms, size_t n);
+/* v8_object.c: the module V8 is in, chosen once a module has V8's metadata (mods[0] until then; NULL: no modules) */
+void target_v8_choose(target_t *t);
+target_module_t *target_v8_module(target_t *t);
 void target_elf_free_modules(target_t *t);
 void target_symbol_cache_free(target_t *t);
 /* files.c */

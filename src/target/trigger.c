@@ -71,10 +71,10 @@ struct target_watch {
     struct {
         uint64_t off;
         int id;
+        char path[4200]; /* /proc/PID/exe, or /proc/PID/root + a library's path (target_probe_location) */
     } probes[MAX_PROBES];
     int nprobes;
     int probe_type;
-    char exe[64];
     int ev_tid; /* the stopped event's thread, or 0 */
     int gone, status;
     struct {
@@ -120,7 +120,7 @@ static int open_probe(target_watch_t *w, wthread_t *t, int k)
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = (uint32_t)w->probe_type;
-    a.config1 = (uint64_t)(uintptr_t)w->exe; /* the process's own file, whatever its path here */
+    a.config1 = (uint64_t)(uintptr_t)w->probes[k].path; /* the process's own file, whatever its path here */
     a.config2 = w->probes[k].off;
     a.sample_period = 1;
     a.exclude_kernel = 1;
@@ -179,7 +179,6 @@ target_watch_t *target_watch_open(int pid, uint64_t sigmask)
     w->pid = pid;
     w->sigmask = sigmask;
     w->probe_type = -1;
-    snprintf(w->exe, sizeof w->exe, "/proc/%d/exe", pid);
     sigset_t block;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
@@ -230,27 +229,11 @@ int target_watch_probe(target_watch_t *w, uint64_t addr, int id)
                    "this kernel has no uprobe perf events (/sys/bus/event_source/devices/uprobe): cannot watch for it");
         return -1;
     }
-    /* the file offset of addr, from the mapping of the executable that holds it */
-    target_mapping_t *maps;
-    size_t nmaps;
-    if (target_live_read_maps(w->pid, &maps, &nmaps) != 0) {
-        diag_error(NULL, 0, "pid %d: the process is gone", w->pid);
-        return -1;
-    }
-    char exe[4096];
-    ssize_t k = readlink(w->exe, exe, sizeof exe - 1);
-    exe[k > 0 ? k : 0] = 0;
-    uint64_t off = 0;
-    int found = 0;
-    for (size_t i = 0; i < nmaps; i++) {
-        if (addr >= maps[i].start && addr < maps[i].end && (maps[i].prot & 4) && maps[i].path &&
-            !strcmp(maps[i].path, exe))
-            off = addr - maps[i].start + maps[i].file_offset, found = 1;
-        free((char *)maps[i].path);
-    }
-    free(maps);
-    if (!found) {
-        diag_error(NULL, 0, "pid %d: 0x%llx is not in its executable's code", w->pid, (unsigned long long)addr);
+    /* the file offset of addr, in the executable or the library (libnode.so) that holds it */
+    uint64_t off;
+    char path[sizeof w->probes[0].path];
+    if (target_probe_location(w->pid, addr, path, sizeof path, &off) != 0) {
+        diag_error(NULL, 0, "pid %d: 0x%llx is not in the code of a file it maps", w->pid, (unsigned long long)addr);
         return -1;
     }
     if (w->nprobes == MAX_PROBES) {
@@ -259,6 +242,7 @@ int target_watch_probe(target_watch_t *w, uint64_t addr, int id)
     }
     w->probes[w->nprobes].off = off;
     w->probes[w->nprobes].id = id;
+    snprintf(w->probes[w->nprobes].path, sizeof w->probes[0].path, "%s", path);
     int pk = w->nprobes++;
     for (size_t i = 0; i < w->n; i++) {
         if (open_probe(w, &w->th[i], pk) == 0 || errno == ESRCH) continue; /* ESRCH: the thread just exited */

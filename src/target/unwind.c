@@ -191,15 +191,26 @@ int target_return_site(const uint8_t before[7], const uint8_t at[9])
     return at && !memcmp(at, sigreturn, sizeof sigreturn);
 }
 
-/* Follows saved rbp links from fp; frames appended after n. */
-static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *frames, size_t n, size_t max)
+/* The frame-pointer chain from frames[n - 1] (its fp and sp); frames appended after it. Stops
+ * where a return address lands in a function built without frame pointers (its CFI's CFA is
+ * rsp-based: Debian's libuv.so.1) and the chain would go on (a saved rbp not 0: the chain ends
+ * at __libc_start_call_main as it did): that frame is appended, and *resume says CFI can go on
+ * from it (its caller's rbp is the value the callee saved: fp's word). warn: a chain that goes
+ * backwards is reported (a core's thread; a sampled thread's chain may end anywhere). */
+static size_t fp_walk(target_t *t, target_frame_t *frames, size_t n, size_t max, int warn, int *resume)
 {
+    uint64_t fp = frames[n - 1].fp, sp = frames[n - 1].sp;
+    *resume = 0;
     while (n < max && fp && fp >= sp && (fp & 7) == 0) {
         uint64_t next_fp, ret;
         if (target_read_u64(t, fp, &next_fp) != 0 || target_read_u64(t, fp + 8, &ret) != 0 || ret == 0) break;
         frames[n++] = (target_frame_t){ret, fp + 16, next_fp};
+        if (next_fp && target_leaf_framed(t, ret - 1) == 0) {
+            *resume = 1;
+            break;
+        }
         if (next_fp <= fp) { /* the stack grows down: a chain that does not go up is corrupt */
-            if (next_fp)
+            if (next_fp && warn)
                 diag_warn(t->name, 0, "frame chain goes backwards at fp 0x%llx (-> 0x%llx): corrupt stack; stopped",
                           (unsigned long long)fp, (unsigned long long)next_fp);
             break;
@@ -210,35 +221,41 @@ static size_t fp_unwind(target_t *t, uint64_t fp, uint64_t sp, target_frame_t *f
     return n;
 }
 
+/* From frames[n - 1] on, alternately: the frame-pointer chain (V8's code, node's), and CFI where it
+ * returns into a function without frame pointers (uv__run_check in a distribution's libuv.so.1
+ * called node's callbacks: without CFI there the chain broke and the stack was cut at it). CFI
+ * starts from that frame's pc - 1 (within its call: the CFA rule of the return site), sp and rbp. */
+static size_t chain(target_t *t, int tid, target_frame_t *frames, size_t n, size_t max, int warn)
+{
+    for (int round = 0; round < 64 && n < max; round++) {
+        int resume;
+        n = fp_walk(t, frames, n, max, warn, &resume);
+        if (!resume) break;
+        const target_frame_t from = frames[n - 1];
+        target_thread_t th = {.tid = tid, .rip = from.pc - 1, .rsp = from.sp, .rbp = from.fp};
+        th.regs[16] = th.rip, th.regs[19] = th.rsp, th.regs[4] = th.rbp;
+        size_t k = cfi_unwind(t, &th, frames + n - 1, max - (n - 1));
+        frames[n - 1] = from;
+        if (k > 1) n += k - 1; /* else no CFI there: the chain goes on from the saved rbp, as it did */
+    }
+    return n;
+}
+
 size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, size_t max)
 {
     const target_thread_t *th = target_thread(t, thread_index);
     if (!th || max == 0) return 0;
     size_t n = cfi_unwind(t, th, frames, max);
-    if (n == 0) {
-        frames[n++] = (target_frame_t){th->rip, th->rsp, th->rbp};
-        return fp_unwind(t, th->rbp, th->rsp, frames, n, max);
-    }
-    /* CFI stopped (JIT code or missing CFI): continue on the frame-pointer chain */
-    const target_frame_t last = frames[n - 1];
-    return fp_unwind(t, last.fp, last.sp, frames, n, max);
+    if (n == 0) frames[n++] = (target_frame_t){th->rip, th->rsp, th->rbp};
+    /* CFI stopped (JIT code or missing CFI): on along the frame-pointer chain from its last frame */
+    return chain(t, th->tid, frames, n, max, 1);
 }
 
 size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max)
 {
     if (max == 0) return 0;
-    /* like fp_unwind, but silent: a sampled thread in code without frame pointers ends its chain early */
-    size_t n = 0;
-    frames[n++] = (target_frame_t){pc, sp, fp};
-    while (n < max && fp && fp >= sp && (fp & 7) == 0) {
-        uint64_t next_fp, ret;
-        if (target_read_u64(t, fp, &next_fp) != 0 || target_read_u64(t, fp + 8, &ret) != 0 || ret == 0) break;
-        frames[n++] = (target_frame_t){ret, fp + 16, next_fp};
-        if (next_fp <= fp) break;
-        sp = fp + 16;
-        fp = next_fp;
-    }
-    return n;
+    frames[0] = (target_frame_t){pc, sp, fp};
+    return chain(t, t->pid > 0 ? t->pid : 1, frames, 1, max, 0); /* (the Dwfl's thread: any id) */
 }
 
 size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max)
@@ -250,6 +267,5 @@ size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], targe
     if (n == 0) return 0;
     /* CFI stopped (JIT code has none): on along the frame-pointer chain from its last frame,
        silently (a sampled thread's chain may end anywhere) */
-    const target_frame_t last = frames[n - 1];
-    return n - 1 + target_unwind_regs(t, last.pc, last.sp, last.fp, frames + n - 1, max - (n - 1));
+    return chain(t, tid, frames, n, max, 0);
 }

@@ -13,7 +13,15 @@ v8_t *v8_open(target_t *t)
     v8_t *v = xcalloc(1, sizeof *v);
     v->t = t;
     if (v8_metadata_load(t, &v->md) != 0) {
-        if (!strcmp(target_kind(t), "core"))
+        const target_v8_object_t *o = target_v8_object(t);
+        if (o->missing[0]) /* V8 may be in a library not read: Debian's libnode.so.108, a core read elsewhere */
+            diag_error(target_name(t), 0,
+                       "no V8 postmortem metadata (v8dbg_* symbols) in %s, and these files it maps could not be read "
+                       "(not found, or of another build): %s; %s",
+                       target_exe_path(t), o->missing,
+                       !strcmp(target_kind(t), "core") ? "give the machine's or container's filesystem with --root DIR"
+                                                       : "is the process's root readable (/proc/PID/root)?");
+        else if (!strcmp(target_kind(t), "core"))
             diag_error(target_exe_path(t), 0,
                        "no V8 postmortem metadata (v8dbg_* symbols): not a node binary, or a stripped one; "
                        "pass the node that produced the core with --node");
@@ -33,6 +41,8 @@ v8_t *v8_open(target_t *t)
         v->interp_lo = addr;
         v->interp_hi = addr + (size ? size : 1);
     }
+    char build[512];
+    diag_info("%s: %s", target_name(t), v8_build(v, build, sizeof build));
     return v;
 }
 
@@ -88,6 +98,14 @@ void v8_close(v8_t *v)
 
 target_t *v8_target(const v8_t *v) { return v->t; }
 const char *v8_version(const v8_t *v) { return v->version; }
+
+const char *v8_build(v8_t *v, char *buf, size_t cap)
+{
+    const target_v8_object_t *o = target_v8_object(v->t);
+    snprintf(buf, cap, "V8 %s from %s%s%s%s", v->version, o->path ? o->path : target_exe_path(v->t),
+             o->build_id[0] ? " (build id " : "", o->build_id, o->build_id[0] ? ")" : "");
+    return buf;
+}
 
 int v8_is_smi(const v8_t *v, uint64_t value) { return (value & (uint64_t)v->L.smi_tag_mask) == 0; }
 

@@ -27,6 +27,9 @@ v8_t *v8_open_with_metadata(target_t *t, const v8_constant_t *items, size_t n, i
 target_t *v8_target(const v8_t *v);
 /* "11.3.244.8" */
 const char *v8_version(const v8_t *v);
+/* Which build V8 was read from, for messages: "V8 10.2.154.26 from /usr/lib/x86_64-linux-gnu/libnode.so.108
+ * (build id ec9f...)", the object target_v8_object names; in buf (cap bytes), returned. */
+const char *v8_build(v8_t *v, char *buf, size_t cap);
 
 /* ---- tagged values ---- */
 int v8_is_smi(const v8_t *v, uint64_t value);

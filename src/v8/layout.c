@@ -21,6 +21,7 @@ typedef struct {
     int64_t code_deopt_data, code_source_positions;
     int64_t istream_code;   /* InstructionStream -> its Code */
     int64_t ext_data_cache; /* ExternalString: cached data pointer */
+    int64_t pos_table_flag_bits; /* source position tables: see v8_layout_t */
 } v8_fallback_t;
 
 static const v8_fallback_t fallbacks[] = {
@@ -80,6 +81,22 @@ static const v8_fallback_t fallbacks[] = {
      .code_source_positions = 16,
      .istream_code = 8,
      .ext_data_cache = 24},
+    /* Node 25, V8 14.1 (and Node 26, V8 14.6): a position table's code-offset field is
+       (delta << 2 | 2 | is_statement), read off `--print-bytecode` beside the table's bytes */
+    {.major = 14,
+     .minor = 1,
+     .fn_code = -1,
+     .fp_argc = -24,
+     .jsarray_length = 24,
+     .bca_source_positions = 24,
+     .code_instruction_start = 40,
+     .code_instruction_size = 56,
+     .code_flags = 52,
+     .code_deopt_data = 8,
+     .code_source_positions = 16,
+     .istream_code = 8,
+     .ext_data_cache = 24,
+     .pos_table_flag_bits = 1},
 };
 
 static const v8_fallback_t *fallback_for(const v8_t *v)
@@ -298,6 +315,7 @@ int v8_layout_resolve(v8_t *v)
     L->scope_first_vars_slot = opt(&r, -1, "scopeinfo_idx_first_vars", NULL);
     L->bca_header = need(&r, "class_BytecodeArray__data__uintptr_t", NULL);
     L->bca_source_positions = fb->bca_source_positions;
+    L->pos_table_flag_bits = fb->pos_table_flag_bits;
     L->fixed_array_length = need(&r, "class_FixedArrayBase__length__SMI", NULL);
     L->fixed_array_data = need(&r, "class_FixedArray__data__uintptr_t", NULL);
     /* ByteArray: a FixedArrayBase; its bytes follow the length */

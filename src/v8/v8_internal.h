@@ -27,6 +27,10 @@ typedef struct {
         script_eval_from_position;
     int64_t scope_flags, scope_nparams_slot, scope_ncontextlocals_slot, scope_first_vars_slot;
     int64_t bca_source_positions, bca_header; /* BytecodeArray: position table; bytes start */
+    /* A source position table's code-offset field: 0 = zig-zag (offset delta, its sign the
+       statement flag), through V8 13; 1 = the delta shifted left by two over a flag bit and the
+       statement bit, V8 14 (v8_source_position_raw, functions.c) */
+    int64_t pos_table_flag_bits;
     int64_t bytearray_length, bytearray_data;
     int64_t code_instruction_start, code_instruction_size, code_flags, code_kind_mask, code_kind_shift,
         code_source_positions, code_deopt_data, istream_code, code_inline_instructions;

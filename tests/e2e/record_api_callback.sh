@@ -34,7 +34,7 @@ record_each_node api_callback.js 2 api_frame_named
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$TEST_TMP/record_api_callback_p; rm -rf "$dir"; mkdir -p "$dir"
 trap 'kill $pid 2> /dev/null; rm -rf "$dir"' EXIT
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$here/../.cache/node/$v/bin/node
     [ -x "$node" ] || continue
     "$node" "$here/../fixtures/live/api_callback.js" 4 > "$dir/out" & pid=$!

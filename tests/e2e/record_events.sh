@@ -39,7 +39,7 @@ record() {   # OUT-PREFIX NODESCOPE-ARGS... -- PROGRAM...: $OUT.out (stdout), $O
 
 # --- syscall:write
 what=syscall:write
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/w$v
@@ -76,7 +76,7 @@ fi
 
 # --- gc
 what=gc
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/gc$v
@@ -106,7 +106,7 @@ done
 
 # --- u:node:uv_fs_open
 what=u:node:uv_fs_open
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/u$v
@@ -118,7 +118,7 @@ for v in 18 20 22 24; do
 done
 # --- OSR: a loop optimized while it runs, and the function inlined into it
 what=osr
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/osr$v

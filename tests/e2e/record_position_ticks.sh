@@ -14,7 +14,7 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$d
 fail_context() { echo "node $v"; }
 hot=$(grep -n '// HOT$' "$FIX/hot_line.js" | cut -d: -f1)
 tested=0
-for v in 20 22; do
+for v in $(node_majors 20 22 26); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"

@@ -22,7 +22,7 @@ cp -r "$FIX/app" "$dir/app"
     "$BIN/esbuild" src/main.ts --bundle --minify --sourcemap --platform=node --log-level=warning --outfile=bundle/app.js) || exit 1
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$ROOT/tests/.cache/node/$v/bin/node
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     scripts=bundle/app.js

@@ -26,7 +26,7 @@ sleep 30 & sl=$!
 [ $rc -eq 1 ] && grep -q "is not node" "$dir/e3" || { cat "$dir/e3"; fail "a process that is not node"; }
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"

@@ -106,7 +106,7 @@ check_report() {   # the --json report: FILE
 }
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"
@@ -186,7 +186,7 @@ done
 # The tracked copy against a forked one, on an idle program (nothing it holds changes): every
 # constructor's count the same in a census of each kind, taken one after the other (tracked,
 # fork, tracked: a count that moved between the two tracked ones is left out). Node 18 and 24.
-for v in 18 24; do
+for v in $(node_majors 18 24 26); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || continue
     w=$dir/idle$v; mkdir -p "$w"

@@ -161,7 +161,7 @@ check_major() {
 }
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { say "no Node $v at $NODE: not tested"; continue; }
     check_major

@@ -31,7 +31,7 @@ core_gcore() {
 # when none is installed.
 core_for_each_node() {
     local tested=0
-    for v in 18 20 22 24; do
+    for v in $(node_majors); do
         NODE=$(node_bin "$v")
         [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
         "$1"

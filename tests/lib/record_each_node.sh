@@ -11,7 +11,7 @@ record_each_node() {
     test_dir record_each_node
     lsan_ignore_libdw
     trap 'rm -rf "$TEST_TMP/record_each_node"' EXIT
-    for v in 18 20 22 24; do
+    for v in $(node_majors); do
         node=$(node_bin "$v")
         [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
         w=$dir/$v; mkdir -p "$w"

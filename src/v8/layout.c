@@ -157,6 +157,13 @@ static int type_of(resolver_t *r, const char *suffix)
     return -1;
 }
 
+static int type_named(const v8_t *v, int type)
+{
+    for (size_t i = 0; i < v->ntypes; i++)
+        if (v->types[i].type == type) return 1;
+    return 0;
+}
+
 static int by_type(const void *a, const void *b)
 {
     const v8_type_entry_t *x = a, *y = b;
@@ -478,6 +485,19 @@ int v8_layout_resolve(v8_t *v)
     L->type_heap_number = type_of(&r, "HEAP_NUMBER_TYPE");
     L->type_oddball = type_of(&r, "ODDBALL_TYPE");
     L->type_hole = type_of(&r, "HOLE_TYPE"); /* V8 12+: the hole is no longer an oddball */
+    if (L->type_hole < 0) {
+        /* V8 14 exports no HOLE_TYPE: it sits, in V8's alphabetical order of these types, just
+           before INTERCEPTOR_INFO_TYPE, a number no type_ entry has (read off Node 25 and 26:
+           272 and 274, a dictionary's deleted keys) */
+        int ii = type_of(&r, "INTERCEPTOR_INFO_TYPE"), fv = type_of(&r, "FEEDBACK_VECTOR_TYPE");
+        if (ii > fv && fv >= 0 && !type_named(v, ii - 1)) L->type_hole = ii - 1;
+    }
+    /* V8 13.6 and 14 export no FREE_SPACE_TYPE either: it is the unnamed type just before the
+       hole (read off cores, the map of an empty page's only object: 268 on Node 24; on Node 25
+       and 26, 271 and 273, where the heap walk then counts every object V8's snapshot does) */
+    L->type_free_space = type_of(&r, "FREE_SPACE_TYPE");
+    if (L->type_free_space < 0 && L->type_hole > 0 && !type_named(v, L->type_hole - 1))
+        L->type_free_space = L->type_hole - 1;
     L->type_fixed_array = type_of(&r, "FIXED_ARRAY_TYPE");
     L->type_js_function = type_of(&r, "JS_FUNCTION_TYPE");
     L->type_js_array = type_of(&r, "JS_ARRAY_TYPE");

@@ -58,6 +58,7 @@ typedef struct {
         type_js_function, type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array,
         type_js_typed_array, type_js_array_buffer, type_feedback_vector, type_js_global_proxy,
         type_function_template_info, type_call_handler_info, type_accessor_pair;
+    int type_free_space; /* FREE_SPACE_TYPE, named or derived (-1: not known) */
     /* JavaScript values for print (v8/jsvalue.c): instance types and the fields V8 does not export,
        the same in every supported version (8-byte tagged fields after the JSObject header) */
     int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set, type_js_weak_map,

@@ -22,6 +22,7 @@ typedef struct {
     int64_t istream_code;   /* InstructionStream -> its Code */
     int64_t ext_data_cache; /* ExternalString: cached data pointer */
     int64_t pos_table_flag_bits; /* source position tables: see v8_layout_t */
+    int64_t api_exit_target;     /* ApiCallbackExitFrame: fp slot of its target (api_frames.c) */
 } v8_fallback_t;
 
 static const v8_fallback_t fallbacks[] = {
@@ -38,7 +39,8 @@ static const v8_fallback_t fallbacks[] = {
      .code_deopt_data = 16,
      .code_source_positions = 24,
      .istream_code = -1,
-     .ext_data_cache = 24},
+     .ext_data_cache = 24,
+     .api_exit_target = -1},
     /* Node 20, V8 11.3 */
     {.major = 11,
      .minor = 3,
@@ -52,7 +54,8 @@ static const v8_fallback_t fallbacks[] = {
      .code_deopt_data = 16,
      .code_source_positions = 24,
      .istream_code = 8,
-     .ext_data_cache = 24},
+     .ext_data_cache = 24,
+     .api_exit_target = -1},
     /* Node 22, V8 12.4: bytecode and code moved to trusted space, their tables moved up */
     {.major = 12,
      .minor = 4,
@@ -66,7 +69,8 @@ static const v8_fallback_t fallbacks[] = {
      .code_deopt_data = 8,
      .code_source_positions = 16,
      .istream_code = 8,
-     .ext_data_cache = 24},
+     .ext_data_cache = 24,
+     .api_exit_target = 16},
     /* Node 24, V8 13.6: JSFunction reaches its code through the dispatch table (not read) */
     {.major = 13,
      .minor = 6,
@@ -80,9 +84,10 @@ static const v8_fallback_t fallbacks[] = {
      .code_deopt_data = 8,
      .code_source_positions = 16,
      .istream_code = 8,
-     .ext_data_cache = 24},
-    /* Node 25, V8 14.1 (and Node 26, V8 14.6): a position table's code-offset field is
-       (delta << 2 | 2 | is_statement), read off `--print-bytecode` beside the table's bytes */
+     .ext_data_cache = 24,
+     .api_exit_target = 48},
+    /* Node 25, V8 14.1: a position table's code-offset field is (delta << 2 | 2 | is_statement),
+       read off `--print-bytecode` beside the table's bytes, and TurboFan's `--print-opt-code` */
     {.major = 14,
      .minor = 1,
      .fn_code = -1,
@@ -96,7 +101,24 @@ static const v8_fallback_t fallbacks[] = {
      .code_source_positions = 16,
      .istream_code = 8,
      .ext_data_cache = 24,
-     .pos_table_flag_bits = 1},
+     .pos_table_flag_bits = 1,
+     .api_exit_target = 48},
+    /* Node 26, V8 14.6: an API call's target moved down a slot of the implicit arguments */
+    {.major = 14,
+     .minor = 6,
+     .fn_code = -1,
+     .fp_argc = -24,
+     .jsarray_length = 24,
+     .bca_source_positions = 24,
+     .code_instruction_start = 40,
+     .code_instruction_size = 56,
+     .code_flags = 52,
+     .code_deopt_data = 8,
+     .code_source_positions = 16,
+     .istream_code = 8,
+     .ext_data_cache = 24,
+     .pos_table_flag_bits = 1,
+     .api_exit_target = 40},
 };
 
 static const v8_fallback_t *fallback_for(const v8_t *v)
@@ -323,6 +345,7 @@ int v8_layout_resolve(v8_t *v)
     L->bca_header = need(&r, "class_BytecodeArray__data__uintptr_t", NULL);
     L->bca_source_positions = fb->bca_source_positions;
     L->pos_table_flag_bits = fb->pos_table_flag_bits;
+    L->api_exit_target = fb->api_exit_target;
     L->fixed_array_length = need(&r, "class_FixedArrayBase__length__SMI", NULL);
     L->fixed_array_data = need(&r, "class_FixedArray__data__uintptr_t", NULL);
     /* ByteArray: a FixedArrayBase; its bytes follow the length */

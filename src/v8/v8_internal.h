@@ -31,6 +31,9 @@ typedef struct {
        statement flag), through V8 13; 1 = the delta shifted left by two over a flag bit and the
        statement bit, V8 14 (v8_source_position_raw, functions.c) */
     int64_t pos_table_flag_bits;
+    /* An ApiCallbackExitFrame's target (FunctionTemplateInfo or JSFunction): its frame slot, in
+       the FunctionCallbackInfo's implicit arguments above the frame from V8 13 (api_frames.c) */
+    int64_t api_exit_target;
     int64_t bytearray_length, bytearray_data;
     int64_t code_instruction_start, code_instruction_size, code_flags, code_kind_mask, code_kind_shift,
         code_source_positions, code_deopt_data, istream_code, code_inline_instructions;

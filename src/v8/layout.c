@@ -121,13 +121,33 @@ static const v8_fallback_t fallbacks[] = {
      .api_exit_target = 40},
 };
 
+/* NODESCOPE_V8_FACTS_HIDE="14.6" leaves that version's entry out (the tests: what a V8 newer
+ * than the table looks like). */
+static int hidden_entry(const v8_fallback_t *f)
+{
+    const char *h = getenv("NODESCOPE_V8_FACTS_HIDE");
+    int major, minor;
+    return h && sscanf(h, "%d.%d", &major, &minor) == 2 && major == f->major && minor == f->minor;
+}
+
+/* The entry for v's version: the newest at or before it. A V8 newer than the newest entry (V8 15
+ * when the table ends at 14.6) gets that entry's facts, said once on stderr with what they steer:
+ * loud, not silently wrong. */
 static const v8_fallback_t *fallback_for(const v8_t *v)
 {
-    const v8_fallback_t *best = NULL;
+    const v8_fallback_t *best = NULL, *newest = NULL;
     for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++) {
         const v8_fallback_t *f = &fallbacks[i];
+        if (hidden_entry(f)) continue;
+        newest = f;
         if (f->major < v->major || (f->major == v->major && f->minor <= v->minor)) best = f;
     }
+    if (best && best == newest && (best->major != v->major || best->minor != v->minor))
+        diag_warn_once("v8-newer", NULL, 0,
+                       "V8 %d.%d is newer than nodescope knows (%d.%d): the layout facts its metadata lacks "
+                       "(source position tables, frame slots, API frames' targets) are taken as on %d.%d: "
+                       "positions, inlined frames and API frames may be wrong",
+                       v->major, v->minor, best->major, best->minor, best->major, best->minor);
     return best ? best : &fallbacks[0];
 }
 

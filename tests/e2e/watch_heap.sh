@@ -1,5 +1,5 @@
 #!/bin/bash
-# watch -p PID --heap (issue 31) on Node 18-24, with fixtures/leak/leaky.js: LeakySession leaks 200
+# watch -p PID --heap (issue 31) on Node 18-26, with fixtures/leak/leaky.js: LeakySession leaks 200
 # instances a second into a Map a module's SessionRegistry holds, LruEntry fills a bounded LRU
 # (2400 entries, 1200 a second) that plateaus, ChurnItem/ChurnBatch are made and dropped each tick.
 # On one major (20, the ASan build) the full run, --every 2s -d 20, from half a second after the

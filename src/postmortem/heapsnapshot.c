@@ -139,7 +139,8 @@ typedef struct {
     uint32_t count;
     int failed;
     int backing;         /* the node is a JS object's properties or elements store */
-    uint8_t *has_in;     /* by node position: an edge leads to it */
+    uint8_t *has_in;     /* by node position: a strong edge leads to it (a read-only Map only feedback
+                            refers to, weakly, had no root edge: Node 26, 20) */
     uint32_t *in_from;   /* by node position: the one node position + 1 its edges come from (0: none,
                             UINT32_MAX: several) */
     uint32_t from;       /* the position + 1 of the node whose edges are being put */
@@ -151,7 +152,7 @@ enum { BACKING_PROPERTIES = 1, BACKING_ELEMENTS = 2 };
 static void put_edge(edge_sink_t *k, uint32_t type, uint32_t name, uint32_t to)
 {
     uint32_t rec[3] = {type, name, to};
-    k->has_in[to / NODE_FIELDS] = 1;
+    if (type != V8_EDGE_WEAK) k->has_in[to / NODE_FIELDS] = 1;
     if (k->in_from) {
         uint32_t *f = &k->in_from[to / NODE_FIELDS];
         *f = !*f || *f == k->from ? k->from : UINT32_MAX;

@@ -40,7 +40,7 @@ fi
 # Official Node builds for the multi-version tests, pinned: a new patch release can change V8's
 # layouts (Node 24.22 stored an Error's frames in a new form), and CI must not turn red on its own.
 # NODESCOPE_NODE_VERSIONS="24" (a bare major) takes that major's newest release instead.
-for version in ${NODESCOPE_NODE_VERSIONS:-18.20.8 20.20.2 22.23.5 24.22.3}; do
+for version in ${NODESCOPE_NODE_VERSIONS:-18.20.8 20.20.2 22.23.5 24.22.3 25.9.0 26.12.1}; do
     major=${version%%.*}
     dir=tests/.cache/node/$major
     if [ -x "$dir/bin/node" ]; then

@@ -28,7 +28,7 @@ static const char record_usage[] =
     "The live sampler needs no flags, no restart and no perf map: every thread is sampled\n"
     "(perf_event copies its registers and stack top) and JavaScript frames are named from\n"
     "V8's heap when each sample is taken, functions TurboFan inlined included. Threads are\n"
-    "kept apart by role (main, Worker, V8 worker, libuv). Node 18 to 24.\n"
+    "kept apart by role (main, Worker, V8 worker, libuv). Node 18 to 26.\n"
     "With --perf, perf records instead: node runs with --perf-basic-prof\n"
     "--interpreted-frames-native-stack and nodescope journals /tmp/perf-PID.map so each\n"
     "sample is named after the code at its address at that moment; any program can be\n"

@@ -243,7 +243,7 @@ int cli_watch_heap(int argc, char **argv)
     char cmdline[200];
     proc_cmdline(pid, cmdline, sizeof cmdline);
     if (!record_process_is_node(pid)) {
-        diag_error(NULL, 0, "process %d (%s) is not node: watch --heap reads the heaps of Node 18-24 processes", pid,
+        diag_error(NULL, 0, "process %d (%s) is not node: watch --heap reads the heaps of Node 18-26 processes", pid,
                    cmdline);
         return EXIT_FAIL;
     }

@@ -139,7 +139,11 @@ typedef struct {
     uint32_t count;
     int failed;
     int backing;         /* the node is a JS object's properties or elements store */
-    uint8_t *has_in;     /* by node position: an edge leads to it */
+    uint8_t *has_in;     /* by node position: a strong edge leads to it (a read-only Map only feedback
+                            refers to, weakly, had no root edge: Node 26, 20) */
+    uint32_t *in_from;   /* by node position: the one node position + 1 its edges come from (0: none,
+                            UINT32_MAX: several) */
+    uint32_t from;       /* the position + 1 of the node whose edges are being put */
     const uint64_t *odd; /* by graph node: an oddball (leave_out_inessential) */
 } edge_sink_t;
 
@@ -148,7 +152,11 @@ enum { BACKING_PROPERTIES = 1, BACKING_ELEMENTS = 2 };
 static void put_edge(edge_sink_t *k, uint32_t type, uint32_t name, uint32_t to)
 {
     uint32_t rec[3] = {type, name, to};
-    k->has_in[to / NODE_FIELDS] = 1;
+    if (type != V8_EDGE_WEAK) k->has_in[to / NODE_FIELDS] = 1;
+    if (k->in_from) {
+        uint32_t *f = &k->in_from[to / NODE_FIELDS];
+        *f = !*f || *f == k->from ? k->from : UINT32_MAX;
+    }
     if (fwrite(rec, sizeof rec, 1, k->tmp) != 1) k->failed = 1;
     k->count++;
 }
@@ -317,12 +325,31 @@ static void leave_out_inessential(v8_t *v, v8_graph_t *g, uint64_t *live, uint64
     }
 }
 
+/* Is the node at position p in a cycle of nodes each referred to by the one before it alone, none
+ * with a root edge? Then the edges into it lead nowhere from the root (V8 14's read-only API
+ * FunctionTemplateInfo and SharedFunctionInfo pairs, each the other's only referrer). */
+#define CYCLE_STEPS 16
+static int unrooted_cycle(const uint32_t *in_from, const uint8_t *rooted, uint32_t p)
+{
+    uint32_t q = p;
+    for (int step = 0; step < CYCLE_STEPS; step++) {
+        uint32_t f = in_from[q];
+        if (!f || f == UINT32_MAX || rooted[f - 1]) return 0;
+        q = f - 1;
+        if (q == p) return 1;
+    }
+    return 0;
+}
+
 /* The synthetic nodes' edges (they come first in the file, but are found last: a read-only
- * object gets a root edge only when no other edge of the snapshot leads to it, k->has_in). */
+ * object gets a root edge only when no other edge of the snapshot leads to it, k->has_in, or
+ * only edges from a cycle nothing else reaches, unrooted_cycle). */
 static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_t *str, edge_sink_t *k,
                             const uint8_t *root_used, uint32_t *counts)
 {
     size_t nn = v8_graph_node_count(g), nroots = v8_graph_root_count(g);
+    uint32_t *in_from = k->in_from; /* read here; the synthetic edges do not count */
+    k->in_from = NULL;
     k->count = 0;
     /* the synthetic root: (GC roots), and the global object as a shortcut */
     put_edge(k, V8_EDGE_ELEMENT, 1, N_GC_ROOTS * NODE_FIELDS);
@@ -341,6 +368,7 @@ static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_
     uint32_t ri = 0;
     for (uint32_t c = N_READ_ONLY; c < SYNTHETIC; c++) put_edge(k, V8_EDGE_ELEMENT, ++ri, c * NODE_FIELDS);
     uint8_t *is_root = xcalloc(nn ? nn : 1, 1);
+    uint8_t *rooted = xcalloc(nn + SYNTHETIC, 1); /* by node position: given a root edge here */
     for (int read_only = 0; read_only <= 1; read_only++) {
         for (size_t r = 0; r < nroots; r++) {
             const v8_graph_root_t *rt = v8_graph_root(g, r);
@@ -351,17 +379,19 @@ static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_
             uint32_t to = (live_index(live, rt->node) + SYNTHETIC) * NODE_FIELDS;
             /* a read-only object something in the snapshot refers to needs no root edge (V8 lists
                only its roots table's); a builtin's code and an internalized string have theirs */
-            if (ro ? k->has_in[to / NODE_FIELDS]
+            if (ro ? k->has_in[to / NODE_FIELDS] && !unrooted_cycle(in_from, rooted, to / NODE_FIELDS)
                    : v8_is_internalized_string_type(v, v8_graph_node(g, rt->node)->type) ||
                          v8_code_is_builtin(v, v8_graph_node(g, rt->node)->addr, v8_graph_node(g, rt->node)->type))
                 continue;
             if (ro) put_edge(k, V8_EDGE_INTERNAL, number_id(str, ++ri), to);
             else put_edge(k, V8_EDGE_ELEMENT, ++ri, to);
+            rooted[to / NODE_FIELDS] = 1;
         }
         counts[read_only ? N_READ_ONLY : N_GC_ROOTS] = k->count;
         k->count = 0, ri = 0;
     }
     free(is_root);
+    free(rooted);
     /* (Startup object cache), (Shareable object cache): each element, as V8 lists them */
     for (uint32_t c = N_STARTUP_CACHE; c <= N_SHAREABLE_CACHE; c++) {
         for (size_t r = 0; r < nroots; r++) {
@@ -388,6 +418,7 @@ static void synthetic_edges(v8_t *v, v8_graph_t *g, const live_t *live, strings_
         counts[c] = k->count;
         k->count = 0, ri = 0;
     }
+    k->in_from = in_from;
 }
 
 int pm_heapsnapshot_write(v8_t *v, const char *out)
@@ -431,7 +462,8 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     namer_t nm = {{0}, {0}};
     u64map_init(&nm.by_map);
     uint32_t *counts = xmalloc((nn + SYNTHETIC) * sizeof *counts);
-    edge_sink_t k = {v, g, &live, &str, tmp, 0, 0, 0, xcalloc(nlive + SYNTHETIC, 1), odd};
+    edge_sink_t k = {v,   g, &live, &str, tmp, 0, 0, 0, xcalloc(nlive + SYNTHETIC, 1), xcalloc(nlive + SYNTHETIC, 4),
+                     0, odd};
     /* the backing stores: what JS objects' properties (BACKING_PROPERTIES) and elements
        (BACKING_ELEMENTS) fields point at, named as V8 names them */
     uint8_t *backing = xcalloc(nn ? nn : 1, 1);
@@ -460,6 +492,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
         v8_heap_object_t ho = v8_graph_object(g, (uint32_t)i);
         v8_graph_pass(g, (uint32_t)i);
         k.backing = backing[i] != 0;
+        k.from = live_index(&live, (uint32_t)i) + SYNTHETIC + 1;
         v8_edges_of(e, &ho, v8_graph_is_object, g, on_edge, &k);
         /* V8's snapshot gives every JS object a "__proto__" property: its map's prototype */
         uint64_t proto;
@@ -480,6 +513,7 @@ int pm_heapsnapshot_write(v8_t *v, const char *out)
     k.tmp = real_edges;
     free(root_used);
     free(k.has_in);
+    free(k.in_from);
     uint64_t total_edges = 0;
     for (size_t i = 0; i < nn + SYNTHETIC; i++) total_edges += counts[i];
     FILE *f = o.f;

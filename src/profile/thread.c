@@ -33,6 +33,11 @@ thread_role_t profile_role_from_name(const char *s, size_t n, int *known)
             if (sv_contains(s, n, " Worker ")) return THREAD_WORKER;
         }
     }
+    /* Node 25 and 26 put "node-" before the names 24 gives (node-MainThread, node-V8Worker) */
+    if (n > 5 && sv_starts(s, n, "node-")) {
+        thread_role_t r = profile_role_from_name(s + 5, n - 5, known);
+        if (*known) return r;
+    }
     /* Node's own names: 24 names every thread, 22 its libuv pool and delayed-task thread,
      * older versions none (every thread is "node"); V8's default platform; Chrome's. */
     if ((n == 10 && !memcmp(s, "MainThread", 10)) || sv_starts(s, n, "CrRendererMain") ||

@@ -61,12 +61,13 @@ static uint64_t template_shared(v8_t *v, uint64_t fti)
  *   V8 files a C++ builtin's time under its JS caller, and so does the sampler);
  *   ApiCallbackExitFrame (V8 12+): the FunctionTemplateInfo (or the JSFunction, once V8 made it) at
  *   fp+16 on V8 12, in the FunctionCallbackInfo's implicit arguments above the frame on V8 13
- *   (index 4: fp+16+32); both read off live Node 22 and 24 processes in fs.readSync.
+ *   (index 4: fp+16+32) and V8 14 (index 3: fp+16+24); read off live Node 22, 24, 25 and 26
+ *   processes in fs.readSync and zlib's writeSync (L->api_exit_target, layout.c's table).
  * Anything else there (a torn read, another layout) leaves the frame internal. */
 void v8_api_frame(v8_t *v, v8_frame_t *f, int64_t type)
 {
     const v8_layout_t *L = &v->L;
-    int64_t off = type == L->ft_builtin_exit ? 24 : type == L->ft_api_callback_exit ? (v->major >= 13 ? 48 : 16) : -1;
+    int64_t off = type == L->ft_builtin_exit ? 24 : type == L->ft_api_callback_exit ? L->api_exit_target : -1;
     uint64_t target, shared = 0;
     if (off < 0 || L->sfi_api_data < 0 || v8_frame_slot(v, f->fp, off, &target) != 0 || !v8_is_heap_object(v, target))
         return;

@@ -116,8 +116,8 @@ void v8_functions_cleanup(v8_t *v)
 
 /* ---- source position tables ---- */
 
-/* One zig-zag VLQ integer (7 bits a byte, high bit = more). */
-static int read_vlq(const unsigned char *p, size_t n, size_t *i, int64_t *out)
+/* One VLQ integer (7 bits a byte, high bit = more), unsigned. */
+static int read_uvlq(const unsigned char *p, size_t n, size_t *i, uint64_t *out)
 {
     uint64_t bits = 0;
     int shift = 0;
@@ -128,9 +128,11 @@ static int read_vlq(const unsigned char *p, size_t n, size_t *i, int64_t *out)
         shift += 7;
         if (!(b & 0x80)) break;
     }
-    *out = (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1);
+    *out = bits;
     return 0;
 }
+
+static int64_t zigzag(uint64_t bits) { return (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1); }
 
 int v8_source_position(v8_t *v, uint64_t table, int64_t code_offset, int64_t *pos, int *inlined)
 {
@@ -156,15 +158,18 @@ int v8_source_position_raw(v8_t *v, uint64_t table, int64_t code_offset, int64_t
         free(bytes);
         return -1;
     }
-    /* Entries are (code offset delta, position delta); a negative code delta marks an expression
-     * position (the delta is then -(d+1)). Offsets start at -1, V8's function-entry offset. */
+    /* Entries are (code offset delta, position delta), the position zig-zag. Through V8 13 the
+     * code field is zig-zag too, a negative one marking an expression position (the delta is then
+     * -(d+1)); V8 14 shifts the delta left over two flag bits (L->pos_table_flag_bits). Offsets
+     * start at -1, V8's function-entry offset. */
     int64_t offset = -1, raw = 0, best = -1;
     size_t i = 0;
     while (i < (size_t)len) {
-        int64_t d, p;
-        if (read_vlq(bytes, (size_t)len, &i, &d) != 0 || read_vlq(bytes, (size_t)len, &i, &p) != 0) break;
-        offset += d >= 0 ? d : -(d + 1);
-        raw += p;
+        uint64_t c, p;
+        if (read_uvlq(bytes, (size_t)len, &i, &c) != 0 || read_uvlq(bytes, (size_t)len, &i, &p) != 0) break;
+        int64_t d = zigzag(c);
+        offset += L->pos_table_flag_bits ? (int64_t)(c >> 2) : d >= 0 ? d : -(d + 1);
+        raw += zigzag(p);
         if (offset > code_offset) break;
         best = raw;
     }

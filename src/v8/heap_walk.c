@@ -131,9 +131,8 @@ static void classify_types(v8_heap_t *h)
     if (v->L.first_context_type >= 0)
         for (int64_t t = v->L.first_context_type; t <= v->L.last_context_type && t < 4096; t++)
             set_rule(h, (int)t, SZ_FIXED_ARRAY);
-    /* Node 24's metadata has no FREE_SPACE_TYPE: V8 13.6 numbers it 268 (read off a core: the map
-       of an empty page's only object). */
-    if (h->free_space_type < 0 && v->major == 13) h->free_space_type = 268;
+    /* Node 24-26's metadata has no FREE_SPACE_TYPE: the layout derives it (layout.c) */
+    if (h->free_space_type < 0) h->free_space_type = v->L.type_free_space;
     if (h->free_space_type >= 0) set_rule(h, h->free_space_type, SZ_FREE_SPACE);
     /* Strings: the sequential ones are sized by their length. */
     if (v->L.first_nonstring > 0 && v->L.str_repr_mask >= 0 && v->L.str_enc_mask >= 0)

@@ -27,6 +27,13 @@ typedef struct {
         script_eval_from_position;
     int64_t scope_flags, scope_nparams_slot, scope_ncontextlocals_slot, scope_first_vars_slot;
     int64_t bca_source_positions, bca_header; /* BytecodeArray: position table; bytes start */
+    /* A source position table's code-offset field: 0 = zig-zag (offset delta, its sign the
+       statement flag), through V8 13; 1 = the delta shifted left by two over a flag bit and the
+       statement bit, V8 14 (v8_source_position_raw, functions.c) */
+    int64_t pos_table_flag_bits;
+    /* An ApiCallbackExitFrame's target (FunctionTemplateInfo or JSFunction): its frame slot, in
+       the FunctionCallbackInfo's implicit arguments above the frame from V8 13 (api_frames.c) */
+    int64_t api_exit_target;
     int64_t bytearray_length, bytearray_data;
     int64_t code_instruction_start, code_instruction_size, code_flags, code_kind_mask, code_kind_shift,
         code_source_positions, code_deopt_data, istream_code, code_inline_instructions;
@@ -54,6 +61,7 @@ typedef struct {
         type_js_function, type_js_array, type_js_object, type_symbol, type_byte_array, type_trusted_byte_array,
         type_js_typed_array, type_js_array_buffer, type_feedback_vector, type_js_global_proxy,
         type_function_template_info, type_call_handler_info, type_accessor_pair;
+    int type_free_space; /* FREE_SPACE_TYPE, named or derived (-1: not known) */
     /* JavaScript values for print (v8/jsvalue.c): instance types and the fields V8 does not export,
        the same in every supported version (8-byte tagged fields after the JSObject header) */
     int type_js_global_object, type_js_date, type_js_regexp, type_js_error, type_js_map, type_js_set, type_js_weak_map,

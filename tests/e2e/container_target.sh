@@ -8,7 +8,7 @@
 # gcore of it is read with --root /proc/PID/root and with --node; on the last major `watch --heap`
 # takes three censuses of its heap (nothing on stderr: no wrong metadata), and `record --perf -p`
 # names it from the container's own perf map (/proc/PID/root/tmp/perf-NSPID.map: the container has
-# its own /tmp). MAJORS (default "18 22 24") picks the majors; everything started is killed on exit.
+# its own /tmp). MAJORS (default "18 22 24 26") picks the majors; everything started is killed on exit.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/live" && pwd -P)
@@ -101,8 +101,8 @@ check_major() {
 }
 
 tested=0
-last=$(echo ${MAJORS:-18 22 24} | awk '{ print $NF }')
-for v in ${MAJORS:-18 22 24}; do
+last=$(echo ${MAJORS:-18 22 24 26} | awk '{ print $NF }')
+for v in ${MAJORS:-18 22 24 26}; do
     [ "$v" != "$host_major" ] || { echo "node $v is the host's: skipped"; continue; }
     [ -x "$CACHE/$v/bin/node" ] || { echo "no Node $v (run scripts/setup.sh): not tested"; continue; }
     check_major

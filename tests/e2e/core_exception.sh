@@ -1,5 +1,5 @@
 #!/bin/bash
-# core exception on kernel cores (ulimit -c) of Node 18-24:
+# core exception on kernel cores (ulimit -c) of Node 18-26:
 #  - node --abort-on-uncaught-exception throw_truth.js: the Error it threw (message written by the
 #    program), "thrown", at descend;
 #  - node --abort-on-uncaught-exception throw_renamed.js (a timer callback, a function and a class

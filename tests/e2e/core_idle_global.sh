@@ -1,7 +1,7 @@
 #!/bin/bash
 # A path from the global object when no JavaScript frame is on the stack (an idle program waiting
 # in epoll, as a hung server's core is): core --pid PID print globalThis.X finds the global object
-# on the heap (the one with `process`, not a vm context's) on Node 18-24; and a path through it.
+# on the heap (the one with `process`, not a vm context's) on Node 18-26; and a path through it.
 set -u
 . "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -10,7 +10,7 @@ pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 fail_context() { echo "node $v"; }
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     "$NODE" -e '
@@ -28,5 +28,5 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || skip "no Node 18-24"
+[ $tested -gt 0 ] || skip "no Node 18-26"
 echo ok

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The inspectors on known values, on Node 18/20/22/24: objects.js holds a derived-class instance,
+# The inspectors on known values, on Node 18-26: objects.js holds a derived-class instance,
 # one-byte, two-byte (non-ASCII, a surrogate pair), cons and sliced strings, a dictionary-mode
 # object, Smi, double and mixed arrays, a Buffer and a heap number as the arguments of a frame
 # blocked on a FIFO. Their addresses come from `stack --json`; `str`, `type`, `v8print` and

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Embedder ("internal") fields of Node's wrapper objects on Node 18-24, read with --pid: `internal
+# Embedder ("internal") fields of Node's wrapper objects on Node 18-26, read with --pid: `internal
 # ADDR 1` names the C++ object a zlib stream's and a TCP server's handle wrap by its class (from the
 # vtable's symbol), v8print lists every field with the count V8 gives them, `type` names the API
 # object type the metadata leaves unnamed, and wrong uses fail with a message.
@@ -12,7 +12,7 @@ pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 fail_context() { echo "node $v"; }
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     "$NODE" "$FIX/wrappers.js" > "$dir/out" & pid=$!
@@ -44,5 +44,5 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || skip "no Node 18-24"
+[ $tested -gt 0 ] || skip "no Node 18-26"
 echo ok

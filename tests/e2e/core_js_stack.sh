@@ -1,5 +1,5 @@
 #!/bin/bash
-# core stack against the truth Node prints itself, on every Node major we have (18, 20, 22, 24):
+# core stack against the truth Node prints itself, on every Node major we have (18-26, node_majors):
 #  - a gcore of stack_truth.js blocked in fs.readFileSync on a FIFO under nested calls, class
 #    constructors (derived), a getter, a method, closures, an arrow, an anonymous function,
 #    eval, an async function and recursion 1000 deep: every frame of the fixture file has the

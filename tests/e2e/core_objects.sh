@@ -1,5 +1,5 @@
 #!/bin/bash
-# The heap walk on Node 18/20/22/24: heap_objects.js builds a known heap (plain, class and
+# The heap walk on Node 18-26: heap_objects.js builds a known heap (plain, class and
 # derived-class instances, dictionary-mode objects, one closure made K times, Requests with
 # planted values), gc()s, writes its truth (counts, planted matches, v8.getHeapSnapshot()
 # counted per constructor) and blocks. `objects` must count exactly what the program made and

@@ -1,5 +1,5 @@
 #!/bin/bash
-# core stack in optimized and baseline code, on Node 18/20/22/24: optimized_truth.js optimizes
+# core stack in optimized and baseline code, on Node 18-26: optimized_truth.js optimizes
 # `hot` (TurboFan; Maglev too on Node 24: Node 22's build leaves Maglev out) with `mid` inlined into it,
 # and blocks under them in `blocker`, compiled by Sparkplug (baseline). The core must show the
 # tiers, the inlined frame V8 has no frame for, and every position as the program's own

@@ -1,5 +1,5 @@
 #!/bin/bash
-# refs, retainers, dominators and heapsnapshot on Node 18/20/22/24: retain_chains.js plants one
+# refs, retainers, dominators and heapsnapshot on Node 18-26: retain_chains.js plants one
 # leaked object per way of keeping it alive (a global, a module's exports, a Map, an array, a
 # closure context, a class's static field, a pending setTimeout, an event listener), counts them
 # in V8's own heap snapshot, and blocks. `retainers` must find each planted path with every edge

@@ -1,5 +1,5 @@
 #!/bin/bash
-# core --pid --snapshot and nodescope gcore (issue 30), on Node 18-24:
+# core --pid --snapshot and nodescope gcore (issue 30), on Node 18-26:
 #  - snapshot_ticker.js (a heap that stops changing after setup; then again with a 1 ms ticker
 #    recording its longest gap): `objects`, `print --json` and `retainers` read from the frozen copy equal the
 #    same commands on gdb's gcore of the same state; the ticker's longest gap while each of

@@ -1,5 +1,5 @@
 #!/bin/bash
-# print, constructor, buffer, closure and source on a known heap, on Node 18/20/22/24: values.js builds plain, class
+# print, constructor, buffer, closure and source on a known heap, on Node 18-26: values.js builds plain, class
 # and derived-class objects, a dictionary-mode object, every array and string kind, Buffers, typed
 # arrays, Maps/Sets, Promises, a Date, a RegExp, an Error, a cycle, under globalThis.fx, writes
 # JSON.stringify of each to its truth file and blocks. `print --json PATH` must equal the program's

@@ -1,5 +1,5 @@
 #!/bin/bash
-# core stack --all-threads with two JavaScript threads, on Node 18/20/22/24: worker_truth.js
+# core stack --all-threads with two JavaScript threads, on Node 18-26: worker_truth.js
 # blocks a worker_threads Worker in a message handler and the main thread in a timer callback,
 # each on its own FIFO. Both threads' stacks must equal what each printed with
 # `new Error().stack` (compare_stack.js), node's frames included (the MessagePort dispatch:

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# .cpuprofile from real `node --cpu-prof` on Node 18, 20, 22 and 24: read, write,
+# .cpuprofile from real `node --cpu-prof` on every Node major (node_majors): read, write,
 # read again keeps every sample, per-function self counts, positionTicks and the
 # time range; collapse/flame read it; the hot function is the one the workload
 # makes hot. Corrupt profiles give clear errors or repairs with warnings.
 set -euo pipefail
+. "$(dirname "$0")/../lib/test-lib.sh"
 cd "$TEST_TMP"
 ROOT=$OLDPWD
 FIX=$ROOT/tests/fixtures/cpuprofile
 majors=()
-for m in 18 20 22 24; do [ -x "$ROOT/tests/.cache/node/$m/bin/node" ] && majors+=("$m"); done
+for m in $(node_majors); do [ -x "$ROOT/tests/.cache/node/$m/bin/node" ] && majors+=("$m"); done
 [ ${#majors[@]} -gt 0 ] || { echo "no Node builds in tests/.cache (run scripts/setup.sh)"; exit 77; }
 
 compare='

@@ -15,7 +15,7 @@ pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 fail_context() { echo "node $v"; }
 tested=0
-for v in 20 22; do
+for v in $(node_majors 20 22 26); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"

@@ -36,7 +36,7 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done' EXIT
 
 # 1. known shares, inlined
-for v in 20 22; do
+for v in $(node_majors 20 22 26); do
     NODE=$ROOT/tests/.cache/node/$v/bin/node
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     "$NS" record -q -F 999 -o "inl$v.cpuprofile" -- "$NODE" "$FIX/inlined_shares.js" 4 > "inl$v.out"

@@ -4,7 +4,7 @@
 # gives the callback's node), between its JS caller and the C++ it runs. The fixture spends its
 # time in zlib's deflate under the zlib handle's writeSync, called from interpreted code at first
 # and optimized code later; on Node 20 and 22 the optimized calls go through an exit frame that
-# does not say which function it called (learned from the calls that do). `record` on Node 18-24:
+# does not say which function it called (learned from the calls that do). `record` on Node 18-26:
 # 90% or more of the main thread's samples in deflate must have the writeSync frame above them.
 # (V8's own profile of this fixture files the time under processChunkSync instead: its profiler
 # names only the callbacks of API functions that existed when it started, and the zlib binding is
@@ -34,7 +34,7 @@ record_each_node api_callback.js 2 api_frame_named
 here=$(cd "$(dirname "$0")" && pwd)
 dir=$TEST_TMP/record_api_callback_p; rm -rf "$dir"; mkdir -p "$dir"
 trap 'kill $pid 2> /dev/null; rm -rf "$dir"' EXIT
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$here/../.cache/node/$v/bin/node
     [ -x "$node" ] || continue
     "$node" "$here/../fixtures/live/api_callback.js" 4 > "$dir/out" & pid=$!

@@ -17,7 +17,7 @@ test_dir record_deep_stack
 lsan_ignore_libdw
 trap '[ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 ran=0
-for v in 20 24; do
+for v in $(node_majors 20 24 26); do
     fail_context() { echo "node $v"; }
     NODE=$(node_bin $v)
     [ -x "$NODE" ] || continue

@@ -1,19 +1,19 @@
 #!/bin/bash
 # record -e EVENT (issue 32: "JavaScript stacks on any event"), on fixtures/events/:
-#  - syscall:write (Node 18, 20, 22, 24): writes.js calls fs.writeSync from writerA 3 times for each
+#  - syscall:write (Node 18-26): writes.js calls fs.writeSync from writerA 3 times for each
 #    call from writerB, 1200 writes in all: the samples put 75% (+-2 points) under writerA, named
 #    with its script, and --count's total equals what strace -c counts on the same program (+-1%);
 #  - page-faults (Node 22): faults.js's toucher() holds >= 80% of the faults;
-#  - gc (Node 18, 20, 22, 24): gc.js allocates 3:1 in allocA and allocB, inlined into the long loop
+#  - gc (Node 18-26): gc.js allocates 3:1 in allocA and allocB, inlined into the long loop
 #    of one call that V8 replaces on the stack (OSR): >= 90% of the GCs are named, the scavenges
 #    under allocA and allocB go 3:1 (+-10 points), and the pauses (ns) add up to what --trace-gc
 #    prints in the same run (+-10%; each pause rounded as --trace-gc prints it: Node 18 prints
 #    tenths of ms, and its 0.1 ms scavenges are 0.08 or 0.12);
-#  - u:node:uv_fs_open (Node 18, 20, 22, 24): every one of opens.js's 600 fs.openSync calls is
+#  - u:node:uv_fs_open (Node 18-26): every one of opens.js's 600 fs.openSync calls is
 #    counted by the kernel (and node's own opens at its start, 0-4 of them, when the probe is
 #    there in time), every event counted is a sample (events opened before their ring was mapped
 #    were counted and their samples lost: 2-4 in a run, events.h), >= 99% under opener();
-#  - OSR (Node 18, 20, 22, 24): osr.js's hotLoop() runs 2 s in one call, its loop optimized while it
+#  - OSR (Node 18-26): osr.js's hotLoop() runs 2 s in one call, its loop optimized while it
 #    runs (OSR) with inner() inlined: record -F 999 puts >= 90% of the program's samples under
 #    hotLoop and >= 50% under inner() inlined in it; node --cpu-prof on the same program is printed
 #    beside it (V8's profiler shows hotLoop alone: no inlined inner in an OSR loop).
@@ -40,7 +40,7 @@ record() {   # OUT-PREFIX NODESCOPE-ARGS... -- PROGRAM...: $OUT.out (stdout), $O
 
 # --- syscall:write
 what=syscall:write
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/w$v
@@ -77,7 +77,7 @@ fi
 
 # --- gc
 what=gc
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/gc$v
@@ -107,7 +107,7 @@ done
 
 # --- u:node:uv_fs_open
 what=u:node:uv_fs_open
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/u$v
@@ -128,7 +128,7 @@ for v in 18 20 22 24; do
 done
 # --- OSR: a loop optimized while it runs, and the function inlined into it
 what=osr
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     node=$(node_bin $v)
     [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/osr$v

@@ -2,7 +2,7 @@
 # A sample whose leaf is in code built without frame pointers (libc's memcmp) keeps its leaf's
 # caller: the frame-pointer chain from such a leaf starts at the caller's caller, so without CFI
 # `Buffer#compare`'s samples read `(anonymous) libc_leaf.js;memcmp`, node's Compare binding left
-# out. `record` on Node 18-24 (those in tests/.cache): of the main thread's samples with a libc leaf,
+# out. `record` on Node 18-26 (those in tests/.cache): of the main thread's samples with a libc leaf,
 # 90% or more must have a Compare function as the leaf's caller, and the program's output and
 # exit status are unchanged. Skips when perf events are not allowed here.
 set -u

@@ -14,7 +14,11 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$d
 fail_context() { echo "node $v"; }
 hot=$(grep -n '// HOT$' "$FIX/hot_line.js" | cut -d: -f1)
 tested=0
-for v in 20 22; do
+# Node 26 left out: 52-59% of hot()'s ticks on the HOT line in runs on a loaded machine (V8's own
+# profile: 69-85%; Node 22's live: 60-66%), under the 60% bound; its position tables are read as
+# V8 14 writes them (every entry of hot()'s TurboFan table equals --print-opt-code's): which pcs
+# V8 14's loop code is sampled at, and why they fall on the loop's header, is not known yet
+for v in $(node_majors 20 22); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"

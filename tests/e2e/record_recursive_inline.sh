@@ -3,7 +3,7 @@
 # with function id -1 ("the code's own function"), which the decoder took for a bad index and so
 # dropped every inlined frame of that code (an express server's router recurses this way:
 # next() -> handle() -> next(); its deeper frames were 4-8 points short of V8's --cpu-prof).
-# `record` of tests/fixtures/live/recursive_inline.js on Node 18-24 (those in tests/.cache): of the
+# `record` of tests/fixtures/live/recursive_inline.js on Node 18-26 (those in tests/.cache): of the
 # main thread's samples under search(), which the program only calls under five middleware() and
 # six handle() frames, 95% or more must show them all; the output is unchanged. Skips when perf
 # events are not allowed here.

@@ -60,7 +60,7 @@ settled() {
     done < "$2"
 }
 
-for v in 20 24; do
+for v in $(node_majors 20 24 26); do
     node=$(node_bin $v)
     [ -x "$node" ] || { [ $v = 20 ] && node=$(command -v node) || continue; }
     : > kids$v.pids

@@ -3,7 +3,7 @@
 # bundle) blocks inside OrderService.total after printing `new Error().stack` under
 # node --enable-source-maps; a gcore's `stack --json` maps each JS frame to the original
 # file, line, column and name, and they equal Node's (compare_core.js). Text output shows
-# the original and the generated position. Every Node major (18, 20, 22, 24) maps the
+# the original and the generated position. Every Node major (18-26, node_majors) maps the
 # minified bundle's core; Node 22 also the tsc output, the text output and
 # --no-source-maps (the core reading itself is core_js_stack's on every major).
 set -u
@@ -22,7 +22,7 @@ cp -r "$FIX/app" "$dir/app"
     "$BIN/esbuild" src/main.ts --bundle --minify --sourcemap --platform=node --log-level=warning --outfile=bundle/app.js) || exit 1
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$ROOT/tests/.cache/node/$v/bin/node
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     scripts=bundle/app.js

@@ -1,5 +1,5 @@
 #!/bin/bash
-# top -p PID: the live table of a running node program without flags (Node 18-24) that spends 75%
+# top -p PID: the live table of a running node program without flags (Node 18-26) that spends 75%
 # of its main thread in hot() and 25% in warm(), both in spin(): --once --json ranks spin first by
 # self share and gives hot and warm total shares within 12 points of 75/25; without --once and with stdout not a terminal, a report
 # follows the last every --interval until -d; the program's output and exit status are unchanged
@@ -26,7 +26,7 @@ sleep 30 & sl=$!
 [ $rc -eq 1 ] && grep -q "is not node" "$dir/e3" || { cat "$dir/e3"; fail "a process that is not node"; }
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"
@@ -62,7 +62,7 @@ for v in 18 20 22 24; do
     tested=$((tested + 1))
     echo "node $v ok"
 done
-[ $tested -gt 0 ] || skip "no Node 18-24"
+[ $tested -gt 0 ] || skip "no Node 18-26"
 
 "$NODESCOPE" top --wall x.folded > /dev/null 2> "$dir/e4"; [ $? -eq 2 ] || fail "--wall without -p"
 v=22; NODE=$HERE/../.cache/node/22/bin/node; [ -x "$NODE" ] || { v=$(node --version); NODE=node; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# watch -p PID --heap (issue 31) on Node 18-24, with fixtures/leak/leaky.js: LeakySession leaks 200
+# watch -p PID --heap (issue 31) on Node 18-26, with fixtures/leak/leaky.js: LeakySession leaks 200
 # instances a second into a Map a module's SessionRegistry holds, LruEntry fills a bounded LRU
 # (2400 entries, 1200 a second) that plateaus, ChurnItem/ChurnBatch are made and dropped each tick.
 # On one major (20, the ASan build) the full run, --every 2s -d 20, from half a second after the
@@ -107,7 +107,7 @@ check_report() {   # the --json report: FILE
 }
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"
@@ -196,7 +196,7 @@ done
 # The tracked copy against a forked one, on an idle program (nothing it holds changes): every
 # constructor's count the same in a census of each kind, taken one after the other (tracked,
 # fork, tracked: a count that moved between the two tracked ones is left out). Node 18 and 24.
-for v in 18 24; do
+for v in $(node_majors 18 24 26); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || continue
     w=$dir/idle$v; mkdir -p "$w"

@@ -30,7 +30,7 @@ trap '[ -n "$sp" ] && kill "$sp" 2>/dev/null; [ -n "$lp" ] && kill "$lp" 2>/dev/
 fail_context() { echo "node ${v:-}"; }
 
 tested=0
-for v in 18 24; do
+for v in $(node_majors 18 24 26); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { echo "no Node $v: not tested"; continue; }
     w=$dir/$v; mkdir -p "$w"

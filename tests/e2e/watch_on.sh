@@ -1,5 +1,5 @@
 #!/bin/bash
-# nodescope watch -p PID --on EVENT (issue 30), on Node 18-24, each program started with no flag:
+# nodescope watch -p PID --on EVENT (issue 30), on Node 18-26, each program started with no flag:
 #  - uncaught: throw_async.js throws from a nested async function after ~2 s of work (through a
 #    function called under another property name); the core's `exception` prints the error's
 #    message, where it was thrown and the frames node prints in its own stack, " [as check]" included; the program's exit status and stderr equal those of a run without nodescope;
@@ -161,7 +161,7 @@ check_major() {
 }
 
 tested=0
-for v in 18 20 22 24; do
+for v in $(node_majors); do
     NODE=$(node_bin "$v")
     [ -x "$NODE" ] || { say "no Node $v at $NODE: not tested"; continue; }
     check_major

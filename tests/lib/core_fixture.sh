@@ -4,7 +4,8 @@
 #   core_gcore W NODE ARGS...    run "NODE ARGS..." (ARGS name W/fifo and W/truth.json), wait for
 #                                W/truth.json, gcore it, kill it; sets $core. Skips without gcore
 #                                or ptrace, and fails (fail, test-lib.sh) when the fixture never gets ready.
-#   core_for_each_node FN        FN for each installed Node major ($v, $NODE)
+#   core_for_each_node FN [MAJORS]  FN for each installed Node major ($v, $NODE): MAJORS
+#                                (default: node_majors)
 . "$(dirname "${BASH_SOURCE[0]}")/test-lib.sh"
 core_setup() {
     command -v gcore >/dev/null || skip "no gcore"
@@ -27,11 +28,13 @@ core_gcore() {
 }
 
 # core_for_each_node FN: calls FN once per official Node build installed by scripts/setup.sh
-# (18, 20, 22, 24) with $v the major and $NODE the binary, then "node $v ok"; exits 77 (skip)
+# (18-26, node_majors) with $v the major and $NODE the binary, then "node $v ok"; exits 77 (skip)
 # when none is installed.
 core_for_each_node() {
     local tested=0
-    for v in 18 20 22 24; do
+    local majors
+    if [ $# -ge 2 ]; then majors=$2; else majors=$(node_majors); fi
+    for v in $majors; do
         NODE=$(node_bin "$v")
         [ -x "$NODE" ] || { echo "no Node $v at $NODE (run scripts/setup.sh): not tested"; continue; }
         "$1"

@@ -1,6 +1,6 @@
 # Sourced by e2e tests that record a fixture of tests/fixtures/live on every Node in tests/.cache.
 #   record_each_node FIXTURE SECONDS CHECK
-# For Node 18, 20, 22 and 24 (those present): `nodescope record -F 499 -o prof.folded -- node
+# For every Node major (node_majors, those present): `nodescope record -F 499 -o prof.folded -- node
 # FIXTURE SECONDS`; the program must print exactly "done"; then CHECK FOLDED runs (a function of
 # the test: prints what it found, returns non-zero when wrong). Fails naming the Node version; skips
 # (exit 77) when perf events are not allowed or no Node is present. Leaves nothing behind.
@@ -11,7 +11,7 @@ record_each_node() {
     test_dir record_each_node
     lsan_ignore_libdw
     trap 'rm -rf "$TEST_TMP/record_each_node"' EXIT
-    for v in 18 20 22 24; do
+    for v in $(node_majors); do
         node=$(node_bin "$v")
         [ -x "$node" ] || { echo "no Node $v: not tested"; continue; }
         w=$dir/$v; mkdir -p "$w"
@@ -24,7 +24,7 @@ record_each_node() {
         tested=$((tested + 1))
         echo "node $v ok"
     done
-    [ $tested -gt 0 ] || skip "no Node 18-24"
+    [ $tested -gt 0 ] || skip "no Node 18-26"
     echo ok
 }
 # fail's context: the Node major record_each_node is at (its local v)

@@ -14,6 +14,9 @@
 #                       life) in the commands run from here on: $dir/lsan.supp, LSAN_OPTIONS.
 #   node_bin V          the official Node build of major V that scripts/setup.sh installs
 #                       (tests/.cache/node/V/bin/node; it may be missing: test -x it).
+#   node_majors [V...]  the Node majors a per-major test loops over: V... (default: every major
+#                       scripts/setup.sh pins, NODE_MAJORS), less those NODESCOPE_TEST_MAJORS
+#                       (when set: "25 26") leaves out.
 #   skip_unless_perf_events RC FILE [PATTERN]
 #                       when a command exited RC (non-zero) with PATTERN (default: perf_event) in
 #                       its stderr FILE: shows FILE and skips ("perf events not allowed").
@@ -55,6 +58,17 @@ test_dir() {
 lsan_ignore_libdw() {
     printf "leak:libdw.so\n" > "$dir/lsan.supp"
     export LSAN_OPTIONS="suppressions=$dir/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+}
+
+# The majors scripts/setup.sh pins, oldest first: a new major is added here and there.
+NODE_MAJORS="18 20 22 24 25 26"
+
+node_majors() {
+    local v out=
+    for v in ${*:-$NODE_MAJORS}; do
+        case " ${NODESCOPE_TEST_MAJORS:-$v} " in *" $v "*) out="${out:+$out }$v" ;; esac
+    done
+    echo "$out"
 }
 
 node_bin() {

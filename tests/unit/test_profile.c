@@ -250,6 +250,11 @@ static void test_thread_roles(void)
     CHECK_EQ_INT(profile_role_from_name("MainThread", 10, &known), THREAD_MAIN);
     CHECK_EQ_INT(profile_role_from_name("WorkerThread", 12, &known), THREAD_WORKER);
     CHECK_EQ_INT(profile_role_from_name("DelayedTaskSche", 15, &known), THREAD_V8);
+    /* Node 25 and 26: "node-" before 24's names; "node-" before anything else is not Node's */
+    CHECK_EQ_INT(profile_role_from_name("node-MainThread", 15, &known), THREAD_MAIN);
+    CHECK_EQ_INT(profile_role_from_name("node-V8Worker", 13, &known), THREAD_V8);
+    CHECK_EQ_INT(profile_role_from_name("node-foo", 8, &known), THREAD_OTHER);
+    CHECK(!known);
     CHECK_EQ_INT(profile_role_from_name("node [Worker 3]", 15, &known), THREAD_WORKER);
     CHECK(known);
     CHECK_EQ_INT(profile_role_from_name("node", 4, &known), THREAD_OTHER);

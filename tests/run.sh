@@ -136,7 +136,7 @@ for f in build/fuzz/fuzz_*; do
     n=$(basename "$f")
     corpus="fuzz/corpus/${n#fuzz_}"
     mkdir -p "$corpus"
-    work=$(mktemp -d)
+    work=$(mktemp -d "$ROOT/build/fuzz-work.XXXXXX")   # (not in /tmp: a test has a /tmp of its own)
     run_one "fuzz/$n" "$f" -max_total_time="${FUZZ_SECONDS:-15}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus"
     rm -rf "$work"
 done

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # make check-layers: every #include "..." in src/ against the layer table in docs/design.md (the
 # fenced ```layers block: each directory under src/, and main.c, with the directories it may
-# include), plus two shapes the table cannot express:
+# include), plus three shapes the table cannot express:
 #   - a cycle in the header-include graph (a.h includes b.h includes a.h, however long);
 #   - a .c file that includes another .c file;
-#   - the order inside a folder: its files, taken as units (x.c and x.h are one unit "x"), form a
-#     one-way order. Unit x depends on unit y of the same folder when one of x's files includes
+#   - the order inside a folder: its files, taken as units (x.c, x.h and x_internal.h, the
+#     private half of x.h, are one unit "x"), form a one-way order. Unit x depends on unit y of the same folder when one of x's files includes
 #     y.h, or when x.c uses a name (a function or variable) that y.c defines without "static".
 #     A cycle among units is a problem unless its units are listed as one idea in several files
 #     in the ```one-idea block of docs/design.md ("folder: unit unit ...  # the reason"), where
@@ -42,7 +42,11 @@ files=$(find . -name '*.[ch]' -type f | sed 's|^\./||' | LC_ALL=C sort)
 folder_order() {
     awk -v design="$design" -v show_design="$show_design" -v srcdir="$show_src" '
 function folder(path) { return index(path, "/") ? substr(path, 1, match(path, /\/[^\/]*$/) - 1) : "" }
-function unit(path,    b) { b = path; sub(/^.*\//, "", b); sub(/\.[^.]*$/, "", b); return b }
+function unit(path,    b) {    # x.c, x.h and x_internal.h (the private half of x.h) are unit x
+    b = path; sub(/^.*\//, "", b); sub(/\.[^.]*$/, "", b)
+    if (path ~ /_internal\.h$/) sub(/_internal$/, "", b)
+    return b
+}
 function problem(msg) { print "check-layers: " msg; nproblems++ }
 function edge(from, to, why) {    # from, to: "folder/unit"; the first reason seen is kept
     from = (from in merged) ? merged[from] : from; to = (to in merged) ? merged[to] : to

@@ -1,4 +1,5 @@
-/* The reports of a heap watch: the JSON document (util/json_writer) and the HTML page. The page
+/* The reports of a heap watch: its text (the table, a census's line, what grew), the JSON
+ * document (util/json_writer) and the HTML page. The page
  * is self-contained and needs no script: a summary, the growing constructors with their rates,
  * new instances and retainer paths, then line charts drawn as inline SVG polylines (the heap
  * total, each growing constructor, and the largest other constructors so a cache that plateaued
@@ -334,4 +335,73 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
     buf_puts(out, "</script>\n</body></html>\n");
     free(t);
     free(y);
+}
+
+void pm_leak_write_table(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t n, int pid,
+                         const char *cmdline, double every, size_t limit)
+{
+    size_t np = pm_leak_points(L);
+    const pm_leak_point_t *p = pm_leak_point(L, np - 1);
+    buf_printf(b, "nodescope watch --heap: pid %d (%s), %zu censuses over %.1f s, every %g s\nheap ", pid, cmdline, np,
+               p->t, every);
+    pm_put_bytes(b, (double)p->heap_bytes);
+    buf_printf(b, " %s, %llu JS objects; stopped %.2f ms, census %.0f ms CPU%s\n\n",
+               pm_leak_mode(L) == PM_COUNT_REACHABLE ? "reachable" : "on the heap", (unsigned long long)p->js_objects,
+               p->stop_ms, p->cpu_ms, p->unreadable_pages ? " (pages unreadable)" : "");
+    buf_printf(b, "%11s %11s %11s %11s %8s  %-9s  %s\n", "INSTANCES", "COUNT/MIN", "BYTES", "BYTES/MIN", "NEW", "TREND",
+               "CONSTRUCTOR");
+    for (size_t i = 0; i < n && i < limit; i++) {
+        const pm_leak_class_t *e = &c[i];
+        buf_t by = {0}, rate = {0};
+        pm_put_bytes(&by, (double)e->last_bytes);
+        if (e->bytes_per_s >= 0) buf_putc(&rate, '+');
+        pm_put_bytes(&rate, e->bytes_per_s * 60);
+        buf_printf(b, "%11llu %+11.0f %11s %11s %8llu  %-9s  %s\n", (unsigned long long)e->last_count,
+                   e->count_per_s * 60, by.data, rate.data, (unsigned long long)e->new_last,
+                   np >= 3 ? pm_trend_name(e->trend) : "...", e->name);
+        buf_free(&by);
+        buf_free(&rate);
+    }
+}
+
+void pm_leak_write_census_line(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t n)
+{
+    const pm_leak_point_t *p = pm_leak_point(L, pm_leak_points(L) - 1);
+    buf_printf(b, "census %zu at %.1f s: heap ", pm_leak_points(L), p->t);
+    pm_put_bytes(b, (double)p->heap_bytes);
+    buf_printf(b, ", %llu JS objects, stopped %.2f ms, %.0f ms CPU", (unsigned long long)p->js_objects, p->stop_ms,
+               p->cpu_ms);
+    if (p->target_faults >= 0) buf_printf(b, ", %lld faults in the process", (long long)p->target_faults);
+    size_t shown = 0;
+    for (size_t i = 0; i < n && shown < 3; i++)
+        if (c[i].trend == PM_TREND_GROWING)
+            buf_printf(b, "%s%s %+.0f/min", shown++ ? ", " : "; growing: ", c[i].name, c[i].count_per_s * 60);
+    buf_putc(b, '\n');
+}
+
+void pm_leak_write_growing(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t n)
+{
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pm_leak_class_t *e = &c[i];
+        if (e->trend != PM_TREND_GROWING) continue;
+        if (!ng++) buf_puts(b, "\ngrowing steadily:\n");
+        buf_printf(b, "  %s: %+.0f instances/min, ", e->name, e->count_per_s * 60);
+        if (e->bytes_per_s >= 0) buf_putc(b, '+');
+        pm_put_bytes(b, e->bytes_per_s * 60);
+        buf_printf(b, "/min (%llu -> %llu", (unsigned long long)e->first_count, (unsigned long long)e->last_count);
+        if (e->retained_last) {
+            buf_puts(b, ", retaining ");
+            pm_put_bytes(b, (double)e->retained_last);
+        }
+        buf_puts(b, ")\n");
+        if (e->nsamples) {
+            buf_puts(b, "    new:");
+            for (size_t s = 0; s < e->nsamples; s++) buf_printf(b, " 0x%llx", (unsigned long long)e->samples[s]);
+            buf_putc(b, '\n');
+        }
+        if (e->holder) buf_printf(b, "    held by %s\n", e->holder);
+        if (e->path) buf_printf(b, "    path: %s\n", e->path);
+    }
+    if (!ng && pm_leak_points(L) >= 3) buf_puts(b, "\nnothing grew steadily\n");
 }

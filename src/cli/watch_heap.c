@@ -176,8 +176,10 @@ int cli_watch_heap(int argc, char **argv)
         return EXIT_FAIL;
     }
     show_t show = {json, !json && isatty(STDOUT_FILENO), (size_t)top};
-    const pm_leak_watch_opts_t wo = {pid,      cmdline, every,          duration,       censuses,  all,  live,
-                                     fork_copy, no_paths, stop_requested, record_process_is_node, on_census, &show};
+    const pm_leak_watch_opts_t wo = {.pid = pid, .cmdline = cmdline, .every = every, .duration = duration,
+                                     .censuses = censuses, .all = all, .live = live, .fork_copy = fork_copy,
+                                     .no_paths = no_paths, .stop_requested = stop_requested,
+                                     .is_node = record_process_is_node, .on_census = on_census, .ctx = &show};
     pm_leak_watch_t w;
     stop_signals_install();
     pm_leak_watch_run(&wo, &w);

@@ -6,8 +6,8 @@
  * input's first sample before the workers start, so every worker agrees on them.
  * Used for regular files of 64 MB or more and pipes; not with --perl-compat or --inline
  * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
-#include "formats/perf_grammar.h"
 #include "formats/perf_parallel.h"
+#include "formats/perf_grammar.h"
 #include "formats/perf_script.h"
 #include "util/diag.h"
 #include "util/input_bulk.h"

@@ -22,8 +22,8 @@
  * Deliberate differences from stackcollapse-perf.pl (docs/commands/collapse.md);
  * perf_read_opts_t.perl_compat restores the Perl behaviour for the compatibility test. */
 #include "formats/perf_script.h"
-#include "formats/perf_frames.h"
 #include "formats/format.h"
+#include "formats/perf_frames.h"
 #include "formats/perf_grammar.h"
 #include "formats/perf_opts.h"
 #include "formats/perf_perl.h"

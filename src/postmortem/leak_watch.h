@@ -13,14 +13,14 @@ typedef struct pm_leak_watch pm_leak_watch_t;
 
 typedef struct {
     int pid;
-    const char *cmdline;   /* the process's, for the report */
-    double every;          /* seconds between censuses */
-    double duration;       /* stop after it (seconds); 0: no limit */
-    long censuses;         /* stop after this many; 0: no limit */
-    int all;               /* PM_COUNT_ALL: every object on the heap's pages */
-    int live;              /* the running process itself, not a copy (implies all) */
-    int fork_copy;         /* a forked copy even where writes can be tracked */
-    int no_paths;          /* no retainer paths nor retained sizes at the end */
+    const char *cmdline;         /* the process's, for the report */
+    double every;                /* seconds between censuses */
+    double duration;             /* stop after it (seconds); 0: no limit */
+    long censuses;               /* stop after this many; 0: no limit */
+    int all;                     /* PM_COUNT_ALL: every object on the heap's pages */
+    int live;                    /* the running process itself, not a copy (implies all) */
+    int fork_copy;               /* a forked copy even where writes can be tracked */
+    int no_paths;                /* no retainer paths nor retained sizes at the end */
     int (*stop_requested)(void); /* Ctrl-C and the like: the census due now is the last */
     int (*is_node)(int pid);     /* a node process (the processes under pid are looked at) */
     /* after each census (final: the last one), for the command's table; may be NULL */

@@ -16,16 +16,19 @@ w=$TEST_TMP/layers
 planted() {  # a fresh copy of src/ in $w/src
     rm -rf "$w"; mkdir -p "$w"; cp -r "$root/src" "$w/src"
 }
+only_problem() {  # what, the message expected, the pattern of its kind: the check of $w/src exits 1
+    local what=$1 msg=$2 kind=$3 rc=0
+    out=$("$check" "$w/src" 2>&1) || rc=$?
+    [ $rc -eq 1 ] || fail "$what: exit $rc, expected 1: $out"
+    grep -qF "$msg" <<<"$out" || fail "$what: the message names no file, line or rule: $out"
+    [ "$(grep -c "$kind" <<<"$out")" -eq 1 ] || fail "$what: more than the one problem: $out"
+}
 
 # a back-edge: util/ may include only util/
 planted
 n=$(($(wc -l < "$w/src/util/buf.c") + 1))
 echo '#include "cli/common.h"' >> "$w/src/util/buf.c"
-out=$("$check" "$w/src" 2>&1); rc=$?
-[ $rc -eq 1 ] || fail "back-edge: exit $rc, expected 1: $out"
-grep -qF "$w/src/util/buf.c:$n: util/ may not include \"cli/common.h\" (cli/): the layer table (docs/design.md) lets it include only util" <<<"$out" ||
-    fail "back-edge: the message names no file, line or rule: $out"
-[ "$(grep -c 'may not include' <<<"$out")" -eq 1 ] || fail "back-edge: more than the one problem: $out"
+only_problem back-edge "$w/src/util/buf.c:$n: util/ may not include \"cli/common.h\" (cli/): the layer table (docs/design.md) lets it include only util" 'may not include'
 
 # a cycle among headers, even within one directory (the table allows util/ -> util/)
 planted
@@ -46,16 +49,10 @@ grep -qF "$w/src/util/xalloc.c:" <<<"$out" && grep -qF 'includes the source file
 planted
 n=$(($(wc -l < "$w/src/util/xalloc.c") + 1))
 echo 'void xalloc_planted(void) { buf_reserve(0, 0); }' >> "$w/src/util/xalloc.c"
-out=$("$check" "$w/src" 2>&1); rc=$?
-[ $rc -eq 1 ] || fail "cycle inside util/: exit $rc, expected 1: $out"
-grep -qF "order inside util/: util/buf -> util/xalloc -> util/buf (util/buf.c:2 includes xalloc.h; util/xalloc.c:$n uses buf_reserve (util/buf.c))" <<<"$out" ||
-    fail "cycle inside util/: not named: $out"
-[ "$(grep -c 'check-layers: order inside' <<<"$out")" -eq 1 ] || fail "cycle inside util/: more than the one problem: $out"
+only_problem "cycle inside util/" "order inside util/: util/buf -> util/xalloc -> util/buf (util/buf.c:2 includes xalloc.h; util/xalloc.c:$n uses buf_reserve (util/buf.c))" 'check-layers: order inside'
 # ... and an include closes it as well
 sed -i '$d' "$w/src/util/xalloc.c"; echo '#include "util/buf.h"' >> "$w/src/util/xalloc.c"
-out=$("$check" "$w/src" 2>&1) && fail "include cycle inside util/: exit 0"
-grep -qF "order inside util/: util/buf -> util/xalloc -> util/buf (util/buf.c:2 includes xalloc.h; util/xalloc.c:$n includes buf.h)" <<<"$out" ||
-    fail "include cycle inside util/: not named: $out"
+only_problem "include cycle inside util/" "order inside util/: util/buf -> util/xalloc -> util/buf (util/buf.c:2 includes xalloc.h; util/xalloc.c:$n includes buf.h)" 'check-layers: order inside'
 # listed as one idea (with a reason) the two count as one unit; without a reason the entry is refused
 cp docs/design.md "$w/design.md"
 printf '%s\n' '```one-idea' 'util: buf xalloc  # planted by the test' '```' >> "$w/design.md"

@@ -2,30 +2,17 @@
  * constructor: counts and shallow bytes in each, the difference, and the instances of B at no
  * address of A's (new ones, when both are the same process at two moments). The censuses are
  * postmortem/leak.c's, the ones `watch --heap` takes: reachable objects by default; of two
- * .heapsnapshot files, postmortem/heapsnapshot_census.c's. */
+ * .heapsnapshot files, postmortem/heapsnapshot_census.c's; the report is leak_report.c's. */
 #include "cli/core_cmds.h"
 #include "postmortem/heapsnapshot_census.h"
 #include "postmortem/leak.h"
 #include "postmortem/leak_report.h"
 #include "util/diag.h"
-#include "util/privilege.h"
-#include "util/json_writer.h"
 #include "util/options.h"
+#include "util/privilege.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static long long delta(uint64_t a, uint64_t b) { return (long long)b - (long long)a; }
-
-static int by_change(const void *x, const void *y)
-{
-    const pm_leak_class_t *a = x, *b = y;
-    long long da = llabs(delta(a->first_bytes, a->last_bytes)), db = llabs(delta(b->first_bytes, b->last_bytes));
-    if (da != db) return da < db ? 1 : -1;
-    long long ca = llabs(delta(a->first_count, a->last_count)), cb = llabs(delta(b->first_count, b->last_count));
-    if (ca != cb) return ca < cb ? 1 : -1;
-    return strcmp(a->name, b->name);
-}
 
 int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
 {
@@ -89,63 +76,10 @@ int core_cmd_diff_objects(core_session_t *s, int argc, char **argv)
         goto out;
     }
 report:;
-    pm_leak_class_t *c;
-    size_t nc = pm_leak_analyze(L, &c);
-    qsort(c, nc, sizeof *c, by_change);
     buf_t b = {0};
-    jw_t w;
-    jw_init(&w, &b);
-    w.spaced = 1;
-    w.indent = "  ";
-    const pm_leak_point_t *pa = pm_leak_point(L, 0), *pb = pm_leak_point(L, 1);
-    if (json) {
-        jw_object_begin(&w, NULL);
-        jw_string(&w, "a", name_a);
-        jw_string(&w, "b", argv[1]);
-        jw_string(&w, "count", all ? "all" : "reachable");
-        jw_uint(&w, "heap_bytes_a", pa->heap_bytes);
-        jw_uint(&w, "heap_bytes_b", pb->heap_bytes);
-        jw_array_begin_lines(&w, "classes");
-    } else {
-        buf_puts(&b, "heap ");
-        pm_put_bytes(&b, (double)pa->heap_bytes);
-        buf_puts(&b, " -> ");
-        pm_put_bytes(&b, (double)pb->heap_bytes);
-        buf_printf(&b, " (%s objects)\n%10s %10s %10s %12s %12s %12s %10s  %s\n", all ? "all" : "reachable", "COUNT A",
-                   "COUNT B", "CHANGE", "BYTES A", "BYTES B", "CHANGE", "NEW", "CONSTRUCTOR");
-    }
-    size_t shown = 0;
-    for (size_t i = 0; i < nc && (!top || shown < (size_t)top); i++) {
-        const pm_leak_class_t *e = &c[i];
-        if (e->first_count == e->last_count && e->first_bytes == e->last_bytes && !e->new_last) continue;
-        shown++;
-        if (json) {
-            jw_object_begin(&w, NULL);
-            jw_string(&w, "name", e->name);
-            jw_uint(&w, "count_a", e->first_count);
-            jw_uint(&w, "count_b", e->last_count);
-            jw_int(&w, "count_change", delta(e->first_count, e->last_count));
-            jw_uint(&w, "bytes_a", e->first_bytes);
-            jw_uint(&w, "bytes_b", e->last_bytes);
-            jw_int(&w, "bytes_change", delta(e->first_bytes, e->last_bytes));
-            jw_uint(&w, "new", e->new_last);
-            jw_end(&w);
-        } else
-            buf_printf(&b, "%10llu %10llu %+10lld %12llu %12llu %+12lld %10llu  %s\n",
-                       (unsigned long long)e->first_count, (unsigned long long)e->last_count,
-                       delta(e->first_count, e->last_count), (unsigned long long)e->first_bytes,
-                       (unsigned long long)e->last_bytes, delta(e->first_bytes, e->last_bytes),
-                       (unsigned long long)e->new_last, e->name);
-    }
-    if (json) {
-        jw_newline(&w);
-        jw_end(&w);
-        jw_end(&w);
-        buf_putc(&b, '\n');
-    } else if (!shown) buf_puts(&b, "(no constructor changed)\n");
+    pm_leak_write_diff(&b, L, name_a, argv[1], all, json, (size_t)top);
     fwrite(b.data, 1, b.len, stdout);
     buf_free(&b);
-    pm_leak_classes_free(c, nc);
     rc = EXIT_OK;
 out:
     pm_leak_free(L);

@@ -4,6 +4,7 @@
 #include "cli/core_cmds.h"
 #include "postmortem/fields.h"
 #include "postmortem/value_list.h"
+#include "postmortem/value_report.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
 #include "util/options.h"
@@ -98,51 +99,8 @@ int core_cmd_type(core_session_t *s, int argc, char **argv)
     inspect_args_t a;
     int rc;
     if (parse(s, argc, argv, usage, &rc, &a) != 0) return rc;
-    v8_t *v = s->v;
-    buf_t j = {0};
-    jw_t w; /* --json: {address, smi | tagged | type, type_name, class, constructor, text} */
-    jw_init(&w, &j);
-    jw_object_begin(&w, NULL);
-    jw_address(&w, "address", a.addr);
-    if (v8_is_smi(v, a.addr)) {
-        if (!a.json) printf("Smi %lld\n", (long long)v8_smi_value(v, a.addr));
-        jw_int(&w, "smi", v8_smi_value(v, a.addr));
-        jw_end(&w);
-        a.json ? print_json(&j) : buf_free(&j);
-        return EXIT_OK;
-    }
-    int type;
-    if (!v8_is_heap_object(v, a.addr)) {
-        if (!a.json) printf("not a tagged value (a heap object pointer ends in binary 01, a Smi in 0)\n");
-        jw_bool(&w, "tagged", 0);
-        jw_end(&w);
-        a.json ? print_json(&j) : buf_free(&j);
-        return EXIT_OK;
-    }
-    if (v8_instance_type(v, a.addr, &type) != 0) {
-        buf_free(&j);
+    if (pm_type_write(s->v, a.addr, a.json, stdout) != 0)
         return unreadable(s, argv[0], a.addr, "a readable heap object");
-    }
-    const char *tn = v8_type_name(v, type), *cn = v8_class_name(v, type);
-    buf_t ctor = {0}, d = {0};
-    int has_ctor = v8_constructor_name(v, a.addr, &ctor) == 0;
-    v8_describe(v, a.addr, &d);
-    if (a.json) {
-        jw_int(&w, "type", type);
-        json_text(&w, "type_name", tn);
-        json_text(&w, "class", cn);
-        if (has_ctor) json_text(&w, "constructor", ctor.data);
-        json_text(&w, "text", d.data);
-        jw_end(&w);
-        print_json(&j);
-    } else {
-        printf("%s (%s, type %d)", tn ? tn : "unknown type", cn ? cn : "?", type);
-        if (has_ctor) printf(", constructor %s", ctor.data);
-        printf(": %s\n", d.data);
-        buf_free(&j);
-    }
-    buf_free(&ctor);
-    buf_free(&d);
     return EXIT_OK;
 }
 

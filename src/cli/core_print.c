@@ -3,6 +3,7 @@
  * JSON.stringify would write it (postmortem/inspect.c). */
 #include "cli/core_cmds.h"
 #include "postmortem/source.h"
+#include "postmortem/value_report.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
 #include "util/options.h"
@@ -184,72 +185,17 @@ int core_cmd_buffer(core_session_t *s, int argc, char **argv)
         diag_error(tn, 0, "buffer: %s is not a Buffer, TypedArray, DataView or ArrayBuffer", argv[1]);
         return EXIT_FAIL;
     }
-    if (json)
-        printf("{\"object\":\"0x%llx\",\"length\":%lld,\"data\":\"0x%llx\",\"hex\":\"", (unsigned long long)val,
-               (long long)x.length, (unsigned long long)x.data);
     /* --raw: into a temporary file renamed over FILE only when every byte was read (never a
        truncated FILE, never the core itself) */
     output_t out = {0};
     char *core_path[1] = {(char *)tn};
     if (raw && output_open(&out, file, core_path, s->live_mode ? 0 : 1) != 0) return EXIT_FAIL;
     FILE *f = raw ? out.f : stdout;
-    unsigned char chunk[4096];
-    for (int64_t at = 0; at < x.length; at += (int64_t)sizeof chunk) {
-        size_t take = (size_t)(x.length - at < (int64_t)sizeof chunk ? x.length - at : (int64_t)sizeof chunk);
-        if (!x.data || v8_read_memory(s->v, x.data + (uint64_t)at, chunk, take) != 0) {
-            diag_error(tn, 0, "buffer: bytes %lld..%lld at 0x%llx are not in the target", (long long)at,
-                       (long long)(at + (int64_t)take), (unsigned long long)(x.data + (uint64_t)at));
-            rc = EXIT_FAIL;
-            break;
-        }
-        if (raw) {
-            fwrite(chunk, 1, take, f);
-            continue;
-        }
-        if (json) {
-            for (size_t i = 0; i < take; i++) printf("%02x", chunk[i]);
-            continue;
-        }
-        for (size_t i = 0; i < take; i += 16) {
-            printf("%08llx ", (unsigned long long)(at + (int64_t)i));
-            for (size_t k = 0; k < 16; k++) {
-                if (i + k < take) printf(" %02x", chunk[i + k]);
-                else printf("   ");
-            }
-            printf("  |");
-            for (size_t k = 0; k < 16 && i + k < take; k++)
-                putchar(chunk[i + k] >= 0x20 && chunk[i + k] < 0x7f ? chunk[i + k] : '.');
-            printf("|\n");
-        }
-    }
-    if (json) printf("\",\"complete\":%s}\n", rc == EXIT_OK ? "true" : "false");
+    if (pm_buffer_write(s->v, tn, val, &x, raw ? PM_BUFFER_RAW : json ? PM_BUFFER_JSON : PM_BUFFER_HEX, f) != 0)
+        rc = EXIT_FAIL;
     if (raw && rc != EXIT_OK) output_abort(&out);
     else if (raw && output_commit(&out) != 0) rc = EXIT_FAIL;
     return rc;
-}
-
-typedef struct {
-    v8_t *v;
-    int n;
-    jw_t *j; /* --json: the variables go here as {name, value, text} */
-} closure_t;
-
-static int closure_local(void *ctx, const char *name, int64_t slot, uint64_t value)
-{
-    closure_t *c = ctx;
-    buf_t b = {0};
-    (void)slot;
-    pm_value_line(c->v, value, !c->j, &b);
-    if (c->j) {
-        jw_object_begin(c->j, NULL);
-        jw_string(c->j, "name", name);
-        jw_address(c->j, "value", value);
-        jw_string_n(c->j, "text", b.data ? b.data : "", b.len);
-        jw_end(c->j);
-    } else printf("    %s = %s\n", name, b.data ? b.data : "");
-    buf_free(&b);
-    c->n++;
-    return 0;
 }
 
 int core_cmd_closure(core_session_t *s, int argc, char **argv)
@@ -284,51 +230,8 @@ int core_cmd_closure(core_session_t *s, int argc, char **argv)
         diag_error(target_name(s->t), 0, "closure: %s is not a function with a readable context", argv[1]);
         return EXIT_FAIL;
     }
-    buf_t j = {0};
-    jw_t w; /* --json: {function, contexts: [{address, variables: [{name, value, text}], readable}]} */
-    jw_init(&w, &j);
-    closure_t c = {s->v, 0, json ? &w : NULL};
-    jw_object_begin(&w, NULL);
-    jw_address(&w, "function", fn);
-    jw_array_begin(&w, "contexts");
-    for (int depth = 0; depth < 64; depth++) {
-        uint64_t prev, native;
-        if (v8_native_context(s->v, ctx, &native) == 0 && native == ctx) break; /* the globals: print globalThis */
-        if (json) {
-            jw_object_begin(&w, NULL);
-            jw_address(&w, "address", ctx);
-            jw_array_begin(&w, "variables");
-        } else printf("context 0x%llx%s\n", (unsigned long long)ctx, depth ? "" : " (the function's own)");
-        c.n = 0;
-        int bad = v8_context_locals(s->v, ctx, closure_local, &c) != 0;
-        if (json) {
-            jw_end(&w);
-            jw_bool(&w, "readable", !bad);
-            jw_end(&w);
-        } else if (bad) printf("    <unreadable scope>\n");
-        if (v8_context_previous(s->v, ctx, &prev) != 0) break;
-        ctx = prev;
-    }
-    jw_end(&w);
-    jw_end(&w);
-    buf_puts(&j, "\n");
-    if (json) fwrite(j.data, 1, j.len, stdout);
-    buf_free(&j);
+    pm_closure_write(s->v, fn, ctx, json, stdout);
     return EXIT_OK;
-}
-
-/* source: one line, as text or as {line, text} into the array open in j */
-static void print_line(void *ctx, int line_no, const char *text, size_t len)
-{
-    jw_t *j = ctx;
-    if (!j) {
-        printf("%6d  %s\n", line_no, text);
-        return;
-    }
-    jw_object_begin(j, NULL);
-    jw_int(j, "line", line_no);
-    jw_string_n(j, "text", text, len);
-    jw_end(j);
 }
 
 int core_cmd_source(core_session_t *s, int argc, char **argv)
@@ -365,26 +268,7 @@ int core_cmd_source(core_session_t *s, int argc, char **argv)
         v8_function_free(&fi);
         return EXIT_FAIL;
     }
-    buf_t j = {0};
-    jw_t w; /* --json: {function, name, url, line, lines: [{line, text}], complete} */
-    jw_init(&w, &j);
-    if (json) {
-        jw_object_begin(&w, NULL);
-        jw_address(&w, "function", fn);
-        jw_string(&w, "name", fi.name);
-        jw_string(&w, "url", fi.script_name ? fi.script_name : "");
-        jw_int(&w, "line", fi.def_line);
-        jw_array_begin(&w, "lines");
-    } else printf("%s:%d\n", fi.script_name ? fi.script_name : "<script>", fi.def_line);
-    rc = pm_function_lines(s->v, &fi, src, max, print_line, json ? &w : NULL) == 0 ? EXIT_OK : EXIT_FAIL;
-    if (json) {
-        jw_end(&w);
-        jw_bool(&w, "complete", rc == EXIT_OK);
-        jw_end(&w);
-        buf_puts(&j, "\n");
-        fwrite(j.data, 1, j.len, stdout);
-        buf_free(&j);
-    }
+    rc = pm_source_write(s->v, fn, &fi, src, max, json, stdout) == 0 ? EXIT_OK : EXIT_FAIL;
     if (rc != EXIT_OK) diag_error(tn, 0, "source: the script's source string is not wholly readable");
     v8_function_free(&fi);
     return rc;

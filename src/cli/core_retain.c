@@ -191,22 +191,9 @@ int core_objects_retained(core_session_t *s, const struct opt_cmd *cmd, int n, c
     if (min < 0) return opt_usage_error(cmd, "--min needs a count, not %ld", min);
     if (s->check_only) return 0;
     if (core_need_v8(s, argv[0]) != 0) return 1;
-    v8_graph_t *g = pm_graph(s->v, NULL);
-    if (!g) return 1;
-    pm_census_t cs;
-    if (pm_census_retained(s->v, g, pm_name_by_constructor, &cs) != 0) return 1;
-    pm_class_t *gs = pm_census_sorted(&cs, strcmp(sort, "size") ? PM_BY_RETAINED_COUNT : PM_BY_SELF);
-    size_t ngs = cs.n;
     buf_t o = {0};
-    jw_t w; /* --json: an array, a constructor a line, as objects --json */
-    jw_init(&w, &o);
-    w.spaced = 1;
-    w.indent = "  ";
-    if (json) pm_retained_table_write_json(&w, gs, ngs, (uint64_t)min);
-    else pm_retained_table_write_text(&o, gs, ngs, (uint64_t)min);
+    if (pm_retained_table(s->v, !strcmp(sort, "size"), (uint64_t)min, json, &o) != 0) return 1;
     fwrite(o.data ? o.data : "", 1, o.len, stdout);
     buf_free(&o);
-    free(gs);
-    pm_census_free(&cs);
     return 0;
 }

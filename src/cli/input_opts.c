@@ -129,7 +129,7 @@ void cli_input_init(cli_input_t *in)
         if (at + r->opts_size > sizeof in->reader_mem) abort(); /* CLI_READER_OPTS_BYTES is too small */
         void *ropts = in->reader_mem + at;
         used = at + r->opts_size;
-        in->ro.reader_opts[k] = ropts;
+        in->ro.reader_opts[k] = (format_reader_opts_t){r, ropts};
         opt_t table[FORMAT_READER_MAX_OPTS];
         r->options(ropts, table);
         for (size_t j = 0; j < FORMAT_READER_MAX_OPTS && table[j].kind != OPT_KIND_END; j++) {

@@ -1,6 +1,8 @@
 /* nodescope map find|tidy|update|stats: inspect and repair perf-PID.map files (the options and
- * the printing; what tidy, stats and update compute is formats/perfmap_tools.c). */
+ * the output; what tidy, stats and update compute is formats/perfmap_tools.c, the text of find
+ * and stats formats/perfmap_report.c). */
 #include "cli/cli.h"
+#include "formats/perfmap_report.h"
 #include "formats/perfmap_tools.h"
 #include "symbols/jit_resolver.h"
 #include "util/diag.h"
@@ -27,25 +29,7 @@ static int map_find(perfmap_t *m, const char *addr_text)
 {
     uint64_t addr;
     if (parse_addr(addr_text, &addr)) return EXIT_USAGE;
-    size_t total = perfmap_covering(m, addr, NULL, 0);
-    uint32_t *cand = xmalloc((total + 1) * sizeof *cand);
-    perfmap_covering(m, addr, cand, total);
-    if (!total) {
-        printf("no entry of %s covers 0x%llx\n", m->path, (unsigned long long)addr);
-        free(cand);
-        return EXIT_FAIL;
-    }
-    for (size_t i = 0; i < total; i++) {
-        const perfmap_entry_t *e = &m->entries[cand[i]];
-        printf("%s:%u: %llx %llx %s%s\n", m->path, e->line, (unsigned long long)e->start, (unsigned long long)e->size,
-               perfmap_name(m, e), i == total - 1 && total > 1 ? "   <- newest" : "");
-        const perfmap_src_t *src = m->nsrc ? perfmap_source(m, cand[i], addr) : NULL;
-        if (src) printf("    source: %s:%u:%u (jitdump debug info)\n", m->text + src->file_off, src->line, src->column);
-    }
-    if (total > 1)
-        printf("%zu entries cover 0x%llx; perf may label it with any of them\n", total, (unsigned long long)addr);
-    free(cand);
-    return EXIT_OK;
+    return perfmap_find_write(m, addr, stdout) ? EXIT_OK : EXIT_FAIL;
 }
 
 static int map_tidy(perfmap_t *m, const char *out_path, char **inputs)
@@ -84,42 +68,6 @@ static int map_update(const char *map_path, const char *stacks, const char *out_
     if (diag_verbosity > 0) jit_resolver_print_stats(r);
     jit_resolver_free(r);
     return output_commit(&out) == 0 ? EXIT_OK : EXIT_FAIL;
-}
-
-static int map_stats(perfmap_t *m)
-{
-    perfmap_stats_t st;
-    perfmap_stats(m, &st);
-    printf("map:                 %s\n", m->path);
-    printf("entries:             %zu%s\n", m->n, m->malformed ? " (plus malformed lines skipped)" : "");
-    if (m->n) printf("address span:        %llx-%llx\n", (unsigned long long)st.lo, (unsigned long long)st.hi);
-    printf("overlapped by later: %zu (%.1f%%): their addresses were reused; perf may name samples after them\n",
-           st.overlapped, m->n ? 100.0 * (double)st.overlapped / (double)m->n : 0.0);
-    printf("same range again:    %zu entries repeat an earlier entry's exact address and size\n", st.reused);
-    printf("kinds:\n");
-    const struct {
-        const char *label;
-        unsigned long n;
-    } rows[] = {{"JS TurboFan (*)", st.js_turbofan},
-                {"JS Maglev (+)", st.js_maglev},
-                {"JS Sparkplug (^)", st.js_sparkplug},
-                {"JS interpreted (~)", st.js_interpreted},
-                {"JS other", st.js_other},
-                {"eval", st.eval},
-                {"Builtin", st.builtin},
-                {"BytecodeHandler", st.bytecode},
-                {"RegExp", st.regexp},
-                {"other", st.other}};
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) printf("  %-20s %lu\n", rows[i].label, rows[i].n);
-    /* an empty map is what a process started without --perf-basic-prof (or a wrong path) leaves:
-     * say so and fail, so a script checking its map notices */
-    if (m->n == 0) {
-        diag_error(m->path, 0, "no symbols: %s",
-                   m->malformed ? "every line is malformed (not a perf map?)"
-                                : "the map is empty (was node run with --perf-basic-prof?)");
-        return EXIT_FAIL;
-    }
-    return EXIT_OK;
 }
 
 static int set_ambiguous(void *t, const char *arg)
@@ -185,7 +133,7 @@ int cli_map(int argc, char **argv)
     switch (which) {
     case 0: rc = map_find(m, args[2]); break;
     case 1: rc = map_tidy(m, out, args + 1); break;
-    default: rc = map_stats(m); break;
+    default: rc = perfmap_stats_write(m, stdout) == 0 ? EXIT_OK : EXIT_FAIL; break;
     }
     perfmap_free(m);
     return rc;

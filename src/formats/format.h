@@ -13,6 +13,13 @@ struct format_reader;
 /* Most readers in the registry (format_reader_index is below it). */
 #define FORMAT_READERS_MAX 8
 
+/* A reader's own options in read_opts_t: the reader (NULL: an unused slot) and its opts_size
+ * bytes. */
+typedef struct format_reader_opts {
+    const struct format_reader *reader;
+    const void *opts;
+} format_reader_opts_t;
+
 /* Options readers may honour; zero-initialised = defaults. A reader's own options (the perf
  * reader's --pid, --kernel, ...) are not fields here: each reader declares them itself
  * (format_reader_t.options) and finds them with format_reader_opts. */
@@ -24,8 +31,8 @@ typedef struct read_opts {
     double from_ms, to_ms; /* relative to the profile's start */
     /* symbol resolution of JIT frames by address (perf script input), see symbols/resolver.h */
     struct jit_resolver *resolver; /* NULL = trust the input's labels */
-    /* each reader's own options, by format_reader_index; NULL = the reader's defaults */
-    const void *reader_opts[FORMAT_READERS_MAX];
+    /* each reader's own options, in the slot format_reader_index gives it; none = the defaults */
+    format_reader_opts_t reader_opts[FORMAT_READERS_MAX];
 } read_opts_t;
 
 typedef struct format_reader {
@@ -78,7 +85,7 @@ int format_thread_view(const profile_t *p, const write_opts_t *o, const char *de
 const format_reader_t *format_reader_by_name(const char *name);
 /* The reader at position i of the registry (i < FORMAT_READERS_MAX), or NULL past the last. */
 const format_reader_t *format_reader_at(int i);
-/* r's position in the registry: its slot in read_opts_t.reader_opts. */
+/* r's position in the registry: its slot in read_opts_t.reader_opts (-1: not listed). */
 int format_reader_index(const format_reader_t *r);
 /* The options o holds for reader r (its opts_size bytes), or NULL: the reader's defaults. */
 const void *format_reader_opts(const read_opts_t *o, const format_reader_t *r);

@@ -5,11 +5,12 @@
  * --inline's addr2line frames become several frames; JIT lines (a perf map, jitted-*.so,
  * [unknown]) are renamed by the resolver, remembered per (line, pid, address). Each distinct
  * line is done once: perf_add_line looks it up by its raw text in the frame cache first. */
+#include "formats/perf_frames.h"
 #include "formats/format.h"
 #include "formats/perf_grammar.h"
+#include "formats/perf_inline.h"
 #include "formats/perf_opts.h"
 #include "formats/perf_perl.h"
-#include "formats/perf_script.h"
 #include "symbols/resolver.h"
 #include "util/bigmem.h"
 #include "util/buf.h"

@@ -1,6 +1,6 @@
 /* perf script --inline: a native frame's inlined calls, from addr2line (one run per distinct
  * callchain line: the reader's line cache keys on the address when --inline is on). */
-#include "formats/perf_script.h"
+#include "formats/perf_inline.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * input's first sample before the workers start, so every worker agrees on them.
  * Used for regular files of 64 MB or more and pipes; not with --perl-compat or --inline
  * (addr2line runs stay serial). JIT resolver calls are serialised by a mutex. */
+#include "formats/perf_parallel.h"
 #include "formats/perf_grammar.h"
 #include "formats/perf_script.h"
 #include "util/diag.h"
@@ -131,14 +132,14 @@ static size_t sample_boundary(const char *data, size_t n)
 
 /* Sets up nreaders readers with profiles of their own. The first sample of head (the
  * input's first bytes) decides the event filter and the time origin for everyone. */
-static void start_readers(input_t *in, const read_opts_t *o, const char *head, size_t n, worker_t *w, int nreaders,
-                          int parallel)
+static void start_readers(input_t *in, const read_opts_t *o, const perf_read_opts_t *po, const char *head, size_t n,
+                          worker_t *w, int nreaders, int parallel)
 {
     perf_reader_t probe;
     profile_t *tmp = profile_new();
     read_opts_t probe_o = *o;
     probe_o.resolver = NULL; /* the probe's lookups would be counted twice (--stats) */
-    perf_reader_init(&probe, tmp, &probe_o, in);
+    perf_reader_init(&probe, tmp, &probe_o, po, in);
     for (size_t pos = 0; pos < n && !probe.event_lines;) {
         const char *nl = memchr(head + pos, '\n', n - pos);
         size_t l = nl ? (size_t)(nl - (head + pos)) : n - pos;
@@ -147,7 +148,7 @@ static void start_readers(input_t *in, const read_opts_t *o, const char *head, s
     }
     for (int k = 0; k < nreaders; k++) {
         profile_t *wp = profile_new();
-        perf_reader_init(&w[k].r, wp, o, in);
+        perf_reader_init(&w[k].r, wp, o, po, in);
         w[k].r.parallel = parallel;
         w[k].r.defer = 1; /* a block's text stays in place while its samples are folded */
         memcpy(w[k].r.event, probe.event, sizeof probe.event);
@@ -221,7 +222,8 @@ static int finish_readers(input_t *in, profile_t *p, worker_t *w, int nreaders, 
     return perf_report(in, &sum, rc);
 }
 
-int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nworkers, size_t block_size)
+int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, const perf_read_opts_t *po, int nworkers,
+                       size_t block_size)
 {
     block_queue_t q = {0};
     pthread_mutex_init(&q.mu, NULL);
@@ -285,7 +287,7 @@ int perf_read_parallel(input_t *in, profile_t *p, const read_opts_t *o, int nwor
         }
         if (cut) {
             if (!started) {
-                start_readers(in, o, buf, cut, w, nreaders, nworkers > 0);
+                start_readers(in, o, po, buf, cut, w, nreaders, nworkers > 0);
                 for (int k = 0; k < nreaders; k++) {
                     w[k].q = &q;
                     if (nworkers) pthread_create(&w[k].thread, NULL, worker_main, &w[k]);
@@ -459,7 +461,8 @@ static void *part_main(void *arg)
     return NULL;
 }
 
-int perf_read_split(input_t *in, profile_t *p, const read_opts_t *o, int nparts, size_t block_size)
+int perf_read_split(input_t *in, profile_t *p, const read_opts_t *o, const perf_read_opts_t *po, int nparts,
+                    size_t block_size)
 {
     /* nothing consumed yet: the peeked head is the file from its current offset on */
     off_t now = in->fd >= 0 && in->start == 0 && in->consumed == 0 && in->end > 0 ? lseek(in->fd, 0, SEEK_CUR) : -1;
@@ -492,7 +495,7 @@ int perf_read_split(input_t *in, profile_t *p, const read_opts_t *o, int nparts,
     worker_t *w = xcalloc((size_t)nthreads, sizeof *w);
     part_t *pt = xcalloc((size_t)nthreads, sizeof *pt);
     size_t nsamples_before = p->nsamples;
-    start_readers(in, o, in->buf, in->end, w, nthreads, 1);
+    start_readers(in, o, po, in->buf, in->end, w, nthreads, 1);
     for (int i = 0; i < nthreads; i++) {
         pt[i] = (part_t){&w[i], &sp, i};
         if (i) pthread_create(&w[i].thread, NULL, part_main, &pt[i]);

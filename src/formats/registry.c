@@ -1,3 +1,5 @@
+/* The registry of readers and writers: every format listed once, picked by name, by content
+ * (format_detect) or by a path's extension; format_read_path and format_write on top. */
 #include "formats/format.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -47,17 +49,12 @@ int format_reader_index(const format_reader_t *r)
     return -1;
 }
 
-const void *format_reader_opts(const read_opts_t *o, const format_reader_t *r)
-{
-    int i = format_reader_index(r);
-    return o && i >= 0 ? o->reader_opts[i] : NULL;
-}
-
 int format_reader_opts_set(read_opts_t *o, const char *name, const void *opts)
 {
-    int i = format_reader_index(format_reader_by_name(name));
+    const format_reader_t *r = format_reader_by_name(name);
+    int i = format_reader_index(r);
     if (i < 0) return -1;
-    o->reader_opts[i] = opts;
+    o->reader_opts[i] = (format_reader_opts_t){r, opts};
     return 0;
 }
 
@@ -174,34 +171,6 @@ const char *format_writer_extensions(void)
     if (!list.len)
         for (size_t i = 0; i < COUNT(writers); i++) buf_printf(&list, "%s%s", i ? " " : "", writers[i]->extensions);
     return list.data;
-}
-
-int format_thread_view(const profile_t *p, const write_opts_t *o, const char *def, thread_roots_t roots,
-                       profile_t **view, size_t *picked)
-{
-    const char *choice = o && o->thread ? o->thread : def;
-    thread_pick_t pick;
-    if (profile_thread_pick_parse(choice, &pick) != 0) {
-        diag_error(NULL, 0, "--thread takes main, all, worker, v8, libuv, other or a thread id, not '%s'", choice);
-        return -1;
-    }
-    size_t n = 0;
-    *view = profile_thread_view(p, &pick, roots, &n);
-    if (picked) *picked = n;
-    if (n == 0 && (p->nthreads || pick.kind != PICK_ALL)) {
-        buf_t b = {0};
-        for (size_t t = 0; t < p->nthreads && t < 40; t++) {
-            buf_printf(&b, "%s%d ", t ? ", " : "", (int)p->threads[t].tid);
-            profile_thread_label(p, (uint32_t)t, &b);
-        }
-        diag_error(NULL, 0, "--thread %s picks no thread of the profile (%s)", choice,
-                   p->nthreads ? b.data : "it has one thread, the main one");
-        buf_free(&b);
-        profile_free(*view);
-        *view = NULL;
-        return -1;
-    }
-    return 0;
 }
 
 int format_write(const format_writer_t *w, const profile_t *p, FILE *out, const write_opts_t *o)

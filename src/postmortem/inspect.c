@@ -2,7 +2,8 @@
  * class instances as ClassName { ... }, cycles as [Circular *N], Maps, Sets, typed arrays, Buffers,
  * Dates, RegExps, errors with their stacks. v8/jsvalue.c says what a value is; this file only
  * formats. Every walk is bounded: a depth cap, a budget of values, and cycles detected. */
-#include "postmortem/inspect_internal.h"
+#include "postmortem/inspect.h"
+#include "postmortem/inspect_pieces.h"
 #include "util/diag.h"
 #include "util/json.h"
 #include <ctype.h>

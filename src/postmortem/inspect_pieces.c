@@ -3,7 +3,7 @@
  * name (and whether the prototype is null), a typed array's element kind and its elements, a
  * Buffer's or ArrayBuffer's first bytes, an Error by its recorded stack and extra properties, a
  * function as [Function: name] at file:line, and numbers (-0; JSON's null for NaN). */
-#include "postmortem/inspect_internal.h"
+#include "postmortem/inspect_pieces.h"
 #include "util/diag.h"
 #include "util/json.h"
 #include <ctype.h>

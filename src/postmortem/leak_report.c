@@ -1,4 +1,5 @@
-/* The reports of a heap watch: the JSON document (util/json_writer) and the HTML page. The page
+/* The reports of a heap watch: its text (the table, a census's line, what grew), the JSON
+ * document (util/json_writer) and the HTML page. The page
  * is self-contained and needs no script: a summary, the growing constructors with their rates,
  * new instances and retainer paths, then line charts drawn as inline SVG polylines (the heap
  * total, each growing constructor, and the largest other constructors so a cache that plateaued
@@ -334,4 +335,143 @@ void pm_leak_write_html(const pm_leak_t *L, const pm_leak_class_t *c, size_t n, 
     buf_puts(out, "</script>\n</body></html>\n");
     free(t);
     free(y);
+}
+
+void pm_leak_write_table(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t n, int pid, const char *cmdline,
+                         double every, size_t limit)
+{
+    size_t np = pm_leak_points(L);
+    const pm_leak_point_t *p = pm_leak_point(L, np - 1);
+    buf_printf(b, "nodescope watch --heap: pid %d (%s), %zu censuses over %.1f s, every %g s\nheap ", pid, cmdline, np,
+               p->t, every);
+    pm_put_bytes(b, (double)p->heap_bytes);
+    buf_printf(b, " %s, %llu JS objects; stopped %.2f ms, census %.0f ms CPU%s\n\n",
+               pm_leak_mode(L) == PM_COUNT_REACHABLE ? "reachable" : "on the heap", (unsigned long long)p->js_objects,
+               p->stop_ms, p->cpu_ms, p->unreadable_pages ? " (pages unreadable)" : "");
+    buf_printf(b, "%11s %11s %11s %11s %8s  %-9s  %s\n", "INSTANCES", "COUNT/MIN", "BYTES", "BYTES/MIN", "NEW", "TREND",
+               "CONSTRUCTOR");
+    for (size_t i = 0; i < n && i < limit; i++) {
+        const pm_leak_class_t *e = &c[i];
+        buf_t by = {0}, rate = {0};
+        pm_put_bytes(&by, (double)e->last_bytes);
+        if (e->bytes_per_s >= 0) buf_putc(&rate, '+');
+        pm_put_bytes(&rate, e->bytes_per_s * 60);
+        buf_printf(b, "%11llu %+11.0f %11s %11s %8llu  %-9s  %s\n", (unsigned long long)e->last_count,
+                   e->count_per_s * 60, by.data, rate.data, (unsigned long long)e->new_last,
+                   np >= 3 ? pm_trend_name(e->trend) : "...", e->name);
+        buf_free(&by);
+        buf_free(&rate);
+    }
+}
+
+void pm_leak_write_census_line(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t n)
+{
+    const pm_leak_point_t *p = pm_leak_point(L, pm_leak_points(L) - 1);
+    buf_printf(b, "census %zu at %.1f s: heap ", pm_leak_points(L), p->t);
+    pm_put_bytes(b, (double)p->heap_bytes);
+    buf_printf(b, ", %llu JS objects, stopped %.2f ms, %.0f ms CPU", (unsigned long long)p->js_objects, p->stop_ms,
+               p->cpu_ms);
+    if (p->target_faults >= 0) buf_printf(b, ", %lld faults in the process", (long long)p->target_faults);
+    size_t shown = 0;
+    for (size_t i = 0; i < n && shown < 3; i++)
+        if (c[i].trend == PM_TREND_GROWING)
+            buf_printf(b, "%s%s %+.0f/min", shown++ ? ", " : "; growing: ", c[i].name, c[i].count_per_s * 60);
+    buf_putc(b, '\n');
+}
+
+void pm_leak_write_growing(buf_t *b, const pm_leak_t *L, const pm_leak_class_t *c, size_t n)
+{
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pm_leak_class_t *e = &c[i];
+        if (e->trend != PM_TREND_GROWING) continue;
+        if (!ng++) buf_puts(b, "\ngrowing steadily:\n");
+        buf_printf(b, "  %s: %+.0f instances/min, ", e->name, e->count_per_s * 60);
+        if (e->bytes_per_s >= 0) buf_putc(b, '+');
+        pm_put_bytes(b, e->bytes_per_s * 60);
+        buf_printf(b, "/min (%llu -> %llu", (unsigned long long)e->first_count, (unsigned long long)e->last_count);
+        if (e->retained_last) {
+            buf_puts(b, ", retaining ");
+            pm_put_bytes(b, (double)e->retained_last);
+        }
+        buf_puts(b, ")\n");
+        if (e->nsamples) {
+            buf_puts(b, "    new:");
+            for (size_t s = 0; s < e->nsamples; s++) buf_printf(b, " 0x%llx", (unsigned long long)e->samples[s]);
+            buf_putc(b, '\n');
+        }
+        if (e->holder) buf_printf(b, "    held by %s\n", e->holder);
+        if (e->path) buf_printf(b, "    path: %s\n", e->path);
+    }
+    if (!ng && pm_leak_points(L) >= 3) buf_puts(b, "\nnothing grew steadily\n");
+}
+
+static long long delta(uint64_t a, uint64_t b) { return (long long)b - (long long)a; }
+
+static int by_change(const void *x, const void *y)
+{
+    const pm_leak_class_t *a = x, *b = y;
+    long long da = llabs(delta(a->first_bytes, a->last_bytes)), db = llabs(delta(b->first_bytes, b->last_bytes));
+    if (da != db) return da < db ? 1 : -1;
+    long long ca = llabs(delta(a->first_count, a->last_count)), cb = llabs(delta(b->first_count, b->last_count));
+    if (ca != cb) return ca < cb ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+void pm_leak_write_diff(buf_t *b, pm_leak_t *L, const char *name_a, const char *name_b, int all, int json, size_t top)
+{
+    pm_leak_class_t *c;
+    size_t nc = pm_leak_analyze(L, &c);
+    qsort(c, nc, sizeof *c, by_change);
+    jw_t w;
+    jw_init(&w, b);
+    w.spaced = 1;
+    w.indent = "  ";
+    const pm_leak_point_t *pa = pm_leak_point(L, 0), *pb = pm_leak_point(L, 1);
+    if (json) {
+        jw_object_begin(&w, NULL);
+        jw_string(&w, "a", name_a);
+        jw_string(&w, "b", name_b);
+        jw_string(&w, "count", all ? "all" : "reachable");
+        jw_uint(&w, "heap_bytes_a", pa->heap_bytes);
+        jw_uint(&w, "heap_bytes_b", pb->heap_bytes);
+        jw_array_begin_lines(&w, "classes");
+    } else {
+        buf_puts(b, "heap ");
+        pm_put_bytes(b, (double)pa->heap_bytes);
+        buf_puts(b, " -> ");
+        pm_put_bytes(b, (double)pb->heap_bytes);
+        buf_printf(b, " (%s objects)\n%10s %10s %10s %12s %12s %12s %10s  %s\n", all ? "all" : "reachable", "COUNT A",
+                   "COUNT B", "CHANGE", "BYTES A", "BYTES B", "CHANGE", "NEW", "CONSTRUCTOR");
+    }
+    size_t shown = 0;
+    for (size_t i = 0; i < nc && (!top || shown < top); i++) {
+        const pm_leak_class_t *e = &c[i];
+        if (e->first_count == e->last_count && e->first_bytes == e->last_bytes && !e->new_last) continue;
+        shown++;
+        if (json) {
+            jw_object_begin(&w, NULL);
+            jw_string(&w, "name", e->name);
+            jw_uint(&w, "count_a", e->first_count);
+            jw_uint(&w, "count_b", e->last_count);
+            jw_int(&w, "count_change", delta(e->first_count, e->last_count));
+            jw_uint(&w, "bytes_a", e->first_bytes);
+            jw_uint(&w, "bytes_b", e->last_bytes);
+            jw_int(&w, "bytes_change", delta(e->first_bytes, e->last_bytes));
+            jw_uint(&w, "new", e->new_last);
+            jw_end(&w);
+        } else
+            buf_printf(b, "%10llu %10llu %+10lld %12llu %12llu %+12lld %10llu  %s\n",
+                       (unsigned long long)e->first_count, (unsigned long long)e->last_count,
+                       delta(e->first_count, e->last_count), (unsigned long long)e->first_bytes,
+                       (unsigned long long)e->last_bytes, delta(e->first_bytes, e->last_bytes),
+                       (unsigned long long)e->new_last, e->name);
+    }
+    if (json) {
+        jw_newline(&w);
+        jw_end(&w);
+        jw_end(&w);
+        buf_putc(b, '\n');
+    } else if (!shown) buf_puts(b, "(no constructor changed)\n");
+    pm_leak_classes_free(c, nc);
 }

@@ -1,6 +1,7 @@
 /* The output of refs, retainers, dominators and objects --retained, as text or JSON
  * (postmortem/retain_report.h). */
 #include "postmortem/retain_report.h"
+#include "postmortem/graph_session.h"
 #include "postmortem/paths.h"
 #include <stdlib.h>
 
@@ -248,4 +249,23 @@ void pm_retained_table_write_text(buf_t *b, const pm_class_t *gs, size_t n, uint
 void pm_retained_table_write_json(jw_t *w, const pm_class_t *gs, size_t n, uint64_t min)
 {
     table_write(NULL, w, gs, n, min);
+}
+
+int pm_retained_table(v8_t *v, int by_self, uint64_t min, int json, buf_t *o)
+{
+    v8_graph_t *g = pm_graph(v, NULL);
+    if (!g) return -1;
+    pm_census_t cs;
+    if (pm_census_retained(v, g, pm_name_by_constructor, &cs) != 0) return -1;
+    pm_class_t *gs = pm_census_sorted(&cs, by_self ? PM_BY_SELF : PM_BY_RETAINED_COUNT);
+    size_t ngs = cs.n;
+    jw_t w; /* --json: an array, a constructor a line, as objects --json */
+    jw_init(&w, o);
+    w.spaced = 1;
+    w.indent = "  ";
+    if (json) pm_retained_table_write_json(&w, gs, ngs, min);
+    else pm_retained_table_write_text(o, gs, ngs, min);
+    free(gs);
+    pm_census_free(&cs);
+    return 0;
 }

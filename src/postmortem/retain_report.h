@@ -29,5 +29,9 @@ void pm_dominators_write_json(jw_t *w, v8_graph_t *g, const pm_census_t *cs, con
    each and a total line; JSON: an array, a constructor a line, and a newline. */
 void pm_retained_table_write_text(buf_t *b, const pm_class_t *gs, size_t n, uint64_t min);
 void pm_retained_table_write_json(jw_t *w, const pm_class_t *gs, size_t n, uint64_t min);
+/* objects --retained over the session's graph (pm_graph): the census by constructor sorted by
+ * shallow size (by_self) or by retained size, written as text or (json) the spaced array into o.
+ * 0, or -1 (no graph; said). */
+int pm_retained_table(v8_t *v, int by_self, uint64_t min, int json, buf_t *o);
 
 #endif

@@ -1,6 +1,6 @@
-/* The source map's representation, shared by sourcemap/parse.c (the JSON scanned in place into
- * it) and sourcemap/sourcemap.c (the mappings decoded line by line, and looked up). Nothing outside
- * sourcemap/ includes this. */
+/* The source map's representation, shared by sourcemap/sourcemap.c (the JSON scanned in place
+ * into it) and sourcemap/mappings.c (the mappings decoded line by line, and looked up; above
+ * sourcemap.c). sourcemap.c's private half: nothing outside sourcemap/ includes this. */
 #ifndef SOURCEMAP_INTERNAL_H
 #define SOURCEMAP_INTERNAL_H
 #include "sourcemap/sourcemap.h"
@@ -67,12 +67,10 @@ struct smap {
     int busy; /* being looked into: a url section naming its own index map is a cycle */
 };
 
-/* parse.c */
+/* sourcemap.c */
 void smap_b64_init(void);
 extern signed char smap_b64_val[256];              /* after smap_b64_init: a base64 digit's value, or -1 */
 char *smap_span_str(const char *base, span_t sp);  /* a span's string, unescaped, malloc'ed */
 smap_t *smap_section_map(smap_t *m, section_t *s); /* a section's map, loaded on first use */
-/* sourcemap.c */
-void smap_region_free(smap_t *m);
 
 #endif

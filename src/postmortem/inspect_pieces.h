@@ -1,10 +1,13 @@
-/* Internals of the value printer shared by postmortem/inspect.c (the walk: strings, keys,
- * properties and elements, composites and their layout) and postmortem/inspect_pieces.c (the
- * leaves util.inspect shows in its own way: dates, RegExps, constructor names, typed arrays and
- * Buffers, errors by their stack, functions). Not a public API: postmortem/inspect.h is. */
-#ifndef POSTMORTEM_INSPECT_INTERNAL_H
-#define POSTMORTEM_INSPECT_INTERNAL_H
-#include "postmortem/inspect.h"
+/* Internals of the value printer: the walk's state (pr_t) and the leaves util.inspect shows in
+ * its own way (postmortem/inspect_pieces.c: dates, RegExps, constructor names, typed arrays and
+ * Buffers, errors by their stack, functions), for postmortem/inspect.c (the walk: strings, keys,
+ * properties and elements, composites and their layout), which sits above. Not a public API:
+ * postmortem/inspect.h is. */
+#ifndef POSTMORTEM_INSPECT_PIECES_H
+#define POSTMORTEM_INSPECT_PIECES_H
+#include "util/buf.h"
+#include "v8/v8.h"
+#include <stdint.h>
 
 #define HARD_DEPTH 200 /* nesting beyond any real value: a corrupt or adversarial heap */
 #define JSON_STRING_MAX (64 << 20)

@@ -15,6 +15,8 @@
 #  - a kernel core (--abort-on-uncaught-exception) read with --root: stack equals new Error().stack,
 #    exception prints the error thrown;
 #  - pending reads libuv's default loop (static in Debian's libuv.so.1);
+#  - objects counts heap_objects.js's classes as the program made them (at most 2 over, as
+#    core_objects), retainers finds a path to one of its PlainPoints;
 #  - record -e gc counts GCs (uprobes in libnode.so.108); watch --on uncaught writes a core whose
 #    `exception` is the error thrown; watch --on heap:99 learns the heap limit (node run in its
 #    namespace);
@@ -83,6 +85,32 @@ if [ -r /sys/bus/event_source/devices/uprobe/type ]; then
 fi
 touch "$dir/stop"
 wait "$pid" 2> /dev/null
+
+# objects and retainers on a known heap (heap_objects.js: its counts and v8.getHeapSnapshot()'s)
+mkfifo "$dir/hfifo"
+in_ns /usr/bin/node --expose-gc "$FIX/core/heap_objects.js" "$dir/hfifo" "$dir/htruth.json" & hp=$!
+pids+=("$hp")
+for _ in $(seq 300); do [ -s "$dir/htruth.json" ] && break; sleep 0.1; done
+[ -s "$dir/htruth.json" ] || fail "heap_objects.js never got ready"
+timeout 120 "$NODESCOPE" core --pid "$hp" objects --json > "$dir/objects.json" 2> "$dir/objects.err" ||
+    { cat "$dir/objects.err"; fail "core --pid objects exited $?"; }
+node -e '
+    const fs = require("fs"), t = JSON.parse(fs.readFileSync(process.argv[1])), d = JSON.parse(fs.readFileSync(process.argv[2]));
+    const bad = [];
+    for (const [c, want] of Object.entries(t.N)) {
+        const g = d.find((x) => x.name === c), got = g ? g.count : 0;
+        /* (a stale copy a scavenge left beyond the young generation top: at most 2 over, as core_objects) */
+        if (got < want || got > want + 2) bad.push(`${c} ${got}, the program made ${want}`);
+    }
+    console.log("objects: " + Object.keys(t.N).map((c) => c + " " + ((d.find((x) => x.name === c) || {}).count || 0)).join(", "));
+    if (bad.length) { console.error(bad.join("; ")); process.exit(1); }' "$dir/htruth.json" "$dir/objects.json" ||
+    fail "core --pid objects: counts differ from the program's"
+first=$(timeout 60 "$NODESCOPE" core --pid "$hp" instances PlainPoint --limit 1 2> /dev/null | grep -o '^0x[0-9a-f]*' | head -1)
+[ -n "$first" ] || fail "instances PlainPoint: none"
+timeout 60 "$NODESCOPE" core --pid "$hp" retainers "$first" > "$dir/ret.txt" 2> "$dir/ret.err" || { cat "$dir/ret.err"; fail "retainers exited $?"; }
+grep -q '^path 1 ' "$dir/ret.txt" && grep -q 'PlainPoint' "$dir/ret.txt" || { cat "$dir/ret.txt"; fail "retainers: no path to a PlainPoint"; }
+say "retainers of $first: $(grep -c '^path ' "$dir/ret.txt") paths"
+kill "$hp"
 
 # core --pid, gcore, core FILE: against new Error().stack
 mkfifo "$dir/fifo"

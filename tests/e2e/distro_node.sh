@@ -14,6 +14,8 @@
 #    says which build: "V8 10.2.154.26 from /usr/lib/x86_64-linux-gnu/libnode.so.108 (build id ...)";
 #  - a kernel core (--abort-on-uncaught-exception) read with --root: stack equals new Error().stack,
 #    exception prints the error thrown;
+#  - record -p of inlined_shares.js: hot() and warm(), inlined into loop(), named under it (3:1);
+#  - async --group finds async_world.js's 7 suspended getUser <- handle <- router;
 #  - pending reads libuv's default loop (static in Debian's libuv.so.1);
 #  - objects counts heap_objects.js's classes as the program made them (at most 2 over, as
 #    core_objects), retainers finds a path to one of its PlainPoints;
@@ -67,6 +69,32 @@ grep -q '^node \[main\];_start;__libc_start_main[^;]*;__libc_start_call_main;nod
     fail "record -p: no stack from _start through uv_run to CheckImmediate"
 kill "$pid"
 wait "$pid" 2> /dev/null
+
+# record -p with inlined frames: inlined_shares.js's hot() and warm(), which TurboFan inlines into
+# loop(), 3:1 of its time
+in_ns /usr/bin/node "$FIX/live/inlined_shares.js" 600 > /dev/null 2>&1 & ip=$!
+pids+=("$ip")
+sleep 1
+timeout 60 "$NODESCOPE" record -p "$ip" -F 199 -d 2 -o "$dir/inl.folded" 2> "$dir/inl.err" || { cat "$dir/inl.err"; fail "record -p (inlined) exited $?"; }
+awk -v file="$FIX/live/inlined_shares.js" '
+    /^node \[main\];/ { n = $NF; total += n; if (index($0, ";loop " file ":")) { l += n; if (index($0, ";hot " file ":")) h += n; else if (index($0, ";warm " file ":")) w += n } }
+    END { printf "record -p, inlined: %d main-thread samples, %.1f%% under loop, hot %.1f%% and warm %.1f%% of them\n", total, 100 * l / (total ? total : 1), 100 * h / (l ? l : 1), 100 * w / (l ? l : 1)
+          exit !(total >= 30 && l >= 0.9 * total && h + w >= 0.9 * l && h > w) }' "$dir/inl.folded" ||
+    fail "record -p: the inlined hot() and warm() not under loop()"
+kill "$ip"
+
+# async --group: async_world.js's K suspended async functions awaiting the same thing
+K=7
+mkfifo "$dir/afifo"
+in_ns /usr/bin/node "$FIX/core/async_world.js" "$dir/afifo" "$dir/atruth.json" $K & ap=$!
+pids+=("$ap")
+for _ in $(seq 300); do [ -s "$dir/atruth.json" ] && break; sleep 0.1; done
+[ -s "$dir/atruth.json" ] || fail "async_world.js never got ready"
+timeout 60 "$NODESCOPE" core --pid "$ap" async --group --json > "$dir/group.json" 2> "$dir/group.err" || { cat "$dir/group.err"; fail "async --group exited $?"; }
+node -e 'const g = JSON.parse(require("fs").readFileSync(process.argv[1])).groups.find((x) => /^await never in getUser \(.* ← handle \(.* ← router \(/.test(x.text));
+         process.exit(g && g.count === +process.argv[2] ? 0 : 1)' "$dir/group.json" $K || fail "async --group: $(head -c 600 "$dir/group.json")"
+say "async --group: $K suspended getUser <- handle <- router, as the program made them"
+pkill -P "$ap"; kill "$ap"   # (and its execFile child)
 
 in_ns /usr/bin/node "$FIX/live/shares.js" "$dir/stop" > "$dir/shares.out" 2>&1 & pid=$!
 pids+=("$pid")

@@ -426,7 +426,7 @@ name:
     }
     if (exited) st->exited += in->ticks ? in->ticks : 1; /* (apart: not partial, not JIT unnamed) */
     else if (unnamed) st->partial++;
-    if (unnamed && late && !exited) st->late++;
+    if (unnamed && late && !exited && !collected) st->late++; /* (collected: moved, as its frames say) */
     /* in V8's JIT code (anonymous executable memory: V8's code space), by the leaf or a return
        address, and not left unnamed on purpose (late, moved, exited): a sample that should name JS */
     if (!unnamed && !exited && in_jit_code(t, native, n_native)) {

@@ -13,7 +13,7 @@
 typedef struct {
     unsigned long samples, lost, threads, empty; /* empty: samples without a frame decoded */
     unsigned long partial;      /* samples whose JS frames were left unnamed: read too late, or moved by a GC */
-    unsigned long late;         /* of those, read too late */
+    unsigned long late;         /* of those, read too late (not those a full GC began after: moved) */
     unsigned long late_named;   /* read too late, but named: no full GC ran since (record/gc_watch.h) */
     long full_gcs;              /* full GCs of the main thread seen meanwhile; -1: not watched */
     unsigned long off_cpu;      /* --wall: samples of threads off the CPU (blocked or waiting for it) */

@@ -119,16 +119,20 @@ for v in $(node_majors); do
           [ -n "$pid" ] && ls -l /proc/$pid/fd 2> /dev/null | grep -q 'perf_event' && { sleep 0.1; touch "$go"; exit 0; }
           sleep 0.05
       done; touch "$go" ) &
-    record "$w" -e u:node:uv_fs_open -o "$w.folded" -- "$node" "$FIX/opens.js" 600 "$go" 500
+    record "$w" -e u:node:uv_fs_open -o "$w.folded" -v -- "$node" "$FIX/opens.js" 600 "$go" 500
     wait
     counted=$(sed -n 's/.*; \([0-9]*\) events counted.*/\1/p' "$w.err")
-    # a sample read too late to trust the heap has its JS frames left unnamed, and stderr says how
-    # many ("N read too late"): on a loaded machine the reader falls behind (470 of 600 in 1 run
-    # of 5 at a load of 5 on 2 cores); those count as said, not as named
-    late=$(sed -n 's/.* \([0-9]*\) read too late.*/\1/p' "$w.err")
-    awk -v f="$FIX/opens.js" -v c="$counted" -v late="${late:-0}" -v v=$v '{ n = $NF; t += n; if (index($0, ";opener " f ":") && $0 ~ /;uv_fs_open [0-9]+$/) a += n }
-        END { printf "node %s: uv_fs_open: %s counted by the kernel, %d samples, %d under opener(), %d read too late (said)\n", v, c, t, a, late
-              exit !(c >= 600 && t == c && a + late >= 594) }' "$w.folded" ||
+    # A sample read late (the reader falls behind on a loaded machine: 20-130 of the 600 at a load
+    # of 5 on 2 cores) is named all the same when no full GC ran since (-v: "N read late and
+    # named"): >= 99% named. Only when a full GC was seen may samples be left unnamed, and said
+    # ("N partial"); so may those of a process that exited before they were read (said too).
+    gcs=$(sed -n 's/.*(\([0-9]*\) full GCs).*/\1/p' "$w.err")
+    partial=$(sed -n 's/.*; \([0-9]*\) partial: .*/\1/p' "$w.err")
+    exited=$(sed -n 's/.*warning: \([0-9]*\) of [0-9]* samples .* exited before nodescope could read them.*/\1/p' "$w.err")
+    awk -v f="$FIX/opens.js" -v c="$counted" -v gcs="${gcs:-unknown}" -v said="$(( ${partial:-0} + ${exited:-0} ))" -v v=$v '
+        { n = $NF; t += n; if (index($0, ";opener " f ":") && $0 ~ /;uv_fs_open [0-9]+$/) a += n }
+        END { printf "node %s: uv_fs_open: %s counted by the kernel, %d samples, %d under opener(), %d left unnamed (said), %s full GCs\n", v, c, t, a, said, gcs
+              exit !(c >= 600 && t == c && (a >= 594 || (gcs != "0" && a + said >= 594))) }' "$w.folded" ||
         fail "not every fs.openSync is counted and named"
 done
 # --- OSR: a loop optimized while it runs, and the function inlined into it

@@ -20,6 +20,7 @@ int cli_gcore(int argc, char **argv);
 int cli_watch(int argc, char **argv);
 int cli_watch_heap(int argc, char **argv); /* watch --heap */
 int cli_watch_on(int argc, char **argv);   /* watch --on EVENT */
+int cli_version(int argc, char **argv);    /* --version [-p PID | CORE]: postmortem/facts_report.c */
 
 struct opt_cmd;
 /* The writer for OUT: the one --to names (to: NULL when not given; has_to: the command has

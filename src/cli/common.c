@@ -1,13 +1,13 @@
 #include "cli/cli.h"
 #include "formats/write_file.h"
-#include "postmortem/facts_report.h"
 #include "util/diag.h"
 #include "util/options.h"
 
-int cli_version(int argc, char **argv) { return pm_version_command(argc, argv, NODESCOPE_VERSION); }
-
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
-                      char **inputs, int ninputs) { return format_write_file(p, path, writer, wo, inputs, ninputs); }
+                      char **inputs, int ninputs)
+{
+    return format_write_file(p, path, writer, wo, inputs, ninputs);
+}
 
 int cli_output_writer(const opt_cmd_t *cmd, const char *to, int has_to, const char *out, const format_writer_t **w)
 {

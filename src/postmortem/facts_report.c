@@ -34,7 +34,8 @@ static void node_version(const char *file, char *out, size_t cap)
             if (p) {
                 p += sizeof key - 2; /* at the 'v' */
                 size_t n = 0;
-                while (p + n < m + st.st_size && n + 1 < cap && (p[n] == 'v' || p[n] == '.' || isdigit((unsigned char)p[n])))
+                while (p + n < m + st.st_size && n + 1 < cap &&
+                       (p[n] == 'v' || p[n] == '.' || isdigit((unsigned char)p[n])))
                     n++;
                 memcpy(out, p, n);
                 out[n] = 0;
@@ -58,8 +59,7 @@ static void print_text(v8_t *v, const v8_facts_t *f, const char *nodev, const ch
     buf_printf(b, "v8 from:  %s (%s%s%s)\n", o->path ? o->path : target_exe_path(t),
                o->is_exe ? "the executable" : "a library", o->build_id[0] ? ", build id " : "", o->build_id);
     buf_printf(b, "metadata: %zu v8dbg_ constants\n", f->nmetadata);
-    if (f->fit == 0)
-        buf_printf(b, "facts:    V8 %d.%d's own entry\n", f->major, f->minor);
+    if (f->fit == 0) buf_printf(b, "facts:    V8 %d.%d's own entry\n", f->major, f->minor);
     else
         buf_printf(b, "facts:    V8 %s is %s than nodescope knows: %s not known (taken as on %d.%d: %s)\n",
                    v8_version(v), f->fit > 0 ? "newer" : "older", f->steer, f->major, f->minor, f->risk);

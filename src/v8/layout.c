@@ -20,8 +20,8 @@ typedef struct {
     int64_t bca_source_positions; /* BytecodeArray -> source position table */
     int64_t code_instruction_start, code_instruction_size, code_flags;
     int64_t code_deopt_data, code_source_positions;
-    int64_t istream_code;   /* InstructionStream -> its Code */
-    int64_t ext_data_cache; /* ExternalString: cached data pointer */
+    int64_t istream_code;        /* InstructionStream -> its Code */
+    int64_t ext_data_cache;      /* ExternalString: cached data pointer */
     int64_t pos_table_flag_bits; /* source position tables: see v8_layout_t */
     int64_t api_exit_target;     /* ApiCallbackExitFrame: fp slot of its target (api_frames.c) */
 } v8_fallback_t;
@@ -154,8 +154,7 @@ static const v8_fallback_t *fallback_for(v8_t *v)
         diag_warn_once("v8-newer", NULL, 0,
                        "V8 %d.%d is newer than nodescope knows (%d.%d): the layout facts its metadata lacks "
                        "(%s) are taken as on %d.%d: %s",
-                       v->major, v->minor, best->major, best->minor, facts_steer, best->major, best->minor,
-                       facts_risk);
+                       v->major, v->minor, best->major, best->minor, facts_steer, best->major, best->minor, facts_risk);
     }
     if (!best) v->L.facts_fit = -1;
     best = best ? best : &fallbacks[0];

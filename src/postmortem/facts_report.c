@@ -1,4 +1,4 @@
-/* `nodescope --version -p PID` (or a core): nodescope's version and, for the node pointed at, its
+/* `nodescope --version -p PID` (or --node BIN, or a core): nodescope's version and, for the node pointed at, its
  * Node and V8 versions, the object V8 was found in, how many v8dbg_ constants it exports, which
  * entry of v8/layout.c's table of facts applies (v8_facts) and the frame and layout facts used. */
 #include "postmortem/facts_report.h"
@@ -115,8 +115,8 @@ static void print_json(v8_t *v, const v8_facts_t *f, const char *nodev, const ch
 
 static const char version_usage[] =
     "usage: nodescope --version\n"
-    "       nodescope --version (-p PID | CORE [--node BIN] [--root DIR]) [--json]\n\n"
-    "nodescope's version; with a node process or core: which facts nodescope has for its node (its\n"
+    "       nodescope --version (-p PID | --node BIN | CORE [--node BIN]) [--root DIR] [--json]\n\n"
+    "nodescope's version; with a node process, executable or core: which facts nodescope has for its node (its\n"
     "Node and V8 versions, the object V8 is in, the v8dbg_ constants, the entry of nodescope's table\n"
     "of V8 facts that applies, the frame and layout facts used). Exit status 0 when all is known,\n"
     "3 when V8 is not in the table, 1 when the node cannot be read or has no V8 metadata.\n";
@@ -128,8 +128,8 @@ int pm_version_command(int argc, char **argv, const char *version)
     int json = 0;
     const opt_t opts[] = {
         OPT_INT("pid", 'p', "PID", "a live node process (read while it runs; never stopped)", &pid),
-        OPT_STR("node", 0, "BIN", "with CORE: the node executable the core came from", &node),
-        OPT_STR("root", 0, "DIR", "with CORE: the directory a container's paths are under", &root),
+        OPT_STR("node", 0, "BIN", "a node executable (with CORE: the one the core came from)", &node),
+        OPT_STR("root", 0, "DIR", "the directory a container's or distribution's paths are under", &root),
         OPT_BOOL("json", 0, "one JSON document", &json),
         OPT_HELP,
         OPT_END,
@@ -141,14 +141,18 @@ int pm_version_command(int argc, char **argv, const char *version)
     if (n > 1) return opt_usage_error(&cmd, "one core file, not %d", n);
     if (pid < 0 || pid > 0x7fffffff) return opt_usage_error(&cmd, "-p needs a process id, not %ld", pid);
     if (n && pid) return opt_usage_error(&cmd, "a core file or -p PID, not both");
-    if ((node || root) && !n) return opt_usage_error(&cmd, "--%s goes with a core file", node ? "node" : "root");
-    if (!n && !pid) {
+    if ((node || root) && pid)
+        return opt_usage_error(&cmd, "--%s goes with a core file or alone", node ? "node" : "root");
+    if (root && !n && !node) return opt_usage_error(&cmd, "--root goes with a core file or --node BIN");
+    if (!n && !pid && !node) {
         printf("nodescope %s\n", version);
         return EXIT_OK;
     }
     if (!pid) priv_drop();
     if (priv_check_path("--root", root, R_OK | X_OK) || priv_check_path("--node", node, R_OK)) return EXIT_FAIL;
-    target_t *t = pid ? target_open_running((int)pid) : target_open_core_root(argv[1], node, root);
+    target_t *t = pid ? target_open_running((int)pid)
+                  : n ? target_open_core_root(argv[1], node, root)
+                      : target_open_executable(node, root);
     v8_t *v = t ? v8_open(t) : NULL;
     if (!v) {
         if (t) target_close(t);

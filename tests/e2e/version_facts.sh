@@ -1,5 +1,5 @@
 #!/bin/bash
-# nodescope --version -p PID says which facts nodescope has for the node it is pointed at (issue 41):
+# nodescope --version -p PID (or --node BIN) says which facts nodescope has for the node it is pointed at (issue 41):
 #  - on every official major present (18-26): exit 0, the Node version node itself gives
 #    (process.version), the V8 version it gives (process.versions.v8), V8 found in the executable,
 #    its v8dbg_ constants counted, the table's own entry for its V8 ("V8 X.Y's own entry"), the
@@ -8,7 +8,9 @@
 #    knows: source position tables, frame slots, API frames' targets not known", fit "newer";
 #  - on Debian's node (V8 in libnode.so.108, run in a mount namespace as distro_node.sh does) when
 #    it is there: V8 10.2 from the library, exit 0;
-#  - bad input: no such process exits 1; a process that is not node (no metadata) exits 1.
+#  - --version --node BIN (the executable alone, nothing run) says what -p PID says, on every
+#    major and on Debian's node (--node ROOT/usr/bin/node --root ROOT: V8 in ROOT's libnode.so.108);
+#  - bad input: no such process exits 1; a process or file that is not node (no metadata) exits 1.
 set -u
 . "$(dirname "$0")/../lib/test-lib.sh"
 test_dir version_facts
@@ -40,6 +42,11 @@ for v in $(node_majors); do
     grep -q "^facts: *V8 $mm's own entry\$" "$dir/v.txt" || { cat "$dir/v.txt"; fail "not V8 $mm's own entry"; }
     grep -q '^frame: .*fp_argc -24' "$dir/v.txt" || { cat "$dir/v.txt"; fail "no frame facts"; }
     grep -q 'newer than nodescope knows' "$dir/v.err" && fail "warned: $(cat "$dir/v.err")"
+    # the executable alone says the same of its node
+    timeout 60 "$NODESCOPE" --version --node "$NODE" > "$dir/n.txt" 2> "$dir/n.err" || { cat "$dir/n.err"; fail "--version --node exited $?"; }
+    # (but the path: the process runs the file the tests' cache links to)
+    diff <(grep -v '^target:' "$dir/v.txt" | sed 's|^v8 from: .*(|(|') <(grep -v '^target:' "$dir/n.txt" | sed 's|^v8 from: .*(|(|') ||
+        fail "--node BIN and -p PID differ"
     timeout 60 "$NODESCOPE" --version -p "$pid" --json > "$dir/v.json" || fail "--version --json exited $?"
     node -e '
         const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -77,6 +84,9 @@ if [ -e "$DEB/usr/lib/x86_64-linux-gnu/libnode.so.108" ] &&
     grep -q '^v8: *10\.2\.154\.26' "$dir/d.txt" && grep -q '^node: *v18\.20\.4$' "$dir/d.txt" &&
         grep -q '^v8 from: */usr/lib/x86_64-linux-gnu/libnode.so.108 (a library' "$dir/d.txt" &&
         grep -q "^facts: *V8 10.2's own entry" "$dir/d.txt" || { cat "$dir/d.txt"; fail "Debian's node: not V8 10.2 from libnode.so.108"; }
+    timeout 60 "$NODESCOPE" --version --node "$DEB/usr/bin/node" --root "$DEB" > "$dir/dn.txt" 2> "$dir/dn.err" ||
+        { cat "$dir/dn.err"; fail "Debian's node: --version --node --root exited $?"; }
+    diff <(grep -v '^target:' "$dir/d.txt") <(grep -v '^target:' "$dir/dn.txt") || fail "Debian's node: --node BIN --root DIR and -p PID differ"
     say "Debian's node: $(grep -E '^(node|v8|v8 from|facts):' "$dir/d.txt" | tr -s ' ' | paste -sd ';')"
     kill "$pid"
 else
@@ -90,6 +100,10 @@ sleep 60 & sp=$!
 pids+=("$sp")
 "$NODESCOPE" --version -p "$sp" > /dev/null 2> "$dir/s.err"; rc=$?
 [ $rc = 1 ] && grep -q 'no V8 postmortem metadata' "$dir/s.err" || { cat "$dir/s.err"; fail "not node: exit $rc, not 1 with no metadata"; }
+timeout 60 "$NODESCOPE" --version --node /bin/sleep > /dev/null 2> "$dir/b.err"; rc=$?
+[ $rc = 1 ] && grep -q 'no V8 postmortem metadata' "$dir/b.err" || { cat "$dir/b.err"; fail "--node /bin/sleep: exit $rc, not 1 with no metadata"; }
+"$NODESCOPE" --version --node /nonexistent > /dev/null 2>&1; rc=$?
+[ $rc = 1 ] || fail "--node /nonexistent: exit $rc, not 1"
 "$NODESCOPE" --version -p 1 x > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] || fail "a core and -p: exit $rc, not 2"
 echo ok

@@ -13,6 +13,8 @@
 # medians to the first major's (26/24 by default). Not a test; on a shared or small machine keep
 # the sizes modest and read the spreads (the issue's size is SIZE_MB=1024).
 #   [ROUNDS=3] [SIZE_MB=256] [WINDOW=4] [ATTACHES=10] bench/majors.sh [MAJOR...]
+# KEEP_RESULTS=FILE keeps every round's figures ("measure major value" lines); RESULTS=FILE prints
+# the summary of such a file again, measuring nothing.
 # NODESCOPE=path: the build measured (default build/nodescope); majors are tests/.cache/node/M.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +25,27 @@ MAJORS=("${@:-24}")
 W=$(mktemp -d /tmp/nodescope-majors.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2> /dev/null; done; rm -rf "$W"' EXIT
+summary() {   # the results file: median and range per measure and major; ratios of medians to the first major's
+    awk -v first="${MAJORS[0]}" -v majors="${MAJORS[*]}" '
+    { v[$1, $2, ++n[$1, $2]] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+    function med(key, m,    c, i, j, t, a) {
+        c = n[key, m]; for (i = 1; i <= c; i++) a[i] = v[key, m, i]
+        for (i = 2; i <= c; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+        lo = a[1]; hi = a[c]; return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 }
+    END {
+        nm = split(majors, M, " ")
+        for (i = 1; i <= k; i++) {
+            key = order[i]; line = sprintf("%-20s", key); base = med(key, first)
+            for (j = 1; j <= nm; j++) {
+                md = med(key, M[j])
+                line = line sprintf("  %s: %.3g [%.3g..%.3g]", M[j], md, lo, hi)
+                if (j > 1) line = line sprintf(" (%s/%s %.2f)", M[j], first, base > 0 ? md / base : 0)
+            }
+            print line
+        }
+    }' "$1"
+}
+if [ -n "${RESULTS:-}" ]; then summary "$RESULTS"; exit; fi
 for m in "${MAJORS[@]}"; do
     [ -x "$ROOT/tests/.cache/node/$m/bin/node" ] || { echo "no Node $m (scripts/setup.sh)" >&2; exit 1; }
 done
@@ -61,22 +84,4 @@ for r in $(seq "$ROUNDS"); do
     echo "round $r/$ROUNDS (${order[*]}) done, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
 cp "$W/results" "${KEEP_RESULTS:-/dev/null}" 2> /dev/null
-# median and range per measure and major; the ratio of medians to the first major's
-awk -v first="${MAJORS[0]}" -v majors="${MAJORS[*]}" '
-    { v[$1, $2, ++n[$1, $2]] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
-    function med(key, m,    c, i, j, t, a) {
-        c = n[key, m]; for (i = 1; i <= c; i++) a[i] = v[key, m, i]
-        for (i = 2; i <= c; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-        lo = a[1]; hi = a[c]; return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 }
-    END {
-        nm = split(majors, M, " ")
-        for (i = 1; i <= k; i++) {
-            key = order[i]; line = sprintf("%-20s", key); base = med(key, first)
-            for (j = 1; j <= nm; j++) {
-                md = med(key, M[j])
-                line = line sprintf("  %s: %.3g [%.3g-%.3g]", M[j], md, lo, hi)
-                if (j > 1) line = line sprintf(" (%s/%s %.2f)", M[j], first, base > 0 ? md / base : 0)
-            }
-            print line
-        }
-    }' "$W/results"
+summary "$W/results"

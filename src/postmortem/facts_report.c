@@ -116,10 +116,12 @@ static void print_json(v8_t *v, const v8_facts_t *f, const char *nodev, const ch
 static const char version_usage[] =
     "usage: nodescope --version\n"
     "       nodescope --version (-p PID | --node BIN | CORE [--node BIN]) [--root DIR] [--json]\n\n"
-    "nodescope's version; with a node process, executable or core: which facts nodescope has for its node (its\n"
-    "Node and V8 versions, the object V8 is in, the v8dbg_ constants, the entry of nodescope's table\n"
-    "of V8 facts that applies, the frame and layout facts used). Exit status 0 when all is known,\n"
-    "3 when V8 is not in the table, 1 when the node cannot be read or has no V8 metadata.\n";
+    "nodescope's version; with a node process, executable or core: which facts nodescope has for\n"
+    "its node (its Node and V8 versions, the object V8 is in, the v8dbg_ constants, the entry of\n"
+    "nodescope's table of V8 facts that applies, the frame and layout facts used). Exit status 0\n"
+    "when all is known, 3 when V8 is not in the table, 1 when the node cannot be read or has no V8\n"
+    "metadata. --node BIN alone reads the file (and the libnode it needs, under --root DIR): nothing\n"
+    "is run.\n";
 
 int pm_version_command(int argc, char **argv, const char *version)
 {

@@ -74,7 +74,9 @@ target_t *target_open_executable(const char *exe, const char *root)
         return NULL;
     }
     target_t *t = xcalloc(1, sizeof *t);
-    t->ops = &target_core_ops;
+    static target_ops_t exe_ops; /* a core's reads (the file's pages), named for messages */
+    exe_ops = target_core_ops, exe_ops.kind = "executable";
+    t->ops = &exe_ops;
     t->name = xstrdup(exe);
     t->exe_path = xstrdup(exe);
     t->exe_given = 1;

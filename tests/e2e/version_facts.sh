@@ -8,6 +8,7 @@
 #    knows: source position tables, frame slots, API frames' targets not known", fit "newer";
 #  - on Debian's node (V8 in libnode.so.108, run in a mount namespace as distro_node.sh does) when
 #    it is there: V8 10.2 from the library, exit 0;
+#  - --version CORE (a gcore of Node 26) says what -p PID says;
 #  - --version --node BIN (the executable alone, nothing run) says what -p PID says, on every
 #    major and on Debian's node (--node ROOT/usr/bin/node --root ROOT: V8 in ROOT's libnode.so.108);
 #  - bad input: no such process exits 1; a process or file that is not node (no metadata) exits 1.
@@ -65,6 +66,11 @@ for v in $(node_majors); do
             node -e 'const j = JSON.parse(require("fs").readFileSync(0, "utf8")); process.exit(j.facts.fit === "newer" && j.facts.entry === "14.1" && /frame slots/.test(j.facts.not_known) ? 0 : 1)' ||
             fail "with 14.6 hidden: --json does not say newer"
         say "node 26, 14.6 hidden: $(grep '^facts:' "$dir/h.txt")"
+        # a core of it says the same (nodescope gcore)
+        timeout 60 "$NODESCOPE" gcore -o "$dir/n26.core" "$pid" 2> /dev/null || fail "gcore exited $?"
+        timeout 60 "$NODESCOPE" --version "$dir/n26.core" > "$dir/c.txt" 2> "$dir/c.err" || { cat "$dir/c.err"; fail "--version CORE exited $?"; }
+        diff <(grep -v '^target:' "$dir/v.txt") <(grep -v '^target:' "$dir/c.txt") || fail "--version CORE and -p PID differ"
+        rm -f "$dir/n26.core"
     fi
     say "node $v: $(grep -E '^(node|v8|facts):' "$dir/v.txt" | tr -s ' ' | paste -sd ';')"
     kill "$pid"

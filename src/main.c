@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 {
     /* only a command that reads other processes keeps the capabilities it was installed with */
     const struct command *cmd = argc > 1 ? find_command(argv[1], strlen(argv[1])) : NULL;
-    if (!cmd || !cmd->live) priv_drop();
+    if ((!cmd || !cmd->live) && !(argc > 2 && !strcmp(argv[1], "--version"))) priv_drop();
     priv_scrub_env();
     if (argc < 2) {
         usage(stderr);
@@ -134,10 +134,7 @@ int main(int argc, char **argv)
         usage(stdout);
         return EXIT_OK;
     }
-    if (!strcmp(argv[1], "--version")) {
-        puts("nodescope " NODESCOPE_VERSION);
-        return EXIT_OK;
-    }
+    if (!strcmp(argv[1], "--version")) return cli_version(argc - 1, argv + 1); /* -p PID: which facts for it */
     if (cmd) {
         int rc = cmd->run(argc - 1, argv + 1);
         /* structural, not case by case: a command that printed an error did not succeed */

@@ -2,6 +2,7 @@
 #ifndef CLI_CLI_H
 #define CLI_CLI_H
 #include "formats/format.h"
+#include "postmortem/facts_report.h" /* --version -p PID */
 
 #ifndef NODESCOPE_VERSION
 #define NODESCOPE_VERSION "0.1.0"
@@ -20,6 +21,7 @@ int cli_gcore(int argc, char **argv);
 int cli_watch(int argc, char **argv);
 int cli_watch_heap(int argc, char **argv); /* watch --heap */
 int cli_watch_on(int argc, char **argv);   /* watch --on EVENT */
+static inline int cli_version(int argc, char **argv) { return pm_version_command(argc, argv, NODESCOPE_VERSION); }
 
 struct opt_cmd;
 /* The writer for OUT: the one --to names (to: NULL when not given; has_to: the command has

@@ -2,8 +2,6 @@
 #include "formats/write_file.h"
 #include "util/diag.h"
 #include "util/options.h"
-#include <stdlib.h>
-#include <string.h>
 
 int cli_write_profile(const profile_t *p, const char *path, const format_writer_t *writer, const write_opts_t *wo,
                       char **inputs, int ninputs)

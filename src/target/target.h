@@ -40,6 +40,11 @@ target_t *target_open_core(const char *core_path, const char *exe);
  * every path the core maps (e.g. /proc/PID/root of a container's process, or its image unpacked);
  * exe, when given, is a path of this machine's. */
 target_t *target_open_core_root(const char *core_path, const char *exe, const char *root);
+/* A node executable alone (target/exe_file.c): its segments read from the file, and the libnode*
+ * library it needs, looked for in the dynamic linker's default directories under root (NULL: /).
+ * No threads, no heap: for V8's metadata, version and symbols; target_kind "executable". NULL and a
+ * message when unreadable. */
+target_t *target_open_executable(const char *exe, const char *root);
 /* Live processes come in two states, one target each way: a "running process" (never stopped: no
  * ptrace, no signal handler, memory read with process_vm_readv; threads listed without registers)
  * and a "stopped process" (every thread held with ptrace, registers read). Opening a running

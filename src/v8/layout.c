@@ -20,8 +20,8 @@ typedef struct {
     int64_t bca_source_positions; /* BytecodeArray -> source position table */
     int64_t code_instruction_start, code_instruction_size, code_flags;
     int64_t code_deopt_data, code_source_positions;
-    int64_t istream_code;   /* InstructionStream -> its Code */
-    int64_t ext_data_cache; /* ExternalString: cached data pointer */
+    int64_t istream_code;        /* InstructionStream -> its Code */
+    int64_t ext_data_cache;      /* ExternalString: cached data pointer */
     int64_t pos_table_flag_bits; /* source position tables: see v8_layout_t */
     int64_t api_exit_target;     /* ApiCallbackExitFrame: fp slot of its target (api_frames.c) */
 } v8_fallback_t;
@@ -131,10 +131,15 @@ static int hidden_entry(const v8_fallback_t *f)
     return h && sscanf(h, "%d.%d", &major, &minor) == 2 && major == f->major && minor == f->minor;
 }
 
+/* What the facts the metadata lacks steer, as a V8 the table does not know is warned of (and
+ * `nodescope --version` names them) */
+static const char facts_steer[] = "source position tables, frame slots, API frames' targets";
+static const char facts_risk[] = "positions, inlined frames and API frames may be wrong";
+
 /* The entry for v's version: the newest at or before it. A V8 newer than the newest entry (V8 15
  * when the table ends at 14.6) gets that entry's facts, said once on stderr with what they steer:
  * loud, not silently wrong. */
-static const v8_fallback_t *fallback_for(const v8_t *v)
+static const v8_fallback_t *fallback_for(v8_t *v)
 {
     const v8_fallback_t *best = NULL, *newest = NULL;
     for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0]; i++) {
@@ -143,13 +148,56 @@ static const v8_fallback_t *fallback_for(const v8_t *v)
         newest = f;
         if (f->major < v->major || (f->major == v->major && f->minor <= v->minor)) best = f;
     }
-    if (best && best == newest && (best->major != v->major || best->minor != v->minor))
+    v->L.facts_fit = 0;
+    if (best && best == newest && (best->major != v->major || best->minor != v->minor)) {
+        v->L.facts_fit = 1;
         diag_warn_once("v8-newer", NULL, 0,
                        "V8 %d.%d is newer than nodescope knows (%d.%d): the layout facts its metadata lacks "
-                       "(source position tables, frame slots, API frames' targets) are taken as on %d.%d: "
-                       "positions, inlined frames and API frames may be wrong",
-                       v->major, v->minor, best->major, best->minor, best->major, best->minor);
-    return best ? best : &fallbacks[0];
+                       "(%s) are taken as on %d.%d: %s",
+                       v->major, v->minor, best->major, best->minor, facts_steer, best->major, best->minor, facts_risk);
+    }
+    if (!best) v->L.facts_fit = -1;
+    best = best ? best : &fallbacks[0];
+    v->L.facts_major = best->major, v->L.facts_minor = best->minor;
+    return best;
+}
+
+int v8_facts(const v8_t *v, v8_facts_t *out)
+{
+    const v8_layout_t *L = &v->L;
+    memset(out, 0, sizeof *out);
+    out->major = L->facts_major, out->minor = L->facts_minor, out->fit = L->facts_fit;
+    out->steer = facts_steer, out->risk = facts_risk;
+    out->nmetadata = v->md.count;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof fallbacks / sizeof fallbacks[0] && n < V8_FACTS_TABLE_MAX; i++)
+        if (!hidden_entry(&fallbacks[i]))
+            out->table[n][0] = fallbacks[i].major, out->table[n++][1] = fallbacks[i].minor;
+    out->ntable = n;
+    const struct {
+        const char *name;
+        int64_t value;
+    } f[] = {{"fp_context", L->fp_context},
+             {"fp_function", L->fp_function},
+             {"fp_args", L->fp_args},
+             {"fp_argc", L->fp_argc},
+             {"fp_bytecode_array", L->fp_bytecode_array},
+             {"fp_bytecode_offset", L->fp_bytecode_offset},
+             {"api_exit_target", L->api_exit_target},
+             {"bca_source_positions", L->bca_source_positions},
+             {"pos_table_flag_bits", L->pos_table_flag_bits},
+             {"code_instruction_start", L->code_instruction_start},
+             {"code_instruction_size", L->code_instruction_size},
+             {"code_flags", L->code_flags},
+             {"code_deopt_data", L->code_deopt_data},
+             {"code_source_positions", L->code_source_positions},
+             {"istream_code", L->istream_code},
+             {"fn_code", L->fn_code},
+             {"jsarray_length", L->jsarray_length},
+             {"ext_data_cache", L->ext_data_cache}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0] && i < V8_FACTS_MAX; i++)
+        out->facts[i].name = f[i].name, out->facts[i].value = f[i].value, out->nfacts = i + 1;
+    return 0;
 }
 
 typedef struct {

@@ -21,6 +21,10 @@ v8_t *v8_open(target_t *t)
                        target_exe_path(t), o->missing,
                        !strcmp(target_kind(t), "core") ? "give the machine's or container's filesystem with --root DIR"
                                                        : "is the process's root readable (/proc/PID/root)?");
+        else if (!strcmp(target_kind(t), "executable"))
+            diag_error(target_exe_path(t), 0,
+                       "no V8 postmortem metadata (v8dbg_* symbols): not a node binary, a stripped one, or one whose "
+                       "libnode was not found (give the tree it is installed in with --root DIR)");
         else if (!strcmp(target_kind(t), "core"))
             diag_error(target_exe_path(t), 0,
                        "no V8 postmortem metadata (v8dbg_* symbols): not a node binary, or a stripped one; "

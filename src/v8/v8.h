@@ -30,6 +30,26 @@ const char *v8_version(const v8_t *v);
 /* Which build V8 was read from, for messages: "V8 10.2.154.26 from /usr/lib/x86_64-linux-gnu/libnode.so.108
  * (build id ec9f...)", the object target_v8_object names; in buf (cap bytes), returned. */
 const char *v8_build(v8_t *v, char *buf, size_t cap);
+/* Which facts nodescope has for this V8 (`nodescope --version`): the entry of v8/layout.c's
+ * table of facts the metadata lacks that applies, by the V8 version it was read off; fit 0 when it
+ * is this V8's own, 1 when this V8 is newer than the table (the newest entry's facts taken: steer
+ * names what they steer, risk what may be wrong, as the warning says), -1 older than the oldest;
+ * the table's versions (a hidden entry left out); the frame and layout facts in use, by name. */
+#define V8_FACTS_MAX 24
+#define V8_FACTS_TABLE_MAX 16
+typedef struct {
+    int major, minor, fit;
+    const char *steer, *risk;
+    size_t nmetadata; /* v8dbg_ constants read */
+    int table[V8_FACTS_TABLE_MAX][2];
+    size_t ntable;
+    struct {
+        const char *name;
+        int64_t value;
+    } facts[V8_FACTS_MAX];
+    size_t nfacts;
+} v8_facts_t;
+int v8_facts(const v8_t *v, v8_facts_t *out);
 
 /* ---- tagged values ---- */
 int v8_is_smi(const v8_t *v, uint64_t value);

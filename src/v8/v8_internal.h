@@ -96,6 +96,9 @@ typedef struct {
     int64_t ctx_min_slots, ctx_extension_slot; /* Context::MIN_CONTEXT_SLOTS, EXTENSION_INDEX */
     int64_t async_sfi_data;                    /* SharedFunctionInfo -> bytecode (or baseline code) */
     int64_t api_embedder_fields;               /* an API object's first embedder field (pending.c) */
+    /* the entry of layout.c's facts table taken (its V8 version), and how: 0 its own, 1 a newer V8
+       given the newest entry's facts, -1 an older V8 given the oldest entry's (v8_facts) */
+    int facts_major, facts_minor, facts_fit;
 } v8_layout_t;
 
 typedef struct {

@@ -42,22 +42,8 @@ typedef struct {
 static gate_t gates[16];
 static int ngates;
 
-static int parse_duration(const char *opt, const char *arg, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (end == arg || errno || !(v > 0)) return opt_fail("%s takes a duration (30s, 2m, 500ms), not '%s'", opt, arg);
-    if (!*end || !strcmp(end, "s")) *out = v;
-    else if (!strcmp(end, "ms")) *out = v / 1000;
-    else if (!strcmp(end, "m") || !strcmp(end, "min")) *out = v * 60;
-    else if (!strcmp(end, "h")) *out = v * 3600;
-    else return opt_fail("%s takes a duration (30s, 2m, 500ms), not '%s'", opt, arg);
-    return 0;
-}
-
-static int set_every(void *t, const char *arg) { return parse_duration("--every", arg, t); }
-static int set_duration(void *t, const char *arg) { return parse_duration("--duration", arg, t); }
+static int set_every(void *t, const char *arg) { return opt_parse_duration("--every", arg, t); }
+static int set_duration(void *t, const char *arg) { return opt_parse_duration("--duration", arg, t); }
 
 /* 'CLASS>N/min' (or /s, /h): a count rate. */
 static int add_gate(void *t, const char *arg)

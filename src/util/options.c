@@ -49,6 +49,20 @@ int opt_parse_double(const char *optname, const char *arg, double *out)
     return 0;
 }
 
+int opt_parse_duration(const char *optname, const char *arg, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end == arg || errno || !(v > 0)) return opt_fail("%s takes a duration (30s, 2m, 500ms), not '%s'", optname, arg);
+    if (!*end || !strcmp(end, "s")) *out = v;
+    else if (!strcmp(end, "ms")) *out = v / 1000;
+    else if (!strcmp(end, "m") || !strcmp(end, "min")) *out = v * 60;
+    else if (!strcmp(end, "h")) *out = v * 3600;
+    else return opt_fail("%s takes a duration (30s, 2m, 500ms), not '%s'", optname, arg);
+    return 0;
+}
+
 int opt_parse_long(const char *optname, const char *arg, long *out)
 {
     char *end;

@@ -134,6 +134,8 @@ int opt_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Number parsing shared with handlers: 0, or -1 after opt_fail("--name expects ..."). */
 int opt_parse_double(const char *optname, const char *arg, double *out);
 int opt_parse_long(const char *optname, const char *arg, long *out);
+/* A positive duration in seconds: N or Ns, Nms, Nm/Nmin, Nh ("30s", "2m", "500ms"). */
+int opt_parse_duration(const char *optname, const char *arg, double *out);
 /* An OPT_FN setter for -p/--pid: a positive process id into *(int *)target. */
 int opt_set_pid(void *target, const char *arg);
 /* An OPT_FN setter for a count of at least 1 into *(long *)target. */

@@ -193,8 +193,33 @@ static void test_units(void)
     profile_free(b);
 }
 
+/* opt_parse_duration: "30s", "2m", "500ms", "1h", bare seconds; anything else refused */
+static void test_durations(void)
+{
+    static const struct {
+        const char *arg;
+        double want; /* seconds; 0: refused */
+    } cases[] = {{"30", 30},  {"30s", 30}, {"500ms", 0.5}, {"2m", 120}, {"2min", 120}, {"1h", 3600},
+                 {"0.25", 0.25}, {"0", 0}, {"-1s", 0},  {"2x", 0},     {"", 0},     {"s", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double got = -1;
+        int saved;
+        capture_start(&saved);
+        int rc = opt_parse_duration("--every", cases[i].arg, &got);
+        capture_end(saved);
+        if (cases[i].want > 0) {
+            CHECK_EQ_INT(rc, 0);
+            CHECK(got == cases[i].want);
+        } else {
+            CHECK_EQ_INT(rc, -1);
+            CHECK(strstr(captured, "--every takes a duration") != NULL);
+        }
+    }
+}
+
 int main(void)
 {
+    test_durations();
     test_syntax();
     test_errors();
     test_help();

@@ -57,18 +57,23 @@ static int same_file(const struct known_exe *a, const struct known_exe *b)
            a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
+/* The return probe (ring 1) is opened before the entry probe (ring 0): a GC entered between the
+ * two would otherwise be seen starting and never returning (a uretprobe catches only the calls
+ * entered after it), and every sample read late after it taken as during a GC (GC_RAN), its JS
+ * frames left unnamed for the rest of the recording. */
 static gc_watch_t *open_at(const char *path, int tid, uint64_t offset)
 {
     int type = events_uprobe_type();
     if (type < 0) return NULL;
     gc_watch_t *w = xcalloc(1, sizeof *w);
-    for (int i = 0; i < 2; i++) {
+    w->fd[0] = w->fd[1] = -1;
+    for (int i = 1; i >= 0; i--) {
         w->fd[i] = events_open_uprobe(type, path, offset, i, tid, NULL);
         if (w->fd[i] < 0 || perf_ring_map(&w->ring[i], w->fd[i], RING_PAGES) != 0) {
             if (w->fd[i] >= 0) close(w->fd[i]);
-            if (i == 1) {
-                perf_ring_unmap(&w->ring[0]);
-                close(w->fd[0]);
+            if (i == 0) {
+                perf_ring_unmap(&w->ring[1]);
+                close(w->fd[1]);
             }
             free(w);
             return NULL;

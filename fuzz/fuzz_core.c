@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             target_frame_t fr[32];
             target_unwind(t, i, fr, 32);
             target_symbol_t s;
-            target_symbolize(t, target_thread(t, i)->rip, &s);
+            target_symbolize(t, target_thread(t, i)->pc, &s);
         }
         uint64_t v;
         target_exe_symbol_value(t, "main", &v, NULL);

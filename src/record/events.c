@@ -1,4 +1,5 @@
 /* The perf events the live sampler opens, and -e EVENT (events.h). */
+#include "arch/arch.h"
 #include "record/events.h"
 #include "record/perf_ring.h"
 #include "util/diag.h"
@@ -18,41 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* perf's x86 register numbers */
-enum {
-    P_AX,
-    P_BX,
-    P_CX,
-    P_DX,
-    P_SI,
-    P_DI,
-    P_BP,
-    P_SP,
-    P_IP,
-    P_FLAGS,
-    P_CS,
-    P_SS,
-    P_DS,
-    P_ES,
-    P_FS,
-    P_GS,
-    P_R8,
-    P_R9,
-    P_R10,
-    P_R11,
-    P_R12,
-    P_R13,
-    P_R14,
-    P_R15,
-    P_NREGS
-};
-/* user_regs_struct index of each perf register (-1: none there) */
-static const int to_user[P_NREGS] = {10, 5,  11, 12, 13, 14, 4, 19, 16, 18, 17, 20,
-                                     -1, -1, -1, -1, 9,  8,  7, 6,  3,  2,  1,  0};
-#define REGS_MASK                                                                                                      \
-    ((1ull << P_AX) | (1ull << P_BX) | (1ull << P_CX) | (1ull << P_DX) | (1ull << P_SI) | (1ull << P_DI) |             \
-     (1ull << P_BP) | (1ull << P_SP) | (1ull << P_IP) | (0xffull << P_R8))
-
 /* Time a thread spends in the kernel on its behalf (a writev's whole loopback TCP send, a page
  * fault) is its time too, and V8's --cpu-prof counts it under the JS that made the call: samples
  * taken in the kernel are kept (the user registers and stack are those at the kernel entry).
@@ -67,7 +33,7 @@ static int perf_open(struct perf_event_attr *a, int tid)
 static void sampled_attr(struct perf_event_attr *a, uint32_t copy, int woken, uint32_t wake_bytes)
 {
     a->size = sizeof *a;
-    a->sample_regs_user = REGS_MASK;
+    a->sample_regs_user = arch_host()->perf_mask; /* the host's: a live process */
     a->sample_stack_user = copy;
     a->exclude_hv = 1;
     a->use_clockid = 1;
@@ -691,12 +657,11 @@ int events_parse_sample(const uint8_t *q, const uint8_t *end, uint64_t type, eve
     TAKE(&abi, 8);
     if (abi == PERF_SAMPLE_REGS_ABI_NONE) return 0; /* a kernel thread's: no user context */
     memset(s->regs, 0, sizeof s->regs);
-    for (int r = 0; r < P_NREGS; r++) {
-        if (!(REGS_MASK & (1ull << r))) continue;
-        uint64_t val;
-        TAKE(&val, 8);
-        if (to_user[r] >= 0) s->regs[to_user[r]] = val;
-    }
+    const arch_t *a = arch_host();
+    uint64_t words[64];
+    size_t nwords = (size_t)__builtin_popcountll(a->perf_mask);
+    TAKE(words, nwords * 8);
+    arch_regs_from_perf(a, words, s->regs);
     s->has_regs = 1;
     if (!(type & PERF_SAMPLE_STACK_USER)) return 0;
     TAKE(&size, 8);

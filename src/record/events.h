@@ -112,13 +112,13 @@ int events_open_uprobe(int type, const char *path, uint64_t offset, int ret, int
 int events_uprobe_type(void);
 extern int events_with_kernel;
 
-/* A sample, parsed. regs in user_regs_struct order. */
+/* A sample, parsed. regs in the host's arch order (arch_host: perf samples are a live process's). */
 typedef struct {
     uint64_t id, time, period;
     uint32_t pid, tid;
     const uint8_t *raw;
     uint32_t raw_len;
-    uint64_t regs[27];
+    uint64_t regs[ARCH_MAX_REGS];
     int has_regs; /* user registers (not a kernel thread's sample) */
     const uint8_t *stack;
     uint64_t stack_len;

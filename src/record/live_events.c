@@ -187,12 +187,12 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
     live_sample_in_t in = live_sample_of(&e, (double)e.period);
     in.label = label_of(s, ev, &e, buf, sizeof buf, &in.label_kind);
     if (probe && e.stack_len >= 16) {
-        /* At a function's first instruction its frame is not set up: rbp is still its caller's,
+        /* At a function's first instruction its frame is not set up: fp is still its caller's,
            and the frame-pointer chain would skip the caller. The stack is walked from the caller
-           as it is once the call returns (pc the return address at [rsp]), the function the leaf. */
-        memcpy(&e.regs[16], e.stack, 8);
-        e.regs[19] += 8;
-        in.stack = e.stack + 8, in.stack_len = e.stack_len - 8;
+           as it is once the call returns (pc the return address: at [sp] on x86-64), the function
+           the leaf. */
+        int popped = arch_return_from_entry(arch_host(), e.regs, e.stack, e.stack_len);
+        in.stack = e.stack + popped, in.stack_len = e.stack_len - (uint64_t)popped;
         if (!in.label) {
             snprintf(buf, sizeof buf, "%s", ev->func);
             in.label = buf, in.label_kind = FRAME_NATIVE;
@@ -203,9 +203,11 @@ void live_event_record(live_sampler_t *s, thread_ev_t *te, const struct perf_eve
         in.weight = (double)bytes * (double)e.period;
     if (ev->kind == EVK_GC && probe) { /* its weight is its pause: known at its end */
         in.ticks = 0, in.weight = 0;
-        /* V8's GarbageCollector: SCAVENGER, MARK_COMPACTOR, MINOR_MARK_COMPACTOR/SWEEPER (rsi) */
+        /* V8's GarbageCollector: SCAVENGER, MARK_COMPACTOR, MINOR_MARK_COMPACTOR/SWEEPER (the
+           second argument: rsi on x86-64) */
         static const int by_arg[3] = {0, 2, 1};
-        int kind = probe->gc_kind == EVENT_GC_BY_ARG ? (e.regs[13] < 3 ? by_arg[e.regs[13]] : -1) : probe->gc_kind;
+        uint64_t arg = e.regs[arch_host()->c_args[1]];
+        int kind = probe->gc_kind == EVENT_GC_BY_ARG ? (arg < 3 ? by_arg[arg] : -1) : probe->gc_kind;
         in.label = kind >= 0 ? gc_labels[kind] : "(gc)", in.label_kind = FRAME_GC;
         gc_start(te, live_take_sample(s, te, &in), e.time, probe->gc_kind);
         return;

@@ -17,7 +17,7 @@
  * (then the wall-clock ticks it was away for are known) */
 typedef struct {
     int set, preempted;
-    uint64_t out_ns, regs[27], len;
+    uint64_t out_ns, regs[ARCH_MAX_REGS], len;
     uint8_t stack[STACK_BYTES];
 } off_cpu_t;
 

@@ -3,6 +3,7 @@
  * and v8/'s frame decoder read the stack as it was at the sample, and the heap as it is now (a few
  * ms later). The frames are those of `core stack`: v8_stack_frames + v8_frame_record. */
 #include "record/live_internal.h"
+#include "record/sample_unwind.h"
 #include "symbols/journal.h"
 #include "util/buf.h"
 #include "util/demangle.h"
@@ -26,7 +27,7 @@
 #define EVENT_RING_PAGES                                                                                               \
     2048 /* -e, a thread that may run JS: ~500 samples (a burst of system calls,
                                   of GCs): 8 MiB, or RING_PAGES where the memory lock limit says no */
-#define MAX_NATIVE 512
+#define MAX_NATIVE SAMPLE_MAX_NATIVE
 #define MAX_FRAMES 1024
 #define SCAN_INTERVAL_S 0.1 /* how often new threads are looked for */
 /* A sample's JS frames are named only if it is read within this time: a GC in between may have
@@ -132,108 +133,6 @@ static const char *wait_name(target_t *t, const target_frame_t *native, size_t n
     return "(wait: kernel)"; /* a page fault, or a system call not known by its callers */
 }
 
-/* Could ret be a return address, by the code before it (target_return_site)? -1 when that code
- * cannot be read (the process exited). */
-static int return_site(target_t *t, uint64_t ret)
-{
-    uint8_t before[7], at[9];
-    if (target_read(t, ret - 7, before, sizeof before) != 0) return -1;
-    return target_return_site(before, target_read(t, ret, at, sizeof at) == 0 ? at : NULL);
-}
-
-/* Is ret a return address: in executable code of a file, just after a call instruction? (The stack
- * scan below looks for them.) */
-static int after_call(target_t *t, uint64_t ret)
-{
-    const target_mapping_t *m = target_mapping_at(t, ret);
-    return m && m->path && (m->prot & 4 /* PROT_EXEC */) && ret - m->start >= 7 && return_site(t, ret) == 1;
-}
-
-#define SCAN_WORDS 512 /* how far up the stack a broken chain's next frame record is looked for */
-#define MIN_CHAIN 3
-
-/* The native frames of a sample: the frame-pointer chain from its registers, whole when the leaf
- * function has set up its frame (node and V8 are built with frame pointers). A leaf without one
- * (libc's functions: malloc, memcpy, the system call wrappers where a thread in the kernel is)
- * leaves rbp at its caller's frame, and the chain would go on from the caller's caller, the
- * caller left out (`FunctionCallbackArguments::Call;__libc_malloc` with the API function between
- * them missing); in a blocked thread the chain often breaks at once. Then the module's CFI unwinds
- * it (libdwfl, on the stack copy) until code without CFI (V8's), and the frame-pointer chain goes
- * on from there. Where CFI gives nothing either and the chain broke, the stack copy is searched,
- * from sp up, for the first frame record whose chain goes on (a saved frame pointer higher on the
- * stack, next to a return address just after a call), and the return addresses below it (the
- * frames without frame pointers) are taken as frames too. */
-static size_t unwind_frames(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, target_frame_t *native,
-                            size_t max)
-{
-    uint64_t pc = regs[16], sp = regs[19], fp = regs[4];
-    size_t n = target_unwind_regs(t, pc, sp, fp, native, max);
-    const target_mapping_t *m = target_mapping_refresh(t, pc);
-    if (!m || !m->path || max < 2 || (n >= MIN_CHAIN && target_leaf_framed(t, pc) != 0)) return n;
-    static target_frame_t chain[MAX_NATIVE];
-    size_t by_cfi = target_unwind_sample(t, tid, regs, chain, max < MAX_NATIVE ? max : MAX_NATIVE);
-    if (by_cfi >= MIN_CHAIN) {
-        memcpy(native, chain, by_cfi * sizeof *native);
-        return by_cfi;
-    }
-    if (n >= MIN_CHAIN) return n;
-    uint64_t top = sp + stack_len;
-    for (uint64_t x = sp & ~7ull; x + 16 <= top && x < sp + 8 * SCAN_WORDS; x += 8) {
-        uint64_t saved, ret;
-        if (target_read_u64(t, x, &saved) != 0 || target_read_u64(t, x + 8, &ret) != 0) break;
-        if (saved <= x || saved >= top || (saved & 7) || !after_call(t, ret)) continue;
-        size_t c = target_unwind_regs(t, ret, x + 16, saved, chain, MAX_NATIVE);
-        if (c < MIN_CHAIN) continue;
-        size_t k = 1; /* native[0] is the pc */
-        for (uint64_t y = sp & ~7ull; y < x && k < max; y += 8) {
-            uint64_t w;
-            if (target_read_u64(t, y, &w) == 0 && after_call(t, w)) native[k++] = (target_frame_t){w, y + 8, 0};
-        }
-        for (size_t i = 0; i < c && k < max; i++) native[k++] = chain[i];
-        return k;
-    }
-    return n;
-}
-
-/* The same, cut at the first return address that cannot be one: in no executable memory
- * ("0x298ecce0 ([heap]+0x1b7ce0)"), or in a file's code but not just after a call (a function's
- * first byte: "0x1274dc0 (node+0xe74dc0)", a std::function's invoker left on the stack). Beyond
- * the stack copy (a return address above sp + stack_len) the stack is read as it is now, after
- * the sample: a thread that has returned since and called elsewhere has put other words there
- * (*cut = CUT_CHANGED; the parser's deep recursion, changing from sample to sample, had 6-8% of
- * its samples so, tests/fixtures/live/deep_parse.js). Within it, the saved-rbp chain went through
- * code that keeps no frame pointer (*cut = CUT_BROKEN: 0.1-0.3% of those samples, of tsc's). The frames kept are the sample's own; the ones
- * further out are not known. A stack of MAX_NATIVE frames whose chain goes on is cut there too
- * (*cut = CUT_DEEP). */
-enum { CUT_NONE, CUT_CHANGED, CUT_BROKEN, CUT_DEEP /* max frames taken, and the chain went on */ };
-#define CHECKED_KEY(pc) ((pc)*2 + 1 + (1ull << 63)) /* in names: a pc that passed unwind's check */
-static size_t unwind(target_t *t, int tid, const uint64_t *regs, uint64_t stack_len, u64map_t *names,
-                     target_frame_t *native, size_t max, int *cut)
-{
-    size_t n = unwind_frames(t, tid, regs, stack_len, native, max);
-    uint64_t top = regs[19] + stack_len;
-    *cut = CUT_NONE;
-    for (size_t i = 1; i < n; i++) {
-        uint32_t known;
-        int found;
-        if (u64map_get(names, CHECKED_KEY(native[i].pc), &known)) continue;
-        const target_mapping_t *m = target_mapping_refresh(t, native[i].pc);
-        /* Anonymous memory is V8's code space, whose protections change after the maps were read
-           (reserved PROT_NONE, then committed): not checked. Nor is the kernel's code in the
-           process: [uprobes], where a uretprobe (gc_watch's on MarkCompact) puts its trampoline in
-           place of the return address, [vdso]. Code that cannot be read (the process exited:
-           OpenSSL's cleanup at exit was cut as "the frame chain broke") is not judged. */
-        if (!m ||
-            (m->path && (!(m->prot & 4 /* PROT_EXEC */) || (m->path[0] != '[' && !return_site(t, native[i].pc))))) {
-            *cut = native[i].sp >= top + 8 ? CUT_CHANGED : CUT_BROKEN; /* where its return address was */
-            return i;
-        }
-        if (m->path) *u64map_upsert(names, CHECKED_KEY(native[i].pc), &found) = 1; /* a file's code stays */
-    }
-    if (n == max && native[n - 1].fp) *cut = CUT_DEEP;
-    return n;
-}
-
 /* A native frame's name, once per (pc, is a return address): symbol look-ups and C++ demangling
  * were a tenth of a sample's cost. NAME_SKIP: a frame left out (V8's builtins' own frames). Only
  * named frames are kept: an address without a symbol may get one once the maps are read again. */
@@ -296,10 +195,11 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
         if (off_cpu) st->off_cpu += in->ticks;
         return leaf;
     }
-    target_set_stack_copy(t, regs[19], in->stack, (size_t)stack_len);
+    const uint64_t sp = regs[target_arch(t)->sp];
+    target_set_stack_copy(t, sp, in->stack, (size_t)stack_len);
     target_fresh_after(t, time_ns);
     int cut;
-    size_t n = unwind(t, te->tid, regs, stack_len, names, native, MAX_NATIVE, &cut);
+    size_t n = sample_unwind(t, te->tid, regs, stack_len, names, native, MAX_NATIVE, &cut);
     const char *wait = off_cpu ? wait_name(t, native, n, in->preempted) : in->label;
     size_t n_native = n;
     if (v) n = v8_stack_frames(v, native, n, regs, frames, MAX_FRAMES);
@@ -316,7 +216,7 @@ uint32_t live_take_sample(live_sampler_t *s, thread_ev_t *te, const live_sample_
             if (frames[i].kind == V8_FRAME_JS && frames[i].fp + 16 > js_end) js_end = frames[i].fp + 16;
         /* a stack cut where it had changed beyond the copy reached at least the frame it was cut at
            (native[n_native], still there): the next copies should hold that much */
-        stack_need_note(&te->need, regs[19], native, n_native + (cut == CUT_CHANGED), js_end);
+        stack_need_note(&te->need, sp, native, n_native + (cut == CUT_CHANGED), js_end);
     }
     /* JS frames are named from the heap as it is now. A frame named from its code or bytecode
      * (stable: a scavenge does not move those) keeps its name however late the sample is read, if

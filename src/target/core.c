@@ -14,9 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PRSTATUS_PID_OFF 32  /* struct elf_prstatus (x86-64): pr_pid */
-#define PRSTATUS_REG_OFF 112 /* pr_reg: 27 x u64 user_regs_struct */
-
 static int seg_cmp(const void *a, const void *b)
 {
     const target_seg_t *x = a, *y = b;
@@ -58,19 +55,19 @@ static void parse_nt_file(target_t *t, const uint8_t *d, size_t n)
     }
 }
 
+/* A thread: its id (pr_pid) and registers (pr_reg) where the core's arch puts them */
 static void parse_prstatus(target_t *t, const uint8_t *d, size_t n)
 {
-    if (n < PRSTATUS_REG_OFF + 27 * 8) return;
+    const arch_t *a = t->arch;
+    if (n < a->prstatus_reg_off + a->nregs * 8) return;
     t->threads = xrealloc(t->threads, (t->nthreads + 1) * sizeof *t->threads);
     target_thread_t *th = &t->threads[t->nthreads++];
     memset(th, 0, sizeof *th);
     int32_t pid;
-    memcpy(&pid, d + PRSTATUS_PID_OFF, 4);
+    memcpy(&pid, d + a->prstatus_pid_off, 4);
     th->tid = pid;
-    memcpy(th->regs, d + PRSTATUS_REG_OFF, sizeof th->regs);
-    th->rbp = th->regs[4];
-    th->rip = th->regs[16];
-    th->rsp = th->regs[19];
+    memcpy(th->regs, d + a->prstatus_reg_off, a->nregs * 8);
+    target_thread_set_regs(t, th);
 }
 
 static void parse_auxv(target_t *t, const uint8_t *d, size_t n)
@@ -163,8 +160,9 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     const uint8_t *core = p;
     size_t size = (size_t)st.st_size;
     const Elf64_Ehdr *eh = p;
+    const arch_t *arch = arch_for_elf_machine(eh->e_machine);
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_CORE ||
-        eh->e_machine != EM_X86_64) {
+        !arch) {
         diag_error(core_path, 0, "not an x86-64 ELF core file");
         munmap(p, size);
         return NULL;
@@ -179,6 +177,7 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     }
     target_t *t = xcalloc(1, sizeof *t);
     t->ops = &target_core_ops;
+    t->arch = arch;
     t->name = xstrdup(core_path);
     t->core = core;
     t->core_size = size;
@@ -376,6 +375,13 @@ const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr)
 }
 
 size_t target_thread_count(const target_t *t) { return t->nthreads; }
+const arch_t *target_arch(const target_t *t) { return t->arch; }
+void target_thread_set_regs(const target_t *t, target_thread_t *th)
+{
+    th->pc = th->regs[t->arch->pc];
+    th->sp = th->regs[t->arch->sp];
+    th->fp = th->regs[t->arch->fp];
+}
 const target_thread_t *target_thread(const target_t *t, size_t i) { return i < t->nthreads ? &t->threads[i] : NULL; }
 const char *target_exe_path(const target_t *t) { return t->exe_path; }
 const char *target_name(const target_t *t) { return t->name; }

@@ -16,14 +16,17 @@
 #include <unistd.h>
 
 /* The PT_LOAD segments of the ELF file fd as mappings at bias, named path; the libnode* names it
- * needs (DT_NEEDED) appended to needed (NUL-separated, at most cap bytes). -1 when not an x86-64 ELF. */
+ * needs (DT_NEEDED) appended to needed (NUL-separated, at most cap bytes). -1 when not a 64-bit ELF of
+ * an architecture nodescope knows (arch_for_elf_machine), or not the executable's (t->arch, set by the first). */
 static int map_elf(target_t *t, int fd, const char *path, uint64_t bias, char *needed, size_t cap)
 {
     Elf64_Ehdr eh;
     if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+        eh.e_ident[EI_CLASS] != ELFCLASS64 || !arch_for_elf_machine(eh.e_machine) ||
+        (t->arch && t->arch != arch_for_elf_machine(eh.e_machine)) || eh.e_phentsize != sizeof(Elf64_Phdr) ||
         eh.e_phnum == 0 || eh.e_phnum > 256)
         return -1;
+    t->arch = arch_for_elf_machine(eh.e_machine);
     Elf64_Phdr ph[256];
     if (pread(fd, ph, eh.e_phnum * sizeof *ph, (off_t)eh.e_phoff) != (ssize_t)(eh.e_phnum * sizeof *ph)) return -1;
     if (eh.e_type == ET_EXEC) bias = 0;

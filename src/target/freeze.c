@@ -15,10 +15,11 @@
  *     thread alone, well under a millisecond). If nodescope is killed after the copy exists, the
  *     copy dies with it but stays a zombie child of the target (exit signal 0: nothing in the
  *     target sees it) until the next snapshot of the target reaps it (stale_copies), or it exits.
- * The injection window: from PTRACE_SETREGS to the restore the main thread's registers are not
+ * The injection window: from setting its registers to the restore the main thread's registers are not
  * its own (a few system calls: the clone, two single steps). Whoever does this must not die in
  * it, or the target crashes: freeze_guard.c runs it in a process of its own that nodescope's
- * death does not stop. Only x86-64. */
+ * death does not stop. The host's architecture only (arch_host: its system call instruction,
+ * registers and numbers). */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include "util/procfs.h"
@@ -46,11 +47,14 @@
 #define SCAN_CHUNK 65536
 #define STEP_MAX 64 /* stops an injected system call may take (events, signals) before we give up */
 
-/* The address of a `syscall` instruction (0f 05) in the target's executable code: libc's first,
- * then the vdso, then any. 0 when none was found. Read while the process runs. */
+/* The address of a system call instruction (the arch's: x86-64 `syscall`, 0f 05) in the target's
+ * executable code: libc's first, then the vdso, then any. 0 when none was found. Read while the
+ * process runs. */
 uint64_t target_find_syscall(target_t *t)
 {
     static uint8_t buf[SCAN_CHUNK];
+    const arch_syscall_t *sc = &t->arch->syscall;
+    size_t len = sc->insn_len, align = sc->insn_align;
     for (int pass = 0; pass < 3; pass++)
         for (size_t i = 0; i < t->nmaps; i++) {
             const target_mapping_t *m = &t->maps[i];
@@ -58,36 +62,36 @@ uint64_t target_find_syscall(target_t *t)
             const char *p = m->path ? m->path : "";
             int want = pass == 0 ? strstr(p, "/libc.so") || strstr(p, "/libc-") : pass == 1 ? !strcmp(p, "[vdso]") : 1;
             if (!want) continue;
-            for (uint64_t a = m->start; a < m->end && a - m->start < (16u << 20); a += SCAN_CHUNK - 1) {
+            /* chunks overlap by len - 1 bytes (by align, len a multiple of it): none is missed */
+            for (uint64_t a = m->start; a < m->end && a - m->start < (16u << 20); a += SCAN_CHUNK - (len - align)) {
                 size_t n = m->end - a < SCAN_CHUNK ? (size_t)(m->end - a) : SCAN_CHUNK;
                 struct iovec l = {buf, n}, r = {(void *)(uintptr_t)a, n};
                 ssize_t got = process_vm_readv(t->pid, &l, 1, &r, 1, 0);
-                if (got < 2) break;
-                for (ssize_t k = 0; k + 1 < got; k++)
-                    if (buf[k] == 0x0f && buf[k + 1] == 0x05) return a + (uint64_t)k;
+                if (got < (ssize_t)len) break;
+                for (size_t k = 0; k + len <= (size_t)got; k += align)
+                    if (!memcmp(buf + k, sc->insn, len)) return a + (uint64_t)k;
             }
         }
     return 0;
 }
 
-/* Runs one system call in the stopped thread tid (its registers saved in *saved): nr(args) at the
- * syscall instruction at insn. *ret receives its result; *event_pid the pid a clone event
+/* Runs one system call in the stopped thread tid (its registers saved in saved[], the host's arch
+ * order): nr(args) at the system call instruction at insn, in the registers the arch says. *ret receives its result; *event_pid the pid a clone event
  * reports (may be NULL); *pending a signal that arrived meanwhile (to hand back at the detach).
  * The registers are restored whatever happens while the thread lives. 0, or -1 (errno). */
 static int trace_opts; /* the options the thread had before the clone: a watch's (trigger.c), or none */
-static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
+static int inject(int tid, const uint64_t saved[ARCH_MAX_REGS], uint64_t insn, long nr, const uint64_t args[5],
                   long *ret, int *event_pid, int *pending)
 {
-    struct user_regs_struct r = *saved;
-    r.rip = insn;
-    r.rax = (uint64_t)nr;
-    r.orig_rax = (uint64_t)-1; /* no restart of the system call the thread was in */
-    r.rdi = args[0];
-    r.rsi = args[1];
-    r.rdx = args[2];
-    r.r10 = args[3];
-    r.r8 = args[4];
-    if (ptrace(PTRACE_SETREGS, tid, 0, &r) != 0) return -1;
+    const arch_t *a = arch_host();
+    const arch_syscall_t *sc = &a->syscall;
+    uint64_t r[ARCH_MAX_REGS];
+    memcpy(r, saved, sizeof r);
+    r[a->pc] = insn;
+    r[sc->nr] = (uint64_t)nr;
+    if (sc->no_restart >= 0) r[sc->no_restart] = (uint64_t)-1; /* no restart of the system call the thread was in */
+    for (int i = 0; i < 5; i++) r[sc->args[i]] = args[i];
+    if (target_ptrace_regs(tid, r, 1) != 0) return -1;
     int rc = -1, e = EIO;
     for (int step = 0; step < STEP_MAX; step++) {
         int st;
@@ -113,22 +117,23 @@ static int inject(int tid, const struct user_regs_struct *saved, uint64_t insn, 
             if (pending && !*pending) *pending = sig;
             continue;
         }
-        if (ptrace(PTRACE_GETREGS, tid, 0, &r) != 0) {
+        if (target_ptrace_regs(tid, r, 0) != 0) {
             e = errno;
             break;
         }
-        if (r.rip == insn + 2) {
-            *ret = (long)r.rax;
+        if (r[a->pc] == insn + sc->insn_len) {
+            *ret = (long)r[sc->ret];
             rc = 0;
             break;
         }
     }
-    if (ptrace(PTRACE_SETREGS, tid, 0, saved) != 0 && rc == 0) return -1;
+    memcpy(r, saved, sizeof r);
+    if (target_ptrace_regs(tid, r, 1) != 0 && rc == 0) return -1;
     if (rc != 0) errno = e;
     return rc;
 }
 
-int target_inject_syscall(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
+int target_inject_syscall(int tid, const uint64_t saved[ARCH_MAX_REGS], uint64_t insn, long nr, const uint64_t args[5],
                           long *ret, int *pending)
 {
     trace_opts = 0;
@@ -279,9 +284,9 @@ int target_freeze_here(target_t *t, double *stopped_ms)
     long ret = -1;
     range_t *runs = NULL;
     ssize_t nruns = -1;
-    struct user_regs_struct saved;
+    uint64_t saved[ARCH_MAX_REGS] = {0};
     if (t->nthreads == 0 || t->threads[0].tid != t->pid || !t->held[0]) e = ESRCH;
-    else if (ptrace(PTRACE_GETREGS, t->pid, 0, &saved) != 0) e = errno;
+    else if (target_ptrace_regs(t->pid, saved, 0) != 0) e = errno;
     else {
         /* V8 marks its heap pages MADV_DONTFORK: cleared for the fork (one call over their span:
            holes give ENOMEM, the mappings in it are done), set again on each range after it */
@@ -292,7 +297,7 @@ int target_freeze_here(target_t *t, double *stopped_ms)
             size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
             for (size_t i = 0; i < nstale; i++) {
                 const uint64_t a[5] = {(uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0};
-                inject(t->pid, &saved, insn, SYS_wait4, a, &r, NULL, &pending);
+                inject(t->pid, saved, insn, SYS_wait4, a, &r, NULL, &pending);
             }
         }
         if (ndc) nruns = dontfork_runs(t->pid, dc, ndc, &runs);
@@ -312,11 +317,11 @@ int target_freeze_here(target_t *t, double *stopped_ms)
                 if (m->end > hi) hi = m->end;
             }
             const uint64_t a[5] = {lo, hi - lo, MADV_DOFORK, 0, 0};
-            if (inject(t->pid, &saved, insn, SYS_madvise, a, &r, NULL, &pending) == 0 && r == -EINVAL)
+            if (inject(t->pid, saved, insn, SYS_madvise, a, &r, NULL, &pending) == 0 && r == -EINVAL)
                 for (size_t i = 0; i < nmarks; i++) {
                     const range_t *g = &marks[i];
                     const uint64_t b[5] = {g->start, g->end - g->start, MADV_DOFORK, 0, 0};
-                    inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
+                    inject(t->pid, saved, insn, SYS_madvise, b, &r, NULL, &pending);
                 }
         }
         /* EXITKILL for the copy to inherit, set on the target only around the clone */
@@ -325,14 +330,14 @@ int target_freeze_here(target_t *t, double *stopped_ms)
         if (ptrace(PTRACE_SETOPTIONS, t->pid, 0,
                    PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_EXITKILL) != 0)
             e = errno;
-        else if (inject(t->pid, &saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
+        else if (inject(t->pid, saved, insn, SYS_clone, args, &ret, &child, &pending) != 0) e = errno;
         t->fork_ms = target_now_ms() - f0;
         ptrace(PTRACE_SETOPTIONS, t->pid, 0, trace_opts);
         /* V8's again, one call a run */
         for (size_t i = 0; i < nmarks; i++) {
             const range_t *g = &marks[i];
             const uint64_t b[5] = {g->start, g->end - g->start, MADV_DONTFORK, 0, 0};
-            inject(t->pid, &saved, insn, SYS_madvise, b, &r, NULL, &pending);
+            inject(t->pid, saved, insn, SYS_madvise, b, &r, NULL, &pending);
         }
         if (!e && ret <= 0) e = ret < 0 ? (int)-ret : EIO;
         /* child: the copy's pid here (the clone event's); ret: in the target's pid namespace (a
@@ -419,18 +424,18 @@ static void reap(target_t *t, int ns_child)
     /* the zombie, for its parent: the main thread alone is stopped */
     int st, pending = 0;
     if (ptrace(PTRACE_SEIZE, t->pid, 0, 0) != 0) return; /* the target is gone: init reaps it */
-    struct user_regs_struct saved;
+    uint64_t saved[ARCH_MAX_REGS] = {0};
     long ret = -1;
     if (ptrace(PTRACE_INTERRUPT, t->pid, 0, 0) == 0 && waitpid(t->pid, &st, __WALL) == t->pid && WIFSTOPPED(st) &&
-        ptrace(PTRACE_GETREGS, t->pid, 0, &saved) == 0) {
+        target_ptrace_regs(t->pid, saved, 0) == 0) {
         const uint64_t args[5] = {(uint64_t)ns_child, 0, __WALL | WNOHANG, 0, 0};
-        if (ns_child && (inject(t->pid, &saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != ns_child))
+        if (ns_child && (inject(t->pid, saved, insn, SYS_wait4, args, &ret, NULL, &pending) != 0 || ret != ns_child))
             diag_warn(t->name, 0, "its snapshot copy (pid %d) could not be reaped: a zombie until it exits", ns_child);
         int stale[64];
         size_t nstale = stale_copies(t->pid, stale, sizeof stale / sizeof *stale);
         for (size_t i = 0; i < nstale; i++) {
             const uint64_t a[5] = {(uint64_t)stale[i], 0, __WALL | WNOHANG, 0, 0};
-            inject(t->pid, &saved, insn, SYS_wait4, a, &ret, NULL, &pending);
+            inject(t->pid, saved, insn, SYS_wait4, a, &ret, NULL, &pending);
         }
     }
     ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending);

@@ -32,8 +32,7 @@ typedef struct {
 
 typedef struct {
     int tid;
-    uint64_t rip, rsp, rbp;
-    uint64_t regs[27];
+    uint64_t regs[ARCH_MAX_REGS];
     char name[64];
 } reply_thread_t;
 
@@ -86,7 +85,7 @@ static void guard(target_t *t, int up, int down)
     int ok = write_all(up, &r, sizeof r) == 0;
     for (uint32_t i = 0; ok && i < r.nthreads; i++) {
         const target_thread_t *th = &t->threads[i];
-        reply_thread_t rt = {th->tid, th->rip, th->rsp, th->rbp, {0}, ""};
+        reply_thread_t rt = {th->tid, {0}, ""};
         memcpy(rt.regs, th->regs, sizeof rt.regs);
         if (th->name) snprintf(rt.name, sizeof rt.name, "%s", th->name);
         ok = write_all(up, &rt, sizeof rt) == 0;
@@ -152,8 +151,9 @@ int target_freeze(target_t *t, double *stopped_ms)
     for (uint32_t i = 0; i < r.nthreads; i++) {
         target_thread_t *d = &t->threads[i];
         memset(d, 0, sizeof *d);
-        d->tid = th[i].tid, d->rip = th[i].rip, d->rsp = th[i].rsp, d->rbp = th[i].rbp;
+        d->tid = th[i].tid;
         memcpy(d->regs, th[i].regs, sizeof d->regs);
+        target_thread_set_regs(t, d);
         d->name = th[i].name[0] ? xstrdup(th[i].name) : NULL;
     }
     free(th);

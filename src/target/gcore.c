@@ -5,7 +5,8 @@
  * PT_LOAD per mapping of the copy (/proc/COPY/maps). What the kernel's cores leave out is left out: unreadable
  * mappings, [vvar], and file-backed code, whose bytes are the file's (only the first page of a
  * file's offset-0 mapping is kept, for its ELF headers and build id). Memory comes from the copy
- * in 1 MiB reads; pages that read as zeros, or not at all, are holes of the file. x86-64. */
+ * in 1 MiB reads; pages that read as zeros, or not at all, are holes of the file. The machine and
+ * NT_PRSTATUS's layout are the target's arch's (arch/arch.h). */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include "util/xalloc.h"
@@ -87,16 +88,16 @@ int target_write_core(target_t *t, int fd, const char *name)
         return -1;
     }
     nbuf_t notes = {0};
-    for (size_t i = 0; i < t->nthreads; i++) {
-        struct elf_prstatus ps;
-        memset(&ps, 0, sizeof ps);
-        ps.pr_pid = t->threads[i].tid;
-        ps.pr_ppid = 0;
-        ps.pr_pgrp = ps.pr_sid = t->pid;
-        memcpy(&ps.pr_reg, t->threads[i].regs,
-               sizeof ps.pr_reg < sizeof t->threads[i].regs ? sizeof ps.pr_reg : sizeof t->threads[i].regs);
-        note(&notes, NT_PRSTATUS, &ps, sizeof ps);
+    const arch_t *arch = t->arch;
+    uint8_t *ps = xcalloc(1, arch->prstatus_size);
+    for (size_t i = 0; i < t->nthreads; i++) { /* pr_pid, pr_ppid 0, pr_pgrp, pr_sid; pr_reg */
+        int32_t ids[4] = {t->threads[i].tid, 0, t->pid, t->pid};
+        memset(ps, 0, arch->prstatus_size);
+        memcpy(ps + arch->prstatus_pid_off, ids, sizeof ids);
+        memcpy(ps + arch->prstatus_reg_off, t->threads[i].regs, arch->nregs * 8);
+        note(&notes, NT_PRSTATUS, ps, arch->prstatus_size);
     }
+    free(ps);
     char path[64];
     struct elf_prpsinfo pi;
     memset(&pi, 0, sizeof pi);
@@ -165,7 +166,7 @@ int target_write_core(target_t *t, int fd, const char *name)
     eh.e_ident[EI_VERSION] = EV_CURRENT;
     eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
     eh.e_type = ET_CORE;
-    eh.e_machine = EM_X86_64;
+    eh.e_machine = (Elf64_Half)arch->elf_machine;
     eh.e_version = EV_CURRENT;
     eh.e_phoff = sizeof eh;
     eh.e_ehsize = sizeof eh;

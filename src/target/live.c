@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #define STACK_COPY_MAX (4u << 20) /* the used part of a thread's stack copied by target_snapshot */
-#define RED_ZONE 128
 
 static int live_read(target_t *t, uint64_t addr, void *dst, size_t n);
 static int copy_read(target_t *t, uint64_t addr, void *dst, size_t n);
@@ -212,6 +211,7 @@ target_t *target_open_running(int pid)
     }
     target_t *t = xcalloc(1, sizeof *t);
     t->ops = &running_ops;
+    t->arch = arch_host();
     t->pid = pid;
     snprintf(path, sizeof path, "pid %d", pid);
     t->name = xstrdup(path);
@@ -281,13 +281,7 @@ int target_stop(target_t *t)
         target_thread_t *th = &t->threads[i];
         int st;
         if (!t->held[i] || waitpid(th->tid, &st, __WALL) != th->tid) continue;
-        struct user_regs_struct r;
-        if (ptrace(PTRACE_GETREGS, th->tid, 0, &r) == 0) {
-            memcpy(th->regs, &r, sizeof th->regs < sizeof r ? sizeof th->regs : sizeof r);
-            th->rip = r.rip;
-            th->rsp = r.rsp;
-            th->rbp = r.rbp;
-        }
+        if (target_ptrace_regs(th->tid, th->regs, 0) == 0) target_thread_set_regs(t, th);
     }
     t->ops = &stopped_ops;
     return 0;
@@ -319,16 +313,17 @@ static void free_stacks(target_t *t)
     t->nstacks = 0;
 }
 
-/* Copies [rsp - red zone, top of rsp's mapping) of each held thread, bounded. */
+/* Copies [sp - red zone, top of sp's mapping) of each held thread, bounded. */
 static void copy_stacks(target_t *t)
 {
     free_stacks(t);
     t->stacks = xcalloc(t->nthreads ? t->nthreads : 1, sizeof *t->stacks);
     for (size_t i = 0; i < t->nthreads; i++) {
         const target_thread_t *th = &t->threads[i];
-        const target_mapping_t *m = th->rsp ? target_mapping_at(t, th->rsp) : NULL;
+        const target_mapping_t *m = th->sp ? target_mapping_at(t, th->sp) : NULL;
         if (!t->held[i] || !m) continue;
-        uint64_t lo = th->rsp - RED_ZONE < m->start ? m->start : th->rsp - RED_ZONE, hi = m->end;
+        uint64_t red = t->arch->red_zone;
+        uint64_t lo = th->sp - red < m->start ? m->start : th->sp - red, hi = m->end;
         if (hi - lo > STACK_COPY_MAX) hi = lo + STACK_COPY_MAX;
         target_region_t *r = &t->stacks[t->nstacks];
         r->start = lo;

@@ -8,6 +8,7 @@ target_t *target_open_memory(uint64_t base, const void *bytes, size_t n)
 {
     target_t *t = xcalloc(1, sizeof *t);
     t->ops = &target_core_ops;
+    t->arch = arch_host();
     t->name = xstrdup("memory");
     t->core = bytes;
     t->core_size = n;

@@ -5,6 +5,7 @@
  * CONTRACT (stable; owned by target/, consumed by v8/ and cli/). */
 #ifndef TARGET_TARGET_H
 #define TARGET_TARGET_H
+#include "arch/arch.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -22,8 +23,8 @@ typedef struct {
 typedef struct {
     int tid;
     const char *name; /* thread name when known, or NULL */
-    uint64_t rip, rsp, rbp;
-    uint64_t regs[27]; /* x86-64 user_regs_struct order */
+    uint64_t pc, sp, fp;            /* regs[arch->pc], [arch->sp], [arch->fp] */
+    uint64_t regs[ARCH_MAX_REGS];   /* in the target's arch order (target_arch: its NT_PRSTATUS pr_reg) */
 } target_thread_t;
 
 typedef struct {
@@ -136,6 +137,10 @@ const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr);
  * addons are dlopen'ed). Pointers into the old mappings stay valid until target_close. */
 const target_mapping_t *target_mapping_refresh(target_t *t, uint64_t addr);
 
+/* The architecture of the target's code and registers: a core's or executable's ELF machine, a live
+ * process's the host's (arch/arch.h). */
+const arch_t *target_arch(const target_t *t);
+
 size_t target_thread_count(const target_t *t);
 const target_thread_t *target_thread(const target_t *t, size_t i);
 
@@ -174,23 +179,15 @@ size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, s
 /* The frame-pointer chain from given registers (a perf_event sample's): frame 0 is (pc, sp, fp). */
 size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, target_frame_t *frames, size_t max);
 /* A sample's native frames by CFI (libdwfl: code without frame pointers, libc's among it), then
- * the frame-pointer chain where CFI stops (JIT code): regs in user_regs_struct order, memory read
- * through the target (the sample's stack copy, target_set_stack_copy). 0 when CFI gives nothing.
- * The Dwfl is kept with the target (freed by target_close). */
-size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max);
+ * the frame-pointer chain where CFI stops (JIT code): regs in the target's arch order (target_arch),
+ * memory read through the target (the sample's stack copy, target_set_stack_copy). 0 when CFI
+ * gives nothing. The Dwfl is kept with the target (freed by target_close). */
+size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[ARCH_MAX_REGS], target_frame_t *frames, size_t max);
 /* Has the function at pc (a sample's leaf) set up its frame pointer there, by its module's CFI?
- * 1 yes: the frame-pointer chain from the sample's rbp starts at its caller, complete; 0 no (built
+ * 1 yes: the frame-pointer chain from the sample's fp starts at its caller, complete; 0 no (built
  * without frame pointers, like libc, or caught in a prologue): that chain misses its caller; -1
  * no CFI covers pc (V8's code: its frames are decoded as V8's). */
 int target_leaf_framed(target_t *t, uint64_t pc);
-/* Can a return land at an address (x86-64) whose 7 bytes before are before[] and 9 bytes from it
- * at[]? 1 when the bytes before end in a call of any encoding (call rel32; call r/m64: FF /2 with
- * its ModRM, SIB and displacement, 2-7 bytes, a REX prefix before it or not), or when at[] is the
- * sigreturn trampoline a signal handler returns to (mov $15, %rax; syscall). A frame-pointer chain
- * through words that are not a frame record meets addresses that fail it: a function's first
- * byte (a function pointer left on the stack), data. Lenient: it may accept bytes that only look
- * like a call. */
-int target_return_site(const uint8_t before[7], const uint8_t at[9]);
 
 /* The object V8 is in (target/v8_object.c): the executable of an official node, or the library a
  * distribution's node links to (Debian's /usr/lib/x86_64-linux-gnu/libnode.so.108), or any mapped

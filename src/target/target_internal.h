@@ -54,6 +54,7 @@ typedef struct {
 
 struct target {
     const target_ops_t *ops;
+    const arch_t *arch; /* its registers' and code's architecture (target_arch) */
     char *name;
     char *exe_path;
     int pid;            /* live target, else 0 */
@@ -127,12 +128,17 @@ void target_thaw(target_t *t);
 int target_freeze_here(target_t *t, double *stopped_ms);
 void target_thaw_here(target_t *t);
 /* freeze.c: a syscall instruction in the target's code (0: none), and one system call nr(args) run
-   by the stopped, untraced-by-a-watch thread tid whose registers are *saved (restored after):
-   *ret its result, *pending a signal that came meanwhile. 0, or -1 (errno). */
-struct user_regs_struct;
+   by the stopped, untraced-by-a-watch thread tid whose registers are saved[] (restored after; the
+   host's arch order, target_ptrace_regs): *ret its result, *pending a signal that came meanwhile.
+   0, or -1 (errno). */
 uint64_t target_find_syscall(target_t *t);
-int target_inject_syscall(int tid, const struct user_regs_struct *saved, uint64_t insn, long nr, const uint64_t args[5],
+int target_inject_syscall(int tid, const uint64_t saved[ARCH_MAX_REGS], uint64_t insn, long nr, const uint64_t args[5],
                           long *ret, int *pending);
+/* ptrace_regs.c: a stopped tracee's registers in the host's arch order (ptrace's NT_PRSTATUS
+   regset: arch_host()->nregs words), read (set 0) or written (set 1). 0, or -1 (errno). */
+int target_ptrace_regs(int tid, uint64_t regs[ARCH_MAX_REGS], int set);
+/* core.c: th's pc, sp and fp from its regs[] (the target's arch) */
+void target_thread_set_regs(const target_t *t, target_thread_t *th);
 /* track.c: the tracked copy (target_track_want) */
 struct target_track;
 int target_track_freeze(target_t *t, double *stopped_ms);               /* 0; 1: not available (fork instead); -1 */

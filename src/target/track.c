@@ -451,19 +451,19 @@ static void inject_guard(target_t *t, uint64_t insn, int s)
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     int st, pending = 0, got = -1, err = EIO;
-    struct user_regs_struct saved;
+    uint64_t saved[ARCH_MAX_REGS] = {0};
     if (ptrace(PTRACE_SEIZE, t->pid, 0, 0) != 0) _exit(1);
     if (ptrace(PTRACE_INTERRUPT, t->pid, 0, 0) == 0 && waitpid(t->pid, &st, __WALL) == t->pid && WIFSTOPPED(st) &&
-        ptrace(PTRACE_GETREGS, t->pid, 0, &saved) == 0) {
+        target_ptrace_regs(t->pid, saved, 0) == 0) {
         long fd = -1, r;
         const uint64_t a[5] = {O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY_FLAG, 0, 0, 0, 0};
-        if (target_inject_syscall(t->pid, &saved, insn, SYS_userfaultfd, a, &fd, &pending) == 0 && fd >= 0) {
+        if (target_inject_syscall(t->pid, saved, insn, SYS_userfaultfd, a, &fd, &pending) == 0 && fd >= 0) {
             int pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
             got = pidfd >= 0 ? (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0) : -1;
             if (got < 0) err = errno;
             if (pidfd >= 0) close(pidfd);
             const uint64_t c[5] = {(uint64_t)fd, 0, 0, 0, 0};
-            target_inject_syscall(t->pid, &saved, insn, SYS_close, c, &r, &pending);
+            target_inject_syscall(t->pid, saved, insn, SYS_close, c, &r, &pending);
         } else if (fd < 0) err = (int)-fd;
     }
     ptrace(PTRACE_DETACH, t->pid, 0, (void *)(uintptr_t)pending);

@@ -491,11 +491,10 @@ int target_watch_freeze(target_watch_t *w, target_t *t, double *stopped_ms)
         for (size_t i = 0; i < w->n; i++) {
             const wthread_t *h = &w->th[i];
             if ((h->tid == w->pid) != main_pass || h->state != STOPPED) continue;
-            struct user_regs_struct r;
-            if (ptrace(PTRACE_GETREGS, h->tid, 0, &r) != 0) continue;
             target_thread_t *th = &t->threads[t->nthreads];
-            memcpy(th->regs, &r, sizeof th->regs < sizeof r ? sizeof th->regs : sizeof r);
-            th->tid = h->tid, th->rip = r.rip, th->rsp = r.rsp, th->rbp = r.rbp;
+            if (target_ptrace_regs(h->tid, th->regs, 0) != 0) continue;
+            th->tid = h->tid;
+            target_thread_set_regs(t, th);
             char path[64], name[64];
             snprintf(path, sizeof path, "/proc/%d/task/%d/comm", w->pid, h->tid);
             FILE *f = fopen(path, "r");

@@ -1,6 +1,7 @@
 /* Native unwinding, cores and live processes alike: elfutils libdwfl CFI first (threads blocked in
  * libc have no frame pointer), then, where CFI stops (V8 JIT code has no CFI), the frame-pointer
- * chain from the last frame's rbp. */
+ * chain from the last frame's frame pointer. Registers and the frame record are the target's arch's
+ * (arch/arch.h: DWARF numbers, fp, the record's layout). */
 #include "target/target_internal.h"
 #include "util/diag.h"
 #include "util/hash.h"
@@ -14,6 +15,7 @@
 typedef struct {
     target_frame_t *frames;
     size_t n, max;
+    const arch_t *arch;
 } cfi_ctx_t;
 
 static int cfi_frame(Dwfl_Frame *state, void *arg)
@@ -23,8 +25,8 @@ static int cfi_frame(Dwfl_Frame *state, void *arg)
     bool activation;
     if (c->n >= c->max || !dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
     Dwarf_Word sp = 0, fp = 0;
-    dwfl_frame_reg(state, 7, &sp); /* DWARF x86-64: 7 = rsp, 6 = rbp */
-    dwfl_frame_reg(state, 6, &fp);
+    dwfl_frame_reg(state, (unsigned)c->arch->dwarf_sp, &sp);
+    dwfl_frame_reg(state, (unsigned)c->arch->dwarf_fp, &fp);
     c->frames[c->n++] = (target_frame_t){pc, sp, fp};
     return DWARF_CB_OK;
 }
@@ -61,11 +63,12 @@ static bool cfi_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, voi
 static bool cfi_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
     const cfi_state_t *st = arg;
-    const uint64_t *r = st->th->regs; /* user_regs_struct order */
-    /* DWARF x86-64 numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then rip (16) */
-    Dwarf_Word dw[17] = {r[10], r[12], r[11], r[5], r[13], r[14], r[4], r[19], r[9],
-                         r[8],  r[7],  r[6],  r[3], r[2],  r[1],  r[0], r[16]};
-    return dwfl_thread_state_registers(thread, 0, 17, dw);
+    const arch_t *a = st->t->arch;
+    const uint64_t *r = st->th->regs; /* the arch's order, by DWARF number */
+    Dwarf_Word dw[ARCH_MAX_REGS];
+    for (size_t i = 0; i < a->ndwarf; i++) dw[i] = r[a->dwarf_regs[i]];
+    if (a->dwarf_pc < 0) dwfl_thread_state_register_pc(thread, r[a->pc]);
+    return dwfl_thread_state_registers(thread, 0, a->ndwarf, dw);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -143,13 +146,13 @@ static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t 
     if (!d) return 0;
     struct target_cfi *c = t->cfi;
     c->st = (cfi_state_t){t, &c->th, 0};
-    cfi_ctx_t x = {frames, 0, max};
+    cfi_ctx_t x = {frames, 0, max, t->arch};
     dwfl_getthread_frames(d, th->tid, cfi_frame, &x);
-    return x.n && frames[0].pc == th->rip ? x.n : 0;
+    return x.n && frames[0].pc == th->pc ? x.n : 0;
 }
 
-/* By the module's CFI at pc: 1 the function's frame is set up (the CFA is rbp-based), 0 it is not
- * (rsp-based: built without frame pointers, or caught in its prologue or epilogue), -1 no CFI covers
+/* By the module's CFI at pc: 1 the function's frame is set up (the CFA is fp-based), 0 it is not
+ * (sp-based: built without frame pointers, or caught in its prologue or epilogue), -1 no CFI covers
  * pc (V8's code). Kept per pc: the sampler asks for every sample. */
 int target_leaf_framed(target_t *t, uint64_t pc)
 {
@@ -168,43 +171,30 @@ int target_leaf_framed(target_t *t, uint64_t pc)
     size_t nops = 0;
     if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &f) == 0) {
         if (dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_bregx)
-            framed = ops[0].number == 6; /* DWARF x86-64: 6 = rbp */
+            framed = ops[0].number == (Dwarf_Word)t->arch->dwarf_fp;
         free(f);
     }
     *slot = (struct cfi_framed){pc, framed};
     return framed;
 }
 
-int target_return_site(const uint8_t before[7], const uint8_t at[9])
-{
-    static const uint8_t sigreturn[9] = {0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05};
-    if (before[2] == 0xe8) return 1; /* call rel32 */
-    for (int len = 2; len <= 7; len++) {
-        const uint8_t *c = before + 7 - len; /* the FF, its ModRM, and what follows */
-        if (c[0] != 0xff || ((c[1] >> 3) & 7) != 2) continue;
-        int mod = c[1] >> 6, rm = c[1] & 7, sib = mod != 3 && rm == 4, want = 2 + sib;
-        if (mod == 1) want += 1; /* disp8 */
-        else if (mod == 2 || (mod == 0 && rm == 5) || (mod == 0 && sib && len > 2 && (c[2] & 7) == 5))
-            want += 4; /* disp32: [reg+disp32], [rip+disp32], [index*s+disp32] */
-        if (want == len) return 1;
-    }
-    return at && !memcmp(at, sigreturn, sizeof sigreturn);
-}
-
 /* The frame-pointer chain from frames[n - 1] (its fp and sp); frames appended after it. Stops
  * where a return address lands in a function built without frame pointers (its CFI's CFA is
- * rsp-based: Debian's libuv.so.1) and the chain would go on (a saved rbp not 0: the chain ends
+ * sp-based: Debian's libuv.so.1) and the chain would go on (a saved fp not 0: the chain ends
  * at __libc_start_call_main as it did): that frame is appended, and *resume says CFI can go on
- * from it (its caller's rbp is the value the callee saved: fp's word). warn: a chain that goes
+ * from it (its caller's fp is the value the callee saved: fp's word). warn: a chain that goes
  * backwards is reported (a core's thread; a sampled thread's chain may end anywhere). */
 static size_t fp_walk(target_t *t, target_frame_t *frames, size_t n, size_t max, int warn, int *resume)
 {
+    const arch_t *a = t->arch;
     uint64_t fp = frames[n - 1].fp, sp = frames[n - 1].sp;
     *resume = 0;
     while (n < max && fp && fp >= sp && (fp & 7) == 0) {
         uint64_t next_fp, ret;
-        if (target_read_u64(t, fp, &next_fp) != 0 || target_read_u64(t, fp + 8, &ret) != 0 || ret == 0) break;
-        frames[n++] = (target_frame_t){ret, fp + 16, next_fp};
+        if (target_read_u64(t, fp + (uint64_t)a->frame_fp_off, &next_fp) != 0 ||
+            target_read_u64(t, fp + (uint64_t)a->frame_ret_off, &ret) != 0 || ret == 0)
+            break;
+        frames[n++] = (target_frame_t){ret, fp + (uint64_t)a->frame_size, next_fp};
         if (next_fp && target_leaf_framed(t, ret - 1) == 0) {
             *resume = 1;
             break;
@@ -215,7 +205,7 @@ static size_t fp_walk(target_t *t, target_frame_t *frames, size_t n, size_t max,
                           (unsigned long long)fp, (unsigned long long)next_fp);
             break;
         }
-        sp = fp + 16;
+        sp = fp + (uint64_t)a->frame_size;
         fp = next_fp;
     }
     return n;
@@ -224,7 +214,7 @@ static size_t fp_walk(target_t *t, target_frame_t *frames, size_t n, size_t max,
 /* From frames[n - 1] on, alternately: the frame-pointer chain (V8's code, node's), and CFI where it
  * returns into a function without frame pointers (uv__run_check in a distribution's libuv.so.1
  * called node's callbacks: without CFI there the chain broke and the stack was cut at it). CFI
- * starts from that frame's pc - 1 (within its call: the CFA rule of the return site), sp and rbp. */
+ * starts from that frame's pc - 1 (within its call: the CFA rule of the return site), sp and fp. */
 static size_t chain(target_t *t, int tid, target_frame_t *frames, size_t n, size_t max, int warn)
 {
     for (int round = 0; round < 64 && n < max; round++) {
@@ -232,11 +222,11 @@ static size_t chain(target_t *t, int tid, target_frame_t *frames, size_t n, size
         n = fp_walk(t, frames, n, max, warn, &resume);
         if (!resume) break;
         const target_frame_t from = frames[n - 1];
-        target_thread_t th = {.tid = tid, .rip = from.pc - 1, .rsp = from.sp, .rbp = from.fp};
-        th.regs[16] = th.rip, th.regs[19] = th.rsp, th.regs[4] = th.rbp;
+        target_thread_t th = {.tid = tid, .pc = from.pc - 1, .sp = from.sp, .fp = from.fp};
+        th.regs[t->arch->pc] = th.pc, th.regs[t->arch->sp] = th.sp, th.regs[t->arch->fp] = th.fp;
         size_t k = cfi_unwind(t, &th, frames + n - 1, max - (n - 1));
         frames[n - 1] = from;
-        if (k > 1) n += k - 1; /* else no CFI there: the chain goes on from the saved rbp, as it did */
+        if (k > 1) n += k - 1; /* else no CFI there: the chain goes on from the saved fp, as it did */
     }
     return n;
 }
@@ -246,7 +236,7 @@ size_t target_unwind(target_t *t, size_t thread_index, target_frame_t *frames, s
     const target_thread_t *th = target_thread(t, thread_index);
     if (!th || max == 0) return 0;
     size_t n = cfi_unwind(t, th, frames, max);
-    if (n == 0) frames[n++] = (target_frame_t){th->rip, th->rsp, th->rbp};
+    if (n == 0) frames[n++] = (target_frame_t){th->pc, th->sp, th->fp};
     /* CFI stopped (JIT code or missing CFI): on along the frame-pointer chain from its last frame */
     return chain(t, th->tid, frames, n, max, 1);
 }
@@ -258,11 +248,12 @@ size_t target_unwind_regs(target_t *t, uint64_t pc, uint64_t sp, uint64_t fp, ta
     return chain(t, t->pid > 0 ? t->pid : 1, frames, 1, max, 0); /* (the Dwfl's thread: any id) */
 }
 
-size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[27], target_frame_t *frames, size_t max)
+size_t target_unwind_sample(target_t *t, int tid, const uint64_t regs[ARCH_MAX_REGS], target_frame_t *frames, size_t max)
 {
     if (max == 0) return 0;
-    target_thread_t th = {.tid = tid, .rip = regs[16], .rsp = regs[19], .rbp = regs[4]};
+    target_thread_t th = {.tid = tid};
     memcpy(th.regs, regs, sizeof th.regs);
+    target_thread_set_regs(t, &th);
     size_t n = cfi_unwind(t, &th, frames, max);
     if (n == 0) return 0;
     /* CFI stopped (JIT code has none): on along the frame-pointer chain from its last frame,

@@ -117,6 +117,12 @@ bool dwfl_thread_state_registers(Dwfl_Thread *thread, int firstreg, unsigned nre
     return fn(thread, firstreg, nregs, regs);
 }
 
+void dwfl_thread_state_register_pc(Dwfl_Thread *thread, Dwarf_Word pc)
+{
+    REAL(LIB_DW, dwfl_thread_state_register_pc);
+    fn(thread, pc);
+}
+
 int dwfl_getthread_frames(Dwfl *dwfl, pid_t tid, int (*callback)(Dwfl_Frame *thread, void *arg), void *arg)
 {
     REAL(LIB_DW, dwfl_getthread_frames);

@@ -22,8 +22,6 @@
 
 #define MAX_FRAMES 4096
 #define ENTRY_MAX 8 /* bytes into TriggerUncaughtException where rsi is still its argument */
-#define REG_RSI 13  /* in user_regs_struct order */
-#define REG_RDX 12
 
 /* A Local's value: a handle slot's address is aligned (read the slot), a tagged value (a direct
    handle) is not. 0, or -1 when unreadable. */
@@ -87,16 +85,17 @@ int v8_thrown_exception(v8_t *v, size_t thread, v8_exception_t *out)
         uint64_t pc = frames[i].return_address ? frames[i].pc - 1 : frames[i].pc;
         if (target_symbolize(v->t, pc, &sym) != 0 || !sym.name) continue;
         const target_thread_t *th = target_thread(v->t, thread);
-        if (i == 0 && th && th->rip == frames[0].pc && pc >= sym.addr && pc - sym.addr <= ENTRY_MAX &&
+        if (i == 0 && th && th->pc == frames[0].pc && pc >= sym.addr && pc - sym.addr <= ENTRY_MAX &&
             (strstr(sym.name, "24TriggerUncaughtExceptionEPN2v87IsolateENS1_5LocalINS1_5ValueEEE") ||
              strstr(sym.name, "TriggerUncaughtException(v8::Isolate*, v8::Local<v8::Value>"))) {
             uint64_t value = 0, msg;
-            if (local_value(v, th->regs[REG_RSI], &value) == 0 &&
+            const int *arg = target_arch(v->t)->c_args; /* (isolate, value, message) */
+            if (local_value(v, th->regs[arg[1]], &value) == 0 &&
                 (v8_is_heap_object(v, value) || v8_is_smi(v, value))) {
                 out->value = value;
                 out->how = "uncaught (as node::errors::TriggerUncaughtException was entered)";
                 found = 1;
-                if (local_value(v, th->regs[REG_RDX], &msg) == 0 && v8_is_heap_object(v, msg))
+                if (local_value(v, th->regs[arg[2]], &msg) == 0 && v8_is_heap_object(v, msg))
                     message_position(v, msg, out);
             }
             continue;

@@ -333,8 +333,6 @@ size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t roo
 
 /* The address symbols are looked up at: a return address points after its call. */
 #define PROLOGUE_SCAN 64 /* how far into a code object its `push rbp; mov rbp, rsp` is looked for */
-#define REG_RSP 19       /* user_regs_struct indices */
-#define REG_RDI 14
 
 /* Where the interrupted frame stands when its pc is at a function's first instructions or at its
  * final ret: its own frame is not (or no longer) on the chain rbp starts. */
@@ -390,9 +388,11 @@ static void unset_frame(v8_t *v, const v8_frame_t *f, frame_state_t st, const ui
     v8_function_t info;
     v8_code_t code;
     *out = *f;
-    if (st == FRAME_EXIT || !regs || entered_function(v, regs[REG_RDI], f->pc, in_builtin, &info, &code) != 0) return;
+    int fn_reg = v->L.reg_js_function;
+    if (st == FRAME_EXIT || !regs || fn_reg < 0 || entered_function(v, regs[fn_reg], f->pc, in_builtin, &info, &code) != 0)
+        return;
     out->kind = V8_FRAME_JS;
-    out->function = regs[REG_RDI];
+    out->function = regs[fn_reg];
     out->shared = info.shared;
     out->argc = -1;
     out->args_addr = args_addr;
@@ -429,7 +429,7 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
         }
         if (i == 0) {
             /* a pc caught at a function's entry or exit: its frame's slots are the caller's or stale */
-            uint64_t rsp = regs ? regs[REG_RSP] : f.sp, start = builtin ? sym.addr : 0;
+            uint64_t rsp = regs ? regs[target_arch(v->t)->sp] : f.sp, start = builtin ? sym.addr : 0;
             v8_code_t code;
             const target_mapping_t *m = target_mapping_at(v->t, f.pc);
             int jit = m && !m->path; /* V8's code space: anonymous memory */

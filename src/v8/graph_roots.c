@@ -279,13 +279,13 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
     char name[64];
     for (size_t i = 0; i < target_thread_count(t); i++) {
         const target_thread_t *th = target_thread(t, i);
-        const target_mapping_t *m = th ? target_mapping_at(t, th->rsp) : NULL;
+        const target_mapping_t *m = th ? target_mapping_at(t, th->sp) : NULL;
         if (!m) continue;
-        uint64_t end = m->end - th->rsp > MAX_STACK_BYTES ? th->rsp + MAX_STACK_BYTES : m->end;
+        uint64_t end = m->end - th->sp > MAX_STACK_BYTES ? th->sp + MAX_STACK_BYTES : m->end;
         uint64_t js_end = v8_frames_end(v, i, end);
-        if (js_end < th->rsp) js_end = th->rsp;
+        if (js_end < th->sp) js_end = th->sp;
         snprintf(name, sizeof name, "(stack of thread %zu)", i + 1);
-        scan_roots(g, th->rsp, js_end, V8_ROOT_STACK, name, seen, NULL, &budget, NULL);
+        scan_roots(g, th->sp, js_end, V8_ROOT_STACK, name, seen, NULL, &budget, NULL);
         snprintf(name, sizeof name, "(native frames of thread %zu)", i + 1);
         scan_roots(g, js_end, end, V8_ROOT_NATIVE, name, seen, NULL, &budget, NULL);
     }
@@ -296,7 +296,7 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules)
         int is_stack = 0;
         for (size_t k = 0; k < target_thread_count(t) && !is_stack; k++) {
             const target_thread_t *th = target_thread(t, k);
-            is_stack = th && th->rsp >= m->start && th->rsp < m->end;
+            is_stack = th && th->sp >= m->start && th->sp < m->end;
         }
         if (is_stack) continue;
         buf_clear(&b);

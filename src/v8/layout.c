@@ -1,6 +1,7 @@
 /* Resolves V8's layout for one node binary: constants from the v8dbg_* metadata first; what the
  * metadata lacks comes from one small table keyed by V8 version (fallbacks below), each entry
  * checked against real cores of that Node major (tests/e2e/core_js_stack.sh). */
+#include "arch/arch.h"
 #include "util/diag.h"
 #include "util/privilege.h"
 #include "util/xalloc.h"
@@ -25,6 +26,23 @@ typedef struct {
     int64_t pos_table_flag_bits; /* source position tables: see v8_layout_t */
     int64_t api_exit_target;     /* ApiCallbackExitFrame: fp slot of its target (api_frames.c) */
 } v8_fallback_t;
+
+/* V8's registers by architecture (src/codegen/<arch>/register-<arch>.h): the one a JS function is
+ * entered with its callee in, kJSFunctionRegister. By name in the target's arch (arch_reg_index). */
+static const struct {
+    unsigned elf_machine;
+    const char *js_function;
+} arch_regs[] = {
+    {62 /* EM_X86_64 */, "rdi"},
+    {183 /* EM_AARCH64 */, "x1"},
+};
+
+static int js_function_reg(const arch_t *a)
+{
+    for (size_t i = 0; a && i < sizeof arch_regs / sizeof *arch_regs; i++)
+        if (arch_regs[i].elf_machine == a->elf_machine) return arch_reg_index(a, arch_regs[i].js_function);
+    return -1;
+}
 
 static const v8_fallback_t fallbacks[] = {
     /* Node 18, V8 10.2: Code objects hold their instructions (no InstructionStream) */
@@ -443,6 +461,7 @@ int v8_layout_resolve(v8_t *v)
 
     L->fp_context = need(&r, "off_fp_context_or_frame_type", "off_fp_context");
     L->fp_function = need(&r, "off_fp_function", NULL);
+    L->reg_js_function = js_function_reg(target_arch(v->t));
     L->fp_args = need(&r, "off_fp_args", NULL);
     L->fp_argc = fb->fp_argc;
     L->fp_bytecode_array = opt(&r, -1, "off_fp_bytecode_array", NULL);

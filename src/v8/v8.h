@@ -189,7 +189,7 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max);
 int v8_in_gc(v8_t *v);
 /* The same from physical frames unwound by someone else (a sampler's frame-pointer walk over a
  * perf_event stack copy): native[0] is the interrupted frame (its pc is not a return address),
- * regs its registers in user_regs_struct order (NULL when unknown: a frame caught in a
+ * regs its registers in the target's arch order (target_arch; NULL when unknown: a frame caught in a
  * function's prologue or epilogue is then not named). */
 size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const uint64_t *regs, v8_frame_t *frames,
                        size_t max);

@@ -41,6 +41,8 @@ typedef struct {
     int64_t kind_interpreted, kind_baseline, kind_maglev, kind_turbofan, kind_builtin, kind_bytecode_handler;
     /* frames */
     int64_t fp_context, fp_function, fp_argc, fp_args, fp_bytecode_array, fp_bytecode_offset;
+    int reg_js_function; /* the register a JS function is entered with its callee in (V8's
+                            kJSFunctionRegister), as an index of the target's regs[]; -1 unknown */
     int64_t ft_entry, ft_construct_entry, ft_exit, ft_builtin_exit, ft_api_callback_exit, ft_interpreted, ft_baseline,
         ft_maglev, ft_turbofan;
     /* values */

@@ -1,12 +1,12 @@
-/* target_return_site (target/unwind.c): can a return land here? Truth from the assembler: the
- * call instructions below are assembled into this test's own text, each followed by a label, in
- * every form a compiler or V8 emits (rel32, register, memory with and without SIB, disp8, disp32,
- * rip-relative, REX prefixes), and the test reads the bytes before each label. Labels that no call
- * precedes (a function's first byte after alignment padding, after a ret, after an indirect jmp
- * with the same operand forms, after a push) must fail; the sigreturn trampoline must pass. The
- * code is never run. */
+/* x86-64's return_site (arch/x86_64.c: arch_x86_64.return_site): can a return land here? Truth
+ * from the assembler: the call instructions below are assembled into this test's own text, each
+ * followed by a label, in every form a compiler or V8 emits (rel32, register, memory with and
+ * without SIB, disp8, disp32, rip-relative, REX prefixes), and the test reads the bytes before each
+ * label. Labels that no call precedes (a function's first byte after alignment padding, after a
+ * ret, after an indirect jmp with the same operand forms, after a push) must fail; the sigreturn
+ * trampoline must pass. The code is never run. */
 #include "check.h"
-#include "target/target.h"
+#include "arch/arch.h"
 #include <stdint.h>
 #include <string.h>
 
@@ -60,7 +60,7 @@ static const uint8_t *code(const uint8_t *label, long off)
     __asm__("" : "+r"(a));
     return (const uint8_t *)a;
 }
-static int site(const uint8_t *p) { return target_return_site(code(p, -7), code(p, 0)); }
+static int site(const uint8_t *p) { return arch_x86_64.return_site(code(p, -7), code(p, 0)); }
 
 int main(void)
 {
@@ -76,7 +76,7 @@ int main(void)
         if (site(not_after[i])) fprintf(stderr, "  no call before %zu: taken for a return site\n", i);
     }
     CHECK(site(ns_restore_rt_at));
-    CHECK(target_return_site(code(ns_not_6, -7), NULL) == 0); /* nothing known at the address */
+    CHECK(arch_x86_64.return_site(code(ns_not_6, -7), NULL) == 0); /* nothing known at the address */
     /* every encoding of FF /2 by hand, against the same decoder's length: ModRM 0x10-0xd7 */
     uint8_t b[7];
     for (int modrm = 0; modrm < 256; modrm++) {
@@ -88,7 +88,7 @@ int main(void)
             memset(b, 0xcc, sizeof b);
             b[7 - len] = 0xff, b[8 - len] = (uint8_t)modrm;
             if (len > 2 && mod != 3 && rm == 4) b[9 - len] = (uint8_t)(base == 4 ? 0x25 : 0x20);
-            CHECK(target_return_site(b, NULL));
+            CHECK(arch_x86_64.return_site(b, NULL));
         }
     }
     return check_summary("test_return_site");

@@ -51,7 +51,7 @@ static void check_target(target_t *t, int pid, const char *node)
     CHECK(target_thread_count(t) >= 5);
     CHECK_EQ_INT((int)target_thread_count(t), task_count(pid));
     const target_thread_t *th = target_thread(t, 0);
-    CHECK(th && th->rsp != 0 && th->rip != 0 && target_mapping_at(t, th->rsp) != NULL);
+    CHECK(th && th->sp != 0 && th->pc != 0 && target_mapping_at(t, th->sp) != NULL);
     /* the executable's ELF header, through its mapping at offset 0 */
     uint8_t magic[4] = {0};
     int found = 0;
@@ -74,10 +74,10 @@ static void check_target(target_t *t, int pid, const char *node)
     CHECK(target_read_u64(t, 8, &v) == -1); /* page zero is never mapped */
     target_frame_t fr[64];
     size_t nf = target_unwind(t, 0, fr, 64);
-    CHECK(nf >= 1 && fr[0].pc == th->rip);
+    CHECK(nf >= 1 && fr[0].pc == th->pc);
     target_symbol_t s;
     /* blocked in open() on the FIFO: the main thread is inside libc */
-    CHECK_EQ_INT(target_symbolize(t, th->rip, &s), 0);
+    CHECK_EQ_INT(target_symbolize(t, th->pc, &s), 0);
     CHECK(s.module && strncmp(s.module, "libc", 4) == 0);
     if (getenv("TARGET_VERBOSE"))
         for (size_t i = 0; i < nf; i++)
@@ -123,7 +123,7 @@ static void run_node(const char *node, const char *tmp)
     if (t) {
         CHECK(strcmp(target_kind(t), "running process") == 0);
         CHECK_EQ_INT((int)target_thread_count(t), task_count(pid));
-        CHECK(target_thread(t, 0)->tid == pid && target_thread(t, 0)->rip == 0);
+        CHECK(target_thread(t, 0)->tid == pid && target_thread(t, 0)->pc == 0);
         double ms[21];
         for (int k = 0; k < 21; k++) CHECK_EQ_INT(target_snapshot(t, &ms[k]), 0);
         for (int a = 0; a < 21; a++)
@@ -147,7 +147,7 @@ static void run_node(const char *node, const char *tmp)
         char *close_paren = strrchr(state, ')');
         CHECK(close_paren && close_paren[2] != 't'); /* not left in a tracing stop */
         /* a lent stack copy hides the process's bytes */
-        uint64_t sp = target_thread(t, 0)->rsp, w = 0, fake = 0x1234;
+        uint64_t sp = target_thread(t, 0)->sp, w = 0, fake = 0x1234;
         target_set_stack_copy(t, sp, &fake, sizeof fake);
         CHECK(target_read_u64(t, sp, &w) == 0 && w == 0x1234);
         target_set_stack_copy(t, 0, NULL, 0);
@@ -166,7 +166,7 @@ static void run_node(const char *node, const char *tmp)
             }
             CHECK_EQ_INT(target_freeze(t, &ms[k]), 0);
             CHECK(strcmp(target_kind(t), "stopped process") == 0);
-            CHECK(target_thread(t, 0)->tid == pid && target_thread(t, 0)->rip != 0);
+            CHECK(target_thread(t, 0)->tid == pid && target_thread(t, 0)->pc != 0);
             char kids[256] = "";
             snprintf(cmd, sizeof cmd, "/proc/%d/task/%d/children", pid, pid);
             FILE *f = fopen(cmd, "r");

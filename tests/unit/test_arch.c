@@ -1,0 +1,118 @@
+/* The architecture descriptors (arch/arch.h): chosen by ELF machine and for the host; x86-64's
+ * numbers against the names they stand for (pc, sp, fp; each DWARF and perf register; the
+ * system call's registers; the C arguments), against the host's own structures (a ptrace regset
+ * read is user_regs_struct, a core's NT_PRSTATUS is elf_prstatus), and the two things done alike
+ * for any architecture: a perf sample's registers into regs[] and a return from a function's entry. */
+#include "arch/arch.h"
+#include "check.h"
+#include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <sys/procfs.h>
+#include <sys/user.h>
+#endif
+
+static const char *reg(const arch_t *a, int i) { return i >= 0 && (size_t)i < a->nregs ? a->reg_names[i] : "(none)"; }
+
+/* every index a descriptor holds is one of its registers */
+static void check_indexes(const arch_t *a)
+{
+    CHECK(a->nregs > 0 && a->nregs <= ARCH_MAX_REGS);
+    CHECK(a->pc >= 0 && (size_t)a->pc < a->nregs && a->sp >= 0 && (size_t)a->sp < a->nregs);
+    CHECK(a->fp >= 0 && (size_t)a->fp < a->nregs && (a->lr < 0 || (size_t)a->lr < a->nregs));
+    for (size_t i = 0; i < a->ndwarf; i++) CHECK(a->dwarf_regs[i] >= 0 && (size_t)a->dwarf_regs[i] < a->nregs);
+    for (size_t i = 0; i < a->nperf; i++) CHECK(a->perf_regs[i] < (int)a->nregs);
+    CHECK(a->nperf <= 64 && (a->perf_mask >> a->nperf) == 0);
+    for (int i = 0; i < 6; i++) CHECK(a->c_args[i] >= 0 && (size_t)a->c_args[i] < a->nregs);
+    CHECK(a->prstatus_reg_off + a->nregs * 8 <= a->prstatus_size);
+    CHECK(a->site_before <= ARCH_SITE_MAX && a->site_at <= ARCH_SITE_MAX);
+    CHECK(a->syscall.insn_len > 0 && a->syscall.insn_len <= sizeof a->syscall.insn && a->syscall.insn_align > 0);
+    CHECK(a->frame_ret_off != a->frame_fp_off && a->frame_size >= 16);
+}
+
+static void test_x86_64(void)
+{
+    const arch_t *a = arch_for_elf_machine(EM_X86_64);
+    CHECK(a == &arch_x86_64);
+    CHECK(arch_for_elf_machine(EM_386) == NULL);
+    CHECK(arch_for_elf_machine(0) == NULL);
+    check_indexes(a);
+    CHECK_STR(a->name, "x86-64");
+    CHECK_EQ_INT(a->nregs, 27);
+    CHECK_STR(reg(a, a->pc), "rip");
+    CHECK_STR(reg(a, a->sp), "rsp");
+    CHECK_STR(reg(a, a->fp), "rbp");
+    CHECK_EQ_INT(a->lr, -1);
+    CHECK_EQ_INT(arch_reg_index(a, "rdi"), 14);
+    CHECK_EQ_INT(arch_reg_index(a, "x1"), -1);
+    /* DWARF: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, the return address */
+    static const char *const dwarf[17] = {"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8",
+                                          "r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip"};
+    CHECK_EQ_INT(a->ndwarf, 17);
+    for (size_t i = 0; i < 17 && i < a->ndwarf; i++) CHECK_STR(reg(a, a->dwarf_regs[i]), dwarf[i]);
+    CHECK_STR(reg(a, a->dwarf_regs[a->dwarf_sp]), "rsp");
+    CHECK_STR(reg(a, a->dwarf_regs[a->dwarf_fp]), "rbp");
+    CHECK_STR(reg(a, a->dwarf_regs[a->dwarf_pc]), "rip");
+    /* perf: PERF_REG_X86_AX = 0, BX, CX, DX, SI, DI, BP, SP, IP = 8, ..., R8 = 16 .. R15 = 23 */
+    CHECK_STR(reg(a, a->perf_regs[0]), "rax");
+    CHECK_STR(reg(a, a->perf_regs[4]), "rsi");
+    CHECK_STR(reg(a, a->perf_regs[7]), "rsp");
+    CHECK_STR(reg(a, a->perf_regs[8]), "rip");
+    CHECK_STR(reg(a, a->perf_regs[16]), "r8");
+    CHECK_STR(reg(a, a->perf_regs[23]), "r15");
+    CHECK_EQ_INT(a->perf_mask, 0xff01ff);
+    /* the System V ABI: arguments rdi rsi rdx rcx r8 r9; syscall: rax, rdi rsi rdx r10 r8 r9 */
+    static const char *const args[6] = {"rdi", "rsi", "rdx", "rcx", "r8", "r9"};
+    static const char *const sargs[6] = {"rdi", "rsi", "rdx", "r10", "r8", "r9"};
+    for (int i = 0; i < 6; i++) {
+        CHECK_STR(reg(a, a->c_args[i]), args[i]);
+        CHECK_STR(reg(a, a->syscall.args[i]), sargs[i]);
+    }
+    CHECK_STR(reg(a, a->syscall.nr), "rax");
+    CHECK_STR(reg(a, a->syscall.ret), "rax");
+    CHECK_STR(reg(a, a->syscall.no_restart), "orig_rax");
+    CHECK(a->syscall.insn_len == 2 && a->syscall.insn[0] == 0x0f && a->syscall.insn[1] == 0x05);
+    CHECK(a->frame_fp_off == 0 && a->frame_ret_off == 8 && a->frame_size == 16 && a->entry_ret_on_stack);
+    CHECK_EQ_INT(a->red_zone, 128);
+#if defined(__x86_64__)
+    CHECK(arch_host() == a);
+    CHECK_EQ_INT(a->prstatus_size, sizeof(struct elf_prstatus));
+    CHECK_EQ_INT(a->prstatus_reg_off, offsetof(struct elf_prstatus, pr_reg));
+    CHECK_EQ_INT(a->prstatus_pid_off, offsetof(struct elf_prstatus, pr_pid));
+    CHECK_EQ_INT(a->pc * 8, offsetof(struct user_regs_struct, rip));
+    CHECK_EQ_INT(a->syscall.args[3] * 8, offsetof(struct user_regs_struct, r10));
+#endif
+}
+
+static void test_perf_and_entry(void)
+{
+    const arch_t *a = &arch_x86_64;
+    /* a sample holds the masked registers in increasing perf number: AX..IP, then R8..R15 */
+    uint64_t sample[17], regs[ARCH_MAX_REGS];
+    for (int i = 0; i < 17; i++) sample[i] = 1000 + (uint64_t)i;
+    memset(regs, 0, sizeof regs);
+    arch_regs_from_perf(a, sample, regs);
+    CHECK_EQ_INT(regs[arch_reg_index(a, "rax")], 1000);
+    CHECK_EQ_INT(regs[arch_reg_index(a, "rsi")], 1004);
+    CHECK_EQ_INT(regs[a->sp], 1007);
+    CHECK_EQ_INT(regs[a->pc], 1008);
+    CHECK_EQ_INT(regs[arch_reg_index(a, "r8")], 1009);
+    CHECK_EQ_INT(regs[arch_reg_index(a, "r15")], 1016);
+    CHECK_EQ_INT(regs[arch_reg_index(a, "eflags")], 0); /* not asked for */
+    /* at a function's first instruction: the return address at [sp], popped */
+    uint8_t stack[16] = {0x78, 0x56, 0x34, 0x12, 0, 0, 0, 0};
+    regs[a->sp] = 0x7000;
+    CHECK_EQ_INT(arch_return_from_entry(a, regs, stack, sizeof stack), 8);
+    CHECK_EQ_INT(regs[a->pc], 0x12345678);
+    CHECK_EQ_INT(regs[a->sp], 0x7008);
+    CHECK_EQ_INT(arch_return_from_entry(a, regs, stack, 4), -1);
+}
+
+int main(void)
+{
+    test_x86_64();
+    test_perf_and_entry();
+    return check_summary("test_arch");
+}

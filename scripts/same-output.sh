@@ -7,7 +7,9 @@
 #     below (stack -v, stack -a --async --json, exception, objects, functions, async, pending,
 #     dominators, print, heapsnapshot -o FILE), stdout, stderr and exit status compared;
 #   - profiles: tests/data/ (perf script, DTrace) and tests/fixtures/cpuprofile through collapse
-#     and convert's writers (folded, txt, cpuprofile, trace, svg).
+#     and convert's writers (folded, txt, cpuprofile, trace, svg);
+#   - a live node blocked on a FIFO, written by both binaries' `nodescope gcore`: the same notes
+#     (readelf -n: every thread's registers), and the same stack read from both.
 # Cores are made once into CORES (default /tmp/same-output-cores) and reused on later runs.
 # Prints each difference and a count; exit 0 when every output is the same, 1 not.
 #   scripts/same-output.sh BEFORE AFTER [CORES]      (NODESCOPE_SAME_MAJORS="20 24" to choose)
@@ -45,8 +47,8 @@ kernel_core() {    # NAME NODE: node --abort-on-uncaught-exception throw_truth.j
     local name=$1 node=$2
     [ -s "$cores/$name.core" ] && return 0
     local w; w=$(mktemp -d /tmp/same-output-w.XXXXXX)
-    (cd "$w" && ulimit -c unlimited && "$node" --abort-on-uncaught-exception "$fix/throw_truth.js" \
-        "$w/truth.json" >/dev/null 2>&1)
+    (cd "$w" && ulimit -c unlimited && exec "$node" --abort-on-uncaught-exception "$fix/throw_truth.js" \
+        "$w/truth.json" >/dev/null 2>&1) 2>/dev/null
     local c; c=$(ls "$w"/core* 2>/dev/null | head -1)
     [ -n "$c" ] && mv "$c" "$cores/$name.core"
     rm -rf "$w"
@@ -113,5 +115,30 @@ for f in "$root"/tests/data/perf/*.txt "$root"/tests/data/dtrace/*.txt "$root"/t
     same "$name" collapse "$f"
     for to in txt cpuprofile trace svg; do same "$name" convert "$f" --to "$to" -o '{OUT}'; done
 done
-echo "same-output: $ncores cores, $nprof profiles, $compared runs compared, $differ differ"
+# A live process is not the same twice, but one blocked on a FIFO is still: BEFORE's and AFTER's
+# `nodescope gcore` of it must hold the same notes (every thread's NT_PRSTATUS registers, NT_FILE,
+# NT_AUXV; readelf -n), and AFTER must read the same stack from both.
+live=0
+n=$(node_of 24)
+if [ -x "$n" ] && command -v readelf >/dev/null; then
+    w=$(mktemp -d /tmp/same-output-w.XXXXXX)
+    mkfifo "$w/fifo"
+    "$n" "$fix/stack_truth.js" "$w/fifo" "$w/truth.json" >/dev/null 2>&1 & pid=$!
+    for _ in $(seq 150); do [ -s "$w/truth.json" ] && break; sleep 0.1; done
+    sleep 0.3
+    "$before" gcore "$pid" -o "$w/b.core" >/dev/null 2>&1
+    "$after" gcore "$pid" -o "$w/a.core" >/dev/null 2>&1
+    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    if [ -s "$w/b.core" ] && [ -s "$w/a.core" ]; then
+        live=1 compared=$((compared + 2))
+        readelf -n "$w/b.core" >"$w/b.notes"; readelf -n "$w/a.core" >"$w/a.notes"
+        cmp -s "$w/b.notes" "$w/a.notes" || { differ=$((differ + 1)); echo "DIFFERS: gcore notes"; diff "$w/b.notes" "$w/a.notes" | head; }
+        for x in b a; do "$after" core "$w/$x.core" stack -v 2>&1 | sed "s|$w/$x.core|CORE|" >"$w/$x.stack"; done
+        cmp -s "$w/b.stack" "$w/a.stack" || { differ=$((differ + 1)); echo "DIFFERS: stack -v of the two gcores"; diff "$w/b.stack" "$w/a.stack" | head; }
+    else
+        echo "same-output: gcore of a live node failed (ptrace?): not compared"
+    fi
+    rm -rf "$w"
+fi
+echo "same-output: $ncores cores, $nprof profiles, $live live gcore pair, $compared runs compared, $differ differ"
 [ "$differ" -eq 0 ]

@@ -1,13 +1,16 @@
-/* What live_sampler.c (threads, rings, naming a sample) and live_events.c (record -e: the samples
- * of other events than the CPU clock, their labels and weights) share. Not for other modules. */
+/* What the live sampler's files share, bottom up: live_take.c (one sample named and added),
+ * live_events.c (record -e: the samples of other events than the CPU clock, their labels and
+ * weights), live_drain.c (a thread's rings drained into samples), live_sampler.c (threads, rings,
+ * the loop). Each calls only those before it. Not for other modules. */
 #ifndef RECORD_LIVE_INTERNAL_H
 #define RECORD_LIVE_INTERNAL_H
 #include "record/events.h"
 #include "record/gc_watch.h"
-#include "record/live_sampler.h"
+#include "record/live_opts.h"
 #include "record/perf_ring.h"
 #include "record/stack_need.h"
 #include "util/hash.h"
+#include "v8/v8.h"
 #include <poll.h>
 
 #define NO_THREAD UINT32_MAX

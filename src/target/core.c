@@ -238,26 +238,6 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     return t;
 }
 
-void target_close(target_t *t)
-{
-    if (!t) return;
-    if (t->ops && t->ops->close) t->ops->close(t);
-    target_cfi_free(t);
-    target_elf_free_modules(t);
-    target_symbol_cache_free(t);
-    if (t->core && !t->core_borrowed) munmap((void *)t->core, t->core_size);
-    for (size_t i = 0; i < t->nmaps; i++) free((char *)t->maps[i].path);
-    free(t->maps);
-    free(t->segs);
-    free(t->threads);
-    free(t->name);
-    free(t->exe_path);
-    free(t->root);
-    free(t->problem);
-    free(t->exe_map_path);
-    free(t);
-}
-
 /* The PT_LOAD containing addr, by binary search (segments are sorted), after a look in a small
  * cache of the segments found last, by 256 KiB block: gcore writes a segment per mapping,
  * thousands for V8's heap pages, and the search was a quarter of writing a heap snapshot (whose
@@ -291,9 +271,8 @@ static const target_seg_t *seg_at(const target_t *t, uint64_t addr)
     return s;
 }
 
-const void *target_direct(target_t *t, uint64_t addr, size_t n)
+const void *target_core_direct(target_t *t, uint64_t addr, size_t n)
 {
-    if (!t->core) return t->track_frozen ? target_track_direct(t, addr, n) : NULL;
     const target_seg_t *s = seg_at(t, addr);
     if (!s || addr - s->vaddr > s->filesz || n > s->filesz - (addr - s->vaddr)) return NULL;
     return t->core + s->offset + (addr - s->vaddr);
@@ -316,7 +295,6 @@ int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t add
     return 0;
 }
 
-int target_read(target_t *t, uint64_t addr, void *dst, size_t n) { return t->ops->read(t, addr, dst, n); }
 
 /* Core memory: the PT_LOADs' bytes, else the mapped file's (text not dumped). */
 static int core_read(target_t *t, uint64_t addr, void *dst, size_t n)
@@ -353,35 +331,3 @@ static int core_read(target_t *t, uint64_t addr, void *dst, size_t n)
 }
 
 const target_ops_t target_core_ops = {"core", core_read, NULL};
-const char *target_kind(const target_t *t) { return t->ops->kind; }
-
-int target_read_u64(target_t *t, uint64_t a, uint64_t *o) { return target_read(t, a, o, 8); }
-int target_read_u32(target_t *t, uint64_t a, uint32_t *o) { return target_read(t, a, o, 4); }
-int target_read_u16(target_t *t, uint64_t a, uint16_t *o) { return target_read(t, a, o, 2); }
-int target_read_u8(target_t *t, uint64_t a, uint8_t *o) { return target_read(t, a, o, 1); }
-
-size_t target_mapping_count(const target_t *t) { return t->nmaps; }
-const target_mapping_t *target_mapping(const target_t *t, size_t i) { return i < t->nmaps ? &t->maps[i] : NULL; }
-
-const target_mapping_t *target_mapping_at(const target_t *t, uint64_t addr)
-{
-    size_t lo = 0, hi = t->nmaps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->maps[mid].start <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo > 0 && addr < t->maps[lo - 1].end ? &t->maps[lo - 1] : NULL;
-}
-
-size_t target_thread_count(const target_t *t) { return t->nthreads; }
-const arch_t *target_arch(const target_t *t) { return t->arch; }
-void target_thread_set_regs(const target_t *t, target_thread_t *th)
-{
-    th->pc = th->regs[t->arch->pc];
-    th->sp = th->regs[t->arch->sp];
-    th->fp = th->regs[t->arch->fp];
-}
-const target_thread_t *target_thread(const target_t *t, size_t i) { return i < t->nthreads ? &t->threads[i] : NULL; }
-const char *target_exe_path(const target_t *t) { return t->exe_path; }
-const char *target_name(const target_t *t) { return t->name; }

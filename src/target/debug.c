@@ -29,7 +29,7 @@
  * --root, or "" (this machine's). */
 static void target_root(const target_t *t, char *buf, size_t cap)
 {
-    if (t->pid && t->ops != &target_core_ops) snprintf(buf, cap, "/proc/%d/root", t->pid);
+    if (t->pid) snprintf(buf, cap, "/proc/%d/root", t->pid); /* (only a live target has a pid) */
     else snprintf(buf, cap, "%s", t->root ? t->root : "");
 }
 

@@ -57,7 +57,7 @@ static void hex_id(const uint8_t *id, size_t n, char *out, size_t cap)
 int target_open_file(target_t *t, const char *path, uint64_t map_start, uint64_t map_end, int required, char **used)
 {
     char plain[4096], cand[3][4200];
-    int was_deleted, ncand = 0, live = t->pid && t->ops != &target_core_ops;
+    int was_deleted, ncand = 0, live = t->pid != 0; /* (only a live target has a pid) */
     /* a core's executable given with --node is the host's file, and checked against the core by elf.c */
     int given = !live && t->exe_given && t->exe_path && strcmp(path, t->exe_path) == 0;
     const char *p = undeleted(path, plain, sizeof plain, &was_deleted);

@@ -43,39 +43,6 @@ static int mem_pid(const target_t *t) { return t->frozen_pid ? t->frozen_pid : t
 
 static uint64_t monotonic_now(void);
 
-/* Reads /proc/PID/maps into a new array (sorted by address, as the kernel lists them); -1 when
- * the file cannot be read. */
-int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/maps", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return -1;
-    char line[4096];
-    size_t cap = 0, n = 0;
-    target_mapping_t *maps = NULL;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long long s, e, off;
-        char perms[8];
-        int pos = 0;
-        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4) continue;
-        xgrow((void **)&maps, &cap, n + 1, sizeof *maps);
-        target_mapping_t *m = &maps[n++];
-        char *name = line + pos;
-        name[strcspn(name, "\n")] = 0;
-        *m = (target_mapping_t){s,
-                                e,
-                                off,
-                                (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2,
-                                *name ? xstrdup(name) : NULL,
-                                1};
-    }
-    fclose(f);
-    *out = maps;
-    *nout = n;
-    return 0;
-}
-
 /* maps_read_ns stays 0: the first miss reads them again at once (node reserves its code range
    and remaps its builtins after the start a recording attaches at) */
 static void load_maps(target_t *t)

@@ -119,7 +119,7 @@ void target_live_cache_invalidate(target_t *t);
 void target_live_frozen_maps(target_t *t);
 /* live.c: the mappings are these now (maps taken over; old path strings kept for names) */
 void target_live_set_maps(target_t *t, target_mapping_t *maps, size_t n);
-/* live.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
+/* proc_maps.c: /proc/PID/maps into a new array (each path malloc'd); -1 when it cannot be read */
 int target_live_read_maps(int pid, target_mapping_t **out, size_t *nout);
 /* freeze_guard.c: kills and reaps the frozen copy, if any (through the guard that made it; traced
    by a watch: kills it only, its zombie waits for target_reap_copies or the next freeze) */
@@ -137,7 +137,7 @@ int target_inject_syscall(int tid, const uint64_t saved[ARCH_MAX_REGS], uint64_t
 /* ptrace_regs.c: a stopped tracee's registers in the host's arch order (ptrace's NT_PRSTATUS
    regset: arch_host()->nregs words), read (set 0) or written (set 1). 0, or -1 (errno). */
 int target_ptrace_regs(int tid, uint64_t regs[ARCH_MAX_REGS], int set);
-/* core.c: th's pc, sp and fp from its regs[] (the target's arch) */
+/* target.c: th's pc, sp and fp from its regs[] (the target's arch) */
 void target_thread_set_regs(const target_t *t, target_thread_t *th);
 /* track.c: the tracked copy (target_track_want) */
 struct target_track;
@@ -150,8 +150,13 @@ void target_reap_copies(target_t *t);
 
 /* unwind.c */
 void target_cfi_free(target_t *t);
-/* elf.c */
+/* modules.c: the target's modules loaded (again: those mapped since), V8's object chosen */
 int target_elf_load_modules(target_t *t);
+/* elf.c: a module's symbols read from its Elf (and its debug_elf, when debug.c found one); the
+   address the Elf's first PT_LOAD is linked at (page-aligned); a path's base name */
+void target_module_read_symbols(target_module_t *mod, void *elf);
+uint64_t target_elf_load_base(void *elf);
+const char *target_base_name(const char *path);
 /* A symbol of mod by name (a hash index built after a few scans), or NULL */
 const target_elfsym_t *target_module_find(target_module_t *mod, const char *name);
 /* Appends n symbols to mod (names borrowed: they must live as long as the module) */
@@ -175,6 +180,8 @@ size_t target_elf_build_id(target_t *t, int fd, uint64_t base, uint8_t *id, size
  * debuginfod (only with DEBUGINFOD_URLS). e: the module's own Elf. */
 void target_debug_symbols(target_t *t, target_module_t *mod, void *e);
 int target_elf_has_symtab(void *elf); /* elf.c */
+/* core.c: target_direct of a core file (its bytes mapped: track.c's target_direct asks) */
+const void *target_core_direct(target_t *t, uint64_t addr, size_t n);
 /* file-backed read fallback (core.c): bytes of a mapped file */
 int target_read_mapped_file(target_t *t, const target_mapping_t *m, uint64_t addr, void *dst, size_t n);
 #endif

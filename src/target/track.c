@@ -701,3 +701,9 @@ void target_track_free(target_t *t)
     t->track = NULL;
     t->track_frozen = 0;
 }
+
+const void *target_direct(target_t *t, uint64_t addr, size_t n)
+{
+    if (!t->core) return t->track_frozen ? target_track_direct(t, addr, n) : NULL;
+    return target_core_direct(t, addr, n);
+}

@@ -5,7 +5,8 @@
 #     several Node majors, kernel cores of --abort-on-uncaught-exception throw_truth.js, and
 #     `nodescope gcore` (by BEFORE) of a live stack_truth.js; each read with the core commands
 #     below (stack -v, stack -a --async --json, exception, objects, functions, async, pending,
-#     dominators, print, heapsnapshot -o FILE), stdout, stderr and exit status compared;
+#     dominators, print, heapsnapshot -o FILE), stdout, stderr and exit status compared; and the
+#     stack cores read with a stripped copy of their node as --node (builtins named from V8's tables);
 #   - profiles: tests/data/ (perf script, DTrace) and tests/fixtures/cpuprofile through collapse
 #     and convert's writers (folded, txt, cpuprofile, trace, svg);
 #   - a live node blocked on a FIFO, written by both binaries' `nodescope gcore`: the same notes
@@ -107,6 +108,15 @@ for c in "$cores"/*.core; do
     same "$name" core "$c" dominators --top 15
     same "$name" core "$c" print -d 1 process.versions
     same "$name" core "$c" heapsnapshot -o '{OUT}'
+done
+# A node stripped of .symtab (strip --strip-all, as distributions ship libnode): V8's builtins are
+# named from V8's own tables, found by reading the code of functions it exports (arch_t.getter,
+# .name_table); each stack core read with it as --node.
+for v in $majors; do
+    c=$cores/stack-$v.core n=$(node_of "$v")
+    [ -s "$c" ] && [ -x "$n" ] && command -v strip >/dev/null || continue
+    [ -x "$cores/node-$v-stripped" ] || strip --strip-all -o "$cores/node-$v-stripped" "$n" 2>/dev/null || continue
+    same "stack-$v, stripped node" core "$c" --node "$cores/node-$v-stripped" stack -v
 done
 nprof=0
 for f in "$root"/tests/data/perf/*.txt "$root"/tests/data/dtrace/*.txt "$root"/tests/fixtures/cpuprofile/*.cpuprofile; do

@@ -7,7 +7,8 @@
  * order), and every reader indexes them through arch_t.pc, .sp, .fp, ... .
  * A descriptor is chosen by the ELF machine of a core or executable (arch_for_elf_machine), or is
  * the host's (arch_host: live processes, perf_event samples). One implementation per architecture,
- * all its facts in one file: arch/x86_64.c (aarch64: to come, arch/aarch64.c).
+ * all its facts in one file: arch/x86_64.c; arch/aarch64.c describes aarch64 for the port to
+ * come (arch_for_elf_machine does not choose it yet).
  * CONTRACT (stable; owned by arch/, consumed by target/, record/ and v8/). */
 #ifndef ARCH_ARCH_H
 #define ARCH_ARCH_H
@@ -85,6 +86,18 @@ struct arch {
     int (*return_site)(const uint8_t *before, const uint8_t *at);
 
     arch_syscall_t syscall;
+
+    /* Code read to find data a stripped library does not name (target/v8_object.c), NULL when the
+       arch knows no pattern:
+       getter: what a function returning a global computes, from its first 16 bytes (at pc, in a
+         module loaded at bias: a non-PIE executable's absolute addresses): *addr, and *width 0
+         when the address is the value, else the bytes (4, 8) of the value read there. 0, or -1.
+       name_table: the table a function indexes by its first argument times 24 (V8's
+         Builtins::name), from its first 24 bytes; 0 when not recognized.
+       first_pcrel: the first pc-relative address computed in code[0..n) (at pc); 0: none. */
+    int (*getter)(const uint8_t code[16], uint64_t pc, uint64_t bias, uint64_t *addr, size_t *width);
+    uint64_t (*name_table)(const uint8_t code[24], uint64_t pc, uint64_t bias);
+    uint64_t (*first_pcrel)(const uint8_t *code, size_t n, uint64_t pc);
 };
 
 /* The descriptor of ELF machine m (e_machine: EM_X86_64), or NULL when nodescope knows none. */
@@ -103,5 +116,6 @@ void arch_regs_from_perf(const arch_t *a, const uint64_t *sample, uint64_t *regs
 int arch_return_from_entry(const arch_t *a, uint64_t *regs, const uint8_t *stack, size_t len);
 
 extern const arch_t arch_x86_64;
+extern const arch_t arch_aarch64; /* described, not chosen yet (arch/aarch64.c) */
 
 #endif

@@ -1,8 +1,8 @@
 /* x86-64's facts, all of them (arch.h): the registers in the order of the kernel's user_regs_struct
  * (a core's pr_reg, ptrace's NT_PRSTATUS regset), the System V ABI's DWARF numbering, perf_event's
  * PERF_REG_X86_* numbering, the frame record `push rbp; mov rbp, rsp` builds, the encodings of a
- * call instruction (what a return address must follow), and the `syscall` instruction with its
- * registers. On an x86-64 host the numbers are checked against the system's own headers. */
+ * call instruction (what a return address must follow), the `syscall` instruction with its
+ * registers, and the instruction patterns a stripped library's data is found by. On an x86-64 host the numbers are checked against the system's own headers. */
 #include "arch/arch.h"
 #include <elf.h>
 #include <string.h>
@@ -50,6 +50,66 @@ static int return_site(const uint8_t *before, const uint8_t *at)
     return at && !memcmp(at, sigreturn, sizeof sigreturn);
 }
 
+/* `lea VAR(%rip),%rax; mov (%rax),%rax` (width 8) or `mov (%rax),%eax` (4), or `mov VAR(%rip),%rax|%eax`
+ * directly (V8 10, 11); or an address itself: `lea VAR(%rip),%rax; ret`, `mov $VAR,%eax; ret` (V8
+ * 12+, non-PIE). */
+static int getter(const uint8_t b[16], uint64_t pc, uint64_t bias, uint64_t *addr, size_t *width)
+{
+    int32_t d;
+    if (b[0] == 0x48 && b[1] == 0x8d && b[2] == 0x05) { /* lea VAR(%rip),%rax */
+        memcpy(&d, b + 3, 4);
+        *addr = pc + 7 + (uint64_t)(int64_t)d;
+        if (b[7] == 0xc3) *width = 0;
+        else if (b[7] == 0x48 && b[8] == 0x8b && b[9] == 0x00) *width = 8;
+        else if (b[7] == 0x8b && b[8] == 0x00) *width = 4;
+        else return -1;
+    } else if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x05) { /* mov VAR(%rip),%rax */
+        memcpy(&d, b + 3, 4);
+        *addr = pc + 7 + (uint64_t)(int64_t)d, *width = 8;
+    } else if (b[0] == 0xb8 && b[5] == 0xc3) { /* mov $VAR,%eax */
+        uint32_t a;
+        memcpy(&a, b + 1, 4);
+        *addr = a + bias, *width = 0;
+    } else if (b[0] == 0x8b && b[1] == 0x05) { /* mov VAR(%rip),%eax */
+        memcpy(&d, b + 2, 4);
+        *addr = pc + 6 + (uint64_t)(int64_t)d, *width = 4;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* `movslq %edi,%rdi; lea TABLE(%rip),%rax; lea (%rdi,%rdi,2),%rdx; mov (%rax,%rdx,8),%rax` (a shared
+ * library), or `movslq %edi,%rdi; lea (%rdi,%rdi,2),%rax; mov TABLE(,%rax,8),%rax` (a non-PIE
+ * executable). */
+static uint64_t name_table(const uint8_t b[24], uint64_t pc, uint64_t bias)
+{
+    static const uint8_t pic[] = {0x48, 0x8d, 0x14, 0x7f, 0x48, 0x8b, 0x04, 0xd0};
+    static const uint8_t abs_[] = {0x48, 0x8d, 0x04, 0x7f, 0x48, 0x8b, 0x04, 0xc5};
+    int32_t d;
+    if (!memcmp(b, "\x48\x63\xff\x48\x8d\x05", 6) && !memcmp(b + 10, pic, sizeof pic)) {
+        memcpy(&d, b + 6, 4);
+        return pc + 10 + (uint64_t)(int64_t)d;
+    }
+    if (!memcmp(b, "\x48\x63\xff", 3) && !memcmp(b + 3, abs_, sizeof abs_)) {
+        memcpy(&d, b + 11, 4);
+        return (uint64_t)(uint32_t)d + bias;
+    }
+    return 0;
+}
+
+/* lea disp32(%rip), %reg: 48|4c 8d modrm(00 reg 101) */
+static uint64_t first_pcrel(const uint8_t *b, size_t n, uint64_t pc)
+{
+    for (size_t k = 0; k + 7 <= n; k++)
+        if ((b[k] == 0x48 || b[k] == 0x4c) && b[k + 1] == 0x8d && (b[k + 2] & 0xc7) == 0x05) {
+            int32_t d;
+            memcpy(&d, b + k + 3, 4);
+            return pc + k + 7 + (uint64_t)(int64_t)d;
+        }
+    return 0;
+}
+
 const arch_t arch_x86_64 = {
     .name = "x86-64",
     .elf_machine = EM_X86_64,
@@ -86,6 +146,9 @@ const arch_t arch_x86_64 = {
                 .args = {RDI, RSI, RDX, R10, R8, R9},
                 .ret = RAX,
                 .no_restart = ORIG_RAX},
+    .getter = getter,
+    .name_table = name_table,
+    .first_pcrel = first_pcrel,
 };
 
 #if defined(__x86_64__) /* the numbers above are the system's */

@@ -8,10 +8,11 @@
  * A library stripped of .symtab lacks V8's Builtins_* symbols, and a pc in V8's embedded builtins
  * (in its .text) would be taken for native code. So they are named from V8's own tables, found
  * through functions the library exports: DefaultEmbeddedBlobCode/CodeSize/Data/DataSize
- * (`lea VAR(%rip),%rax; mov (%rax),%rax|%eax; ret`) give the blob; its data section's layout
+ * (x86-64: `lea VAR(%rip),%rax; mov (%rax),%rax|%eax; ret`) give the blob; its data section's layout
  * table gives each builtin's instructions (offset, length; the table's header and stride are
  * found, not assumed: V8 10.2 has 24 bytes of hashes, then 28 bytes a builtin); Builtins::name
- * (`lea TABLE(%rip),%rax; ... (%rax,%rdi*24)`) gives the names. */
+ * (x86-64: `lea TABLE(%rip),%rax; ... (%rax,%rdi*24)`) gives the names. The code is read by the
+ * target's arch (arch_t.getter, .name_table, .first_pcrel). */
 #include "target/target_internal.h"
 #include "util/xalloc.h"
 #include <fcntl.h>
@@ -29,61 +30,31 @@ static int has_prefix(const target_module_t *mod, const char *prefix)
     return 0;
 }
 
-/* The value an exported getter returns: `lea VAR(%rip),%rax; mov (%rax),%rax` (width 8) or `mov
- * (%rax),%eax` (4), or `mov VAR(%rip),%rax|%eax` directly, VAR read from the target (V8 10, 11); or
- * an address itself: `lea VAR(%rip),%rax; ret`, `mov $VAR,%eax; ret` (V8 12+, non-PIE). 0, or -1. */
+/* The value an exported getter returns, by the arch's reading of its code (arch_t.getter: on x86-64
+ * `lea VAR(%rip),%rax; mov (%rax),%rax|%eax; ret` and its kin): VAR read from the target, or the
+ * address itself. 0, or -1. */
 static int getter_value(target_t *t, target_module_t *mod, const char *fn, uint64_t *value)
 {
     const target_elfsym_t *s = target_module_find(mod, fn);
     uint8_t b[16];
-    if (!s || !s->is_func || target_read(t, s->addr, b, sizeof b) != 0) return -1;
-    int32_t d;
     uint64_t var;
     size_t width;
-    if (b[0] == 0x48 && b[1] == 0x8d && b[2] == 0x05) { /* lea VAR(%rip),%rax */
-        memcpy(&d, b + 3, 4);
-        var = s->addr + 7 + (uint64_t)(int64_t)d;
-        if (b[7] == 0xc3) return *value = var, 0;
-        if (b[7] == 0x48 && b[8] == 0x8b && b[9] == 0x00) width = 8;
-        else if (b[7] == 0x8b && b[8] == 0x00) width = 4;
-        else return -1;
-    } else if (b[0] == 0x48 && b[1] == 0x8b && b[2] == 0x05) { /* mov VAR(%rip),%rax */
-        memcpy(&d, b + 3, 4);
-        var = s->addr + 7 + (uint64_t)(int64_t)d, width = 8;
-    } else if (b[0] == 0xb8 && b[5] == 0xc3) { /* mov $VAR,%eax */
-        uint32_t a;
-        memcpy(&a, b + 1, 4);
-        return *value = a + mod->bias, 0;
-    } else if (b[0] == 0x8b && b[1] == 0x05) { /* mov VAR(%rip),%eax */
-        memcpy(&d, b + 2, 4);
-        var = s->addr + 6 + (uint64_t)(int64_t)d, width = 4;
-    } else {
+    if (!s || !s->is_func || !t->arch->getter || target_read(t, s->addr, b, sizeof b) != 0 ||
+        t->arch->getter(b, s->addr, mod->bias, &var, &width) != 0)
         return -1;
-    }
+    if (!width) return *value = var, 0;
     *value = 0;
     return target_read(t, var, value, width);
 }
 
-/* Builtins::name's table (entries of 24 bytes, the name first), from its code: `movslq %edi,%rdi;
- * lea TABLE(%rip),%rax; lea (%rdi,%rdi,2),%rdx; mov (%rax,%rdx,8),%rax` (a shared library), or
- * `lea (%rdi,%rdi,2),%rax; mov TABLE(,%rax,8),%rax` (a non-PIE executable). 0 when not found. */
+/* Builtins::name's table (entries of 24 bytes, the name first), from its code (arch_t.name_table).
+ * 0 when not found. */
 static uint64_t name_table(target_t *t, target_module_t *mod)
 {
     const target_elfsym_t *s = target_module_find(mod, "_ZN2v88internal8Builtins4nameENS0_7BuiltinE");
     uint8_t b[24];
-    if (!s || target_read(t, s->addr, b, sizeof b) != 0) return 0;
-    static const uint8_t pic[] = {0x48, 0x8d, 0x14, 0x7f, 0x48, 0x8b, 0x04, 0xd0};
-    static const uint8_t abs_[] = {0x48, 0x8d, 0x04, 0x7f, 0x48, 0x8b, 0x04, 0xc5};
-    int32_t d;
-    if (!memcmp(b, "\x48\x63\xff\x48\x8d\x05", 6) && !memcmp(b + 10, pic, sizeof pic)) {
-        memcpy(&d, b + 6, 4);
-        return s->addr + 10 + (uint64_t)(int64_t)d;
-    }
-    if (!memcmp(b, "\x48\x63\xff", 3) && !memcmp(b + 3, abs_, sizeof abs_)) {
-        memcpy(&d, b + 11, 4);
-        return (uint64_t)(uint32_t)d + mod->bias;
-    }
-    return 0;
+    if (!s || !t->arch->name_table || target_read(t, s->addr, b, sizeof b) != 0) return 0;
+    return t->arch->name_table(b, s->addr, mod->bias);
 }
 
 typedef struct {
@@ -173,8 +144,8 @@ static void name_builtins(target_t *t, target_module_t *mod)
 /* libuv's default loop, which node's symbols name (default_loop_struct: pending's fds, timers, loop
  * time), when libuv is a library of its own (Debian's libuv.so.1, stripped: the symbol is static):
  * from the library's symbols (a debug file), else from uv_default_loop's code, whose first
- * rip-relative lea (`lea default_loop_struct(%rip),%rbp`, after the load of default_loop_ptr) is
- * its address. Added to mod's symbols, where target_exe_symbol_addr looks. */
+ * pc-relative address (arch_t.first_pcrel; x86-64: `lea default_loop_struct(%rip),%rbp`, after the
+ * load of default_loop_ptr) is its address. Added to mod's symbols, where target_exe_symbol_addr looks. */
 static void libuv_loop(target_t *t, target_module_t *mod)
 {
     if (target_module_find(mod, "default_loop_struct") || target_module_find(&t->mods[0], "default_loop_struct")) return;
@@ -185,13 +156,8 @@ static void libuv_loop(target_t *t, target_module_t *mod)
         target_elfsym_t loop = {(char *)"default_loop_struct", s ? s->addr : 0, s ? s->size : 0, 0, 1, 0};
         const target_elfsym_t *f = s ? NULL : target_module_find(&t->mods[i], "uv_default_loop");
         uint8_t b8[64];
-        if (f && target_read(t, f->addr, b8, sizeof b8) == 0)
-            for (size_t k = 0; k + 7 <= sizeof b8 && !loop.addr; k++) /* lea disp32(%rip), %reg: 48|4c 8d modrm(00 reg 101) */
-                if ((b8[k] == 0x48 || b8[k] == 0x4c) && b8[k + 1] == 0x8d && (b8[k + 2] & 0xc7) == 0x05) {
-                    int32_t d;
-                    memcpy(&d, b8 + k + 3, 4);
-                    loop.addr = f->addr + k + 7 + (uint64_t)(int64_t)d;
-                }
+        if (f && t->arch->first_pcrel && target_read(t, f->addr, b8, sizeof b8) == 0)
+            loop.addr = t->arch->first_pcrel(b8, sizeof b8, f->addr);
         if (loop.addr) target_module_add_symbols(mod, &loop, 1);
         return;
     }

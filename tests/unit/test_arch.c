@@ -1,5 +1,5 @@
-/* The architecture descriptors (arch/arch.h): chosen by ELF machine and for the host; x86-64's
- * numbers against the names they stand for (pc, sp, fp; each DWARF and perf register; the
+/* The architecture descriptors (arch/arch.h): chosen by ELF machine and for the host; x86-64's and
+ * aarch64's numbers against the names they stand for (pc, sp, fp; each DWARF and perf register; the
  * system call's registers; the C arguments), against the host's own structures (a ptrace regset
  * read is user_regs_struct, a core's NT_PRSTATUS is elf_prstatus), and the two things done alike
  * for any architecture: a perf sample's registers into regs[] and a return from a function's entry. */
@@ -86,6 +86,88 @@ static void test_x86_64(void)
 #endif
 }
 
+/* x86-64's code patterns for data a stripped library does not name (target/v8_object.c) */
+static void test_x86_64_code(void)
+{
+    const arch_t *a = &arch_x86_64;
+    uint64_t addr = 0;
+    size_t width = 99;
+    /* lea 0x100(%rip),%rax; mov (%rax),%rax; ret */
+    static const uint8_t lea_mov[16] = {0x48, 0x8d, 0x05, 0x00, 0x01, 0, 0, 0x48, 0x8b, 0x00, 0xc3};
+    CHECK(a->getter(lea_mov, 0x1000, 0, &addr, &width) == 0 && addr == 0x1107 && width == 8);
+    /* lea -0x10(%rip),%rax; ret: the address itself */
+    static const uint8_t lea_ret[16] = {0x48, 0x8d, 0x05, 0xf0, 0xff, 0xff, 0xff, 0xc3};
+    CHECK(a->getter(lea_ret, 0x1000, 0, &addr, &width) == 0 && addr == 0xff7 && width == 0);
+    /* mov 0x20(%rip),%eax */
+    static const uint8_t mov_eax[16] = {0x8b, 0x05, 0x20, 0, 0, 0, 0xc3};
+    CHECK(a->getter(mov_eax, 0x1000, 0, &addr, &width) == 0 && addr == 0x1026 && width == 4);
+    /* mov $0x400000,%eax; ret in a module loaded at 0x10000 */
+    static const uint8_t mov_imm[16] = {0xb8, 0, 0, 0x40, 0, 0xc3};
+    CHECK(a->getter(mov_imm, 0x1000, 0x10000, &addr, &width) == 0 && addr == 0x410000 && width == 0);
+    static const uint8_t push[16] = {0x55, 0x48, 0x89, 0xe5};
+    CHECK(a->getter(push, 0x1000, 0, &addr, &width) == -1);
+    /* Builtins::name: movslq %edi,%rdi; lea T(%rip),%rax; lea (%rdi,%rdi,2),%rdx; mov (%rax,%rdx,8),%rax */
+    static const uint8_t pic[24] = {0x48, 0x63, 0xff, 0x48, 0x8d, 0x05, 0x00, 0x02, 0, 0,
+                                    0x48, 0x8d, 0x14, 0x7f, 0x48, 0x8b, 0x04, 0xd0, 0xc3};
+    CHECK_EQ_INT(a->name_table(pic, 0x1000, 0), 0x120a);
+    static const uint8_t nonpic[24] = {0x48, 0x63, 0xff, 0x48, 0x8d, 0x04, 0x7f, 0x48, 0x8b,
+                                       0x04, 0xc5, 0x00, 0x30, 0x40, 0x00, 0xc3};
+    CHECK_EQ_INT(a->name_table(nonpic, 0x1000, 0), 0x403000);
+    CHECK_EQ_INT(a->name_table(push, 0x1000, 0), 0);
+    /* the first lea disp32(%rip),%reg after other code: lea 0x30(%rip),%rbp (48 8d 2d) */
+    static const uint8_t loop[16] = {0x55, 0x48, 0x8b, 0x05, 1, 0, 0, 0, 0x48, 0x8d, 0x2d, 0x30, 0, 0, 0};
+    CHECK_EQ_INT(a->first_pcrel(loop, sizeof loop, 0x1000), 0x1000 + 8 + 7 + 0x30);
+    CHECK_EQ_INT(a->first_pcrel(push, sizeof push, 0x1000), 0);
+    CHECK(arch_aarch64.getter == NULL && arch_aarch64.name_table == NULL && arch_aarch64.first_pcrel == NULL);
+}
+
+static uint8_t *put32(uint8_t *b, uint32_t w)
+{
+    memcpy(b, &w, 4);
+    return b;
+}
+
+static void test_aarch64(void)
+{
+    const arch_t *a = &arch_aarch64;
+    check_indexes(a);
+    CHECK(arch_for_elf_machine(183 /* EM_AARCH64 */) == NULL); /* described, not chosen yet */
+    CHECK_EQ_INT(a->elf_machine, 183);
+    CHECK_EQ_INT(a->nregs, 34);
+    CHECK_STR(reg(a, a->pc), "pc");
+    CHECK_STR(reg(a, a->sp), "sp");
+    CHECK_STR(reg(a, a->fp), "x29");
+    CHECK_STR(reg(a, a->lr), "x30");
+    CHECK_STR(reg(a, a->c_args[1]), "x1");
+    CHECK_STR(reg(a, a->dwarf_regs[a->dwarf_sp]), "sp");
+    CHECK_STR(reg(a, a->dwarf_regs[a->dwarf_fp]), "x29");
+    CHECK_EQ_INT(a->dwarf_pc, -1);
+    CHECK_STR(reg(a, a->perf_regs[30]), "x30"); /* PERF_REG_ARM64_LR */
+    CHECK_STR(reg(a, a->perf_regs[32]), "pc");
+    CHECK_STR(reg(a, a->syscall.nr), "x8");
+    CHECK_STR(reg(a, a->syscall.ret), "x0");
+    CHECK_EQ_INT(a->syscall.no_restart, -1);
+    CHECK_EQ_INT(a->prstatus_reg_off + 34 * 8 + 8, a->prstatus_size); /* pr_fpvalid, padded */
+    CHECK(!a->entry_ret_on_stack && a->red_zone == 0);
+    /* BL, BLR x16, BLRAAZ x17, BLRAB x1, x2 are calls; RET, ADD, B are not */
+    uint8_t b[4], at[8];
+    CHECK(a->return_site(put32(b, 0x94000010u), NULL));
+    CHECK(a->return_site(put32(b, 0xd63f0200u), NULL));
+    CHECK(a->return_site(put32(b, 0xd63f083fu), NULL));
+    CHECK(a->return_site(put32(b, 0xd73f0c22u), NULL));
+    CHECK(!a->return_site(put32(b, 0xd65f03c0u), NULL));
+    CHECK(!a->return_site(put32(b, 0x91000000u), NULL));
+    CHECK(!a->return_site(put32(b, 0x14000010u), NULL));
+    put32(at, 0xd2801168u), put32(at + 4, 0xd4000001u); /* the sigreturn trampoline */
+    CHECK(a->return_site(put32(b, 0x91000000u), at));
+    /* at a function's entry the return address is in lr: nothing popped */
+    uint64_t regs[ARCH_MAX_REGS] = {0};
+    regs[a->lr] = 0x4000, regs[a->sp] = 0x7000;
+    CHECK_EQ_INT(arch_return_from_entry(a, regs, NULL, 0), 0);
+    CHECK_EQ_INT(regs[a->pc], 0x4000);
+    CHECK_EQ_INT(regs[a->sp], 0x7000);
+}
+
 static void test_perf_and_entry(void)
 {
     const arch_t *a = &arch_x86_64;
@@ -113,6 +195,8 @@ static void test_perf_and_entry(void)
 int main(void)
 {
     test_x86_64();
+    test_x86_64_code();
+    test_aarch64();
     test_perf_and_entry();
     return check_summary("test_arch");
 }

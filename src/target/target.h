@@ -69,7 +69,8 @@ int target_snapshot(target_t *t, double *stopped_ms);
  * birth, never run), then resumes it: every read from now on comes from the copy, consistent with
  * the registers, while the process runs on; the kind stays "stopped process". target_close kills
  * and reaps the copy. *stopped_ms (may be NULL) receives how long the process was stopped. Warns
- * when free memory is less than the process's anonymous memory. 0, or -1 (message printed). x86-64. */
+ * when free memory is less than the process's anonymous memory. 0, or -1 (message printed). The
+ * host's architecture (arch_host: its system call instruction and registers). */
 int target_freeze(target_t *t, double *stopped_ms);
 /* Ends target_freeze: the copy is killed and reaped, and the target is a running process again,
  * its mappings and loaded symbols kept; target_freeze may then take another copy (watch --heap:

@@ -11,7 +11,8 @@
  *  - a snapshot taken as node::errors::TriggerUncaughtException(isolate, error, message, from_promise)
  *    is entered (`nodescope watch --on uncaught`): the innermost frame is that function, at most
  *    a few bytes in (its prologue has not touched the argument registers yet), and error (a
- *    Local: the address of a handle slot, or the value itself with direct handles) is in rsi.
+ *    Local: the address of a handle slot, or the value itself with direct handles) is in its
+ *    second argument register (the arch's c_args[1]: rsi on x86-64).
  * Nothing is guessed: a value is reported only when it was found in one of these places. */
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -21,7 +22,7 @@
 #include <string.h>
 
 #define MAX_FRAMES 4096
-#define ENTRY_MAX 8 /* bytes into TriggerUncaughtException where rsi is still its argument */
+#define ENTRY_MAX 8 /* bytes into TriggerUncaughtException where its argument register still holds it */
 
 /* A Local's value: a handle slot's address is aligned (read the slot), a tagged value (a direct
    handle) is not. 0, or -1 when unreadable. */

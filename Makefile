@@ -182,9 +182,9 @@ build/static/nodescope: $(REL_CLI) build/static/libnodescope.a
 	$(CC) $(RELEASE_FLAGS) -static -o $@.tmp $^ $(STATIC_LIBS)
 	objcopy --strip-debug $@.tmp $@ && rm -f $@.tmp
 npm: build/static/nodescope
-	scripts/npm-pack.sh build/static/nodescope build/npm
+	scripts/npm-pack.sh build/npm build/static/nodescope
 deb: build/static/nodescope man
-	scripts/deb-build.sh build/static/nodescope build
+	scripts/deb-build.sh build/static/nodescope build/man build
 -include $(wildcard build/static/util/lazylib.o.d)
 
 # The README's first quick-start command: draw the bundled Node profile.

@@ -22,7 +22,8 @@
  * needs libcurl, which is not built static): libdw's own debuginfod client dlopen()s it in a
  * constructor when DEBUGINFOD_URLS is set, which in a static binary would load the host's libc
  * beside the one linked in; the static link wraps dlopen (-Wl,--wrap=dlopen) so that every call
- * fails here instead. */
+ * fails here instead, and the user database libedit asks (NSS, which would load the host's
+ * modules the same way) so that it finds no user. */
 #include "util/lazylib.h"
 #include "util/diag.h"
 #include "util/privilege.h"
@@ -39,6 +40,7 @@
 #define LAZY_STR_(x) #x
 #define LAZY_STR(x) LAZY_STR_(x)
 #define LAZY_ELFUTILS "elfutils 0." LAZY_STR(_ELFUTILS_VERSION)
+#define LAZY_GLIBC "glibc " LAZY_STR(__GLIBC__) "." LAZY_STR(__GLIBC_MINOR__)
 
 #ifdef NODESCOPE_STATIC
 #include <lzma.h>
@@ -46,9 +48,9 @@
 
 const char *lazylib_build(void)
 {
-    return "static (glibc " LAZY_STR(__GLIBC__) "." LAZY_STR(__GLIBC_MINOR__) "); has libdw and libelf (" LAZY_ELFUTILS
-           "), zlib " ZLIB_VERSION ", liblzma " LZMA_VERSION_STRING ", libedit; lacks libdebuginfod (it needs "
-           "libcurl: DEBUGINFOD_URLS is ignored)";
+    return "static (" LAZY_GLIBC "); has libdw and libelf (" LAZY_ELFUTILS "), zlib " ZLIB_VERSION
+           ", liblzma " LZMA_VERSION_STRING ", libedit; lacks libdebuginfod (it needs libcurl: DEBUGINFOD_URLS "
+           "is ignored)";
 }
 
 void *lazylib_optional(const char *soname, const char *symbol)
@@ -60,21 +62,16 @@ void *lazylib_optional(const char *soname, const char *symbol)
 
 /* Every dlopen of the static binary, libdw's included (-Wl,--wrap=dlopen): none is made. */
 void *__wrap_dlopen(const char *file, int mode);
-void *__wrap_dlopen(const char *file, int mode)
-{
-    (void)file;
-    (void)mode;
-    return NULL;
-}
+void *__wrap_dlopen(const char *file, int mode) { return NULL; }
 
 /* The user database (NSS), which only libedit asks (a prompt's `~user` completed or expanded; the
  * history file's name is nodescope's own, from $HOME): a static glibc would dlopen the host's NSS
  * modules (nsswitch.conf: systemd, sss, ldap), built for another libc. Wrapped (-Wl,--wrap=...):
  * no user is found, and `~` is left as typed. */
 void *__wrap_getpwnam(const char *name);
-void *__wrap_getpwnam(const char *name) { return (void)name, NULL; }
+void *__wrap_getpwnam(const char *name) { return NULL; }
 void *__wrap_getpwuid(unsigned uid);
-void *__wrap_getpwuid(unsigned uid) { return (void)uid, NULL; }
+void *__wrap_getpwuid(unsigned uid) { return NULL; }
 void *__wrap_getpwent(void);
 void *__wrap_getpwent(void) { return NULL; }
 void __wrap_setpwent(void);
@@ -128,13 +125,14 @@ static void *lazy_sym(lazy_lib_t lib, const char *name)
 }
 
 /* The optional libraries: loaded once each (a failure too is kept), looked up without a word. */
-static const char *const optional_names[] = {"liblzma.so.5", "libdebuginfod.so.1"};
-static void *optional_handles[2];
-static int optional_tried[2];
+enum { NOPTIONAL = 2 };
+static const char *const optional_names[NOPTIONAL] = {"liblzma.so.5", "libdebuginfod.so.1"};
+static void *optional_handles[NOPTIONAL];
+static int optional_tried[NOPTIONAL];
 
 void *lazylib_optional(const char *soname, const char *symbol)
 {
-    for (size_t i = 0; i < sizeof optional_names / sizeof *optional_names; i++) {
+    for (size_t i = 0; i < NOPTIONAL; i++) {
         if (strcmp(soname, optional_names[i])) continue;
         pthread_mutex_lock(&mu);
         if (!optional_tried[i]) optional_handles[i] = priv_dlopen(soname, RTLD_NOW | RTLD_LOCAL);

@@ -69,8 +69,11 @@ binary_of() {  # OUT: the pid of the binary (not the launcher) writing OUT, once
 # Ctrl-C: SIGINT to the process group (launcher and binary): record stops, writes, exits 0
 setsid sh -c 'echo $$ > sid; exec "$0" record -p "$1" -d 60 -o int.folded > /dev/null 2> int.err' "$bin" "$pid" &
 waiter=$!
-binary_of int.folded > /dev/null
-sleep 1   # past its start: the signal handlers set
+b=$(binary_of int.folded)
+# the binary's SIGINT handler set (SigCgt), then half a second of the target's CPU time sampled
+for _ in $(seq 100); do m=$(awk '/^SigCgt:/ { print $2 }' "/proc/$b/status" 2> /dev/null); [ -n "$m" ] && (((16#$m >> 1) & 1)) && break; sleep 0.1; done
+t0=$(cpu_ticks "$pid") half=$(($(getconf CLK_TCK) / 2))
+for _ in $(seq 300); do [ $(($(cpu_ticks "$pid") - t0)) -ge $half ] && break; sleep 0.1; done
 kill -INT -- -"$(cat sid)"
 wait $waiter; rc=$?
 [ $rc = 0 ] && [ -s int.folded ] || { cat int.err; fail "SIGINT to the group: launcher exit $rc, output $(ls int.folded 2>&1)"; }

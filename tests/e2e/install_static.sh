@@ -77,10 +77,10 @@ sleep 0.3   # let it reach the blocking read
 timeout 60 "$ns" core --pid "$pid" stack --json > "$w/pid.json" 2> "$w/pid.err" || { cat "$w/pid.err"; fail "core --pid stack --json exited $?"; }
 node "$FIX/core/compare_stack.js" "$w/truth.json" "$w/pid.json" "$FIX/core/stack_truth.js" || fail "core --pid stack differs from Error().stack"
 timeout 60 "$ns" core --pid "$pid" stack > "$w/pid.txt" 2> "$w/pid.err" || { cat "$w/pid.err"; fail "core --pid stack exited $?"; }
-# libc's open has no frame pointer: the frames below it come from its CFI; uv__fs_work is static
+# libc's open (the FIFO's) has no frame pointer: the frames below it come from its CFI; uv__fs_work is static
 # in node, named from node's .symtab, read through /proc/PID/root (the root has no other way)
-grep -A2 -m1 '^native: open' "$w/pid.txt" | tr '\n' ' ' | grep -q 'native: uv__fs_work+.* native: uv_fs_open+' ||
-    { head -20 "$w/pid.txt"; fail "no libc open -> uv__fs_work -> uv_fs_open frames"; }
+grep -A2 -m1 '^native: .*(libc\.so\.6)$' "$w/pid.txt" | tr '\n' ' ' | grep -q ' native: uv__fs_work+.* native: uv_fs_open+' ||
+    { head -20 "$w/pid.txt"; fail "no libc (open) -> uv__fs_work -> uv_fs_open frames"; }
 if [ -x "${NODESCOPE_RELEASE:-}" ]; then
     timeout 60 "$NODESCOPE_RELEASE" core --pid "$pid" stack > "$w/release.txt" 2> /dev/null || fail "the normal build's core --pid stack exited $?"
     diff "$w/release.txt" "$w/pid.txt" > "$w/diff.txt" || { head -20 "$w/diff.txt"; fail "the static binary's stack differs from the normal build's"; }

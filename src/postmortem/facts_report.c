@@ -1,6 +1,7 @@
 /* `nodescope --version -p PID` (or --node BIN, or a core): nodescope's version and, for the node pointed at, its
  * Node and V8 versions, the object V8 was found in, how many v8dbg_ constants it exports, which
- * entry of v8/layout.c's table of facts applies (v8_facts) and the frame and layout facts used. */
+ * entry of v8/layout.c's table of facts applies (v8_facts) and the frame and layout facts used.
+ * `nodescope --version` alone: the version, and what this build has and lacks (util/lazylib.h). */
 #include "postmortem/facts_report.h"
 #include "target/target.h"
 #include "util/buf.h"

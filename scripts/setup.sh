@@ -2,7 +2,8 @@
 # Installs everything nodescope needs to build and test, on Debian 12 as root
 # (or with sudo). Safe to run again: it skips what is already there.
 #   build: gcc, clang (fuzzers), make, pkg-config, elfutils (libdw, libelf), zlib, libedit,
-#          libiberty (the demangler)
+#          libiberty (the demangler); libbz2's static library (make static: libdw.a needs it)
+#   install: libcap2-bin (setcap: make install-caps, the .deb's postinst)
 #   docs:  groff-base (preconv, and groff to check the manual pages), man-db (man)
 #   tests: perf, gdb (gcore), libc6-dbg (libc's debug file: native frames named as perf names
 #          them), node + npm, Debian chromium, the npm packages in
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
-pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev linux-perf gdb libc6-dbg nodejs npm chromium binutils groff-base man-db)
+pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev libbz2-dev libcap2-bin linux-perf gdb libc6-dbg nodejs npm chromium binutils groff-base man-db)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

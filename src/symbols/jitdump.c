@@ -155,6 +155,20 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
     return m;
 }
 
+perfmap_t *jitdump_or_perfmap_load(const char *path)
+{
+    struct stat st;
+    int fd = file_open_regular(path, "perf map", &st);
+    if (fd < 0) return NULL;
+    uint32_t magic;
+    int jitdump = pread(fd, &magic, 4, 0) == 4 && (magic == JITDUMP_MAGIC || magic == JITDUMP_MAGIC_SWAPPED);
+    close(fd);
+    if (!jitdump) return perfmap_load(path);
+    perfmap_t *m = jitdump_load(path, NULL);
+    if (m) m->timestamps = 1;
+    return m;
+}
+
 perfmap_t *jitdump_load(const char *path, jitdump_info_t *info)
 {
     struct stat st;

@@ -32,13 +32,13 @@ typedef struct perfmap {
     uint32_t *by_start;
     uint64_t *max_end;
     unsigned long malformed;
-    int timestamps;     /* read from a jitdump: file_offset holds each entry's creation time (ns) */
+    int timestamps;     /* read as a jitdump (jitdump_or_perfmap_load): file_offset holds each entry's creation time (ns) */
     perfmap_src_t *src; /* jitdump debug info, rows of one entry sorted by address */
     size_t nsrc;
 } perfmap_t;
 
-/* Reads a map (up to its last complete line: a map still being written is fine).
- * A jitdump (jit-PID.dump) is recognised by its magic and read with jitdump_load.
+/* Reads a map's text (up to its last complete line: a map still being written is fine); a file
+ * that may also be a jitdump is read with jitdump_or_perfmap_load (jitdump.h).
  * Malformed lines are skipped with a warning naming file and line. Returns NULL
  * (error printed) when the file cannot be read. */
 perfmap_t *perfmap_load(const char *path);

@@ -645,7 +645,7 @@ int v8_microtask_at(v8_t *v, const v8_microtasks_t *q, int64_t i, uint64_t *task
 /* The JS function a microtask will call (a CallableTask's callable, a promise reaction job's
  * handler); -1 for other tasks or when it is not a function. */
 int v8_microtask_function(v8_t *v, uint64_t task, uint64_t *fn);
-/* ---- the object graph (v8/heap_edges.c, v8/heap_graph.c, v8/dominators.c) ---- */
+/* ---- the object graph (v8/heap_edges.c, v8/heap_graph.c and the graph_*.c beside it, v8/dominators.c) ---- */
 /* An object's outgoing references, DevTools-style. The kinds are numbered as V8's heap snapshot
  * numbers its edge types. */
 typedef enum {

@@ -5,6 +5,7 @@
 #ifndef V8_GRAPH_INTERNAL_H
 #define V8_GRAPH_INTERNAL_H
 #include "util/hash.h"
+#include "v8/graph.h"
 #include "v8/v8_internal.h"
 
 #define CHUNK_SIZE (256u * 1024u)

@@ -56,8 +56,9 @@ static int names_changed(const v8_graph_reuse_t *r, const kept_page_t *p)
     return 0;
 }
 
-/* Also whether o's end was found by a search for the next map (what that search passed over must
-   still be no map). */
+/* The maps the page's objects name, each noted once (a direct-mapped memory of the last few); and
+   whether an object's end was found by a search for the next map (what that search passed over
+   must still be no map). */
 void graph_reuse_note(graph_reuse_walk_t *w, const v8_heap_object_t *o)
 {
     v8_graph_reuse_t *r = w->r;

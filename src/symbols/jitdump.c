@@ -1,3 +1,5 @@
+/* jitdump files read into a perfmap_t (jitdump.h: the format), and a map file of either kind told
+ * apart by the jitdump magic (jitdump_or_perfmap_load). */
 #include "symbols/jitdump.h"
 #include "util/buf.h"
 #include "util/diag.h"

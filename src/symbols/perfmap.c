@@ -1,3 +1,4 @@
+/* perf-PID.map files read and indexed by address (perfmap.h: the format, and what the index answers). */
 #include "symbols/perfmap.h"
 #include "util/diag.h"
 #include "util/file.h"

@@ -32,7 +32,7 @@ typedef struct perfmap {
     uint32_t *by_start;
     uint64_t *max_end;
     unsigned long malformed;
-    int timestamps;     /* read as a jitdump (jitdump_or_perfmap_load): file_offset holds each entry's creation time (ns) */
+    int timestamps;     /* read from a jitdump: file_offset holds each entry's creation time (ns) */
     perfmap_src_t *src; /* jitdump debug info, rows of one entry sorted by address */
     size_t nsrc;
 } perfmap_t;

@@ -173,7 +173,6 @@ static void code_cache_add(v8_t *v, const v8_code_t *code)
     c->n++;
 }
 
-
 /* Walks back from pc to the header of the code it is in: in big reads once the header map is
  * known (a compare per word), in pages while each candidate still costs a read. */
 static int code_by_scan(v8_t *v, uint64_t pc, v8_code_t *out)

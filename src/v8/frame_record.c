@@ -43,7 +43,8 @@ static int method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
             v8_is_string_type(v, t))
             break;
         v8_object_properties(v, o, method_cb, &m);
-        if (m.found || v8_read_field(v, o, L->obj_map, &map) != 0 || v8_read_field(v, map, L->map_prototype, &o) != 0) break;
+        if (m.found || v8_read_field(v, o, L->obj_map, &map) != 0 || v8_read_field(v, map, L->map_prototype, &o) != 0)
+            break;
     }
     if (m.found) {
         size_t mark = out->len;

@@ -145,7 +145,6 @@ static uint64_t bc_owner(v8_t *v, uint64_t bca)
     return e->bca == bca && current_bytecode(v, e->shared) == bca ? e->shared : 0;
 }
 
-
 /* The frame runs shared, not the function its slot names now (a GC moved that one before a live
  * read): the frame and info become shared's, named from what does not move (stable); moved when
  * shared cannot be read. */

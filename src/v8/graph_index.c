@@ -1,7 +1,7 @@
 /* The chunk index's build and release (graph_index.h: what it is, and its lookups). */
+#include "v8/graph_index.h"
 #include "util/bigmem.h"
 #include "util/xalloc.h"
-#include "v8/graph_index.h"
 #include <stdlib.h>
 
 #define FLAT_CHUNKS (1u << 22) /* a 1 TiB span: 16 MiB of index */

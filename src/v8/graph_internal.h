@@ -71,13 +71,13 @@ struct v8_graph {
     /* loaded from a cache file: the arrays above (but idom, retained) point into this mapping */
     void *map;
     size_t map_len;
-    int trimmed;                  /* v8_graph_trim: nodes and roots only */
-    uint8_t *root_used;           /* without paths: v8_graph_root_used of each root */
-    uint64_t *reach;              /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
-    uint64_t *global_reach;       /* built: what the global object, modules and script scopes reach (the
+    int trimmed;            /* v8_graph_trim: nodes and roots only */
+    uint8_t *root_used;     /* without paths: v8_graph_root_used of each root */
+    uint64_t *reach;        /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
+    uint64_t *global_reach; /* built: what the global object, modules and script scopes reach (the
                                first level's marking, graph_roots.c; NULL from a cache file) */
-    v8_graph_t **lent_to;         /* built reusing: the nodes are the reuse state's, which holds this graph
-                                     at *lent_to, cleared when it is freed (graph_reuse.c) */
+    v8_graph_t **lent_to;   /* built reusing: its nodes are the reuse state's (graph_reuse.c), which
+                               holds this graph at *lent_to, cleared when the graph is freed */
 };
 
 /* The graph's big arrays (graph_mem.c): memory a graph freed is kept for the next one (the kernel

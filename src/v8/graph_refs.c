@@ -1,9 +1,9 @@
 /* The references' scan and their resolution (graph_refs.h: compact addresses and why). */
+#include "v8/graph_refs.h"
 #include "util/bigmem.h"
 #include "util/progress.h"
 #include "util/xalloc.h"
 #include "v8/graph_index.h"
-#include "v8/graph_refs.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -33,8 +33,8 @@ typedef struct {
 typedef struct {
     v8_graph_t *g;
     v8_edges_t *e;
-    uint64_t *buf;                 /* an object's words read by themselves (past what the walk read) */
-    chunk_numbers_t own_num, *num; /* the heap's chunks: own_num, or the reuse state's */
+    uint64_t *buf;                     /* an object's words read by themselves (past what the walk read) */
+    chunk_numbers_t own_num, *num;     /* the heap's chunks: own_num, or the reuse state's */
     uint64_t recent_chunk[ORD_RECENT]; /* num's recent answers (1: none, never a chunk) */
     uint32_t recent_ord[ORD_RECENT];
     uint64_t heap_lo, heap_hi; /* the chunks' span */

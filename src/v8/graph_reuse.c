@@ -1,7 +1,7 @@
 /* The pages a graph's build takes from the last build of the same tracked copy, and what it keeps
  * for the next (graph_reuse.h: when a page may be taken, and why). */
-#include "util/xalloc.h"
 #include "v8/graph_reuse.h"
+#include "util/xalloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,7 +257,6 @@ void graph_reuse_end(graph_reuse_walk_t *w, const graph_refs_t *f, int usable)
     r->lent = g;
     g->lent_to = &r->lent;
 }
-
 
 void graph_reuse_page_done(graph_reuse_walk_t *w, uint64_t noted)
 {

@@ -148,7 +148,7 @@ struct v8 {
                                          once found (frames.c; 0: not yet) */
     v8_api_callee_t api_callees[V8_API_CALLEES]; /* (frames.c api_callees) */
     size_t n_api_callees;
-    int64_t reads, read_limit; /* field reads made, and allowed (0: no limit) (tagged.c) */
+    int64_t reads, read_limit;              /* field reads made, and allowed (0: no limit) (tagged.c) */
     void (*cleanups[V8_CLEANUPS])(v8_t *v); /* what v8_close frees besides (v8_on_close) */
     size_t ncleanups;
 };

@@ -81,6 +81,7 @@ static void parse_auxv(target_t *t, const uint8_t *d, size_t n)
         memcpy(&v, d + off + 8, 8);
         if (k == AT_ENTRY) t->at_entry = v;
     }
+    t->auxv = d, t->auxv_len = n; /* the rest for link_map.c */
 }
 
 static void parse_notes(target_t *t, const uint8_t *d, size_t n)
@@ -210,6 +211,7 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
         diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable",
                   truncated);
     qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
+    if (!t->maps) target_link_map_files(t, exe); /* no NT_FILE (qemu-user's cores): link_map.c */
     merge_segments(t, ph, eh->e_phnum);
     free(ph);
     if (root && *root) {

@@ -191,7 +191,7 @@ void target_link_map_files(target_t *t, const char *exe)
         diag_warn(t->name, 0, "no NT_FILE note, and no DT_DEBUG in the executable's dynamic section: "
                               "only the executable is named (a static executable, or a corrupt core)");
     /* sorted and apart: a corrupt list may give files that overlap (the later one is cut) */
-    qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
+    if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
     size_t k = 0;
     for (size_t i = 0; i < t->nmaps; i++) {
         target_mapping_t *m = &t->maps[i];

@@ -71,15 +71,43 @@ static void add_file(target_t *t, const Elf64_Phdr *ph, size_t n, uint64_t bias,
     }
 }
 
-/* The program headers of the ELF image whose header is at base in memory; their count, 0 if none. */
-static size_t image_phdrs(target_t *t, uint64_t base, Elf64_Phdr *ph)
+/* n bytes at addr of the file path whose offset 0 is at base, read from the file (through core.c's
+ * reader, as the mapping would be: under --root; host: --node's path, which names the executable
+ * as given): qemu does not dump a segment that begins with an ELF header and is executable (the
+ * first of every aarch64 library, and of node's arm64 executable), and there are no mappings yet.
+ * The target's mappings and executable are this one file's for the one read, and put back. */
+static int rd_file(target_t *t, const char *path, const char *host, uint64_t base, uint64_t addr, void *dst, size_t n)
 {
-    Elf64_Ehdr eh;
-    if (rd(t, base, &eh, sizeof eh) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-        eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof *ph || eh.e_phnum == 0 ||
-        eh.e_phnum > LM_PHMAX || eh.e_phoff > UINT64_MAX - base)
-        return 0;
-    return rd(t, base + eh.e_phoff, ph, eh.e_phnum * sizeof *ph) == 0 ? eh.e_phnum : 0;
+    if (addr < base || addr + n < addr) return -1;
+    target_mapping_t one = {base, addr + n, 0, 0, path, 0}, *maps = t->maps;
+    size_t nmaps = t->nmaps;
+    char *exe_path = t->exe_path, *exe_map_path = t->exe_map_path;
+    int given = t->exe_given;
+    t->maps = &one, t->nmaps = 1;
+    if (host) t->exe_path = (char *)host, t->exe_map_path = (char *)path, t->exe_given = 1;
+    int r = rd(t, addr, dst, n);
+    t->maps = maps, t->nmaps = nmaps;
+    t->exe_path = exe_path, t->exe_map_path = exe_map_path, t->exe_given = given;
+    return r;
+}
+
+/* The program headers of the ELF image whose header (file offset 0) is at base: from the core's
+ * memory, else (path not NULL) from the file; their count, 0 if none. */
+static size_t image_phdrs(target_t *t, uint64_t base, Elf64_Phdr *ph, const char *path, const char *host)
+{
+    for (int from_file = 0; from_file < 2; from_file++) {
+        if (from_file && !path) break;
+        Elf64_Ehdr eh;
+        int ok = from_file ? rd_file(t, path, host, base, base, &eh, sizeof eh) : rd(t, base, &eh, sizeof eh);
+        if (ok != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+            eh.e_phentsize != sizeof *ph || eh.e_phnum == 0 || eh.e_phnum > LM_PHMAX || eh.e_phoff > UINT64_MAX / 2 ||
+            base > UINT64_MAX / 2)
+            continue;
+        size_t len = eh.e_phnum * sizeof *ph;
+        ok = from_file ? rd_file(t, path, host, base, base + eh.e_phoff, ph, len) : rd(t, base + eh.e_phoff, ph, len);
+        if (ok == 0) return eh.e_phnum;
+    }
+    return 0;
 }
 
 static uint64_t lowest_load(const Elf64_Phdr *ph, size_t n)
@@ -114,7 +142,7 @@ static uint64_t dt_debug(target_t *t, uint64_t addr, uint64_t memsz)
 static int add_library(target_t *t, uint64_t l_addr, uint64_t l_ld, const char *name)
 {
     Elf64_Phdr ph[LM_PHMAX];
-    size_t n = image_phdrs(t, l_addr, ph);
+    size_t n = image_phdrs(t, l_addr, ph, name, NULL);
     if (!n) return -1;
     uint64_t lo = lowest_load(ph, n);
     if (lo) return -1; /* a library linked at an address of its own: the header is not at l_addr */
@@ -165,17 +193,8 @@ void target_link_map_files(target_t *t, const char *exe)
         else if (k == AT_PHNUM) at_phnum = v;
         else if (k == AT_EXECFN) at_execfn = v;
     }
-    Elf64_Phdr ph[LM_PHMAX];
-    if (!at_phdr || !at_phnum || at_phnum > LM_PHMAX || rd(t, at_phdr, ph, at_phnum * sizeof *ph) != 0) {
-        diag_warn(t->name, 0, "no NT_FILE note, and the executable's program headers (AT_PHDR in NT_AUXV) "
-                              "cannot be read: no file is named, native frames stay unnamed");
-        return;
-    }
-    size_t n = (size_t)at_phnum;
-    /* the bias as the dynamic linker computes it: AT_PHDR - PT_PHDR's p_vaddr (no PT_PHDR: 0) */
-    const Elf64_Phdr *php = find_ph(ph, n, PT_PHDR);
-    uint64_t bias = php ? at_phdr - php->p_vaddr : 0;
     char path[4096];
+    const char *host = NULL; /* --node's path, when it names the executable */
     if (!(at_execfn && rd_string(t, at_execfn, path, sizeof path) == 0 && path[0] == '/')) {
         if (!exe) {
             diag_warn(t->name, 0, "no NT_FILE note, and AT_EXECFN names no absolute path: give the executable with --node PATH");
@@ -183,6 +202,23 @@ void target_link_map_files(target_t *t, const char *exe)
         }
         snprintf(path, sizeof path, "%s", exe);
     }
+    if (exe) host = exe;
+    /* the executable's program headers at AT_PHDR, in memory or (not dumped) in its file, whose
+       first page holds them (AT_PHDR - its page is e_phoff) */
+    Elf64_Phdr ph[LM_PHMAX];
+    size_t n = 0;
+    if (at_phdr && at_phnum && at_phnum <= LM_PHMAX) {
+        if (rd(t, at_phdr, ph, at_phnum * sizeof *ph) == 0) n = (size_t)at_phnum;
+        else if (image_phdrs(t, at_phdr & ~(LM_PAGE - 1), ph, path, host) == at_phnum) n = (size_t)at_phnum;
+    }
+    if (!n) {
+        diag_warn(t->name, 0, "no NT_FILE note, and the executable's program headers (AT_PHDR in NT_AUXV) "
+                              "cannot be read: no file is named, native frames stay unnamed");
+        return;
+    }
+    /* the bias as the dynamic linker computes it: AT_PHDR - PT_PHDR's p_vaddr (no PT_PHDR: 0) */
+    const Elf64_Phdr *php = find_ph(ph, n, PT_PHDR);
+    uint64_t bias = php ? at_phdr - php->p_vaddr : 0;
     add_file(t, ph, n, bias, path);
     const Elf64_Phdr *dyn = find_ph(ph, n, PT_DYNAMIC);
     uint64_t r_debug = dyn ? dt_debug(t, bias + dyn->p_vaddr, dyn->p_memsz) : 0;

@@ -69,6 +69,9 @@ static void add_file(target_t *t, const Elf64_Phdr *ph, size_t n, uint64_t bias,
         add_map(t, start, file_end, ph[i].p_offset & ~(LM_PAGE - 1), path);
         add_map(t, file_end, mem_end, 0, NULL); /* .bss beyond the file's last page */
     }
+    /* sorted for core.c's lookups of the walk's next reads: the dynamic linker's own l_name is the
+       executable's PT_INTERP string, in a page qemu leaves out on aarch64, read from the file */
+    if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
 }
 
 /* n bytes at addr of the file path whose offset 0 is at base, read from the file (through core.c's

@@ -180,7 +180,11 @@ static size_t walk_r_debug(target_t *t, uint64_t r_debug)
         }
         lm = e[3];
     }
-    if (bad) diag_warn(t->name, 0, "the dynamic linker's list in the core: %zu entries unreadable or not as mapped; their files are not named", bad);
+    if (bad)
+        diag_warn(
+            t->name, 0,
+            "the dynamic linker's list: %zu entries unreadable or not as mapped (--root?); their files are unnamed",
+            bad);
     return named;
 }
 
@@ -200,7 +204,8 @@ void target_link_map_files(target_t *t, const char *exe)
     const char *host = NULL; /* --node's path, when it names the executable */
     if (!(at_execfn && rd_string(t, at_execfn, path, sizeof path) == 0 && path[0] == '/')) {
         if (!exe) {
-            diag_warn(t->name, 0, "no NT_FILE note, and AT_EXECFN names no absolute path: give the executable with --node PATH");
+            diag_warn(t->name, 0,
+                      "no NT_FILE note, and AT_EXECFN names no absolute path: give the executable with --node PATH");
             return;
         }
         snprintf(path, sizeof path, "%s", exe);
@@ -215,8 +220,9 @@ void target_link_map_files(target_t *t, const char *exe)
         else if (image_phdrs(t, at_phdr & ~(LM_PAGE - 1), ph, path, host) == at_phnum) n = (size_t)at_phnum;
     }
     if (!n) {
-        diag_warn(t->name, 0, "no NT_FILE note, and the executable's program headers (AT_PHDR in NT_AUXV) "
-                              "cannot be read: no file is named, native frames stay unnamed");
+        diag_warn(t->name, 0,
+                  "no NT_FILE note, and the executable's program headers (AT_PHDR in NT_AUXV) "
+                  "cannot be read: no file is named, native frames stay unnamed");
         return;
     }
     /* the bias as the dynamic linker computes it: AT_PHDR - PT_PHDR's p_vaddr (no PT_PHDR: 0) */
@@ -225,10 +231,17 @@ void target_link_map_files(target_t *t, const char *exe)
     add_file(t, ph, n, bias, path);
     const Elf64_Phdr *dyn = find_ph(ph, n, PT_DYNAMIC);
     uint64_t r_debug = dyn ? dt_debug(t, bias + dyn->p_vaddr, dyn->p_memsz) : 0;
+    /* while the list is walked, the executable's pages the core lacks (ld.so's l_name is its
+       PT_INTERP string) come from --node's file, as they will once core.c has set it */
+    char *exe_path = t->exe_path, *exe_map_path = t->exe_map_path;
+    int given = t->exe_given;
+    if (host) t->exe_path = (char *)host, t->exe_map_path = path, t->exe_given = 1;
     if (r_debug) walk_r_debug(t, r_debug);
-    else
-        diag_warn(t->name, 0, "no NT_FILE note, and no DT_DEBUG in the executable's dynamic section: "
-                              "only the executable is named (a static executable, or a corrupt core)");
+    t->exe_path = exe_path, t->exe_map_path = exe_map_path, t->exe_given = given;
+    if (!r_debug)
+        diag_warn(t->name, 0,
+                  "no NT_FILE note, and no DT_DEBUG in the executable's dynamic section: "
+                  "only the executable is named (a static executable, or a corrupt core)");
     /* sorted and apart: a corrupt list may give files that overlap (the later one is cut) */
     if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
     size_t k = 0;

@@ -27,7 +27,8 @@ const char *__lsan_default_suppressions(void) { return "leak:libdw.so"; }
 #define NOTE_OFF 0x200   /* the notes' file offset */
 #define MEM_OFF 0x1000   /* the memory's file offset */
 
-#define MEM2 0x508000ull /* a second PT_LOAD, 0x2000 bytes: where /bin/true's dynamic section is
+#define MEM2                                                                                                           \
+    0x508000ull /* a second PT_LOAD, 0x2000 bytes: where /bin/true's dynamic section is
                             when its program headers say it is mapped at 0x500000 */
 static uint8_t core[MEM_OFF + MEM + 0x2000];
 static uint8_t *mem = core + MEM_OFF;
@@ -146,7 +147,8 @@ int main(void)
     uint64_t phdr_va = 0, dyn_va = 0, lib_dyn_va = 0;
     CHECK(elf_facts("/bin/true", &te, &phdr_va, &dyn_va) == 0);
     Elf64_Ehdr le;
-    CHECK(elf_facts("/bin/false", &le, &phdr_va, &lib_dyn_va) == 0 && elf_facts("/bin/true", &te, &phdr_va, &dyn_va) == 0);
+    CHECK(elf_facts("/bin/false", &le, &phdr_va, &lib_dyn_va) == 0 &&
+          elf_facts("/bin/true", &te, &phdr_va, &dyn_va) == 0);
     make_core();
     strcpy((char *)mem + 0xd00, "true");
     memcpy(core + NOTE_OFF + 20 + 8, &(uint64_t){0x500000 + te.e_phoff}, 8); /* AT_PHDR */
@@ -169,7 +171,8 @@ int main(void)
         target_close(t);
     }
     /* hostile words in every structure the walk reads */
-    static const uint64_t spots[][2] = {{0x40, 3 * 56}, {0x800, 0x20}, {0x900, 0x10}, {0xa00, 0xa8}, {0x1000, 0x40 + 112}};
+    static const uint64_t spots[][2] = {
+        {0x40, 3 * 56}, {0x800, 0x20}, {0x900, 0x10}, {0xa00, 0xa8}, {0x1000, 0x40 + 112}};
     int opened = 0, tried = 0;
     for (size_t s = 0; s < sizeof spots / sizeof spots[0]; s++)
         for (uint64_t off = spots[s][0]; off < spots[s][0] + spots[s][1]; off += 8)

@@ -8,23 +8,21 @@
 # and its JS frames equal the program's own `new Error().stack` (compare_stack.js); `objects`
 # counts the planted classes exactly as many as the program made; `print --json globalThis.planted`
 # is the program's JSON.stringify. Skips without qemu-x86_64 (Debian: qemu-user).
-# qemu re-raises the signal after writing the guest's core, and the kernel would then dump qemu
-# itself as ./core (core_pattern "core", 780 MB): a directory named core stops that.
+# How qemu is run and its core found: tests/lib/qemu_core.sh.
 set -u
 . "$(dirname "$0")/../lib/test-lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
 . "$HERE/../lib/core_fixture.sh"
-QEMU=$(command -v qemu-x86_64) || skip "no qemu-x86_64 (Debian: apt-get install qemu-user)"
+. "$HERE/../lib/qemu_core.sh"
+command -v qemu-x86_64 > /dev/null || skip "no qemu-x86_64 (Debian: apt-get install qemu-user)"
 test_dir core_qemu
 lsan_ignore_libdw
 trap 'rm -rf "$dir"' EXIT
 fail_context() { echo "node $v"; }
 check_major() {
     w=$dir/$v
-    mkdir -p "$w/core"
-    (cd "$w" && ulimit -c unlimited && timeout 120 "$QEMU" "$NODE" --abort-on-uncaught-exception "$FIX/crash_truth.js" "$w" >/dev/null 2>&1) 2>/dev/null
-    qcore=$(ls "$w"/qemu_node_*.core 2>/dev/null | head -1)
+    qemu_core "$w" x86_64 "$NODE" --abort-on-uncaught-exception "$FIX/crash_truth.js" "$w"
     [ -s "$w/truth.json" ] || fail "the fixture wrote no truth under qemu-x86_64"
     [ -n "$qcore" ] || skip "qemu-x86_64 wrote no core (ulimit -c unlimited refused?)"
     readelf -n "$qcore" 2>/dev/null | grep -q NT_FILE && fail "qemu's core has an NT_FILE note: not the case tested"

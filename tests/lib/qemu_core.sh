@@ -1,6 +1,7 @@
 # Sourced by the tests of cores written by qemu-user (core_qemu.sh; the arm64 cores of issue 44).
-#   qemu_core W ARCH NODE ARGS...   runs "NODE ARGS..." under qemu-ARCH (x86_64, aarch64) in the
-#                                   directory W, where qemu writes the guest's core at the fatal
+#   qemu_core W ARCH NODE ARGS...   runs "NODE ARGS..." (absolute paths: it runs in W) under
+#                                   qemu-ARCH (x86_64, aarch64) in the directory W, where qemu
+#                                   writes the guest's core at the fatal
 #                                   signal; sets $qcore to it ("" when none was written); the
 #                                   program's stdout and stderr in W/out.txt, W/err.txt. Returns 1
 #                                   when there is no qemu-ARCH.

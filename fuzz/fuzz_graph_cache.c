@@ -6,6 +6,7 @@
  * Seeds: fuzz/corpus/graph_cache/ (a valid three-node file with a cycle and a weak edge). */
 #include "util/buf.h"
 #include "util/diag.h"
+#include "v8/graph.h"
 #include "v8/v8.h"
 #include <stdint.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
  * (fuzz_heap_walk's page; the same with its objects in a cycle and holding weak references). */
 #include "target/target.h"
 #include "util/diag.h"
+#include "v8/graph.h"
 #include "v8/v8.h"
 #include "v8_node20_metadata.h"
 #include <stdint.h>

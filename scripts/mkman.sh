@@ -22,7 +22,7 @@ bin=$1 name=$2 page=${3:-}
 help=$(mktemp) top=$(mktemp)
 trap 'rm -f "$help" "$top"' EXIT
 "$bin" --help > "$top"
-version=$("$bin" --version | sed 's/^nodescope //')
+version=$("$bin" --version | sed -n "1s/^nodescope //p")
 summary=
 case $name in
 nodescope)

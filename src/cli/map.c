@@ -5,6 +5,7 @@
 #include "formats/perfmap_report.h"
 #include "formats/perfmap_tools.h"
 #include "symbols/jit_resolver.h"
+#include "symbols/jitdump.h"
 #include "util/diag.h"
 #include "util/input.h"
 #include "util/options.h"
@@ -127,7 +128,7 @@ int cli_map(int argc, char **argv)
         return opt_usage_error(&cmd, "map %s takes %s, not %d argument%s", subs[which].name, subs[which].operands,
                                nargs - 1, nargs == 2 ? "" : "s");
     if (which == 2) return map_update(args[1], args[2], out, (jit_ambiguous_t)policy, journal, args + 1);
-    perfmap_t *m = perfmap_load(args[1]);
+    perfmap_t *m = jitdump_or_perfmap_load(args[1]);
     if (!m) return EXIT_FAIL;
     int rc;
     switch (which) {

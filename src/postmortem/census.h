@@ -5,6 +5,7 @@
 #define POSTMORTEM_CENSUS_H
 #include "util/buf.h"
 #include "util/hash.h"
+#include "v8/graph.h"
 #include "v8/v8.h"
 #include <stdint.h>
 

@@ -1,11 +1,13 @@
 /* `nodescope --version -p PID` (or --node BIN, or a core): nodescope's version and, for the node pointed at, its
  * Node and V8 versions, the object V8 was found in, how many v8dbg_ constants it exports, which
- * entry of v8/layout.c's table of facts applies (v8_facts) and the frame and layout facts used. */
+ * entry of v8/layout.c's table of facts applies (v8_facts) and the frame and layout facts used.
+ * `nodescope --version` alone: the version, and what this build has and lacks (util/lazylib.h). */
 #include "postmortem/facts_report.h"
 #include "target/target.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/json_writer.h"
+#include "util/lazylib.h"
 #include "util/options.h"
 #include "util/privilege.h"
 #include "v8/v8.h"
@@ -116,7 +118,8 @@ static void print_json(v8_t *v, const v8_facts_t *f, const char *nodev, const ch
 static const char version_usage[] =
     "usage: nodescope --version\n"
     "       nodescope --version (-p PID | --node BIN | CORE [--node BIN]) [--root DIR] [--json]\n\n"
-    "nodescope's version; with a node process, executable or core: which facts nodescope has for\n"
+    "nodescope's version and the libraries this build has and lacks (static or loaded on first use);\n"
+    "with a node process, executable or core: which facts nodescope has for\n"
     "its node (its Node and V8 versions, the object V8 is in, the v8dbg_ constants, the entry of\n"
     "nodescope's table of V8 facts that applies, the frame and layout facts used). Exit status 0\n"
     "when all is known, 3 when V8 is not in the table, 1 when the node cannot be read or has no V8\n"
@@ -147,7 +150,7 @@ int pm_version_command(int argc, char **argv, const char *version)
         return opt_usage_error(&cmd, "--%s goes with a core file or alone", node ? "node" : "root");
     if (root && !n && !node) return opt_usage_error(&cmd, "--root goes with a core file or --node BIN");
     if (!n && !pid && !node) {
-        printf("nodescope %s\n", version);
+        printf("nodescope %s\nbuild: %s\n", version, lazylib_build());
         return EXIT_OK;
     }
     if (!pid) priv_drop();

@@ -1,6 +1,7 @@
 /* The session's object graph and its cache file (postmortem/graph_session.c). */
 #ifndef POSTMORTEM_GRAPH_SESSION_H
 #define POSTMORTEM_GRAPH_SESSION_H
+#include "v8/graph.h"
 #include "v8/v8.h"
 
 /* The object graph of v's target, built (or read from the cache) on first use, kept for the

@@ -83,6 +83,7 @@ struct pm_leak {
     uint64_t *samples; /* per class NSAMPLES new instances of the last census */
     uint8_t *nsamples;
     size_t samplecap;
+    uint64_t *any; /* per class (samplecap / NSAMPLES), one instance of the last census, or 0 */
     /* the last census's graph, kept for pm_leak_explain */
     v8_heap_t *h;
     v8_graph_t *g;
@@ -128,6 +129,7 @@ void pm_leak_free(pm_leak_t *L)
     if (L->cur_cls) big_unmap(L->cur_cls, L->curcap * sizeof *L->cur_cls);
     free(L->samples);
     free(L->nsamples);
+    free(L->any);
     u64map_free(&L->by_name);
     u64map_free(&L->named.by_map);
     free(L->named.maps);
@@ -456,8 +458,12 @@ static int census_end(pm_leak_t *L, taking_t *tkp, const pm_leak_point_t *ptp)
     if (L->samplecap < nc * NSAMPLES) {
         XGROW(L->samples, L->samplecap, nc * NSAMPLES);
         L->nsamples = xrealloc(L->nsamples, L->samplecap);
+        L->any = xrealloc(L->any, L->samplecap / NSAMPLES * sizeof *L->any);
     }
     if (L->samplecap) memset(L->nsamples, 0, L->samplecap);
+    if (L->samplecap) memset(L->any, 0, L->samplecap / NSAMPLES * sizeof *L->any);
+    for (size_t i = 0; i < L->ncur; i++)
+        if (!L->any[L->cur_cls[i]]) L->any[L->cur_cls[i]] = L->cur_addr[i];
     if (L->have_prev) {
         size_t j = 0;
         for (size_t i = 0; i < L->ncur; i++) {
@@ -589,6 +595,7 @@ size_t pm_leak_analyze(pm_leak_t *L, pm_leak_class_t **out)
             if (i * NSAMPLES < L->samplecap && i < L->samplecap) {
                 e->nsamples = L->nsamples[i];
                 memcpy(e->samples, L->samples + i * NSAMPLES, e->nsamples * sizeof *e->samples);
+                e->any = L->any[i];
             }
         }
     }
@@ -674,6 +681,14 @@ void pm_leak_explain(pm_leak_t *L, v8_t *v, pm_leak_class_t *c, size_t n, size_t
             }
             c[i].path = p;
             c[i].holder = holder;
+        }
+        /* no new instance in the last census (the program stopped making them: watch_heap_server's
+         * server after SIGUSR1, whose report once said "held by null"), or none reached: what
+         * holds the class is told by any of its instances */
+        uint32_t x;
+        if (!c[i].path && c[i].any && (x = v8_graph_find(g, c[i].any)) != V8_NO_NODE) {
+            int internal = 0;
+            c[i].path = path_text(v, g, e, x, &internal, &c[i].holder);
         }
     }
     v8_edges_free(e);

@@ -65,6 +65,7 @@ typedef struct {
     uint64_t retained_last; /* retained size in the last census, when computed (0 else) */
     uint64_t samples[5];    /* some of those new instances (addresses) */
     size_t nsamples;
+    uint64_t any;           /* an instance of the last census (0: none), for the path when no new one has it */
     char *path;   /* the retainer path of a sample (pm_leak_explain), or NULL */
     char *holder; /* the path's last two steps: what holds the container that
                                         holds the instance ("SessionRegistry .sessions (Map)"), or NULL */

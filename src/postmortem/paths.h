@@ -2,6 +2,7 @@
 #ifndef POSTMORTEM_PATHS_H
 #define POSTMORTEM_PATHS_H
 #include "util/buf.h"
+#include "v8/graph.h"
 #include "v8/v8.h"
 #include <stddef.h>
 #include <stdint.h>

@@ -3,6 +3,7 @@
  * object graph. Naming edges and nodes is postmortem/paths.c's. */
 #ifndef POSTMORTEM_RETAINERS_H
 #define POSTMORTEM_RETAINERS_H
+#include "v8/graph.h"
 #include "v8/v8.h"
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,5 @@
+/* jitdump files read into a perfmap_t (jitdump.h: the format), and a map file of either kind told
+ * apart by the jitdump magic (jitdump_or_perfmap_load). */
 #include "symbols/jitdump.h"
 #include "util/buf.h"
 #include "util/diag.h"
@@ -152,6 +154,20 @@ perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len
     m->text_len = names.len;
     for (size_t i = 0; i < m->n; i++) m->entries[i].line = (uint32_t)i + 1;
     perfmap_build_index(m);
+    return m;
+}
+
+perfmap_t *jitdump_or_perfmap_load(const char *path)
+{
+    struct stat st;
+    int fd = file_open_regular(path, "perf map", &st);
+    if (fd < 0) return NULL;
+    uint32_t magic;
+    int jitdump = pread(fd, &magic, 4, 0) == 4 && (magic == JITDUMP_MAGIC || magic == JITDUMP_MAGIC_SWAPPED);
+    close(fd);
+    if (!jitdump) return perfmap_load(path);
+    perfmap_t *m = jitdump_load(path, NULL);
+    if (m) m->timestamps = 1;
     return m;
 }
 

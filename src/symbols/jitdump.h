@@ -17,5 +17,9 @@ typedef struct {
  * A truncated file yields the records before the cut, with a warning. */
 perfmap_t *jitdump_load(const char *path, jitdump_info_t *info);
 perfmap_t *jitdump_parse(const char *name, const unsigned char *data, size_t len, jitdump_info_t *info);
+/* A JIT map file of either kind, told apart by the jitdump magic: a jitdump (jitdump_load, its
+ * entries' creation times kept: perfmap_t.timestamps) or a perf-PID.map's text (perfmap_load).
+ * NULL (error printed, naming the file) when it cannot be read. */
+perfmap_t *jitdump_or_perfmap_load(const char *path);
 
 #endif

@@ -1,5 +1,5 @@
+/* perf-PID.map files read and indexed by address (perfmap.h: the format, and what the index answers). */
 #include "symbols/perfmap.h"
-#include "symbols/jitdump.h"
 #include "util/diag.h"
 #include "util/file.h"
 #include "util/procfs.h"
@@ -111,13 +111,6 @@ perfmap_t *perfmap_load(const char *path)
     struct stat st;
     int fd = file_open_regular(path, "perf map", &st);
     if (fd < 0) return NULL;
-    unsigned char magic[4];
-    if (pread(fd, magic, 4, 0) == 4 && (!memcmp(magic, "DTiJ", 4) || !memcmp(magic, "JiTD", 4))) {
-        close(fd);
-        perfmap_t *m = jitdump_load(path, NULL);
-        if (m) m->timestamps = 1;
-        return m;
-    }
     size_t cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 4096, len = 0;
     char *text = xmalloc(cap + 1);
     for (;;) {

@@ -37,8 +37,8 @@ typedef struct perfmap {
     size_t nsrc;
 } perfmap_t;
 
-/* Reads a map (up to its last complete line: a map still being written is fine).
- * A jitdump (jit-PID.dump) is recognised by its magic and read with jitdump_load.
+/* Reads a map's text (up to its last complete line: a map still being written is fine); a file
+ * that may also be a jitdump is read with jitdump_or_perfmap_load (jitdump.h).
  * Malformed lines are skipped with a warning naming file and line. Returns NULL
  * (error printed) when the file cannot be read. */
 perfmap_t *perfmap_load(const char *path);

@@ -1,6 +1,7 @@
 /* JIT symbol resolution for perf script input: "which name did this address
- * have at time t in process pid". Implemented in symbols/ from perf-PID.map files,
- * map journals and jitdumps. CONTRACT between formats/perf_script.c (caller) and symbols/.
+ * have at time t in process pid". Implemented by symbols/jit_resolver.c (built through
+ * jit_resolver.h, above this header) from perf-PID.map files, map journals and jitdumps.
+ * CONTRACT between formats/perf_script.c (caller) and symbols/.
  * The perf reader calls jit_resolver_lookup for frames whose module is a
  * /tmp/perf-PID.map, a jitted-*.so, or [unknown]; when it returns 1 the frame's
  * name is replaced by *name_out (kind re-classified from it). */

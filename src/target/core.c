@@ -78,6 +78,7 @@ static void parse_auxv(target_t *t, const uint8_t *d, size_t n)
         memcpy(&v, d + off + 8, 8);
         if (k == AT_ENTRY) t->at_entry = v;
     }
+    t->auxv = d, t->auxv_len = n; /* the rest for link_map.c */
 }
 
 static void parse_notes(target_t *t, const uint8_t *d, size_t n)
@@ -209,13 +210,14 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
         diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable",
                   truncated);
     qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
-    merge_segments(t, ph, eh->e_phnum);
-    free(ph);
     if (root && *root) {
         size_t n = strlen(root);
         while (n > 1 && root[n - 1] == '/') n--; /* paths in the core begin with '/' */
         t->root = n == 1 && root[0] == '/' ? NULL : xstrndup(root, n);
     }
+    if (!t->maps) target_link_map_files(t, exe); /* no NT_FILE (qemu-user's cores): link_map.c */
+    merge_segments(t, ph, eh->e_phnum);
+    free(ph);
     if (exe) t->exe_path = xstrdup(exe), t->exe_given = 1;
     else find_exe(t);
     if (!t->exe_path) {

@@ -6,14 +6,14 @@
  *      (DIR: the binary's directory; under the target's root too)
  *   3. MiniDebugInfo: the xz-compressed ELF in .gnu_debugdata (liblzma, loaded when needed; without
  *      it this step is skipped)
- *   4. debuginfod, only when DEBUGINFOD_URLS is set (libdebuginfod, loaded when needed): never
- *      contacted otherwise.
+ *   4. debuginfod, only when DEBUGINFOD_URLS is set (libdebuginfod, loaded when needed; not in the
+ *      static build): never contacted otherwise.
  * A debug file's symbols are read from its .symtab; everything else stays the binary's. */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/lazylib.h"
 #include "util/privilege.h"
 #include "util/xalloc.h"
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -83,7 +83,7 @@ static Elf_Data *section(Elf *e, const char *name)
     return NULL;
 }
 
-/* liblzma's one-call decoder, loaded on first use (no link-time dependency, no header needed). */
+/* liblzma's one-call decoder, loaded on first use (util/lazylib.h; no header needed). */
 typedef int (*lzma_buffer_decode_fn)(uint64_t *memlimit, uint32_t flags, const void *allocator, const uint8_t *in,
                                      size_t *in_pos, size_t in_size, uint8_t *out, size_t *out_pos, size_t out_size);
 
@@ -91,10 +91,8 @@ static int mini_debuginfo(target_module_t *mod, Elf *e)
 {
     Elf_Data *d = section(e, ".gnu_debugdata");
     if (!d || !d->d_buf || d->d_size < 16) return 0;
-    static void *lib;
-    static lzma_buffer_decode_fn decode;
-    if (!lib && !(lib = priv_dlopen("liblzma.so.5", RTLD_NOW | RTLD_LOCAL))) return 0;
-    if (!decode && !(decode = (lzma_buffer_decode_fn)dlsym(lib, "lzma_stream_buffer_decode"))) return 0;
+    lzma_buffer_decode_fn decode = (lzma_buffer_decode_fn)lazylib_optional("liblzma.so.5", "lzma_stream_buffer_decode");
+    if (!decode) return 0;
     for (size_t cap = d->d_size * 4; cap <= (64u << 20); cap *= 2) {
         uint8_t *out = xmalloc(cap);
         uint64_t limit = 256u << 20;
@@ -126,11 +124,9 @@ static int from_debuginfod(target_t *t, target_module_t *mod, const uint8_t *id,
 {
     const char *urls = priv_env("DEBUGINFOD_URLS"); /* downloads into the user's cache */
     if (!urls || !*urls || !n) return 0;
-    void *lib = priv_dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return 0;
-    dbgi_begin_fn begin = (dbgi_begin_fn)dlsym(lib, "debuginfod_begin");
-    dbgi_find_fn find = (dbgi_find_fn)dlsym(lib, "debuginfod_find_debuginfo");
-    dbgi_end_fn end = (dbgi_end_fn)dlsym(lib, "debuginfod_end");
+    dbgi_begin_fn begin = (dbgi_begin_fn)lazylib_optional("libdebuginfod.so.1", "debuginfod_begin");
+    dbgi_find_fn find = (dbgi_find_fn)lazylib_optional("libdebuginfod.so.1", "debuginfod_find_debuginfo");
+    dbgi_end_fn end = (dbgi_end_fn)lazylib_optional("libdebuginfod.so.1", "debuginfod_end");
     int taken = 0;
     void *c = begin && find && end ? begin() : NULL;
     if (c) {
@@ -143,7 +139,6 @@ static int from_debuginfod(target_t *t, target_module_t *mod, const uint8_t *id,
         free(path);
         end(c);
     }
-    /* lib stays loaded: its threads and atexit handlers may still refer to it */
     return taken;
 }
 

@@ -68,6 +68,45 @@ static uint64_t dumped(const target_mapping_t *m)
     return m->end - m->start;
 }
 
+/* The auxiliary vector as exec left it on the initial stack (argc, argv[], NULL, envp[], NULL, then
+ * (type, value) pairs to AT_NULL), read from memory: for a caller with capabilities, not the
+ * process's owner, /proc/PID/auxv (mode 0400) cannot be opened, while /proc/PID/stat's startstack
+ * and the memory can be read (ptrace access). Its length, 0 when not found. */
+static size_t auxv_from_stack(int pid, uint8_t *buf, size_t max)
+{
+    char path[64], stat[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    size_t n = slurp(path, (uint8_t *)stat, sizeof stat - 1);
+    stat[n] = 0;
+    const char *p = strrchr(stat, ')'); /* comm may hold spaces: fields count from after it */
+    unsigned long long start = 0;
+    for (int field = 2; p && field < 28; field++) p = strchr(p + 1, ' ');
+    if (!p || sscanf(p + 1, "%llu", &start) != 1 || !start) return 0;
+    uint64_t w[512];
+    uint64_t at = start, argc;
+    int in_envp = 1;
+    struct iovec l = {&argc, 8}, r = {(void *)(uintptr_t)at, 8};
+    if (process_vm_readv(pid, &l, 1, &r, 1, 0) != 8 || argc > (1u << 20)) return 0;
+    at += 8 * (argc + 2); /* past argc, argv[] and its NULL */
+    size_t len = 0;
+    for (int rounds = 0; rounds < 4096 && len < max; rounds++) { /* envp[] to its NULL, then the pairs */
+        l = (struct iovec){w, sizeof w};
+        r = (struct iovec){(void *)(uintptr_t)at, sizeof w};
+        ssize_t got = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got < 16) return 0;
+        size_t i = 0, words = (size_t)got / 8;
+        for (; in_envp && i < words; i++)
+            if (!w[i]) in_envp = 0;
+        for (; i + 1 < words && len + 16 <= max; i += 2) {
+            memcpy(buf + len, &w[i], 16);
+            len += 16;
+            if (w[i] == AT_NULL) return len;
+        }
+        at += 8 * i;
+    }
+    return 0;
+}
+
 static int all_zero(const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -114,6 +153,7 @@ int target_write_core(target_t *t, int fd, const char *name)
     uint8_t *auxv = xmalloc(AUXV_MAX);
     snprintf(path, sizeof path, "/proc/%d/auxv", t->frozen_pid);
     k = slurp(path, auxv, AUXV_MAX);
+    if (!k) k = auxv_from_stack(t->frozen_pid, auxv, AUXV_MAX);
     if (k) note(&notes, NT_AUXV, auxv, k);
     free(auxv);
     /* NT_FILE: count, page size, (start, end, page offset) per file mapping, then the names */

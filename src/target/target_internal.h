@@ -77,6 +77,8 @@ struct target {
     size_t nmods; /* mods[0] is the executable once loaded */
     int mods_loaded;
     uint64_t at_entry;
+    const uint8_t *auxv; /* a core's NT_AUXV note (in core), auxv_len bytes */
+    size_t auxv_len;
     /* live targets */
     uint8_t *held; /* per thread: held with ptrace (stopped) */
     target_region_t *stacks;
@@ -148,6 +150,9 @@ void target_track_free(target_t *t);
 /* freeze.c: reaps, for the untraced target, the zombies of earlier copies (a stop of its main thread) */
 void target_reap_copies(target_t *t);
 
+/* link_map.c: a core without NT_FILE (qemu-user's): mappings of the executable (AT_PHDR,
+ * AT_EXECFN, else exe, --node's path) and of the libraries on the dynamic linker's list in memory */
+void target_link_map_files(target_t *t, const char *exe);
 /* unwind.c */
 void target_cfi_free(target_t *t);
 /* modules.c: the target's modules loaded (again: those mapped since), V8's object chosen */

@@ -1,6 +1,7 @@
 /* The system libraries only some commands need (libdw and libelf: core files, live
- * processes, unwinding; libedit: the core prompt), loaded on first use instead of at
- * every start.
+ * processes, unwinding; libedit: the core prompt; liblzma and libdebuginfod: debug files, when a
+ * file or DEBUGINFOD_URLS asks), loaded on first use instead of at every start; or, in the static
+ * build, linked in. The callers are the same in both builds (lazylib.h).
  *
  * Why: loading and relocating them (and liblzma, libbz2, libtinfo, libbsd, libmd they
  * pull in) cost every run ~5 ms of CPU, measured with perf stat: `collapse --help` 8.8 ms
@@ -12,16 +13,91 @@
  * forwarder that dlopen()s the library once and calls its function. The libraries keep
  * their own symbol scope (RTLD_LOCAL): their calls among themselves do not come here.
  * A library that cannot be loaded is an error naming it, and the command exits 1 (the
- * old binary did not start at all). */
+ * old binary did not start at all). An optional library (lazylib_optional) that cannot be
+ * loaded is done without.
+ *
+ * The static build (`make static`: -DNODESCOPE_STATIC, docs/install.md) links libdw, libelf,
+ * zlib, liblzma and libedit from their .a files: the forwarders are left out, the code calls the
+ * libraries themselves, and the binary loads no library at all. libdebuginfod is not in it (it
+ * needs libcurl, which is not built static): libdw's own debuginfod client dlopen()s it in a
+ * constructor when DEBUGINFOD_URLS is set, which in a static binary would load the host's libc
+ * beside the one linked in; the static link wraps dlopen (-Wl,--wrap=dlopen) so that every call
+ * fails here instead, and the user database libedit asks (NSS, which would load the host's
+ * modules the same way) so that it finds no user. */
+#include "util/lazylib.h"
 #include "util/diag.h"
 #include "util/privilege.h"
 #include <dlfcn.h>
 #include <editline/readline.h>
 #include <elfutils/libdwfl.h>
+#include <elfutils/version.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define LAZY_STR_(x) #x
+#define LAZY_STR(x) LAZY_STR_(x)
+#define LAZY_ELFUTILS "elfutils 0." LAZY_STR(_ELFUTILS_VERSION)
+#define LAZY_GLIBC "glibc " LAZY_STR(__GLIBC__) "." LAZY_STR(__GLIBC_MINOR__)
+
+#ifdef NODESCOPE_STATIC
+#include <lzma.h>
+#include <zlib.h>
+
+const char *lazylib_build(void)
+{
+    return "static (" LAZY_GLIBC "); has libdw and libelf (" LAZY_ELFUTILS "), zlib " ZLIB_VERSION
+           ", liblzma " LZMA_VERSION_STRING ", libedit; lacks libdebuginfod (it needs libcurl: DEBUGINFOD_URLS "
+           "is ignored)";
+}
+
+void *lazylib_optional(const char *soname, const char *symbol)
+{
+    if (!strcmp(soname, "liblzma.so.5") && !strcmp(symbol, "lzma_stream_buffer_decode"))
+        return (void *)lzma_stream_buffer_decode;
+    return NULL;
+}
+
+/* Every dlopen of the static binary, libdw's included (-Wl,--wrap=dlopen): none is made. */
+void *__wrap_dlopen(const char *file, int mode);
+void *__wrap_dlopen(const char *file, int mode) { return NULL; }
+
+/* The user database (NSS), which only libedit asks (a prompt's `~user` completed or expanded; the
+ * history file's name is nodescope's own, from $HOME): a static glibc would dlopen the host's NSS
+ * modules (nsswitch.conf: systemd, sss, ldap), built for another libc. Wrapped (-Wl,--wrap=...):
+ * no user is found, and `~` is left as typed. */
+void *__wrap_getpwnam(const char *name);
+void *__wrap_getpwnam(const char *name) { return NULL; }
+void *__wrap_getpwuid(unsigned uid);
+void *__wrap_getpwuid(unsigned uid) { return NULL; }
+void *__wrap_getpwent(void);
+void *__wrap_getpwent(void) { return NULL; }
+void __wrap_setpwent(void);
+void __wrap_setpwent(void) {}
+void __wrap_endpwent(void);
+void __wrap_endpwent(void) {}
+int __wrap_getpwnam_r(const char *name, void *pwd, char *buf, size_t len, void **result);
+int __wrap_getpwnam_r(const char *name, void *pwd, char *buf, size_t len, void **result)
+{
+    *result = NULL;
+    return 0;
+}
+int __wrap_getpwuid_r(unsigned uid, void *pwd, char *buf, size_t len, void **result);
+int __wrap_getpwuid_r(unsigned uid, void *pwd, char *buf, size_t len, void **result)
+{
+    *result = NULL;
+    return 0;
+}
+
+#else /* the normal build: each library loaded on first use */
+
+const char *lazylib_build(void)
+{
+    return "dynamic; has libdw and libelf (built with " LAZY_ELFUTILS "), libedit, liblzma and libdebuginfod "
+           "(with DEBUGINFOD_URLS), each loaded when a command needs it; lacks those this machine has not installed";
+}
 
 typedef enum { LIB_DW, LIB_ELF, LIB_EDIT, NLIBS } lazy_lib_t;
 
@@ -46,6 +122,26 @@ static void *lazy_sym(lazy_lib_t lib, const char *name)
         exit(1);
     }
     return f;
+}
+
+/* The optional libraries: loaded once each (a failure too is kept), looked up without a word. */
+enum { NOPTIONAL = 2 };
+static const char *const optional_names[NOPTIONAL] = {"liblzma.so.5", "libdebuginfod.so.1"};
+static void *optional_handles[NOPTIONAL];
+static int optional_tried[NOPTIONAL];
+
+void *lazylib_optional(const char *soname, const char *symbol)
+{
+    for (size_t i = 0; i < NOPTIONAL; i++) {
+        if (strcmp(soname, optional_names[i])) continue;
+        pthread_mutex_lock(&mu);
+        if (!optional_tried[i]) optional_handles[i] = priv_dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+        optional_tried[i] = 1;
+        void *h = optional_handles[i];
+        pthread_mutex_unlock(&mu);
+        return h ? dlsym(h, symbol) : NULL;
+    }
+    return NULL;
 }
 
 /* Each function: its real address, looked up once (a racing second lookup gets the same). */
@@ -294,3 +390,5 @@ void using_history(void)
     REAL(LIB_EDIT, using_history);
     fn();
 }
+
+#endif /* NODESCOPE_STATIC */

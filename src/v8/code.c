@@ -103,9 +103,17 @@ struct v8_code_cache {
     uint64_t miss_pc[MISS_SLOTS], miss_ns[MISS_SLOTS];
 };
 
+static void code_cache_free(v8_t *v)
+{
+    if (!v->code_cache) return;
+    free(v->code_cache->code);
+    free(v->code_cache);
+    v->code_cache = NULL;
+}
+
 static struct v8_code_cache *code_cache(v8_t *v)
 {
-    if (!v->code_cache) v->code_cache = xcalloc(1, sizeof *v->code_cache);
+    if (!v->code_cache) v->code_cache = xcalloc(1, sizeof *v->code_cache), v8_on_close(v, code_cache_free);
     return v->code_cache;
 }
 
@@ -163,14 +171,6 @@ static void code_cache_add(v8_t *v, const v8_code_t *code)
     memmove(&c->code[i + 1], &c->code[i], (c->n - i) * sizeof *c->code);
     c->code[i] = *code;
     c->n++;
-}
-
-void v8_code_cache_free(v8_t *v)
-{
-    if (!v->code_cache) return;
-    free(v->code_cache->code);
-    free(v->code_cache);
-    v->code_cache = NULL;
 }
 
 /* Walks back from pc to the header of the code it is in: in big reads once the header map is

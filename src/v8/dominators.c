@@ -5,6 +5,7 @@
  * from the counts, u32 node numbers. */
 #include "util/bigmem.h"
 #include "util/xalloc.h"
+#include "v8/graph.h"
 #include "v8/v8.h"
 #include <assert.h>
 #include <stdlib.h>

@@ -42,11 +42,6 @@ static const char *frame_type_name(const v8_t *v, int64_t type)
     return NULL;
 }
 
-int v8_frame_slot(v8_t *v, uint64_t fp, int64_t off, uint64_t *out)
-{
-    return off == -1 ? -1 : target_read_u64(v->t, fp + (uint64_t)off, out);
-}
-
 /* Position of an interpreted frame: its bytecode offset through the BytecodeArray's table. */
 static int interpreted_position(v8_t *v, uint64_t bca, int64_t offset_smi, int64_t *pos)
 {
@@ -131,9 +126,15 @@ struct v8_bc_owner {
 
 static size_t bc_owner_slot(uint64_t bca) { return hash_slot(bca, BC_OWNER_BITS); }
 
+static void bc_owner_free(v8_t *v)
+{
+    free(v->bc_owner);
+    v->bc_owner = NULL;
+}
+
 static void bc_owner_note(v8_t *v, uint64_t bca, uint64_t shared)
 {
-    if (!v->bc_owner) v->bc_owner = xcalloc(BC_OWNER_SLOTS, sizeof *v->bc_owner);
+    if (!v->bc_owner) v->bc_owner = xcalloc(BC_OWNER_SLOTS, sizeof *v->bc_owner), v8_on_close(v, bc_owner_free);
     v->bc_owner[bc_owner_slot(bca)] = (struct v8_bc_owner){bca, shared};
 }
 
@@ -142,12 +143,6 @@ static uint64_t bc_owner(v8_t *v, uint64_t bca)
     if (!v->bc_owner) return 0;
     const struct v8_bc_owner *e = &v->bc_owner[bc_owner_slot(bca)];
     return e->bca == bca && current_bytecode(v, e->shared) == bca ? e->shared : 0;
-}
-
-void v8_bc_owner_free(v8_t *v)
-{
-    free(v->bc_owner);
-    v->bc_owner = NULL;
 }
 
 /* The frame runs shared, not the function its slot names now (a GC moved that one before a live
@@ -482,38 +477,6 @@ size_t v8_stack(v8_t *v, size_t thread_index, v8_frame_t *frames, size_t max)
     n = v8_stack_frames(v, native, n, th->regs, frames, max);
     free(native);
     return n;
-}
-
-void v8_frame_record(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r)
-{
-    v8_frame_record_facts(t, v, f, r);
-    if (!r->has_function) return;
-    buf_t b = {0};
-    v8_frame_name(v, f, &r->fn, &b);
-    r->display_name = b.data ? b.data : xstrdup("");
-}
-
-void v8_frame_record_facts(target_t *t, v8_t *v, const v8_frame_t *f, v8_frame_record_t *r)
-{
-    target_symbol_t sym;
-    memset(r, 0, sizeof *r);
-    if (target_symbolize(t, v8_frame_lookup_pc(f), &sym) == 0 && sym.name) {
-        r->symbol = sym.name;
-        r->symbol_offset = f->pc - sym.addr;
-        r->symbol_module = sym.module;
-    }
-    if (target_file_location(t, f->pc, &r->module, &r->module_offset) != 0) r->module = NULL;
-    r->internal = f->kind == V8_FRAME_V8_INTERNAL ||
-                  (f->kind == V8_FRAME_NATIVE && r->symbol && !strncmp(r->symbol, "Builtins_", 9));
-    if ((f->kind != V8_FRAME_JS && f->kind != V8_FRAME_API) || !v || v8_shared_info(v, f->shared, &r->fn) != 0) return;
-    r->has_function = 1;
-}
-
-void v8_frame_record_free(v8_frame_record_t *r)
-{
-    if (r->has_function) v8_function_free(&r->fn);
-    free(r->display_name);
-    memset(r, 0, sizeof *r);
 }
 
 int v8_frame_arg(v8_t *v, const v8_frame_t *f, int i, uint64_t *out)

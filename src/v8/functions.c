@@ -29,6 +29,8 @@ static void on_unit(void *ctx, uint32_t unit)
     }
 }
 
+static void functions_cleanup(v8_t *v);
+
 static const v8_script_lines_t *script_lines(v8_t *v, uint64_t script)
 {
     for (unsigned i = 0; i < V8_SCRIPT_CACHE; i++)
@@ -44,6 +46,7 @@ static const v8_script_lines_t *script_lines(v8_t *v, uint64_t script)
     }
     v8_script_lines_t *slot = &v->script_lines[v->script_lines_next++ % V8_SCRIPT_CACHE];
     free(slot->starts);
+    v8_on_close(v, functions_cleanup);
     *slot = (v8_script_lines_t){script, s.starts, s.n};
     return slot;
 }
@@ -103,7 +106,8 @@ static void function_copy(v8_function_t *dst, const v8_function_t *src)
     dst->eval_origin = dup_or_null(src->eval_origin);
 }
 
-void v8_functions_cleanup(v8_t *v)
+/* The SharedFunctionInfo cache and the script line cache freed (v8_on_close). */
+static void functions_cleanup(v8_t *v)
 {
     if (v->sfi_cache) {
         for (unsigned i = 0; i < SFI_CACHE_SLOTS; i++) v8_function_free(&v->sfi_cache->slot[i].info);
@@ -273,7 +277,7 @@ int v8_shared_info(v8_t *v, uint64_t shared, v8_function_t *out)
     if (cacheable && !strcmp(target_kind(v->t), "running process"))
         cacheable = script_id_of(v, key[L->sfi_script / 8], &script_id) == 0;
     if (!cacheable) return shared_info(v, shared, out, 0);
-    if (!v->sfi_cache) v->sfi_cache = xcalloc(1, sizeof *v->sfi_cache);
+    if (!v->sfi_cache) v->sfi_cache = xcalloc(1, sizeof *v->sfi_cache), v8_on_close(v, functions_cleanup);
     sfi_entry_t *e = &v->sfi_cache->slot[(shared >> 3) % SFI_CACHE_SLOTS];
     if (e->shared == shared && e->script_id == script_id && !memcmp(e->key, key, sizeof key)) {
         function_copy(out, &e->info);

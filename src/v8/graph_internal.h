@@ -1,9 +1,11 @@
-/* The object graph's representation, shared by its files (v8/): heap_graph.c builds it and answers
- * lookups and retainers, graph_paths.c computes paths, reachability and dominators, graph_cache.c
- * saves it to a file and maps it back. Nothing outside v8/ includes this. */
+/* The object graph's representation, shared by its files (v8/): graph_build.c builds it (with
+ * graph_refs.c, graph_reuse.c and graph_roots.c), heap_graph.c answers lookups and retainers (through
+ * graph_index.c's chunk index), graph_paths.c computes paths, reachability and dominators,
+ * graph_cache.c saves it to a file and maps it back. Nothing outside v8/ includes this. */
 #ifndef V8_GRAPH_INTERNAL_H
 #define V8_GRAPH_INTERNAL_H
 #include "util/hash.h"
+#include "v8/graph.h"
 #include "v8/v8_internal.h"
 
 #define CHUNK_SIZE (256u * 1024u)
@@ -47,7 +49,7 @@ struct v8_graph {
                               flat_base) / CHUNK_SIZE, without chunk_index's hashing */
     uint64_t flat_base;
     size_t nflat;
-    uint8_t *chunk_ro;   /* per chunk: none, all or some of its nodes read-only (heap_graph.c) */
+    uint8_t *chunk_ro;   /* per chunk: none, all or some of its nodes read-only (graph_index.h) */
     uint64_t lookups;    /* v8_graph_is_object calls: a cached graph builds the index when many */
     uint64_t pass_chunk; /* v8_graph_pass: the chunk being read, and how many it left */
     uint64_t pass_moves;
@@ -69,15 +71,16 @@ struct v8_graph {
     /* loaded from a cache file: the arrays above (but idom, retained) point into this mapping */
     void *map;
     size_t map_len;
-    int trimmed;                  /* v8_graph_trim: nodes and roots only */
-    uint8_t *root_used;           /* without paths: v8_graph_root_used of each root */
-    uint64_t *reach;              /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
-    uint64_t *global_reach;       /* built: what the global object, modules and script scopes reach (the
+    int trimmed;            /* v8_graph_trim: nodes and roots only */
+    uint8_t *root_used;     /* without paths: v8_graph_root_used of each root */
+    uint64_t *reach;        /* with root_used: the nodes reached, a bit each (v8_graph_reachable) */
+    uint64_t *global_reach; /* built: what the global object, modules and script scopes reach (the
                                first level's marking, graph_roots.c; NULL from a cache file) */
-    struct v8_graph_reuse *reuse; /* built reusing: it owns the nodes (heap_graph.c) */
+    v8_graph_t **lent_to;   /* built reusing: its nodes are the reuse state's (graph_reuse.c), which
+                               holds this graph at *lent_to, cleared when the graph is freed */
 };
 
-/* The graph's big arrays (heap_graph.c): memory a graph freed is kept for the next one (the kernel
+/* The graph's big arrays (graph_mem.c): memory a graph freed is kept for the next one (the kernel
  * would zero fresh pages again; watch --heap builds a graph every census). graph_big: bytes,
  * zeroed when zero; graph_big_grow: bigger, contents kept; graph_unbig: keeps it for the next
  * graph_big (or free()s what graph_big did not give). */
@@ -93,6 +96,11 @@ void graph_find_roots(v8_graph_t *g, uint64_t *modules, size_t nmodules);
 /* heap_graph.c: a core's pages of [addr, +len) given back to the kernel once scanned (a core is
  * mmap'ed: they are read again from the file if needed). */
 void graph_release_range(target_t *t, uint64_t addr, uint64_t len);
+/* heap_graph.c, while a graph is built: room for more nodes than g->n (nodes and first grown
+ * together; 0 when past MAX_NODES), and for more edges than g->nedges (past the reservation: a heap
+ * of overlapping objects). */
+int graph_room_for_nodes(v8_graph_t *g, size_t more);
+void graph_room_for_edges(v8_graph_t *g, uint64_t more);
 
 /* Shortest paths from the roots (graph_paths.c): dist, parent, pslot, level. */
 void graph_compute_paths(v8_graph_t *g);

@@ -394,14 +394,6 @@ int v8_own_property(v8_t *v, uint64_t obj, const char *key, uint64_t *out, int *
     return 0;
 }
 
-int v8_prototype(v8_t *v, uint64_t obj, uint64_t *out)
-{
-    uint64_t map;
-    if (v8_read_field(v, obj, v->L.obj_map, &map) != 0 || v8_read_field(v, map, v->L.map_prototype, out) != 0)
-        return -1;
-    return v8_is_heap_object(v, *out) && v8_oddball_kind(v, *out) < 0 ? 0 : -1;
-}
-
 int v8_read_memory(v8_t *v, uint64_t addr, void *buf, size_t n) { return target_read(v->t, addr, buf, n); }
 
 int v8_accessor_getter(v8_t *v, uint64_t pair, uint64_t *getter)

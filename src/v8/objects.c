@@ -1,6 +1,6 @@
 /* JavaScript objects: own named properties (fast mode through the map's descriptors, in-object and
  * PropertyArray fields; dictionary mode through the NameDictionary), elements (Smi, tagged, double,
- * holey, dictionary), JSArray length, own-property lookup, and the constructor name the way V8
+ * holey, dictionary), JSArray length, own-property lookup, the prototype, and the constructor name the way V8
  * itself finds it. Every count read from the target is bounded. */
 #include "util/xalloc.h"
 #include "v8/v8_internal.h"
@@ -368,6 +368,13 @@ static int map_constructor(v8_t *v, uint64_t map, uint64_t *ctor)
     return -1;
 }
 
+int v8_prototype(v8_t *v, uint64_t obj, uint64_t *out)
+{
+    uint64_t map;
+    if (map_of(v, obj, &map) != 0 || v8_read_field(v, map, v->L.map_prototype, out) != 0) return -1;
+    return v8_is_heap_object(v, *out) && v8_oddball_kind(v, *out) < 0 ? 0 : -1;
+}
+
 /* V8's JSReceiver::GetConstructorName: the map's constructor when the object was made by its own
  * class (new.target is the base); otherwise (a derived class, like Node's Buffer = FastBuffer
  * extends Uint8Array) the `constructor` property found along the prototype chain. */
@@ -410,98 +417,4 @@ int v8_map_identity(v8_t *v, uint64_t map, uint64_t id[3])
         return -1;
     id[2] = (uint64_t)type << 40 | (uint64_t)bf2 << 32 | bf3;
     return 0;
-}
-
-typedef struct {
-    uint64_t fn;
-    buf_t *key;
-    int found;
-} method_ctx_t;
-
-static int method_cb(void *vctx, const v8_property_t *p)
-{
-    method_ctx_t *m = vctx;
-    if (p->is_accessor || p->is_double || p->value != m->fn) return 0;
-    size_t n = strlen(p->key);
-    /* V8 names a method under a symbol key by the symbol's description in brackets */
-    if (p->is_symbol && n > 8 && !strncmp(p->key, "Symbol(", 7) && p->key[n - 1] == ')')
-        buf_printf(m->key, "[%.*s]", (int)(n - 8), p->key + 7);
-    else buf_puts(m->key, p->key);
-    m->found = 1;
-    return 1;
-}
-
-/* The name V8's stack traces give a method: "Type.key" where key is the property of the receiver
- * (or its prototypes) that holds fn; 0 and appended to out when found. */
-static int method_name(v8_t *v, uint64_t receiver, uint64_t fn, buf_t *out)
-{
-    const v8_layout_t *L = &v->L;
-    buf_t key = {0};
-    method_ctx_t m = {fn, &key, 0};
-    uint64_t o = receiver;
-    for (int i = 0; i < MAX_PROTOTYPES && !m.found; i++) {
-        uint64_t map;
-        int t;
-        if (!v8_is_heap_object(v, o) || v8_instance_type(v, o, &t) != 0 || t == L->type_oddball ||
-            v8_is_string_type(v, t))
-            break;
-        v8_object_properties(v, o, method_cb, &m);
-        if (m.found || map_of(v, o, &map) != 0 || v8_read_field(v, map, L->map_prototype, &o) != 0) break;
-    }
-    if (m.found) {
-        size_t mark = out->len;
-        if (v8_constructor_name(v, receiver, out) != 0) buf_puts(out, "Object");
-        /* a function as receiver (a static method): V8 up to 12 says "Function.key", V8 13 the
-         * function's own name ("Module._load") */
-        v8_function_t fi;
-        int is_fn = v8_function_info(v, receiver, &fi) == 0;
-        if (is_fn || out->len == mark) {
-            out->len = mark;
-            out->data[mark] = 0;
-            buf_puts(out, is_fn && v->major >= 13 && *fi.name ? fi.name : "Function");
-        }
-        if (is_fn) v8_function_free(&fi);
-        buf_printf(out, ".%s", key.data);
-    }
-    buf_free(&key);
-    return m.found ? 0 : -1;
-}
-
-/* The function's own `name` data property: a name given at run time, e.g. to a method under a
- * computed key, which V8 prefers to the static name as well. */
-static int runtime_name(v8_t *v, uint64_t fn, buf_t *out)
-{
-    uint64_t name;
-    int trunc;
-    size_t mark = out->len;
-    if (fn && v8_object_get(v, fn, "name", &name) == 0 && v8_string(v, name, out, 256, &trunc) == 0 && out->len > mark)
-        return 0;
-    out->len = mark;
-    if (out->data) out->data[mark] = 0;
-    return -1;
-}
-
-/* A receiver that makes the call a method call in V8's stack traces: an object other than the
- * global proxy (which sloppy functions get when called plainly); its type name appended to out. */
-static int method_receiver_type(v8_t *v, uint64_t receiver, buf_t *out)
-{
-    int type;
-    return v8_is_heap_object(v, receiver) && v8_instance_type(v, receiver, &type) == 0 &&
-           type != v->L.type_js_global_proxy && v8_constructor_name(v, receiver, out) == 0;
-}
-
-void v8_frame_name(v8_t *v, const v8_frame_t *f, const v8_function_t *fi, buf_t *out)
-{
-    uint64_t receiver;
-    if (*fi->name) buf_puts(out, fi->name);
-    else if (runtime_name(v, f->function, out) == 0) return;
-    else if (fi->inferred) buf_puts(out, fi->inferred);
-    else if (!f->function || v8_frame_arg(v, f, -1, &receiver) != 0) buf_puts(out, "(anonymous)");
-    else if (method_name(v, receiver, f->function, out) == 0) return;
-    else {
-        buf_t type_name = {0};
-        if (method_receiver_type(v, receiver, &type_name)) buf_printf(out, "%s.<anonymous>", type_name.data);
-        else buf_puts(out, "(anonymous)");
-        buf_free(&type_name);
-    }
 }

@@ -1,4 +1,5 @@
-/* V8 strings to UTF-8: sequential (one- and two-byte), cons, sliced, thin and external.
+/* V8 strings to UTF-8: sequential (one- and two-byte), cons, sliced, thin and external; a Symbol's
+ * text (its description).
  * Cons trees are walked with an explicit, bounded stack (a corrupt core can hold a cycle or
  * a chain a million deep); characters are read in chunks, never more than asked for. */
 #include "v8/v8_internal.h"
@@ -185,5 +186,20 @@ int v8_string_info(v8_t *v, uint64_t value, const char **repr, int64_t *length)
             : r == L->str_sliced   ? "SlicedString"
             : r == L->str_thin     ? "ThinString"
                                    : "String";
+    return 0;
+}
+
+/* A Symbol as V8 prints it: Symbol(its description, when that is a string). */
+int v8_symbol_text(v8_t *v, uint64_t value, buf_t *out)
+{
+    uint64_t desc;
+    int trunc;
+    if (!v8_has_type(v, value, v->L.type_symbol)) return -1;
+    buf_puts(out, "Symbol(");
+    if (v8_read_field(v, value, v->L.symbol_name, &desc) == 0 && !v8_is_smi(v, desc)) {
+        int t2;
+        if (v8_instance_type(v, desc, &t2) == 0 && v8_is_string_type(v, t2)) v8_string(v, desc, out, 1024, &trunc);
+    }
+    buf_putc(out, ')');
     return 0;
 }

@@ -1,8 +1,11 @@
 /* The v8 handle and tagged values: Smis, heap objects, their maps and instance types, oddballs
- * (the hole), symbols and numbers. (Not the heap: walking it is heap_walk.c's job.) */
+ * (the hole) and numbers. The bottom of v8/: it calls nothing above it (the caches above register
+ * their cleanups with v8_on_close; a Symbol's text is strings.c's). (Not the heap: walking it is
+ * heap_walk.c's job.) */
 #include "util/diag.h"
 #include "util/xalloc.h"
 #include "v8/v8_internal.h"
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,12 +89,18 @@ v8_t *v8_renew(v8_t *old)
     return v;
 }
 
+void v8_on_close(v8_t *v, void (*fn)(v8_t *v))
+{
+    for (size_t i = 0; i < v->ncleanups; i++)
+        if (v->cleanups[i] == fn) return;
+    assert(v->ncleanups < V8_CLEANUPS);
+    if (v->ncleanups < V8_CLEANUPS) v->cleanups[v->ncleanups++] = fn;
+}
+
 void v8_close(v8_t *v)
 {
     if (!v) return;
-    v8_functions_cleanup(v);
-    v8_code_cache_free(v);
-    v8_bc_owner_free(v);
+    for (size_t i = 0; i < v->ncleanups; i++) v->cleanups[i](v);
     free(v->bc_sizes);
     v8_metadata_free(&v->md);
     for (size_t i = 0; i < v->ntype_strings; i++) free(v->type_strings[i]);
@@ -260,20 +269,6 @@ int v8_oddball_kind(v8_t *v, uint64_t value)
 
 /* The hole by what it is: V8 12+ gives it a type of its own; before, an oddball of kind TheHole. */
 int v8_is_hole(v8_t *v, uint64_t value) { return !v8_is_smi(v, value) && v8_oddball_kind(v, value) == V8_ODDBALL_HOLE; }
-
-int v8_symbol_text(v8_t *v, uint64_t value, buf_t *out)
-{
-    uint64_t desc;
-    int trunc;
-    if (!v8_has_type(v, value, v->L.type_symbol)) return -1;
-    buf_puts(out, "Symbol(");
-    if (v8_read_field(v, value, v->L.symbol_name, &desc) == 0 && !v8_is_smi(v, desc)) {
-        int t2;
-        if (v8_instance_type(v, desc, &t2) == 0 && v8_is_string_type(v, t2)) v8_string(v, desc, out, 1024, &trunc);
-    }
-    buf_putc(out, ')');
-    return 0;
-}
 
 /* JavaScript's Number::toString: the shortest digits that read back the same, placed by the
  * exponent the way ECMA-262 says (21 digits before exponent form, 6 zeros after the point). */

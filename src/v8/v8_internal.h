@@ -117,6 +117,7 @@ typedef struct {
 } v8_script_lines_t;
 #define V8_SCRIPT_CACHE 32
 #define V8_API_CALLEES 128 /* C++ callbacks remembered with their API functions */
+#define V8_CLEANUPS 8      /* caches that register a cleanup with v8_on_close */
 
 typedef struct {
     uint64_t callee, shared; /* a C++ function an API function runs, and that function (0: none found) */
@@ -149,8 +150,15 @@ struct v8 {
                                          once found (frames.c; 0: not yet) */
     v8_api_callee_t api_callees[V8_API_CALLEES]; /* (frames.c api_callees) */
     size_t n_api_callees;
-    int64_t reads, read_limit; /* field reads made, and allowed (0: no limit) (tagged.c) */
+    int64_t reads, read_limit;              /* field reads made, and allowed (0: no limit) (tagged.c) */
+    void (*cleanups[V8_CLEANUPS])(v8_t *v); /* what v8_close frees besides (v8_on_close) */
+    size_t ncleanups;
 };
+
+/* tagged.c: the caches above the tagged-value reader (functions.c's, code.c's, frames.c's) tell
+ * v8_close how to free them when they first hold something: fn(v) is called once as v closes
+ * (registering the same fn again does nothing). The handle's owner knows none of them. */
+void v8_on_close(v8_t *v, void (*fn)(v8_t *v));
 
 /* dispatch.c: a JSFunction's current Code: its code field (V8 10-11), through V8 13.6's dispatch
  * table; -1 where neither is there (V8 12's code pointer table is not read) */
@@ -163,8 +171,6 @@ typedef struct {
     int64_t kind; /* CodeKind */
 } v8_code_t;
 int v8_code_for_pc(v8_t *v, uint64_t fn, uint64_t shared, uint64_t pc, v8_code_t *out);
-void v8_code_cache_free(v8_t *v);
-void v8_bc_owner_free(v8_t *v);
 /* The SharedFunctionInfo optimized (TurboFan, Maglev) code was compiled for, from its
  * deoptimization data: the running function's, whatever the JSFunction slot says now. */
 int v8_code_shared(v8_t *v, const v8_code_t *c, uint64_t *shared);
@@ -176,8 +182,6 @@ int v8_optimized_positions(v8_t *v, const v8_code_t *c, uint64_t outer_shared, i
 int v8_baseline_bytecode_offset(v8_t *v, const v8_code_t *c, uint64_t bca, int64_t pc_offset, int64_t *offset);
 /* Like v8_source_position, the raw SourcePosition value (with its inlining id). */
 int v8_source_position_raw(v8_t *v, uint64_t table, int64_t code_offset, int64_t *raw);
-/* functions.c: frees the script line cache. */
-void v8_functions_cleanup(v8_t *v);
 /* jsvalue.c: the heap's global objects (JS_GLOBAL_OBJECT_TYPE, in address order) found by a walk
  * made for something else: v8_global_object's heap search answered from them, without a walk. */
 void v8_note_global_objects(v8_t *v, const uint64_t *addrs, size_t n);
@@ -212,7 +216,10 @@ int v8_has_type(v8_t *v, uint64_t value, int type);
 /* frames.c and api_frames.c: a tagged slot at fp + off; the pc to symbolize (a return address
  * points after its call); an API call's exit frame named (frame type type), and the calls from
  * optimized code named from their holders, learned per C++ function. */
-int v8_frame_slot(v8_t *v, uint64_t fp, int64_t off, uint64_t *out);
+static inline int v8_frame_slot(v8_t *v, uint64_t fp, int64_t off, uint64_t *out)
+{
+    return off == -1 ? -1 : target_read_u64(v->t, fp + (uint64_t)off, out);
+}
 static inline uint64_t v8_frame_lookup_pc(const v8_frame_t *f) { return f->return_address ? f->pc - 1 : f->pc; }
 void v8_api_frame(v8_t *v, v8_frame_t *f, int64_t type);
 void v8_api_callees(v8_t *v, v8_frame_t *frames, size_t n);

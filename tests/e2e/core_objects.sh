@@ -43,7 +43,8 @@ check_major() {
         snap=$(truth "snapshot.$c"); [ "$c" = ClassWidget ] && snap=$((snap - 1))   # + DerivedGadget.prototype
         [ "$snap" = "$want" ] || fail "the heap snapshot counts $c $snap, the program made $want"
     done
-    grep -Eq '^ +1234 +[0-9]+ +[0-9]+  PlainPoint$' "$w/out.1" || fail "objects text: $(cat "$w/out.1")"
+    # the text table counts as the JSON does (above): 1234, or up to 2 stale young copies over
+    grep -Eq '^ +123[456] +[0-9]+ +[0-9]+  PlainPoint$' "$w/out.1" || fail "objects text: $(cat "$w/out.1")"
     grep -q 'PlainPoint: x, y$' "$w/out.2" || fail "objects -v: no 'PlainPoint: x, y'"
     k=$(node -e 'const d = JSON.parse(require("fs").readFileSync(process.argv[1])); const f = d.find((f) => f.name === "countUp"); console.log(f ? f.closures + " " + f.line : "none")' "$w/out.3")
     # the definition line comes from v8_shared_info: on Node 22/24 it is 0 for this script today

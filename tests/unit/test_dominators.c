@@ -3,6 +3,7 @@
  * strict dominator dominated by all the others; x retains every node that becomes unreachable
  * when x is removed. Also a few hand-made shapes (a diamond, a cycle, an unreachable node). */
 #include "check.h"
+#include "v8/graph.h"
 #include "v8/v8.h"
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* JIT names for perf samples from perf maps: by time when a journal says how the
  * map grew, otherwise honestly (--ambiguous) where several entries claim an address. */
 #include "symbols/jit_resolver.h"
+#include "symbols/jitdump.h"
 #include "util/buf.h"
 #include "util/diag.h"
 #include "util/hash.h"
@@ -53,7 +54,7 @@ jit_resolver_t *jit_resolver_new(const char *perf_map, jit_ambiguous_t policy)
         struct stat st;
         r->perf_map = xstrdup(perf_map);
         r->is_dir = stat(perf_map, &st) == 0 && S_ISDIR(st.st_mode);
-        if (!r->is_dir && !(r->single = perfmap_load(perf_map))) {
+        if (!r->is_dir && !(r->single = jitdump_or_perfmap_load(perf_map))) {
             jit_resolver_free(r);
             return NULL;
         }
@@ -125,7 +126,7 @@ static perfmap_t *map_for_pid(jit_resolver_t *r, int pid)
         int tgid = thread_group_of(pid);
         if (tgid > 0 && tgid != pid) snprintf(path, sizeof path, "/tmp/perf-%d.map", tgid);
     }
-    if (stat(path, &st) == 0) m = perfmap_load(path);
+    if (stat(path, &st) == 0) m = jitdump_or_perfmap_load(path);
     else if (r->is_dir) diag_warn(path, 0, "no perf map for pid %d; its JIT frames keep perf's labels", pid);
     else diag_info("%s: no perf map for pid %d; its JIT frames keep perf's labels", path, pid);
     XGROW(r->maps, r->maps_cap, r->nmaps + 1);

@@ -17,17 +17,12 @@ bin=$1 mandir=$2 out=$3
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "deb-build: $*" >&2; exit 1; }
 command -v dpkg-deb > /dev/null || die "no dpkg-deb (dpkg)"
-[ -x "$bin" ] || die "$bin: no executable (make static)"
+. "$root/scripts/lib/static_bin.sh"
+machine=$(static_bin_arch "$bin") || exit 1
+case $machine in x86-64) arch=amd64 ;; aarch64) arch=arm64 ;; esac
 ls "$mandir"/nodescope*.1 > /dev/null 2>&1 || die "$mandir: no manual pages (make man)"
-version=$(sed -n 's/^#define NODESCOPE_VERSION "\(.*\)"$/\1/p' "$root/src/cli/cli.h")
-[ -n "$version" ] || die "no NODESCOPE_VERSION in src/cli/cli.h"
+version=$(nodescope_version) || exit 1
 [ "$("$bin" --version | sed -n '1s/^nodescope //p')" = "$version" ] || die "$bin is not version $version: rebuild it"
-case $(od -An -tx1 -j18 -N2 "$bin" | tr -d ' \n') in
-3e00) arch=amd64 ;;
-b700) arch=arm64 ;;
-*) die "$bin: neither x86-64 nor aarch64" ;;
-esac
-if LC_ALL=C readelf -l "$bin" 2> /dev/null | grep -q INTERP; then die "$bin: not static (make static)"; fi
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -21,19 +21,12 @@ die() { echo "npm-pack: $*" >&2; exit 1; }
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-version=$(sed -n 's/^#define NODESCOPE_VERSION "\(.*\)"$/\1/p' "$root/src/cli/cli.h")
-[ -n "$version" ] || die "no NODESCOPE_VERSION in src/cli/cli.h"
+. "$root/scripts/lib/static_bin.sh"
+version=$(nodescope_version) || exit 1
 platforms=()
 for bin in "$@"; do
-    [ -x "$bin" ] || die "$bin: no executable (make static)"
-    # e_machine, little-endian at byte 18 of the ELF header; static: no program interpreter
-    [ "$(head -c 4 "$bin" | od -An -c | tr -d ' ')" = '177ELF' ] || die "$bin: not an ELF file"
-    case $(od -An -tx1 -j18 -N2 "$bin" | tr -d ' \n') in
-    3e00) cpu=x64 ;;
-    b700) cpu=arm64 ;;
-    *) die "$bin: neither x86-64 nor aarch64" ;;
-    esac
-    if LC_ALL=C readelf -l "$bin" 2>/dev/null | grep -q 'INTERP'; then die "$bin: not static (make static)"; fi
+    machine=$(static_bin_arch "$bin") || exit 1
+    case $machine in x86-64) cpu=x64 ;; aarch64) cpu=arm64 ;; esac
     # a binary that runs here must say the version the source does
     if [ "$cpu:$(uname -m)" = x64:x86_64 ] || [ "$cpu:$(uname -m)" = arm64:aarch64 ]; then
         v=$("$bin" --version | sed -n '1s/^nodescope //p')

@@ -80,11 +80,20 @@ for v in $(node_majors 18 24 26); do
                     ` event loop delay max ${truth.delayMaxMs} ms (${base.delayMaxMs} ms without the watch), slowest answer` +
                     ` ${load.maxMs} ms (${load0.maxMs} ms)`);
         const bad = [];
-        if (r.growing[0] !== "UserSession") bad.push("first growing: " + r.growing[0]);
+        // after the SIGUSR1 the server makes no sessions, so the censuses after it are flat: the
+        // last (Ctrl-C) at least, and any the watch takes while the test waits for the server to
+        // say its count. When they come late, the slope of the last third (3-4 censuses) is under
+        // half the whole one and the trend is "plateau", a leak that stopped, by its definition
+        // (watch-heap(1)): seen with 1 census after the SIGUSR1 on a loaded machine (the suite
+        // beside a CPU hog). Then the counts say the growth and no holder is asked for.
+        const flatTail = r.censuses.filter((x) => x.t > usr1).length,
+              before = c.filter((n, i) => ts[i] <= usr1),
+              plateau = s.trend === "plateau" && flatTail >= 1 && before.length >= 5 && before.every((n, i) => !i || n > before[i - 1]);
+        if (r.growing[0] !== "UserSession" && !plateau) bad.push("first growing: " + r.growing[0] + " (UserSession " + s.trend + ", " + flatTail + " censuses after SIGUSR1)");
         if (c[c.length - 1] !== truth.sessions) bad.push(`the last census counts ${c[c.length - 1]} UserSessions, the server made ${truth.sessions}`);
         if (c.some((n, i) => n > truth.sessions || (i && n < c[i - 1]))) bad.push("UserSession counts " + c.join(","));
         if (!(Math.abs(rate - truthRate) <= 0.1 * truthRate)) bad.push(`rate ${rate} against ${truthRate}`);
-        if (s.held_by !== "SessionStore .sessions (Map)" || !/SessionStore \.sessions -> Map value of \d+ -> UserSession$/.test(s.path || ""))
+        if (!plateau && (s.held_by !== "SessionStore .sessions (Map)" || !/SessionStore \.sessions -> Map value of \d+ -> UserSession$/.test(s.path || "")))
             bad.push("held by " + s.held_by + "; path " + s.path);
         // every census 300 (301 mid-request): a census in a few counted 324-1246 on Node 24 while
         // an object of unknown size was taken to cover the free space after it (stale words of

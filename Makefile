@@ -32,7 +32,7 @@ cross:
 	@mkdir -p $(CROSS_DIR)
 	@for f in src tests fuzz scripts docs Makefile; do ln -sfn ../../$$f $(CROSS_DIR)/$$f; done
 	PKG_CONFIG_LIBDIR=/usr/lib/$(patsubst %-,%,$(CROSS))/pkgconfig:/usr/share/pkgconfig \
-	    $(MAKE) -C $(CROSS_DIR) CROSS_TREE=1 CC=$(CROSS)gcc AR=$(CROSS)ar $(or $(CROSS_GOALS),all)
+	    $(MAKE) -C $(CROSS_DIR) CROSS_TREE=1 CC=$(CROSS)gcc AR=$(CROSS)ar OBJCOPY=$(CROSS)objcopy $(or $(CROSS_GOALS),all)
 endif
 endif
 # Loaded on first use (src/util/lazylib.c), not linked: only some commands need them.
@@ -186,13 +186,15 @@ uninstall:
 #   make static     build/static/nodescope: glibc, libdw, libelf, zlib, liblzma, libedit linked in;
 #                   needs nothing of the machine but the kernel (Linux >= 3.2). The release objects
 #                   but util/lazylib.c, built again with -DNODESCOPE_STATIC (no forwarders, no dlopen).
-#   make npm        build/npm/nodescope-VERSION.tgz and nodescope-linux-x64-VERSION.tgz (npm pack)
+#   make npm        build/npm/nodescope-VERSION.tgz and nodescope-linux-x64-VERSION.tgz (npm pack), and
+#                   nodescope-linux-arm64-VERSION.tgz when build/aarch64/build/static/nodescope is there
 #   make deb        build/nodescope_VERSION_amd64.deb (dpkg-deb): the static binary for group nodescope
 # VERSION is src/cli/cli.h's NODESCOPE_VERSION, what `nodescope --version` says (checked).
 # dlopen and the user database are wrapped (util/lazylib.c): libdw's debuginfod client dlopen()s
 # libdebuginfod when DEBUGINFOD_URLS is set, libedit asks NSS for ~user; glibc would load the
 # host's libraries, built for another libc. In the static binary each call finds nothing instead.
 comma := ,
+OBJCOPY ?= objcopy
 STATIC_WRAP := dlopen getpwnam getpwuid getpwent setpwent endpwent getpwnam_r getpwuid_r
 STATIC_LIBS := $(addprefix -Wl$(comma)--wrap=,$(STATIC_WRAP)) $(shell pkg-config --static --libs $(PKGS) liblzma 2>/dev/null) -liberty -lm
 .PHONY: static npm deb
@@ -205,9 +207,10 @@ build/static/libnodescope.a: $(filter-out build/rel/util/lazylib.o,$(REL_OBJ)) b
 # named; strip would save 0.27 MB more).
 build/static/nodescope: $(REL_CLI) build/static/libnodescope.a
 	$(CC) $(RELEASE_FLAGS) -static -o $@.tmp $^ $(STATIC_LIBS)
-	objcopy --strip-debug $@.tmp $@ && rm -f $@.tmp
+	$(OBJCOPY) --strip-debug $@.tmp $@ && rm -f $@.tmp
+# with the aarch64 static binary too when it was made (make CROSS=aarch64-linux-gnu- CROSS_GOALS=static)
 npm: build/static/nodescope
-	scripts/npm-pack.sh build/npm build/static/nodescope
+	scripts/npm-pack.sh build/npm build/static/nodescope $(wildcard build/aarch64/build/static/nodescope)
 deb: build/static/nodescope man
 	scripts/deb-build.sh build/static/nodescope build/man build
 # tests/e2e/install_*.sh test the static binary, and the .deb made from it and the pages.

@@ -77,6 +77,7 @@ const arch_t arch_aarch64 = {
     .frame_size = 16, /* the record itself: a frame is at least that (the record sits at its bottom) */
     .entry_ret_on_stack = 0,
     .red_zone = 0,
+    .ret_mask = (1ull << 48) - 1, /* 48-bit virtual addresses (Linux's default; 52 would be larger pages' opt-in) */
     .site_before = 4,
     .site_at = 8,
     .return_site = return_site,

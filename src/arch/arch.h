@@ -77,6 +77,10 @@ struct arch {
     /* Bytes below sp a leaf function may use without moving sp (the ABI's red zone: 128 on
        x86-64, 0 on aarch64): a copy of a stack starts there. */
     uint64_t red_zone;
+    /* The bits of a saved return address that are the address: the others may hold a pointer-
+       authentication code (aarch64's paciasp signs x30 before it is pushed: official arm64 node
+       builds' C++ does; V8's JIT and builtins do not), stripped before it is used (~0: none). */
+    uint64_t ret_mask;
 
     /* Could a return land at an address whose site_before bytes before are before[] and site_at
        bytes from it at[] (NULL: unknown)? 1 when the bytes before end in a call instruction (x86-64:

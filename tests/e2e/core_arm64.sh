@@ -17,6 +17,9 @@
 # - `async`: answers (nothing suspended: the program had no async function pending);
 # - `heapsnapshot`: the planted classes' instance counts equal V8's own snapshot's, and its node
 #   count within 10% of it (V8's was taken just before the throw; measured 1-3% fewer).
+# Then optimized_truth.js, its core taken (SIGABRT to qemu) while it blocks in fs.readFileSync on a
+# FIFO: `stack` equals its Error().stack through an API function's exit frame (`open`), baseline
+# (`blocker`) and TurboFan code with an inlined function (`mid` in `hot`).
 # Skips (77) without qemu-aarch64 (qemu-user), the arm64 libc, or any arm64 node.
 set -u
 . "$(dirname "$0")/../lib/test-lib.sh"
@@ -89,6 +92,29 @@ for v in $(node_majors 20 22 24 26); do
       console.log(`heapsnapshot: ${ours.nodes} nodes, V8 snapshot ${v8s.nodes}`);
       process.exit(bad ? 1 : 0);' "$w/truth.json" "$w/out.0" "$w/out.1" "$w/out.2" "$w/out.3" \
         "$w/core.heapsnapshot" "$w/before.heapsnapshot" || fail "objects, print, exception, async or heapsnapshot differ from the program's truth"
+    # optimized code: optimized_truth.js (TurboFan, `mid` inlined into `hot`; `blocker` baseline)
+    # blocks in fs.readFileSync's open of a FIFO; qemu writes the core when sent SIGABRT there
+    rm -rf "$w" && mkdir -p "$w/core" && mkfifo "$w/fifo"
+    (cd "$w" && ulimit -c unlimited && exec qemu-aarch64 -L $ROOT -E LD_LIBRARY_PATH=/lib "$NODE" --allow-natives-syntax \
+        "$FIX/optimized_truth.js" "$w/fifo" "$w/truth.json" turbofan > "$w/out.txt" 2> "$w/err.txt") 2> /dev/null &
+    qp=$!
+    # blocked: a thread of qemu in the host's openat (x86-64: 257), the FIFO's open, after the truth
+    for _ in $(seq 600); do
+        [ -s "$w/truth.json" ] && cat /proc/$qp/task/*/syscall 2> /dev/null | grep -q '^257 ' && break
+        kill -0 $qp 2> /dev/null || break
+        sleep 0.1
+    done
+    kill -ABRT $qp 2> /dev/null
+    wait $qp 2> /dev/null
+    qcore=$(ls "$w"/qemu_*.core 2> /dev/null | head -1)
+    [ -n "$qcore" ] && [ -s "$w/truth.json" ] || { cat "$w/err.txt"; fail "optimized_truth.js: no core or no truth"; }
+    timeout 60 "$NODESCOPE" core "$qcore" --node "$NODE" --root $ROOT stack --json > "$w/ns.json" 2> "$w/err" ||
+        { cat "$w/err"; fail "stack --json (optimized) exited $?"; }
+    node "$FIX/compare_stack.js" "$w/truth.json" "$w/ns.json" "$FIX/optimized_truth.js" || fail "optimized stack differs from Error().stack"
+    timeout 60 "$NODESCOPE" core "$qcore" --node "$NODE" --root $ROOT stack > "$w/stack.txt" 2>&1 || fail "stack (optimized) exited $?"
+    for f in 'api: *open \[C++ callback' 'blocker at .*\[baseline\]' 'mid at .*\[turbofan, inlined\]' 'hot at .*\[turbofan\]'; do
+        grep -q "$f" "$w/stack.txt" || { cat "$w/stack.txt"; fail "optimized: no frame '$f'"; }
+    done
     rm -rf "$w"
     tested=$((tested + 1))
     echo "arm64 node $v ok"

@@ -371,14 +371,14 @@ static const prologue_t *prologue_of(v8_t *v)
 static frame_state_t frame_state(v8_t *v, uint64_t pc, uint64_t code_start, uint64_t fp, uint64_t rsp)
 {
     const prologue_t *P = prologue_of(v);
-    uint8_t b[PROLOGUE_SCAN + 4], at[4];
+    uint8_t b[PROLOGUE_SCAN + 3], at[4]; /* the scan's last start, and its instruction's 4 bytes */
     if (!P) return FRAME_READY;
     if (target_read(v->t, pc, at, P->ret_len) == 0)
         for (size_t k = 0; k < P->nret; k++)
             if (!memcmp(at, P->ret[k], P->ret_len)) return FRAME_EXIT;
     if (code_start && pc >= code_start && pc - code_start < PROLOGUE_SCAN &&
         target_read(v->t, code_start, b, sizeof b) == 0)
-        for (size_t k = 0; k + P->push_len <= sizeof b; k += P->step)
+        for (size_t k = 0; k < PROLOGUE_SCAN && k + P->push_len <= sizeof b; k += P->step)
             if (!memcmp(b + k, P->push, P->push_len)) {
                 if (pc <= code_start + k) return FRAME_ENTRY;
                 if (pc == code_start + k + P->push_insn) return FRAME_ENTRY_PUSHED;

@@ -1,12 +1,14 @@
-/* aarch64's facts (arch.h), described for the port to come and not chosen yet: arch_for_elf_machine
- * answers EM_AARCH64 once the port reads an arm64 core in the tests (V8's frame decoding and the
- * code patterns target/v8_object.c and v8/dispatch.c decode are x86-64's still). The registers in
- * the order of the kernel's user_pt_regs (a core's pr_reg, ptrace's NT_PRSTATUS regset: x0-x30,
- * sp, pc, pstate), the AAPCS64 DWARF numbering (x0-x30 0-30, sp 31; the pc has no number: given
- * apart), perf_event's PERF_REG_ARM64_* (x0-x28, x29, lr, sp, pc), the frame record `stp x29, x30,
- * [sp, #-N]!` builds (the caller's fp at [fp], the return address at [fp + 8]), a return address
- * after a BL or BLR (pointer authentication's BLRAA/BLRAB/BLRAAZ/BLRABZ too), and `svc #0` with
- * the number in x8. On an aarch64 host the numbers are checked against the system's headers. */
+/* aarch64's facts (arch.h), chosen for an aarch64 core (arch_for_elf_machine: tests/e2e/
+ * core_arm64.sh reads the official arm64 node builds' cores), not yet for a live process
+ * (arch_host: issue 45). The code patterns target/v8_object.c decodes in a stripped library are
+ * x86-64's only. The registers in the order of the kernel's user_pt_regs (a core's pr_reg, ptrace's
+ * NT_PRSTATUS regset: x0-x30, sp, pc, pstate), the AAPCS64 DWARF numbering (x0-x30 0-30, sp 31; the
+ * pc has no number: given apart), perf_event's PERF_REG_ARM64_* (x0-x28, x29, lr, sp, pc), the
+ * frame record `stp x29, x30, [sp, #-N]!` builds (the caller's fp at [fp], the return address at
+ * [fp + 8]), a return address after a BL or BLR (pointer authentication's BLRAA/BLRAB/BLRAAZ/BLRABZ
+ * too), a saved return address's 48 bits (above them a pointer-authentication code: paciasp), and
+ * `svc #0` with the number in x8. On an aarch64 host the numbers are checked against the system's
+ * headers. */
 #include "arch/arch.h"
 #include <elf.h>
 #include <string.h>
@@ -77,6 +79,7 @@ const arch_t arch_aarch64 = {
     .frame_size = 16, /* the record itself: a frame is at least that (the record sits at its bottom) */
     .entry_ret_on_stack = 0,
     .red_zone = 0,
+    .ret_mask = (1ull << 48) - 1, /* 48-bit virtual addresses (Linux's default; 52 would be larger pages' opt-in) */
     .site_before = 4,
     .site_at = 8,
     .return_site = return_site,

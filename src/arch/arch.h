@@ -7,8 +7,8 @@
  * order), and every reader indexes them through arch_t.pc, .sp, .fp, ... .
  * A descriptor is chosen by the ELF machine of a core or executable (arch_for_elf_machine), or is
  * the host's (arch_host: live processes, perf_event samples). One implementation per architecture,
- * all its facts in one file: arch/x86_64.c; arch/aarch64.c describes aarch64 for the port to
- * come (arch_for_elf_machine does not choose it yet).
+ * all its facts in one file: arch/x86_64.c, arch/aarch64.c (chosen for cores: an arm64 node's core
+ * is read on an x86-64 host; a live process on an arm64 host is issue 45's).
  * CONTRACT (stable; owned by arch/, consumed by target/, record/ and v8/). */
 #ifndef ARCH_ARCH_H
 #define ARCH_ARCH_H
@@ -77,6 +77,10 @@ struct arch {
     /* Bytes below sp a leaf function may use without moving sp (the ABI's red zone: 128 on
        x86-64, 0 on aarch64): a copy of a stack starts there. */
     uint64_t red_zone;
+    /* The bits of a saved return address that are the address: the others may hold a pointer-
+       authentication code (aarch64's paciasp signs x30 before it is pushed: official arm64 node
+       builds' C++ does; V8's JIT and builtins do not), stripped before it is used (~0: none). */
+    uint64_t ret_mask;
 
     /* Could a return land at an address whose site_before bytes before are before[] and site_at
        bytes from it at[] (NULL: unknown)? 1 when the bytes before end in a call instruction (x86-64:
@@ -116,6 +120,6 @@ void arch_regs_from_perf(const arch_t *a, const uint64_t *sample, uint64_t *regs
 int arch_return_from_entry(const arch_t *a, uint64_t *regs, const uint8_t *stack, size_t len);
 
 extern const arch_t arch_x86_64;
-extern const arch_t arch_aarch64; /* described, not chosen yet (arch/aarch64.c) */
+extern const arch_t arch_aarch64;
 
 #endif

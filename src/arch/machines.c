@@ -6,7 +6,9 @@
 
 const arch_t *arch_for_elf_machine(unsigned m)
 {
-    return m == arch_x86_64.elf_machine ? &arch_x86_64 : NULL;
+    if (m == arch_x86_64.elf_machine) return &arch_x86_64;
+    if (m == arch_aarch64.elf_machine) return &arch_aarch64;
+    return NULL;
 }
 
 const arch_t *arch_host(void)

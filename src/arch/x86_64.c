@@ -136,6 +136,7 @@ const arch_t arch_x86_64 = {
     .frame_size = 16,
     .entry_ret_on_stack = 1,
     .red_zone = 128,
+    .ret_mask = ~0ull,
     .site_before = 7,
     .site_at = 9,
     .return_site = return_site,

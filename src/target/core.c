@@ -164,7 +164,7 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     const arch_t *arch = arch_for_elf_machine(eh->e_machine);
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_type != ET_CORE ||
         !arch) {
-        diag_error(core_path, 0, "not an x86-64 ELF core file");
+        diag_error(core_path, 0, "not an ELF core file of an architecture nodescope reads (x86-64, aarch64)");
         munmap(p, size);
         return NULL;
     }

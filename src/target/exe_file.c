@@ -88,7 +88,7 @@ target_t *target_open_executable(const char *exe, const char *root)
     int rc = map_elf(t, fd, exe, 0x555555554000ULL, needed, sizeof needed - 1);
     close(fd);
     if (rc != 0) {
-        diag_error(exe, 0, "not an x86-64 ELF executable");
+        diag_error(exe, 0, "not an ELF executable of an architecture nodescope reads (x86-64, aarch64)");
         target_close(t);
         return NULL;
     }

@@ -29,6 +29,21 @@ static int load_module(target_t *t, const char *path, const char *given_file, ui
         free(file);
         return -1;
     }
+    /* a file of another machine than the target's (an x86-64 node given for an aarch64 core, a
+       library of the host's under a missing --root): its symbols would name the wrong code */
+    uint16_t machine = 0;
+    if (t->arch && (pread(fd, &machine, 2, 18) != 2 || machine != t->arch->elf_machine)) {
+        const arch_t *fa = arch_for_elf_machine(machine);
+        if (required)
+            diag_error(target_name(t), 0, "%s is an ELF file for %s, the target is %s: give its node with --node PATH%s",
+                       file, fa ? fa->name : "another machine", t->arch->name, t->root ? "" : " (and --root DIR)");
+        else diag_warn(target_name(t), 0, "%s is an ELF file for %s, the target is %s: its symbols are left out%s", file,
+                       fa ? fa->name : "another machine", t->arch->name, t->root ? "" : " (give --root DIR)");
+        elf_end(e);
+        close(fd);
+        free(file);
+        return -1;
+    }
     t->mods = xrealloc(t->mods, (t->nmods + 1) * sizeof *t->mods);
     t->sym_generation++;
     target_module_t *mod = &t->mods[t->nmods++];

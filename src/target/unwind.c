@@ -15,19 +15,36 @@
 typedef struct {
     target_frame_t *frames;
     size_t n, max;
-    const arch_t *arch;
+    target_t *t;
+    uint64_t last_site; /* where the last frame's CFI was looked up (its pc, or its return address - 1) */
 } cfi_ctx_t;
 
+/* Where CFI has no rule for a frame, libdwfl falls back on the arch's frame-pointer unwinder
+ * (elfutils' backends). x86-64's pops the record ([fp] and [fp + 8]): right. aarch64's takes the
+ * caller's pc from lr and the next lr from [fp + 8], which is right only for a leaf that has not
+ * pushed its record: from a V8 frame, which always has, every pc after it lagged a frame (the
+ * frame below a JS frame repeated the pc above it, a baseline frame took its callee's pc). So on
+ * an arch whose return address is in lr, a frame CFI did not give is dropped and the walk goes on
+ * along the frame records (chain below), from the last frame CFI gave. So it does after a return
+ * address signed by pointer authentication (arch_t.ret_mask). */
 static int cfi_frame(Dwfl_Frame *state, void *arg)
 {
     cfi_ctx_t *c = arg;
     Dwarf_Addr pc;
     bool activation;
     if (c->n >= c->max || !dwfl_frame_pc(state, &pc, &activation)) return DWARF_CB_ABORT;
+    if (c->n > 0 && !c->t->arch->entry_ret_on_stack && target_leaf_framed(c->t, c->last_site) < 0)
+        return DWARF_CB_ABORT;
+    const arch_t *a = c->t->arch;
+    int signed_pc = (pc & ~a->ret_mask) != 0;
+    pc &= a->ret_mask;
+    c->last_site = activation ? pc : pc - 1;
     Dwarf_Word sp = 0, fp = 0;
-    dwfl_frame_reg(state, (unsigned)c->arch->dwarf_sp, &sp);
-    dwfl_frame_reg(state, (unsigned)c->arch->dwarf_fp, &fp);
+    dwfl_frame_reg(state, (unsigned)a->dwarf_sp, &sp);
+    dwfl_frame_reg(state, (unsigned)a->dwarf_fp, &fp);
     c->frames[c->n++] = (target_frame_t){pc, sp, fp};
+    /* libdwfl looks the next rules up at the signed pc, finds none and falls back (above) */
+    if (signed_pc) return DWARF_CB_ABORT;
     return DWARF_CB_OK;
 }
 
@@ -146,9 +163,20 @@ static size_t cfi_unwind(target_t *t, const target_thread_t *th, target_frame_t 
     if (!d) return 0;
     struct target_cfi *c = t->cfi;
     c->st = (cfi_state_t){t, &c->th, 0};
-    cfi_ctx_t x = {frames, 0, max, t->arch};
+    cfi_ctx_t x = {frames, 0, max, t, 0};
     dwfl_getthread_frames(d, th->tid, cfi_frame, &x);
     return x.n && frames[0].pc == th->pc ? x.n : 0;
+}
+
+/* The CFI rules at pc of the module holding it (free() them), or NULL: no CFI covers pc. */
+static Dwarf_Frame *cfi_rules(Dwfl *d, uint64_t pc)
+{
+    Dwfl_Module *m = dwfl_addrmodule(d, pc);
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
+    if (!cfi && m) cfi = dwfl_module_dwarf_cfi(m, &bias);
+    Dwarf_Frame *f = NULL;
+    return cfi && dwarf_cfi_addrframe(cfi, pc - bias, &f) == 0 ? f : NULL;
 }
 
 /* By the module's CFI at pc: 1 the function's frame is set up (the CFA is fp-based), 0 it is not
@@ -162,20 +190,39 @@ int target_leaf_framed(target_t *t, uint64_t pc)
     struct cfi_framed *slot = &c->framed[hash_slot(pc, CFI_FRAMED_BITS)];
     if (slot->pc == pc && slot->pc) return slot->framed;
     int framed = -1;
-    Dwfl_Module *m = dwfl_addrmodule(d, pc);
-    Dwarf_Addr bias = 0;
-    Dwarf_CFI *cfi = m ? dwfl_module_eh_cfi(m, &bias) : NULL;
-    if (!cfi && m) cfi = dwfl_module_dwarf_cfi(m, &bias);
-    Dwarf_Frame *f = NULL;
+    Dwarf_Frame *f = cfi_rules(d, pc);
     Dwarf_Op *ops = NULL;
     size_t nops = 0;
-    if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &f) == 0) {
+    if (f) {
         if (dwarf_frame_cfa(f, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_bregx)
             framed = ops[0].number == (Dwarf_Word)t->arch->dwarf_fp;
         free(f);
     }
     *slot = (struct cfi_framed){pc, framed};
     return framed;
+}
+
+/* The sp of a frame reached along the frame records, from its CFI at pc (a return address - 1)
+ * and its own fp (its record's address): where CFI says the caller's fp is saved, CFA + k, is
+ * that record, so the CFA is fp - k, and an sp-based CFA (sp + off) gives sp = CFA - off. On
+ * x86-64 the caller's sp is the callee's fp + 16, the record popped; on aarch64 a function's record
+ * sits anywhere in its frame (GCC: at its bottom, below the locals only when they are big), and
+ * CFI resumed from fp + 16 read garbage. 0 when CFI does not say. */
+static uint64_t cfi_sp_from_fp(target_t *t, uint64_t pc, uint64_t fp)
+{
+    Dwfl *d = cfi_dwfl(t, NULL);
+    Dwarf_Frame *f = d ? cfi_rules(d, pc) : NULL;
+    if (!f) return 0;
+    uint64_t sp = 0;
+    Dwarf_Op *cfa = NULL, mem[3], *reg = NULL;
+    size_t ncfa = 0, nreg = 0;
+    if (dwarf_frame_cfa(f, &cfa, &ncfa) == 0 && ncfa == 1 && cfa[0].atom == DW_OP_bregx &&
+        cfa[0].number == (Dwarf_Word)t->arch->dwarf_sp &&
+        dwarf_frame_register(f, t->arch->dwarf_fp, mem, &reg, &nreg) == 0 && reg && reg[0].atom == DW_OP_call_frame_cfa &&
+        (nreg == 1 || (nreg == 2 && reg[1].atom == DW_OP_plus_uconst))) /* saved at CFA + k: libdw's ops */
+        sp = fp - (nreg == 2 ? reg[1].number : 0) - cfa[0].number2;
+    free(f);
+    return sp;
 }
 
 /* The frame-pointer chain from frames[n - 1] (its fp and sp); frames appended after it. Stops
@@ -192,7 +239,7 @@ static size_t fp_walk(target_t *t, target_frame_t *frames, size_t n, size_t max,
     while (n < max && fp && fp >= sp && (fp & 7) == 0) {
         uint64_t next_fp, ret;
         if (target_read_u64(t, fp + (uint64_t)a->frame_fp_off, &next_fp) != 0 ||
-            target_read_u64(t, fp + (uint64_t)a->frame_ret_off, &ret) != 0 || ret == 0)
+            target_read_u64(t, fp + (uint64_t)a->frame_ret_off, &ret) != 0 || (ret &= a->ret_mask) == 0)
             break;
         frames[n++] = (target_frame_t){ret, fp + (uint64_t)a->frame_size, next_fp};
         if (next_fp && target_leaf_framed(t, ret - 1) == 0) {
@@ -223,6 +270,11 @@ static size_t chain(target_t *t, int tid, target_frame_t *frames, size_t n, size
         if (!resume) break;
         const target_frame_t from = frames[n - 1];
         target_thread_t th = {.tid = tid, .pc = from.pc - 1, .sp = from.sp, .fp = from.fp};
+        if (!t->arch->entry_ret_on_stack) { /* the record need not end the frame: its sp from CFI */
+            uint64_t sp = cfi_sp_from_fp(t, th.pc, th.fp);
+            if (!sp) break;
+            th.sp = sp;
+        }
         th.regs[t->arch->pc] = th.pc, th.regs[t->arch->sp] = th.sp, th.regs[t->arch->fp] = th.fp;
         size_t k = cfi_unwind(t, &th, frames + n - 1, max - (n - 1));
         frames[n - 1] = from;

@@ -267,6 +267,12 @@ int dwarf_frame_cfa(Dwarf_Frame *frame, Dwarf_Op **ops, size_t *nops)
     return fn(frame, ops, nops);
 }
 
+int dwarf_frame_register(Dwarf_Frame *frame, int regno, Dwarf_Op ops_mem[3], Dwarf_Op **ops, size_t *nops)
+{
+    REAL(LIB_DW, dwarf_frame_register);
+    return fn(frame, regno, ops_mem, ops, nops);
+}
+
 /* ---- libelf (target/elf.c) ---- */
 
 unsigned int elf_version(unsigned int version)

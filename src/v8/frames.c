@@ -327,38 +327,90 @@ size_t v8_decode_frame(v8_t *v, const v8_frame_t *f, v8_frame_t *out, size_t roo
 }
 
 /* The address symbols are looked up at: a return address points after its call. */
-#define PROLOGUE_SCAN 64 /* how far into a code object its `push rbp; mov rbp, rsp` is looked for */
+#define PROLOGUE_SCAN 64 /* how far into a code object the instruction pushing its frame record is looked for */
 
 /* Where the interrupted frame stands when its pc is at a function's first instructions or at its
- * final ret: its own frame is not (or no longer) on the chain rbp starts. */
+ * final return: its own frame is not (or no longer) on the chain fp starts. */
 typedef enum {
-    FRAME_READY,        /* rbp is this frame's and its slots are written */
-    FRAME_ENTRY_AT_SP,  /* before `push rbp`: rbp is the caller's; the return address is at [rsp] */
-    FRAME_ENTRY_AT_SP8, /* between `push rbp` and `mov rbp, rsp`: at [rsp + 8] */
-    FRAME_EXIT,         /* at ret: rbp is the caller's again; the return address is at [rsp] */
-    FRAME_UNWRITTEN,    /* rbp is this frame's, but the function slot below it is not written yet
-                             (or was popped): whatever is there is stale */
+    FRAME_READY,         /* fp is this frame's and its slots are written */
+    FRAME_ENTRY,         /* before the record is pushed: fp is the caller's */
+    FRAME_ENTRY_PUSHED,  /* the record pushed (prologue_t.pushed bytes), fp not yet set: the caller's */
+    FRAME_EXIT,          /* at the return: fp is the caller's again */
+    FRAME_UNWRITTEN,     /* fp is this frame's, but the function slot below it is not written yet
+                            (or was popped): whatever is there is stale */
 } frame_state_t;
+
+/* V8's frame-building instruction and the return instructions, per ELF machine (V8's
+ * MacroAssembler: x64's prologue is `push rbp; mov rbp, rsp`; arm64's pushes fp and lr as a pair,
+ * `stp x29, x30, [sp, #-16]!`, then `mov x29, sp`, after a `pacibsp` where return addresses are
+ * signed). Where the return address is then, on the stack or in lr, is the arch's (arch_t). */
+typedef struct {
+    unsigned machine;
+    uint8_t push[4];    /* the instruction pushing the record (x86-64: push rbp; mov rbp, rsp) */
+    size_t push_len;    /* its bytes compared */
+    size_t push_insn;   /* the length of the pushing instruction alone */
+    uint64_t pushed;    /* the bytes it pushes */
+    uint8_t ret[3][4];  /* return instructions (a first byte alone on x86-64: ret_len 1) */
+    size_t ret_len, nret;
+    size_t step;        /* instruction alignment for the scan */
+} prologue_t;
+
+static const prologue_t prologues[] = {
+    {62 /* EM_X86_64 */, {0x55, 0x48, 0x89, 0xe5}, 4, 1, 8, {{0xc3}, {0xc2}}, 1, 2, 1},
+    {183 /* EM_AARCH64 */, {0xfd, 0x7b, 0xbf, 0xa9}, 4, 4, 16,
+     {{0xc0, 0x03, 0x5f, 0xd6}, {0xff, 0x0b, 0x5f, 0xd6}, {0xff, 0x0f, 0x5f, 0xd6}}, 4, 3, 4}, /* ret, retaa, retab */
+};
+
+static const prologue_t *prologue_of(v8_t *v)
+{
+    for (size_t i = 0; i < sizeof prologues / sizeof *prologues; i++)
+        if (prologues[i].machine == target_arch(v->t)->elf_machine) return &prologues[i];
+    return NULL;
+}
 
 static frame_state_t frame_state(v8_t *v, uint64_t pc, uint64_t code_start, uint64_t fp, uint64_t rsp)
 {
-    uint8_t b[PROLOGUE_SCAN + 3], at;
-    if (target_read_u8(v->t, pc, &at) == 0 && (at == 0xc3 || at == 0xc2)) return FRAME_EXIT;
+    const prologue_t *P = prologue_of(v);
+    uint8_t b[PROLOGUE_SCAN + 3], at[4]; /* the scan's last start, and its instruction's 4 bytes */
+    if (!P) return FRAME_READY;
+    if (target_read(v->t, pc, at, P->ret_len) == 0)
+        for (size_t k = 0; k < P->nret; k++)
+            if (!memcmp(at, P->ret[k], P->ret_len)) return FRAME_EXIT;
     if (code_start && pc >= code_start && pc - code_start < PROLOGUE_SCAN &&
         target_read(v->t, code_start, b, sizeof b) == 0)
-        for (size_t k = 0; k < PROLOGUE_SCAN; k++)
-            if (b[k] == 0x55 && b[k + 1] == 0x48 && b[k + 2] == 0x89 && b[k + 3] == 0xe5) {
-                if (pc <= code_start + k) return FRAME_ENTRY_AT_SP;
-                if (pc == code_start + k + 1) return FRAME_ENTRY_AT_SP8;
+        for (size_t k = 0; k < PROLOGUE_SCAN && k + P->push_len <= sizeof b; k += P->step)
+            if (!memcmp(b + k, P->push, P->push_len)) {
+                if (pc <= code_start + k) return FRAME_ENTRY;
+                if (pc == code_start + k + P->push_insn) return FRAME_ENTRY_PUSHED;
                 break;
             }
     if (rsp && v->L.fp_function < 0 && fp + (uint64_t)v->L.fp_function < rsp) return FRAME_UNWRITTEN;
     return FRAME_READY;
 }
 
+/* Of a frame at its entry or exit (st), sp and the registers: the caller's pc (the return
+ * address on the stack above what the prologue pushed, or in lr), the caller's sp, and where the
+ * interrupted function's arguments begin. 0, or -1. */
+static int unset_caller(v8_t *v, frame_state_t st, const uint64_t *regs, uint64_t sp, uint64_t *ret, uint64_t *caller_sp,
+                        uint64_t *args)
+{
+    const arch_t *a = target_arch(v->t);
+    const prologue_t *P = prologue_of(v);
+    uint64_t pushed = st == FRAME_ENTRY_PUSHED && P ? P->pushed : 0;
+    if (a->entry_ret_on_stack) {
+        *args = *caller_sp = sp + pushed + 8;
+        return target_read_u64(v->t, sp + pushed, ret);
+    }
+    *args = *caller_sp = sp + pushed;
+    if (!regs || a->lr < 0) return -1;
+    *ret = regs[a->lr] & a->ret_mask;
+    return 0;
+}
+
 /* The function the interrupted code belongs to, when its frame is not set up: at a JS function's
- * entry the callee is in rdi (V8's calling convention); taken only when that function's code is
- * the code the pc is in (or, in an embedded builtin's entry, the builtin's JS target). */
+ * entry the callee is in kJSFunctionRegister (L.reg_js_function: rdi, arm64's x1); taken only when
+ * that function's code is the code the pc is in (or, in an embedded builtin's entry, the builtin's
+ * JS target). */
 static int entered_function(v8_t *v, uint64_t fn, uint64_t pc, int in_builtin, v8_function_t *info, v8_code_t *code)
 {
     const v8_layout_t *L = &v->L;
@@ -375,8 +427,9 @@ static int entered_function(v8_t *v, uint64_t fn, uint64_t pc, int in_builtin, v
     return -1;
 }
 
-/* The interrupted frame when its own frame is not set up: named from rdi when that can be trusted
- * (its position is then the definition: the function was just entered), else left as code at pc. */
+/* The interrupted frame when its own frame is not set up: named from kJSFunctionRegister when that
+ * can be trusted (its position is then the definition: the function was just entered), else left
+ * as code at pc. */
 static void unset_frame(v8_t *v, const v8_frame_t *f, frame_state_t st, const uint64_t *regs, int in_builtin,
                         uint64_t args_addr, v8_frame_t *out)
 {
@@ -437,14 +490,15 @@ size_t v8_stack_frames(v8_t *v, const target_frame_t *native, size_t n, const ui
             if (jit && v8_code_for_pc(v, fn, 0, f.pc, &code) == 0) start = code.start;
             frame_state_t st = frame_state(v, f.pc, start, f.fp, rsp);
             if (st != FRAME_READY) {
-                uint64_t ret_at = st == FRAME_ENTRY_AT_SP8 ? rsp + 8 : rsp, ret;
-                uint64_t args = st == FRAME_UNWRITTEN ? f.fp + (uint64_t)v->L.fp_args : ret_at + 8;
+                uint64_t ret = 0, caller_sp = 0, args = 0;
+                int have_ret = st != FRAME_UNWRITTEN && unset_caller(v, st, regs, rsp, &ret, &caller_sp, &args) == 0;
+                if (st == FRAME_UNWRITTEN) args = f.fp + (uint64_t)v->L.fp_args;
                 unset_frame(v, &f, st, regs, builtin, args, &frames[out++]);
-                /* the caller's frame is still rbp's: its pc is the return address on the stack */
-                if (st != FRAME_UNWRITTEN && out < max && target_read_u64(v->t, ret_at, &ret) == 0 && ret) {
+                /* the caller's frame is still fp's: its pc is the return address (stack or lr) */
+                if (have_ret && out < max && ret) {
                     v8_frame_t c = f;
                     c.pc = ret;
-                    c.sp = ret_at + 8;
+                    c.sp = caller_sp;
                     c.return_address = 1;
                     named = target_symbolize(v->t, ret - 1, &sym) == 0 && sym.name;
                     if (named && strncmp(sym.name, "Builtins_", 9)) frames[out++] = c;

@@ -131,7 +131,7 @@ static void test_aarch64(void)
 {
     const arch_t *a = &arch_aarch64;
     check_indexes(a);
-    CHECK(arch_for_elf_machine(183 /* EM_AARCH64 */) == NULL); /* described, not chosen yet */
+    CHECK(arch_for_elf_machine(183 /* EM_AARCH64 */) == a); /* cores (issue 44); no live process yet */
     CHECK_EQ_INT(a->elf_machine, 183);
     CHECK_EQ_INT(a->nregs, 34);
     CHECK_STR(reg(a, a->pc), "pc");
@@ -149,6 +149,10 @@ static void test_aarch64(void)
     CHECK_EQ_INT(a->syscall.no_restart, -1);
     CHECK_EQ_INT(a->prstatus_reg_off + 34 * 8 + 8, a->prstatus_size); /* pr_fpvalid, padded */
     CHECK(!a->entry_ret_on_stack && a->red_zone == 0);
+    /* a return address signed by paciasp (node 24's, in a core): the PAC stripped, 48 bits kept */
+    CHECK_EQ_INT(0x26000000009c6894ull & a->ret_mask, 0x9c6894);
+    CHECK_EQ_INT(0x006a005500bd7780ull & a->ret_mask, 0x5500bd7780ull);
+    CHECK(arch_x86_64.ret_mask == ~0ull);
     /* BL, BLR x16, BLRAAZ x17, BLRAB x1, x2 are calls; RET, ADD, B are not */
     uint8_t b[4], at[8];
     CHECK(a->return_site(put32(b, 0x94000010u), NULL));

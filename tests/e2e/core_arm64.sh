@@ -1,0 +1,123 @@
+#!/bin/bash
+# aarch64 cores read on this x86-64 host (issue 44): for each official arm64 node present of 20, 22,
+# 24, 26 (tests/.cache/node-arm64/MAJOR, scripts/fetch-arm64-node.sh), qemu-aarch64 runs
+# crash_truth.js --heapsnapshot, which writes its truth (its `new Error().stack`, JSON.stringify of
+# the planted values, the planted classes' counts, V8's own heap snapshot) and dies of an uncaught
+# throw; qemu writes the guest's core (tests/lib/qemu_core.sh). Read with --node NODE --root
+# /usr/aarch64-linux-gnu (the arm64 libc and libstdc++ of libc6-arm64-cross, libstdc++6-arm64-cross):
+# - `stack --json`: the JS frames equal the program's own `new Error().stack` (compare_stack.js:
+#   names, order, line:column; the fixture's frames and node's own below them);
+# - `stack`: the native frames are named from node's and libc's symbols, from v8::base::OS::Abort
+#   down through node::Start to libc's __libc_start_main and _start (the frame records, CFI from
+#   the arm64 .eh_frame, return addresses signed by pointer authentication stripped), with no
+#   `(no symbol)` on the main thread;
+# - `objects`: the planted classes counted exactly as many as the program made;
+# - `print --json globalThis.planted`: the program's JSON.stringify;
+# - `exception --json`: the uncaught Error, its message, thrown in `dive`;
+# - `async`: answers (nothing suspended: the program had no async function pending);
+# - `heapsnapshot`: the planted classes' instance counts equal V8's own snapshot's, and its node
+#   count within 10% of it (V8's was taken just before the throw; measured 1-3% fewer).
+# Then optimized_truth.js, its core taken (SIGABRT to qemu) while it blocks in fs.readFileSync on a
+# FIFO: `stack` equals its Error().stack through an API function's exit frame (`open`), baseline
+# (`blocker`) and TurboFan code with an inlined function (`mid` in `hot`).
+# Skips (77) without qemu-aarch64 (qemu-user), the arm64 libc, or any arm64 node.
+set -u
+. "$(dirname "$0")/../lib/test-lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$(cd "$HERE/../fixtures/core" && pwd -P)
+. "$HERE/../lib/qemu_core.sh"
+ROOT=/usr/aarch64-linux-gnu
+command -v qemu-aarch64 > /dev/null || skip "no qemu-aarch64 (Debian: apt-get install qemu-user)"
+[ -e $ROOT/lib/libc.so.6 ] || skip "no arm64 libc in $ROOT (scripts/setup.sh --arm64)"
+test_dir core_arm64
+lsan_ignore_libdw
+trap 'rm -rf "$dir"' EXIT
+fail_context() { echo "arm64 node ${v:-}"; }
+tested=0
+for v in $(node_majors 20 22 24 26); do
+    NODE=$TEST_ROOT/tests/.cache/node-arm64/$v/bin/node
+    [ -x "$NODE" ] || { echo "no arm64 Node $v at $NODE (scripts/fetch-arm64-node.sh): not tested"; continue; }
+    w=$dir/$v
+    qemu_core "$w" aarch64 "$NODE" --abort-on-uncaught-exception "$FIX/crash_truth.js" "$w" --heapsnapshot
+    [ -s "$w/truth.json" ] || { cat "$w/err.txt"; fail "the fixture wrote no truth under qemu-aarch64"; }
+    [ -n "$qcore" ] || skip "qemu-aarch64 wrote no core (ulimit -c unlimited refused?)"
+    echo "arm64 node $v: qemu core $(du -m "$qcore" | cut -f1) MB"
+    ns=("$NODESCOPE" core "$qcore" --node "$NODE" --root $ROOT)
+    timeout 60 "${ns[@]}" stack --json > "$w/ns.json" 2> "$w/err" || { cat "$w/err"; fail "stack --json exited $?"; }
+    node "$FIX/compare_stack.js" "$w/truth.json" "$w/ns.json" "$FIX/crash_truth.js" || fail "stack differs from Error().stack"
+    timeout 60 "${ns[@]}" stack > "$w/stack.txt" 2>&1 || fail "stack exited $?"
+    for f in 'native: v8::base::OS::Abort()' 'native: v8::internal::Runtime_Throw(' 'native: node::Start(' \
+        'native: __libc_start_main.*(libc.so.6)' 'native: _start'; do
+        grep -q "$f" "$w/stack.txt" || { cat "$w/stack.txt"; fail "no frame '$f'"; }
+    done
+    grep -q '(no symbol)' "$w/stack.txt" && { grep '(no symbol)' "$w/stack.txt" | head; fail "unnamed native frames"; }
+    # one session, the answers apart: `type 0x2a00000000` prints "Smi 42" between them
+    printf '%s\n' 'objects --json' 'type 0x2a00000000' 'print --json globalThis.planted' 'type 0x2a00000000' \
+        'exception --json' 'type 0x2a00000000' 'async --json' |
+        timeout 120 "${ns[@]}" > "$w/all.txt" 2> "$w/err" || { cat "$w/err"; fail "objects/print/exception/async exited $?"; }
+    awk -v d="$w/out" 'BEGIN { n = 0 } /^Smi 42$/ { n++; next } { print > (d "." n) }' "$w/all.txt"
+    timeout 120 "${ns[@]}" heapsnapshot --no-cache -o "$w/core.heapsnapshot" 2> "$w/err" || { cat "$w/err"; fail "heapsnapshot exited $?"; }
+    node -e '
+      const fs = require("fs");
+      const [truthFile, objsFile, printFile, excFile, asyncFile, coreSnap, v8Snap] = process.argv.slice(1);
+      const t = JSON.parse(fs.readFileSync(truthFile)), objs = JSON.parse(fs.readFileSync(objsFile));
+      let bad = 0;
+      const say = (m) => { console.log(m); bad++; };
+      for (const [c, want] of Object.entries(t.counts)) {
+        const g = objs.find((g) => g.name === c), got = g ? g.count : 0;
+        if (got !== want) say(`objects: ${c} ${got}, the program made ${want}`);
+      }
+      const printed = JSON.stringify(JSON.parse(fs.readFileSync(printFile, "utf8")));
+      if (printed !== t.planted) say(`print --json: ${printed}\n  JSON.stringify: ${t.planted}`);
+      const e = JSON.parse(fs.readFileSync(excFile, "utf8")).exception || {};
+      if (!/^Error: crash: config\.json\n/.test(e.value || "") || !/^dive /.test(e.where || ""))
+        say(`exception: ${JSON.stringify(e).slice(0, 300)}`);
+      JSON.parse(fs.readFileSync(asyncFile, "utf8")); /* answers, as JSON */
+      // a snapshot: its node count, and the instances of each planted class
+      function census(file) {
+        const s = JSON.parse(fs.readFileSync(file, "utf8")), m = s.snapshot.meta, nf = m.node_fields.length;
+        const ti = m.node_fields.indexOf("type"), ni = m.node_fields.indexOf("name"), types = m.node_types[0];
+        const out = { nodes: s.nodes.length / nf, counts: {} };
+        for (let i = 0; i < s.nodes.length; i += nf)
+          if (types[s.nodes[i + ti]] === "object") {
+            const n = s.strings[s.nodes[i + ni]];
+            if (n in t.counts) out.counts[n] = (out.counts[n] || 0) + 1;
+          }
+        return out;
+      }
+      const ours = census(coreSnap), v8s = census(v8Snap);
+      for (const c of Object.keys(t.counts))
+        if (ours.counts[c] !== v8s.counts[c]) say(`heapsnapshot: ${c} ${ours.counts[c]}, in V8 snapshot ${v8s.counts[c]}`);
+      if (Math.abs(ours.nodes - v8s.nodes) > v8s.nodes / 10) say(`heapsnapshot: ${ours.nodes} nodes, V8 snapshot ${v8s.nodes}`);
+      console.log(`heapsnapshot: ${ours.nodes} nodes, V8 snapshot ${v8s.nodes}`);
+      process.exit(bad ? 1 : 0);' "$w/truth.json" "$w/out.0" "$w/out.1" "$w/out.2" "$w/out.3" \
+        "$w/core.heapsnapshot" "$w/before.heapsnapshot" || fail "objects, print, exception, async or heapsnapshot differ from the program's truth"
+    # optimized code: optimized_truth.js (TurboFan, `mid` inlined into `hot`; `blocker` baseline)
+    # blocks in fs.readFileSync's open of a FIFO; qemu writes the core when sent SIGABRT there
+    rm -rf "$w" && mkdir -p "$w/core" && mkfifo "$w/fifo"
+    (cd "$w" && ulimit -c unlimited && exec qemu-aarch64 -L $ROOT -E LD_LIBRARY_PATH=/lib "$NODE" --allow-natives-syntax \
+        "$FIX/optimized_truth.js" "$w/fifo" "$w/truth.json" turbofan > "$w/out.txt" 2> "$w/err.txt") 2> /dev/null &
+    qp=$!
+    # blocked: a thread of qemu in the host's openat (x86-64: 257), the FIFO's open, after the truth
+    for _ in $(seq 600); do
+        [ -s "$w/truth.json" ] && cat /proc/$qp/task/*/syscall 2> /dev/null | grep -q '^257 ' && break
+        kill -0 $qp 2> /dev/null || break
+        sleep 0.1
+    done
+    kill -ABRT $qp 2> /dev/null
+    wait $qp 2> /dev/null
+    qcore=$(ls "$w"/qemu_*.core 2> /dev/null | head -1)
+    [ -n "$qcore" ] && [ -s "$w/truth.json" ] || { cat "$w/err.txt"; fail "optimized_truth.js: no core or no truth"; }
+    timeout 60 "$NODESCOPE" core "$qcore" --node "$NODE" --root $ROOT stack --json > "$w/ns.json" 2> "$w/err" ||
+        { cat "$w/err"; fail "stack --json (optimized) exited $?"; }
+    node "$FIX/compare_stack.js" "$w/truth.json" "$w/ns.json" "$FIX/optimized_truth.js" || fail "optimized stack differs from Error().stack"
+    timeout 60 "$NODESCOPE" core "$qcore" --node "$NODE" --root $ROOT stack > "$w/stack.txt" 2>&1 || fail "stack (optimized) exited $?"
+    for f in 'api: *open \[C++ callback' 'blocker at .*\[baseline\]' 'mid at .*\[turbofan, inlined\]' 'hot at .*\[turbofan\]'; do
+        grep -q "$f" "$w/stack.txt" || { cat "$w/stack.txt"; fail "optimized: no frame '$f'"; }
+    done
+    rm -rf "$w"
+    tested=$((tested + 1))
+    echo "arm64 node $v ok"
+done
+[ $tested -gt 0 ] || skip "no arm64 Node builds (scripts/fetch-arm64-node.sh)"
+echo ok

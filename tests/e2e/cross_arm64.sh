@@ -4,7 +4,8 @@
 # "ARM aarch64 ... statically linked"), which runs under qemu-aarch64 as it would on a Graviton
 # machine: its --version says a static build; reading gcore'd cores of the official x64 node 24
 # and 22 (stack_truth.js, heap_objects.js), `stack`, `stack --json`, `objects --json` and `print`
-# print byte for byte what the host's own binary prints. `make npm` then packs
+# print byte for byte what the host's own binary prints, and so on an aarch64 core of the official
+# arm64 node 22 (written by qemu-aarch64), read where it was made. `make npm` then packs
 # @nodescope/linux-arm64 beside linux-x64, listed in the launcher's optionalDependencies.
 # Skips without Debian's gcc-aarch64-linux-gnu, qemu-user and the :arm64 static libraries
 # (scripts/setup.sh --arm64).
@@ -48,6 +49,26 @@ for v in $(node_majors 24 22); do
     tested=$((tested + 1))
 done
 [ $tested -gt 0 ] || skip "no Node 24 or 22"
+# the binary a Graviton user installs reads the core where it was made: an aarch64 core of the
+# official arm64 node 22 (qemu-aarch64, crash_truth.js), read by both binaries with the arm64 node
+# and Debian's arm64 libc (--root): the same stack, stack --json, objects --json and print --json
+. "$HERE/../lib/qemu_core.sh"
+v=22
+A64_NODE=$TEST_ROOT/tests/.cache/node-arm64/$v/bin/node
+if [ -x "$A64_NODE" ] && [ -d /usr/aarch64-linux-gnu/lib ]; then
+    w=$dir/a64-$v
+    qemu_core "$w" aarch64 "$A64_NODE" --abort-on-uncaught-exception "$HERE/../fixtures/core/crash_truth.js" "$w"
+    [ -n "$qcore" ] || fail "qemu-aarch64 wrote no core"
+    ro=(--node "$A64_NODE" --root /usr/aarch64-linux-gnu)
+    same "stack of an aarch64 core" core "$qcore" "${ro[@]}" stack
+    same "stack --json of an aarch64 core" core "$qcore" "${ro[@]}" stack --json
+    same "objects --json of an aarch64 core" core "$qcore" "${ro[@]}" objects --json
+    same "print --json of an aarch64 core" core "$qcore" "${ro[@]}" print --json globalThis.planted
+    rm -f "$qcore"
+    say "arm64 node $v's aarch64 core: stack, stack --json, objects --json, print --json: the same under qemu-aarch64"
+else
+    say "no arm64 node $v or /usr/aarch64-linux-gnu (libc6-arm64-cross): its aarch64 core not tested"
+fi
 make npm > "$dir/npm.log" 2>&1 || { cat "$dir/npm.log"; fail "make npm"; }
 [ -s build/npm/nodescope-linux-arm64-"$(sed -n 1p "$dir/version" | cut -d' ' -f2)".tgz ] || { cat "$dir/npm.log"; fail "make npm packed no arm64 package"; }
 tar -xOzf build/npm/nodescope-"$(sed -n 1p "$dir/version" | cut -d' ' -f2)".tgz package/package.json | grep -q '"@nodescope/linux-arm64"' ||

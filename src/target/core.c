@@ -186,6 +186,7 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     Elf64_Phdr *ph = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *ph);
     memcpy(ph, core + eh->e_phoff, eh->e_phnum * sizeof *ph);
     size_t truncated = 0;
+    uint64_t whole = 0; /* where the segments end in a whole core */
     t->segs = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *t->segs);
     for (size_t i = 0; i < eh->e_phnum; i++) {
         if (ph[i].p_type == PT_NOTE) {
@@ -195,6 +196,7 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
         } else if (ph[i].p_type == PT_LOAD && ph[i].p_memsz > 0 && ph[i].p_vaddr + ph[i].p_memsz > ph[i].p_vaddr) {
             target_seg_t s = {ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_filesz, ph[i].p_offset};
             if (s.filesz > s.memsz) s.filesz = s.memsz;
+            if (s.offset + s.filesz > whole && s.offset + s.filesz > s.offset) whole = s.offset + s.filesz;
             /* a truncated core keeps what is there: the rest reads as unavailable */
             if (s.offset > size) {
                 s.filesz = 0;
@@ -207,18 +209,27 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
         }
     }
     if (truncated)
-        diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable",
-                  truncated);
+        diag_warn(core_path, 0,
+                  "core is truncated (%llu of its %llu bytes): %zu segments are incomplete; their memory reads as "
+                  "unavailable, and what is there may be partial: copy the whole core (or raise the core size "
+                  "limit, ulimit -c, where it was written)",
+                  (unsigned long long)size, (unsigned long long)whole, truncated);
     qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
     if (root && *root) {
         size_t n = strlen(root);
         while (n > 1 && root[n - 1] == '/') n--; /* paths in the core begin with '/' */
         t->root = n == 1 && root[0] == '/' ? NULL : xstrndup(root, n);
     }
-    if (!t->maps) target_link_map_files(t, exe); /* no NT_FILE (qemu-user's cores): link_map.c */
+    char *found = NULL; /* the executable at AT_EXECFN's host path (link_map.c) */
+    if (!t->maps && target_link_map_files(t, exe, &found) != 0) { /* no NT_FILE (qemu-user's): link_map.c */
+        free(ph);
+        target_close(t);
+        return NULL;
+    }
     merge_segments(t, ph, eh->e_phnum);
     free(ph);
     if (exe) t->exe_path = xstrdup(exe), t->exe_given = 1;
+    else if (found) t->exe_path = found, t->exe_given = 1;
     else find_exe(t);
     if (!t->exe_path) {
         diag_error(core_path, 0, "cannot find the executable in the core's NT_FILE note; give it with --node PATH");

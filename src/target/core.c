@@ -102,27 +102,36 @@ static void parse_notes(target_t *t, const uint8_t *d, size_t n)
     }
 }
 
-/* Marks mappings present/prot from the PT_LOADs; adds anonymous mappings for PT_LOADs NT_FILE lacks. */
+/* Marks mappings present/prot from the PT_LOADs; adds anonymous mappings for what of a PT_LOAD no
+ * mapping covers: all of it when NT_FILE lacks it, or the rest of one that also holds a file's
+ * (qemu-user writes one PT_LOAD per run of equal flags: the executable's .bss and the brk heap
+ * after it are one, and the heap was not a mapping: no roots were scanned there) */
 static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum)
 {
+    if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
+    size_t nfile = t->nmaps; /* sorted; the anonymous ones added after them cover no PT_LOAD of another */
     for (size_t i = 0; i < phnum; i++) {
         if (ph[i].p_type != PT_LOAD) continue;
         int prot =
             ((ph[i].p_flags & PF_R) ? 1 : 0) | ((ph[i].p_flags & PF_W) ? 2 : 0) | ((ph[i].p_flags & PF_X) ? 4 : 0);
-        int found = 0;
-        for (size_t j = 0; j < t->nmaps; j++) {
+        uint64_t s = ph[i].p_vaddr, e = ph[i].p_vaddr + ph[i].p_memsz, at = s;
+        for (size_t j = 0; j <= nfile && at < e; j++) {
+            const target_mapping_t *m = j < nfile ? &t->maps[j] : NULL;
+            if (m && (m->end <= at || m->start >= e)) continue;
+            uint64_t gap_end = m && m->start < e ? m->start : e;
+            if (gap_end > at) {
+                t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
+                t->sym_generation++;
+                t->maps[t->nmaps++] = (target_mapping_t){at, gap_end, 0, prot, NULL, ph[i].p_filesz > 0};
+            }
+            if (m && m->end > at) at = m->end;
+        }
+        for (size_t j = 0; j < nfile; j++) {
             target_mapping_t *m = &t->maps[j];
-            if (m->start >= ph[i].p_vaddr && m->start < ph[i].p_vaddr + ph[i].p_memsz) {
+            if (m->start >= s && m->start < e) {
                 m->prot = prot;
                 m->present = ph[i].p_filesz > 0;
-                found = 1;
             }
-        }
-        if (!found) {
-            t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
-            t->sym_generation++;
-            t->maps[t->nmaps++] =
-                (target_mapping_t){ph[i].p_vaddr, ph[i].p_vaddr + ph[i].p_memsz, 0, prot, NULL, ph[i].p_filesz > 0};
         }
     }
     if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);

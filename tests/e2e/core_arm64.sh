@@ -57,7 +57,7 @@ bad_input() {
     for n in "$x64" "$other"; do
         [ -x "$n" ] || continue
         timeout 60 "$NODESCOPE" core "$qcore" --node "$n" --root $ROOT stack > /dev/null 2> "$w/err"; rc=$?
-        [ $rc -eq 1 ] && grep -q "error: $n .*\(x86-64, the target is aarch64\|not the executable this core ran\).*--node PATH" "$w/err" ||
+        [ $rc -eq 1 ] && grep -q "error: $n .*\(x86-64, the target is aarch64\|not the executable this core ran\|build ids differ\).*--node PATH" "$w/err" ||
             { cat "$w/err"; fail "--node $n (wrong node): exit $rc"; }
     done
     # no --node: qemu's AT_EXECFN is the host's path of the node it ran

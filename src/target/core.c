@@ -116,15 +116,16 @@ static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum)
             ((ph[i].p_flags & PF_R) ? 1 : 0) | ((ph[i].p_flags & PF_W) ? 2 : 0) | ((ph[i].p_flags & PF_X) ? 4 : 0);
         uint64_t s = ph[i].p_vaddr, e = ph[i].p_vaddr + ph[i].p_memsz, at = s;
         for (size_t j = 0; j <= nfile && at < e; j++) {
-            const target_mapping_t *m = j < nfile ? &t->maps[j] : NULL;
-            if (m && (m->end <= at || m->start >= e)) continue;
-            uint64_t gap_end = m && m->start < e ? m->start : e;
+            /* the file mapping's range (copied: adding a gap moves t->maps), or none: the end */
+            uint64_t ms = j < nfile ? t->maps[j].start : e, me = j < nfile ? t->maps[j].end : e;
+            if (j < nfile && (me <= at || ms >= e)) continue;
+            uint64_t gap_end = ms < e ? ms : e;
             if (gap_end > at) {
                 t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
                 t->sym_generation++;
                 t->maps[t->nmaps++] = (target_mapping_t){at, gap_end, 0, prot, NULL, ph[i].p_filesz > 0};
             }
-            if (m && m->end > at) at = m->end;
+            if (me > at) at = me;
         }
         for (size_t j = 0; j < nfile; j++) {
             target_mapping_t *m = &t->maps[j];

@@ -248,7 +248,8 @@ int target_link_map_files(target_t *t, const char *exe, char **exe_found)
        of another build or major has its own; its symbols would name garbage) */
     Elf64_Ehdr eh;
     uint64_t page = at_phdr & ~(LM_PAGE - 1);
-    if (t->at_entry && rd_file(t, path, host, page, page, &eh, sizeof eh) == 0 && eh.e_entry + bias != t->at_entry) {
+    if (t->at_entry && rd_file(t, path, host, page, page, &eh, sizeof eh) == 0 &&
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_entry + bias != t->at_entry) {
         diag_error(t->name, 0,
                    "%s is not the executable this core ran: its entry point 0x%llx is not the core's AT_ENTRY "
                    "0x%llx (another build or major of node?): give the node that wrote the core with --node PATH",

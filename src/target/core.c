@@ -102,27 +102,37 @@ static void parse_notes(target_t *t, const uint8_t *d, size_t n)
     }
 }
 
-/* Marks mappings present/prot from the PT_LOADs; adds anonymous mappings for PT_LOADs NT_FILE lacks. */
+/* Marks mappings present/prot from the PT_LOADs; adds anonymous mappings for what of a PT_LOAD no
+ * mapping covers: all of it when NT_FILE lacks it, or the rest of one that also holds a file's
+ * (qemu-user writes one PT_LOAD per run of equal flags: the executable's .bss and the brk heap
+ * after it are one, and the heap was not a mapping: no roots were scanned there) */
 static void merge_segments(target_t *t, const Elf64_Phdr *ph, size_t phnum)
 {
+    if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
+    size_t nfile = t->nmaps; /* sorted; the anonymous ones added after them cover no PT_LOAD of another */
     for (size_t i = 0; i < phnum; i++) {
         if (ph[i].p_type != PT_LOAD) continue;
         int prot =
             ((ph[i].p_flags & PF_R) ? 1 : 0) | ((ph[i].p_flags & PF_W) ? 2 : 0) | ((ph[i].p_flags & PF_X) ? 4 : 0);
-        int found = 0;
-        for (size_t j = 0; j < t->nmaps; j++) {
+        uint64_t s = ph[i].p_vaddr, e = ph[i].p_vaddr + ph[i].p_memsz, at = s;
+        for (size_t j = 0; j <= nfile && at < e; j++) {
+            /* the file mapping's range (copied: adding a gap moves t->maps), or none: the end */
+            uint64_t ms = j < nfile ? t->maps[j].start : e, me = j < nfile ? t->maps[j].end : e;
+            if (j < nfile && (me <= at || ms >= e)) continue;
+            uint64_t gap_end = ms < e ? ms : e;
+            if (gap_end > at) {
+                t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
+                t->sym_generation++;
+                t->maps[t->nmaps++] = (target_mapping_t){at, gap_end, 0, prot, NULL, ph[i].p_filesz > 0};
+            }
+            if (me > at) at = me;
+        }
+        for (size_t j = 0; j < nfile; j++) {
             target_mapping_t *m = &t->maps[j];
-            if (m->start >= ph[i].p_vaddr && m->start < ph[i].p_vaddr + ph[i].p_memsz) {
+            if (m->start >= s && m->start < e) {
                 m->prot = prot;
                 m->present = ph[i].p_filesz > 0;
-                found = 1;
             }
-        }
-        if (!found) {
-            t->maps = xrealloc(t->maps, (t->nmaps + 1) * sizeof *t->maps);
-            t->sym_generation++;
-            t->maps[t->nmaps++] =
-                (target_mapping_t){ph[i].p_vaddr, ph[i].p_vaddr + ph[i].p_memsz, 0, prot, NULL, ph[i].p_filesz > 0};
         }
     }
     if (t->nmaps > 1) qsort(t->maps, t->nmaps, sizeof *t->maps, map_cmp);
@@ -186,6 +196,7 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
     Elf64_Phdr *ph = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *ph);
     memcpy(ph, core + eh->e_phoff, eh->e_phnum * sizeof *ph);
     size_t truncated = 0;
+    uint64_t whole = 0; /* where the segments end in a whole core */
     t->segs = xcalloc(eh->e_phnum ? eh->e_phnum : 1, sizeof *t->segs);
     for (size_t i = 0; i < eh->e_phnum; i++) {
         if (ph[i].p_type == PT_NOTE) {
@@ -195,6 +206,7 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
         } else if (ph[i].p_type == PT_LOAD && ph[i].p_memsz > 0 && ph[i].p_vaddr + ph[i].p_memsz > ph[i].p_vaddr) {
             target_seg_t s = {ph[i].p_vaddr, ph[i].p_memsz, ph[i].p_filesz, ph[i].p_offset};
             if (s.filesz > s.memsz) s.filesz = s.memsz;
+            if (s.offset + s.filesz > whole && s.offset + s.filesz > s.offset) whole = s.offset + s.filesz;
             /* a truncated core keeps what is there: the rest reads as unavailable */
             if (s.offset > size) {
                 s.filesz = 0;
@@ -207,18 +219,27 @@ target_t *target_open_core_root(const char *core_path, const char *exe, const ch
         }
     }
     if (truncated)
-        diag_warn(core_path, 0, "core is truncated: %zu segments are incomplete; their memory reads as unavailable",
-                  truncated);
+        diag_warn(core_path, 0,
+                  "core is truncated (%llu of its %llu bytes): %zu segments are incomplete; their memory reads as "
+                  "unavailable, and what is there may be partial: copy the whole core (or raise the core size "
+                  "limit, ulimit -c, where it was written)",
+                  (unsigned long long)size, (unsigned long long)whole, truncated);
     qsort(t->segs, t->nsegs, sizeof *t->segs, seg_cmp);
     if (root && *root) {
         size_t n = strlen(root);
         while (n > 1 && root[n - 1] == '/') n--; /* paths in the core begin with '/' */
         t->root = n == 1 && root[0] == '/' ? NULL : xstrndup(root, n);
     }
-    if (!t->maps) target_link_map_files(t, exe); /* no NT_FILE (qemu-user's cores): link_map.c */
+    char *found = NULL; /* the executable at AT_EXECFN's host path (link_map.c) */
+    if (!t->maps && target_link_map_files(t, exe, &found) != 0) { /* no NT_FILE (qemu-user's): link_map.c */
+        free(ph);
+        target_close(t);
+        return NULL;
+    }
     merge_segments(t, ph, eh->e_phnum);
     free(ph);
     if (exe) t->exe_path = xstrdup(exe), t->exe_given = 1;
+    else if (found) t->exe_path = found, t->exe_given = 1;
     else find_exe(t);
     if (!t->exe_path) {
         diag_error(core_path, 0, "cannot find the executable in the core's NT_FILE note; give it with --node PATH");

@@ -3,7 +3,9 @@
  * and all readable memory) does not, and every native frame was "(no symbol)". So they are found
  * as a debugger finds them: the executable from the auxiliary vector (its program headers at
  * AT_PHDR, its load bias AT_PHDR - PT_PHDR's p_vaddr, as the dynamic linker computes it; its name
- * AT_EXECFN, or --node's path when that is not absolute), the libraries from the dynamic linker's
+ * AT_EXECFN, or --node's path when that is not absolute; qemu's AT_EXECFN is a host path, taken as
+ * it is when --root holds nothing there; --node's file must have AT_ENTRY as its biased entry point,
+ * or the core is refused: another node's symbols would name garbage), the libraries from the dynamic linker's
  * list in the core's memory (PT_DYNAMIC's DT_DEBUG -> struct r_debug -> r_map -> link_map: l_addr,
  * l_name, l_ld, l_next), each library's program headers read at its ELF header in memory and
  * checked against l_ld. Every PT_LOAD of each file becomes a mapping as the kernel would have
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LM_MAX 1024   /* link_map entries walked */
 #define LM_PHMAX 64   /* program headers per file */
@@ -160,6 +163,7 @@ static size_t walk_r_debug(target_t *t, uint64_t r_debug)
 {
     uint64_t lm = 0, seen[LM_MAX];
     size_t nseen = 0, named = 0, bad = 0;
+    char first[4200] = "";
     if (rd(t, r_debug + 8, &lm, 8) != 0) return 0; /* r_map, after int r_version and its padding */
     while (lm && nseen < LM_MAX) {
         for (size_t i = 0; i < nseen; i++)
@@ -176,20 +180,25 @@ static size_t walk_r_debug(target_t *t, uint64_t r_debug)
             int dup = 0;
             for (size_t i = 0; i < t->nmaps && !dup; i++) dup = t->maps[i].path && strcmp(t->maps[i].path, name) == 0;
             if (!dup && add_library(t, e[0], e[2], name) == 0) named++;
-            else if (!dup) bad++;
+            else if (!dup && !bad++) snprintf(first, sizeof first, "%s%s", t->root ? t->root : "", name);
         }
         lm = e[3];
     }
     if (bad)
         diag_warn(
             t->name, 0,
-            "the dynamic linker's list: %zu entries unreadable or not as mapped (--root?); their files are unnamed",
-            bad);
+            "the dynamic linker's list: %zu entries unreadable, missing or not the files mapped (%s%s): their frames "
+            "are unnamed; give the root the target's libraries are under with --root DIR%s",
+            bad, first[0] ? "the first: " : "an entry unreadable", first,
+            t->arch == &arch_aarch64 && arch_host() != &arch_aarch64
+                ? " (an aarch64 core on this host: --root /usr/aarch64-linux-gnu, of libc6-arm64-cross)"
+                : "");
     return named;
 }
 
-void target_link_map_files(target_t *t, const char *exe)
+int target_link_map_files(target_t *t, const char *exe, char **exe_found)
 {
+    *exe_found = NULL;
     uint64_t at_phdr = 0, at_phnum = 0, at_execfn = 0;
     for (size_t off = 0; t->auxv && off + 16 <= t->auxv_len; off += 16) {
         uint64_t k, v;
@@ -206,11 +215,18 @@ void target_link_map_files(target_t *t, const char *exe)
         if (!exe) {
             diag_warn(t->name, 0,
                       "no NT_FILE note, and AT_EXECFN names no absolute path: give the executable with --node PATH");
-            return;
+            return 0;
         }
         snprintf(path, sizeof path, "%s", exe);
     }
     if (exe) host = exe;
+    else if (t->root) {
+        /* qemu-user's AT_EXECFN is the path qemu was given, on the host: --root does not apply
+           to it when nothing is there under the root but the host has it */
+        char under[4200];
+        snprintf(under, sizeof under, "%s%s", t->root, path);
+        if (access(under, R_OK) != 0 && access(path, R_OK) == 0) host = *exe_found = xstrdup(path);
+    }
     /* the executable's program headers at AT_PHDR, in memory or (not dumped) in its file, whose
        first page holds them (AT_PHDR - its page is e_phoff) */
     Elf64_Phdr ph[LM_PHMAX];
@@ -223,11 +239,23 @@ void target_link_map_files(target_t *t, const char *exe)
         diag_warn(t->name, 0,
                   "no NT_FILE note, and the executable's program headers (AT_PHDR in NT_AUXV) "
                   "cannot be read: no file is named, native frames stay unnamed");
-        return;
+        return 0;
     }
     /* the bias as the dynamic linker computes it: AT_PHDR - PT_PHDR's p_vaddr (no PT_PHDR: 0) */
     const Elf64_Phdr *php = find_ph(ph, n, PT_PHDR);
     uint64_t bias = php ? at_phdr - php->p_vaddr : 0;
+    /* the file must be the executable the core ran: its entry point, biased, is AT_ENTRY (a node
+       of another build or major has its own; its symbols would name garbage) */
+    Elf64_Ehdr eh;
+    uint64_t page = at_phdr & ~(LM_PAGE - 1);
+    if (t->at_entry && rd_file(t, path, host, page, page, &eh, sizeof eh) == 0 &&
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_entry + bias != t->at_entry) {
+        diag_error(t->name, 0,
+                   "%s is not the executable this core ran: its entry point 0x%llx is not the core's AT_ENTRY "
+                   "0x%llx (another build or major of node?): give the node that wrote the core with --node PATH",
+                   host ? host : path, (unsigned long long)(eh.e_entry + bias), (unsigned long long)t->at_entry);
+        return -1;
+    }
     add_file(t, ph, n, bias, path);
     const Elf64_Phdr *dyn = find_ph(ph, n, PT_DYNAMIC);
     uint64_t r_debug = dyn ? dt_debug(t, bias + dyn->p_vaddr, dyn->p_memsz) : 0;
@@ -259,4 +287,5 @@ void target_link_map_files(target_t *t, const char *exe)
         t->maps[k++] = *m;
     }
     t->nmaps = k;
+    return 0;
 }

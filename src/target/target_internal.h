@@ -152,7 +152,7 @@ void target_reap_copies(target_t *t);
 
 /* link_map.c: a core without NT_FILE (qemu-user's): mappings of the executable (AT_PHDR,
  * AT_EXECFN, else exe, --node's path) and of the libraries on the dynamic linker's list in memory */
-void target_link_map_files(target_t *t, const char *exe);
+int target_link_map_files(target_t *t, const char *exe, char **exe_found);
 /* unwind.c */
 void target_cfi_free(target_t *t);
 /* modules.c: the target's modules loaded (again: those mapped since), V8's object chosen */

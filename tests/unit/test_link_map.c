@@ -7,7 +7,8 @@
  * hostile values (0, ~0, a pointer to itself, one into another entry): each core opens or fails
  * cleanly, never a crash or a hang (ASan). And a core without the executable's and a library's
  * program headers in memory (qemu leaves out a segment that begins with an ELF header and is
- * executable: every aarch64 library's first): they are read from /bin/true and /bin/false. With LINK_MAP_CORE=PATH it writes the intact core
+ * executable: every aarch64 library's first): they are read from /bin/true and /bin/false; there
+ * an AT_ENTRY that is not /bin/true's entry point refuses the core. With LINK_MAP_CORE=PATH it writes the intact core
  * there (fuzz/corpus/core/qemu_link_map was made so). */
 #include "check.h"
 #include "target/target.h"
@@ -159,6 +160,15 @@ int main(void)
     CHECK(dyn_at >= MEM2 && dyn_at + 16 <= MEM2 + 0x2000);
     if (dyn_at >= MEM2 && dyn_at + 16 <= MEM2 + 0x2000) memcpy(core + MEM_OFF + MEM + (dyn_at - MEM2), dt, 16);
     strcpy((char *)mem + 0xc30, "/bin/false");
+    /* AT_ENTRY: first not /bin/true's entry point, biased (another node given): refused */
+    uint64_t entry = 0x500000 - (phdr_va - te.e_phoff) + te.e_entry;
+    memcpy(core + NOTE_OFF + 20 + 40, &(uint64_t){entry + 0x10}, 8);
+    write_core(path);
+    diag_verbosity = -1;
+    t = target_open_core(path, "/bin/true");
+    CHECK(t == NULL);
+    if (t) target_close(t);
+    memcpy(core + NOTE_OFF + 20 + 40, &entry, 8);
     write_core(path);
     t = target_open_core(path, "/bin/true");
     CHECK(t != NULL);

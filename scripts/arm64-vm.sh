@@ -4,23 +4,25 @@
 #
 # Built once under build/arm64-vm/ (each piece rebuilt only when missing; rm -rf build/arm64-vm
 # to start again):
-#   root/         mmdebstrap --arch=arm64 --variant=minbase bookworm, with Debian's
-#                 linux-image-arm64 (6.1) and its initramfs (virtio_blk, ext4 and 9p are modules
-#                 in that kernel, not built in: the initrd loads the first two, the root's
-#                 /lib/modules the 9p ones), procps, libstdc++6 (the official node needs it).
-#                 Needs qemu-user-static and binfmt_misc mounted (mount -t binfmt_misc ...).
-#   vmlinuz, initrd.img   copied out of root/boot.
+#   root/         mmdebstrap --arch=arm64 --variant=minbase bookworm with kmod, procps and
+#                 libstdc++6 (the official node needs it). Needs qemu-user-static and
+#                 binfmt_misc mounted (mount -t binfmt_misc none /proc/sys/fs/binfmt_misc).
+#   vmlinuz       Debian's linux-image-arm64 (6.1), `apt-get download` + `dpkg -x`, its
+#                 modules copied into root/usr/lib/modules: virtio_pci, virtio_blk, ext4 and 9p are modules in
+#                 this kernel, none built in).
+#   initrd.img    made on the host: busybox-static:arm64 and the nine modules that reach the
+#                 root, then switch_root to the root's /sbin/vm-init (it loads the 9p modules).
 #   root.img      ext4 made from root/ with `mkfs.ext4 -d` (no loop device), 2 GiB sparse. Booted
 #                 with snapshot=on: it is never changed.
 # Each run: share/ (9p, mount tag `host`) gets the static aarch64 nodescope, the official arm64
-# node (NODE_MAJOR, default 24, from tests/.cache/node-arm64) and run.sh; the image's init
-# (/sbin/vm-init, init= on the kernel command line) mounts it, runs run.sh, writes out.log and
-# status there and powers off. qemu-system-aarch64 -M virt -cpu max (TCG: no arm64 hardware
-# here), 2 vCPUs, 2 GiB. The checks print `N passed, N failed`; the exit status is run.sh's.
+# node (NODE_MAJOR, default 24, from tests/.cache/node-arm64) and run.sh; /sbin/vm-init mounts
+# it, runs run.sh (its output on the console too), writes out.log and status there and powers
+# off (sysrq o). qemu-system-aarch64 -M virt -cpu max (TCG: no arm64 hardware here), 2 vCPUs,
+# 2 GiB. The checks print `N passed, N failed`; the exit status is run.sh's.
 #
-# Times here (2 shared cores, two CI runs beside it, everything under nice -n 19), 2026-12-07:
-#   mmdebstrap (with the kernel, its initramfs made under qemu-user): see ARM64_TIMES below
-#   (build/arm64-vm/times.txt keeps each run's figures).
+# Times here, 2026-12-07 (2 cores shared with two CI runs, load 9-13, all under nice -n 19);
+# build/arm64-vm/times.txt keeps each run's:
+#   TIMES_PLACEHOLDER
 #
 # Environment: NODE_MAJOR (24), NODESCOPE (build/aarch64/build/static/nodescope, made by
 # `make CROSS=aarch64-linux-gnu- CROSS_GOALS=static` when missing), VM_TIMEOUT (seconds, 1800),
@@ -125,9 +127,13 @@ if [ ! -e "$VM/vmlinuz" ] || [ ! -e "$VM/initrd.img" ]; then
     KPKG=$(apt-cache depends linux-image-arm64:arm64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
     [ -n "$KPKG" ] || { note "apt-cache knows no linux-image-arm64:arm64 (apt-get update?)"; exit 1; }
     (cd "$DL" && apt-get download -q "$KPKG" busybox-static:arm64 2>&1 | grep -v unsandboxed >&2 || true)
-    dpkg -x "$DL"/linux-image-*_arm64.deb "$VM/root"
-    KVER=$(ls "$VM/root/lib/modules" | sort -V | tail -1)
-    cp "$VM/root/boot/vmlinuz-$KVER" "$VM/vmlinuz"
+    # Not dpkg -x into the root: it would make the root's /lib (merged /usr: a link to usr/lib)
+    # a directory, and no program there would find its dynamic loader.
+    dpkg -x "$DL"/linux-image-*_arm64.deb "$DL/k"
+    KVER=$(ls "$DL/k/lib/modules" | sort -V | tail -1)
+    mkdir -p "$VM/root/usr/lib/modules"; rm -rf "$VM/root/usr/lib/modules/$KVER"
+    cp -a "$DL/k/lib/modules/$KVER" "$VM/root/usr/lib/modules/"
+    cp "$DL/k/boot/vmlinuz-$KVER" "$VM/vmlinuz"
     # The initrd: busybox-static:arm64 and the modules that reach the root (virtio PCI, the
     # disk, ext4 and its crc32c), then switch_root to /sbin/vm-init.
     command -v cpio >/dev/null || apt-get install -y -qq cpio >/dev/null

@@ -203,21 +203,35 @@ if [ $rc = 0 ] && [ "$(cat arch.txt)" = arm64 ]; then ok "node -e process.arch" 
 t=$(ms); ./nodescope --version > version.txt 2>&1; rc=$?; d=$(( $(ms) - t )); show version.txt
 if [ $rc = 0 ]; then ok "nodescope --version" $d; else bad "nodescope --version" $d; fi
 
-./node spin.js $W/spin.pid & NPID=$!
-t=$(ms); i=0
-while [ ! -s spin.pid ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
-echo "fixture started in $(( $(ms) - t )) ms (pid $NPID, pidof node: $(pidof node))"
-sleep 5   # let V8 tier it up
+# The fixture, started again when a check left it dead (each check on its own).
+NPID=
+fixture() {
+    if [ -n "$NPID" ] && kill -0 $NPID 2>/dev/null; then echo "  fixture pid $NPID alive"; return; fi
+    [ -n "$NPID" ] && { wait $NPID 2>/dev/null; echo "  fixture pid $NPID died (wait status $?); starting another"; }
+    rm -f spin.pid; ./node spin.js $W/spin.pid & NPID=$!
+    t=$(ms); i=0
+    while [ ! -s spin.pid ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+    echo "  fixture started in $(( $(ms) - t )) ms (pid $NPID, pidof node: $(pidof node))"
+    sleep 5   # let V8 tier it up
+}
+fixture
 
 t=$(ms); timeout 300 ./nodescope core --pid $NPID stack > a.out 2> a.err; rc=$?; d=$(( $(ms) - t ))
 echo "(a) core --pid stack: exit $rc"; show a.out; show a.err
 if [ $rc = 0 ] && grep -q spinHere a.out; then ok "(a) core --pid PID stack names spinHere" $d; else bad "(a) core --pid PID stack names spinHere" $d; fi
 
+fixture
+t=$(ms); timeout 300 ./nodescope core --pid $NPID --stop stack > a2.out 2> a2.err; rc=$?; d=$(( $(ms) - t ))
+echo "(a') core --pid --stop stack: exit $rc"; show a2.out; show a2.err
+if [ $rc = 0 ] && grep -q spinHere a2.out; then ok "(a') core --pid PID --stop stack names spinHere" $d; else bad "(a') core --pid PID --stop stack names spinHere" $d; fi
+
+fixture
 t=$(ms); timeout 300 ./nodescope record -p $NPID -d 3 -o out.folded > b.out 2> b.err; rc=$?; d=$(( $(ms) - t ))
 echo "(b) record -p -d 3: exit $rc, $(cat out.folded 2>/dev/null | wc -l) stacks"; show b.out; show b.err
 [ -s out.folded ] && { echo "  --- out.folded (heaviest)"; awk '{print $NF"\t"$0}' out.folded | sort -nr | cut -f2 | head -8 | cut -c1-300 | sed 's/^/  | /'; }
 if [ $rc = 0 ] && grep -q spinHere out.folded 2>/dev/null; then ok "(b) record -p PID -d 3 names spinHere" $d; else bad "(b) record -p PID -d 3 names spinHere" $d; fi
 
+fixture
 t=$(ms); timeout 300 ./nodescope gcore $NPID -o $W/spin.core > c1.out 2> c1.err; rc=$?; d=$(( $(ms) - t ))
 echo "(c) gcore: exit $rc, core $(stat -c %s spin.core 2>/dev/null) bytes"; show c1.out; show c1.err
 if [ $rc = 0 ] && [ -s spin.core ]; then ok "(c) gcore PID" $d; else bad "(c) gcore PID" $d; fi
@@ -225,7 +239,9 @@ t=$(ms); timeout 300 ./nodescope core $W/spin.core stack > c2.out 2> c2.err; rc=
 echo "(c) core CORE stack: exit $rc"; show c2.out; show c2.err
 if [ $rc = 0 ] && grep -q spinHere c2.out; then ok "(c) core CORE stack names spinHere" $d; else bad "(c) core CORE stack names spinHere" $d; fi
 
+fixture
 kill $NPID 2>/dev/null; wait $NPID 2>/dev/null
+echo "  --- kernel messages (segfaults, traps)"; dmesg | grep -iE 'segfault|unhandled|trap|killed|nodescope|node\[' | tail -12 | sed 's/^/  | /'
 mkdir -p $H/results; cp -f *.out *.err out.folded $H/results/ 2>/dev/null
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -199,6 +199,8 @@ echo "copy in: $(( $(ms) - t )) ms"
 echo "uname: $(uname -srm)"
 echo "cpu: $(grep -m1 -i features /proc/cpuinfo)"
 echo "perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid) ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)"
+# nodescope's own crashes leave cores (read on the host: gdb-multiarch NODESCOPE results/core.*)
+ulimit -c unlimited; echo "$W/core.%e.%p" > /proc/sys/kernel/core_pattern
 pass=0; fail=0
 ok()  { pass=$((pass+1)); echo "PASS $1 ($2 ms)"; }
 bad() { fail=$((fail+1)); echo "FAIL $1 ($2 ms)"; }
@@ -249,7 +251,7 @@ if [ $rc = 0 ] && grep -q spinHere c2.out; then ok "(c) core CORE stack names sp
 fixture
 kill $NPID 2>/dev/null; wait $NPID 2>/dev/null
 echo "  --- kernel messages (segfaults, traps)"; dmesg | grep -iE 'segfault|unhandled|trap|killed|nodescope|node\[' | tail -12 | sed 's/^/  | /'
-mkdir -p $H/results; cp -f *.out *.err out.folded $H/results/ 2>/dev/null
+mkdir -p $H/results; cp -f *.out *.err out.folded core.nodescope.* $H/results/ 2>/dev/null
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
 EOF

@@ -9,6 +9,7 @@
  * NT_PRSTATUS's layout are the target's arch's (arch/arch.h). */
 #include "target/target_internal.h"
 #include "util/diag.h"
+#include "util/procfs.h"
 #include "util/xalloc.h"
 #include <elf.h>
 #include <errno.h>
@@ -74,14 +75,8 @@ static uint64_t dumped(const target_mapping_t *m)
  * and the memory can be read (ptrace access). Its length, 0 when not found. */
 static size_t auxv_from_stack(int pid, uint8_t *buf, size_t max)
 {
-    char path[64], stat[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    size_t n = slurp(path, (uint8_t *)stat, sizeof stat - 1);
-    stat[n] = 0;
-    const char *p = strrchr(stat, ')'); /* comm may hold spaces: fields count from after it */
-    unsigned long long start = 0;
-    for (int field = 2; p && field < 28; field++) p = strchr(p + 1, ' ');
-    if (!p || sscanf(p + 1, "%llu", &start) != 1 || !start) return 0;
+    unsigned long long start = proc_stat_field(pid, 28); /* startstack */
+    if (!start) return 0;
     uint64_t w[512];
     uint64_t at = start, argc;
     int in_envp = 1;

@@ -89,16 +89,30 @@ int proc_parent(int pid)
     return p && sscanf(p, " %*c %d", &ppid) == 1 ? ppid : -1;
 }
 
+/* Field k (>= 3: after the command's name) of what stat_fields returned, or NULL. */
+static const char *stat_field(const char *p, int k)
+{
+    int field = 3;
+    for (p += 1; *p && field < k; p++)
+        if (*p == ' ') field++;
+    return field == k && *p ? p : NULL;
+}
+
+unsigned long long proc_stat_field(int pid, int k)
+{
+    char buf[1024];
+    const char *p = stat_fields(pid, buf, sizeof buf);
+    p = p && k >= 3 ? stat_field(p, k) : NULL;
+    return p ? strtoull(p, NULL, 10) : 0;
+}
+
 int proc_zombie_exit_signal(int pid)
 {
     char buf[1024];
     const char *p = stat_fields(pid, buf, sizeof buf);
     if (!p || p[0] != ' ' || p[1] != 'Z') return -1;
-    /* field 3 is the state; exit_signal is field 38 */
-    int field = 3;
-    for (p += 1; *p && field < 38; p++)
-        if (*p == ' ') field++;
-    return field == 38 ? atoi(p) : -1;
+    p = stat_field(p, 38); /* field 3 is the state; exit_signal is field 38 */
+    return p ? atoi(p) : -1;
 }
 
 long long proc_minor_faults(int pid)

@@ -12,6 +12,9 @@ int proc_other_mount_ns(int pid);
 void proc_cmdline(int pid, char *out, size_t n);
 /* The process's parent (/proc/PID/stat); -1 when it is gone. */
 int proc_parent(int pid);
+/* Field k (3 and above, numbered as proc(5) does) of /proc/PID/stat as a number; 0 when it cannot
+ * be read (the kernel shows 0 too where the reader may not see it: startstack, field 28). */
+unsigned long long proc_stat_field(int pid, int k);
 /* A zombie's exit signal (field 38 of /proc/PID/stat: 0 for nodescope's copies, made with none);
  * -1 when pid is no zombie or is gone. */
 int proc_zombie_exit_signal(int pid);
